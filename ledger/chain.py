@@ -1,0 +1,275 @@
+"""The hash chain: sealing new events onto a session and verifying stored ones.
+
+Each event's hash is SHA-256 over a canonical JSON header (previous hash, session, version, event id,
+time, type, schema version) followed by the exact stored payload bytes. Because every hash covers the
+previous one, editing, deleting or reordering any stored event breaks the chain from that event on,
+and the session head (last version and hash, kept beside the log) exposes a truncated tail.
+"""
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from uuid import UUID
+
+from ledger.codec import encode_payload, event_type_of
+from ledger.envelope import RecordedEvent, format_time
+from ledger.errors import InvalidInputError
+from ledger.events import SCHEMA_VERSION, LedgerEvent
+
+GENESIS_HASH = "0" * 64
+"""The ``prev_hash`` of every session's first event."""
+
+
+def compute_hash(
+    *,
+    prev_hash: str,
+    session_id: str,
+    version: int,
+    event_id: str,
+    recorded_at: str,
+    event_type: str,
+    schema_version: int,
+    payload: str,
+) -> str:
+    """Return the hex SHA-256 that seals one event onto its predecessor."""
+    header = json.dumps(
+        [prev_hash, session_id, version, event_id, recorded_at, event_type, schema_version],
+        ensure_ascii=True,
+        separators=(",", ":"),
+    )
+    digest = hashlib.sha256(header.encode("ascii"))
+    digest.update(b"\n")
+    digest.update(payload.encode("utf-8"))
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class SealedEvent:
+    """An event ready to store: everything of a :class:`RecordedEvent` except its position."""
+
+    session_id: str
+    version: int
+    event_id: UUID
+    recorded_at: datetime
+    recorded_at_text: str
+    schema_version: int
+    event_type: str
+    payload: str
+    prev_hash: str
+    hash: str
+    event: LedgerEvent
+
+    def at(self, position: int) -> RecordedEvent:
+        """Return the recorded form of this event at global ``position``."""
+        return RecordedEvent(
+            position=position,
+            session_id=self.session_id,
+            version=self.version,
+            event_id=self.event_id,
+            recorded_at=self.recorded_at,
+            schema_version=self.schema_version,
+            event_type=self.event_type,
+            payload=self.payload,
+            prev_hash=self.prev_hash,
+            hash=self.hash,
+            event=self.event,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedEvent:
+    """An event encoded for storage, before it is chained onto a session."""
+
+    event: LedgerEvent
+    event_type: str
+    payload: str
+
+
+def prepare(events: Sequence[LedgerEvent], *, max_event_bytes: int) -> list[PreparedEvent]:
+    """Encode ``events`` for storage, checking each payload's size.
+
+    Raises:
+        InvalidInputError: An event is not a ledger event, or its payload is over
+            ``max_event_bytes`` bytes.
+    """
+    prepared: list[PreparedEvent] = []
+    for event in events:
+        event_type = event_type_of(event)
+        payload = encode_payload(event)
+        # len() counts characters; only a long payload can be over the byte limit, so encode then.
+        if len(payload) * 4 > max_event_bytes and len(payload.encode("utf-8")) > max_event_bytes:
+            raise InvalidInputError(
+                f"{event_type} event is {len(payload.encode('utf-8'))} bytes encoded, over the "
+                f"limit of {max_event_bytes} bytes"
+            )
+        prepared.append(PreparedEvent(event, event_type, payload))
+    return prepared
+
+
+def seal(
+    session_id: str,
+    prepared: Sequence[PreparedEvent],
+    *,
+    version: int,
+    head_hash: str,
+    event_ids: Sequence[UUID],
+    recorded_at: datetime,
+) -> list[SealedEvent]:
+    """Chain ``prepared`` events onto a session whose head is (``version``, ``head_hash``)."""
+    moment = format_time(recorded_at)
+    sealed: list[SealedEvent] = []
+    prev = head_hash
+    for offset, (item, event_id) in enumerate(zip(prepared, event_ids, strict=True), start=1):
+        digest = compute_hash(
+            prev_hash=prev,
+            session_id=session_id,
+            version=version + offset,
+            event_id=str(event_id),
+            recorded_at=moment,
+            event_type=item.event_type,
+            schema_version=SCHEMA_VERSION,
+            payload=item.payload,
+        )
+        sealed.append(
+            SealedEvent(
+                session_id=session_id,
+                version=version + offset,
+                event_id=event_id,
+                recorded_at=recorded_at,
+                recorded_at_text=moment,
+                schema_version=SCHEMA_VERSION,
+                event_type=item.event_type,
+                payload=item.payload,
+                prev_hash=prev,
+                hash=digest,
+                event=item.event,
+            )
+        )
+        prev = digest
+    return sealed
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRow:
+    """The stored columns of one event, as read back without decoding (what verification trusts)."""
+
+    position: int
+    session_id: str
+    version: int
+    event_id: str
+    recorded_at: str
+    schema_version: int
+    event_type: str
+    payload: str
+    prev_hash: str
+    hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    """The outcome of walking one session's chain.
+
+    Attributes:
+        session_id: The session walked.
+        ok: True when every event verified and the head matches the last event.
+        checked: How many events were checked.
+        first_bad_version: The version of the first event that failed, if any.
+        first_bad_event_id: Its event id, when the event exists.
+        first_bad_position: Its global position, when the event exists.
+        reason: What failed, in words.
+    """
+
+    session_id: str
+    ok: bool
+    checked: int
+    first_bad_version: int | None = None
+    first_bad_event_id: str | None = None
+    first_bad_position: int | None = None
+    reason: str | None = None
+
+
+def verify_rows(
+    session_id: str, rows: Iterable[StoredRow], head: tuple[int, str] | None
+) -> VerifyReport:
+    """Walk ``rows`` (one session, in version order) and check every link and hash.
+
+    Args:
+        session_id: The session the rows belong to.
+        rows: The stored rows, ordered by version.
+        head: The recorded (version, hash) of the session's last event, or ``None`` when the
+            store keeps no head for it.
+
+    Returns:
+        A report naming the first bad event, or ``ok=True``.
+    """
+    expected_prev = GENESIS_HASH
+    checked = 0
+    for row in rows:
+        expected_version = checked + 1
+
+        def bad(reason: str, row: StoredRow = row) -> VerifyReport:
+            return VerifyReport(
+                session_id=session_id,
+                ok=False,
+                checked=checked,
+                first_bad_version=row.version,
+                first_bad_event_id=row.event_id,
+                first_bad_position=row.position,
+                reason=reason,
+            )
+
+        if row.session_id != session_id:
+            return bad(f"event belongs to session {row.session_id!r}")
+        if row.version != expected_version:
+            return bad(f"expected version {expected_version}, found {row.version}")
+        if row.prev_hash != expected_prev:
+            return bad("prev_hash does not match the previous event's hash")
+        try:
+            actual = compute_hash(
+                prev_hash=row.prev_hash,
+                session_id=row.session_id,
+                version=row.version,
+                event_id=row.event_id,
+                recorded_at=row.recorded_at,
+                event_type=row.event_type,
+                schema_version=row.schema_version,
+                payload=row.payload,
+            )
+        except UnicodeEncodeError:
+            return bad("payload is not valid Unicode")
+        if actual != row.hash:
+            return bad("hash does not match the event's contents")
+        expected_prev = row.hash
+        checked += 1
+    if head is not None:
+        head_version, head_hash = head
+        if head_version != checked or (checked and head_hash != expected_prev):
+            missing = checked + 1
+            return VerifyReport(
+                session_id=session_id,
+                ok=False,
+                checked=checked,
+                first_bad_version=missing if head_version > checked else head_version,
+                reason=(
+                    f"session head records version {head_version} but the log ends at "
+                    f"version {checked}"
+                    if head_version != checked
+                    else "session head hash does not match the last event"
+                ),
+            )
+    return VerifyReport(session_id=session_id, ok=True, checked=checked)
+
+
+__all__ = [
+    "GENESIS_HASH",
+    "PreparedEvent",
+    "SealedEvent",
+    "StoredRow",
+    "VerifyReport",
+    "compute_hash",
+    "prepare",
+    "seal",
+    "verify_rows",
+]

@@ -1,0 +1,73 @@
+"""Encoding events to stored JSON and decoding them back, including schema upcasts."""
+
+from pydantic import ValidationError
+
+from ledger.errors import EventDecodingError, InvalidInputError
+from ledger.events import EVENT_TYPES, SCHEMA_VERSION, Event, LedgerEvent
+
+_ENVELOPE_FIELDS = frozenset({"type", "schema_version"})
+
+
+def encode_payload(event: Event) -> str:
+    """Return the stored JSON payload of ``event``: its fields minus ``type`` and ``schema_version``.
+
+    Args:
+        event: The event to encode.
+
+    Returns:
+        Compact JSON text. Unset optional fields are omitted; decoding restores them as ``None``.
+
+    Raises:
+        InvalidInputError: ``event`` is not one of the ledger's event models.
+    """
+    if type(event) not in _KNOWN_MODELS:
+        raise InvalidInputError(f"not a ledger event: {type(event).__name__}")
+    return event.model_dump_json(exclude=_ENVELOPE_FIELDS, exclude_none=True)
+
+
+def event_type_of(event: Event) -> str:
+    """Return the stored type string of ``event``.
+
+    Raises:
+        InvalidInputError: ``event`` is not one of the ledger's event models.
+    """
+    try:
+        return _KNOWN_MODELS[type(event)]
+    except KeyError:
+        raise InvalidInputError(f"not a ledger event: {type(event).__name__}") from None
+
+
+def decode_payload(event_type: str, schema_version: int, payload: str) -> LedgerEvent:
+    """Rebuild an event from its stored type, schema version and JSON payload.
+
+    Args:
+        event_type: The stored type string, such as ``"thought.recorded"``.
+        schema_version: The schema version the payload was written with.
+        payload: The stored JSON payload.
+
+    Returns:
+        The event, upcast to the current schema version.
+
+    Raises:
+        EventDecodingError: The type is unknown, the schema version is newer than this code, or
+            the payload does not match the model.
+    """
+    model = EVENT_TYPES.get(event_type)
+    if model is None:
+        raise EventDecodingError(f"unknown event type {event_type!r}; upgrade thoughtledger")
+    if schema_version > SCHEMA_VERSION:
+        raise EventDecodingError(
+            f"event schema version {schema_version} is newer than this thoughtledger "
+            f"understands ({SCHEMA_VERSION}); upgrade thoughtledger"
+        )
+    # Upcast steps for older schema versions go here, one per version bump (none exist yet).
+    try:
+        event = model.model_validate_json(payload)
+    except ValidationError as exc:
+        raise EventDecodingError(f"stored {event_type} payload is malformed: {exc}") from exc
+    return event  # type: ignore[return-value]  # EVENT_TYPES only holds LedgerEvent members
+
+
+_KNOWN_MODELS: dict[type[Event], str] = {model: name for name, model in EVENT_TYPES.items()}
+
+__all__ = ["decode_payload", "encode_payload", "event_type_of"]

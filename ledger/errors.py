@@ -1,0 +1,92 @@
+"""The one error tree of thoughtledger.
+
+Every error the product raises on purpose derives from :class:`LedgerError`::
+
+    LedgerError
+    ├── ConcurrencyError          expected_version did not match the stream's version
+    ├── SessionNotFoundError      (also LookupError) no such session
+    ├── InvalidInputError         (also ValueError) bad ids, bad events, oversize payloads
+    │   └── InvalidThoughtError   a rule of sequential thinking was broken
+    ├── EventDecodingError        a stored event has an unknown type or schema version
+    ├── IntegrityError            a hash chain does not verify
+    └── StoreError                a storage failure, always raised ``from`` the driver error
+        ├── StoreUnavailableError the database cannot be reached or stays locked
+        ├── NotALedgerError       the file or database is not a thoughtledger database
+        └── SchemaVersionError    the database was written by a newer thoughtledger
+
+Driver errors are translated where they arise; callers catch ``LedgerError`` and show its message.
+"""
+
+
+class LedgerError(Exception):
+    """Root of every error thoughtledger raises on purpose."""
+
+
+class ConcurrencyError(LedgerError):
+    """An append named an ``expected_version`` that is not the stream's current version.
+
+    Attributes:
+        session_id: The stream that was appended to.
+        expected_version: The version the caller believed current.
+        actual_version: The version found in the store.
+    """
+
+    def __init__(self, session_id: str, expected_version: int, actual_version: int) -> None:
+        super().__init__(
+            f"session {session_id!r} is at version {actual_version}, "
+            f"not {expected_version}: another writer appended first; reload and retry"
+        )
+        self.session_id = session_id
+        self.expected_version = expected_version
+        self.actual_version = actual_version
+
+
+class SessionNotFoundError(LedgerError, LookupError):
+    """No session exists under the given id."""
+
+
+class InvalidInputError(LedgerError, ValueError):
+    """An argument is malformed: an id, an event, a version window, a payload size."""
+
+
+class InvalidThoughtError(InvalidInputError):
+    """A thought breaks a rule of sequential thinking (for example a thought number below 1)."""
+
+
+class EventDecodingError(LedgerError):
+    """A stored event cannot be decoded: unknown type, newer schema version or malformed payload."""
+
+
+class IntegrityError(LedgerError):
+    """A hash chain does not verify: a stored event was edited, removed or reordered."""
+
+
+class StoreError(LedgerError):
+    """The storage backend failed; the driver's error is the ``__cause__``."""
+
+
+class StoreUnavailableError(StoreError):
+    """The database cannot be reached, or stayed locked past the retry budget."""
+
+
+class NotALedgerError(StoreError):
+    """The database exists but is not a thoughtledger database (or not a database at all)."""
+
+
+class SchemaVersionError(StoreError):
+    """The database schema is newer than this version of thoughtledger understands."""
+
+
+__all__ = [
+    "ConcurrencyError",
+    "EventDecodingError",
+    "IntegrityError",
+    "InvalidInputError",
+    "InvalidThoughtError",
+    "LedgerError",
+    "NotALedgerError",
+    "SchemaVersionError",
+    "SessionNotFoundError",
+    "StoreError",
+    "StoreUnavailableError",
+]

@@ -1,0 +1,294 @@
+"""The store contract: the port every backend implements and the contract suite proves."""
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Self
+from uuid import UUID
+
+from ledger.chain import PreparedEvent, SealedEvent, VerifyReport, prepare
+from ledger.envelope import RecordedEvent
+from ledger.errors import ConcurrencyError, InvalidInputError
+from ledger.events import Event, LedgerEvent
+from ledger.ids import check_id, new_event_id
+
+DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
+"""Largest stored payload of one event, in bytes, unless a store is opened with another limit."""
+
+MAX_BATCH = 10_000
+"""Most events one append may carry."""
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    """Return the current time in UTC (the default clock of every store)."""
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class StreamHead:
+    """The head of a session's stream: its last version and hash, and when it began and moved.
+
+    Attributes:
+        session_id: The session.
+        version: Its last version (the number of events).
+        hash: The hash of its last event.
+        started_at: When its first event was recorded.
+        updated_at: When its last event was recorded.
+    """
+
+    session_id: str
+    version: int
+    hash: str
+    started_at: datetime
+    updated_at: datetime
+
+
+class EventStore(ABC):
+    """An append-only log of events, grouped in sessions (streams), each a hash chain.
+
+    Guarantees every backend keeps (proved by ``tests/contract``):
+
+    * an append is atomic: all of its events are stored, or none;
+    * versions within a session are 1, 2, 3... with no gaps, enforced by ``expected_version``;
+    * global positions only grow, and a reader of :meth:`read_all` never sees a position
+      before a lower one that will still commit;
+    * an append retried with the same event ids after it succeeded returns the stored events
+      instead of writing them twice.
+
+    Args:
+        clock: Where recorded times come from (UTC); tests pass a fixed clock.
+        max_event_bytes: Largest accepted payload of one event, in bytes.
+    """
+
+    def __init__(
+        self, *, clock: Clock = utc_now, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+    ) -> None:
+        self._clock = clock
+        self.max_event_bytes = max_event_bytes
+
+    async def append(
+        self,
+        session_id: str,
+        events: Sequence[LedgerEvent],
+        *,
+        expected_version: int,
+        event_ids: Sequence[UUID] | None = None,
+    ) -> list[RecordedEvent]:
+        """Append ``events`` to ``session_id`` atomically, if it is at ``expected_version``.
+
+        Args:
+            session_id: The session to append to.
+            events: The events, in order. An empty sequence is a no-op.
+            expected_version: The session's current version as the caller knows it (0 = new).
+            event_ids: Ids for the events; pass the same ids when retrying an append whose outcome
+                is unknown, and the retry returns the stored events instead of duplicating them.
+                Fresh UUIDv7 ids are minted when omitted.
+
+        Returns:
+            The recorded events, with positions, versions, times and hashes.
+
+        Raises:
+            InvalidInputError: A malformed session id, version, event, event id or oversize payload.
+            ConcurrencyError: The session is not at ``expected_version``; nothing was written.
+            StoreError: The backend failed; nothing was written.
+        """
+        check_id(session_id)
+        if isinstance(expected_version, bool) or not isinstance(expected_version, int):
+            raise InvalidInputError("expected_version must be an integer")
+        if expected_version < 0:
+            raise InvalidInputError(f"expected_version must be >= 0, got {expected_version}")
+        events = list(events)
+        if not events:
+            return []
+        if len(events) > MAX_BATCH:
+            raise InvalidInputError(f"an append carries at most {MAX_BATCH} events")
+        for event in events:
+            if not isinstance(event, Event):
+                raise InvalidInputError(f"not a ledger event: {type(event).__name__}")
+        explicit_ids = event_ids is not None
+        ids = _check_ids(event_ids, len(events)) if event_ids is not None else None
+        prepared = prepare(events, max_event_bytes=self.max_event_bytes)
+        if ids is None:
+            ids = [new_event_id() for _ in prepared]
+        try:
+            return await self._append(session_id, prepared, expected_version, ids)
+        except ConcurrencyError:
+            if explicit_ids:
+                stored = await self._already_stored(session_id, prepared, expected_version, ids)
+                if stored is not None:
+                    return stored
+            raise
+
+    async def _already_stored(
+        self,
+        session_id: str,
+        prepared: Sequence[PreparedEvent],
+        expected_version: int,
+        ids: Sequence[UUID],
+    ) -> list[RecordedEvent] | None:
+        """Return the stored events when this exact append already succeeded, else ``None``."""
+        stored = await self.read_stream(
+            session_id, after_version=expected_version, to_version=expected_version + len(ids)
+        )
+        if len(stored) != len(ids):
+            return None
+        for record, item, event_id in zip(stored, prepared, ids, strict=True):
+            if (record.event_id, record.event_type, record.payload) != (
+                event_id,
+                item.event_type,
+                item.payload,
+            ):
+                return None
+        return stored
+
+    def _now(self) -> datetime:
+        return self._clock()
+
+    @abstractmethod
+    async def _append(
+        self,
+        session_id: str,
+        prepared: Sequence[PreparedEvent],
+        expected_version: int,
+        ids: Sequence[UUID],
+    ) -> list[RecordedEvent]:
+        """Seal and store validated events atomically (see :meth:`append`)."""
+
+    @abstractmethod
+    async def read_stream(
+        self, session_id: str, *, after_version: int = 0, to_version: int | None = None
+    ) -> list[RecordedEvent]:
+        """Return a session's events with ``after_version < version <= to_version``, in order.
+
+        Args:
+            session_id: The session to read.
+            after_version: Exclusive lower bound (0 reads from the first event).
+            to_version: Inclusive upper bound; ``None`` reads to the end.
+
+        Returns:
+            The events in version order; empty for an unknown session.
+
+        Raises:
+            InvalidInputError: A malformed session id or window.
+            EventDecodingError: A stored event cannot be decoded.
+            StoreError: The backend failed.
+        """
+
+    @abstractmethod
+    async def read_all(self, *, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
+        """Return up to ``limit`` events of every session with ``position > after_position``.
+
+        Events come in position order. On every backend a reader that pages with the last
+        position it saw never skips an event that commits later.
+
+        Raises:
+            InvalidInputError: A negative position or a limit below 1.
+            EventDecodingError: A stored event cannot be decoded.
+            StoreError: The backend failed.
+        """
+
+    @abstractmethod
+    async def stream_head(self, session_id: str) -> StreamHead | None:
+        """Return the head of ``session_id``, or ``None`` when it has no events.
+
+        Raises:
+            InvalidInputError: A malformed session id.
+            StoreError: The backend failed.
+        """
+
+    @abstractmethod
+    async def list_heads(
+        self, *, after_session_id: str | None = None, limit: int = 1000
+    ) -> list[StreamHead]:
+        """Return session heads ordered by session id, paging after ``after_session_id``.
+
+        Raises:
+            InvalidInputError: A limit below 1.
+            StoreError: The backend failed.
+        """
+
+    @abstractmethod
+    async def verify(self, session_id: str) -> VerifyReport:
+        """Walk the hash chain of ``session_id`` from its stored columns, trusting nothing decoded.
+
+        Returns:
+            A report that is ``ok`` or names the first bad event.
+
+        Raises:
+            InvalidInputError: A malformed session id.
+            StoreError: The backend failed.
+        """
+
+    @abstractmethod
+    async def aclose(self) -> None:
+        """Release connections and files. The store cannot be used afterwards."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+def check_window(after: int, to: int | None) -> None:
+    """Validate a version window.
+
+    Raises:
+        InvalidInputError: ``after`` is negative or ``to`` is below ``after``.
+    """
+    if isinstance(after, bool) or not isinstance(after, int) or after < 0:
+        raise InvalidInputError("after_version must be an integer >= 0")
+    if to is not None and (isinstance(to, bool) or not isinstance(to, int) or to < after):
+        raise InvalidInputError("to_version must be an integer >= after_version")
+
+
+def check_page(after_position: int, limit: int) -> None:
+    """Validate a page of :meth:`EventStore.read_all`.
+
+    Raises:
+        InvalidInputError: A negative position or a limit below 1.
+    """
+    if isinstance(after_position, bool) or not isinstance(after_position, int):
+        raise InvalidInputError("after_position must be an integer")
+    if after_position < 0:
+        raise InvalidInputError("after_position must be >= 0")
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InvalidInputError("limit must be an integer >= 1")
+
+
+def _check_ids(event_ids: Sequence[UUID], count: int) -> list[UUID]:
+    ids = list(event_ids)
+    if len(ids) != count:
+        raise InvalidInputError(f"got {len(ids)} event ids for {count} events")
+    if not all(isinstance(event_id, UUID) for event_id in ids):
+        raise InvalidInputError("event ids must be UUIDs")
+    if len(set(ids)) != len(ids):
+        raise InvalidInputError("event ids within one append must be distinct")
+    return ids
+
+
+def to_recorded(sealed: Sequence[SealedEvent], first_position: int) -> list[RecordedEvent]:
+    """Give sealed events consecutive positions from ``first_position``."""
+    return [item.at(first_position + index) for index, item in enumerate(sealed)]
+
+
+__all__ = [
+    "DEFAULT_MAX_EVENT_BYTES",
+    "MAX_BATCH",
+    "Clock",
+    "EventStore",
+    "StreamHead",
+    "check_page",
+    "check_window",
+    "to_recorded",
+    "utc_now",
+]

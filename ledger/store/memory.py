@@ -1,0 +1,141 @@
+"""The in-memory backend: the reference implementation of the contract, for tests and scratch use."""
+
+from collections.abc import Sequence
+from uuid import UUID
+
+from ledger.chain import GENESIS_HASH, PreparedEvent, StoredRow, VerifyReport, seal, verify_rows
+from ledger.envelope import RecordedEvent, format_time
+from ledger.errors import ConcurrencyError, InvalidInputError, StoreError
+from ledger.ids import check_id
+from ledger.store.base import (
+    DEFAULT_MAX_EVENT_BYTES,
+    Clock,
+    EventStore,
+    StreamHead,
+    check_page,
+    check_window,
+    to_recorded,
+    utc_now,
+)
+
+
+class MemoryEventStore(EventStore):
+    """Keeps the log in process memory; nothing survives the process.
+
+    Appends run without awaiting, so each one is atomic with respect to other tasks.
+    """
+
+    def __init__(
+        self, *, clock: Clock = utc_now, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+    ) -> None:
+        super().__init__(clock=clock, max_event_bytes=max_event_bytes)
+        self._log: list[RecordedEvent] = []
+        self._streams: dict[str, list[RecordedEvent]] = {}
+        self._event_ids: set[UUID] = set()
+        self._closed = False
+
+    async def _append(
+        self,
+        session_id: str,
+        prepared: Sequence[PreparedEvent],
+        expected_version: int,
+        ids: Sequence[UUID],
+    ) -> list[RecordedEvent]:
+        self._check_open()
+        stream = self._streams.get(session_id, [])
+        if len(stream) != expected_version:
+            raise ConcurrencyError(session_id, expected_version, len(stream))
+        reused = self._event_ids.intersection(ids)
+        if reused:
+            raise InvalidInputError(f"event id {min(reused)} is already recorded")
+        head_hash = stream[-1].hash if stream else GENESIS_HASH
+        sealed = seal(
+            session_id,
+            prepared,
+            version=expected_version,
+            head_hash=head_hash,
+            event_ids=ids,
+            recorded_at=self._now(),
+        )
+        recorded = to_recorded(sealed, len(self._log) + 1)
+        self._log.extend(recorded)
+        self._streams.setdefault(session_id, []).extend(recorded)
+        self._event_ids.update(ids)
+        return recorded
+
+    async def read_stream(
+        self, session_id: str, *, after_version: int = 0, to_version: int | None = None
+    ) -> list[RecordedEvent]:
+        """See :meth:`EventStore.read_stream`."""
+        check_id(session_id)
+        check_window(after_version, to_version)
+        self._check_open()
+        stream = self._streams.get(session_id, [])
+        return stream[after_version:to_version]
+
+    async def read_all(self, *, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
+        """See :meth:`EventStore.read_all`."""
+        check_page(after_position, limit)
+        self._check_open()
+        return self._log[after_position : after_position + limit]
+
+    async def stream_head(self, session_id: str) -> StreamHead | None:
+        """See :meth:`EventStore.stream_head`."""
+        check_id(session_id)
+        self._check_open()
+        stream = self._streams.get(session_id)
+        return _head(session_id, stream) if stream else None
+
+    async def list_heads(
+        self, *, after_session_id: str | None = None, limit: int = 1000
+    ) -> list[StreamHead]:
+        """See :meth:`EventStore.list_heads`."""
+        check_page(0, limit)
+        self._check_open()
+        names = sorted(
+            name for name in self._streams if after_session_id is None or name > after_session_id
+        )
+        return [_head(name, self._streams[name]) for name in names[:limit]]
+
+    async def verify(self, session_id: str) -> VerifyReport:
+        """See :meth:`EventStore.verify`."""
+        check_id(session_id)
+        self._check_open()
+        stream = self._streams.get(session_id, [])
+        rows = (
+            StoredRow(
+                position=r.position,
+                session_id=r.session_id,
+                version=r.version,
+                event_id=str(r.event_id),
+                recorded_at=format_time(r.recorded_at),
+                schema_version=r.schema_version,
+                event_type=r.event_type,
+                payload=r.payload,
+                prev_hash=r.prev_hash,
+                hash=r.hash,
+            )
+            for r in stream
+        )
+        return verify_rows(session_id, rows, None)
+
+    async def aclose(self) -> None:
+        """See :meth:`EventStore.aclose`."""
+        self._closed = True
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("the store is closed")
+
+
+def _head(session_id: str, stream: list[RecordedEvent]) -> StreamHead:
+    return StreamHead(
+        session_id=session_id,
+        version=len(stream),
+        hash=stream[-1].hash,
+        started_at=stream[0].recorded_at,
+        updated_at=stream[-1].recorded_at,
+    )
+
+
+__all__ = ["MemoryEventStore"]

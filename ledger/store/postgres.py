@@ -1,0 +1,280 @@
+"""The PostgreSQL backend: one ledger shared by many processes and machines.
+
+An append is one SQL statement, so it is atomic without an explicit transaction and costs one
+round trip: a data-modifying CTE moves the session head only if it is still at the expected version
+(and hash), and inserts the events only if the head moved. Two appends racing on one version are
+serialised by the head row's lock; the loser's statement finds the head moved and inserts nothing.
+
+Gap-safe positions without a table lock: a position is ``(transaction id << 16) + n``. Transaction
+ids only grow, and :meth:`read_all` returns only positions below the oldest transaction still in
+flight (``pg_snapshot_xmin``), so a reader can never see a position before a lower one commits.
+Positions are therefore strictly increasing in commit-visibility order but not dense.
+"""
+
+import asyncio
+import re
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any, cast
+from uuid import UUID
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from ledger.chain import GENESIS_HASH, PreparedEvent, seal
+from ledger.envelope import RecordedEvent
+from ledger.errors import (
+    ConcurrencyError,
+    InvalidInputError,
+    SchemaVersionError,
+    StoreError,
+    StoreUnavailableError,
+)
+from ledger.events import SCHEMA_VERSION as EVENT_SCHEMA_VERSION
+from ledger.store import schema
+from ledger.store.base import DEFAULT_MAX_EVENT_BYTES, MAX_BATCH, Clock, utc_now
+from ledger.store.sql import EVENTS, SESSIONS, SqlEventStore
+
+POSITION_SHIFT = 16
+"""Bits of a position that number events within one transaction."""
+
+assert MAX_BATCH < 1 << POSITION_SHIFT  # noqa: S101  # one append never overflows its slot
+
+_HEAD_CACHE_SIZE = 4096
+
+# Hand-written because it must be one statement (see the module docstring); every value is bound.
+_APPEND = """
+WITH head AS (
+    INSERT INTO tl_sessions AS s (session_id, version, hash, started_at, updated_at)
+    VALUES ($1, $2, $3, $4, $4)
+    ON CONFLICT (session_id) DO UPDATE
+        SET version = EXCLUDED.version, hash = EXCLUDED.hash, updated_at = EXCLUDED.updated_at
+        WHERE s.version = $5 AND s.hash = $6
+    RETURNING 1
+)
+INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, schema_version,
+                       event_type, payload, prev_hash, hash)
+SELECT (pg_current_xact_id()::text::bigint << 16) + e.ord, $1, e.version, e.event_id, $4, $7,
+       e.event_type, e.payload, e.prev_hash, e.hash
+FROM head,
+     unnest($8::int[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
+         WITH ORDINALITY AS e(version, event_id, event_type, payload, prev_hash, hash, ord)
+ORDER BY e.ord
+RETURNING position
+"""
+
+_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+
+
+class PostgresEventStore(SqlEventStore):
+    """An event store in a PostgreSQL database. Open it with :meth:`open`."""
+
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        where: str,
+        *,
+        clock: Clock,
+        max_event_bytes: int,
+    ) -> None:
+        super().__init__(engine, where, clock=clock, max_event_bytes=max_event_bytes)
+        # Heads this process has seen; an entry is only a hint, checked by the append statement.
+        self._heads: OrderedDict[str, tuple[int, str]] = OrderedDict()
+
+    @classmethod
+    async def open(
+        cls,
+        url: str,
+        *,
+        pg_schema: str | None = None,
+        pool_size: int = 16,
+        clock: Clock = utc_now,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    ) -> "PostgresEventStore":
+        """Connect to the ledger at ``url`` (``postgresql+asyncpg://...``), creating its tables.
+
+        Args:
+            url: A SQLAlchemy URL for asyncpg.
+            pg_schema: A PostgreSQL schema to keep the tables in (created if missing);
+                ``None`` uses the connection's default ``search_path``.
+            pool_size: Connections kept open.
+            clock: Source of recorded times.
+            max_event_bytes: Largest accepted payload of one event.
+
+        Returns:
+            The open store.
+
+        Raises:
+            InvalidInputError: The URL or schema name is malformed.
+            StoreUnavailableError: The server cannot be reached or refuses the login.
+            SchemaVersionError: The database was written by a newer thoughtledger.
+        """
+        try:
+            parsed = sa.make_url(url)
+        except sa.exc.ArgumentError as exc:
+            raise InvalidInputError(f"not a database URL: {exc}") from exc
+        if parsed.drivername in ("postgresql", "postgres"):
+            parsed = parsed.set(drivername="postgresql+asyncpg")
+        if parsed.drivername != "postgresql+asyncpg":
+            raise InvalidInputError(f"expected a postgresql+asyncpg URL, got {parsed.drivername}")
+        where = parsed.render_as_string(hide_password=True)
+        connect_args: dict[str, Any] = {}
+        if pg_schema is not None:
+            if _SCHEMA_NAME.fullmatch(pg_schema) is None:
+                raise InvalidInputError(f"invalid PostgreSQL schema name {pg_schema!r}")
+            connect_args["server_settings"] = {"search_path": pg_schema}
+        try:
+            engine = create_async_engine(
+                parsed, pool_size=pool_size, max_overflow=pool_size, connect_args=connect_args
+            )
+        except ImportError as exc:
+            raise StoreUnavailableError(
+                "PostgreSQL support needs asyncpg: pip install 'thoughtledger[postgres]'"
+            ) from exc
+        store = cls(engine, where, clock=clock, max_event_bytes=max_event_bytes)
+        try:
+            await store._migrate(pg_schema)
+        except BaseException:
+            await engine.dispose()
+            raise
+        return store
+
+    async def _migrate(self, pg_schema: str | None) -> None:
+        versions = schema.schema_versions
+        try:
+            async with self._engine.begin() as connection:
+                # Several processes may open a fresh database at once: one prepares it at a time.
+                await connection.execute(
+                    sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtext("thoughtledger")))
+                )
+                if pg_schema is not None:
+                    await connection.execute(sa.schema.CreateSchema(pg_schema, if_not_exists=True))
+                await connection.execute(sa.schema.CreateTable(versions, if_not_exists=True))
+                current = (
+                    await connection.execute(
+                        sa.select(sa.func.coalesce(sa.func.max(versions.c.version), 0))
+                    )
+                ).scalar_one()
+                if current > schema.SCHEMA_VERSION:
+                    raise SchemaVersionError(
+                        f"{self._where} has schema version {current}, newer than this "
+                        f"thoughtledger understands ({schema.SCHEMA_VERSION}); upgrade thoughtledger"
+                    )
+                for step in schema.pending_steps(current):
+                    for ddl in schema.MIGRATIONS[step]:
+                        await connection.execute(ddl)
+                    await connection.execute(
+                        sa.insert(versions).values(version=step, applied_at=_now_text())
+                    )
+        except sa.exc.DBAPIError as exc:
+            raise _translate(exc, self._where) from exc
+        except OSError as exc:
+            raise StoreUnavailableError(f"cannot reach {self._where}: {exc}") from exc
+
+    def _visible_below(self) -> sa.ColumnElement[bool]:
+        xmin = sa.cast(
+            sa.cast(sa.func.pg_snapshot_xmin(sa.func.pg_current_snapshot()), sa.Text),
+            sa.BigInteger,
+        )
+        shift = sa.cast(sa.literal(POSITION_SHIFT), sa.Integer)
+        return EVENTS.c.position < xmin.op("<<")(shift)
+
+    async def _append(
+        self,
+        session_id: str,
+        prepared: Sequence[PreparedEvent],
+        expected_version: int,
+        ids: Sequence[UUID],
+    ) -> list[RecordedEvent]:
+        if self._closed:
+            raise StoreError("the store is closed")
+        cached = self._heads.get(session_id)
+        if cached is None or cached[0] != expected_version:
+            head = await self.stream_head(session_id)
+            cached = (head.version, head.hash) if head else (0, GENESIS_HASH)
+        version, head_hash = cached
+        if version != expected_version:
+            raise ConcurrencyError(session_id, expected_version, version)
+        now = self._now()
+        sealed = seal(
+            session_id,
+            prepared,
+            version=version,
+            head_hash=head_hash,
+            event_ids=ids,
+            recorded_at=now,
+        )
+        last = sealed[-1]
+        try:
+            async with self._engine.connect() as connection:
+                raw = await connection.get_raw_connection()
+                driver = cast(Any, raw.driver_connection)
+                positions = await driver.fetch(
+                    _APPEND,
+                    session_id,
+                    last.version,
+                    last.hash,
+                    now,
+                    expected_version,
+                    head_hash,
+                    EVENT_SCHEMA_VERSION,
+                    [item.version for item in sealed],
+                    [str(item.event_id) for item in sealed],
+                    [item.event_type for item in sealed],
+                    [item.payload for item in sealed],
+                    [item.prev_hash for item in sealed],
+                    [item.hash for item in sealed],
+                )
+        except Exception as exc:  # noqa: BLE001  # the driver's errors are translated right here
+            self._heads.pop(session_id, None)
+            raise await self._append_error(exc, session_id, expected_version) from exc
+        if not positions:
+            self._heads.pop(session_id, None)
+            head = await self.stream_head(session_id)
+            raise ConcurrencyError(session_id, expected_version, head.version if head else 0)
+        self._remember(session_id, last.version, last.hash)
+        return [item.at(row[0]) for item, row in zip(sealed, positions, strict=True)]
+
+    async def _append_error(
+        self, exc: Exception, session_id: str, expected_version: int
+    ) -> Exception:
+        constraint = getattr(exc, "constraint_name", None)
+        if constraint == "tl_events_event_id_key":
+            return InvalidInputError("an event id of this append is already recorded")
+        if constraint == "tl_events_stream_key":
+            head = await self.stream_head(session_id)
+            return ConcurrencyError(session_id, expected_version, head.version if head else 0)
+        if isinstance(exc, sa.exc.DBAPIError):
+            return _translate(exc, self._where)
+        if isinstance(exc, OSError | asyncio.TimeoutError):
+            return StoreUnavailableError(f"cannot reach {self._where}: {exc}")
+        return StoreError(f"append to {self._where} failed: {exc}")
+
+    def _remember(self, session_id: str, version: int, head_hash: str) -> None:
+        self._heads[session_id] = (version, head_hash)
+        self._heads.move_to_end(session_id)
+        if len(self._heads) > _HEAD_CACHE_SIZE:
+            self._heads.popitem(last=False)
+
+    async def aclose(self) -> None:
+        """Close every pooled connection."""
+        if self._closed:
+            return
+        self._closed = True
+        await self._engine.dispose()
+
+
+def _translate(exc: sa.exc.DBAPIError, where: str) -> StoreError:
+    text = str(exc.orig).strip() or type(exc.orig).__name__
+    if isinstance(exc, sa.exc.InterfaceError | sa.exc.OperationalError):
+        return StoreUnavailableError(f"cannot use {where}: {text}")
+    return StoreError(f"{where}: {text}")
+
+
+def _now_text() -> str:
+    from ledger.envelope import format_time
+
+    return format_time(utc_now())
+
+
+__all__ = ["POSITION_SHIFT", "PostgresEventStore"]

@@ -1,0 +1,86 @@
+"""Tables of the SQL backends and their versioned creation.
+
+The schema carries its own version in ``tl_schema``. Opening a database applies the missing steps
+in order inside one transaction; a database whose version is newer than :data:`SCHEMA_VERSION` is
+refused rather than touched. Nothing is ever dropped and recreated.
+"""
+
+import sqlalchemy as sa
+
+SCHEMA_VERSION = 1
+"""The database schema version this code writes."""
+
+metadata = sa.MetaData()
+
+_Time = sa.DateTime(timezone=True).with_variant(sa.String(32), "sqlite")
+# SQLite keeps times as fixed-width ISO text (see ledger.envelope.format_time): text order is time
+# order, and the stored text is exactly what the hash chain covers.
+
+events = sa.Table(
+    "tl_events",
+    metadata,
+    sa.Column(
+        "position",
+        sa.BigInteger().with_variant(sa.Integer(), "sqlite"),
+        primary_key=True,
+        autoincrement=False,
+    ),
+    sa.Column("session_id", sa.String(128), nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("event_id", sa.String(36), nullable=False),
+    sa.Column("recorded_at", _Time, nullable=False),
+    sa.Column("schema_version", sa.SmallInteger, nullable=False),
+    sa.Column("event_type", sa.String(64), nullable=False),
+    sa.Column("payload", sa.Text, nullable=False),
+    sa.Column("prev_hash", sa.String(64), nullable=False),
+    sa.Column("hash", sa.String(64), nullable=False),
+    sa.UniqueConstraint("session_id", "version", name="tl_events_stream_key"),
+    sa.UniqueConstraint("event_id", name="tl_events_event_id_key"),
+)
+"""The log: one row per event, never updated, never deleted."""
+
+sessions = sa.Table(
+    "tl_sessions",
+    metadata,
+    sa.Column("session_id", sa.String(128), primary_key=True),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("hash", sa.String(64), nullable=False),
+    sa.Column("started_at", _Time, nullable=False),
+    sa.Column("updated_at", _Time, nullable=False),
+)
+"""One row per session: its head (last version and hash). An index beside the log, kept in the
+same transaction as every append; it makes listing cheap and a truncated tail detectable."""
+
+schema_versions = sa.Table(
+    "tl_schema",
+    metadata,
+    sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("applied_at", sa.String(32), nullable=False),
+)
+
+
+MIGRATIONS: dict[int, list[sa.schema.ExecutableDDLElement]] = {
+    1: [
+        sa.schema.CreateTable(events, if_not_exists=True),
+        sa.schema.CreateTable(sessions, if_not_exists=True),
+    ],
+}
+"""Schema step N brings a database from version N-1 to N: DDL statements run in one transaction."""
+
+assert max(MIGRATIONS) == SCHEMA_VERSION  # noqa: S101  # a step exists for every version
+
+
+def pending_steps(current: int) -> list[int]:
+    """Return the schema steps a database at version ``current`` still needs, in order."""
+    return [step for step in sorted(MIGRATIONS) if step > current]
+
+
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "events",
+    "metadata",
+    "pending_steps",
+    "schema_versions",
+    "sessions",
+]

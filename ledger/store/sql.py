@@ -1,0 +1,126 @@
+"""What the SQL backends share: reads, heads and verification through SQLAlchemy's async engine."""
+
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from ledger.chain import GENESIS_HASH, VerifyReport, verify_rows
+from ledger.envelope import RecordedEvent
+from ledger.errors import StoreError
+from ledger.ids import check_id
+from ledger.store import schema
+from ledger.store.base import (
+    DEFAULT_MAX_EVENT_BYTES,
+    Clock,
+    EventStore,
+    StreamHead,
+    check_page,
+    check_window,
+    utc_now,
+)
+from ledger.store.rows import decode_row, head_time, stored_row
+
+EVENTS = schema.events
+SESSIONS = schema.sessions
+
+
+class SqlEventStore(EventStore):
+    """Base of the SQL backends: every read goes through one SQLAlchemy :class:`AsyncEngine`.
+
+    Args:
+        engine: The engine reads (and, per backend, writes) go through.
+        where: How to name the database in error messages (never carries a password).
+    """
+
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        where: str,
+        *,
+        clock: Clock = utc_now,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    ) -> None:
+        super().__init__(clock=clock, max_event_bytes=max_event_bytes)
+        self._engine = engine
+        self._where = where
+        self._closed = False
+
+    def _visible_below(self) -> sa.ColumnElement[bool] | None:
+        """Return a condition limiting :meth:`read_all` to positions no commit can still precede."""
+        return None
+
+    async def read_stream(
+        self, session_id: str, *, after_version: int = 0, to_version: int | None = None
+    ) -> list[RecordedEvent]:
+        """See :meth:`EventStore.read_stream`."""
+        check_id(session_id)
+        check_window(after_version, to_version)
+        query = sa.select(EVENTS).where(
+            EVENTS.c.session_id == session_id, EVENTS.c.version > after_version
+        )
+        if to_version is not None:
+            query = query.where(EVENTS.c.version <= to_version)
+        rows = await self._fetch(query.order_by(EVENTS.c.version))
+        return [decode_row(row) for row in rows]
+
+    async def read_all(self, *, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
+        """See :meth:`EventStore.read_all`."""
+        check_page(after_position, limit)
+        query = sa.select(EVENTS).where(EVENTS.c.position > after_position)
+        visible = self._visible_below()
+        if visible is not None:
+            query = query.where(visible)
+        rows = await self._fetch(query.order_by(EVENTS.c.position).limit(limit))
+        return [decode_row(row) for row in rows]
+
+    async def stream_head(self, session_id: str) -> StreamHead | None:
+        """See :meth:`EventStore.stream_head`."""
+        check_id(session_id)
+        rows = await self._fetch(sa.select(SESSIONS).where(SESSIONS.c.session_id == session_id))
+        return _head(rows[0]) if rows else None
+
+    async def list_heads(
+        self, *, after_session_id: str | None = None, limit: int = 1000
+    ) -> list[StreamHead]:
+        """See :meth:`EventStore.list_heads`."""
+        check_page(0, limit)
+        query = sa.select(SESSIONS).order_by(SESSIONS.c.session_id).limit(limit)
+        if after_session_id is not None:
+            query = query.where(SESSIONS.c.session_id > after_session_id)
+        return [_head(row) for row in await self._fetch(query)]
+
+    async def verify(self, session_id: str) -> VerifyReport:
+        """See :meth:`EventStore.verify`."""
+        check_id(session_id)
+        rows = await self._fetch(
+            sa.select(EVENTS).where(EVENTS.c.session_id == session_id).order_by(EVENTS.c.version)
+        )
+        heads = await self._fetch(sa.select(SESSIONS).where(SESSIONS.c.session_id == session_id))
+        head = (heads[0].version, heads[0].hash) if heads else (0, GENESIS_HASH)
+        return verify_rows(session_id, (stored_row(row) for row in rows), head)
+
+    async def _fetch(self, query: sa.Select[Any]) -> list[sa.Row[Any]]:
+        if self._closed:
+            raise StoreError("the store is closed")
+        try:
+            async with self._engine.connect() as connection:
+                result = await connection.execute(query)
+                return list(result.all())
+        except sa.exc.DBAPIError as exc:
+            raise StoreError(f"read from {self._where} failed: {exc.orig}") from exc
+        except OSError as exc:
+            raise StoreError(f"read from {self._where} failed: {exc}") from exc
+
+
+def _head(row: sa.Row[Any]) -> StreamHead:
+    return StreamHead(
+        session_id=row.session_id,
+        version=row.version,
+        hash=row.hash,
+        started_at=head_time(row.started_at),
+        updated_at=head_time(row.updated_at),
+    )
+
+
+__all__ = ["EVENTS", "SESSIONS", "SqlEventStore"]

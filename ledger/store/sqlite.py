@@ -1,0 +1,461 @@
+"""The SQLite backend: the embedded default.
+
+Writes bypass the async driver on purpose. In WAL mode with ``synchronous=NORMAL`` a commit is a
+few ``write()`` calls and no ``fsync``, cheaper (tens of microseconds) than a single hop to a driver
+thread and back; so appends are queued, and one callback on the event loop commits every queued
+append in one transaction (group commit) on a held connection with pre-compiled statements. Each
+caller's batch gets its own savepoint and its own outcome. When the database is busy (another
+process writing) the commit is retried with a growing, bounded delay that never blocks the loop.
+With ``durability="full"`` every commit also waits for ``fsync``, so that transaction runs on a
+worker thread instead of the loop.
+
+Reads go through SQLAlchemy's async engine on aiosqlite, in their own connections (WAL lets them
+run beside the writer).
+"""
+
+import asyncio
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+from uuid import UUID
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import sqlite as sqlite_dialect
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from ledger.chain import GENESIS_HASH, PreparedEvent, seal
+from ledger.envelope import RecordedEvent, format_time
+from ledger.errors import (
+    ConcurrencyError,
+    InvalidInputError,
+    LedgerError,
+    NotALedgerError,
+    SchemaVersionError,
+    StoreError,
+    StoreUnavailableError,
+)
+from ledger.store import schema
+from ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, to_recorded, utc_now
+from ledger.store.sql import SqlEventStore
+
+Durability = Literal["normal", "full"]
+
+BUSY_BUDGET_SECONDS = 15.0
+"""How long an append waits for another process's write lock before giving up."""
+
+_DIALECT = sqlite_dialect.dialect(paramstyle="named")
+_QMARK = sqlite_dialect.dialect(paramstyle="qmark")
+
+
+def _sql(statement: sa.ClauseElement, dialect: sa.Dialect = _DIALECT) -> str:
+    return str(statement.compile(dialect=dialect))
+
+
+_T = schema.events
+_S = schema.sessions
+# Positional parameters in column order: executemany over tuples is the cheapest insert sqlite3 has.
+_INSERT_EVENT = _sql(sa.insert(_T).values({c: sa.bindparam(c.name) for c in _T.columns}), _QMARK)
+_SELECT_HEAD = _sql(
+    sa.select(_S.c.version, _S.c.hash).where(_S.c.session_id == sa.bindparam("session_id"))
+)
+_UPSERT_HEAD = _sql(
+    sqlite_dialect.insert(_S)
+    .values(
+        session_id=sa.bindparam("session_id"),
+        version=sa.bindparam("version"),
+        hash=sa.bindparam("hash"),
+        started_at=sa.bindparam("started_at"),
+        updated_at=sa.bindparam("updated_at"),
+    )
+    .on_conflict_do_update(
+        index_elements=[_S.c.session_id],
+        set_={
+            "version": sa.bindparam("version"),
+            "hash": sa.bindparam("hash"),
+            "updated_at": sa.bindparam("updated_at"),
+        },
+    )
+)
+_MAX_POSITION = _sql(sa.select(sa.func.coalesce(sa.func.max(_T.c.position), sa.literal_column("0"))))
+
+
+@dataclass(slots=True)
+class _Request:
+    session_id: str
+    prepared: Sequence[PreparedEvent]
+    expected_version: int
+    ids: Sequence[UUID]
+    future: asyncio.Future[list[RecordedEvent]]
+
+
+@dataclass(slots=True)
+class _Outcome:
+    recorded: list[RecordedEvent] | None = None
+    error: LedgerError | None = None
+
+
+@dataclass(slots=True)
+class _Batch:
+    requests: list[_Request] = field(default_factory=list)
+    deadline: float = 0.0
+    delay: float = 0.001
+
+
+class SqliteEventStore(SqlEventStore):
+    """An event store in one SQLite file (WAL mode). Open it with :meth:`open`."""
+
+    def __init__(
+        self,
+        path: Path,
+        writer: sqlite3.Connection,
+        engine: AsyncEngine,
+        *,
+        durability: Durability,
+        clock: Clock,
+        max_event_bytes: int,
+    ) -> None:
+        super().__init__(engine, str(path), clock=clock, max_event_bytes=max_event_bytes)
+        self.path = path
+        self.durability: Durability = durability
+        self._writer = writer
+        self._pending: list[_Request] = []
+        self._flushing = False
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    @classmethod
+    async def open(
+        cls,
+        path: str | Path,
+        *,
+        durability: Durability = "normal",
+        clock: Clock = utc_now,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    ) -> "SqliteEventStore":
+        """Open (creating if needed) the ledger in the SQLite file at ``path``.
+
+        Args:
+            path: The database file; missing parent directories are created.
+            durability: ``"normal"``: a commit survives a crash of the process (WAL,
+                ``synchronous=NORMAL``); ``"full"``: it also survives power loss (``fsync`` on
+                every commit, ``synchronous=FULL``).
+            clock: Source of recorded times.
+            max_event_bytes: Largest accepted payload of one event.
+
+        Returns:
+            The open store.
+
+        Raises:
+            InvalidInputError: ``durability`` is not ``"normal"`` or ``"full"``.
+            StoreUnavailableError: The file cannot be created or opened.
+            NotALedgerError: The file is not an SQLite database.
+            SchemaVersionError: The database was written by a newer thoughtledger.
+        """
+        if durability not in ("normal", "full"):
+            raise InvalidInputError(f"durability must be 'normal' or 'full', got {durability!r}")
+        file = Path(path).expanduser()
+        try:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            if file.is_dir():
+                raise StoreUnavailableError(f"{file} is a directory, not a database file")
+            writer = sqlite3.connect(
+                file, isolation_level=None, check_same_thread=False, cached_statements=64
+            )
+        except OSError as exc:
+            raise StoreUnavailableError(f"cannot create the ledger at {file}: {exc}") from exc
+        except sqlite3.Error as exc:
+            raise StoreUnavailableError(f"cannot open the ledger at {file}: {exc}") from exc
+        try:
+            await _configure(writer, durability)
+            await _migrate(writer, file)
+        except BaseException:
+            writer.close()
+            raise
+        engine = create_async_engine(f"sqlite+aiosqlite:///{file}")
+
+        @sa.event.listens_for(engine.sync_engine, "connect")
+        def _reader_pragmas(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA busy_timeout = 5000")
+            cursor.execute("PRAGMA query_only = 1")
+            cursor.close()
+
+        return cls(
+            file,
+            writer,
+            engine,
+            durability=durability,
+            clock=clock,
+            max_event_bytes=max_event_bytes,
+        )
+
+    # -- writes -------------------------------------------------------------------------------
+
+    async def _append(
+        self,
+        session_id: str,
+        prepared: Sequence[PreparedEvent],
+        expected_version: int,
+        ids: Sequence[UUID],
+    ) -> list[RecordedEvent]:
+        if self._closed:
+            raise StoreError("the store is closed")
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[list[RecordedEvent]] = loop.create_future()
+        self._pending.append(_Request(session_id, prepared, expected_version, ids, future))
+        if not self._flushing:
+            self._flushing = True
+            self._idle.clear()
+            loop.call_soon(self._flush, _Batch(deadline=time.monotonic() + BUSY_BUDGET_SECONDS))
+        return await future
+
+    def _flush(self, batch: _Batch) -> None:
+        # Requests that arrived while this batch waited for the lock ride along with it.
+        batch.requests.extend(self._pending)
+        self._pending = []
+        if self.durability == "full":
+            asyncio.get_running_loop().create_task(self._flush_in_thread(batch))
+            return
+        try:
+            outcomes = self._transact(batch.requests)
+        except _Busy:
+            self._retry_later(batch)
+            return
+        except StoreError as exc:
+            outcomes = [_Outcome(error=exc) for _ in batch.requests]
+        self._settle(batch.requests, outcomes)
+
+    async def _flush_in_thread(self, batch: _Batch) -> None:
+        try:
+            outcomes = await asyncio.to_thread(self._transact, batch.requests)
+        except _Busy:
+            self._retry_later(batch)
+            return
+        except StoreError as exc:
+            outcomes = [_Outcome(error=exc) for _ in batch.requests]
+        self._settle(batch.requests, outcomes)
+
+    def _retry_later(self, batch: _Batch) -> None:
+        if time.monotonic() + batch.delay > batch.deadline:
+            error = StoreUnavailableError(
+                f"the ledger at {self.path} stayed locked by another writer for "
+                f"{BUSY_BUDGET_SECONDS:.0f} s; nothing was written, try again"
+            )
+            self._settle(batch.requests, [_Outcome(error=error) for _ in batch.requests])
+            return
+        delay = batch.delay
+        batch.delay = min(batch.delay * 2, 0.1)
+        asyncio.get_running_loop().call_later(delay, self._flush, batch)
+
+    def _settle(self, requests: list[_Request], outcomes: list[_Outcome]) -> None:
+        for request, outcome in zip(requests, outcomes, strict=True):
+            if request.future.done():  # the caller was cancelled; the outcome stands regardless
+                continue
+            if outcome.error is not None:
+                request.future.set_exception(outcome.error)
+            else:
+                assert outcome.recorded is not None  # noqa: S101  # one of the two is always set
+                request.future.set_result(outcome.recorded)
+        if self._pending:
+            asyncio.get_running_loop().call_soon(
+                self._flush, _Batch(deadline=time.monotonic() + BUSY_BUDGET_SECONDS)
+            )
+        else:
+            self._flushing = False
+            self._idle.set()
+
+    def _transact(self, requests: list[_Request]) -> list[_Outcome]:
+        """Commit every request that passes its version check in one transaction.
+
+        Raises:
+            _Busy: Another connection holds the write lock; nothing was done.
+            StoreError: The transaction failed; nothing was written.
+        """
+        db = self._writer
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if _is_busy(exc):
+                raise _Busy from exc
+            raise StoreError(f"cannot start a write on {self.path}: {exc}") from exc
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot start a write on {self.path}: {exc}") from exc
+        try:
+            outcomes = self._apply(db, requests)
+            db.execute("COMMIT")
+        except _Rejected as rejected:
+            db.execute("ROLLBACK")
+            return [_Outcome(error=rejected.error)]
+        except BaseException as exc:
+            try:
+                db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # the failed COMMIT may already have rolled back
+            if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
+                raise _Busy from exc
+            if isinstance(exc, sqlite3.Error):
+                raise StoreError(f"write to {self.path} failed: {exc}") from exc
+            raise
+        return outcomes
+
+    def _apply(self, db: sqlite3.Connection, requests: list[_Request]) -> list[_Outcome]:
+        now = self._now()
+        now_text = format_time(now)
+        position = db.execute(_MAX_POSITION).fetchone()[0]
+        # A savepoint per caller keeps one caller's failure from undoing another's append; a lone
+        # caller needs none (the whole transaction is its own).
+        isolate = len(requests) > 1
+        outcomes: list[_Outcome] = []
+        for request in requests:
+            row = db.execute(_SELECT_HEAD, {"session_id": request.session_id}).fetchone()
+            version, head_hash = (row[0], row[1]) if row else (0, GENESIS_HASH)
+            if version != request.expected_version:
+                error = ConcurrencyError(request.session_id, request.expected_version, version)
+                outcomes.append(_Outcome(error=error))
+                continue
+            sealed = seal(
+                request.session_id,
+                request.prepared,
+                version=version,
+                head_hash=head_hash,
+                event_ids=request.ids,
+                recorded_at=now,
+            )
+            rows = [
+                (
+                    position + offset,
+                    item.session_id,
+                    item.version,
+                    str(item.event_id),
+                    item.recorded_at_text,
+                    item.schema_version,
+                    item.event_type,
+                    item.payload,
+                    item.prev_hash,
+                    item.hash,
+                )
+                for offset, item in enumerate(sealed, start=1)
+            ]
+            last = sealed[-1]
+            head = {
+                "session_id": request.session_id,
+                "version": last.version,
+                "hash": last.hash,
+                "started_at": now_text,
+                "updated_at": now_text,
+            }
+            if isolate:
+                db.execute("SAVEPOINT append")
+            try:
+                db.executemany(_INSERT_EVENT, rows)
+                db.execute(_UPSERT_HEAD, head)
+            except sqlite3.IntegrityError as exc:
+                # The version was checked under the write lock, so only a reused event id is left.
+                error_text = f"an event id of this append is already recorded ({exc})"
+                if not isolate:
+                    raise _Rejected(InvalidInputError(error_text)) from exc
+                db.execute("ROLLBACK TO append")
+                db.execute("RELEASE append")
+                outcomes.append(_Outcome(error=InvalidInputError(error_text)))
+                continue
+            if isolate:
+                db.execute("RELEASE append")
+            outcomes.append(_Outcome(recorded=to_recorded(sealed, position + 1)))
+            position += len(sealed)
+        return outcomes
+
+    async def aclose(self) -> None:
+        """Wait for queued appends to commit, then close the writer and every reader."""
+        if self._closed:
+            return
+        await self._idle.wait()
+        self._closed = True
+        self._writer.close()
+        await self._engine.dispose()
+
+
+class _Busy(Exception):
+    """Another connection holds the write lock."""
+
+
+class _Rejected(Exception):
+    """The lone request of a transaction was refused; roll back and report ``error``."""
+
+    def __init__(self, error: LedgerError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in str(exc)
+
+
+async def _configure(writer: sqlite3.Connection, durability: Durability) -> None:
+    file = writer.execute("PRAGMA database_list").fetchone()[2]
+    try:
+        deadline = time.monotonic() + BUSY_BUDGET_SECONDS
+        while True:
+            try:
+                mode = writer.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                break
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc) or time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.01)
+        if str(mode).lower() != "wal":
+            raise StoreUnavailableError(f"{file} cannot use WAL mode (journal mode is {mode})")
+        writer.execute(f"PRAGMA synchronous = {'FULL' if durability == 'full' else 'NORMAL'}")
+        # The writer never waits inside SQLite: a busy database is retried from the event loop.
+        writer.execute("PRAGMA busy_timeout = 0")
+    except sqlite3.DatabaseError as exc:
+        if "not a database" in str(exc) or "malformed" in str(exc):
+            raise NotALedgerError(f"{file} is not an SQLite database") from exc
+        raise StoreUnavailableError(f"cannot open the ledger at {file}: {exc}") from exc
+
+
+async def _migrate(writer: sqlite3.Connection, file: Path) -> None:
+    deadline = time.monotonic() + BUSY_BUDGET_SECONDS
+    while True:
+        try:
+            writer.execute("BEGIN IMMEDIATE")
+            break
+        except sqlite3.OperationalError as exc:
+            if not _is_busy(exc) or time.monotonic() > deadline:
+                raise StoreUnavailableError(f"cannot lock {file} to prepare it: {exc}") from exc
+            await asyncio.sleep(0.01)
+    try:
+        writer.execute(_sql(sa.schema.CreateTable(schema.schema_versions, if_not_exists=True)))
+        current = writer.execute(
+            _sql(
+                sa.select(
+                    sa.func.coalesce(
+                        sa.func.max(schema.schema_versions.c.version), sa.literal_column("0")
+                    )
+                )
+            )
+        ).fetchone()[0]
+        if current > schema.SCHEMA_VERSION:
+            raise SchemaVersionError(
+                f"{file} has schema version {current}, newer than this thoughtledger "
+                f"understands ({schema.SCHEMA_VERSION}); upgrade thoughtledger"
+            )
+        for step in schema.pending_steps(current):
+            for ddl in schema.MIGRATIONS[step]:
+                writer.execute(_sql(ddl))
+            writer.execute(
+                _sql(sa.insert(schema.schema_versions)),
+                {"version": step, "applied_at": format_time(utc_now())},
+            )
+        writer.execute("COMMIT")
+    except BaseException as exc:
+        writer.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.Error):
+            raise StoreError(f"cannot prepare the ledger schema in {file}: {exc}") from exc
+        raise
+
+
+__all__ = ["Durability", "SqliteEventStore"]

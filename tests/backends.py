@@ -1,0 +1,104 @@
+"""Backends the contract suite runs against: memory, SQLite (temp file), PostgreSQL (own schema)."""
+
+import os
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from ledger.store.base import EventStore
+from ledger.store.memory import MemoryEventStore
+from ledger.store.postgres import PostgresEventStore
+from ledger.store.sqlite import SqliteEventStore
+
+CI_PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
+
+
+def pg_url() -> str | None:
+    """The PostgreSQL URL tests use: required in CI, optional elsewhere."""
+    url = os.environ.get("THOUGHTLEDGER_TEST_PG_URL")
+    if url:
+        return url
+    return CI_PG_URL if os.environ.get("CI") == "true" else None
+
+
+@dataclass
+class Backend:
+    """Opens stores of one kind on the same underlying storage, as often as a test needs."""
+
+    name: str
+    tmp: Path
+    schema: str = field(default_factory=lambda: f"tl_test_{uuid.uuid4().hex[:12]}")
+    _memory: MemoryEventStore | None = None
+
+    @property
+    def durable(self) -> bool:
+        return self.name != "memory"
+
+    @property
+    def sqlite_path(self) -> Path:
+        return self.tmp / "ledger.db"
+
+    async def open(self) -> EventStore:
+        if self.name == "memory":
+            if self._memory is None:
+                self._memory = MemoryEventStore()
+            return self._memory
+        if self.name == "sqlite":
+            return await SqliteEventStore.open(self.sqlite_path)
+        url = pg_url()
+        assert url is not None
+        return await PostgresEventStore.open(url, pg_schema=self.schema, pool_size=4)
+
+    async def execute(self, statement: str, **params: object) -> None:
+        """Run raw SQL on the backing database (to tamper with it, as an attacker would)."""
+        assert self.name != "memory"
+        if self.name == "sqlite":
+            engine = create_async_engine(f"sqlite+aiosqlite:///{self.sqlite_path}")
+        else:
+            url = pg_url()
+            assert url is not None
+            engine = create_async_engine(
+                url, connect_args={"server_settings": {"search_path": self.schema}}
+            )
+        try:
+            async with engine.begin() as connection:
+                await connection.execute(sa.text(statement), params)
+        finally:
+            await engine.dispose()
+
+    async def drop(self) -> None:
+        if self.name != "postgres":
+            return
+        url = pg_url()
+        assert url is not None
+        engine = create_async_engine(url)
+        try:
+            async with engine.begin() as connection:
+                await connection.execute(sa.schema.DropSchema(self.schema, cascade=True))
+        finally:
+            await engine.dispose()
+
+
+BACKENDS = [
+    pytest.param("memory"),
+    pytest.param("sqlite"),
+    pytest.param("postgres", marks=pytest.mark.postgres),
+]
+
+
+@asynccontextmanager
+async def backend_for(name: str, tmp: Path) -> AsyncIterator[Backend]:
+    """Yield a :class:`Backend`, skipping PostgreSQL only where no server is configured."""
+    if name == "postgres" and pg_url() is None:
+        pytest.skip("no PostgreSQL configured (set THOUGHTLEDGER_TEST_PG_URL)")
+    backend = Backend(name, tmp)
+    try:
+        yield backend
+    finally:
+        await backend.drop()

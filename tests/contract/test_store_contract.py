@@ -1,0 +1,283 @@
+"""The store contract: every backend must pass every test here unchanged."""
+
+import asyncio
+import uuid
+
+import pytest
+
+from ledger.errors import ConcurrencyError, InvalidInputError, LedgerError
+from ledger.events import BranchOpened, SessionCleared, ThoughtRevised
+from ledger.store.base import EventStore
+from ledger.store.memory import MemoryEventStore
+from tests.backends import Backend
+from tests.factories import started, thought
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_an_empty_append_is_a_no_op(store: EventStore) -> None:
+    assert await store.append("s1", [], expected_version=0) == []
+    assert await store.read_stream("s1") == []
+    assert await store.stream_head("s1") is None
+
+
+async def test_versions_count_from_one_without_gaps_and_positions_grow(store: EventStore) -> None:
+    first = await store.append("s1", [started(), thought(1)], expected_version=0)
+    second = await store.append("s1", [thought(2), thought(3)], expected_version=2)
+    recorded = first + second
+    assert [r.version for r in recorded] == [1, 2, 3, 4]
+    positions = [r.position for r in recorded]
+    assert positions == sorted(positions) and len(set(positions)) == 4
+    assert [r.event for r in await store.read_stream("s1")] == [r.event for r in recorded]
+    head = await store.stream_head("s1")
+    assert head is not None and (head.version, head.hash) == (4, recorded[-1].hash)
+
+
+async def test_read_stream_returns_the_requested_version_window(store: EventStore) -> None:
+    await store.append("s1", [thought(n) for n in range(1, 11)], expected_version=0)
+    window = await store.read_stream("s1", after_version=3, to_version=6)
+    assert [r.version for r in window] == [4, 5, 6]
+    assert [r.version for r in await store.read_stream("s1", after_version=8)] == [9, 10]
+    assert await store.read_stream("s1", after_version=10) == []
+
+
+async def test_a_stale_expected_version_raises_and_writes_nothing(store: EventStore) -> None:
+    await store.append("s1", [thought(1)], expected_version=0)
+    with pytest.raises(ConcurrencyError) as caught:
+        await store.append("s1", [thought(2), thought(3)], expected_version=0)
+    assert caught.value.actual_version == 1
+    with pytest.raises(ConcurrencyError):
+        await store.append("s1", [thought(2)], expected_version=5)
+    assert [r.version for r in await store.read_stream("s1")] == [1]
+
+
+async def test_sessions_are_isolated(store: EventStore) -> None:
+    await store.append("a", [thought(1, "in a")], expected_version=0)
+    await store.append("b", [thought(1, "in b"), thought(2, "in b")], expected_version=0)
+    a = await store.read_stream("a")
+    assert [r.event for r in a] == [thought(1, "in a")]
+    assert [r.version for r in await store.read_stream("b")] == [1, 2]
+    assert [h.session_id for h in await store.list_heads()] == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ünïcödé — 思考 🧠 \u200b",
+        "NUL \x00 inside \x00",
+        "x" * 1_000_000,
+        "quotes ' \" and ; DROP TABLE tl_events; --",
+        "",
+    ],
+    ids=["unicode", "nul", "one-megabyte", "sql-metacharacters", "empty"],
+)
+async def test_payloads_round_trip_exactly(store: EventStore, text: str) -> None:
+    events = [
+        thought(1, text),
+        ThoughtRevised(
+            thought=text, thought_number=2, total_thoughts=2, next_thought_needed=False,
+            is_revision=True, revises_thought=1,
+        ),
+        BranchOpened(
+            thought=text, thought_number=3, total_thoughts=3, next_thought_needed=True,
+            branch_from_thought=1, branch_id="b-1",
+        ),
+    ]
+    await store.append("s1", events, expected_version=0)
+    stored = await store.read_stream("s1")
+    assert [r.event for r in stored] == events
+    assert (await store.verify("s1")).ok
+
+
+async def test_events_survive_close_and_reopen(backend: Backend) -> None:
+    if not backend.durable:
+        pytest.skip("the memory backend keeps nothing across processes by design")
+    store = await backend.open()
+    recorded = await store.append("s1", [started(agent="a"), thought(1)], expected_version=0)
+    await store.aclose()
+    reopened = await backend.open()
+    try:
+        assert await reopened.read_stream("s1") == recorded
+        assert (await reopened.verify("s1")).ok
+        more = await reopened.append("s1", [thought(2)], expected_version=2)
+        assert more[0].prev_hash == recorded[-1].hash
+    finally:
+        await reopened.aclose()
+
+
+async def test_two_appends_racing_on_one_version_exactly_one_wins(backend: Backend) -> None:
+    # Two stores on one database behave like two processes; both appends are in flight at once.
+    first, second = await backend.open(), await backend.open()
+    try:
+        await first.append("s1", [thought(1)], expected_version=0)
+        results = await asyncio.gather(
+            first.append("s1", [thought(2, "from first")], expected_version=1),
+            second.append("s1", [thought(2, "from second")], expected_version=1),
+            return_exceptions=True,
+        )
+        wins = [r for r in results if isinstance(r, list)]
+        losses = [r for r in results if isinstance(r, ConcurrencyError)]
+        assert len(wins) == 1 and len(losses) == 1
+        stored = await second.read_stream("s1")
+        assert [r.version for r in stored] == [1, 2]
+        assert stored[1].event == wins[0][0].event
+    finally:
+        await first.aclose()
+        if second is not first:
+            await second.aclose()
+
+
+async def test_racing_creators_of_one_new_session_exactly_one_wins(backend: Backend) -> None:
+    first, second = await backend.open(), await backend.open()
+    try:
+        results = await asyncio.gather(
+            first.append("new", [thought(1, "a")], expected_version=0),
+            second.append("new", [thought(1, "b")], expected_version=0),
+            return_exceptions=True,
+        )
+        assert sorted(type(r).__name__ for r in results) == ["ConcurrencyError", "list"]
+        assert len(await first.read_stream("new")) == 1
+    finally:
+        await first.aclose()
+        if second is not first:
+            await second.aclose()
+
+
+async def test_concurrent_writers_never_duplicate_or_skip_and_readers_see_growing_positions(
+    store: EventStore,
+) -> None:
+    writers, per_writer = 8, 25
+    seen: list[int] = []
+    done = asyncio.Event()
+
+    async def write(n: int) -> None:
+        for version in range(per_writer):
+            await store.append(f"w{n}", [thought(version + 1)], expected_version=version)
+            await asyncio.sleep(0)
+
+    async def read() -> None:
+        after = 0
+        while True:
+            finished = done.is_set()
+            page = await store.read_all(after_position=after, limit=50)
+            seen.extend(r.position for r in page)
+            if page:
+                after = page[-1].position
+            elif finished:
+                return
+            await asyncio.sleep(0)
+
+    reader = asyncio.create_task(read())
+    await asyncio.gather(*(write(n) for n in range(writers)))
+    done.set()
+    await reader
+    assert seen == sorted(seen) and len(seen) == len(set(seen)) == writers * per_writer
+    for n in range(writers):
+        assert [r.version for r in await store.read_stream(f"w{n}")] == list(
+            range(1, per_writer + 1)
+        )
+
+
+async def test_read_all_pages_through_every_session_in_position_order(store: EventStore) -> None:
+    for name in ("a", "b", "c"):
+        await store.append(name, [thought(1), thought(2)], expected_version=0)
+    pages, after = [], 0
+    while page := await store.read_all(after_position=after, limit=4):
+        pages.append(page)
+        after = page[-1].position
+    everything = [r for page in pages for r in page]
+    assert [len(p) for p in pages] == [4, 2]
+    assert [(r.session_id, r.version) for r in everything] == [
+        (s, v) for s in ("a", "b", "c") for v in (1, 2)
+    ]
+
+
+async def test_a_retried_append_with_the_same_event_ids_is_not_duplicated(
+    store: EventStore,
+) -> None:
+    ids = [uuid.uuid4(), uuid.uuid4()]
+    first = await store.append("s1", [thought(1), thought(2)], expected_version=0, event_ids=ids)
+    again = await store.append("s1", [thought(1), thought(2)], expected_version=0, event_ids=ids)
+    assert again == first
+    assert len(await store.read_stream("s1")) == 2
+    with pytest.raises(ConcurrencyError):  # same ids, different content: a real conflict
+        await store.append("s1", [thought(1, "other"), thought(2)], expected_version=0, event_ids=ids)
+
+
+async def test_an_event_id_used_elsewhere_is_refused_and_nothing_is_written(
+    store: EventStore,
+) -> None:
+    used = uuid.uuid4()
+    await store.append("s1", [thought(1)], expected_version=0, event_ids=[used])
+    with pytest.raises(InvalidInputError, match="already recorded"):
+        await store.append("s2", [thought(1)], expected_version=0, event_ids=[used])
+    assert await store.read_stream("s2") == []
+
+
+@pytest.mark.parametrize(
+    "session_id", ["", "../etc/passwd", "a b", "x" * 129, "semi;colon", "nul\x00"]
+)
+async def test_invalid_session_ids_are_refused(store: EventStore, session_id: str) -> None:
+    with pytest.raises(InvalidInputError, match="invalid session id"):
+        await store.append(session_id, [thought(1)], expected_version=0)
+    assert await store.read_all() == []
+
+
+async def test_bad_appends_raise_clear_errors_and_write_nothing(store: EventStore) -> None:
+    with pytest.raises(InvalidInputError, match="expected_version"):
+        await store.append("s1", [thought(1)], expected_version=-1)
+    with pytest.raises(InvalidInputError, match="not a ledger event"):
+        await store.append("s1", ["not an event"], expected_version=0)  # type: ignore[list-item]
+    store.max_event_bytes = 1000
+    with pytest.raises(InvalidInputError, match="over the limit"):
+        await store.append("s1", [thought(1), thought(2, "x" * 2000)], expected_version=0)
+    assert await store.read_all() == []
+
+
+async def test_the_chain_verifies_and_links_every_event(store: EventStore) -> None:
+    recorded = await store.append(
+        "s1", [started(), thought(1), SessionCleared(reason="done")], expected_version=0
+    )
+    assert recorded[0].prev_hash == "0" * 64
+    assert all(b.prev_hash == a.hash for a, b in zip(recorded, recorded[1:], strict=False))
+    report = await store.verify("s1")
+    assert report.ok and report.checked == 3
+
+
+async def test_a_tampered_payload_is_detected_and_named(backend: Backend) -> None:
+    if not backend.durable:
+        pytest.skip("tampering needs stored rows")
+    store = await backend.open()
+    try:
+        recorded = await store.append("s1", [thought(n) for n in (1, 2, 3)], expected_version=0)
+        await backend.execute(
+            "UPDATE tl_events SET payload = replace(payload, 'thought 2', 'thought X') "
+            "WHERE session_id = 's1' AND version = 2"
+        )
+        report = await store.verify("s1")
+        assert not report.ok and report.first_bad_version == 2
+        assert report.first_bad_event_id == str(recorded[1].event_id)
+    finally:
+        await store.aclose()
+
+
+async def test_a_truncated_tail_is_detected(backend: Backend) -> None:
+    if not backend.durable:
+        pytest.skip("tampering needs stored rows")
+    store = await backend.open()
+    try:
+        await store.append("s1", [thought(n) for n in (1, 2, 3)], expected_version=0)
+        await backend.execute("DELETE FROM tl_events WHERE session_id = 's1' AND version = 3")
+        report = await store.verify("s1")
+        assert not report.ok and report.first_bad_version == 3
+    finally:
+        await store.aclose()
+
+
+async def test_a_closed_store_refuses_work_with_a_ledger_error(backend: Backend) -> None:
+    store = await backend.open()
+    await store.aclose()
+    with pytest.raises(LedgerError, match="closed"):
+        await store.append("s1", [thought(1)], expected_version=0)
+    if isinstance(store, MemoryEventStore):
+        backend._memory = None
