@@ -1,9 +1,10 @@
 """The hash chain: sealing new events onto a session and verifying stored ones.
 
-Each event's hash is SHA-256 over a canonical JSON header (previous hash, session, version, event id,
-time, type, schema version) followed by the exact stored payload bytes. Because every hash covers the
-previous one, editing, deleting or reordering any stored event breaks the chain from that event on,
-and the session head (last version and hash, kept beside the log) exposes a truncated tail.
+Each event's hash is SHA-256 over a canonical JSON header (previous hash, session, version, event
+id, time, type, schema version) followed by the exact stored payload bytes. Because every hash
+covers the previous one, editing, deleting or reordering any stored event breaks the chain from
+that event on, and the session head (last version and hash, kept beside the log) exposes a
+truncated tail.
 """
 
 import hashlib
@@ -209,7 +210,7 @@ def verify_rows(
     for row in rows:
         expected_version = checked + 1
 
-        def bad(reason: str, row: StoredRow = row) -> VerifyReport:
+        def bad(reason: str, row: StoredRow = row, checked: int = checked) -> VerifyReport:
             return VerifyReport(
                 session_id=session_id,
                 ok=False,

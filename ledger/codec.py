@@ -5,11 +5,11 @@ from pydantic import ValidationError
 from ledger.errors import EventDecodingError, InvalidInputError
 from ledger.events import EVENT_TYPES, SCHEMA_VERSION, Event, LedgerEvent
 
-_ENVELOPE_FIELDS = frozenset({"type", "schema_version"})
+_ENVELOPE_FIELDS = {"type", "schema_version"}
 
 
 def encode_payload(event: Event) -> str:
-    """Return the stored JSON payload of ``event``: its fields minus ``type`` and ``schema_version``.
+    """Return the stored JSON payload of ``event``: its fields but ``type`` and ``schema_version``.
 
     Args:
         event: The event to encode.

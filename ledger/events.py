@@ -1,7 +1,8 @@
 """Events: the facts thoughtledger records, one immutable pydantic model per fact.
 
-Each event is stored under a stable, dotted ``type`` string that never changes once released. Payloads
-carry no storage metadata (position, version, time, hashes): the store wraps them in an envelope.
+Each event is stored under a stable, dotted ``type`` string that never changes once released.
+Payloads carry no storage metadata (position, version, time, hashes): the store wraps them in an
+envelope.
 A change of shape bumps ``schema_version`` and adds one upcast step in :mod:`ledger.codec`.
 """
 

@@ -25,3 +25,28 @@ async def store(backend: Backend) -> AsyncIterator[EventStore]:
         yield opened
     finally:
         await opened.aclose()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _postgres_reachable_in_ci() -> None:
+    """In CI the PostgreSQL tests must run: fail the whole run loudly when the server is missing."""
+    import asyncio
+    import os
+
+    import asyncpg
+
+    from tests.backends import pg_url
+
+    url = pg_url()
+    if os.environ.get("CI") != "true" or url is None:
+        return
+
+    async def probe() -> None:
+        dsn = url.replace("postgresql+asyncpg://", "postgresql://", 1)
+        connection = await asyncio.wait_for(asyncpg.connect(dsn), timeout=10)
+        await connection.close()
+
+    try:
+        asyncio.run(probe())
+    except (TimeoutError, OSError, asyncpg.PostgresError) as exc:
+        pytest.fail(f"CI needs PostgreSQL at {url}, and it cannot be used: {exc}", pytrace=False)

@@ -1,4 +1,4 @@
-"""The in-memory backend: the reference implementation of the contract, for tests and scratch use."""
+"""The in-memory backend: the reference implementation of the contract, for tests and scratch."""
 
 from collections.abc import Sequence
 from uuid import UUID

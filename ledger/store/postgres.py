@@ -33,7 +33,7 @@ from ledger.errors import (
 from ledger.events import SCHEMA_VERSION as EVENT_SCHEMA_VERSION
 from ledger.store import schema
 from ledger.store.base import DEFAULT_MAX_EVENT_BYTES, MAX_BATCH, Clock, utc_now
-from ledger.store.sql import EVENTS, SESSIONS, SqlEventStore
+from ledger.store.sql import EVENTS, SqlEventStore
 
 POSITION_SHIFT = 16
 """Bits of a position that number events within one transaction."""
@@ -158,7 +158,8 @@ class PostgresEventStore(SqlEventStore):
                 if current > schema.SCHEMA_VERSION:
                     raise SchemaVersionError(
                         f"{self._where} has schema version {current}, newer than this "
-                        f"thoughtledger understands ({schema.SCHEMA_VERSION}); upgrade thoughtledger"
+                        f"thoughtledger understands ({schema.SCHEMA_VERSION}); "
+                        "upgrade thoughtledger"
                     )
                 for step in schema.pending_steps(current):
                     for ddl in schema.MIGRATIONS[step]:
@@ -225,7 +226,7 @@ class PostgresEventStore(SqlEventStore):
                     [item.prev_hash for item in sealed],
                     [item.hash for item in sealed],
                 )
-        except Exception as exc:  # noqa: BLE001  # the driver's errors are translated right here
+        except Exception as exc:  # the driver's errors are translated right here
             self._heads.pop(session_id, None)
             raise await self._append_error(exc, session_id, expected_version) from exc
         if not positions:

@@ -14,6 +14,7 @@ run beside the writer).
 """
 
 import asyncio
+import contextlib
 import sqlite3
 import time
 from collections.abc import Sequence
@@ -79,7 +80,9 @@ _UPSERT_HEAD = _sql(
         },
     )
 )
-_MAX_POSITION = _sql(sa.select(sa.func.coalesce(sa.func.max(_T.c.position), sa.literal_column("0"))))
+_MAX_POSITION = _sql(
+    sa.select(sa.func.coalesce(sa.func.max(_T.c.position), sa.literal_column("0")))
+)
 
 
 @dataclass(slots=True)
@@ -156,18 +159,7 @@ class SqliteEventStore(SqlEventStore):
         """
         if durability not in ("normal", "full"):
             raise InvalidInputError(f"durability must be 'normal' or 'full', got {durability!r}")
-        file = Path(path).expanduser()
-        try:
-            file.parent.mkdir(parents=True, exist_ok=True)
-            if file.is_dir():
-                raise StoreUnavailableError(f"{file} is a directory, not a database file")
-            writer = sqlite3.connect(
-                file, isolation_level=None, check_same_thread=False, cached_statements=64
-            )
-        except OSError as exc:
-            raise StoreUnavailableError(f"cannot create the ledger at {file}: {exc}") from exc
-        except sqlite3.Error as exc:
-            raise StoreUnavailableError(f"cannot open the ledger at {file}: {exc}") from exc
+        file, writer = _connect_writer(Path(path))
         try:
             await _configure(writer, durability)
             await _migrate(writer, file)
@@ -290,10 +282,8 @@ class SqliteEventStore(SqlEventStore):
             db.execute("ROLLBACK")
             return [_Outcome(error=rejected.error)]
         except BaseException as exc:
-            try:
+            with contextlib.suppress(sqlite3.Error):  # a failed COMMIT may have rolled back
                 db.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass  # the failed COMMIT may already have rolled back
             if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
                 raise _Busy from exc
             if isinstance(exc, sqlite3.Error):
@@ -392,6 +382,22 @@ class _Rejected(Exception):
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
     code = getattr(exc, "sqlite_errorcode", None)
     return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in str(exc)
+
+
+def _connect_writer(path: Path) -> tuple[Path, sqlite3.Connection]:
+    file = path.expanduser()
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        if file.is_dir():
+            raise StoreUnavailableError(f"{file} is a directory, not a database file")
+        writer = sqlite3.connect(
+            file, isolation_level=None, check_same_thread=False, cached_statements=64
+        )
+    except OSError as exc:
+        raise StoreUnavailableError(f"cannot create the ledger at {file}: {exc}") from exc
+    except sqlite3.Error as exc:
+        raise StoreUnavailableError(f"cannot open the ledger at {file}: {exc}") from exc
+    return file, writer
 
 
 async def _configure(writer: sqlite3.Connection, durability: Durability) -> None:

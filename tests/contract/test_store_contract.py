@@ -1,12 +1,13 @@
 """The store contract: every backend must pass every test here unchanged."""
 
 import asyncio
+import itertools
 import uuid
 
 import pytest
 
 from ledger.errors import ConcurrencyError, InvalidInputError, LedgerError
-from ledger.events import BranchOpened, SessionCleared, ThoughtRevised
+from ledger.events import BranchOpened, LedgerEvent, SessionCleared, ThoughtRevised
 from ledger.store.base import EventStore
 from ledger.store.memory import MemoryEventStore
 from tests.backends import Backend
@@ -27,10 +28,12 @@ async def test_versions_count_from_one_without_gaps_and_positions_grow(store: Ev
     recorded = first + second
     assert [r.version for r in recorded] == [1, 2, 3, 4]
     positions = [r.position for r in recorded]
-    assert positions == sorted(positions) and len(set(positions)) == 4
+    assert positions == sorted(positions)
+    assert len(set(positions)) == 4
     assert [r.event for r in await store.read_stream("s1")] == [r.event for r in recorded]
     head = await store.stream_head("s1")
-    assert head is not None and (head.version, head.hash) == (4, recorded[-1].hash)
+    assert head is not None
+    assert (head.version, head.hash) == (4, recorded[-1].hash)
 
 
 async def test_read_stream_returns_the_requested_version_window(store: EventStore) -> None:
@@ -72,15 +75,23 @@ async def test_sessions_are_isolated(store: EventStore) -> None:
     ids=["unicode", "nul", "one-megabyte", "sql-metacharacters", "empty"],
 )
 async def test_payloads_round_trip_exactly(store: EventStore, text: str) -> None:
-    events = [
+    events: list[LedgerEvent] = [
         thought(1, text),
         ThoughtRevised(
-            thought=text, thought_number=2, total_thoughts=2, next_thought_needed=False,
-            is_revision=True, revises_thought=1,
+            thought=text,
+            thought_number=2,
+            total_thoughts=2,
+            next_thought_needed=False,
+            is_revision=True,
+            revises_thought=1,
         ),
         BranchOpened(
-            thought=text, thought_number=3, total_thoughts=3, next_thought_needed=True,
-            branch_from_thought=1, branch_id="b-1",
+            thought=text,
+            thought_number=3,
+            total_thoughts=3,
+            next_thought_needed=True,
+            branch_from_thought=1,
+            branch_id="b-1",
         ),
     ]
     await store.append("s1", events, expected_version=0)
@@ -117,7 +128,8 @@ async def test_two_appends_racing_on_one_version_exactly_one_wins(backend: Backe
         )
         wins = [r for r in results if isinstance(r, list)]
         losses = [r for r in results if isinstance(r, ConcurrencyError)]
-        assert len(wins) == 1 and len(losses) == 1
+        assert len(wins) == 1
+        assert len(losses) == 1
         stored = await second.read_stream("s1")
         assert [r.version for r in stored] == [1, 2]
         assert stored[1].event == wins[0][0].event
@@ -171,7 +183,8 @@ async def test_concurrent_writers_never_duplicate_or_skip_and_readers_see_growin
     await asyncio.gather(*(write(n) for n in range(writers)))
     done.set()
     await reader
-    assert seen == sorted(seen) and len(seen) == len(set(seen)) == writers * per_writer
+    assert seen == sorted(seen)
+    assert len(seen) == len(set(seen)) == writers * per_writer
     for n in range(writers):
         assert [r.version for r in await store.read_stream(f"w{n}")] == list(
             range(1, per_writer + 1)
@@ -201,7 +214,9 @@ async def test_a_retried_append_with_the_same_event_ids_is_not_duplicated(
     assert again == first
     assert len(await store.read_stream("s1")) == 2
     with pytest.raises(ConcurrencyError):  # same ids, different content: a real conflict
-        await store.append("s1", [thought(1, "other"), thought(2)], expected_version=0, event_ids=ids)
+        await store.append(
+            "s1", [thought(1, "other"), thought(2)], expected_version=0, event_ids=ids
+        )
 
 
 async def test_an_event_id_used_elsewhere_is_refused_and_nothing_is_written(
@@ -239,9 +254,10 @@ async def test_the_chain_verifies_and_links_every_event(store: EventStore) -> No
         "s1", [started(), thought(1), SessionCleared(reason="done")], expected_version=0
     )
     assert recorded[0].prev_hash == "0" * 64
-    assert all(b.prev_hash == a.hash for a, b in zip(recorded, recorded[1:], strict=False))
+    assert all(b.prev_hash == a.hash for a, b in itertools.pairwise(recorded))
     report = await store.verify("s1")
-    assert report.ok and report.checked == 3
+    assert report.ok
+    assert report.checked == 3
 
 
 async def test_a_tampered_payload_is_detected_and_named(backend: Backend) -> None:
@@ -255,7 +271,8 @@ async def test_a_tampered_payload_is_detected_and_named(backend: Backend) -> Non
             "WHERE session_id = 's1' AND version = 2"
         )
         report = await store.verify("s1")
-        assert not report.ok and report.first_bad_version == 2
+        assert not report.ok
+        assert report.first_bad_version == 2
         assert report.first_bad_event_id == str(recorded[1].event_id)
     finally:
         await store.aclose()
@@ -269,7 +286,8 @@ async def test_a_truncated_tail_is_detected(backend: Backend) -> None:
         await store.append("s1", [thought(n) for n in (1, 2, 3)], expected_version=0)
         await backend.execute("DELETE FROM tl_events WHERE session_id = 's1' AND version = 3")
         report = await store.verify("s1")
-        assert not report.ok and report.first_bad_version == 3
+        assert not report.ok
+        assert report.first_bad_version == 3
     finally:
         await store.aclose()
 

@@ -1,0 +1,1 @@
+"""The async facade, the MCP server and the command line."""

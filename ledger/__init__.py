@@ -1,0 +1,1 @@
+"""The event log: events, envelopes, the hash chain and the stores."""

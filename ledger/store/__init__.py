@@ -1,0 +1,1 @@
+"""Store backends behind one contract: memory, SQLite, PostgreSQL."""
