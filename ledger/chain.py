@@ -117,9 +117,13 @@ def seal(
     head_hash: str,
     event_ids: Sequence[UUID],
     recorded_at: datetime,
+    recorded_at_text: str | None = None,
 ) -> list[SealedEvent]:
-    """Chain ``prepared`` events onto a session whose head is (``version``, ``head_hash``)."""
-    moment = format_time(recorded_at)
+    """Chain ``prepared`` events onto a session whose head is (``version``, ``head_hash``).
+
+    ``recorded_at_text`` may pass ``format_time(recorded_at)`` when the caller has it already.
+    """
+    moment = recorded_at_text if recorded_at_text is not None else format_time(recorded_at)
     sealed: list[SealedEvent] = []
     prev = head_hash
     for offset, (item, event_id) in enumerate(zip(prepared, event_ids, strict=True), start=1):

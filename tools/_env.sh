@@ -13,6 +13,7 @@ STAMP=".venv/.thoughtledger-installed"
 WANT="$(cat pyproject.toml | sha256sum | cut -d' ' -f1)"
 if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ]; then
     .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null
-    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[dev]" 2>&1 \
+        | grep -v -e "^WARNING: Location" >&2 || true
     echo "$WANT" > "$STAMP"
 fi

@@ -12,14 +12,16 @@ Positions are therefore strictly increasing in commit-visibility order but not d
 """
 
 import asyncio
+import contextlib
 import re
 from collections import OrderedDict
-from collections.abc import Sequence
-from typing import Any, cast
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
 from uuid import UUID
 
 import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from ledger.chain import GENESIS_HASH, PreparedEvent, seal
 from ledger.envelope import RecordedEvent
@@ -76,10 +78,37 @@ class PostgresEventStore(SqlEventStore):
         *,
         clock: Clock,
         max_event_bytes: int,
+        writers: int = 4,
     ) -> None:
         super().__init__(engine, where, clock=clock, max_event_bytes=max_event_bytes)
         # Heads this process has seen; an entry is only a hint, checked by the append statement.
         self._heads: OrderedDict[str, tuple[int, str]] = OrderedDict()
+        # Writers hold their connections: a pool checkout per append costs more than the append.
+        self._idle_writers: list[tuple[AsyncConnection, Any]] = []
+        self._writer_slots = asyncio.Semaphore(writers)
+        self._all_writers: set[AsyncConnection] = set()
+
+    @asynccontextmanager
+    async def _writer(self) -> AsyncIterator[Any]:
+        async with self._writer_slots:
+            if self._idle_writers:
+                connection, driver = self._idle_writers.pop()
+            else:
+                connection = await self._engine.connect()
+                self._all_writers.add(connection)
+                driver = (await connection.get_raw_connection()).driver_connection
+            healthy = False
+            try:
+                yield driver
+                healthy = True
+            finally:
+                if healthy and not self._closed:
+                    self._idle_writers.append((connection, driver))
+                else:
+                    self._all_writers.discard(connection)
+                    with contextlib.suppress(Exception):  # a broken connection may fail to close
+                        await connection.invalidate()
+                        await connection.close()
 
     @classmethod
     async def open(
@@ -88,6 +117,7 @@ class PostgresEventStore(SqlEventStore):
         *,
         pg_schema: str | None = None,
         pool_size: int = 16,
+        writers: int = 4,
         clock: Clock = utc_now,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     ) -> "PostgresEventStore":
@@ -97,7 +127,8 @@ class PostgresEventStore(SqlEventStore):
             url: A SQLAlchemy URL for asyncpg.
             pg_schema: A PostgreSQL schema to keep the tables in (created if missing);
                 ``None`` uses the connection's default ``search_path``.
-            pool_size: Connections kept open.
+            pool_size: Connections kept open for reads.
+            writers: Connections held open for appends (appends beyond this many wait).
             clock: Source of recorded times.
             max_event_bytes: Largest accepted payload of one event.
 
@@ -131,7 +162,7 @@ class PostgresEventStore(SqlEventStore):
             raise StoreUnavailableError(
                 "PostgreSQL support needs asyncpg: pip install 'thoughtledger[postgres]'"
             ) from exc
-        store = cls(engine, where, clock=clock, max_event_bytes=max_event_bytes)
+        store = cls(engine, where, clock=clock, max_event_bytes=max_event_bytes, writers=writers)
         try:
             await store._migrate(pg_schema)
         except BaseException:
@@ -207,9 +238,7 @@ class PostgresEventStore(SqlEventStore):
         )
         last = sealed[-1]
         try:
-            async with self._engine.connect() as connection:
-                raw = await connection.get_raw_connection()
-                driver = cast(Any, raw.driver_connection)
+            async with self._writer() as driver:
                 positions = await driver.fetch(
                     _APPEND,
                     session_id,
@@ -262,6 +291,11 @@ class PostgresEventStore(SqlEventStore):
         if self._closed:
             return
         self._closed = True
+        for connection in list(self._all_writers):
+            with contextlib.suppress(Exception):  # closing is best effort on a broken link
+                await connection.close()
+        self._all_writers.clear()
+        self._idle_writers.clear()
         await self._engine.dispose()
 
 

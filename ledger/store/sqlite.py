@@ -17,8 +17,10 @@ import asyncio
 import contextlib
 import sqlite3
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 from uuid import UUID
@@ -62,27 +64,36 @@ _INSERT_EVENT = _sql(sa.insert(_T).values({c: sa.bindparam(c.name) for c in _T.c
 _SELECT_HEAD = _sql(
     sa.select(_S.c.version, _S.c.hash).where(_S.c.session_id == sa.bindparam("session_id"))
 )
-_UPSERT_HEAD = _sql(
+# Moves the head only if it is still where the writer believes it is; rowcount 0 means it was not.
+_MOVE_HEAD = _sql(
     sqlite_dialect.insert(_S)
     .values(
         session_id=sa.bindparam("session_id"),
         version=sa.bindparam("version"),
         hash=sa.bindparam("hash"),
-        started_at=sa.bindparam("started_at"),
-        updated_at=sa.bindparam("updated_at"),
+        started_at=sa.bindparam("now"),
+        updated_at=sa.bindparam("now"),
     )
     .on_conflict_do_update(
         index_elements=[_S.c.session_id],
         set_={
             "version": sa.bindparam("version"),
             "hash": sa.bindparam("hash"),
-            "updated_at": sa.bindparam("updated_at"),
+            "updated_at": sa.bindparam("now"),
         },
+        where=sa.and_(_S.c.version == sa.bindparam("expected"), _S.c.hash == sa.bindparam("prev")),
     )
 )
-_MAX_POSITION = _sql(
-    sa.select(sa.func.coalesce(sa.func.max(_T.c.position), sa.literal_column("0")))
+# The first event of an append takes the next rowid (the write lock makes it max + 1); the rest
+# follow it explicitly, so one executemany stores them.
+_INSERT_FIRST = _sql(
+    sa.insert(_T).values(
+        {c: sa.null() if c.name == "position" else sa.bindparam(c.name) for c in _T.columns}
+    ),
+    _QMARK,
 )
+
+_HEAD_CACHE_SIZE = 4096
 
 
 @dataclass(slots=True)
@@ -126,6 +137,9 @@ class SqliteEventStore(SqlEventStore):
         self._writer = writer
         self._pending: list[_Request] = []
         self._flushing = False
+        # Heads this process wrote last; a hint checked by _MOVE_HEAD, never trusted blindly.
+        self._heads: OrderedDict[str, tuple[int, str]] = OrderedDict()
+        self._touched: list[tuple[str, int, str]] = []
         self._idle = asyncio.Event()
         self._idle.set()
 
@@ -275,13 +289,16 @@ class SqliteEventStore(SqlEventStore):
             raise StoreError(f"cannot start a write on {self.path}: {exc}") from exc
         except sqlite3.Error as exc:
             raise StoreError(f"cannot start a write on {self.path}: {exc}") from exc
+        self._touched = []
         try:
             outcomes = self._apply(db, requests)
             db.execute("COMMIT")
         except _Rejected as rejected:
             db.execute("ROLLBACK")
+            self._forget_touched()
             return [_Outcome(error=rejected.error)]
         except BaseException as exc:
+            self._forget_touched()
             with contextlib.suppress(sqlite3.Error):  # a failed COMMIT may have rolled back
                 db.execute("ROLLBACK")
             if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
@@ -289,73 +306,124 @@ class SqliteEventStore(SqlEventStore):
             if isinstance(exc, sqlite3.Error):
                 raise StoreError(f"write to {self.path} failed: {exc}") from exc
             raise
+        for session_id, version, head_hash in self._touched:
+            self._heads[session_id] = (version, head_hash)
+            self._heads.move_to_end(session_id)
+        while len(self._heads) > _HEAD_CACHE_SIZE:
+            self._heads.popitem(last=False)
         return outcomes
+
+    def _forget_touched(self) -> None:
+        for session_id, _version, _hash in self._touched:
+            self._forget(session_id)
 
     def _apply(self, db: sqlite3.Connection, requests: list[_Request]) -> list[_Outcome]:
         now = self._now()
         now_text = format_time(now)
-        position = db.execute(_MAX_POSITION).fetchone()[0]
         # A savepoint per caller keeps one caller's failure from undoing another's append; a lone
         # caller needs none (the whole transaction is its own).
         isolate = len(requests) > 1
         outcomes: list[_Outcome] = []
         for request in requests:
-            row = db.execute(_SELECT_HEAD, {"session_id": request.session_id}).fetchone()
-            version, head_hash = (row[0], row[1]) if row else (0, GENESIS_HASH)
-            if version != request.expected_version:
-                error = ConcurrencyError(request.session_id, request.expected_version, version)
-                outcomes.append(_Outcome(error=error))
-                continue
-            sealed = seal(
-                request.session_id,
-                request.prepared,
-                version=version,
-                head_hash=head_hash,
-                event_ids=request.ids,
-                recorded_at=now,
-            )
-            rows = [
-                (
-                    position + offset,
-                    item.session_id,
-                    item.version,
-                    str(item.event_id),
-                    item.recorded_at_text,
-                    item.schema_version,
-                    item.event_type,
-                    item.payload,
-                    item.prev_hash,
-                    item.hash,
-                )
-                for offset, item in enumerate(sealed, start=1)
-            ]
-            last = sealed[-1]
-            head = {
-                "session_id": request.session_id,
-                "version": last.version,
-                "hash": last.hash,
-                "started_at": now_text,
-                "updated_at": now_text,
-            }
             if isolate:
                 db.execute("SAVEPOINT append")
             try:
-                db.executemany(_INSERT_EVENT, rows)
-                db.execute(_UPSERT_HEAD, head)
+                outcome = self._apply_one(db, request, now, now_text)
             except sqlite3.IntegrityError as exc:
-                # The version was checked under the write lock, so only a reused event id is left.
-                error_text = f"an event id of this append is already recorded ({exc})"
+                # Versions are checked under the write lock, so only a reused event id is left.
+                error = InvalidInputError(f"an event id of this append is already recorded ({exc})")
                 if not isolate:
-                    raise _Rejected(InvalidInputError(error_text)) from exc
-                db.execute("ROLLBACK TO append")
-                db.execute("RELEASE append")
-                outcomes.append(_Outcome(error=InvalidInputError(error_text)))
-                continue
+                    raise _Rejected(error) from exc
+                outcome = _Outcome(error=error)
             if isolate:
+                if outcome.error is not None:
+                    db.execute("ROLLBACK TO append")
                 db.execute("RELEASE append")
-            outcomes.append(_Outcome(recorded=to_recorded(sealed, position + 1)))
-            position += len(sealed)
+            outcomes.append(outcome)
         return outcomes
+
+    def _apply_one(
+        self, db: sqlite3.Connection, request: _Request, now: datetime, now_text: str
+    ) -> _Outcome:
+        session_id = request.session_id
+        expected = request.expected_version
+        head = self._heads.get(session_id)
+        if head is None or head[0] != expected:
+            # Not known here (or known differently): ask the database, which is authoritative.
+            row = db.execute(_SELECT_HEAD, {"session_id": session_id}).fetchone()
+            head = (row[0], row[1]) if row else (0, GENESIS_HASH)
+            if head[0] != expected:
+                self._forget(session_id)
+                return _Outcome(error=ConcurrencyError(session_id, expected, head[0]))
+        sealed = seal(
+            session_id,
+            request.prepared,
+            version=expected,
+            head_hash=head[1],
+            event_ids=request.ids,
+            recorded_at=now,
+            recorded_at_text=now_text,
+        )
+        last = sealed[-1]
+        moved = db.execute(
+            _MOVE_HEAD,
+            {
+                "session_id": session_id,
+                "version": last.version,
+                "hash": last.hash,
+                "now": now_text,
+                "expected": expected,
+                "prev": head[1],
+            },
+        ).rowcount
+        if moved != 1:
+            # Another process moved the head since this one cached it.
+            self._forget(session_id)
+            row = db.execute(_SELECT_HEAD, {"session_id": session_id}).fetchone()
+            actual = row[0] if row else 0
+            if actual == expected:  # same version, other hash: the cache was simply stale
+                return self._apply_one(db, request, now, now_text)
+            return _Outcome(error=ConcurrencyError(session_id, expected, actual))
+        first = sealed[0]
+        position = db.execute(
+            _INSERT_FIRST,
+            (
+                session_id,
+                first.version,
+                str(first.event_id),
+                now_text,
+                first.schema_version,
+                first.event_type,
+                first.payload,
+                first.prev_hash,
+                first.hash,
+            ),
+        ).lastrowid
+        assert position is not None  # noqa: S101  # an INSERT always sets lastrowid
+        if len(sealed) > 1:
+            db.executemany(
+                _INSERT_EVENT,
+                [
+                    (
+                        position + offset,
+                        session_id,
+                        item.version,
+                        str(item.event_id),
+                        now_text,
+                        item.schema_version,
+                        item.event_type,
+                        item.payload,
+                        item.prev_hash,
+                        item.hash,
+                    )
+                    for offset, item in enumerate(sealed[1:], start=1)
+                ],
+            )
+        self._touched.append((session_id, last.version, last.hash))
+        return _Outcome(recorded=to_recorded(sealed, position))
+
+    def _forget(self, session_id: str) -> None:
+        self._heads.pop(session_id, None)
 
     async def aclose(self) -> None:
         """Wait for queued appends to commit, then close the writer and every reader."""

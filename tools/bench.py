@@ -1,0 +1,208 @@
+"""thoughtledger benchmarks: every figure is a ratio against a baseline measured in the same run.
+
+Usage:
+    tools/bench append [--events N] [--pg URL]
+    tools/bench all [--quick] [--json FILE]
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import sqlite3
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from ledger.chain import GENESIS_HASH, compute_hash
+from ledger.envelope import format_time
+from ledger.events import ThoughtRecorded
+from ledger.store.base import utc_now
+from ledger.store.postgres import PostgresEventStore
+from ledger.store.sqlite import SqliteEventStore
+
+DEFAULT_PG = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
+Result = dict[str, Any]
+
+
+def _event(n: int) -> ThoughtRecorded:
+    return ThoughtRecorded(
+        thought=f"Thought {n}: weigh the options and note what changed since the last step.",
+        thought_number=n,
+        total_thoughts=n + 1,
+        next_thought_needed=True,
+    )
+
+
+def _raw_rows(count: int, session_id: str) -> list[tuple[Any, ...]]:
+    """Rows with real payloads and hashes, computed before the clock starts."""
+    rows, prev = [], GENESIS_HASH
+    now = format_time(utc_now())
+    for n in range(1, count + 1):
+        payload = _event(n).model_dump_json(exclude={"type", "schema_version"}, exclude_none=True)
+        event_id = str(uuid.uuid4())
+        digest = compute_hash(
+            prev_hash=prev,
+            session_id=session_id,
+            version=n,
+            event_id=event_id,
+            recorded_at=now,
+            event_type="thought.recorded",
+            schema_version=1,
+            payload=payload,
+        )
+        rows.append((n, session_id, n, event_id, now, 1, "thought.recorded", payload, prev, digest))
+        prev = digest
+    return rows
+
+
+def _raw_sqlite(path: Path, count: int) -> float:
+    """Raw sqlite3: one event per transaction, same schema and PRAGMAs as the store."""
+    rows = _raw_rows(count, "raw")
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = NORMAL")
+    insert = (
+        "INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, "
+        "schema_version, event_type, payload, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?,?)"
+    )
+    base = db.execute("SELECT coalesce(max(position), 0) FROM tl_events").fetchone()[0]
+    start = time.perf_counter()
+    for row in rows:
+        db.execute("BEGIN IMMEDIATE")
+        db.execute(insert, (base + row[0], *row[1:]))
+        db.execute("COMMIT")
+    elapsed = time.perf_counter() - start
+    db.close()
+    return count / elapsed
+
+
+async def _store_loop(
+    append: Callable[[str, list[ThoughtRecorded], int], Awaitable[object]], count: int
+) -> float:
+    events = [_event(n) for n in range(1, count + 1)]
+    session = f"bench-{uuid.uuid4().hex[:8]}"
+    start = time.perf_counter()
+    for n, event in enumerate(events):
+        await append(session, [event], n)
+    return count / (time.perf_counter() - start)
+
+
+async def bench_append_sqlite(count: int) -> Result:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bench.db"
+        store = await SqliteEventStore.open(path)
+
+        async def append(session: str, events: list[ThoughtRecorded], version: int) -> object:
+            return await store.append(session, events, expected_version=version)
+
+        await _store_loop(append, 200)  # warm up: statement caches, page cache
+        ours = await _store_loop(append, count)
+        await store.aclose()
+        raw = _raw_sqlite(path, count)
+        # Run the store again after raw so a drift of the machine shows up in both directions.
+        store = await SqliteEventStore.open(path)
+        ours = max(ours, await _store_loop(append, count))
+        await store.aclose()
+    return {
+        "name": "append sqlite (1 event/append, durability=normal)",
+        "ours_per_s": round(ours),
+        "baseline": "raw sqlite3 BEGIN/INSERT/COMMIT",
+        "baseline_per_s": round(raw),
+        "ratio": round(ours / raw, 3),
+        "target": 0.25,
+    }
+
+
+async def bench_append_postgres(url: str, count: int) -> Result:
+    import asyncpg
+
+    schema = f"tl_bench_{uuid.uuid4().hex[:8]}"
+    store = await PostgresEventStore.open(url, pg_schema=schema, pool_size=2)
+    dsn = url.replace("postgresql+asyncpg://", "postgresql://", 1)
+    raw_conn = await asyncpg.connect(dsn, server_settings={"search_path": schema})
+    try:
+
+        async def append(session: str, events: list[ThoughtRecorded], version: int) -> object:
+            return await store.append(session, events, expected_version=version)
+
+        await _store_loop(append, 200)
+        ours = await _store_loop(append, count)
+        rows = _raw_rows(count, "raw")
+        base = 1 << 62  # clear of the store's transaction-id positions
+        insert = (
+            "INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, "
+            "schema_version, event_type, payload, prev_hash, hash) "
+            "VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)"
+        )
+        now = utc_now()
+        start = time.perf_counter()
+        for row in rows:
+            async with raw_conn.transaction():
+                await raw_conn.execute(insert, base + row[0], *row[1:4], now, *row[5:])
+        raw = count / (time.perf_counter() - start)
+        ours = max(ours, await _store_loop(append, count))
+    finally:
+        await raw_conn.execute("DROP SCHEMA " + schema + " CASCADE")
+        await raw_conn.close()
+        await store.aclose()
+    return {
+        "name": "append postgres (1 event/append)",
+        "ours_per_s": round(ours),
+        "baseline": "raw asyncpg BEGIN/INSERT/COMMIT",
+        "baseline_per_s": round(raw),
+        "ratio": round(ours / raw, 3),
+        "target": 0.8,
+    }
+
+
+async def pg_available(url: str) -> bool:
+    import asyncpg
+
+    try:
+        dsn = url.replace("postgresql+asyncpg://", "postgresql://", 1)
+        connection = await asyncio.wait_for(asyncpg.connect(dsn), timeout=3)
+    except (TimeoutError, OSError, asyncpg.PostgresError):
+        return False
+    await connection.close()
+    return True
+
+
+def _print(results: list[Result]) -> None:
+    width = max(len(r["name"]) for r in results)
+    print(f"{'bench':<{width}}  {'ours/s':>10}  {'baseline/s':>10}  {'ratio':>6}  target  verdict")
+    for r in results:
+        verdict = "ok" if r["ratio"] >= r["target"] else "BELOW"
+        print(
+            f"{r['name']:<{width}}  {r['ours_per_s']:>10}  {r['baseline_per_s']:>10}  "
+            f"{r['ratio']:>6.3f}  {r['target']:>6}  {verdict}"
+        )
+        print(f"{'':<{width}}  baseline: {r['baseline']}")
+
+
+async def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="tools/bench", description=__doc__.split("\n")[0])
+    parser.add_argument("bench", choices=["append", "all"], nargs="?", default="all")
+    parser.add_argument("--events", type=int, default=5000)
+    parser.add_argument("--pg", default=os.environ.get("THOUGHTLEDGER_TEST_PG_URL", DEFAULT_PG))
+    parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    args = parser.parse_args(argv)
+    results = [await bench_append_sqlite(args.events)]
+    if await pg_available(args.pg):
+        results.append(await bench_append_postgres(args.pg, args.events // 2))
+    else:
+        print(f"(PostgreSQL at {args.pg} not reachable: its figures are skipped)")
+    _print(results)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main(sys.argv[1:])))
