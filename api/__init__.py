@@ -1,1 +1,42 @@
-"""The async facade, the MCP server and the command line."""
+"""The async facade of thoughtledger (and, in submodules, its MCP server and command line).
+
+Example::
+
+    from api import open_ledger
+
+    async with open_ledger() as ledger:
+        session = await ledger.new_session()
+        await session.process_sequential_thinking(
+            thought="Map the failure modes", thought_number=1, total_thoughts=3,
+            next_thought_needed=True)
+"""
+
+from api.bootstrap import open_ledger, open_store
+from api.service import DEFAULT_TTL, Ledger, Session, ThinkOutcome
+from ledger.errors import (
+    ConcurrencyError,
+    IntegrityError,
+    InvalidInputError,
+    InvalidThoughtError,
+    LedgerError,
+    SessionNotFoundError,
+    StoreError,
+    StoreUnavailableError,
+)
+
+__all__ = [
+    "DEFAULT_TTL",
+    "ConcurrencyError",
+    "IntegrityError",
+    "InvalidInputError",
+    "InvalidThoughtError",
+    "Ledger",
+    "LedgerError",
+    "Session",
+    "SessionNotFoundError",
+    "StoreError",
+    "StoreUnavailableError",
+    "ThinkOutcome",
+    "open_ledger",
+    "open_store",
+]

@@ -1,0 +1,122 @@
+"""Choosing and opening a backend: the one place a URL becomes a store."""
+
+import os
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import datetime, timedelta
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from api.service import DEFAULT_TTL, Ledger
+from ledger.decide import DEFAULT_MAX_THOUGHT_BYTES
+from ledger.errors import InvalidInputError
+from ledger.store.base import EventStore, utc_now
+from ledger.store.memory import MemoryEventStore
+
+URL_ENV = "THOUGHTLEDGER_URL"
+"""Environment variable naming the ledger when no URL is passed."""
+
+
+def default_path() -> Path:
+    """Return the embedded ledger's file: ``$XDG_DATA_HOME/thoughtledger/ledger.db``.
+
+    Without ``XDG_DATA_HOME`` it lives under ``~/.local/share``.
+    """
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "thoughtledger" / "ledger.db"
+
+
+def resolve_url(url: str | None = None) -> str:
+    """Return the ledger URL to use: ``url``, else ``$THOUGHTLEDGER_URL``, else the default file."""
+    return url or os.environ.get(URL_ENV) or f"sqlite:///{default_path()}"
+
+
+async def open_store(
+    url: str | None = None, *, clock: Callable[[], datetime] = utc_now
+) -> EventStore:
+    """Open the store a URL names.
+
+    Accepted forms: ``sqlite:///path/to/file.db`` (or ``sqlite+aiosqlite://``; add
+    ``?durability=full`` to ``fsync`` every commit), a plain file path,
+    ``postgresql://user@host:port/db`` (or ``postgresql+asyncpg://``; add ``?schema=name`` to keep
+    the tables in a schema), and ``memory://`` (nothing is kept).
+
+    Raises:
+        InvalidInputError: The URL is of no known form.
+        StoreUnavailableError: The database cannot be reached or created.
+        NotALedgerError: The file is not an SQLite database.
+        SchemaVersionError: The database was written by a newer thoughtledger.
+    """
+    target = resolve_url(url)
+    parts = urlsplit(target)
+    scheme = parts.scheme.lower()
+    query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+    if scheme in ("", "file") or (len(scheme) == 1 and target[1:3] == ":\\"):
+        return await _sqlite(Path(parts.path if scheme == "file" else target), {}, clock)
+    if scheme in ("sqlite", "sqlite+aiosqlite"):
+        path = target.split("://", 1)[1].split("?", 1)[0]
+        if not path.startswith("/"):
+            raise InvalidInputError(f"expected sqlite:///path/to/ledger.db, got {target!r}")
+        return await _sqlite(Path(path[1:] if path.startswith("//") else path), query, clock)
+    if scheme in ("postgresql", "postgres", "postgresql+asyncpg"):
+        from ledger.store.postgres import PostgresEventStore
+
+        schema = query.pop("schema", None)
+        plain = target.split("?", 1)[0]
+        rest = "&".join(f"{k}={v}" for k, v in query.items())
+        return await PostgresEventStore.open(
+            plain + ("?" + rest if rest else ""), pg_schema=schema, clock=clock
+        )
+    if scheme == "memory":
+        return MemoryEventStore(clock=clock)
+    raise InvalidInputError(
+        f"unknown ledger URL {target!r}: use sqlite:///file.db, postgresql://... or memory://"
+    )
+
+
+async def _sqlite(path: Path, query: dict[str, str], clock: Callable[[], datetime]) -> EventStore:
+    from ledger.store.sqlite import SqliteEventStore
+
+    durability = query.get("durability", "normal")
+    if durability not in ("normal", "full"):
+        raise InvalidInputError(f"durability must be normal or full, got {durability!r}")
+    return await SqliteEventStore.open(
+        path, durability="full" if durability == "full" else "normal", clock=clock
+    )
+
+
+@asynccontextmanager
+async def open_ledger(
+    url: str | None = None,
+    *,
+    ttl: timedelta | None = DEFAULT_TTL,
+    clock: Callable[[], datetime] = utc_now,
+    max_thought_bytes: int = DEFAULT_MAX_THOUGHT_BYTES,
+    cache_size: int = 1024,
+) -> AsyncIterator[Ledger]:
+    """Open the ledger a URL names (the embedded SQLite file by default) and close it after.
+
+    Args:
+        url: See :func:`open_store`; ``None`` reads ``$THOUGHTLEDGER_URL``, else the default file.
+        ttl: Idle time after which a session expires (``None``: never).
+        clock: Source of the current time (UTC).
+        max_thought_bytes: Largest accepted thought, in UTF-8 bytes.
+        cache_size: Session states kept in memory.
+
+    Raises:
+        InvalidInputError: The URL is of no known form.
+        StoreUnavailableError: The database cannot be reached or created.
+        NotALedgerError: The file is not an SQLite database.
+        SchemaVersionError: The database was written by a newer thoughtledger.
+    """
+    store = await open_store(url, clock=clock)
+    ledger = Ledger(
+        store, ttl=ttl, clock=clock, max_thought_bytes=max_thought_bytes, cache_size=cache_size
+    )
+    try:
+        yield ledger
+    finally:
+        await ledger.aclose()
+
+
+__all__ = ["URL_ENV", "default_path", "open_ledger", "open_store", "resolve_url"]

@@ -1,0 +1,537 @@
+"""The async facade: load a session, replay it, decide, append, answer with a view.
+
+No SQL, no MCP, no argument parsing lives here: only the use-cases over the store and projections.
+"""
+
+import contextlib
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from ledger.chain import VerifyReport
+from ledger.decide import DEFAULT_MAX_THOUGHT_BYTES, ThinkCommand, decide_thought, parse_command
+from ledger.envelope import RecordedEvent
+from ledger.errors import ConcurrencyError, InvalidInputError, SessionNotFoundError
+from ledger.events import LedgerEvent, SessionCleared, SessionExpired
+from ledger.ids import check_id, new_session_id
+from ledger.store.base import EventStore, utc_now
+from projections.state import SessionState, ThoughtEntry, empty, replay
+from projections.views import (
+    JsonDict,
+    branch_sets,
+    minimal_response,
+    official_view,
+    session_view,
+    thought_history,
+)
+
+DEFAULT_TTL = timedelta(minutes=30)
+"""Idle time after which a session expires (001's default)."""
+
+Profile = Literal["minimal", "official", "session"]
+
+_ATTEMPTS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkOutcome:
+    """What one recorded thought produced.
+
+    Attributes:
+        session_id: The session the thought landed in (a new one after a clear or expiry).
+        state: The session after the thought.
+        entry: The thought as recorded.
+        recorded: Every event appended by this call, in order (a retired session's ``cleared``
+            or ``expired`` event first, when there was one).
+        replaced_session_id: The session this call retired, if any.
+    """
+
+    session_id: str
+    state: SessionState
+    entry: ThoughtEntry
+    recorded: list[RecordedEvent]
+    replaced_session_id: str | None = None
+
+
+class Ledger:
+    """Sequential thinking over an event store: sessions, thoughts, views and time travel.
+
+    Args:
+        store: Where events live; the ledger owns it and closes it in :meth:`aclose`.
+        ttl: Idle time after which a session expires (``None``: never).
+        clock: Source of the current time (UTC), for expiry decisions.
+        max_thought_bytes: Largest accepted thought, in UTF-8 bytes.
+        cache_size: How many session states to keep in memory (least recently used go first).
+    """
+
+    def __init__(
+        self,
+        store: EventStore,
+        *,
+        ttl: timedelta | None = DEFAULT_TTL,
+        clock: Callable[[], datetime] = utc_now,
+        max_thought_bytes: int = DEFAULT_MAX_THOUGHT_BYTES,
+        cache_size: int = 1024,
+    ) -> None:
+        self.store = store
+        self.ttl = ttl
+        self.max_thought_bytes = max_thought_bytes
+        self._clock = clock
+        self._cache: OrderedDict[str, SessionState] = OrderedDict()
+        self._cache_size = cache_size
+
+    # -- sessions -------------------------------------------------------------------------------
+
+    async def new_session(
+        self, *, session_id: str | None = None, metadata: Mapping[str, str] | None = None
+    ) -> "Session":
+        """Return a handle on a new session; it is recorded with its first thought.
+
+        Args:
+            session_id: The id to use (the caller owns it); a UUIDv7 is minted when omitted.
+            metadata: Facts to record when the session starts (``client``, ``agent``...).
+
+        Raises:
+            InvalidInputError: The id is malformed.
+        """
+        return Session(self, check_id(session_id) if session_id else new_session_id(), metadata)
+
+    def session(self, session_id: str, *, metadata: Mapping[str, str] | None = None) -> "Session":
+        """Return a handle on ``session_id``, to continue it from any process sharing the ledger.
+
+        Raises:
+            InvalidInputError: The id is malformed.
+        """
+        return Session(self, check_id(session_id), metadata)
+
+    async def think(
+        self,
+        session_id: str | None,
+        arguments: Mapping[str, Any] | ThinkCommand,
+        *,
+        clear: bool = False,
+        metadata: Mapping[str, str] | None = None,
+    ) -> ThinkOutcome:
+        """Record one thought: the use-case behind every tool and the Python API.
+
+        A thought for a session that was cleared or has expired starts a fresh session under a new
+        id (recorded with its predecessor); ``clear=True`` retires the given session first.
+
+        Args:
+            session_id: The session to continue; ``None`` starts a new one.
+            arguments: The thought's fields (snake_case) or a validated command.
+            clear: Retire ``session_id`` and start afresh under a new id.
+            metadata: Facts to record if a session starts here.
+
+        Returns:
+            The outcome, with the session id the thought landed in.
+
+        Raises:
+            InvalidThoughtError: The arguments break a rule; nothing was appended.
+            InvalidInputError: The session id is malformed; nothing was appended.
+            StoreError: The store failed; nothing was appended.
+        """
+        command = (
+            arguments
+            if isinstance(arguments, ThinkCommand)
+            else parse_command(arguments, max_thought_bytes=self.max_thought_bytes)
+        )
+        current = check_id(session_id) if session_id is not None else new_session_id()
+        recorded: list[RecordedEvent] = []
+        replaced: str | None = None
+        fresh = False
+        for _attempt in range(_ATTEMPTS):
+            state = await self._load(current, fresh=fresh)
+            retire = self._retirement(state, clear=clear and replaced is None)
+            try:
+                if retire is not None:
+                    recorded += await self._append(state, [retire])
+                if state.version and (retire is not None or state.ended is not None):
+                    replaced, current = current, new_session_id()
+                    state = empty(current)
+                events = decide_thought(
+                    command,
+                    version=state.version,
+                    known_branches=state.branches.keys(),
+                    metadata=metadata,
+                    predecessor_id=replaced,
+                )
+                stored = await self._append(state, events)
+            except ConcurrencyError:
+                fresh = True  # another writer moved the session: reload it and decide again
+                continue
+            recorded += stored
+            after = self._cached(current)
+            assert after is not None  # noqa: S101  # just appended and remembered
+            assert after.last is not None  # noqa: S101  # a thought was just folded in
+            return ThinkOutcome(current, after, after.last, recorded, replaced)
+        raise ConcurrencyError(current, state.version, -1)
+
+    def _retirement(self, state: SessionState, *, clear: bool) -> LedgerEvent | None:
+        if state.version == 0 or state.ended is not None:
+            return None
+        if clear:
+            return SessionCleared(reason="cleared by the caller")
+        if self.ttl is not None and state.updated_at is not None:
+            idle = self._clock() - state.updated_at
+            if idle > self.ttl:
+                return SessionExpired(
+                    idle_seconds=idle.total_seconds(), ttl_seconds=self.ttl.total_seconds()
+                )
+        return None
+
+    async def get_session(self, session_id: str) -> SessionState | None:
+        """Return a session's current state, or ``None`` when it has no events.
+
+        An open session found idle past the TTL is recorded as expired now.
+
+        Raises:
+            InvalidInputError: The id is malformed.
+            StoreError: The store failed.
+        """
+        state = await self._load(check_id(session_id), fresh=True)
+        if state.version == 0:
+            return None
+        expiry = self._retirement(state, clear=False)
+        if expiry is not None:
+            # Someone else may have moved it meanwhile; the reload below shows what they did.
+            with contextlib.suppress(ConcurrencyError):
+                await self._append(state, [expiry])
+            state = await self._load(session_id, fresh=True)
+        return state
+
+    async def clear_session(self, session_id: str, *, reason: str | None = None) -> bool:
+        """Retire a session: append a cleared event (its history stays in the log).
+
+        Returns:
+            True when the session was open and is now cleared; False when there was nothing to
+            clear (unknown, already cleared or expired).
+
+        Raises:
+            InvalidInputError: The id is malformed.
+            StoreError: The store failed.
+        """
+        for _attempt in range(_ATTEMPTS):
+            state = await self._load(check_id(session_id), fresh=True)
+            if state.version == 0 or state.ended is not None:
+                return False
+            try:
+                await self._append(state, [SessionCleared(reason=reason)])
+            except ConcurrencyError:
+                continue
+            return True
+        return False
+
+    async def clear_all_sessions(self, *, reason: str | None = None) -> int:
+        """Clear every open session; returns how many were cleared.
+
+        Raises:
+            StoreError: The store failed.
+        """
+        cleared = 0
+        after: str | None = None
+        while heads := await self.store.list_heads(after_session_id=after, limit=500):
+            for head in heads:
+                if await self.clear_session(head.session_id, reason=reason):
+                    cleared += 1
+            after = heads[-1].session_id
+        return cleared
+
+    async def list_sessions(
+        self, *, limit: int = 100, after_session_id: str | None = None
+    ) -> list[SessionState]:
+        """Return up to ``limit`` sessions ordered by id, paging after ``after_session_id``.
+
+        Raises:
+            InvalidInputError: A limit below 1.
+            StoreError: The store failed.
+        """
+        heads = await self.store.list_heads(after_session_id=after_session_id, limit=limit)
+        return [await self._load(head.session_id, fresh=True) for head in heads]
+
+    # -- reading back ---------------------------------------------------------------------------
+
+    async def state(
+        self,
+        session_id: str,
+        *,
+        as_of_version: int | None = None,
+        as_of_time: datetime | None = None,
+    ) -> SessionState:
+        """Return a session's state now, or as it was at a version or a time.
+
+        Args:
+            session_id: The session.
+            as_of_version: Fold only the first N events.
+            as_of_time: Fold only the events recorded at or before this (aware) time.
+
+        Raises:
+            SessionNotFoundError: The session has no events (or none at that time).
+            InvalidInputError: A malformed id, both bounds given, or a bound out of range.
+            StoreError: The store failed.
+        """
+        check_id(session_id)
+        if as_of_version is not None and as_of_time is not None:
+            raise InvalidInputError("give as_of_version or as_of_time, not both")
+        if as_of_version is None and as_of_time is None:
+            state = await self._load(session_id, fresh=True)
+            if state.version == 0:
+                raise _not_found(session_id)
+            return state
+        records = await self.events(session_id, as_of_version=as_of_version, as_of_time=as_of_time)
+        return replay(records, empty(session_id))
+
+    async def events(
+        self,
+        session_id: str,
+        *,
+        as_of_version: int | None = None,
+        as_of_time: datetime | None = None,
+    ) -> list[RecordedEvent]:
+        """Return a session's events, all or up to a version or a time.
+
+        Raises:
+            SessionNotFoundError: The session has no events (or none at that time).
+            InvalidInputError: A malformed id or bound.
+            StoreError: The store failed.
+        """
+        check_id(session_id)
+        if as_of_version is not None:
+            if isinstance(as_of_version, bool) or not isinstance(as_of_version, int):
+                raise InvalidInputError("as_of_version must be an integer")
+            if as_of_version < 1:
+                raise InvalidInputError("as_of_version must be >= 1")
+        records = await self.store.read_stream(session_id, to_version=as_of_version)
+        if not records:
+            raise _not_found(session_id)
+        if as_of_version is not None and records[-1].version < as_of_version:
+            raise InvalidInputError(
+                f"session {session_id!r} has {records[-1].version} events; "
+                f"as_of_version {as_of_version} is past its end"
+            )
+        if as_of_time is not None:
+            if as_of_time.tzinfo is None:
+                raise InvalidInputError("as_of_time must carry a time zone (for example UTC)")
+            records = [r for r in records if r.recorded_at <= as_of_time]
+            if not records:
+                raise SessionNotFoundError(
+                    f"session {session_id!r} had no events yet at {as_of_time.isoformat()}"
+                )
+        return records
+
+    async def replay(self, session_id: str) -> AsyncIterator[tuple[RecordedEvent, SessionState]]:
+        """Yield each event of a session with the state just after it, for stepping through.
+
+        Raises:
+            SessionNotFoundError: The session has no events.
+            StoreError: The store failed.
+        """
+        state = empty(check_id(session_id))
+        for record in await self.events(session_id):
+            state = replay([record], state)
+            yield record, state
+
+    async def verify(self, session_id: str) -> VerifyReport:
+        """Walk a session's hash chain (see :meth:`EventStore.verify`).
+
+        Raises:
+            InvalidInputError: The id is malformed.
+            StoreError: The store failed.
+        """
+        return await self.store.verify(check_id(session_id))
+
+    async def aclose(self) -> None:
+        """Close the store."""
+        await self.store.aclose()
+
+    async def __aenter__(self) -> "Ledger":
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    # -- internals ------------------------------------------------------------------------------
+
+    async def _load(self, session_id: str, *, fresh: bool) -> SessionState:
+        cached = self._cached(session_id)
+        if cached is not None and not fresh:
+            return cached
+        base = cached if cached is not None else empty(session_id)
+        records = await self.store.read_stream(session_id, after_version=base.version)
+        state = replay(records, base) if records else base
+        if state.version:
+            self._remember(state)
+        return state
+
+    async def _append(self, state: SessionState, events: list[LedgerEvent]) -> list[RecordedEvent]:
+        try:
+            recorded = await self.store.append(
+                state.session_id, events, expected_version=state.version
+            )
+        except ConcurrencyError:
+            self._cache.pop(state.session_id, None)
+            raise
+        self._remember(replay(recorded, state))
+        return recorded
+
+    def _cached(self, session_id: str) -> SessionState | None:
+        state = self._cache.get(session_id)
+        if state is not None:
+            self._cache.move_to_end(session_id)
+        return state
+
+    def _remember(self, state: SessionState) -> None:
+        self._cache[state.session_id] = state
+        self._cache.move_to_end(state.session_id)
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+
+
+class Session:
+    """A handle on one session. After a clear or an expiry it follows the work to the new id."""
+
+    def __init__(
+        self, ledger: Ledger, session_id: str, metadata: Mapping[str, str] | None = None
+    ) -> None:
+        self._ledger = ledger
+        self._id = session_id
+        self._metadata = dict(metadata or {})
+
+    @property
+    def id(self) -> str:
+        """The session id (it changes when a thought lands in a fresh session)."""
+        return self._id
+
+    async def process_sequential_thinking(
+        self,
+        thought: str,
+        thought_number: int,
+        total_thoughts: int,
+        next_thought_needed: bool,
+        is_revision: bool | None = None,
+        revises_thought: int | None = None,
+        branch_from_thought: int | None = None,
+        branch_id: str | None = None,
+        needs_more_thoughts: bool | None = None,
+    ) -> JsonDict:
+        """Record a thought and return 000's minimal response.
+
+        The answer has exactly ``thought, thoughtNumber, totalThoughts, nextThoughtNeeded``,
+        whatever kind of thought it was.
+
+        Raises:
+            InvalidThoughtError: (a ``ValueError``) the arguments break a rule; nothing appended.
+            StoreError: The store failed; nothing appended.
+        """
+        outcome = await self.think(
+            thought=thought,
+            thought_number=thought_number,
+            total_thoughts=total_thoughts,
+            next_thought_needed=next_thought_needed,
+            is_revision=is_revision,
+            revises_thought=revises_thought,
+            branch_from_thought=branch_from_thought,
+            branch_id=branch_id,
+            needs_more_thoughts=needs_more_thoughts,
+        )
+        return minimal_response(outcome.entry)
+
+    async def think(self, *, clear: bool = False, **arguments: Any) -> ThinkOutcome:
+        """Record a thought given as keyword arguments (snake_case) and return the full outcome.
+
+        Raises:
+            InvalidThoughtError: The arguments break a rule; nothing appended.
+            StoreError: The store failed; nothing appended.
+        """
+        given = {key: value for key, value in arguments.items() if value is not None}
+        outcome = await self._ledger.think(self._id, given, clear=clear, metadata=self._metadata)
+        self._id = outcome.session_id
+        return outcome
+
+    async def state(
+        self, *, as_of_version: int | None = None, as_of_time: datetime | None = None
+    ) -> SessionState:
+        """See :meth:`Ledger.state`."""
+        return await self._ledger.state(
+            self._id, as_of_version=as_of_version, as_of_time=as_of_time
+        )
+
+    async def view(
+        self,
+        profile: Profile = "session",
+        *,
+        as_of_version: int | None = None,
+        as_of_time: datetime | None = None,
+        history_window: int | None = None,
+    ) -> JsonDict:
+        """Return the session as one of the views, now or as of a version or time.
+
+        Args:
+            profile: ``minimal`` (000), ``official`` (the official server) or ``session`` (001).
+            as_of_version: See :meth:`Ledger.state`.
+            as_of_time: See :meth:`Ledger.state`.
+            history_window: For ``session``: keep only the last N thoughts in the history.
+
+        Raises:
+            SessionNotFoundError: The session has no events (or none at that time).
+            InvalidInputError: A malformed bound or profile.
+        """
+        state = await self.state(as_of_version=as_of_version, as_of_time=as_of_time)
+        if profile == "official":
+            return official_view(state)
+        if profile == "session":
+            return session_view(state, history_window=history_window)
+        if profile == "minimal":
+            if state.last is None:
+                raise SessionNotFoundError(f"session {self._id!r} has no thoughts yet")
+            return minimal_response(state.last)
+        raise InvalidInputError(f"unknown profile {profile!r}: use minimal, official or session")
+
+    async def history(
+        self, *, as_of_version: int | None = None, as_of_time: datetime | None = None
+    ) -> list[JsonDict]:
+        """Every thought with all its fields, now or as of a version or time.
+
+        Raises:
+            SessionNotFoundError: The session has no events.
+        """
+        return thought_history(await self.state(as_of_version=as_of_version, as_of_time=as_of_time))
+
+    async def branches(
+        self, *, as_of_version: int | None = None, as_of_time: datetime | None = None
+    ) -> list[JsonDict]:
+        """Every branch with its origin and thoughts, now or as of a version or time.
+
+        Raises:
+            SessionNotFoundError: The session has no events.
+        """
+        return branch_sets(await self.state(as_of_version=as_of_version, as_of_time=as_of_time))
+
+    async def events(
+        self, *, as_of_version: int | None = None, as_of_time: datetime | None = None
+    ) -> list[RecordedEvent]:
+        """See :meth:`Ledger.events`."""
+        return await self._ledger.events(
+            self._id, as_of_version=as_of_version, as_of_time=as_of_time
+        )
+
+    def replay(self) -> AsyncIterator[tuple[RecordedEvent, SessionState]]:
+        """See :meth:`Ledger.replay`."""
+        return self._ledger.replay(self._id)
+
+    async def clear(self, *, reason: str | None = None) -> bool:
+        """See :meth:`Ledger.clear_session`."""
+        return await self._ledger.clear_session(self._id, reason=reason)
+
+    async def verify(self) -> VerifyReport:
+        """See :meth:`Ledger.verify`."""
+        return await self._ledger.verify(self._id)
+
+
+def _not_found(session_id: str) -> SessionNotFoundError:
+    return SessionNotFoundError(f"no session {session_id!r} in this ledger")
+
+
+__all__ = ["DEFAULT_TTL", "Ledger", "Profile", "Session", "ThinkOutcome"]

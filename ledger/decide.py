@@ -1,0 +1,123 @@
+"""Pure rules of sequential thinking: a command and what is known of its session in, events out."""
+
+from collections.abc import Collection, Mapping
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ledger.errors import InvalidThoughtError
+from ledger.events import (
+    BranchExtended,
+    BranchOpened,
+    Count,
+    LedgerEvent,
+    SessionStarted,
+    Text,
+    ThoughtRecorded,
+    ThoughtRevised,
+)
+
+DEFAULT_MAX_THOUGHT_BYTES = 1024 * 1024
+"""Largest thought accepted by default, in UTF-8 bytes (configurable per ledger)."""
+
+MAX_BRANCH_ID_CHARS = 256
+
+
+class ThinkCommand(BaseModel):
+    """One sequential-thinking call, validated: every field the references accept.
+
+    Types are strict: ``"3"`` is not a number and ``1`` is not a boolean here; transports that
+    must accept such spellings (the official MCP tool) convert them before building a command.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    thought: Annotated[Text, Field(min_length=1)]
+    thought_number: Count
+    total_thoughts: Count
+    next_thought_needed: bool
+    is_revision: bool | None = None
+    revises_thought: Count | None = None
+    branch_from_thought: Count | None = None
+    branch_id: Annotated[Text, Field(max_length=MAX_BRANCH_ID_CHARS)] | None = None
+    needs_more_thoughts: bool | None = None
+
+
+def parse_command(
+    arguments: Mapping[str, Any], *, max_thought_bytes: int = DEFAULT_MAX_THOUGHT_BYTES
+) -> ThinkCommand:
+    """Validate raw arguments (snake_case keys) into a :class:`ThinkCommand`.
+
+    Raises:
+        InvalidThoughtError: A field is missing, unknown, of the wrong type or out of range, or
+            the thought is longer than ``max_thought_bytes``; the message names every problem.
+    """
+    try:
+        command = ThinkCommand.model_validate(dict(arguments))
+    except ValidationError as exc:
+        raise InvalidThoughtError(describe(exc)) from None
+    size = len(command.thought)
+    if size * 4 > max_thought_bytes and len(command.thought.encode("utf-8")) > max_thought_bytes:
+        raise InvalidThoughtError(
+            f"thought is {len(command.thought.encode('utf-8'))} bytes, over the limit of "
+            f"{max_thought_bytes} bytes; split it into several thoughts"
+        )
+    return command
+
+
+def describe(error: ValidationError) -> str:
+    """Render a pydantic error as one line a person (or a model) can act on."""
+    problems = []
+    for item in error.errors(include_url=False):
+        where = ".".join(str(part) for part in item["loc"]) or "arguments"
+        message = item["msg"]
+        if item["type"] == "extra_forbidden":
+            message = "unknown field"
+        elif item["type"] in ("too_short", "string_too_short"):
+            message = "must not be empty"
+        problems.append(f"{where}: {message}")
+    return "invalid thought: " + "; ".join(problems)
+
+
+def decide_thought(
+    command: ThinkCommand,
+    *,
+    version: int,
+    known_branches: Collection[str],
+    metadata: Mapping[str, str] | None = None,
+    predecessor_id: str | None = None,
+) -> list[LedgerEvent]:
+    """Return the events that record ``command`` on a session at ``version``.
+
+    A session's first append also records :class:`SessionStarted`. A thought whose number is
+    above the estimate raises the estimate to its number (as the official server does) and keeps
+    the caller's figure in ``requested_total_thoughts``. A branch is registered only when both
+    ``branch_from_thought`` and ``branch_id`` are given (as the official server does); otherwise
+    a revision is a revision and anything else a plain thought.
+    """
+    raised = command.thought_number > command.total_thoughts
+    facts = command.model_dump()
+    facts["total_thoughts"] = command.thought_number if raised else command.total_thoughts
+    facts["requested_total_thoughts"] = command.total_thoughts if raised else None
+    event: LedgerEvent
+    if command.branch_from_thought is not None and command.branch_id:
+        if command.branch_id in known_branches:
+            event = BranchExtended(**facts)
+        else:
+            event = BranchOpened(**facts)
+    elif command.is_revision:
+        event = ThoughtRevised(**facts)
+    else:
+        event = ThoughtRecorded(**facts)
+    if version == 0:
+        return [SessionStarted(metadata=dict(metadata or {}), predecessor_id=predecessor_id), event]
+    return [event]
+
+
+__all__ = [
+    "DEFAULT_MAX_THOUGHT_BYTES",
+    "ThinkCommand",
+    "decide_thought",
+    "describe",
+    "parse_command",
+]

@@ -1,0 +1,209 @@
+"""The session state every view is read from, and the fold that builds it from events."""
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from types import MappingProxyType
+from typing import assert_never
+
+from ledger.envelope import RecordedEvent
+from ledger.events import (
+    BranchExtended,
+    BranchOpened,
+    SessionCleared,
+    SessionExpired,
+    SessionStarted,
+    ThoughtRecorded,
+    ThoughtRevised,
+)
+
+Status = str
+"""One of ``recorded``, ``revision``, ``branch``, ``complete`` (002's ``status``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ThoughtEntry:
+    """One recorded thought, with where and when it entered the log.
+
+    Attributes:
+        version: Its version in the session.
+        position: Its global position in the log.
+        recorded_at: When it was recorded.
+        kind: The event type that carried it.
+        thought: The text.
+        thought_number: The number the caller gave it.
+        total_thoughts: The estimate in force after it (raised to ``thought_number`` if lower).
+        next_thought_needed: Whether the caller wanted another thought.
+        is_revision: As given (``None`` when not given).
+        revises_thought: As given.
+        branch_from_thought: As given.
+        branch_id: As given.
+        needs_more_thoughts: As given.
+    """
+
+    version: int
+    position: int
+    recorded_at: datetime
+    kind: str
+    thought: str
+    thought_number: int
+    total_thoughts: int
+    next_thought_needed: bool
+    is_revision: bool | None
+    revises_thought: int | None
+    branch_from_thought: int | None
+    branch_id: str | None
+    needs_more_thoughts: bool | None
+
+    @property
+    def status(self) -> Status:
+        """This thought's status: ``complete`` once no next thought is needed, else its kind."""
+        if not self.next_thought_needed:
+            return "complete"
+        if self.kind in ("branch.opened", "branch.extended"):
+            return "branch"
+        if self.kind == "thought.revised":
+            return "revision"
+        return "recorded"
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    """A branch: its id, the thought it forks from, and the versions of its thoughts in order."""
+
+    branch_id: str
+    from_thought: int
+    versions: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionState:
+    """Everything known about one session after some prefix of its events.
+
+    Attributes:
+        session_id: The session.
+        version: How many of its events were folded.
+        started_at: When its first event was recorded.
+        updated_at: When its last folded event was recorded.
+        metadata: Facts recorded when it started (client, agent, transport...).
+        predecessor_id: The session it replaced after a clear, if any.
+        thoughts: Every thought, in order (main line, revisions and branches alike).
+        branches: Every branch, by id, in first-seen order.
+        ended: ``None`` while open; ``"cleared"`` or ``"expired"`` once retired.
+    """
+
+    session_id: str
+    version: int = 0
+    started_at: datetime | None = None
+    updated_at: datetime | None = None
+    metadata: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    predecessor_id: str | None = None
+    thoughts: tuple[ThoughtEntry, ...] = ()
+    branches: Mapping[str, Branch] = field(default_factory=lambda: MappingProxyType({}))
+    ended: str | None = None
+
+    @property
+    def last(self) -> ThoughtEntry | None:
+        """The most recent thought, if any."""
+        return self.thoughts[-1] if self.thoughts else None
+
+    @property
+    def status(self) -> str:
+        """``empty``, ``cleared``, ``expired``, or the last thought's status."""
+        if self.ended is not None:
+            return self.ended
+        last = self.last
+        return last.status if last is not None else "empty"
+
+    @property
+    def revisions(self) -> int:
+        """How many thoughts were recorded as revisions."""
+        return sum(1 for t in self.thoughts if t.kind == "thought.revised")
+
+
+def empty(session_id: str) -> SessionState:
+    """The state of a session before its first event."""
+    return SessionState(session_id=session_id)
+
+
+def evolve(state: SessionState, record: RecordedEvent) -> SessionState:
+    """Fold one recorded event into ``state`` (pure: returns a new state)."""
+    return replay([record], state)
+
+
+def replay(records: Iterable[RecordedEvent], state: SessionState) -> SessionState:
+    """Fold ``records`` (one session, in version order) onto ``state``.
+
+    Builds into local lists and freezes once at the end, so replaying n events costs O(n).
+    """
+    thoughts = list(state.thoughts)
+    branches = dict(state.branches)
+    started_at, updated_at = state.started_at, state.updated_at
+    metadata, predecessor, ended = state.metadata, state.predecessor_id, state.ended
+    version = state.version
+    for record in records:
+        version = record.version
+        if started_at is None:
+            started_at = record.recorded_at
+        updated_at = record.recorded_at
+        event = record.event
+        match event:
+            case SessionStarted():
+                metadata = MappingProxyType(dict(event.metadata))
+                predecessor = event.predecessor_id
+            case ThoughtRecorded() | ThoughtRevised() | BranchOpened() | BranchExtended():
+                thoughts.append(
+                    ThoughtEntry(
+                        version=record.version,
+                        position=record.position,
+                        recorded_at=record.recorded_at,
+                        kind=event.type,
+                        thought=event.thought,
+                        thought_number=event.thought_number,
+                        total_thoughts=event.total_thoughts,
+                        next_thought_needed=event.next_thought_needed,
+                        is_revision=event.is_revision,
+                        revises_thought=event.revises_thought,
+                        branch_from_thought=event.branch_from_thought,
+                        branch_id=event.branch_id,
+                        needs_more_thoughts=event.needs_more_thoughts,
+                    )
+                )
+                if isinstance(event, BranchOpened | BranchExtended):
+                    known = branches.get(event.branch_id)
+                    if known is None:
+                        branches[event.branch_id] = Branch(
+                            event.branch_id, event.branch_from_thought, (record.version,)
+                        )
+                    else:
+                        branches[event.branch_id] = replace(
+                            known, versions=(*known.versions, record.version)
+                        )
+            case SessionCleared():
+                ended = "cleared"
+            case SessionExpired():
+                ended = "expired"
+            case _:
+                assert_never(event)
+    return SessionState(
+        session_id=state.session_id,
+        version=version,
+        started_at=started_at,
+        updated_at=updated_at,
+        metadata=metadata,
+        predecessor_id=predecessor,
+        thoughts=tuple(thoughts),
+        branches=MappingProxyType(branches),
+        ended=ended,
+    )
+
+
+__all__ = [
+    "Branch",
+    "SessionState",
+    "Status",
+    "ThoughtEntry",
+    "empty",
+    "evolve",
+    "replay",
+]

@@ -1,0 +1,168 @@
+"""The views callers read: pure functions from a session state (or records) to JSON dicts.
+
+Key names follow the reference each view comes from: camelCase for the official server and the
+session pattern, snake_case for the MCP server API of 002.
+"""
+
+from collections.abc import Iterable
+from typing import Any
+
+from ledger.envelope import RecordedEvent, format_time
+from projections.state import SessionState, ThoughtEntry
+
+JsonDict = dict[str, Any]
+
+
+def minimal_response(entry: ThoughtEntry) -> JsonDict:
+    """Return exactly the four flow-control keys of 000.
+
+    They are ``thought, thoughtNumber, totalThoughts, nextThoughtNeeded``.
+    """
+    return {
+        "thought": entry.thought,
+        "thoughtNumber": entry.thought_number,
+        "totalThoughts": entry.total_thoughts,
+        "nextThoughtNeeded": entry.next_thought_needed,
+    }
+
+
+def official_view(state: SessionState) -> JsonDict:
+    """Return the official server's answer.
+
+    It is ``thoughtNumber, totalThoughts, nextThoughtNeeded, branches, thoughtHistoryLength``,
+    numbers of the last thought (zeros before the first).
+    """
+    last = state.last
+    return {
+        "thoughtNumber": last.thought_number if last else 0,
+        "totalThoughts": last.total_thoughts if last else 0,
+        "nextThoughtNeeded": last.next_thought_needed if last else True,
+        "branches": list(state.branches),
+        "thoughtHistoryLength": len(state.thoughts),
+    }
+
+
+def session_view(state: SessionState, *, history_window: int | None = None) -> JsonDict:
+    """Return the session pattern's answer (001), with a ``summary`` once no thought is needed.
+
+    Args:
+        state: The session.
+        history_window: Keep only the last N thoughts in ``thoughtHistory`` (``None``: all).
+            ``thoughtHistoryLength`` always counts every thought.
+    """
+    thoughts = state.thoughts
+    shown = thoughts[max(0, len(thoughts) - history_window) :] if history_window else thoughts
+    history: list[JsonDict] = []
+    for entry in shown:
+        item: JsonDict = {"thoughtNumber": entry.thought_number, "thought": entry.thought}
+        if entry.is_revision is not None:
+            item["isRevision"] = entry.is_revision
+        history.append(item)
+    view = {"sessionId": state.session_id, **official_view(state), "thoughtHistory": history}
+    last = state.last
+    if last is not None and not last.next_thought_needed:
+        view["summary"] = (
+            f"Sequential thinking complete: {len(thoughts)} thoughts processed "
+            f"across {len(state.branches)} branches."
+        )
+    return view
+
+
+def status_view(state: SessionState, *, session_id_shown: bool) -> JsonDict:
+    """The ``sequential_thinking`` answer of 002 (snake_case, with ``status``).
+
+    Args:
+        state: The session.
+        session_id_shown: Whether to include ``session_id`` (002 omits the default session's).
+    """
+    last = state.last
+    view: JsonDict = {
+        "thought_number": last.thought_number if last else 0,
+        "total_thoughts": last.total_thoughts if last else 0,
+        "next_thought_needed": last.next_thought_needed if last else True,
+        "branches": list(state.branches),
+        "thought_history_length": len(state.thoughts),
+        "status": last.status if last else "recorded",
+    }
+    if session_id_shown:
+        view["session_id"] = state.session_id
+    return view
+
+
+def branch_sets(state: SessionState) -> list[JsonDict]:
+    """Every branch in first-seen order: its id, origin thought and thoughts."""
+    by_version = {entry.version: entry for entry in state.thoughts}
+    return [
+        {
+            "branchId": branch.branch_id,
+            "fromThought": branch.from_thought,
+            "thoughts": [
+                {
+                    "thoughtNumber": by_version[v].thought_number,
+                    "thought": by_version[v].thought,
+                    "version": v,
+                }
+                for v in branch.versions
+            ],
+        }
+        for branch in state.branches.values()
+    ]
+
+
+def thought_history(state: SessionState) -> list[JsonDict]:
+    """Every thought with all its recorded fields, version and time."""
+    return [thought_record(entry) for entry in state.thoughts]
+
+
+def thought_record(entry: ThoughtEntry) -> JsonDict:
+    """One thought with every field it was recorded with (``None`` fields left out)."""
+    item: JsonDict = {
+        "version": entry.version,
+        "recordedAt": format_time(entry.recorded_at),
+        "kind": entry.kind,
+        "status": entry.status,
+        "thoughtNumber": entry.thought_number,
+        "totalThoughts": entry.total_thoughts,
+        "nextThoughtNeeded": entry.next_thought_needed,
+        "thought": entry.thought,
+    }
+    optional = {
+        "isRevision": entry.is_revision,
+        "revisesThought": entry.revises_thought,
+        "branchFromThought": entry.branch_from_thought,
+        "branchId": entry.branch_id,
+        "needsMoreThoughts": entry.needs_more_thoughts,
+    }
+    item.update({key: value for key, value in optional.items() if value is not None})
+    return item
+
+
+def full_history(records: Iterable[RecordedEvent]) -> list[JsonDict]:
+    """Every event of a session with its position, version, time, id, type, hashes and payload."""
+    return [
+        {
+            "position": r.position,
+            "version": r.version,
+            "recordedAt": format_time(r.recorded_at),
+            "eventId": str(r.event_id),
+            "type": r.event_type,
+            "schemaVersion": r.schema_version,
+            "prevHash": r.prev_hash,
+            "hash": r.hash,
+            "event": r.event.model_dump(mode="json", exclude={"type", "schema_version"}),
+        }
+        for r in records
+    ]
+
+
+__all__ = [
+    "JsonDict",
+    "branch_sets",
+    "full_history",
+    "minimal_response",
+    "official_view",
+    "session_view",
+    "status_view",
+    "thought_history",
+    "thought_record",
+]
