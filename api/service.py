@@ -17,6 +17,8 @@ from ledger.errors import ConcurrencyError, InvalidInputError, SessionNotFoundEr
 from ledger.events import LedgerEvent, SessionCleared, SessionExpired
 from ledger.ids import check_id, new_session_id
 from ledger.store.base import EventStore, utc_now
+from projections.asof import as_of_version as as_of
+from projections.asof import version_at
 from projections.state import SessionState, ThoughtEntry, empty, replay
 from projections.views import (
     JsonDict,
@@ -275,13 +277,19 @@ class Ledger:
         check_id(session_id)
         if as_of_version is not None and as_of_time is not None:
             raise InvalidInputError("give as_of_version or as_of_time, not both")
-        if as_of_version is None and as_of_time is None:
-            state = await self._load(session_id, fresh=True)
-            if state.version == 0:
-                raise _not_found(session_id)
-            return state
-        records = await self.events(session_id, as_of_version=as_of_version, as_of_time=as_of_time)
-        return replay(records, empty(session_id))
+        state = await self._load(session_id, fresh=True)
+        if state.version == 0:
+            raise _not_found(session_id)
+        if as_of_version is not None:
+            return as_of(state, _check_version(session_id, as_of_version, state.version))
+        if as_of_time is not None:
+            version = version_at(state, _check_time(as_of_time))
+            if version == 0:
+                raise SessionNotFoundError(
+                    f"session {session_id!r} had no events yet at {as_of_time.isoformat()}"
+                )
+            return as_of(state, version)
+        return state
 
     async def events(
         self,
@@ -297,29 +305,8 @@ class Ledger:
             InvalidInputError: A malformed id or bound.
             StoreError: The store failed.
         """
-        check_id(session_id)
-        if as_of_version is not None:
-            if isinstance(as_of_version, bool) or not isinstance(as_of_version, int):
-                raise InvalidInputError("as_of_version must be an integer")
-            if as_of_version < 1:
-                raise InvalidInputError("as_of_version must be >= 1")
-        records = await self.store.read_stream(session_id, to_version=as_of_version)
-        if not records:
-            raise _not_found(session_id)
-        if as_of_version is not None and records[-1].version < as_of_version:
-            raise InvalidInputError(
-                f"session {session_id!r} has {records[-1].version} events; "
-                f"as_of_version {as_of_version} is past its end"
-            )
-        if as_of_time is not None:
-            if as_of_time.tzinfo is None:
-                raise InvalidInputError("as_of_time must carry a time zone (for example UTC)")
-            records = [r for r in records if r.recorded_at <= as_of_time]
-            if not records:
-                raise SessionNotFoundError(
-                    f"session {session_id!r} had no events yet at {as_of_time.isoformat()}"
-                )
-        return records
+        state = await self.state(session_id, as_of_version=as_of_version, as_of_time=as_of_time)
+        return await self.store.read_stream(session_id, to_version=state.version)
 
     async def replay(self, session_id: str) -> AsyncIterator[tuple[RecordedEvent, SessionState]]:
         """Yield each event of a session with the state just after it, for stepping through.
@@ -528,6 +515,26 @@ class Session:
     async def verify(self) -> VerifyReport:
         """See :meth:`Ledger.verify`."""
         return await self._ledger.verify(self._id)
+
+
+def _check_version(session_id: str, version: object, last: int) -> int:
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise InvalidInputError("as_of_version must be an integer")
+    if version < 1:
+        raise InvalidInputError("as_of_version must be >= 1")
+    if version > last:
+        raise InvalidInputError(
+            f"session {session_id!r} has {last} events; as_of_version {version} is past its end"
+        )
+    return version
+
+
+def _check_time(moment: object) -> datetime:
+    if not isinstance(moment, datetime):
+        raise InvalidInputError("as_of_time must be a datetime")
+    if moment.tzinfo is None:
+        raise InvalidInputError("as_of_time must carry a time zone (for example UTC)")
+    return moment
 
 
 def _not_found(session_id: str) -> SessionNotFoundError:

@@ -90,6 +90,8 @@ class SessionState:
         thoughts: Every thought, in order (main line, revisions and branches alike).
         branches: Every branch, by id, in first-seen order.
         ended: ``None`` while open; ``"cleared"`` or ``"expired"`` once retired.
+        ended_version: The version of the event that retired it.
+        started_version: The version of its ``session.started`` event (1 when recorded).
     """
 
     session_id: str
@@ -101,6 +103,8 @@ class SessionState:
     thoughts: tuple[ThoughtEntry, ...] = ()
     branches: Mapping[str, Branch] = field(default_factory=lambda: MappingProxyType({}))
     ended: str | None = None
+    ended_version: int | None = None
+    started_version: int | None = None
 
     @property
     def last(self) -> ThoughtEntry | None:
@@ -140,6 +144,7 @@ def replay(records: Iterable[RecordedEvent], state: SessionState) -> SessionStat
     branches = dict(state.branches)
     started_at, updated_at = state.started_at, state.updated_at
     metadata, predecessor, ended = state.metadata, state.predecessor_id, state.ended
+    ended_version, started_version = state.ended_version, state.started_version
     version = state.version
     for record in records:
         version = record.version
@@ -151,6 +156,7 @@ def replay(records: Iterable[RecordedEvent], state: SessionState) -> SessionStat
             case SessionStarted():
                 metadata = MappingProxyType(dict(event.metadata))
                 predecessor = event.predecessor_id
+                started_version = record.version
             case ThoughtRecorded() | ThoughtRevised() | BranchOpened() | BranchExtended():
                 thoughts.append(
                     ThoughtEntry(
@@ -180,9 +186,9 @@ def replay(records: Iterable[RecordedEvent], state: SessionState) -> SessionStat
                             known, versions=(*known.versions, record.version)
                         )
             case SessionCleared():
-                ended = "cleared"
+                ended, ended_version = "cleared", record.version
             case SessionExpired():
-                ended = "expired"
+                ended, ended_version = "expired", record.version
             case _:
                 assert_never(event)
     return SessionState(
@@ -195,6 +201,8 @@ def replay(records: Iterable[RecordedEvent], state: SessionState) -> SessionStat
         thoughts=tuple(thoughts),
         branches=MappingProxyType(branches),
         ended=ended,
+        ended_version=ended_version,
+        started_version=started_version,
     )
 
 

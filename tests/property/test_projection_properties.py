@@ -1,0 +1,77 @@
+"""Properties of the projections: live state equals replayed state, folds compose, as-of works."""
+
+import asyncio
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from api.service import Ledger
+from ledger.store.memory import MemoryEventStore
+from ledger.store.sqlite import SqliteEventStore
+from projections.state import empty, replay
+from projections.views import official_view, session_view
+from tests.property.strategies import calls
+
+
+async def _record(ledger: Ledger, sequence: list[dict[str, Any]]) -> Any:
+    outcome = None
+    for call in sequence:
+        outcome = await ledger.think("s", call)
+    assert outcome is not None
+    return outcome.state
+
+
+@settings(max_examples=25, deadline=None)
+@given(calls)
+def test_the_live_view_equals_the_view_rebuilt_after_reopening(
+    sequence: list[dict[str, Any]],
+) -> None:
+    async def scenario(path: Path) -> None:
+        store = await SqliteEventStore.open(path)
+        live = await _record(Ledger(store), sequence)
+        await store.aclose()
+        reopened = Ledger(await SqliteEventStore.open(path))
+        try:
+            rebuilt = await reopened.state("s")
+        finally:
+            await reopened.aclose()
+        assert session_view(rebuilt) == session_view(live)
+        assert official_view(rebuilt) == official_view(live)
+        assert rebuilt == live
+
+    with tempfile.TemporaryDirectory() as tmp:
+        asyncio.run(scenario(Path(tmp) / "ledger.db"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(calls, st.data())
+def test_replaying_a_prefix_then_the_suffix_equals_replaying_all(
+    sequence: list[dict[str, Any]], data: st.DataObject
+) -> None:
+    async def scenario() -> None:
+        ledger = Ledger(MemoryEventStore())
+        await _record(ledger, sequence)
+        records = await ledger.events("s")
+        cut = data.draw(st.integers(0, len(records)), label="cut")
+        whole = replay(records, empty("s"))
+        assert replay(records[cut:], replay(records[:cut], empty("s"))) == whole
+
+    asyncio.run(scenario())
+
+
+@settings(max_examples=60, deadline=None)
+@given(calls, st.data())
+def test_as_of_version_n_equals_replaying_the_first_n_events(
+    sequence: list[dict[str, Any]], data: st.DataObject
+) -> None:
+    async def scenario() -> None:
+        ledger = Ledger(MemoryEventStore())
+        await _record(ledger, sequence)
+        records = await ledger.events("s")
+        n = data.draw(st.integers(1, len(records)), label="version")
+        assert await ledger.state("s", as_of_version=n) == replay(records[:n], empty("s"))
+
+    asyncio.run(scenario())
