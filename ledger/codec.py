@@ -1,6 +1,7 @@
 """Encoding events to stored JSON and decoding them back, including schema upcasts."""
 
 from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
 
 from ledger.errors import EventDecodingError, InvalidInputError
 from ledger.events import EVENT_TYPES, SCHEMA_VERSION, Event, LedgerEvent
@@ -18,11 +19,18 @@ def encode_payload(event: Event) -> str:
         Compact JSON text. Unset optional fields are omitted; decoding restores them as ``None``.
 
     Raises:
-        InvalidInputError: ``event`` is not one of the ledger's event models.
+        InvalidInputError: ``event`` is not one of the ledger's event models, or holds text that
+            is not valid Unicode.
     """
     if type(event) not in _KNOWN_MODELS:
         raise InvalidInputError(f"not a ledger event: {type(event).__name__}")
-    return event.model_dump_json(exclude=_ENVELOPE_FIELDS, exclude_none=True)
+    try:
+        return event.model_dump_json(exclude=_ENVELOPE_FIELDS, exclude_none=True)
+    except PydanticSerializationError as exc:
+        # The only text pydantic cannot serialise is text that is not valid Unicode.
+        raise InvalidInputError(
+            f"{type(event).__name__} holds text that is not valid Unicode (a lone surrogate)"
+        ) from exc
 
 
 def event_type_of(event: Event) -> str:

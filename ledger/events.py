@@ -27,7 +27,11 @@ def _encodable(value: str) -> str:
 
 
 Text = Annotated[str, AfterValidator(_encodable)]
-"""A string that is valid Unicode (encodable as UTF-8); NUL characters are allowed."""
+"""A string that is valid Unicode (encodable as UTF-8); NUL characters are allowed.
+
+Commands use it to reject bad text at the edge with a clear message. Events use plain ``str``:
+decoding them is the hot loop of every replay, JSON cannot carry a lone surrogate anyway, and
+the store's encoder refuses one (see :func:`ledger.codec.encode_payload`)."""
 
 Count = Annotated[int, Field(ge=1)]
 """A thought number or estimate: a whole number of at least 1."""
@@ -49,15 +53,15 @@ class SessionStarted(Event):
     """
 
     type: Literal["session.started"] = "session.started"
-    metadata: dict[Text, Text] = Field(default_factory=dict)
-    predecessor_id: Text | None = None
+    metadata: dict[str, str] = Field(default_factory=dict)
+    predecessor_id: str | None = None
     """The session this one replaces after a clear, if any."""
 
 
 class _ThoughtFacts(Event):
     """Every field a sequential-thinking call accepts, kept as given (nothing is dropped)."""
 
-    thought: Text
+    thought: str
     thought_number: Count
     total_thoughts: Count
     """The estimate in force after this thought (raised to ``thought_number`` when lower)."""
@@ -68,7 +72,7 @@ class _ThoughtFacts(Event):
     is_revision: bool | None = None
     revises_thought: Count | None = None
     branch_from_thought: Count | None = None
-    branch_id: Text | None = None
+    branch_id: str | None = None
 
 
 class ThoughtRecorded(_ThoughtFacts):
@@ -88,7 +92,7 @@ class BranchOpened(_ThoughtFacts):
 
     type: Literal["branch.opened"] = "branch.opened"
     branch_from_thought: Count
-    branch_id: Text
+    branch_id: str
 
 
 class BranchExtended(_ThoughtFacts):
@@ -96,15 +100,15 @@ class BranchExtended(_ThoughtFacts):
 
     type: Literal["branch.extended"] = "branch.extended"
     branch_from_thought: Count
-    branch_id: Text
+    branch_id: str
 
 
 class SessionCleared(Event):
     """The session was cleared: its history stays in the log, its id is retired."""
 
     type: Literal["session.cleared"] = "session.cleared"
-    reason: Text | None = None
-    successor_id: Text | None = None
+    reason: str | None = None
+    successor_id: str | None = None
     """The session that continues the work, if one was started."""
 
 

@@ -1,63 +1,97 @@
-"""Turning stored rows of the SQL backends back into events, and into what verification reads."""
+"""Turning stored rows of the SQL backends back into events, and into what verification reads.
 
+Rows arrive as plain tuples in ``tl_events`` column order (position, session_id, version,
+event_id, recorded_at, schema_version, event_type, payload, prev_hash, hash): decoding is the
+hot loop of every replay, so it avoids per-row attribute lookups and repeated parsing.
+"""
+
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
-from uuid import UUID
+from uuid import UUID, SafeUUID
 
 from ledger.chain import StoredRow
 from ledger.codec import decode_payload
 from ledger.envelope import RecordedEvent, format_time, parse_time
 
-
-def _time(value: Any) -> datetime:
-    # SQLite returns the canonical text, PostgreSQL an aware datetime.
-    return value if isinstance(value, datetime) else parse_time(value)
+Row = Sequence[Any]
 
 
-def _time_text(value: Any) -> str:
-    return format_time(value) if isinstance(value, datetime) else str(value)
+def _uuid(text: str) -> UUID:
+    # UUID(text) validates and normalises at ~4 us a call; stored ids are canonical text written by
+    # this code, so building the object from its integer is enough (and 4x cheaper).
+    value = object.__new__(UUID)
+    object.__setattr__(value, "int", int(text.replace("-", ""), 16))
+    object.__setattr__(value, "is_safe", SafeUUID.unknown)
+    return value
 
 
-def decode_row(row: Any) -> RecordedEvent:
-    """Decode one ``tl_events`` row (any object with the column names as attributes).
+def decode_rows(rows: Iterable[Row]) -> list[RecordedEvent]:
+    """Decode ``tl_events`` rows (tuples in column order) into recorded events.
 
     Raises:
-        EventDecodingError: The stored type, schema version or payload cannot be decoded.
+        EventDecodingError: A stored type, schema version or payload cannot be decoded.
     """
-    return RecordedEvent(
-        position=row.position,
-        session_id=row.session_id,
-        version=row.version,
-        event_id=UUID(row.event_id),
-        recorded_at=_time(row.recorded_at),
-        schema_version=row.schema_version,
-        event_type=row.event_type,
-        payload=row.payload,
-        prev_hash=row.prev_hash,
-        hash=row.hash,
-        event=decode_payload(row.event_type, row.schema_version, row.payload),
-    )
+    decoded: list[RecordedEvent] = []
+    last_time: Any = None
+    last_moment: datetime | None = None
+    for (
+        position,
+        session_id,
+        version,
+        event_id,
+        recorded_at,
+        schema,
+        kind,
+        payload,
+        prev,
+        digest,
+    ) in rows:
+        # Events of one append share their time; parse each distinct value once.
+        if recorded_at != last_time:
+            last_time = recorded_at
+            last_moment = (
+                recorded_at if isinstance(recorded_at, datetime) else parse_time(recorded_at)
+            )
+        assert last_moment is not None  # noqa: S101  # set on the first row
+        decoded.append(
+            RecordedEvent(
+                position=position,
+                session_id=session_id,
+                version=version,
+                event_id=_uuid(event_id),
+                recorded_at=last_moment,
+                schema_version=schema,
+                event_type=kind,
+                payload=payload,
+                prev_hash=prev,
+                hash=digest,
+                event=decode_payload(kind, schema, payload),
+            )
+        )
+    return decoded
 
 
-def stored_row(row: Any) -> StoredRow:
+def stored_row(row: Row) -> StoredRow:
     """Return the stored columns of one ``tl_events`` row, undecoded, for chain verification."""
+    position, session_id, version, event_id, recorded_at, schema, kind, payload, prev, digest = row
     return StoredRow(
-        position=row.position,
-        session_id=row.session_id,
-        version=row.version,
-        event_id=row.event_id,
-        recorded_at=_time_text(row.recorded_at),
-        schema_version=row.schema_version,
-        event_type=row.event_type,
-        payload=row.payload,
-        prev_hash=row.prev_hash,
-        hash=row.hash,
+        position=position,
+        session_id=session_id,
+        version=version,
+        event_id=event_id,
+        recorded_at=format_time(recorded_at) if isinstance(recorded_at, datetime) else recorded_at,
+        schema_version=schema,
+        event_type=kind,
+        payload=payload,
+        prev_hash=prev,
+        hash=digest,
     )
 
 
 def head_time(value: Any) -> datetime:
     """Return a stored session-head time as an aware datetime."""
-    return _time(value)
+    return value if isinstance(value, datetime) else parse_time(value)
 
 
-__all__ = ["decode_row", "head_time", "stored_row"]
+__all__ = ["decode_rows", "head_time", "stored_row"]

@@ -19,7 +19,7 @@ from ledger.store.base import (
     check_window,
     utc_now,
 )
-from ledger.store.rows import decode_row, head_time, stored_row
+from ledger.store.rows import decode_rows, head_time, stored_row
 
 EVENTS = schema.events
 SESSIONS = schema.sessions
@@ -61,8 +61,7 @@ class SqlEventStore(EventStore):
         )
         if to_version is not None:
             query = query.where(EVENTS.c.version <= to_version)
-        rows = await self._fetch(query.order_by(EVENTS.c.version))
-        return [decode_row(row) for row in rows]
+        return decode_rows(await self._fetch(query.order_by(EVENTS.c.version)))
 
     async def read_all(self, *, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
         """See :meth:`EventStore.read_all`."""
@@ -71,8 +70,7 @@ class SqlEventStore(EventStore):
         visible = self._visible_below()
         if visible is not None:
             query = query.where(visible)
-        rows = await self._fetch(query.order_by(EVENTS.c.position).limit(limit))
-        return [decode_row(row) for row in rows]
+        return decode_rows(await self._fetch(query.order_by(EVENTS.c.position).limit(limit)))
 
     async def stream_head(self, session_id: str) -> StreamHead | None:
         """See :meth:`EventStore.stream_head`."""
@@ -106,7 +104,7 @@ class SqlEventStore(EventStore):
         try:
             async with self._engine.connect() as connection:
                 result = await connection.execute(query)
-                return list(result.all())
+                return list(result.tuples().all())
         except sa.exc.DBAPIError as exc:
             raise StoreError(f"read from {self._where} failed: {exc.orig}") from exc
         except OSError as exc:

@@ -241,6 +241,8 @@ async def test_invalid_session_ids_are_refused(store: EventStore, session_id: st
 async def test_bad_appends_raise_clear_errors_and_write_nothing(store: EventStore) -> None:
     with pytest.raises(InvalidInputError, match="expected_version"):
         await store.append("s1", [thought(1)], expected_version=-1)
+    with pytest.raises(InvalidInputError, match="not valid Unicode"):
+        await store.append("s1", [thought(1), thought(2, "lone \ud800")], expected_version=0)
     with pytest.raises(InvalidInputError, match="not a ledger event"):
         await store.append("s1", ["not an event"], expected_version=0)  # type: ignore[list-item]
     store.max_event_bytes = 1000
