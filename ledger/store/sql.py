@@ -104,7 +104,7 @@ class SqlEventStore(EventStore):
         try:
             async with self._engine.connect() as connection:
                 result = await connection.execute(query)
-                return list(result.tuples().all())
+                return list(result.all())
         except sa.exc.DBAPIError as exc:
             raise StoreError(f"read from {self._where} failed: {exc.orig}") from exc
         except OSError as exc:
