@@ -162,6 +162,42 @@ async def bench_append_postgres(url: str, count: int) -> Result:
     }
 
 
+async def bench_asof(thoughts: int = 10_000, at: int = 9_000) -> Result:
+    """Read version ``at`` of a ``thoughts``-thought session, next to a full replay of it."""
+    from api.service import Ledger
+    from projections.state import empty, replay
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = await SqliteEventStore.open(Path(tmp) / "asof.db")
+        ledger = Ledger(store)
+        events = [_event(n) for n in range(1, thoughts + 1)]
+        for start in range(0, thoughts, 1000):  # batched: the bench is about reading
+            await store.append("long", events[start : start + 1000], expected_version=start)
+        cold_start = time.perf_counter()
+        await ledger.state("long", as_of_version=at)  # first read: loads and caches the session
+        cold = time.perf_counter() - cold_start
+        asof_times, replay_times = [], []
+        for _ in range(5):
+            start = time.perf_counter()
+            state = await ledger.state("long", as_of_version=at)
+            asof_times.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            replayed = replay(await store.read_stream("long", to_version=at), empty("long"))
+            replay_times.append(time.perf_counter() - start)
+        assert state == replayed
+        await store.aclose()
+    asof_ms, replay_ms = min(asof_times) * 1000, min(replay_times) * 1000
+    return {
+        "name": f"as-of v{at} of a {thoughts}-thought session (ms, lower is better)",
+        "ours_per_s": round(asof_ms, 2),
+        "baseline": f"full replay from the store (first, cold read: {cold * 1000:.0f} ms)",
+        "baseline_per_s": round(replay_ms, 2),
+        "ratio": round(replay_ms / asof_ms, 1),
+        "target": round(replay_ms / 20, 1),
+        "unit": "ms",
+    }
+
+
 async def pg_available(url: str) -> bool:
     import asyncpg
 
@@ -176,7 +212,7 @@ async def pg_available(url: str) -> bool:
 
 def _print(results: list[Result]) -> None:
     width = max(len(r["name"]) for r in results)
-    print(f"{'bench':<{width}}  {'ours/s':>10}  {'baseline/s':>10}  {'ratio':>6}  target  verdict")
+    print(f"{'bench':<{width}}  {'ours':>10}  {'baseline':>10}  {'ratio':>6}  target  verdict")
     for r in results:
         verdict = "ok" if r["ratio"] >= r["target"] else "BELOW"
         print(
@@ -188,16 +224,20 @@ def _print(results: list[Result]) -> None:
 
 async def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="tools/bench", description=__doc__.split("\n")[0])
-    parser.add_argument("bench", choices=["append", "all"], nargs="?", default="all")
+    parser.add_argument("bench", choices=["append", "asof", "all"], nargs="?", default="all")
     parser.add_argument("--events", type=int, default=5000)
     parser.add_argument("--pg", default=os.environ.get("THOUGHTLEDGER_TEST_PG_URL", DEFAULT_PG))
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
-    results = [await bench_append_sqlite(args.events)]
-    if await pg_available(args.pg):
-        results.append(await bench_append_postgres(args.pg, args.events // 2))
-    else:
-        print(f"(PostgreSQL at {args.pg} not reachable: its figures are skipped)")
+    results: list[Result] = []
+    if args.bench in ("append", "all"):
+        results.append(await bench_append_sqlite(args.events))
+        if await pg_available(args.pg):
+            results.append(await bench_append_postgres(args.pg, args.events // 2))
+        else:
+            print(f"(PostgreSQL at {args.pg} not reachable: its figures are skipped)")
+    if args.bench in ("asof", "all"):
+        results.append(await bench_asof())
     _print(results)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
