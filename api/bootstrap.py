@@ -54,10 +54,11 @@ async def open_store(
     if scheme in ("", "file") or (len(scheme) == 1 and target[1:3] == ":\\"):
         return await _sqlite(Path(parts.path if scheme == "file" else target), {}, clock)
     if scheme in ("sqlite", "sqlite+aiosqlite"):
-        path = target.split("://", 1)[1].split("?", 1)[0]
-        if not path.startswith("/"):
+        # As in SQLAlchemy: sqlite:///relative.db and sqlite:////absolute/path.db.
+        rest = target.split("://", 1)[1].split("?", 1)[0]
+        if not rest.startswith("/") or rest == "/":
             raise InvalidInputError(f"expected sqlite:///path/to/ledger.db, got {target!r}")
-        return await _sqlite(Path(path[1:] if path.startswith("//") else path), query, clock)
+        return await _sqlite(Path(rest[1:]), query, clock)
     if scheme in ("postgresql", "postgres", "postgresql+asyncpg"):
         from ledger.store.postgres import PostgresEventStore
 
