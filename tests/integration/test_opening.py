@@ -1,0 +1,140 @@
+"""Opening a ledger: URLs, and every way opening can fail with a clear error and no writes."""
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from api.bootstrap import open_ledger, open_store, resolve_url
+from ledger.errors import (
+    InvalidInputError,
+    NotALedgerError,
+    SchemaVersionError,
+    StoreUnavailableError,
+)
+from ledger.store.memory import MemoryEventStore
+from ledger.store.postgres import PostgresEventStore
+from ledger.store.sqlite import SqliteEventStore
+from tests.backends import pg_url
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_sqlite_urls_follow_sqlalchemy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    relative = await open_store("sqlite:///relative.db")
+    absolute = await open_store(f"sqlite:///{tmp_path / 'absolute.db'}")
+    plain = await open_store(str(tmp_path / "plain.db"))
+    try:
+        assert isinstance(relative, SqliteEventStore)
+        assert relative.path == Path("relative.db")
+        assert isinstance(absolute, SqliteEventStore)
+        assert absolute.path == tmp_path / "absolute.db"
+        assert isinstance(plain, SqliteEventStore)
+    finally:
+        for store in (relative, absolute, plain):
+            await store.aclose()
+    assert (tmp_path / "relative.db").exists()
+
+
+async def test_full_durability_is_chosen_by_url(tmp_path: Path) -> None:
+    store = await open_store(f"sqlite:///{tmp_path / 'l.db'}?durability=full")
+    assert isinstance(store, SqliteEventStore)
+    assert store.durability == "full"
+    await store.append("s", [], expected_version=0)
+    await store.aclose()
+    with pytest.raises(InvalidInputError, match="durability"):
+        await open_store(f"sqlite:///{tmp_path / 'l.db'}?durability=sometimes")
+
+
+async def test_the_default_ledger_lives_in_the_data_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    monkeypatch.delenv("THOUGHTLEDGER_URL", raising=False)
+    assert resolve_url() == f"sqlite:///{tmp_path / 'thoughtledger' / 'ledger.db'}"
+    async with open_ledger() as ledger:
+        await ledger.think(
+            "s",
+            {
+                "thought": "t",
+                "thought_number": 1,
+                "total_thoughts": 1,
+                "next_thought_needed": False,
+            },
+        )
+    assert (tmp_path / "thoughtledger" / "ledger.db").exists()
+    monkeypatch.setenv("THOUGHTLEDGER_URL", "memory://")
+    store = await open_store()
+    assert isinstance(store, MemoryEventStore)
+
+
+async def test_unknown_urls_are_refused() -> None:
+    with pytest.raises(InvalidInputError, match="unknown ledger URL"):
+        await open_store("mysql://nobody@localhost/db")
+    with pytest.raises(InvalidInputError, match="expected sqlite:///"):
+        await open_store("sqlite://")
+
+
+async def test_a_file_that_is_not_sqlite_is_refused_untouched(tmp_path: Path) -> None:
+    bogus = tmp_path / "notes.db"
+    bogus.write_bytes(b"these are my notes, not a database\n" * 200)
+    before = bogus.read_bytes()
+    with pytest.raises(NotALedgerError, match="not an SQLite database"):
+        await SqliteEventStore.open(bogus)
+    assert bogus.read_bytes() == before
+
+
+async def test_a_directory_is_not_a_ledger_file(tmp_path: Path) -> None:
+    with pytest.raises(StoreUnavailableError, match="is a directory"):
+        await SqliteEventStore.open(tmp_path)
+
+
+async def test_a_newer_sqlite_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "l.db"
+    await (await SqliteEventStore.open(path)).aclose()
+    with sqlite3.connect(path) as db:
+        db.execute("INSERT INTO tl_schema (version, applied_at) VALUES (99, 'later')")
+    with pytest.raises(SchemaVersionError, match="schema version 99"):
+        await SqliteEventStore.open(path)
+
+
+async def test_reopening_an_up_to_date_schema_changes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "l.db"
+    for _ in range(3):
+        await (await SqliteEventStore.open(path)).aclose()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT version FROM tl_schema").fetchall() == [(1,)]
+
+
+async def test_an_unreachable_postgres_is_a_clear_error() -> None:
+    with pytest.raises(StoreUnavailableError, match="cannot"):
+        await PostgresEventStore.open("postgresql+asyncpg://nobody@127.0.0.1:1/none")
+
+
+@pytest.mark.postgres
+async def test_a_newer_postgres_schema_is_refused() -> None:
+    url = pg_url()
+    if url is None:
+        pytest.skip("no PostgreSQL configured")
+    import uuid
+
+    import sqlalchemy as sa
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    schema = f"tl_test_{uuid.uuid4().hex[:12]}"
+    await (await PostgresEventStore.open(url, pg_schema=schema)).aclose()
+    engine = create_async_engine(url, connect_args={"server_settings": {"search_path": schema}})
+    try:
+        async with engine.begin() as connection:
+            await connection.execute(
+                sa.text("INSERT INTO tl_schema (version, applied_at) VALUES (99, 'later')")
+            )
+        with pytest.raises(SchemaVersionError, match="schema version 99"):
+            await PostgresEventStore.open(url, pg_schema=schema)
+    finally:
+        async with engine.begin() as connection:
+            await connection.execute(sa.schema.DropSchema(schema, cascade=True))
+        await engine.dispose()
