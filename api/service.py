@@ -3,7 +3,9 @@
 No SQL, no MCP, no argument parsing lives here: only the use-cases over the store and projections.
 """
 
+import asyncio
 import contextlib
+import random
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
@@ -34,7 +36,7 @@ DEFAULT_TTL = timedelta(minutes=30)
 
 Profile = Literal["minimal", "official", "session"]
 
-_ATTEMPTS = 5
+_ATTEMPTS = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +146,8 @@ class Ledger:
         recorded: list[RecordedEvent] = []
         replaced: str | None = None
         fresh = False
-        for _attempt in range(_ATTEMPTS):
+        conflict: ConcurrencyError | None = None
+        for attempt in range(_ATTEMPTS):
             state = await self._load(current, fresh=fresh)
             retire = self._retirement(state, clear=clear and replaced is None)
             try:
@@ -161,15 +164,19 @@ class Ledger:
                     predecessor_id=replaced,
                 )
                 stored = await self._append(state, events)
-            except ConcurrencyError:
-                fresh = True  # another writer moved the session: reload it and decide again
+            except ConcurrencyError as exc:
+                # Another writer moved the session: reload it and decide again, after a short
+                # random pause so that writers contending for one session spread out.
+                fresh, conflict = True, exc
+                await asyncio.sleep(random.random() * min(0.05, 0.001 * 2**attempt))  # noqa: S311
                 continue
             recorded += stored
             after = self._cached(current)
             assert after is not None  # noqa: S101  # just appended and remembered
             assert after.last is not None  # noqa: S101  # a thought was just folded in
             return ThinkOutcome(current, after, after.last, recorded, replaced)
-        raise ConcurrencyError(current, state.version, -1)
+        assert conflict is not None  # noqa: S101  # the loop only ends early on success
+        raise conflict
 
     def _retirement(self, state: SessionState, *, clear: bool) -> LedgerEvent | None:
         if state.version == 0 or state.ended is not None:
