@@ -1,0 +1,141 @@
+"""Hostile input through the Python API: every rejection is a clear LedgerError and writes nothing.
+
+The MCP tools get the same treatment in the MCP test suite; here the facade and the store are
+driven directly, against the in-memory store (for volume) and a real SQLite file (for the driver).
+"""
+
+import asyncio
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from api.service import Ledger
+from ledger.errors import InvalidInputError, LedgerError
+from ledger.store.memory import MemoryEventStore
+from ledger.store.sqlite import SqliteEventStore
+
+EXAMPLES = int(os.environ.get("THOUGHTLEDGER_FUZZ_EXAMPLES", "10000"))
+
+nasty_text = st.one_of(
+    st.text(max_size=50),  # includes lone surrogates and NUL
+    st.sampled_from(
+        [
+            "'; DROP TABLE tl_events; --",
+            "../../etc/passwd",
+            "..\\..\\windows",
+            "\x00",
+            "\ud800",
+            "%s%s%n",
+            "{{7*7}}",
+            "",
+            " ",
+            "a" * 300,
+        ]
+    ),
+)
+nested: st.SearchStrategy[Any] = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | nasty_text,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=20,
+)
+numbers = st.one_of(
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.sampled_from([0, -1, 1, 2**31, 2**63, 1.5, float("nan"), float("inf"), True, "3", "abc"]),
+)
+values = st.one_of(numbers, nasty_text, st.booleans(), st.none(), nested)
+fields = [
+    "thought",
+    "thought_number",
+    "total_thoughts",
+    "next_thought_needed",
+    "is_revision",
+    "revises_thought",
+    "branch_from_thought",
+    "branch_id",
+    "needs_more_thoughts",
+]
+
+
+@st.composite
+def arguments(draw: st.DrawFn) -> dict[str, Any]:
+    args: dict[str, Any] = {
+        "thought": draw(st.one_of(st.just("fine"), nasty_text)),
+        "thought_number": draw(st.one_of(st.just(1), numbers)),
+        "total_thoughts": draw(st.one_of(st.just(2), numbers)),
+        "next_thought_needed": draw(st.one_of(st.just(True), values)),
+    }
+    for name in draw(st.lists(st.sampled_from(fields), max_size=4)):
+        args[name] = draw(values)
+    if draw(st.booleans()):
+        del args[draw(st.sampled_from(sorted(args)))]
+    if draw(st.integers(0, 9)) == 0:
+        args[draw(st.text(min_size=1, max_size=8))] = draw(values)
+    return args
+
+
+session_ids = st.one_of(st.none(), st.just("ok-session"), nasty_text)
+
+
+_LOOP = asyncio.new_event_loop()  # one loop for all examples: a loop per example costs more
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(session_ids, arguments())
+def test_any_input_to_think_is_recorded_or_refused_cleanly(
+    session_id: str | None, args: dict[str, Any]
+) -> None:
+    async def scenario() -> LedgerError | None:
+        store = MemoryEventStore()
+        ledger = Ledger(store)
+        try:
+            outcome = await ledger.think(session_id, args)
+        except LedgerError as exc:
+            assert await store.read_all() == []  # a refused call writes nothing
+            return exc
+        assert (await store.verify(outcome.session_id)).ok
+        return None
+
+    refusal = _LOOP.run_until_complete(scenario())
+    if refusal is not None:
+        assert isinstance(refusal, InvalidInputError)  # bad input is always a ValueError kind
+        assert str(refusal).strip()
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(session_ids, arguments()), min_size=1, max_size=5))
+def test_a_real_sqlite_ledger_keeps_serving_through_hostile_calls(
+    calls: list[tuple[str | None, dict[str, Any]]],
+) -> None:
+    async def scenario(path: Path) -> None:
+        ledger = Ledger(await SqliteEventStore.open(path))
+        accepted = 0
+        try:
+            for session_id, args in calls:
+                try:
+                    await ledger.think(session_id, args)
+                    accepted += 1
+                except InvalidInputError:
+                    pass
+            after = await ledger.think(
+                "still-serving",
+                {
+                    "thought": "ok",
+                    "thought_number": 1,
+                    "total_thoughts": 1,
+                    "next_thought_needed": False,
+                },
+            )
+            assert after.entry.thought == "ok"
+            total = len(await ledger.store.read_all(limit=10_000))
+            assert total >= accepted + 2  # each accepted call appended at least its thought
+        finally:
+            await ledger.aclose()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        asyncio.run(scenario(Path(tmp) / "l.db"))
