@@ -227,6 +227,14 @@ def verify_rows(
 
         if row.session_id != session_id:
             return bad(f"event belongs to session {row.session_id!r}")
+        if row.version > expected_version:
+            return VerifyReport(
+                session_id=session_id,
+                ok=False,
+                checked=checked,
+                first_bad_version=expected_version,
+                reason=f"version {expected_version} is missing (the next stored is {row.version})",
+            )
         if row.version != expected_version:
             return bad(f"expected version {expected_version}, found {row.version}")
         if row.prev_hash != expected_prev:
