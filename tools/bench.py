@@ -198,6 +198,63 @@ async def bench_asof(thoughts: int = 10_000, at: int = 9_000) -> Result:
     }
 
 
+def _raw_sqlite_batched(path: Path, count: int, per_tx: int = 100) -> float:
+    """Raw sqlite3 committing ``per_tx`` rows per transaction, same schema and PRAGMAs."""
+    rows = _raw_rows(count, "raw-batched")
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = NORMAL")
+    insert = (
+        "INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, "
+        "schema_version, event_type, payload, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?,?)"
+    )
+    base = db.execute("SELECT coalesce(max(position), 0) FROM tl_events").fetchone()[0]
+    start = time.perf_counter()
+    for first in range(0, count, per_tx):
+        db.execute("BEGIN IMMEDIATE")
+        db.executemany(insert, [(base + r[0], *r[1:]) for r in rows[first : first + per_tx]])
+        db.execute("COMMIT")
+    elapsed = time.perf_counter() - start
+    db.close()
+    return count / elapsed
+
+
+async def bench_concurrent(sessions: int = 64, thoughts: int = 200) -> Result:
+    """``sessions`` agents in one process, each recording ``thoughts`` thoughts through the API."""
+    from api.service import Ledger
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "concurrent.db"
+        ledger = Ledger(await SqliteEventStore.open(path))
+
+        async def agent(n: int) -> None:
+            for t in range(1, thoughts + 1):
+                await ledger.think(
+                    f"agent-{n}",
+                    {
+                        "thought": f"agent {n} thought {t}: what changed, and what next",
+                        "thought_number": t,
+                        "total_thoughts": thoughts,
+                        "next_thought_needed": t < thoughts,
+                    },
+                )
+
+        start = time.perf_counter()
+        await asyncio.gather(*(agent(n) for n in range(sessions)))
+        ours = sessions * thoughts / (time.perf_counter() - start)
+        await ledger.aclose()
+        raw = _raw_sqlite_batched(path, sessions * thoughts)
+    return {
+        "name": f"concurrent: {sessions} agents x {thoughts} thoughts, SQLite (thoughts/s)",
+        "ours_per_s": round(ours),
+        "baseline": "raw sqlite3, 100 rows per transaction",
+        "baseline_per_s": round(raw),
+        "ratio": round(ours / raw, 3),
+        "target": 0.25,
+        "absolute_target": 30_000,
+    }
+
+
 async def pg_available(url: str) -> bool:
     import asyncpg
 
@@ -224,7 +281,9 @@ def _print(results: list[Result]) -> None:
 
 async def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="tools/bench", description=__doc__.split("\n")[0])
-    parser.add_argument("bench", choices=["append", "asof", "all"], nargs="?", default="all")
+    parser.add_argument(
+        "bench", choices=["append", "asof", "concurrent", "all"], nargs="?", default="all"
+    )
     parser.add_argument("--events", type=int, default=5000)
     parser.add_argument("--pg", default=os.environ.get("THOUGHTLEDGER_TEST_PG_URL", DEFAULT_PG))
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
@@ -238,6 +297,8 @@ async def main(argv: list[str]) -> int:
             print(f"(PostgreSQL at {args.pg} not reachable: its figures are skipped)")
     if args.bench in ("asof", "all"):
         results.append(await bench_asof())
+    if args.bench in ("concurrent", "all"):
+        results.append(await bench_concurrent())
     _print(results)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")

@@ -301,3 +301,22 @@ async def test_a_closed_store_refuses_work_with_a_ledger_error(backend: Backend)
         await store.append("s1", [thought(1)], expected_version=0)
     if isinstance(store, MemoryEventStore):
         backend._memory = None
+
+
+async def test_one_callers_reused_event_id_does_not_fail_a_concurrent_caller(
+    store: EventStore,
+) -> None:
+    used = uuid.uuid4()
+    await store.append("s1", [thought(1)], expected_version=0, event_ids=[used])
+    results = await asyncio.gather(
+        store.append(
+            "s2", [thought(1), thought(2)], expected_version=0, event_ids=[uuid.uuid4(), used]
+        ),
+        store.append("s3", [thought(1)], expected_version=0),
+        store.append("s4", [thought(1), thought(2)], expected_version=0),
+        return_exceptions=True,
+    )
+    assert isinstance(results[0], InvalidInputError)
+    assert [type(r) for r in results[1:]] == [list, list]
+    assert await store.read_stream("s2") == []
+    assert len(await store.read_stream("s4")) == 2
