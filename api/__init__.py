@@ -13,6 +13,7 @@ Example::
 
 from api.bootstrap import open_ledger, open_store
 from api.service import DEFAULT_TTL, Ledger, Session, ThinkOutcome
+from api.tool import SequentialThinkingTool, sequential_thinking_tool
 from ledger.errors import (
     ConcurrencyError,
     IntegrityError,
@@ -31,6 +32,7 @@ __all__ = [
     "InvalidInputError",
     "InvalidThoughtError",
     "Ledger",
+    "SequentialThinkingTool",
     "LedgerError",
     "Session",
     "SessionNotFoundError",
@@ -39,4 +41,5 @@ __all__ = [
     "ThinkOutcome",
     "open_ledger",
     "open_store",
+    "sequential_thinking_tool",
 ]

@@ -1,0 +1,421 @@
+"""The in-process tool: sequential thinking for Python agent frameworks, no MCP needed (001).
+
+One :class:`SequentialThinkingTool` is what 001 calls a tool made by the factory: a ``name``, a
+``description``, a JSON Schema of its ``parameters`` and an async ``execute`` that records the
+thought in the ledger and answers with 001's session view. Each instance is one agent's line of
+thought: it remembers the session it is in, so an agent loop needs to pass nothing back; several
+instances in one process share nothing but the ledger. Example::
+
+    tool = sequential_thinking_tool(ledger)
+    answer = await tool.execute({"thought": "Map the failure modes", "thoughtNumber": 1,
+                                 "totalThoughts": 3, "nextThoughtNeeded": True})
+    answer["sessionId"]  # the same id on every later call, until the agent clears the session
+
+Agent code that builds its own requests takes the definition from ``to_openai_chat()``,
+``to_openai_responses()`` or ``to_anthropic()``; framework tool objects come from
+:mod:`api.tool_adapters`.
+"""
+
+import asyncio
+import copy
+import json
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationError,
+)
+from pydantic.alias_generators import to_camel
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
+
+from api.service import Ledger
+from ledger.decide import MAX_BRANCH_ID_CHARS
+from ledger.errors import InvalidInputError, InvalidThoughtError
+from ledger.events import Text as UnicodeText
+from ledger.ids import check_id
+from projections.views import JsonDict, session_view
+
+TOOL_NAME = "sequentialthinking"
+"""The tool's name, as 001 registers it (and as the official MCP server names it)."""
+
+DESCRIPTION = """\
+A detailed tool for dynamic and reflective problem-solving through thoughts.
+This tool helps analyze problems through a flexible thinking process that can adapt and evolve.
+Each thought can build on, question, or revise previous insights as understanding deepens.
+
+When to use this tool:
+- Breaking down complex problems into steps
+- Planning and design with room for revision
+- Analysis that might need course correction
+- Problems where the full scope might not be clear initially
+- Problems that require a multi-step solution
+- Tasks that need to maintain context over multiple steps
+- Situations where irrelevant information needs to be filtered out
+
+Key features:
+- You can adjust totalThoughts up or down as you progress
+- You can question or revise previous thoughts
+- You can add more thoughts even after reaching what seemed like the end
+- You can express uncertainty and explore alternative approaches
+- Not every thought needs to build linearly - you can branch or backtrack
+
+Parameters explained:
+- thought: Your current thinking step
+- nextThoughtNeeded: True if you need more thinking
+- thoughtNumber: Current number in sequence (can go beyond initial total)
+- totalThoughts: Current estimate (can be adjusted up/down)
+- sessionId: Pass existing session ID to continue, or omit for new session
+- isRevision, revisesThought, branchFromThought, branchId: Optional branching/revision
+- clearSession: Set true to reset and start fresh
+
+You should:
+1. Start with an initial estimate of needed thoughts, but be ready to adjust
+2. Feel free to question or revise previous thoughts
+3. Don't hesitate to add more thoughts if needed, even at the "end"
+4. Express uncertainty when present
+5. Mark thoughts that revise previous thinking or branch into new paths
+6. Ignore information that is irrelevant to the current step
+7. Only set nextThoughtNeeded to false when truly done"""
+"""001's tool description, verbatim: the words a model reads before it calls the tool."""
+
+
+def _whole_float(value: object) -> object:
+    # JSON Schema counts 2.0 as an integer and some providers send whole numbers that way: accept
+    # exactly what the published schema accepts, and nothing more (not "2", not 2.5, not true).
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _session_id(value: str) -> str:
+    return check_id(value)  # one argument: pydantic must not take check_id's second for its info
+
+
+Count = Annotated[int, Strict(), Field(ge=1), BeforeValidator(_whole_float)]
+Flag = Annotated[bool, Strict()]
+Text = Annotated[UnicodeText, Strict()]
+SessionId = Annotated[Text, AfterValidator(_session_id)]
+
+
+class ThinkingInput(BaseModel):
+    """The tool's arguments, camelCase as in 001; ``None`` for an optional field means absent.
+
+    Types are strict, as 001's zod schema is: ``"3"`` is not a number and ``1`` is not a
+    boolean. Unknown keys are refused, so a snake_case spelling is reported rather than ignored.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", alias_generator=to_camel)
+
+    thought: Annotated[Text, Field(min_length=1, description="Your current thinking step")]
+    next_thought_needed: Annotated[
+        Flag, Field(description="Whether another thought step is needed")
+    ]
+    thought_number: Annotated[Count, Field(description="Current thought number (e.g., 1, 2, 3)")]
+    total_thoughts: Annotated[
+        Count, Field(description="Estimated total thoughts needed (e.g., 5, 10)")
+    ]
+    session_id: Annotated[
+        SessionId | None,
+        Field(description="Pass existing session ID to continue, or omit for new session"),
+    ] = None
+    is_revision: Annotated[
+        Flag | None, Field(description="Whether this revises previous thinking")
+    ] = None
+    revises_thought: Annotated[
+        Count | None, Field(description="Which thought number is being reconsidered")
+    ] = None
+    branch_from_thought: Annotated[
+        Count | None, Field(description="Branching point thought number")
+    ] = None
+    branch_id: Annotated[
+        Text | None, Field(max_length=MAX_BRANCH_ID_CHARS, description="Branch identifier")
+    ] = None
+    needs_more_thoughts: Annotated[
+        Flag | None, Field(description="If more thoughts are needed")
+    ] = None
+    clear_session: Annotated[
+        Flag | None, Field(description="Set true to reset and start fresh")
+    ] = None
+
+    def thought_fields(self) -> JsonDict:
+        """The thought itself, snake_case, as :meth:`api.service.Ledger.think` takes it."""
+        return self.model_dump(exclude={"session_id", "clear_session"}, exclude_none=True)
+
+
+class HistoryItem(BaseModel):
+    """One thought as 001 shows it in ``thoughtHistory``."""
+
+    model_config = ConfigDict(alias_generator=to_camel)
+
+    thought_number: int
+    thought: str
+    is_revision: bool | None = None
+
+
+class ThinkingOutput(BaseModel):
+    """001's output schema: what :meth:`SequentialThinkingTool.execute` returns."""
+
+    model_config = ConfigDict(alias_generator=to_camel)
+
+    session_id: Annotated[str, Field(description="Session ID for next call")]
+    thought_number: int
+    total_thoughts: int
+    next_thought_needed: bool
+    thought_history: Annotated[
+        list[HistoryItem], Field(description="Full thought history for context")
+    ]
+    branches: Annotated[list[str], Field(description="Active branch IDs")]
+    thought_history_length: Annotated[int, Field(description="Total thoughts in session")]
+    summary: Annotated[str | None, Field(description="Optional summary of thinking so far")] = None
+
+
+class _CompactSchema(GenerateJsonSchema):
+    """The schema as 001's zod one reads: optional fields are just optional, no titles.
+
+    pydantic would spell ``int | None = None`` as ``anyOf [integer, null]`` with a null default
+    and title every property; those are tokens a model pays for on every request, and an
+    optional property is already one the caller may leave out.
+    """
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+    def nullable_schema(self, schema: core_schema.NullableSchema) -> JsonSchemaValue:
+        return self.generate_inner(schema["schema"])
+
+    def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
+        generated = super().default_schema(schema)
+        if "default" in generated and generated["default"] is None:
+            del generated["default"]
+        return generated
+
+
+def _schema_of(model: type[BaseModel]) -> JsonDict:
+    schema = model.model_json_schema(by_alias=True, schema_generator=_CompactSchema)
+    # Class titles and docstrings speak to Python developers, not to the model reading the schema.
+    for part in (schema, *schema.get("$defs", {}).values()):
+        part.pop("title", None)
+        part.pop("description", None)
+    return schema
+
+
+PARAMETERS: JsonDict = _schema_of(ThinkingInput)
+"""The JSON Schema (draft 2020-12) of the arguments, generated from :class:`ThinkingInput`."""
+
+OUTPUT_SCHEMA: JsonDict = _schema_of(ThinkingOutput)
+"""The JSON Schema of what :meth:`SequentialThinkingTool.execute` returns."""
+
+_ALIASES = {name: field.alias for name, field in ThinkingInput.model_fields.items()}
+
+
+class SequentialThinkingTool:
+    """The sequential-thinking tool over a ledger, for one agent (see the module docstring).
+
+    Which session a call continues: the id bound at creation, when there is one (it wins over a
+    ``sessionId`` argument, as in 001); else the call's ``sessionId``; else the session this
+    instance was last in; else a new one. After the call the instance is in the session the
+    thought landed in, which is a new one after ``clearSession`` or an expiry, so a bound
+    instance follows its work to the new id too. Calls on one instance run one at a time: a
+    session is a sequence, and two first calls at once must not open two sessions.
+
+    Args:
+        ledger: Where thoughts are recorded.
+        session_id: The session to bind (the caller owns it: a parent passes its own down, or an
+            agent its stable id); ``None`` lets the first call start one.
+        history_window: Keep only the last N thoughts in ``thoughtHistory`` (``None``: all, as
+            001); ``thoughtHistoryLength`` counts every thought, and the ledger keeps them all.
+        metadata: Facts recorded when a session starts here (``agent``, ``run``...).
+
+    Raises:
+        InvalidInputError: ``session_id`` is malformed or ``history_window`` is not a whole
+            number of at least 1.
+    """
+
+    name: str = TOOL_NAME
+    description: str = DESCRIPTION
+
+    def __init__(
+        self,
+        ledger: Ledger,
+        session_id: str | None = None,
+        *,
+        history_window: int | None = None,
+        metadata: Mapping[str, str] | None = None,
+    ) -> None:
+        if history_window is not None and (
+            isinstance(history_window, bool)
+            or not isinstance(history_window, int)
+            or history_window < 1
+        ):
+            raise InvalidInputError(
+                f"history_window must be a whole number of at least 1, got {history_window!r}"
+            )
+        self._ledger = ledger
+        self._bound = session_id is not None
+        self._session_id = check_id(session_id) if session_id is not None else None
+        self._history_window = history_window
+        self._metadata = {"tool": TOOL_NAME, "transport": "in-process", **(metadata or {})}
+        self._turn = asyncio.Lock()
+
+    @property
+    def parameters(self) -> JsonDict:
+        """The JSON Schema of the arguments (a fresh copy: callers may adapt it freely)."""
+        return copy.deepcopy(PARAMETERS)
+
+    @property
+    def output_schema(self) -> JsonDict:
+        """The JSON Schema of :meth:`execute`'s answer (a fresh copy)."""
+        return copy.deepcopy(OUTPUT_SCHEMA)
+
+    @property
+    def session_id(self) -> str | None:
+        """The session this instance is in: bound or last used; ``None`` before the first call."""
+        return self._session_id
+
+    async def execute(self, args: Mapping[str, Any] | str) -> JsonDict:
+        """Record one thought and answer with 001's session view.
+
+        Args:
+            args: The tool call's arguments, as a mapping or as the JSON text a model sent.
+
+        Returns:
+            ``sessionId, thoughtNumber, totalThoughts, nextThoughtNeeded, thoughtHistory,
+            branches, thoughtHistoryLength`` and, once no thought is needed, ``summary``.
+
+        Raises:
+            InvalidThoughtError: (a ``ValueError``) the arguments are not valid; the message
+                names each camelCase field at fault, and nothing was recorded.
+            StoreError: The store failed; nothing was recorded.
+        """
+        given = parse_arguments(args)
+        async with self._turn:
+            target = self._session_id
+            if not self._bound and given.session_id is not None:
+                target = given.session_id
+            outcome = await self._ledger.think(
+                target,
+                given.thought_fields(),
+                clear=bool(given.clear_session),
+                metadata=self._metadata,
+            )
+            self._session_id = outcome.session_id
+        return session_view(outcome.state, history_window=self._history_window)
+
+    def to_openai_chat(self) -> JsonDict:
+        """The tool for OpenAI Chat Completions: ``{"type": "function", "function": {...}}``."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+    def to_openai_responses(self) -> JsonDict:
+        """The tool for the OpenAI Responses API (flat, ``strict`` off).
+
+        The Responses API makes function tools strict unless told otherwise, and strict mode
+        wants every property required; 001's optional properties are optional.
+        """
+        return {
+            "type": "function",
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters,
+            "strict": False,
+        }
+
+    def to_anthropic(self) -> JsonDict:
+        """The tool for the Anthropic Messages API: ``{name, description, input_schema}``."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.parameters,
+        }
+
+
+def sequential_thinking_tool(
+    ledger: Ledger,
+    session_id: str | None = None,
+    *,
+    history_window: int | None = None,
+    metadata: Mapping[str, str] | None = None,
+) -> SequentialThinkingTool:
+    """Make a sequential-thinking tool for one agent (001's ``createSequentialThinkingTool``).
+
+    Args:
+        ledger: Where thoughts are recorded.
+        session_id: A session to bind: it wins over any ``sessionId`` argument.
+        history_window: Keep only the last N thoughts in each answer's ``thoughtHistory``.
+        metadata: Facts recorded when a session starts through this tool.
+
+    Returns:
+        A new tool, sharing nothing with any other but the ledger.
+
+    Raises:
+        InvalidInputError: ``session_id`` is malformed or ``history_window`` is below 1.
+    """
+    return SequentialThinkingTool(
+        ledger, session_id, history_window=history_window, metadata=metadata
+    )
+
+
+def parse_arguments(args: Mapping[str, Any] | str) -> ThinkingInput:
+    """Validate a tool call's arguments (a mapping, or JSON text) into :class:`ThinkingInput`.
+
+    Raises:
+        InvalidThoughtError: The text is not JSON, the value not an object, or a field is
+            missing, unknown, of the wrong type or out of range; the message names them all.
+    """
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except json.JSONDecodeError as exc:
+            raise InvalidThoughtError(f"invalid thought: arguments are not JSON ({exc})") from exc
+    if not isinstance(args, Mapping):
+        raise InvalidThoughtError(
+            f"invalid thought: arguments must be an object, got {type(args).__name__}"
+        )
+    try:
+        return ThinkingInput.model_validate(dict(args))
+    except ValidationError as exc:
+        raise InvalidThoughtError(_describe(exc)) from exc
+
+
+def _describe(error: ValidationError) -> str:
+    """One line a model can act on, naming each field by its camelCase name."""
+    problems = []
+    for item in error.errors(include_url=False):
+        where = ".".join(str(part) for part in item["loc"]) or "arguments"
+        message = item["msg"].removeprefix("Value error, ")
+        if item["type"] == "extra_forbidden":
+            message = "unknown field"
+            if where in _ALIASES:
+                message += f"; spell it {_ALIASES[where]}"
+        elif item["type"] == "missing":
+            message = "required"
+        elif item["type"] in ("too_short", "string_too_short"):
+            message = "must not be empty"
+        problems.append(f"{where}: {message}")
+    return "invalid thought: " + "; ".join(problems)
+
+
+__all__ = [
+    "DESCRIPTION",
+    "OUTPUT_SCHEMA",
+    "PARAMETERS",
+    "TOOL_NAME",
+    "SequentialThinkingTool",
+    "ThinkingInput",
+    "ThinkingOutput",
+    "parse_arguments",
+    "sequential_thinking_tool",
+]

@@ -1,0 +1,45 @@
+"""The tool for pydantic-ai (``pip install 'thoughtledger[pydantic-ai]'``)."""
+
+from typing import TYPE_CHECKING, Any
+
+from api.tool import SequentialThinkingTool
+from ledger.errors import InvalidInputError
+from projections.views import JsonDict
+
+if TYPE_CHECKING:
+    from pydantic_ai import Tool
+
+
+def pydantic_ai_tool(tool: SequentialThinkingTool) -> "Tool[Any]":
+    """Wrap ``tool`` as a pydantic-ai ``Tool``: ``Agent(model, tools=[...])`` takes it.
+
+    The tool's own JSON Schema is what the model sees (``Tool.from_schema``); the arguments are
+    validated by :meth:`~api.tool.SequentialThinkingTool.execute`, and invalid ones become a
+    ``ModelRetry``, so the model is told what to fix and calls again.
+
+    Args:
+        tool: The tool to wrap; the agent's calls share its session.
+
+    Returns:
+        A ``Tool`` named ``sequentialthinking`` that takes no run context.
+
+    Raises:
+        ImportError: pydantic-ai is not installed.
+    """
+    from pydantic_ai import ModelRetry, Tool
+
+    async def sequentialthinking(**arguments: Any) -> JsonDict:
+        try:
+            return await tool.execute(arguments)
+        except InvalidInputError as exc:
+            raise ModelRetry(str(exc)) from exc
+
+    return Tool.from_schema(
+        sequentialthinking,
+        name=tool.name,
+        description=tool.description,
+        json_schema=tool.parameters,
+    )
+
+
+__all__ = ["pydantic_ai_tool"]
