@@ -1,0 +1,29 @@
+"""The MCP server: a drop-in for the official sequential-thinking server, over the ledger.
+
+Example::
+
+    from api import open_ledger
+    from api.mcp import create_server
+
+    async with open_ledger("sqlite:///ledger.db") as ledger:
+        server = create_server(ledger, profile="official")
+        ...  # server.run() for stdio, or api.mcp.stdio.run_stdio(server) to answer bad lines
+
+Modules: :mod:`~api.mcp.server` (``create_server``), :mod:`~api.mcp.thinking` and
+:mod:`~api.mcp.reading` (the tools and resources), :mod:`~api.mcp.coercion` (the official
+argument coercion), :mod:`~api.mcp.stdio` (stdio that answers bad lines) and
+:mod:`~api.mcp.serve` (the ``serve`` entry point).
+"""
+
+from api.mcp.app import AppState, ProfileName
+from api.mcp.server import DEFAULT_TOOLS, PROFILES, TOOL_NAMES, LedgerMCPServer, create_server
+
+__all__ = [
+    "DEFAULT_TOOLS",
+    "PROFILES",
+    "TOOL_NAMES",
+    "AppState",
+    "LedgerMCPServer",
+    "ProfileName",
+    "create_server",
+]

@@ -1,0 +1,147 @@
+"""The shapes of the tools' answers, published as ``outputSchema``.
+
+The answers themselves are built by the pure views in :mod:`projections.views`; these models only
+describe them, so the schema a client validates against and the dict we send cannot drift apart
+unnoticed (the SDK's client checks every structured answer against the schema, and so do the tests).
+"""
+
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+JsonSchema = dict[str, Any]
+
+
+class MinimalAnswer(BaseModel):
+    """``--profile minimal``: 000's four flow-control keys, plus the session's handle."""
+
+    thought: str
+    thoughtNumber: int
+    totalThoughts: int
+    nextThoughtNeeded: bool
+    sessionId: str
+
+
+class OfficialAnswer(BaseModel):
+    """``--profile official``: the official server's answer, plus the session's handle."""
+
+    thoughtNumber: int
+    totalThoughts: int
+    nextThoughtNeeded: bool
+    branches: list[str]
+    thoughtHistoryLength: int
+    sessionId: str
+
+
+class HistoryItem(BaseModel):
+    """One thought in the session pattern's ``thoughtHistory``."""
+
+    thoughtNumber: int
+    thought: str
+    isRevision: bool | None = None
+
+
+class SessionAnswer(BaseModel):
+    """``--profile full``: the session pattern's (001) answer, history and summary included."""
+
+    sessionId: str
+    thoughtNumber: int
+    totalThoughts: int
+    nextThoughtNeeded: bool
+    branches: list[str]
+    thoughtHistoryLength: int
+    thoughtHistory: list[HistoryItem]
+    summary: str | None = None
+
+
+class StatusAnswer(BaseModel):
+    """``sequential_thinking`` (002): snake_case, with a status; ``session_id`` unless default."""
+
+    thought_number: int
+    total_thoughts: int
+    next_thought_needed: bool
+    branches: list[str]
+    thought_history_length: int
+    status: Literal["recorded", "revision", "branch", "complete"]
+    session_id: str | None = None
+
+
+class ExternalAnswer(BaseModel):
+    """``sequential_thinking_external`` (002): the status answer plus the thought's content."""
+
+    thought_number: int
+    total_thoughts: int
+    next_thought_needed: bool
+    thought_content: str
+    branches: list[str]
+    thought_history_length: int
+    status: Literal["thinking", "revision", "branch", "complete"]
+    session_id: str | None = None
+
+
+class HistoryAnswer(BaseModel):
+    """``thinking_history``: a session read back, whole or as of a version or time."""
+
+    sessionId: str
+    status: str
+    version: int
+    thoughtHistoryLength: int
+    asOfVersion: int | None = None
+    asOfTime: str | None = None
+    history: list[dict[str, Any]] | None = None
+    branches: list[dict[str, Any]] | None = None
+    view: dict[str, Any] | None = None
+
+
+def output_schema(model: type[BaseModel]) -> JsonSchema:
+    """Return ``model``'s JSON schema, compacted (see :func:`compact_schema`)."""
+    schema: JsonSchema = model.model_json_schema()
+    # The class docstring is for us; a model reading the schema needs only the fields.
+    schema.pop("description", None)
+    return compact_schema(schema)
+
+
+def compact_schema(schema: JsonSchema) -> JsonSchema:
+    """Drop what costs tokens and tells a model nothing: titles and ``null`` alternatives.
+
+    Pydantic titles every property after its own name and spells an optional field as
+    ``anyOf: [X, null]`` with ``default: null``; an optional field is already one that is not
+    ``required``, so the plain ``X`` says the same (and is what the official server publishes).
+    """
+    compacted: JsonSchema = _compact(schema)
+    return compacted
+
+
+def _compact(node: Any, *, names: bool = False) -> Any:
+    if isinstance(node, list):
+        return [_compact(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if names:  # a "properties" or "$defs" mapping: its keys are names, not keywords
+        return {key: _compact(value) for key, value in node.items()}
+    result: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "title" or (key == "default" and value is None):
+            continue
+        result[key] = _compact(value, names=key in ("properties", "$defs"))
+    options = result.get("anyOf")
+    if isinstance(options, list):
+        kept = [option for option in options if option != {"type": "null"}]
+        if len(kept) == 1 and len(kept) < len(options):
+            del result["anyOf"]
+            result = {**kept[0], **result}
+    return result
+
+
+__all__ = [
+    "ExternalAnswer",
+    "HistoryAnswer",
+    "HistoryItem",
+    "JsonSchema",
+    "MinimalAnswer",
+    "OfficialAnswer",
+    "SessionAnswer",
+    "StatusAnswer",
+    "compact_schema",
+    "output_schema",
+]

@@ -1,0 +1,121 @@
+"""What every tool call reaches: the lifespan state, the connection's identity, its session."""
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from mcp.server.mcpserver import Context
+
+from api.mcp.render import ThoughtSink
+from api.mcp.sessions import SessionDirectory, connection_handle, name_handle
+from api.service import Ledger
+from ledger.ids import check_id, new_session_id
+
+ProfileName = Literal["minimal", "official", "full"]
+"""Which projection ``sequentialthinking`` answers with: 000, the official view, or 001."""
+
+
+@dataclass
+class AppState:
+    """The lifespan state: one per stdio process, per HTTP server, per in-process client.
+
+    Attributes:
+        ledger: Where thoughts are recorded (shared, owned by whoever opened it).
+        profile: The answer projection of ``sequentialthinking``.
+        connection_key: Identity of the connection on transports without headers (stdio,
+            in-process): minted when the lifespan starts, so one per process or client.
+        transport: Recorded in a new session's metadata when no headers tell otherwise.
+        thought_sink: Where each recorded thought is rendered, if anywhere.
+        directory: Which session each connection and name currently continues.
+        metadata: Session-start facts already worked out, per connection and tool.
+    """
+
+    ledger: Ledger
+    profile: ProfileName
+    connection_key: str
+    transport: str
+    thought_sink: ThoughtSink | None = None
+    directory: SessionDirectory = field(default_factory=SessionDirectory)
+    metadata: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
+
+
+AppContext = Context[AppState, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """One tool call's view of its request, read once (the SDK's context is slow to walk).
+
+    Attributes:
+        app: The lifespan state.
+        key: What identifies the calling connection, or ``None`` where nothing does.
+        over_http: Whether the call came over HTTP.
+        ctx: The request, for what is rarely needed.
+    """
+
+    app: AppState
+    key: str | None
+    over_http: bool
+    ctx: AppContext
+
+    @classmethod
+    def of(cls, ctx: AppContext) -> "Caller":
+        """Read the call's state and connection identity from its request context.
+
+        stdio and in-process connections carry no headers and have one lifespan each; a
+        handshake-era HTTP client sends the ``mcp-session-id`` the server issued (unknown ids get
+        404 before they reach a tool). 2026-07-28 HTTP clients and stateless HTTP have no
+        connection at all.
+        """
+        request = ctx.request_context
+        app = request.lifespan_context
+        headers = getattr(request.request, "headers", None)
+        if headers is None:
+            return cls(app, app.connection_key, over_http=False, ctx=ctx)
+        http_session = headers.get("mcp-session-id")
+        return cls(app, f"http:{http_session}" if http_session else None, over_http=True, ctx=ctx)
+
+    def thinking_target(self, requested: str | None) -> tuple[str | None, str | None]:
+        """Return ``(handle, session_id)`` for a thought: the handle to rebind, the id to use.
+
+        Args:
+            requested: The session the caller named, or ``None`` for the connection's own.
+
+        Returns:
+            ``(None, None)`` when the caller named none and the connection has no identity: the
+            thought starts a new session.
+
+        Raises:
+            InvalidInputError: ``requested`` is not a valid session id.
+        """
+        directory = self.app.directory
+        if requested is not None:
+            name = check_id(requested)
+            handle = name_handle(name)
+            return handle, directory.resolve(handle, lambda: name)
+        if self.key is None:
+            return None, None
+        handle = connection_handle(self.key)
+        return handle, directory.resolve(handle, new_session_id)
+
+    def connection_session(self) -> str | None:
+        """The session the calling connection currently continues, if it has one yet."""
+        return None if self.key is None else self.app.directory.peek(connection_handle(self.key))
+
+    def session_metadata(self, tool: str) -> dict[str, str]:
+        """Facts recorded when a call starts a session: tool, transport and client software."""
+        cache_key = (self.key, tool) if self.key is not None else None
+        if cache_key is not None and (known := self.app.metadata.get(cache_key)) is not None:
+            return known
+        facts = {"tool": tool, "transport": "http" if self.over_http else self.app.transport}
+        params = self.ctx.request_context.session.client_params
+        if params is not None:
+            facts["client"] = f"{params.client_info.name} {params.client_info.version}".strip()
+        if cache_key is not None:
+            # Bounded like the directory: a long-lived HTTP server sees many connections.
+            if len(self.app.metadata) >= self.app.directory.capacity:
+                self.app.metadata.clear()
+            self.app.metadata[cache_key] = facts
+        return facts
+
+
+__all__ = ["AppContext", "AppState", "Caller", "ProfileName"]

@@ -1,0 +1,152 @@
+"""What the tools say about themselves: the official server's text verbatim, then ours.
+
+The ``sequentialthinking`` description and parameter descriptions are copied from the official
+server (modelcontextprotocol/servers, ``src/sequentialthinking/index.ts``), so a model that was
+prompted or fine-tuned against it sees the same words. The snake_case tools take their words
+from the MCP server API reference (002). Every sentence here is paid for in tokens on every
+``tools/list``, so the additions are short.
+"""
+
+OFFICIAL_DESCRIPTION = """\
+A detailed tool for dynamic and reflective problem-solving through thoughts.
+This tool helps analyze problems through a flexible thinking process that can adapt and evolve.
+Each thought can build on, question, or revise previous insights as understanding deepens.
+
+When to use this tool:
+- Breaking down complex problems into steps
+- Planning and design with room for revision
+- Analysis that might need course correction
+- Problems where the full scope might not be clear initially
+- Problems that require a multi-step solution
+- Tasks that need to maintain context over multiple steps
+- Situations where irrelevant information needs to be filtered out
+
+Key features:
+- You can adjust total_thoughts up or down as you progress
+- You can question or revise previous thoughts
+- You can add more thoughts even after reaching what seemed like the end
+- You can express uncertainty and explore alternative approaches
+- Not every thought needs to build linearly - you can branch or backtrack
+- Generates a solution hypothesis
+- Verifies the hypothesis based on the Chain of Thought steps
+- Repeats the process until satisfied
+- Provides a correct answer
+
+Parameters explained:
+- thought: Your current thinking step, which can include:
+  * Regular analytical steps
+  * Revisions of previous thoughts
+  * Questions about previous decisions
+  * Realizations about needing more analysis
+  * Changes in approach
+  * Hypothesis generation
+  * Hypothesis verification
+- nextThoughtNeeded: True if you need more thinking, even if at what seemed like the end
+- thoughtNumber: Current number in sequence (can go beyond initial total if needed)
+- totalThoughts: Current estimate of thoughts needed (can be adjusted up/down)
+- isRevision: A boolean indicating if this thought revises previous thinking
+- revisesThought: If is_revision is true, which thought number is being reconsidered
+- branchFromThought: If branching, which thought number is the branching point
+- branchId: Identifier for the current branch (if any)
+- needsMoreThoughts: If reaching end but realizing more thoughts needed
+
+You should:
+1. Start with an initial estimate of needed thoughts, but be ready to adjust
+2. Feel free to question or revise previous thoughts
+3. Don't hesitate to add more thoughts if needed, even at the "end"
+4. Express uncertainty when present
+5. Mark thoughts that revise previous thinking or branch into new paths
+6. Ignore information that is irrelevant to the current step
+7. Generate a solution hypothesis when appropriate
+8. Verify the hypothesis based on the Chain of Thought steps
+9. Repeat the process until satisfied with the solution
+10. Provide a single, ideally correct answer as the final output
+11. Only set nextThoughtNeeded to false when truly done and a satisfactory answer is reached"""
+
+SESSIONS_NOTE = """
+
+Sessions: every thought is kept, and the response's sessionId names the session it joined.
+- sessionId: omit it to continue this connection's session; pass the sessionId of an earlier \
+response to continue that session (needed when a new session starts on every call)
+- clearSession: true starts afresh under a new sessionId; the old thoughts stay readable"""
+
+HISTORY_NOTE = """
+- {tool} reads earlier thoughts back, so you need not repeat them"""
+
+# Parameter descriptions of the official tool, verbatim.
+THOUGHT = "Your current thinking step"
+NEXT_THOUGHT_NEEDED = "Whether another thought step is needed"
+THOUGHT_NUMBER = "Current thought number (numeric value, e.g., 1, 2, 3)"
+TOTAL_THOUGHTS = "Estimated total thoughts needed (numeric value, e.g., 5, 10)"
+IS_REVISION = "Whether this revises previous thinking"
+REVISES_THOUGHT = "Which thought is being reconsidered"
+BRANCH_FROM_THOUGHT = "Branching point thought number"
+BRANCH_ID = "Branch identifier"
+NEEDS_MORE_THOUGHTS = "If more thoughts are needed"
+# The session pattern's (001) additions.
+SESSION_ID = "sessionId of an earlier response, to continue it; omit for this connection's session"
+CLEAR_SESSION = "Set true to reset and start fresh"
+
+STATUS_DESCRIPTION = (
+    "Simple sequential thinking tool for organizing thoughts step-by-step, with revision and "
+    "branching. Answers with a status (recorded, revision, branch or complete); session_id "
+    '"default" is this connection\'s session.'
+)
+EXTERNAL_DESCRIPTION = (
+    "AI-powered sequential thinking with external LLM integration. No LLM is configured on this "
+    "server yet: pass use_llm false and write the thought yourself."
+)
+# Parameter descriptions of the snake_case tools, from the API reference (002).
+SNAKE = {
+    "thought": "The content of the current thinking step",
+    "thought_number": "Current thought number in sequence",
+    "total_thoughts": "Estimated total number of thoughts needed",
+    "next_thought_needed": "Whether another thought step is required",
+    "is_revision": "Indicates this thought revises a previous one",
+    "revises_thought": "Which thought number is being revised",
+    "branch_from_thought": "Starting point for a new branch",
+    "branch_id": "Unique identifier for the branch",
+    "needs_more_thoughts": "Indicates need for more thoughts beyond estimate",
+    "session_id": "Session identifier for continuity",
+    "external_thought": "Step 1: problem/query, Step 2+: guidance/continuation",
+    "model": "LLM model to use",
+    "temperature": "Temperature for LLM generation",
+    "use_llm": "Whether to use LLM for generation (must be false: no LLM is configured)",
+}
+
+HISTORY_DESCRIPTION = (
+    "Read back a thinking session recorded by the sequential thinking tools, now or as it was at "
+    "an earlier version or time. Read-only."
+)
+HISTORY_SESSION_ID = "Session to read; omit for this connection's session"
+HISTORY_SHOW = (
+    "history: every thought with all its fields; branches: each branch and its thoughts; "
+    "view: the session summary with thoughtHistory"
+)
+HISTORY_AS_OF_VERSION = "Read the session as of this version (its first N events)"
+HISTORY_AS_OF_TIME = "Read the session as it was at this time (ISO 8601 with a time zone)"
+
+__all__ = [
+    "BRANCH_FROM_THOUGHT",
+    "BRANCH_ID",
+    "CLEAR_SESSION",
+    "EXTERNAL_DESCRIPTION",
+    "HISTORY_AS_OF_TIME",
+    "HISTORY_AS_OF_VERSION",
+    "HISTORY_DESCRIPTION",
+    "HISTORY_NOTE",
+    "HISTORY_SESSION_ID",
+    "HISTORY_SHOW",
+    "IS_REVISION",
+    "NEEDS_MORE_THOUGHTS",
+    "NEXT_THOUGHT_NEEDED",
+    "OFFICIAL_DESCRIPTION",
+    "REVISES_THOUGHT",
+    "SESSIONS_NOTE",
+    "SESSION_ID",
+    "SNAKE",
+    "STATUS_DESCRIPTION",
+    "THOUGHT",
+    "THOUGHT_NUMBER",
+    "TOTAL_THOUGHTS",
+]

@@ -1,0 +1,170 @@
+"""Reading back: the ``thinking_history`` tool and the sessions as MCP resources.
+
+Nothing here appends: the tool reads ``Ledger.state`` (which never records an expiry), and the
+resources list and read sessions. Time travel is the ledger's: a state as of a version or time is
+a replay of that prefix of the session's events.
+"""
+
+import json
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp.types import CallToolResult
+from pydantic import AwareDatetime, Field
+
+from api.mcp import descriptions as text
+from api.mcp.app import AppContext, Caller
+from api.mcp.coercion import Count, Text
+from api.mcp.thinking import DEFAULT_SESSION, answer
+from api.service import Ledger
+from ledger.envelope import format_time
+from ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
+from projections.state import SessionState
+from projections.views import JsonDict, branch_sets, session_view, thought_history
+
+SESSIONS_URI = "thoughtledger://sessions"
+SESSION_URI = "thoughtledger://sessions/{session_id}"
+SESSIONS_LISTED = 100
+"""Sessions in the ``thoughtledger://sessions`` listing (ordered by id: oldest UUIDv7s first)."""
+
+Show = Literal["history", "branches", "view"]
+
+
+async def thinking_history(
+    session_id: Annotated[
+        Text | None, Field(validation_alias="sessionId", description=text.HISTORY_SESSION_ID)
+    ] = None,
+    show: Annotated[Show, Field(description=text.HISTORY_SHOW)] = "history",
+    as_of_version: Annotated[
+        Count | None, Field(validation_alias="asOfVersion", description=text.HISTORY_AS_OF_VERSION)
+    ] = None,
+    as_of_time: Annotated[
+        AwareDatetime | None,
+        Field(validation_alias="asOfTime", description=text.HISTORY_AS_OF_TIME),
+    ] = None,
+    *,
+    ctx: AppContext,
+) -> CallToolResult:
+    """Return a session's history, branches or view, now or as of a version or time.
+
+    Raises:
+        ToolError: No session to read (none named and none on this connection), an unknown
+            session, a bound past the session's end, or a ledger failure.
+    """
+    caller = Caller.of(ctx)
+    target = _read_target(caller, session_id)
+    ledger = caller.app.ledger
+    try:
+        state = await ledger.state(target, as_of_version=as_of_version, as_of_time=as_of_time)
+    except LedgerError as exc:
+        raise ToolError(str(exc)) from exc
+    result: JsonDict = {
+        "sessionId": state.session_id,
+        "status": state.status,
+        "version": state.version,
+        "thoughtHistoryLength": len(state.thoughts),
+    }
+    if as_of_version is not None:
+        result["asOfVersion"] = as_of_version
+    if as_of_time is not None:
+        result["asOfTime"] = format_time(as_of_time)
+    if show == "branches":
+        result["branches"] = branch_sets(state)
+    elif show == "view":
+        result["view"] = session_view(state)
+    else:
+        result["history"] = thought_history(state)
+    return answer(result)
+
+
+def _read_target(caller: Caller, requested: str | None) -> str:
+    # An id given is read literally: it names the session an answer reported, even one that was
+    # cleared since. Omitted (or 002's "default"), it is the connection's current session.
+    if requested is not None and (requested != DEFAULT_SESSION or caller.key is None):
+        return requested
+    if caller.key is None:
+        raise ToolError(
+            "this connection has no identity of its own: pass sessionId (the sessionId of an "
+            "earlier answer)"
+        )
+    current = caller.connection_session()
+    if current is None:
+        raise ToolError(
+            "no thoughts recorded on this connection yet: record one, or pass the sessionId of an "
+            "earlier session"
+        )
+    return current
+
+
+def register_resources(server: MCPServer[Any], ledger: Ledger) -> None:
+    """Expose the ledger's sessions: a listing and each session by id.
+
+    Raises:
+        ValueError: The SDK refused a registration (a programming error).
+    """
+
+    @server.resource(
+        SESSIONS_URI,
+        name="sessions",
+        title="Thinking sessions",
+        description=f"The first {SESSIONS_LISTED} sessions in this ledger, by id",
+        mime_type="application/json",
+    )
+    async def list_sessions() -> str:
+        try:
+            states = await ledger.list_sessions(limit=SESSIONS_LISTED)
+        except LedgerError as exc:
+            raise ResourceError(str(exc)) from exc
+        listing = {"sessions": [_summary(state) for state in states]}
+        return json.dumps(listing, indent=2, ensure_ascii=False)
+
+    @server.resource(
+        SESSION_URI,
+        name="session",
+        title="Thinking session",
+        description="One session: every thought with its fields, and its branches",
+        mime_type="application/json",
+    )
+    async def read_session(session_id: str) -> str:
+        try:
+            state = await ledger.state(session_id)
+        except (SessionNotFoundError, InvalidInputError) as exc:
+            raise ResourceNotFoundError(str(exc)) from exc
+        except LedgerError as exc:
+            raise ResourceError(str(exc)) from exc
+        document = {
+            **_summary(state),
+            "metadata": dict(state.metadata),
+            "predecessorId": state.predecessor_id,
+            "thoughts": thought_history(state),
+            "branchSets": branch_sets(state),
+        }
+        return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def _summary(state: SessionState) -> JsonDict:
+    return {
+        "sessionId": state.session_id,
+        "uri": SESSION_URI.format(session_id=state.session_id),
+        "status": state.status,
+        "version": state.version,
+        "thoughtHistoryLength": len(state.thoughts),
+        "branches": list(state.branches),
+        "startedAt": _time(state.started_at),
+        "updatedAt": _time(state.updated_at),
+    }
+
+
+def _time(moment: datetime | None) -> str | None:
+    return format_time(moment) if moment is not None else None
+
+
+__all__ = [
+    "SESSIONS_LISTED",
+    "SESSIONS_URI",
+    "SESSION_URI",
+    "register_resources",
+    "thinking_history",
+]

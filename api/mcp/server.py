@@ -1,0 +1,224 @@
+"""``create_server(ledger)``: the MCP server over a ledger, with no module-level state.
+
+Tools are typed functions (:mod:`api.mcp.thinking`, :mod:`api.mcp.reading`) registered per
+server, with the official text, compact schemas, output schemas and truthful annotations. Two
+thin adaptations of the SDK live here: argument errors become one plain line naming every bad
+field (``Invalid sequential thinking params: ...``, as in 002) instead of pydantic's report, and
+our own refusals reach the model without the SDK's ``Error executing tool`` prefix.
+"""
+
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
+from pydantic import BaseModel, ValidationError
+
+from api.mcp import descriptions as text
+from api.mcp.answers import (
+    ExternalAnswer,
+    HistoryAnswer,
+    MinimalAnswer,
+    OfficialAnswer,
+    SessionAnswer,
+    StatusAnswer,
+    compact_schema,
+    output_schema,
+)
+from api.mcp.app import AppState, ProfileName
+from api.mcp.coercion import describe_errors
+from api.mcp.reading import register_resources, thinking_history
+from api.mcp.render import ThoughtSink
+from api.mcp.thinking import sequential_thinking, sequential_thinking_external, sequentialthinking
+from api.service import Ledger
+from ledger.errors import InvalidInputError
+
+SERVER_NAME = "thoughtledger"
+OFFICIAL_TOOL = "sequentialthinking"
+HISTORY_TOOL = "thinking_history"
+STATUS_TOOL = "sequential_thinking"
+EXTERNAL_TOOL = "sequential_thinking_external"
+TOOL_NAMES = (OFFICIAL_TOOL, HISTORY_TOOL, STATUS_TOOL, EXTERNAL_TOOL)
+"""Every tool the server can list."""
+DEFAULT_TOOLS = (OFFICIAL_TOOL, HISTORY_TOOL)
+"""Listed unless ``--tools`` says otherwise: the official tool and the read tool."""
+PROFILES: tuple[ProfileName, ...] = ("minimal", "official", "full")
+
+# The thinking tools append to a log: not read-only, never destructive (a cleared session's
+# history stays readable), not idempotent (a repeated call records a second thought), closed world.
+THINKING = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+)
+READING = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+PROFILE_ANSWERS: dict[ProfileName, type[BaseModel]] = {
+    "minimal": MinimalAnswer,
+    "official": OfficialAnswer,
+    "full": SessionAnswer,
+}
+# How argument errors are introduced, per tool (002's wording for the thinking tools).
+_INVALID_PARAMS = {
+    OFFICIAL_TOOL: "Invalid sequential thinking params",
+    STATUS_TOOL: "Invalid sequential thinking params",
+    EXTERNAL_TOOL: "Invalid sequential thinking params",
+    HISTORY_TOOL: "Invalid thinking_history params",
+}
+
+
+class LedgerMCPServer(MCPServer[AppState]):
+    """``MCPServer`` with errors a model can act on, in one plain line.
+
+    The SDK reports bad arguments as pydantic's multi-line report and prefixes every tool error
+    with ``Error executing tool <name>:``; both are rewritten here, in the one method every
+    ``tools/call`` passes through. Crashes keep the SDK's behaviour: a generic message, the
+    traceback in the server log.
+    """
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[AppState, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        """Call a tool, rewriting anticipated errors (see the class docstring).
+
+        Raises:
+            ToolError: Unknown tool, bad arguments, or a refusal from the tool (plain message).
+            UnexpectedToolError: The tool crashed (generic message; traceback logged).
+            MCPError: A protocol error raised by the tool.
+        """
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                label = _INVALID_PARAMS.get(name, f"Invalid {name} params")
+                raise ToolError(f"{label}: {describe_errors(cause)}") from cause
+            if isinstance(cause, ToolError) and not isinstance(cause, UnexpectedToolError):
+                raise ToolError(str(cause)) from cause
+            raise
+
+
+def create_server(
+    ledger: Ledger,
+    *,
+    profile: ProfileName = "official",
+    tools: Sequence[str] = DEFAULT_TOOLS,
+    thought_sink: ThoughtSink | None = None,
+    transport: str = "in-process",
+) -> MCPServer[AppState]:
+    """Build the MCP server over ``ledger`` (which the caller opens and closes).
+
+    Args:
+        ledger: Where thoughts are recorded and read back.
+        profile: What ``sequentialthinking`` answers: ``minimal`` (000's four keys),
+            ``official`` (the official server's view) or ``full`` (001's session view); each
+            with ``sessionId``.
+        tools: Which tools to list, in order (see :data:`TOOL_NAMES`).
+        thought_sink: Where to render each recorded thought (the serve entry point passes a
+            stderr writer unless ``DISABLE_THOUGHT_LOGGING=true``); ``None`` renders nothing.
+        transport: Recorded in new sessions' metadata for connections without headers.
+
+    Returns:
+        The server; sessions are resources under ``thoughtledger://sessions``.
+
+    Raises:
+        InvalidInputError: An unknown profile or tool name, or no tool at all.
+    """
+    if profile not in PROFILES:
+        raise InvalidInputError(f"unknown profile {profile!r}: use {', '.join(PROFILES)}")
+    chosen = list(dict.fromkeys(tools))
+    if not chosen:
+        raise InvalidInputError("list at least one tool")
+    if unknown := [name for name in chosen if name not in TOOL_NAMES]:
+        raise InvalidInputError(f"unknown tools {unknown}: choose from {', '.join(TOOL_NAMES)}")
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer[AppState]) -> AsyncIterator[AppState]:
+        yield AppState(
+            ledger=ledger,
+            profile=profile,
+            # One lifespan per stdio process or in-process client: its connection's identity.
+            connection_key=uuid.uuid4().hex,
+            transport=transport,
+            thought_sink=thought_sink,
+        )
+
+    builders: dict[str, Callable[[], Tool]] = {
+        OFFICIAL_TOOL: lambda: _official_tool(profile, history=HISTORY_TOOL in chosen),
+        HISTORY_TOOL: lambda: _tool(
+            thinking_history, "Thinking history", text.HISTORY_DESCRIPTION, READING, HistoryAnswer
+        ),
+        STATUS_TOOL: lambda: _tool(
+            sequential_thinking,
+            "Sequential thinking (snake_case)",
+            text.STATUS_DESCRIPTION,
+            THINKING,
+            StatusAnswer,
+        ),
+        EXTERNAL_TOOL: lambda: _tool(
+            sequential_thinking_external,
+            "Sequential thinking (external)",
+            text.EXTERNAL_DESCRIPTION,
+            THINKING,
+            ExternalAnswer,
+        ),
+    }
+    server = LedgerMCPServer(
+        SERVER_NAME,
+        version=_version(),
+        lifespan=lifespan,
+        tools=[builders[name]() for name in chosen],
+    )
+    register_resources(server, ledger)
+    return server
+
+
+def _official_tool(profile: ProfileName, *, history: bool) -> Tool:
+    description = text.OFFICIAL_DESCRIPTION + text.SESSIONS_NOTE
+    if history:
+        description += text.HISTORY_NOTE.format(tool=HISTORY_TOOL)
+    return _tool(
+        sequentialthinking, "Sequential Thinking", description, THINKING, PROFILE_ANSWERS[profile]
+    )
+
+
+def _tool(
+    fn: Callable[..., Any],
+    title: str,
+    description: str,
+    annotations: ToolAnnotations,
+    answer: type[BaseModel],
+) -> Tool:
+    tool = Tool.from_function(fn, title=title, description=description, annotations=annotations)
+    # Every schema word is paid for on each tools/list: drop pydantic's titles and null branches.
+    tool.parameters = compact_schema(tool.parameters)
+    # The functions return a ready CallToolResult; the schema is published, and the SDK's client
+    # (like any careful client) checks structured content against it.
+    tool.fn_metadata.output_schema = output_schema(answer)
+    return tool
+
+
+def _version() -> str:
+    try:
+        return version("thoughtledger")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0.0.0"
+
+
+__all__ = [
+    "DEFAULT_TOOLS",
+    "EXTERNAL_TOOL",
+    "HISTORY_TOOL",
+    "OFFICIAL_TOOL",
+    "PROFILES",
+    "STATUS_TOOL",
+    "TOOL_NAMES",
+    "LedgerMCPServer",
+    "create_server",
+]

@@ -1,0 +1,72 @@
+"""Which ledger session a tool call continues: per connection, per name, or a new one.
+
+A caller names a session in one of three ways:
+
+* not at all, on a transport with a connection identity (stdio: the process; streamable HTTP: the
+  ``mcp-session-id`` of a handshake-era client): the connection's own session;
+* by a name: a ``sessionId`` from an earlier answer, or a 002-style ``session_id``;
+* not at all, on a transport without identity (2026-07-28 HTTP clients, stateless HTTP): a new
+  session per call, whose ``sessionId`` in the answer is the handle to pass back.
+
+A ledger session id changes when its session is cleared or expires (the next thought starts a
+successor under a new id), so both connections and names are *handles* resolved through a
+:class:`SessionDirectory` to the session they currently continue. The directory lives in the
+server's lifespan state: it is per process, and a restart forgets where renamed handles led (the
+thoughts themselves are all in the ledger, under the ids the answers reported).
+"""
+
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+DEFAULT_CAPACITY = 10_000
+"""Handles remembered; least recently used go first (a forgotten one restarts at its name)."""
+
+
+@dataclass
+class SessionDirectory:
+    """Handles (a connection, a name) mapped to the ledger session each currently continues.
+
+    Args:
+        capacity: How many handles to remember.
+    """
+
+    capacity: int = DEFAULT_CAPACITY
+    _current: OrderedDict[str, str] = field(default_factory=OrderedDict)
+
+    def resolve(self, handle: str, first: Callable[[], str]) -> str:
+        """Return the session ``handle`` continues, binding it to ``first()`` when it has none.
+
+        Binding happens before any await, so concurrent first calls on one handle agree.
+        """
+        session_id = self._current.get(handle)
+        if session_id is None:
+            session_id = first()
+            self.bind(handle, session_id)
+        else:
+            self._current.move_to_end(handle)
+        return session_id
+
+    def peek(self, handle: str) -> str | None:
+        """Return the session ``handle`` continues, if it has one yet."""
+        return self._current.get(handle)
+
+    def bind(self, handle: str, session_id: str) -> None:
+        """Record that ``handle`` now continues ``session_id``."""
+        self._current[handle] = session_id
+        self._current.move_to_end(handle)
+        while len(self._current) > self.capacity:
+            self._current.popitem(last=False)
+
+
+def connection_handle(key: str) -> str:
+    """The directory handle of a connection."""
+    return f"connection:{key}"
+
+
+def name_handle(name: str) -> str:
+    """The directory handle of a caller-chosen session name (or an id from an earlier answer)."""
+    return f"name:{name}"
+
+
+__all__ = ["DEFAULT_CAPACITY", "SessionDirectory", "connection_handle", "name_handle"]

@@ -1,0 +1,272 @@
+"""The thinking tools: ``sequentialthinking`` (official) and the snake_case pair of 002.
+
+Each is a typed function the SDK turns into a tool; the server (see :mod:`api.mcp.server`) reads
+its schema from the signature. They share one path into the ledger, :func:`record`, so every
+tool validates, resolves its session and appends the same way.
+"""
+
+import json
+from typing import Annotated, Any
+
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
+from pydantic import Field
+
+from api.mcp import descriptions as text
+from api.mcp.app import AppContext, Caller
+from api.mcp.coercion import Count, Flag, Text
+from api.mcp.render import render_thought
+from api.service import ThinkOutcome
+from ledger.errors import LedgerError
+from projections.views import JsonDict, minimal_response, official_view, session_view, status_view
+
+DEFAULT_SESSION = "default"
+"""002's session name for "the caller's own session" (here: the connection's)."""
+
+
+async def sequentialthinking(
+    thought: Annotated[Text, Field(description=text.THOUGHT)],
+    next_thought_needed: Annotated[
+        Flag, Field(validation_alias="nextThoughtNeeded", description=text.NEXT_THOUGHT_NEEDED)
+    ],
+    thought_number: Annotated[
+        Count, Field(validation_alias="thoughtNumber", description=text.THOUGHT_NUMBER)
+    ],
+    total_thoughts: Annotated[
+        Count, Field(validation_alias="totalThoughts", description=text.TOTAL_THOUGHTS)
+    ],
+    is_revision: Annotated[
+        Flag | None, Field(validation_alias="isRevision", description=text.IS_REVISION)
+    ] = None,
+    revises_thought: Annotated[
+        Count | None, Field(validation_alias="revisesThought", description=text.REVISES_THOUGHT)
+    ] = None,
+    branch_from_thought: Annotated[
+        Count | None,
+        Field(validation_alias="branchFromThought", description=text.BRANCH_FROM_THOUGHT),
+    ] = None,
+    branch_id: Annotated[
+        Text | None, Field(validation_alias="branchId", description=text.BRANCH_ID)
+    ] = None,
+    needs_more_thoughts: Annotated[
+        Flag | None,
+        Field(validation_alias="needsMoreThoughts", description=text.NEEDS_MORE_THOUGHTS),
+    ] = None,
+    session_id: Annotated[
+        Text | None, Field(validation_alias="sessionId", description=text.SESSION_ID)
+    ] = None,
+    clear_session: Annotated[
+        Flag | None, Field(validation_alias="clearSession", description=text.CLEAR_SESSION)
+    ] = None,
+    *,
+    ctx: AppContext,
+) -> CallToolResult:
+    """Record one thought and answer with the server's profile (official view by default).
+
+    Raises:
+        ToolError: The thought breaks a rule, the session id is malformed or the ledger failed;
+            nothing was appended.
+    """
+    caller = Caller.of(ctx)
+    outcome = await record(
+        caller,
+        "sequentialthinking",
+        thought=thought,
+        thought_number=thought_number,
+        total_thoughts=total_thoughts,
+        next_thought_needed=next_thought_needed,
+        is_revision=is_revision,
+        revises_thought=revises_thought,
+        branch_from_thought=branch_from_thought,
+        branch_id=branch_id,
+        needs_more_thoughts=needs_more_thoughts,
+        requested=session_id,
+        clear=bool(clear_session),
+    )
+    profile = caller.app.profile
+    view: JsonDict
+    if profile == "minimal":
+        view = {**minimal_response(outcome.entry), "sessionId": outcome.session_id}
+    elif profile == "full":
+        view = session_view(outcome.state)
+    else:
+        view = {**official_view(outcome.state), "sessionId": outcome.session_id}
+    return answer(view)
+
+
+async def sequential_thinking(
+    thought: Annotated[Text, Field(description=text.SNAKE["thought"])],
+    thought_number: Annotated[Count, Field(description=text.SNAKE["thought_number"])],
+    total_thoughts: Annotated[Count, Field(description=text.SNAKE["total_thoughts"])],
+    next_thought_needed: Annotated[Flag, Field(description=text.SNAKE["next_thought_needed"])],
+    is_revision: Annotated[Flag | None, Field(description=text.SNAKE["is_revision"])] = None,
+    revises_thought: Annotated[
+        Count | None, Field(description=text.SNAKE["revises_thought"])
+    ] = None,
+    branch_from_thought: Annotated[
+        Count | None, Field(description=text.SNAKE["branch_from_thought"])
+    ] = None,
+    branch_id: Annotated[Text | None, Field(description=text.SNAKE["branch_id"])] = None,
+    needs_more_thoughts: Annotated[
+        Flag | None, Field(description=text.SNAKE["needs_more_thoughts"])
+    ] = None,
+    session_id: Annotated[Text, Field(description=text.SNAKE["session_id"])] = DEFAULT_SESSION,
+    *,
+    ctx: AppContext,
+) -> CallToolResult:
+    """Record one thought and answer 002's status view.
+
+    Raises:
+        ToolError: The thought breaks a rule, the session id is malformed or the ledger failed;
+            nothing was appended.
+    """
+    caller = Caller.of(ctx)
+    outcome = await record(
+        caller,
+        "sequential_thinking",
+        thought=thought,
+        thought_number=thought_number,
+        total_thoughts=total_thoughts,
+        next_thought_needed=next_thought_needed,
+        is_revision=is_revision,
+        revises_thought=revises_thought,
+        branch_from_thought=branch_from_thought,
+        branch_id=branch_id,
+        needs_more_thoughts=needs_more_thoughts,
+        requested=_named(caller, session_id),
+    )
+    view = status_view(outcome.state, session_id_shown=False)
+    if session_id != DEFAULT_SESSION:
+        view["session_id"] = outcome.session_id
+    return answer(view)
+
+
+async def sequential_thinking_external(
+    thought: Annotated[Text, Field(description=text.SNAKE["external_thought"])],
+    thought_number: Annotated[Count, Field(description=text.SNAKE["thought_number"])],
+    total_thoughts: Annotated[Count, Field(description=text.SNAKE["total_thoughts"])],
+    next_thought_needed: Annotated[Flag, Field(description=text.SNAKE["next_thought_needed"])],
+    is_revision: Annotated[Flag | None, Field(description=text.SNAKE["is_revision"])] = None,
+    revises_thought: Annotated[
+        Count | None, Field(description=text.SNAKE["revises_thought"])
+    ] = None,
+    branch_from_thought: Annotated[
+        Count | None, Field(description=text.SNAKE["branch_from_thought"])
+    ] = None,
+    branch_id: Annotated[Text | None, Field(description=text.SNAKE["branch_id"])] = None,
+    needs_more_thoughts: Annotated[
+        Flag | None, Field(description=text.SNAKE["needs_more_thoughts"])
+    ] = None,
+    session_id: Annotated[Text, Field(description=text.SNAKE["session_id"])] = DEFAULT_SESSION,
+    model: Annotated[Text | None, Field(description=text.SNAKE["model"])] = None,
+    temperature: Annotated[
+        float | None, Field(ge=0, le=2, description=text.SNAKE["temperature"])
+    ] = None,
+    use_llm: Annotated[Flag, Field(description=text.SNAKE["use_llm"])] = True,
+    *,
+    ctx: AppContext,
+) -> CallToolResult:
+    """Record a thought written by the caller (``use_llm: false``) and answer 002's external view.
+
+    ``model`` and ``temperature`` are accepted for compatibility and unused until LLM generation
+    lands; 002's default ``use_llm: true`` is kept, so a caller relying on it is told, not ignored.
+
+    Raises:
+        ToolError: ``use_llm`` is true (no LLM is configured), the thought breaks a rule, the
+            session id is malformed or the ledger failed; nothing was appended.
+    """
+    if use_llm:
+        raise ToolError(
+            "LLM generation is not configured on this server: call again with use_llm false and "
+            "write the thought yourself; it is recorded as given"
+        )
+    caller = Caller.of(ctx)
+    outcome = await record(
+        caller,
+        "sequential_thinking_external",
+        thought=thought,
+        thought_number=thought_number,
+        total_thoughts=total_thoughts,
+        next_thought_needed=next_thought_needed,
+        is_revision=is_revision,
+        revises_thought=revises_thought,
+        branch_from_thought=branch_from_thought,
+        branch_id=branch_id,
+        needs_more_thoughts=needs_more_thoughts,
+        requested=_named(caller, session_id),
+    )
+    status = status_view(outcome.state, session_id_shown=False)
+    view: JsonDict = {
+        "thought_number": status["thought_number"],
+        "total_thoughts": status["total_thoughts"],
+        "next_thought_needed": status["next_thought_needed"],
+        "thought_content": outcome.entry.thought,
+        "branches": status["branches"],
+        "thought_history_length": status["thought_history_length"],
+        # 002: the external tool's plain status is "thinking" where the simple one says "recorded".
+        "status": "thinking" if status["status"] == "recorded" else status["status"],
+    }
+    if session_id != DEFAULT_SESSION:
+        view["session_id"] = outcome.session_id
+    return answer(view)
+
+
+async def record(
+    caller: Caller,
+    tool: str,
+    *,
+    requested: str | None,
+    clear: bool = False,
+    **fields: Any,
+) -> ThinkOutcome:
+    """Append one thought for a tool call: resolve the session, think, rebind, render.
+
+    Args:
+        caller: The call.
+        tool: The calling tool's name (recorded when a session starts here).
+        requested: The session the caller named; ``None`` for the connection's own.
+        clear: Retire the session first and continue under a new id.
+        **fields: The thought's fields, snake_case; ``None`` means not given.
+
+    Raises:
+        ToolError: The ledger refused or failed (its message says why); nothing was appended.
+    """
+    app = caller.app
+    arguments = {key: value for key, value in fields.items() if value is not None}
+    try:
+        handle, session_id = caller.thinking_target(requested)
+        outcome = await app.ledger.think(
+            session_id, arguments, clear=clear, metadata=caller.session_metadata(tool)
+        )
+    except LedgerError as exc:
+        raise ToolError(str(exc)) from exc
+    if handle is not None:
+        app.directory.bind(handle, outcome.session_id)
+    if app.thought_sink is not None:
+        app.thought_sink(render_thought(outcome.entry))
+    return outcome
+
+
+def answer(view: JsonDict) -> CallToolResult:
+    """The official server's answer form: the view as pretty JSON text and as structured content."""
+    # ensure_ascii=False: JSON.stringify keeps non-ASCII text as it is, and so do we.
+    pretty = json.dumps(view, indent=2, ensure_ascii=False)
+    return CallToolResult(content=[TextContent(type="text", text=pretty)], structured_content=view)
+
+
+def _named(caller: Caller, session_id: str) -> str | None:
+    # 002's "default" is the caller's own session: the connection's where there is one. Without
+    # a connection identity it stays the shared session named "default", as in 002.
+    if session_id == DEFAULT_SESSION and caller.key is not None:
+        return None
+    return session_id
+
+
+__all__ = [
+    "DEFAULT_SESSION",
+    "answer",
+    "record",
+    "sequential_thinking",
+    "sequential_thinking_external",
+    "sequentialthinking",
+]

@@ -1,0 +1,116 @@
+"""The serve options, and how the entry point fails when it cannot start."""
+
+import argparse
+import re
+import socket
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from api.mcp import create_server, serve
+from api.mcp.serve import add_serve_arguments
+from api.service import Ledger
+from ledger.errors import InvalidInputError
+from ledger.store.memory import MemoryEventStore
+from tests.integration.test_mcp_stdio import ROOT, WAIT, child_env
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_serve_arguments(parser)
+    return parser.parse_args(argv)
+
+
+def test_serve_options_default_to_stdio_with_the_official_tool_and_the_read_tool() -> None:
+    args = parse()
+    assert (args.db, args.http, args.host, args.port) == (None, False, "127.0.0.1", 8765)
+    assert args.profile == "official"
+    assert args.tools == ["sequentialthinking", "thinking_history"]
+    assert args.ttl_minutes == 30
+
+
+def test_tools_are_a_comma_separated_list_or_all() -> None:
+    assert parse("--tools", "sequential_thinking, sequentialthinking").tools == [
+        "sequential_thinking",
+        "sequentialthinking",
+    ]
+    assert len(parse("--tools", "all").tools) == 4
+
+
+@pytest.mark.parametrize(
+    ("argv", "complaint"),
+    [
+        (["--tools", "sequentialthinking,nope"], "unknown tools nope"),
+        (["--host", "0.0.0.0"], "listens on loopback only"),  # noqa: S104  # the refused case
+        (["--host", "example.com"], "is not one of 127.0.0.1, localhost, ::1"),
+        (["--host", "127.0.0.2"], "listens on loopback only"),
+        (["--port", "70000"], "outside 0-65535"),
+        (["--profile", "verbose"], "invalid choice"),
+        (["--ttl-minutes", "-1"], "0 (never) or a positive number"),
+    ],
+)
+def test_bad_serve_options_are_refused_with_a_reason(
+    argv: list[str], complaint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        parse(*argv)
+    assert exited.value.code == 2
+    assert complaint in capsys.readouterr().err
+
+
+def test_loopback_hosts_are_accepted() -> None:
+    for host in ("127.0.0.1", "::1", "localhost"):
+        assert parse("--http", "--host", host).host == host
+
+
+def test_a_ledger_that_cannot_be_opened_exits_1_with_the_reason_on_stderr() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "api.mcp", "--db", "nosuch://ledger"],
+        cwd=ROOT,
+        env=child_env(),
+        input=b"",
+        capture_output=True,
+        timeout=WAIT,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert done.stdout == b""
+    assert b"serve_failed" in done.stderr
+    assert b"unknown ledger URL 'nosuch://ledger'" in done.stderr
+
+
+def test_a_port_in_use_exits_1_with_the_reason_on_stderr() -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = str(taken.getsockname()[1])
+        done = subprocess.run(  # noqa: S603  # our interpreter, our module, a port we chose
+            [sys.executable, "-m", "api.mcp", "--db", "memory://", "--http", "--port", port],
+            cwd=ROOT,
+            env=child_env(),
+            capture_output=True,
+            timeout=WAIT,
+            check=False,
+        )
+    assert done.returncode == 1
+    assert b"serve_failed" in done.stderr
+    assert b"in use" in done.stderr
+
+
+def test_the_serve_module_exposes_exactly_what_the_cli_wires() -> None:
+    assert serve.__all__ == ["add_serve_arguments", "run_serve"]
+
+
+@pytest.mark.parametrize(
+    ("options", "complaint"),
+    [
+        ({"tools": ["sequentialthinking", "nope"]}, "unknown tools ['nope']"),
+        ({"tools": []}, "list at least one tool"),
+        ({"profile": "verbose"}, "unknown profile 'verbose'"),
+    ],
+)
+def test_create_server_refuses_unknown_tools_and_profiles(
+    options: dict[str, Any], complaint: str
+) -> None:
+    with pytest.raises(InvalidInputError, match=re.escape(complaint)):
+        create_server(Ledger(MemoryEventStore()), **options)

@@ -1,0 +1,205 @@
+"""The server as MCP clients run it: a real subprocess on stdio, killed and restarted.
+
+The first run is driven line by line, as a host writes to the pipe, so every byte on stdout is
+checked to be a JSON-RPC message and bad lines can be sent. The restart is read back with the
+SDK's own stdio client, over the read tool: nothing the first run acknowledged may be lost.
+"""
+
+import json
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from anyio.abc import Process
+from anyio.streams.buffered import BufferedByteReceiveStream
+from mcp import Client, StdioServerParameters
+
+from tests.integration.test_mcp_tools import Json, text_of
+
+pytestmark = pytest.mark.anyio
+
+ROOT = Path(__file__).resolve().parents[2]
+WAIT = 20  # seconds: bounds every exchange (start-up imports included) so a hang fails fast
+
+
+class LineClient:
+    """A bare JSON-RPC client over a subprocess's stdin/stdout, one message per line."""
+
+    def __init__(self, process: Process) -> None:
+        assert process.stdin is not None
+        assert process.stdout is not None
+        self.process = process
+        self._stdin = process.stdin
+        self._stdout = BufferedByteReceiveStream(process.stdout)
+        self._next_id = 0
+
+    async def send_line(self, line: str) -> None:
+        await self._stdin.send(line.encode() + b"\n")
+
+    async def receive(self) -> Json:
+        """The next line on stdout, which must be one JSON-RPC 2.0 message."""
+        with anyio.fail_after(WAIT):
+            line = await self._stdout.receive_until(b"\n", 1 << 24)
+        message: Json = json.loads(line)
+        assert message["jsonrpc"] == "2.0"
+        return message
+
+    async def request(self, method: str, params: Json | None = None) -> Json:
+        self._next_id += 1
+        request: Json = {"jsonrpc": "2.0", "id": self._next_id, "method": method}
+        if params is not None:
+            request["params"] = params
+        await self.send_line(json.dumps(request))
+        while True:
+            message = await self.receive()
+            if message.get("id") == self._next_id:
+                return message
+
+    async def handshake(self) -> None:
+        reply = await self.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "line-client", "version": "1"},
+            },
+        )
+        assert reply["result"]["serverInfo"]["name"] == "thoughtledger"
+        await self.send_line(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+
+    async def call_tool(self, name: str, arguments: Json) -> Json:
+        reply = await self.request("tools/call", {"name": name, "arguments": arguments})
+        result: Json = reply["result"]
+        return result
+
+
+def serve_command(db: str, *options: str) -> list[str]:
+    return [sys.executable, "-m", "api.mcp", "--db", db, *options]
+
+
+HERMETIC = {"DISABLE_THOUGHT_LOGGING", "THOUGHTLEDGER_STDIO", "THOUGHTLEDGER_URL"}
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if key not in HERMETIC}
+    return {**env, **extra}
+
+
+@asynccontextmanager
+async def line_server(
+    db: str, stderr: Path, *options: str, **env: str
+) -> AsyncIterator[LineClient]:
+    with stderr.open("wb") as log:
+        process = await anyio.open_process(
+            serve_command(db, *options), cwd=ROOT, env=child_env(**env), stderr=log
+        )
+        try:
+            yield LineClient(process)
+        finally:
+            if process.returncode is None:
+                process.kill()
+            with anyio.fail_after(WAIT):
+                await process.wait()
+
+
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'l.db'}"
+
+
+def thought(number: int, total: int = 4, **extra: Any) -> Json:
+    return {
+        "thought": f"thought {number}",
+        "thoughtNumber": number,
+        "totalThoughts": total,
+        "nextThoughtNeeded": True,
+        **extra,
+    }
+
+
+async def test_a_killed_server_loses_nothing_it_acknowledged(tmp_path: Path) -> None:
+    db = sqlite_url(tmp_path)
+    async with line_server(db, tmp_path / "first.err") as client:
+        await client.handshake()
+        answers = [
+            await client.call_tool("sequentialthinking", arguments)
+            for arguments in (
+                thought(1),
+                thought(2, isRevision=True, revisesThought=1),
+                thought(3, branchFromThought=1, branchId="alt"),
+                thought(4, totalThoughts="4", nextThoughtNeeded="false"),
+            )
+        ]
+        refused = await client.call_tool("sequentialthinking", thought(0))
+        client.process.kill()  # SIGKILL: no shutdown code runs
+    assert all(answer["isError"] is False for answer in answers)
+    assert refused["isError"] is True
+    session_id = answers[0]["structuredContent"]["sessionId"]
+    assert {a["structuredContent"]["sessionId"] for a in answers} == {session_id}
+    assert answers[-1]["structuredContent"]["thoughtHistoryLength"] == 4
+
+    restarted = StdioServerParameters(
+        command=sys.executable, args=serve_command(db)[1:], cwd=ROOT, env=child_env()
+    )
+    async with Client(restarted) as sdk_client:
+        read = await sdk_client.call_tool("thinking_history", {"sessionId": session_id})
+        branches = await sdk_client.call_tool(
+            "thinking_history", {"sessionId": session_id, "show": "branches"}
+        )
+        listing = await sdk_client.read_resource("thoughtledger://sessions")
+    assert read.is_error is False, text_of(read)
+    assert read.structured_content is not None
+    history = read.structured_content["history"]
+    assert [(t["thoughtNumber"], t["kind"], t["thought"]) for t in history] == [
+        (1, "thought.recorded", "thought 1"),
+        (2, "thought.revised", "thought 2"),
+        (3, "branch.opened", "thought 3"),
+        (4, "thought.recorded", "thought 4"),
+    ]
+    assert history[-1]["nextThoughtNeeded"] is False
+    assert branches.structured_content is not None
+    assert [b["branchId"] for b in branches.structured_content["branches"]] == ["alt"]
+    assert session_id in str(listing.contents[0])
+
+
+@pytest.mark.parametrize("transport", ["pipes", "sdk"])
+async def test_bad_lines_get_json_rpc_errors_and_the_server_keeps_serving(
+    tmp_path: Path, transport: str
+) -> None:
+    env = {"THOUGHTLEDGER_STDIO": transport}
+    async with line_server(sqlite_url(tmp_path), tmp_path / "stderr", **env) as client:
+        await client.send_line("{not json")
+        parse_error = await client.receive()
+        await client.send_line('{"jsonrpc": "2.0", "id": 7}')
+        invalid_request = await client.receive()
+        await client.send_line("")  # a blank line is no request: nothing to answer
+        await client.handshake()
+        unknown_method = await client.request("thoughts/flush")
+        invalid_params = await client.request("tools/call", {"arguments": {}})
+        answer = await client.call_tool("sequentialthinking", thought(1))
+    assert parse_error == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32700, "message": "Parse error"},
+    }
+    assert invalid_request["id"] == 7
+    assert invalid_request["error"]["code"] == -32600
+    assert unknown_method["error"]["code"] == -32601
+    assert invalid_params["error"]["code"] == -32602
+    assert answer["structuredContent"]["thoughtHistoryLength"] == 1
+    assert f"stdio={transport}" in (tmp_path / "stderr").read_text(encoding="utf-8")
+
+
+async def test_each_thought_is_rendered_on_stderr_unless_disabled(tmp_path: Path) -> None:
+    for disabled, name in ((None, "shown.err"), ("TRUE", "hidden.err")):
+        env = {"DISABLE_THOUGHT_LOGGING": disabled} if disabled else {}
+        async with line_server(sqlite_url(tmp_path), tmp_path / name, **env) as client:
+            await client.handshake()
+            await client.call_tool("sequentialthinking", thought(1))
+        rendered = (tmp_path / name).read_text(encoding="utf-8")
+        assert "serving_stdio" in rendered
+        assert ("💭 Thought 1/4" in rendered) is (disabled is None)

@@ -1,0 +1,283 @@
+"""MCP benchmarks: our stdio server against a bare MCP SDK echo server, measured in the same run.
+
+Usage:
+    python tools/bench_mcp.py [--calls N] [--json FILE]
+    python tools/bench_mcp.py --echo-server      (the baseline server itself, on stdio)
+
+Both servers are spawned the same way (a Python subprocess speaking JSON-RPC on its stdin and
+stdout) and driven by the same bare line client, alternating call for call, so drift of the
+machine lands on both. Rows:
+
+* stdio round-trip p50/p99 of ``sequentialthinking`` (validate, append to SQLite, answer) against
+  an echo tool returning the same text; ``ratio`` is ours / baseline at p50 (lower is better;
+  target 1.15). A second row runs our server on the SDK's own stdio transport: the difference
+  is what the pipe transport saves, the rest is the cost of recording a thought;
+* total response bytes of a scripted 20-thought session, per ``--profile``, against ``official``;
+* the size of ``tools/list`` for the default tools and for all tools (about 4 characters a token).
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+from anyio.abc import Process
+from anyio.streams.buffered import BufferedByteReceiveStream
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+Result = dict[str, Any]
+WAIT = 30.0  # seconds: bounds every exchange, start-up included
+
+PROFILES = ("minimal", "official", "full")
+
+
+class LineClient:
+    """A bare JSON-RPC client over a subprocess's stdin/stdout, one message per line."""
+
+    def __init__(self, process: Process) -> None:
+        assert process.stdin is not None
+        assert process.stdout is not None
+        self._stdin = process.stdin
+        self._stdout = BufferedByteReceiveStream(process.stdout)
+        self._next_id = 0
+
+    async def request(self, method: str, params: dict[str, Any] | None = None) -> bytes:
+        """Send a request; return its response line, raw (notifications are skipped)."""
+        self._next_id += 1
+        request: dict[str, Any] = {"jsonrpc": "2.0", "id": self._next_id, "method": method}
+        if params is not None:
+            request["params"] = params
+        await self._stdin.send(json.dumps(request).encode() + b"\n")
+        while True:
+            with anyio.fail_after(WAIT):
+                line = await self._stdout.receive_until(b"\n", 1 << 26)
+            if json.loads(line).get("id") == self._next_id:
+                return line
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> bytes:
+        line = await self.request("tools/call", {"name": tool, "arguments": arguments})
+        assert json.loads(line)["result"]["isError"] is False, line[:300]
+        return line
+
+    async def handshake(self) -> None:
+        await self.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "1"},
+            },
+        )
+        note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        await self._stdin.send(json.dumps(note).encode() + b"\n")
+
+
+@asynccontextmanager
+async def spawned(command: list[str], **extra_env: str) -> AsyncIterator[LineClient]:
+    env = {**os.environ, "DISABLE_THOUGHT_LOGGING": "true", **extra_env}
+    process = await anyio.open_process(command, cwd=ROOT, env=env, stderr=None)
+    try:
+        client = LineClient(process)
+        await client.handshake()
+        yield client
+    finally:
+        assert process.stdin is not None
+        await process.stdin.aclose()  # EOF: both servers stop on their own
+        with anyio.move_on_after(WAIT):
+            await process.wait()
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+def ours(db: Path, *options: str) -> list[str]:
+    return [sys.executable, "-m", "api.mcp", "--db", f"sqlite:///{db}", *options]
+
+
+def echo_server() -> list[str]:
+    return [sys.executable, str(Path(__file__).resolve()), "--echo-server"]
+
+
+def _text(n: int, chars: int) -> str:
+    stem = f"Thought {n}: weigh the options and note what changed since the last step. "
+    return (stem * (chars // len(stem) + 1))[:chars]
+
+
+def _thought(n: int, chars: int, total: int = 20) -> dict[str, Any]:
+    return {
+        "thought": _text(n, chars),
+        "thoughtNumber": n,
+        "totalThoughts": max(total, n),
+        "nextThoughtNeeded": True,
+    }
+
+
+def _percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def bench_round_trip(calls: int, warmup: int, chars: int) -> list[Result]:
+    """Ours (as served), ours on the SDK's stdio transport, and the echo server, interleaved."""
+    samples: dict[str, list[float]] = {"ours": [], "ours-sdk-stdio": [], "echo": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        async with (
+            spawned(ours(Path(tmp) / "bench.db")) as mine,
+            spawned(ours(Path(tmp) / "sdk.db"), THOUGHTLEDGER_STDIO="sdk") as mine_sdk,
+            spawned(echo_server()) as echo,
+        ):
+            total = calls + warmup
+            for n in range(1, total + 1):
+                # Call for call in turn, so all three see the same machine at the same moment.
+                for name, client, tool, arguments in (
+                    ("ours", mine, "sequentialthinking", _thought(n, chars, total=total)),
+                    ("ours-sdk-stdio", mine_sdk, "sequentialthinking", _thought(n, chars, total)),
+                    ("echo", echo, "echo", {"text": _text(n, chars)}),
+                ):
+                    start = time.perf_counter()
+                    await client.call(tool, arguments)
+                    if n > warmup:
+                        samples[name].append((time.perf_counter() - start) * 1000)
+    base_p50, base_p99 = statistics.median(samples["echo"]), _percentile(samples["echo"], 0.99)
+    rows = []
+    for name, label, target in (
+        ("ours", "as served (pipe transport)", 1.15),
+        ("ours-sdk-stdio", "on the SDK's own stdio transport (THOUGHTLEDGER_STDIO=sdk)", None),
+    ):
+        p50, p99 = statistics.median(samples[name]), _percentile(samples[name], 0.99)
+        rows.append(
+            {
+                "name": f"mcp stdio round-trip, sequentialthinking {label}, {chars}-char thought",
+                "ours_p50_ms": round(p50, 3),
+                "ours_p99_ms": round(p99, 3),
+                "baseline": "bare MCP SDK server (SDK stdio), echo tool, same spawn and client",
+                "baseline_p50_ms": round(base_p50, 3),
+                "baseline_p99_ms": round(base_p99, 3),
+                "ratio": round(p50 / base_p50, 3),
+                "ratio_p99": round(p99 / base_p99, 3),
+                "target": target,
+                "lower_is_better": True,
+            }
+        )
+    return rows
+
+
+def _session_script(chars: int) -> list[dict[str, Any]]:
+    """20 thoughts: a revision, a two-thought branch, a second branch, an ending."""
+    script = [_thought(n, chars) for n in range(1, 21)]
+    script[4].update(isRevision=True, revisesThought=3)
+    script[9].update(branchFromThought=8, branchId="alt")
+    script[10].update(branchFromThought=8, branchId="alt")
+    script[14].update(branchFromThought=12, branchId="other")
+    script[19]["nextThoughtNeeded"] = False
+    return script
+
+
+async def bench_response_bytes(chars: int) -> list[Result]:
+    totals: dict[str, int] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for profile in PROFILES:
+            async with spawned(ours(Path(tmp) / f"{profile}.db", "--profile", profile)) as client:
+                lines = [
+                    await client.call("sequentialthinking", arguments)
+                    for arguments in _session_script(chars)
+                ]
+            totals[profile] = sum(len(line) for line in lines)
+    return [
+        {
+            "name": f"response bytes, 20 thoughts of {chars} chars, --profile {profile}",
+            "ours_bytes": totals[profile],
+            "baseline": "--profile official",
+            "baseline_bytes": totals["official"],
+            "ratio": round(totals[profile] / totals["official"], 3),
+            "target": None,
+        }
+        for profile in PROFILES
+    ]
+
+
+async def bench_tools_list() -> list[Result]:
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        sizes: dict[str, int] = {}
+        for label, options in (("default tools", ()), ("all tools", ("--tools", "all"))):
+            async with spawned(ours(Path(tmp) / "tools.db", *options)) as client:
+                line = await client.request("tools/list")
+            result = json.loads(line)["result"]
+            sizes[label] = len(json.dumps(result, ensure_ascii=False))
+            descriptions = sum(len(tool.get("description", "")) for tool in result["tools"])
+            rows.append(
+                {
+                    "name": f"tools/list size, {label} ({len(result['tools'])} tools)",
+                    "ours_chars": sizes[label],
+                    "approx_tokens": round(sizes[label] / 4),
+                    "description_chars": descriptions,
+                    "baseline": "tools/list of the default tools",
+                    "ratio": round(sizes[label] / sizes["default tools"], 3),
+                    "target": None,
+                }
+            )
+    return rows
+
+
+async def bench_mcp(calls: int = 500, warmup: int = 50, thought_chars: int = 200) -> list[Result]:
+    """Run every MCP benchmark; return rows like ``tools/bench.py``'s (see the module docstring)."""
+    rows = await bench_round_trip(calls, warmup, thought_chars)
+    rows += await bench_response_bytes(thought_chars)
+    rows += await bench_tools_list()
+    return rows
+
+
+def _print(rows: list[Result]) -> None:
+    for row in rows:
+        figures = {k: v for k, v in row.items() if k not in ("name", "baseline")}
+        print(f"{row['name']}\n  vs {row['baseline']}: {json.dumps(figures)}")
+    latency = rows[0]
+    verdict = "ok" if latency["ratio"] <= latency["target"] else "ABOVE TARGET"
+    print(f"round-trip ratio {latency['ratio']} (target <= {latency['target']}): {verdict}")
+
+
+def run_echo_server() -> None:
+    """The baseline: the SDK's own server with one echo tool, nothing else, on stdio."""
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("echo")
+
+    @server.tool()
+    async def echo(text: str) -> str:
+        return text
+
+    server.run()
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="tools/bench_mcp.py", description=__doc__.split("\n")[0])
+    parser.add_argument("--calls", type=int, default=500)
+    parser.add_argument("--warmup", type=int, default=50)
+    parser.add_argument("--thought-chars", type=int, default=200)
+    parser.add_argument("--json", type=Path, help="also write the rows to this JSON file")
+    parser.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.echo_server:
+        run_echo_server()
+        return 0
+    rows = asyncio.run(bench_mcp(args.calls, args.warmup, args.thought_chars))
+    _print(rows)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
