@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ledger.chain import GENESIS_HASH, compute_hash
 from ledger.envelope import format_time
@@ -267,22 +268,37 @@ async def pg_available(url: str) -> bool:
     return True
 
 
+def _verdict(row: Result) -> str:
+    target, ratio = row.get("target"), row.get("ratio")
+    if target is None or ratio is None:
+        return "info"
+    met = ratio <= target if row.get("lower_is_better") else ratio >= target
+    return "ok" if met else "MISSED"
+
+
 def _print(results: list[Result]) -> None:
-    width = max(len(r["name"]) for r in results)
-    print(f"{'bench':<{width}}  {'ours':>10}  {'baseline':>10}  {'ratio':>6}  target  verdict")
-    for r in results:
-        verdict = "ok" if r["ratio"] >= r["target"] else "BELOW"
-        print(
-            f"{r['name']:<{width}}  {r['ours_per_s']:>10}  {r['baseline_per_s']:>10}  "
-            f"{r['ratio']:>6.3f}  {r['target']:>6}  {verdict}"
-        )
-        print(f"{'':<{width}}  baseline: {r['baseline']}")
+    for row in results:
+        target = row.get("target")
+        sign = "<=" if row.get("lower_is_better") else ">="
+        goal = f"target {sign} {target}" if target is not None else "no target"
+        ratio = row.get("ratio")
+        print(f"{row['name']}")
+        if ratio is not None:
+            print(f"    ratio {ratio}  ({goal})  {_verdict(row)}")
+        details = {
+            k: v
+            for k, v in row.items()
+            if k not in ("name", "ratio", "target", "lower_is_better", "baseline")
+        }
+        print("    " + "  ".join(f"{k}={v}" for k, v in details.items()))
+        if "baseline" in row:
+            print(f"    baseline: {row['baseline']}")
 
 
 async def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="tools/bench", description=__doc__.split("\n")[0])
     parser.add_argument(
-        "bench", choices=["append", "asof", "concurrent", "all"], nargs="?", default="all"
+        "bench", choices=["append", "asof", "concurrent", "mcp", "all"], nargs="?", default="all"
     )
     parser.add_argument("--events", type=int, default=5000)
     parser.add_argument("--pg", default=os.environ.get("THOUGHTLEDGER_TEST_PG_URL", DEFAULT_PG))
@@ -299,6 +315,10 @@ async def main(argv: list[str]) -> int:
         results.append(await bench_asof())
     if args.bench in ("concurrent", "all"):
         results.append(await bench_concurrent())
+    if args.bench in ("mcp", "all"):
+        from bench_mcp import bench_mcp
+
+        results += await bench_mcp()
     _print(results)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
