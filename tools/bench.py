@@ -172,12 +172,13 @@ async def bench_asof(thoughts: int = 10_000, at: int = 9_000) -> Result:
         store = await SqliteEventStore.open(Path(tmp) / "asof.db")
         ledger = Ledger(store)
         events = [_event(n) for n in range(1, thoughts + 1)]
-        for start in range(0, thoughts, 1000):  # batched: the bench is about reading
-            await store.append("long", events[start : start + 1000], expected_version=start)
+        for first in range(0, thoughts, 1000):  # batched: the bench is about reading
+            await store.append("long", events[first : first + 1000], expected_version=first)
         cold_start = time.perf_counter()
         await ledger.state("long", as_of_version=at)  # first read: loads and caches the session
         cold = time.perf_counter() - cold_start
-        asof_times, replay_times = [], []
+        asof_times: list[float] = []
+        replay_times: list[float] = []
         for _ in range(5):
             start = time.perf_counter()
             state = await ledger.state("long", as_of_version=at)
