@@ -299,7 +299,10 @@ def _print(results: list[Result]) -> None:
 async def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="tools/bench", description=__doc__.split("\n")[0])
     parser.add_argument(
-        "bench", choices=["append", "asof", "concurrent", "mcp", "all"], nargs="?", default="all"
+        "bench",
+        choices=["append", "asof", "concurrent", "mcp", "peers", "all"],
+        nargs="?",
+        default="all",
     )
     parser.add_argument("--events", type=int, default=5000)
     parser.add_argument("--pg", default=os.environ.get("THOUGHTLEDGER_TEST_PG_URL", DEFAULT_PG))
@@ -320,6 +323,10 @@ async def main(argv: list[str]) -> int:
         from bench_mcp import bench_mcp
 
         results += await bench_mcp()
+    if args.bench in ("peers", "all"):
+        from bench_peers import bench_peers
+
+        results += await bench_peers()
     _print(results)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")

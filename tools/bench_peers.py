@@ -1,0 +1,156 @@
+"""Peers measured in the same run: the eventsourcing library's SQLite recorder, and (when node and
+the official package are present) the official sequential-thinking server over stdio.
+
+Usage: tools/bench peers
+"""
+
+import asyncio
+import json
+import os
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from ledger.events import ThoughtRecorded
+from ledger.store.sqlite import Durability, SqliteEventStore
+
+Result = dict[str, Any]
+
+
+def _events(count: int) -> list[ThoughtRecorded]:
+    return [
+        ThoughtRecorded(
+            thought=f"Thought {n}: weigh the options and note what changed since the last step.",
+            thought_number=n,
+            total_thoughts=count,
+            next_thought_needed=True,
+        )
+        for n in range(1, count + 1)
+    ]
+
+
+def _eventsourcing(path: Path, events: list[ThoughtRecorded]) -> tuple[float, str]:
+    """Append the same payloads one per call through eventsourcing's SQLite recorder."""
+    from eventsourcing.persistence import StoredEvent
+    from eventsourcing.sqlite import SQLiteAggregateRecorder, SQLiteDatastore
+
+    datastore = SQLiteDatastore(str(path))
+    recorder = SQLiteAggregateRecorder(datastore)
+    recorder.create_table()
+    originator = uuid.uuid4()
+    stored = [
+        StoredEvent(
+            originator_id=originator,
+            originator_version=n,
+            topic="thoughtledger:ThoughtRecorded",
+            state=event.model_dump_json().encode(),
+        )
+        for n, event in enumerate(events, start=1)
+    ]
+    start = time.perf_counter()
+    for item in stored:
+        recorder.insert_events([item])
+    rate = len(stored) / (time.perf_counter() - start)
+    with sqlite3.connect(path) as db:
+        mode = db.execute("PRAGMA synchronous").fetchone()[0]
+    datastore.close()
+    return rate, {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}.get(mode, str(mode))
+
+
+async def _ours(path: Path, events: list[ThoughtRecorded], durability: Durability) -> float:
+    store = await SqliteEventStore.open(path, durability=durability)
+    try:
+        start = time.perf_counter()
+        for version, event in enumerate(events):
+            await store.append("peer", [event], expected_version=version)
+        return len(events) / (time.perf_counter() - start)
+    finally:
+        await store.aclose()
+
+
+async def bench_peers(count: int = 3000) -> list[Result]:
+    """Append ``count`` events one per call through both, at equal and at default durability."""
+    try:
+        import eventsourcing  # noqa: F401
+    except ImportError:
+        print("(eventsourcing not installed: pip install eventsourcing; peer figures skipped)")
+        return []
+    events = _events(count)
+    rows: list[Result] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        theirs, their_sync = _eventsourcing(Path(tmp) / "es.db", events)
+        # Their recorder leaves SQLite's WAL default (synchronous=FULL): compare like with like,
+        # then show our default too.
+        full = await _ours(Path(tmp) / "full.db", events, "full")
+        normal = await _ours(Path(tmp) / "normal.db", events, "normal")
+    for label, ours in (
+        (f"durability=full (theirs: synchronous={their_sync})", full),
+        ("our default durability=normal", normal),
+    ):
+        rows.append(
+            {
+                "name": f"peers: append 1 event/call vs eventsourcing SQLite recorder, {label}",
+                "ours_per_s": round(ours),
+                "baseline": "eventsourcing SQLiteAggregateRecorder.insert_events, one per call",
+                "baseline_per_s": round(theirs),
+                "ratio": round(ours / theirs, 3),
+                "target": 1.0,
+            }
+        )
+    rows += await _official_server()
+    return rows
+
+
+async def _official_server() -> list[Result]:
+    node = shutil.which("node")
+    package = os.environ.get("THOUGHTLEDGER_OFFICIAL_SERVER")  # path to its dist/index.js
+    if not node or not package or not os.path.exists(package):  # noqa: ASYNC240  # once, at start
+        print(
+            "(official server skipped: run `npm install @modelcontextprotocol/server-sequential-"
+            "thinking` somewhere and set THOUGHTLEDGER_OFFICIAL_SERVER to its dist/index.js)"
+        )
+        return []
+    from bench_mcp import _percentile, _thought, ours, spawned
+
+    async def latency(command: list[str]) -> tuple[float, float]:
+        samples: list[float] = []
+        async with spawned(command) as client:
+            await client.handshake()
+            for n in range(1, 501):
+                start = time.perf_counter()
+                line = await client.request(
+                    "tools/call", {"name": "sequentialthinking", "arguments": _thought(n, 200, 500)}
+                )
+                assert not json.loads(line)["result"].get("isError"), line[:300]
+                samples.append(time.perf_counter() - start)
+        samples = samples[50:]
+        return _percentile(samples, 0.5) * 1000, _percentile(samples, 0.99) * 1000
+
+    with tempfile.TemporaryDirectory() as tmp:
+        our_p50, our_p99 = await latency(ours(Path(tmp) / "l.db"))
+    their_p50, their_p99 = await latency([node, package])
+    return [
+        {
+            "name": "peers: stdio round-trip vs the official server (ms)",
+            "ours_p50_ms": round(our_p50, 3),
+            "ours_p99_ms": round(our_p99, 3),
+            "baseline": "official @modelcontextprotocol/server-sequential-thinking (in memory)",
+            "baseline_p50_ms": round(their_p50, 3),
+            "baseline_p99_ms": round(their_p99, 3),
+            "ratio": round(our_p50 / their_p50, 3),
+            "target": None,
+            "lower_is_better": True,
+        }
+    ]
+
+
+if __name__ == "__main__":
+    for row in asyncio.run(bench_peers()):
+        print(row)
