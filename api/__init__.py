@@ -12,14 +12,17 @@ Example::
 """
 
 from api.bootstrap import open_ledger, open_store
+from api.external import think_external
 from api.service import DEFAULT_TTL, Ledger, Session, ThinkOutcome
 from api.tool import SequentialThinkingTool, sequential_thinking_tool
 from ledger.errors import (
     ConcurrencyError,
+    GenerationError,
     IntegrityError,
     InvalidInputError,
     InvalidThoughtError,
     LedgerError,
+    ProviderNotConfiguredError,
     SessionNotFoundError,
     StoreError,
     StoreUnavailableError,
@@ -28,12 +31,14 @@ from ledger.errors import (
 __all__ = [
     "DEFAULT_TTL",
     "ConcurrencyError",
+    "GenerationError",
     "IntegrityError",
     "InvalidInputError",
     "InvalidThoughtError",
     "Ledger",
-    "SequentialThinkingTool",
     "LedgerError",
+    "ProviderNotConfiguredError",
+    "SequentialThinkingTool",
     "Session",
     "SessionNotFoundError",
     "StoreError",
@@ -42,4 +47,5 @@ __all__ = [
     "open_ledger",
     "open_store",
     "sequential_thinking_tool",
+    "think_external",
 ]

@@ -13,7 +13,13 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from ledger.chain import VerifyReport
-from ledger.decide import DEFAULT_MAX_THOUGHT_BYTES, ThinkCommand, decide_thought, parse_command
+from ledger.decide import (
+    DEFAULT_MAX_THOUGHT_BYTES,
+    Generated,
+    ThinkCommand,
+    decide_thought,
+    parse_command,
+)
 from ledger.envelope import RecordedEvent
 from ledger.errors import ConcurrencyError, InvalidInputError, SessionNotFoundError
 from ledger.events import LedgerEvent, SessionCleared, SessionExpired
@@ -117,6 +123,7 @@ class Ledger:
         *,
         clear: bool = False,
         metadata: Mapping[str, str] | None = None,
+        generated: Generated | None = None,
     ) -> ThinkOutcome:
         """Record one thought: the use-case behind every tool and the Python API.
 
@@ -128,6 +135,8 @@ class Ledger:
             arguments: The thought's fields (snake_case) or a validated command.
             clear: Retire ``session_id`` and start afresh under a new id.
             metadata: Facts to record if a session starts here.
+            generated: When a model wrote the thought: the guidance and the generation, recorded
+                with it in one ``thought.generated`` event (see :mod:`api.external`).
 
         Returns:
             The outcome, with the session id the thought landed in.
@@ -162,6 +171,7 @@ class Ledger:
                     known_branches=state.branches.keys(),
                     metadata=metadata,
                     predecessor_id=replaced,
+                    generated=generated,
                 )
                 stored = await self._append(state, events)
             except ConcurrencyError as exc:

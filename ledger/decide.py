@@ -1,6 +1,7 @@
 """Pure rules of sequential thinking: a command and what is known of its session in, events out."""
 
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -10,9 +11,12 @@ from ledger.events import (
     BranchExtended,
     BranchOpened,
     Count,
+    Generation,
     LedgerEvent,
     SessionStarted,
     Text,
+    ThoughtGenerated,
+    ThoughtKind,
     ThoughtRecorded,
     ThoughtRevised,
 )
@@ -79,6 +83,41 @@ def describe(error: ValidationError) -> str:
     return "invalid thought: " + "; ".join(problems)
 
 
+@dataclass(frozen=True, slots=True)
+class Generated:
+    """Who wrote a command's thought, when a language model did.
+
+    Attributes:
+        guidance: What the caller sent as ``thought`` (the problem, on a first thought).
+        generation: How the model wrote it.
+    """
+
+    guidance: str
+    generation: Generation
+
+
+def classify(command: ThinkCommand, known_branches: Collection[str]) -> ThoughtKind:
+    """Return what ``command``'s thought is in the line of reasoning.
+
+    A branch is registered only when both ``branch_from_thought`` and ``branch_id`` are given
+    (as the official server does); otherwise a revision is a revision and anything else a plain
+    thought.
+    """
+    if command.branch_from_thought is not None and command.branch_id:
+        return "branch.extended" if command.branch_id in known_branches else "branch.opened"
+    return "thought.revised" if command.is_revision else "thought.recorded"
+
+
+_HandWritten = type[ThoughtRecorded | ThoughtRevised | BranchOpened | BranchExtended]
+
+_BY_KIND: dict[ThoughtKind, _HandWritten] = {
+    "thought.recorded": ThoughtRecorded,
+    "thought.revised": ThoughtRevised,
+    "branch.opened": BranchOpened,
+    "branch.extended": BranchExtended,
+}
+
+
 def decide_thought(
     command: ThinkCommand,
     *,
@@ -86,29 +125,31 @@ def decide_thought(
     known_branches: Collection[str],
     metadata: Mapping[str, str] | None = None,
     predecessor_id: str | None = None,
+    generated: Generated | None = None,
 ) -> list[LedgerEvent]:
     """Return the events that record ``command`` on a session at ``version``.
 
     A session's first append also records :class:`SessionStarted`. A thought whose number is
     above the estimate raises the estimate to its number (as the official server does) and keeps
-    the caller's figure in ``requested_total_thoughts``. A branch is registered only when both
-    ``branch_from_thought`` and ``branch_id`` are given (as the official server does); otherwise
-    a revision is a revision and anything else a plain thought.
+    the caller's figure in ``requested_total_thoughts``. The thought is classified by
+    :func:`classify`; a thought a model wrote is one :class:`ThoughtGenerated` carrying that
+    classification as its ``kind``, the caller's guidance and the generation.
     """
     raised = command.thought_number > command.total_thoughts
     facts = command.model_dump()
     facts["total_thoughts"] = command.thought_number if raised else command.total_thoughts
     facts["requested_total_thoughts"] = command.total_thoughts if raised else None
+    kind = classify(command, known_branches)
     event: LedgerEvent
-    if command.branch_from_thought is not None and command.branch_id:
-        if command.branch_id in known_branches:
-            event = BranchExtended(**facts)
-        else:
-            event = BranchOpened(**facts)
-    elif command.is_revision:
-        event = ThoughtRevised(**facts)
+    if generated is not None:
+        event = ThoughtGenerated(
+            **facts,
+            kind=kind,
+            guidance=generated.guidance,
+            generation=generated.generation,
+        )
     else:
-        event = ThoughtRecorded(**facts)
+        event = _BY_KIND[kind](**facts)
     if version == 0:
         return [SessionStarted(metadata=dict(metadata or {}), predecessor_id=predecessor_id), event]
     return [event]
@@ -116,7 +157,9 @@ def decide_thought(
 
 __all__ = [
     "DEFAULT_MAX_THOUGHT_BYTES",
+    "Generated",
     "ThinkCommand",
+    "classify",
     "decide_thought",
     "describe",
     "parse_command",

@@ -9,6 +9,8 @@ Every error the product raises on purpose derives from :class:`LedgerError`::
     │   └── InvalidThoughtError   a rule of sequential thinking was broken
     ├── EventDecodingError        a stored event has an unknown type or schema version
     ├── IntegrityError            a hash chain does not verify
+    ├── GenerationError           a language model could not write the thought; nothing appended
+    │   └── ProviderNotConfiguredError  no API key (or base URL) for the model's provider
     └── StoreError                a storage failure, always raised ``from`` the driver error
         ├── StoreUnavailableError the database cannot be reached or stays locked
         ├── NotALedgerError       the file or database is not a thoughtledger database
@@ -61,6 +63,27 @@ class IntegrityError(LedgerError):
     """A hash chain does not verify: a stored event was edited, removed or reordered."""
 
 
+class GenerationError(LedgerError):
+    """A language model could not write the thought; nothing was appended.
+
+    The message starts with 002's "Failed to generate thought with LLM" and carries the
+    provider's own message (for example its rate-limit or model-not-found text).
+
+    Attributes:
+        status: The last HTTP status the provider answered with, if it answered at all.
+        attempts: How many requests were made.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None, attempts: int = 0) -> None:
+        super().__init__(message)
+        self.status = status
+        self.attempts = attempts
+
+
+class ProviderNotConfiguredError(GenerationError):
+    """The model's provider has no API key (002: "OpenAI API key not configured", ...)."""
+
+
 class StoreError(LedgerError):
     """The storage backend failed; the driver's error is the ``__cause__``."""
 
@@ -80,11 +103,13 @@ class SchemaVersionError(StoreError):
 __all__ = [
     "ConcurrencyError",
     "EventDecodingError",
+    "GenerationError",
     "IntegrityError",
     "InvalidInputError",
     "InvalidThoughtError",
     "LedgerError",
     "NotALedgerError",
+    "ProviderNotConfiguredError",
     "SchemaVersionError",
     "SessionNotFoundError",
     "StoreError",

@@ -8,7 +8,7 @@ A change of shape bumps ``schema_version`` and adds one upcast step in :mod:`led
 
 from typing import Annotated, Literal, TypeAlias
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 SCHEMA_VERSION = 1
 """The payload schema version this code writes."""
@@ -103,6 +103,79 @@ class BranchExtended(_ThoughtFacts):
     branch_id: str
 
 
+ThoughtKind: TypeAlias = Literal[
+    "thought.recorded", "thought.revised", "branch.opened", "branch.extended"
+]
+"""How a thought is classified: the type of the event that carries a thought written by hand."""
+
+
+class Generation(BaseModel):
+    """How a language model wrote a thought: who, with which settings, from what, at what cost.
+
+    Everything here was observed, never inferred: a figure the provider did not report is
+    ``None``. The prompt itself is not stored (it is rebuilt from the session, see
+    ``context_version``); its hash is, so an audit can check a rebuilt prompt against it.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    model: str
+    """The model asked for, after resolving an alias such as ``normal``."""
+    provider: str
+    """Which endpoint answered: ``openai``, ``openrouter`` or ``local`` (a compatible server)."""
+    served_model: str | None = None
+    """The model the provider says answered, when it says (often a dated version of ``model``)."""
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    """The temperature sent; ``None`` when the model accepts only its default and none was sent."""
+    prompt_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    """SHA-256 of the messages sent, as compact JSON with sorted keys (UTF-8)."""
+    prompt_version: int = Field(default=1, ge=1)
+    """Which version of the prompt builder wrote the prompt (to rebuild it for an audit)."""
+    context_version: int = Field(ge=0)
+    """The session version the prompt was built from (its state after that many events)."""
+    structured: bool
+    """Whether the answer came as the structured JSON asked for (else taken as plain text)."""
+    prompt_tokens: int | None = Field(default=None, ge=0)
+    completion_tokens: int | None = Field(default=None, ge=0)
+    cost: float | None = Field(default=None, ge=0)
+    """What the provider says the call cost (OpenRouter reports it, in US dollars)."""
+    latency_ms: int = Field(ge=0)
+    """Wall time of the request that answered, in milliseconds (failed attempts excluded)."""
+    attempts: int = Field(ge=1)
+    """Requests made, the answering one included (retries after 429s, 5xx and timeouts)."""
+    finish_reason: str | None = None
+    response_id: str | None = None
+    """The provider's id for the completion, to find it in the provider's own logs."""
+    confidence: float | None = Field(default=None, ge=0, le=1)
+    """The model's own confidence in the thought, when it gave one (never invented)."""
+    reasoning_hint: str | None = None
+    """The model's suggestion for the next step, when it gave one."""
+
+
+class ThoughtGenerated(_ThoughtFacts):
+    """A thought written by a language model, with the caller's guidance and how it was written.
+
+    ``thought`` is the model's text; ``guidance`` is what the caller sent as ``thought`` (on a
+    session's first thought: the problem). ``kind`` is what the thought is in the line of
+    reasoning (a plain thought, a revision, a branch opened or extended), classified exactly as
+    a thought written by hand would be. One event, appended atomically: a generation is either
+    wholly recorded or not at all.
+    """
+
+    type: Literal["thought.generated"] = "thought.generated"
+    kind: ThoughtKind
+    guidance: str
+    generation: Generation
+
+    @model_validator(mode="after")
+    def _branch_has_its_origin(self) -> "ThoughtGenerated":
+        if self.kind in ("branch.opened", "branch.extended") and (
+            self.branch_id is None or self.branch_from_thought is None
+        ):
+            raise ValueError(f"a {self.kind} thought needs branch_id and branch_from_thought")
+        return self
+
+
 class SessionCleared(Event):
     """The session was cleared: its history stays in the log, its id is retired."""
 
@@ -120,7 +193,9 @@ class SessionExpired(Event):
     ttl_seconds: float = Field(gt=0)
 
 
-ThoughtEvent: TypeAlias = ThoughtRecorded | ThoughtRevised | BranchOpened | BranchExtended
+ThoughtEvent: TypeAlias = (
+    ThoughtRecorded | ThoughtRevised | BranchOpened | BranchExtended | ThoughtGenerated
+)
 """Events that carry a thought."""
 
 LedgerEvent: TypeAlias = Annotated[
@@ -129,6 +204,7 @@ LedgerEvent: TypeAlias = Annotated[
     | ThoughtRevised
     | BranchOpened
     | BranchExtended
+    | ThoughtGenerated
     | SessionCleared
     | SessionExpired,
     Field(discriminator="type"),
@@ -143,14 +219,16 @@ EVENT_TYPES: dict[str, type[Event]] = {
     "thought.revised": ThoughtRevised,
     "branch.opened": BranchOpened,
     "branch.extended": BranchExtended,
+    "thought.generated": ThoughtGenerated,
     "session.cleared": SessionCleared,
     "session.expired": SessionExpired,
 }
 """Every stored type string and the model it decodes to."""
 
 THOUGHT_TYPES = frozenset(
-    {"thought.recorded", "thought.revised", "branch.opened", "branch.extended"}
+    {"thought.recorded", "thought.revised", "branch.opened", "branch.extended", "thought.generated"}
 )
+"""Stored types of the events that carry a thought."""
 
 __all__ = [
     "EVENT_ADAPTER",
@@ -161,12 +239,15 @@ __all__ = [
     "BranchOpened",
     "Count",
     "Event",
+    "Generation",
     "LedgerEvent",
     "SessionCleared",
     "SessionExpired",
     "SessionStarted",
     "Text",
     "ThoughtEvent",
+    "ThoughtGenerated",
+    "ThoughtKind",
     "ThoughtRecorded",
     "ThoughtRevised",
 ]

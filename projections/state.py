@@ -10,9 +10,11 @@ from ledger.envelope import RecordedEvent
 from ledger.events import (
     BranchExtended,
     BranchOpened,
+    Generation,
     SessionCleared,
     SessionExpired,
     SessionStarted,
+    ThoughtGenerated,
     ThoughtRecorded,
     ThoughtRevised,
 )
@@ -29,7 +31,8 @@ class ThoughtEntry:
         version: Its version in the session.
         position: Its global position in the log.
         recorded_at: When it was recorded.
-        kind: The event type that carried it.
+        kind: What it is in the line of reasoning: the type of the event that carried it, or
+            for a thought a model wrote, the type it was classified as (its ``kind`` field).
         thought: The text.
         thought_number: The number the caller gave it.
         total_thoughts: The estimate in force after it (raised to ``thought_number`` if lower).
@@ -39,6 +42,9 @@ class ThoughtEntry:
         branch_from_thought: As given.
         branch_id: As given.
         needs_more_thoughts: As given.
+        guidance: For a thought a model wrote, what the caller asked for (``None`` otherwise).
+        generation: For a thought a model wrote, which model wrote it and how (``None`` for a
+            thought written by the caller).
     """
 
     version: int
@@ -54,6 +60,13 @@ class ThoughtEntry:
     branch_from_thought: int | None
     branch_id: str | None
     needs_more_thoughts: bool | None
+    guidance: str | None = None
+    generation: Generation | None = None
+
+    @property
+    def generated(self) -> bool:
+        """Whether a language model wrote this thought."""
+        return self.generation is not None
 
     @property
     def status(self) -> Status:
@@ -120,9 +133,24 @@ class SessionState:
         return last.status if last is not None else "empty"
 
     @property
+    def original_query(self) -> str | None:
+        """The problem the session works on: its first thought's guidance, or its text.
+
+        002's external tool takes a first thought as the problem itself; when a model wrote the
+        first thought, the problem is what the caller sent (its guidance).
+        """
+        if not self.thoughts:
+            return None
+        first = self.thoughts[0]
+        return first.guidance if first.guidance is not None else first.thought
+
+    @property
     def revisions(self) -> int:
         """How many thoughts were recorded as revisions."""
         return sum(1 for t in self.thoughts if t.kind == "thought.revised")
+
+
+_BRANCH_KINDS = frozenset({"branch.opened", "branch.extended"})
 
 
 def empty(session_id: str) -> SessionState:
@@ -157,13 +185,25 @@ def replay(records: Iterable[RecordedEvent], state: SessionState) -> SessionStat
                 metadata = MappingProxyType(dict(event.metadata))
                 predecessor = event.predecessor_id
                 started_version = record.version
-            case ThoughtRecorded() | ThoughtRevised() | BranchOpened() | BranchExtended():
+            case (
+                ThoughtRecorded()
+                | ThoughtRevised()
+                | BranchOpened()
+                | BranchExtended()
+                | ThoughtGenerated()
+            ):
+                guidance: str | None = None
+                generation: Generation | None = None
+                if isinstance(event, ThoughtGenerated):
+                    kind, guidance, generation = event.kind, event.guidance, event.generation
+                else:
+                    kind = event.type
                 thoughts.append(
                     ThoughtEntry(
                         version=record.version,
                         position=record.position,
                         recorded_at=record.recorded_at,
-                        kind=event.type,
+                        kind=kind,
                         thought=event.thought,
                         thought_number=event.thought_number,
                         total_thoughts=event.total_thoughts,
@@ -173,16 +213,18 @@ def replay(records: Iterable[RecordedEvent], state: SessionState) -> SessionStat
                         branch_from_thought=event.branch_from_thought,
                         branch_id=event.branch_id,
                         needs_more_thoughts=event.needs_more_thoughts,
+                        guidance=guidance,
+                        generation=generation,
                     )
                 )
-                if isinstance(event, BranchOpened | BranchExtended):
-                    known = branches.get(event.branch_id)
+                branch_id, origin = event.branch_id, event.branch_from_thought
+                # Branch kinds always carry both (their models require them); the test is for mypy.
+                if kind in _BRANCH_KINDS and branch_id is not None and origin is not None:
+                    known = branches.get(branch_id)
                     if known is None:
-                        branches[event.branch_id] = Branch(
-                            event.branch_id, event.branch_from_thought, (record.version,)
-                        )
+                        branches[branch_id] = Branch(branch_id, origin, (record.version,))
                     else:
-                        branches[event.branch_id] = replace(
+                        branches[branch_id] = replace(
                             known, versions=(*known.versions, record.version)
                         )
             case SessionCleared():

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ledger.envelope import RecordedEvent, format_time
+from ledger.events import Generation
 from projections.state import SessionState, ThoughtEntry
 
 JsonDict = dict[str, Any]
@@ -89,6 +90,41 @@ def status_view(state: SessionState, *, session_id_shown: bool) -> JsonDict:
     return view
 
 
+def external_view(state: SessionState, entry: ThoughtEntry, *, session_id_shown: bool) -> JsonDict:
+    """The ``sequential_thinking_external`` answer of 002, for the thought ``entry``.
+
+    Besides :func:`status_view`'s fields it carries ``thought_content`` (the thought as recorded:
+    the model's text, or the caller's in manual mode) and, for a thought a model wrote,
+    ``model_used`` and whichever of ``confidence`` and ``reasoning_hint`` the model gave. Its
+    plain status is ``thinking`` where :func:`status_view` says ``recorded`` (as 002 has it).
+
+    Args:
+        state: The session after the thought.
+        entry: The thought just recorded.
+        session_id_shown: Whether to include ``session_id`` (002 omits the default session's).
+    """
+    status = entry.status
+    view: JsonDict = {
+        "thought_number": entry.thought_number,
+        "total_thoughts": entry.total_thoughts,
+        "next_thought_needed": entry.next_thought_needed,
+        "thought_content": entry.thought,
+        "branches": list(state.branches),
+        "thought_history_length": len(state.thoughts),
+        "status": "thinking" if status == "recorded" else status,
+    }
+    if session_id_shown:
+        view["session_id"] = state.session_id
+    generation = entry.generation
+    if generation is not None:
+        view["model_used"] = generation.served_model or generation.model
+        if generation.confidence is not None:
+            view["confidence"] = generation.confidence
+        if generation.reasoning_hint is not None:
+            view["reasoning_hint"] = generation.reasoning_hint
+    return view
+
+
 def branch_sets(state: SessionState) -> list[JsonDict]:
     """Every branch in first-seen order: its id, origin thought and thoughts."""
     by_version = {entry.version: entry for entry in state.thoughts}
@@ -134,7 +170,38 @@ def thought_record(entry: ThoughtEntry) -> JsonDict:
         "needsMoreThoughts": entry.needs_more_thoughts,
     }
     item.update({key: value for key, value in optional.items() if value is not None})
+    if entry.generation is not None:
+        item["guidance"] = entry.guidance
+        item["generation"] = generation_record(entry.generation)
     return item
+
+
+def generation_record(generation: Generation) -> JsonDict:
+    """How a model wrote a thought, camelCase, with the figures the provider did not give left out.
+
+    ``cost`` is the provider's own figure (OpenRouter reports one); tokens and latency are always
+    what this call used, so a reader can price them.
+    """
+    fields = {
+        "model": generation.model,
+        "servedModel": generation.served_model,
+        "provider": generation.provider,
+        "temperature": generation.temperature,
+        "promptSha256": generation.prompt_sha256,
+        "promptVersion": generation.prompt_version,
+        "contextVersion": generation.context_version,
+        "structured": generation.structured,
+        "promptTokens": generation.prompt_tokens,
+        "completionTokens": generation.completion_tokens,
+        "cost": generation.cost,
+        "latencyMs": generation.latency_ms,
+        "attempts": generation.attempts,
+        "finishReason": generation.finish_reason,
+        "responseId": generation.response_id,
+        "confidence": generation.confidence,
+        "reasoningHint": generation.reasoning_hint,
+    }
+    return {key: value for key, value in fields.items() if value is not None}
 
 
 def full_history(records: Iterable[RecordedEvent]) -> list[JsonDict]:
@@ -158,7 +225,9 @@ def full_history(records: Iterable[RecordedEvent]) -> list[JsonDict]:
 __all__ = [
     "JsonDict",
     "branch_sets",
+    "external_view",
     "full_history",
+    "generation_record",
     "minimal_response",
     "official_view",
     "session_view",

@@ -1,7 +1,8 @@
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+import structlog
 
 from ledger.store.base import EventStore
 from tests.backends import BACKENDS, Backend, backend_for
@@ -10,6 +11,14 @@ from tests.backends import BACKENDS, Backend, backend_for
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def _structlog_as_it_was() -> Iterator[None]:
+    """Entry points (CLI, MCP serve) configure structlog for the process, bound to the stderr of
+    the moment; under pytest that stream is closed after the test, so undo the configuration."""
+    yield
+    structlog.reset_defaults()
 
 
 @pytest.fixture(params=BACKENDS)

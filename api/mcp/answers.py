@@ -67,7 +67,11 @@ class StatusAnswer(BaseModel):
 
 
 class ExternalAnswer(BaseModel):
-    """``sequential_thinking_external`` (002): the status answer plus the thought's content."""
+    """``sequential_thinking_external`` (002): the status answer plus the thought's content.
+
+    ``model_used`` is present when a model wrote the thought; ``confidence`` and
+    ``reasoning_hint`` when it gave them.
+    """
 
     thought_number: int
     total_thoughts: int
@@ -77,6 +81,9 @@ class ExternalAnswer(BaseModel):
     thought_history_length: int
     status: Literal["thinking", "revision", "branch", "complete"]
     session_id: str | None = None
+    model_used: str | None = None
+    confidence: float | None = None
+    reasoning_hint: str | None = None
 
 
 class HistoryAnswer(BaseModel):

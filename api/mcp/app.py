@@ -5,6 +5,7 @@ from typing import Any, Literal
 
 from mcp.server.mcpserver import Context
 
+from api.llm.client import ThoughtWriter
 from api.mcp.render import ThoughtSink
 from api.mcp.sessions import SessionDirectory, connection_handle, name_handle
 from api.service import Ledger
@@ -27,6 +28,8 @@ class AppState:
         thought_sink: Where each recorded thought is rendered, if anywhere.
         directory: Which session each connection and name currently continues.
         metadata: Session-start facts already worked out, per connection and tool.
+        writer: Who writes ``sequential_thinking_external``'s thoughts when ``use_llm`` is true
+            (a language model; ``None``: one configured from the environment, per call).
     """
 
     ledger: Ledger
@@ -36,6 +39,7 @@ class AppState:
     thought_sink: ThoughtSink | None = None
     directory: SessionDirectory = field(default_factory=SessionDirectory)
     metadata: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
+    writer: ThoughtWriter | None = None
 
 
 AppContext = Context[AppState, Any]

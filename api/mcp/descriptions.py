@@ -93,8 +93,10 @@ STATUS_DESCRIPTION = (
     '"default" is this connection\'s session.'
 )
 EXTERNAL_DESCRIPTION = (
-    "AI-powered sequential thinking with external LLM integration. No LLM is configured on this "
-    "server yet: pass use_llm false and write the thought yourself."
+    "AI-powered sequential thinking with external LLM integration: on step 1 thought is the "
+    "problem, afterwards guidance, and a language model writes the thought (answered as "
+    "thought_content, with model_used, confidence and reasoning_hint). With use_llm false the "
+    "thought is recorded as you wrote it."
 )
 # Parameter descriptions of the snake_case tools, from the API reference (002).
 SNAKE = {
@@ -109,9 +111,12 @@ SNAKE = {
     "needs_more_thoughts": "Indicates need for more thoughts beyond estimate",
     "session_id": "Session identifier for continuity",
     "external_thought": "Step 1: problem/query, Step 2+: guidance/continuation",
-    "model": "LLM model to use",
-    "temperature": "Temperature for LLM generation",
-    "use_llm": "Whether to use LLM for generation (must be false: no LLM is configured)",
+    "model": (
+        "LLM model to use (default LUX_MODEL_NORMAL; aliases: normal, reasoning, mini, opus, "
+        "sonnet, grok)"
+    ),
+    "temperature": "Temperature for LLM generation (default 0.7)",
+    "use_llm": "Whether to use LLM for generation (default true)",
 }
 
 HISTORY_DESCRIPTION = (

@@ -19,6 +19,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import BaseModel, ValidationError
 
+from api.llm.client import LLMWriter, ThoughtWriter
 from api.mcp import descriptions as text
 from api.mcp.answers import (
     ExternalAnswer,
@@ -111,6 +112,7 @@ def create_server(
     tools: Sequence[str] = DEFAULT_TOOLS,
     thought_sink: ThoughtSink | None = None,
     transport: str = "in-process",
+    writer: ThoughtWriter | None = None,
 ) -> MCPServer[AppState]:
     """Build the MCP server over ``ledger`` (which the caller opens and closes).
 
@@ -123,6 +125,9 @@ def create_server(
         thought_sink: Where to render each recorded thought (the serve entry point passes a
             stderr writer unless ``DISABLE_THOUGHT_LOGGING=true``); ``None`` renders nothing.
         transport: Recorded in new sessions' metadata for connections without headers.
+        writer: Who writes ``sequential_thinking_external``'s thoughts (``use_llm`` true); by
+            default a language model configured from the environment (see :mod:`api.llm`),
+            one client per lifespan, read afresh at each call.
 
     Returns:
         The server; sessions are resources under ``thoughtledger://sessions``.
@@ -140,14 +145,21 @@ def create_server(
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppState]) -> AsyncIterator[AppState]:
-        yield AppState(
-            ledger=ledger,
-            profile=profile,
-            # One lifespan per stdio process or in-process client: its connection's identity.
-            connection_key=uuid.uuid4().hex,
-            transport=transport,
-            thought_sink=thought_sink,
-        )
+        # Cheap until used: no client library is loaded and no setting read before a call asks.
+        own = LLMWriter() if writer is None else None
+        try:
+            yield AppState(
+                ledger=ledger,
+                profile=profile,
+                # One lifespan per stdio process or in-process client: its connection's identity.
+                connection_key=uuid.uuid4().hex,
+                transport=transport,
+                thought_sink=thought_sink,
+                writer=writer or own,
+            )
+        finally:
+            if own is not None:
+                await own.aclose()
 
     builders: dict[str, Callable[[], Tool]] = {
         OFFICIAL_TOOL: lambda: _official_tool(profile, history=HISTORY_TOOL in chosen),

@@ -12,13 +12,21 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
+from api.external import DEFAULT_TEMPERATURE, think_external
 from api.mcp import descriptions as text
 from api.mcp.app import AppContext, Caller
 from api.mcp.coercion import Count, Flag, Text
 from api.mcp.render import render_thought
 from api.service import ThinkOutcome
 from ledger.errors import LedgerError
-from projections.views import JsonDict, minimal_response, official_view, session_view, status_view
+from projections.views import (
+    JsonDict,
+    external_view,
+    minimal_response,
+    official_view,
+    session_view,
+    status_view,
+)
 
 DEFAULT_SESSION = "default"
 """002's session name for "the caller's own session" (here: the connection's)."""
@@ -166,20 +174,17 @@ async def sequential_thinking_external(
     *,
     ctx: AppContext,
 ) -> CallToolResult:
-    """Record a thought written by the caller (``use_llm: false``) and answer 002's external view.
+    """Record a thought a language model writes (or, with ``use_llm: false``, the caller's).
 
-    ``model`` and ``temperature`` are accepted for compatibility and unused until LLM generation
-    lands; 002's default ``use_llm: true`` is kept, so a caller relying on it is told, not ignored.
+    On a session's first thought ``thought`` is the problem, afterwards guidance; the model's
+    thought is recorded with who wrote it and at what cost (see :mod:`api.external`).
 
     Raises:
-        ToolError: ``use_llm`` is true (no LLM is configured), the thought breaks a rule, the
-            session id is malformed or the ledger failed; nothing was appended.
+        ToolError: The thought breaks a rule, the session id is malformed, the model's provider
+            is not configured (002's "OpenAI API key not configured", ...), the model failed
+            ("Failed to generate thought with LLM: ...") or the ledger failed; nothing was
+            appended.
     """
-    if use_llm:
-        raise ToolError(
-            "LLM generation is not configured on this server: call again with use_llm false and "
-            "write the thought yourself; it is recorded as given"
-        )
     caller = Caller.of(ctx)
     outcome = await record(
         caller,
@@ -194,18 +199,11 @@ async def sequential_thinking_external(
         branch_id=branch_id,
         needs_more_thoughts=needs_more_thoughts,
         requested=_named(caller, session_id),
+        use_llm=use_llm,
+        model=model,
+        temperature=DEFAULT_TEMPERATURE if temperature is None else temperature,
     )
-    status = status_view(outcome.state, session_id_shown=False)
-    view: JsonDict = {
-        "thought_number": status["thought_number"],
-        "total_thoughts": status["total_thoughts"],
-        "next_thought_needed": status["next_thought_needed"],
-        "thought_content": outcome.entry.thought,
-        "branches": status["branches"],
-        "thought_history_length": status["thought_history_length"],
-        # 002: the external tool's plain status is "thinking" where the simple one says "recorded".
-        "status": "thinking" if status["status"] == "recorded" else status["status"],
-    }
+    view = external_view(outcome.state, outcome.entry, session_id_shown=False)
     if session_id != DEFAULT_SESSION:
         view["session_id"] = outcome.session_id
     return answer(view)
@@ -217,6 +215,9 @@ async def record(
     *,
     requested: str | None,
     clear: bool = False,
+    use_llm: bool = False,
+    model: str | None = None,
+    temperature: float | None = None,
     **fields: Any,
 ) -> ThinkOutcome:
     """Append one thought for a tool call: resolve the session, think, rebind, render.
@@ -226,6 +227,10 @@ async def record(
         tool: The calling tool's name (recorded when a session starts here).
         requested: The session the caller named; ``None`` for the connection's own.
         clear: Retire the session first and continue under a new id.
+        use_llm: Have a language model write the thought (``thought`` is then the problem or
+            guidance); see :func:`api.external.think_external`.
+        model: With ``use_llm``: the model or alias (``None``: 002's ``LUX_MODEL_NORMAL``).
+        temperature: With ``use_llm``: the sampling temperature.
         **fields: The thought's fields, snake_case; ``None`` means not given.
 
     Raises:
@@ -235,9 +240,20 @@ async def record(
     arguments = {key: value for key, value in fields.items() if value is not None}
     try:
         handle, session_id = caller.thinking_target(requested)
-        outcome = await app.ledger.think(
-            session_id, arguments, clear=clear, metadata=caller.session_metadata(tool)
-        )
+        metadata = caller.session_metadata(tool)
+        if use_llm:
+            outcome = await think_external(
+                app.ledger,
+                session_id,
+                arguments,
+                writer=app.writer,
+                model=model,
+                temperature=temperature,
+                clear=clear,
+                metadata=metadata,
+            )
+        else:
+            outcome = await app.ledger.think(session_id, arguments, clear=clear, metadata=metadata)
     except LedgerError as exc:
         raise ToolError(str(exc)) from exc
     if handle is not None:

@@ -2,15 +2,23 @@
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Self
 from uuid import UUID
 
-from ledger.chain import PreparedEvent, SealedEvent, VerifyReport, prepare
-from ledger.envelope import RecordedEvent
-from ledger.errors import ConcurrencyError, InvalidInputError
+from ledger.chain import (
+    GENESIS_HASH,
+    PreparedEvent,
+    SealedEvent,
+    VerifyReport,
+    compute_hash,
+    prepare,
+)
+from ledger.codec import decode_payload
+from ledger.envelope import RecordedEvent, format_time
+from ledger.errors import ConcurrencyError, IntegrityError, InvalidInputError
 from ledger.events import Event, LedgerEvent
 from ledger.ids import check_id, new_event_id
 
@@ -148,6 +156,44 @@ class EventStore(ABC):
     def _now(self) -> datetime:
         return self._clock()
 
+    async def import_records(self, records: Sequence[RecordedEvent]) -> int:
+        """Store events exported from a ledger exactly as they were recorded, hashes included.
+
+        The lossless counterpart of :meth:`append`: event ids, recorded times, payloads and hashes
+        are kept as given (only positions are assigned anew), so imported chains verify as they
+        did where they were recorded. Each session's records are checked before anything is
+        written: every hash is recomputed and every link followed. Records the store already
+        holds (the same hashes at the same versions) are skipped, so importing twice writes
+        nothing. The whole call is atomic.
+
+        Args:
+            records: At most :data:`MAX_BATCH` events, each session's in consecutive version
+                order. A session may start at version 1, or at a version whose predecessor is
+                already stored with the hash the first record links to (a long session can be
+                imported in several calls). ``position`` and the decoded ``event`` are ignored:
+                the ``payload`` is what is stored and hashed.
+
+        Returns:
+            How many events were written (0 when the store held them all already).
+
+        Raises:
+            IntegrityError: A record's hash does not match its contents, or it does not link to
+                the record before it; nothing was written.
+            EventDecodingError: A payload cannot be decoded; nothing was written.
+            InvalidInputError: Too many records, a malformed session id or time, versions that are
+                not consecutive, a session that would be left with a gap, a stored session that
+                holds other events, or an event id recorded elsewhere; nothing was written.
+            StoreError: The backend failed; nothing was written.
+        """
+        streams = check_import(records, max_event_bytes=self.max_event_bytes)
+        if not streams:
+            return 0
+        return await self._import(streams)
+
+    @abstractmethod
+    async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
+        """Store checked records atomically (see :meth:`import_records` and :func:`plan_import`)."""
+
     @abstractmethod
     async def _append(
         self,
@@ -276,6 +322,108 @@ def _check_ids(event_ids: Sequence[UUID], count: int) -> list[UUID]:
     return ids
 
 
+def check_import(
+    records: Sequence[RecordedEvent], *, max_event_bytes: int
+) -> dict[str, list[RecordedEvent]]:
+    """Check records to import, trusting nothing, and group them by session (in first-seen order).
+
+    Raises:
+        IntegrityError: A hash does not match its record, or a record does not link to the one
+            before it (a session's version 1 must link to the genesis hash).
+        EventDecodingError: A payload cannot be decoded.
+        InvalidInputError: Too many records, a malformed id or time, an oversize payload, a
+            repeated event id, or versions that are not consecutive.
+    """
+    if len(records) > MAX_BATCH:
+        raise InvalidInputError(f"an import carries at most {MAX_BATCH} events")
+    streams: dict[str, list[RecordedEvent]] = {}
+    seen_ids: set[UUID] = set()
+    for record in records:
+        check_id(record.session_id)
+        if not isinstance(record.event_id, UUID):
+            raise InvalidInputError(f"event id {record.event_id!r} is not a UUID")
+        if record.event_id in seen_ids:
+            raise InvalidInputError(f"event id {record.event_id} appears twice")
+        seen_ids.add(record.event_id)
+        if record.recorded_at.tzinfo is None:
+            raise InvalidInputError(f"event {record.event_id} has a recorded time without a zone")
+        if len(record.payload.encode("utf-8", "surrogatepass")) > max_event_bytes:
+            raise InvalidInputError(f"event {record.event_id} is over {max_event_bytes} bytes")
+        stream = streams.setdefault(record.session_id, [])
+        where = f"session {record.session_id!r} version {record.version} ({record.event_id})"
+        if stream:
+            if record.version != stream[-1].version + 1:
+                raise InvalidInputError(f"{where}: versions must be consecutive and in order")
+            if record.prev_hash != stream[-1].hash:
+                raise IntegrityError(f"{where} does not link to the event before it")
+        elif record.version < 1 or (record.version == 1 and record.prev_hash != GENESIS_HASH):
+            raise IntegrityError(f"{where} does not start a chain")
+        try:
+            actual = compute_hash(
+                prev_hash=record.prev_hash,
+                session_id=record.session_id,
+                version=record.version,
+                event_id=str(record.event_id),
+                recorded_at=format_time(record.recorded_at),
+                event_type=record.event_type,
+                schema_version=record.schema_version,
+                payload=record.payload,
+            )
+        except UnicodeEncodeError:
+            actual = None
+        if actual != record.hash:
+            raise IntegrityError(f"{where}: hash does not match the event's contents")
+        # Decoded after the hash is checked, so a tampered payload is named as such; the event
+        # kept is the payload's, whatever the caller put beside it.
+        event = decode_payload(record.event_type, record.schema_version, record.payload)
+        stream.append(replace(record, event=event))
+    return streams
+
+
+@dataclass(frozen=True, slots=True)
+class ImportPlan:
+    """What importing one session's records needs, given the stored head's version.
+
+    Attributes:
+        version: The stored version whose hash must equal ``hash`` for the records to belong to
+            the stored session (0 stands for the genesis hash).
+        hash: That hash, as the records give it.
+        new: The records past the stored head: what to write.
+    """
+
+    version: int
+    hash: str
+    new: list[RecordedEvent]
+
+
+def plan_import(session_id: str, records: Sequence[RecordedEvent], head_version: int) -> ImportPlan:
+    """Decide what to write of one session's checked records onto a head at ``head_version``.
+
+    Because every hash covers the one before it, matching one stored hash proves the whole stored
+    prefix equals the records': the backend checks that single hash, then writes ``new``.
+
+    Raises:
+        InvalidInputError: The records start past the stored head, leaving a gap.
+    """
+    first, last = records[0].version, records[-1].version
+    if head_version < first - 1:
+        raise InvalidInputError(
+            f"session {session_id!r} holds {head_version} events here; the imported ones start "
+            f"at version {first}: import its earlier events first"
+        )
+    anchor = min(head_version, last)
+    expected = records[0].prev_hash if anchor == first - 1 else records[anchor - first].hash
+    return ImportPlan(anchor, expected, list(records[head_version - first + 1 :]))
+
+
+def import_conflict(session_id: str, version: int) -> InvalidInputError:
+    """The error for a stored session whose history differs from the imported one."""
+    return InvalidInputError(
+        f"session {session_id!r} already holds other events than the imported ones "
+        f"(they differ at version {version}); nothing was imported"
+    )
+
+
 def to_recorded(sealed: Sequence[SealedEvent], first_position: int) -> list[RecordedEvent]:
     """Give sealed events consecutive positions from ``first_position``."""
     return [item.at(first_position + index) for index, item in enumerate(sealed)]
@@ -286,9 +434,13 @@ __all__ = [
     "MAX_BATCH",
     "Clock",
     "EventStore",
+    "ImportPlan",
     "StreamHead",
+    "check_import",
     "check_page",
     "check_window",
+    "import_conflict",
+    "plan_import",
     "to_recorded",
     "utc_now",
 ]

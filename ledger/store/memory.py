@@ -1,6 +1,7 @@
 """The in-memory backend: the reference implementation of the contract, for tests and scratch."""
 
 from collections.abc import Sequence
+from dataclasses import replace
 from uuid import UUID
 
 from ledger.chain import GENESIS_HASH, PreparedEvent, StoredRow, VerifyReport, seal, verify_rows
@@ -14,6 +15,8 @@ from ledger.store.base import (
     StreamHead,
     check_page,
     check_window,
+    import_conflict,
+    plan_import,
     to_recorded,
     utc_now,
 )
@@ -62,6 +65,27 @@ class MemoryEventStore(EventStore):
         self._streams.setdefault(session_id, []).extend(recorded)
         self._event_ids.update(ids)
         return recorded
+
+    async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
+        self._check_open()
+        # Decide everything before changing anything, so a refused import leaves no trace.
+        writes: list[RecordedEvent] = []
+        for session_id, records in streams.items():
+            stream = self._streams.get(session_id, [])
+            plan = plan_import(session_id, records, len(stream))
+            stored = stream[plan.version - 1].hash if plan.version else GENESIS_HASH
+            if stored != plan.hash:
+                raise import_conflict(session_id, plan.version)
+            writes.extend(plan.new)
+        reused = self._event_ids.intersection(r.event_id for r in writes)
+        if reused:
+            raise InvalidInputError(f"event id {min(reused)} is already recorded")
+        for offset, record in enumerate(writes, start=len(self._log) + 1):
+            placed = replace(record, position=offset)
+            self._log.append(placed)
+            self._streams.setdefault(record.session_id, []).append(placed)
+            self._event_ids.add(record.event_id)
+        return len(writes)
 
     async def read_stream(
         self, session_id: str, *, after_version: int = 0, to_version: int | None = None

@@ -41,7 +41,14 @@ from ledger.errors import (
     StoreUnavailableError,
 )
 from ledger.store import schema
-from ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, to_recorded, utc_now
+from ledger.store.base import (
+    DEFAULT_MAX_EVENT_BYTES,
+    Clock,
+    import_conflict,
+    plan_import,
+    to_recorded,
+    utc_now,
+)
 from ledger.store.sql import SqlEventStore
 
 Durability = Literal["normal", "full"]
@@ -91,6 +98,31 @@ _INSERT_FIRST = _sql(
         {c: sa.null() if c.name == "position" else sa.bindparam(c.name) for c in _T.columns}
     ),
     _QMARK,
+)
+
+# Imports keep the times they were recorded at, so a new head starts at its first event's time.
+_IMPORT_HEAD = _sql(
+    sqlite_dialect.insert(_S)
+    .values(
+        session_id=sa.bindparam("session_id"),
+        version=sa.bindparam("version"),
+        hash=sa.bindparam("hash"),
+        started_at=sa.bindparam("started_at"),
+        updated_at=sa.bindparam("updated_at"),
+    )
+    .on_conflict_do_update(
+        index_elements=[_S.c.session_id],
+        set_={
+            "version": sa.bindparam("version"),
+            "hash": sa.bindparam("hash"),
+            "updated_at": sa.bindparam("updated_at"),
+        },
+    )
+)
+_SELECT_HASH = _sql(
+    sa.select(_T.c.hash).where(
+        _T.c.session_id == sa.bindparam("session_id"), _T.c.version == sa.bindparam("version")
+    )
 )
 
 _HEAD_CACHE_SIZE = 4096
@@ -273,8 +305,12 @@ class SqliteEventStore(SqlEventStore):
             self._flushing = False
             self._idle.set()
 
-    def _transact(self, requests: list[_Request]) -> list[_Outcome]:
+    def _transact(self, requests: list[_Request], *, isolate: bool = False) -> list[_Outcome]:
         """Commit every request that passes its version check in one transaction.
+
+        Without ``isolate`` no savepoints are taken: a refused request has written nothing by the
+        time it is refused, except on a reused event id, which rolls the batch back and redoes it
+        with a savepoint per request so that only the offender fails.
 
         Raises:
             _Busy: Another connection holds the write lock; nothing was done.
@@ -291,11 +327,13 @@ class SqliteEventStore(SqlEventStore):
             raise StoreError(f"cannot start a write on {self.path}: {exc}") from exc
         self._touched = []
         try:
-            outcomes = self._apply(db, requests)
+            outcomes = self._apply(db, requests, isolate=isolate)
             db.execute("COMMIT")
         except _Rejected as rejected:
             db.execute("ROLLBACK")
             self._forget_touched()
+            if len(requests) > 1:
+                return self._transact(requests, isolate=True)
             return [_Outcome(error=rejected.error)]
         except BaseException as exc:
             self._forget_touched()
@@ -317,12 +355,11 @@ class SqliteEventStore(SqlEventStore):
         for session_id, _version, _hash in self._touched:
             self._forget(session_id)
 
-    def _apply(self, db: sqlite3.Connection, requests: list[_Request]) -> list[_Outcome]:
+    def _apply(
+        self, db: sqlite3.Connection, requests: list[_Request], *, isolate: bool
+    ) -> list[_Outcome]:
         now = self._now()
         now_text = format_time(now)
-        # A savepoint per caller keeps one caller's failure from undoing another's append; a lone
-        # caller needs none (the whole transaction is its own).
-        isolate = len(requests) > 1
         outcomes: list[_Outcome] = []
         for request in requests:
             if isolate:
@@ -425,6 +462,102 @@ class SqliteEventStore(SqlEventStore):
     def _forget(self, session_id: str) -> None:
         self._heads.pop(session_id, None)
 
+    async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
+        deadline = time.monotonic() + BUSY_BUDGET_SECONDS
+        delay = 0.001
+        while True:
+            # Wait until no group commit is in flight; from here to the end of _import_now nothing
+            # awaits, so no append can start on the held writer connection meanwhile.
+            while self._flushing:
+                await self._idle.wait()
+            if self._closed:
+                raise StoreError("the store is closed")
+            try:
+                return self._import_now(streams)
+            except _Busy:
+                if time.monotonic() + delay > deadline:
+                    raise StoreUnavailableError(
+                        f"the ledger at {self.path} stayed locked by another writer for "
+                        f"{BUSY_BUDGET_SECONDS:.0f} s; nothing was imported, try again"
+                    ) from None
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 0.1)
+
+    def _import_now(self, streams: dict[str, list[RecordedEvent]]) -> int:
+        """Write checked records in one transaction on the writer connection.
+
+        Raises:
+            _Busy: Another connection holds the write lock; nothing was done.
+            InvalidInputError: A stored session differs, or an event id is recorded elsewhere.
+            StoreError: The transaction failed; nothing was written.
+        """
+        db = self._writer
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if _is_busy(exc):
+                raise _Busy from exc
+            raise StoreError(f"cannot start a write on {self.path}: {exc}") from exc
+        written = 0
+        try:
+            for session_id, records in streams.items():
+                self._forget(session_id)
+                row = db.execute(_SELECT_HEAD, {"session_id": session_id}).fetchone()
+                version, head_hash = (row[0], row[1]) if row else (0, GENESIS_HASH)
+                plan = plan_import(session_id, records, version)
+                stored = head_hash
+                if plan.version != version:
+                    found = db.execute(
+                        _SELECT_HASH, {"session_id": session_id, "version": plan.version}
+                    ).fetchone()
+                    stored = found[0] if found else ""
+                if stored != plan.hash:
+                    raise import_conflict(session_id, plan.version)
+                if not plan.new:
+                    continue
+                db.executemany(
+                    _INSERT_FIRST,
+                    [
+                        (
+                            session_id,
+                            r.version,
+                            str(r.event_id),
+                            format_time(r.recorded_at),
+                            r.schema_version,
+                            r.event_type,
+                            r.payload,
+                            r.prev_hash,
+                            r.hash,
+                        )
+                        for r in plan.new
+                    ],
+                )
+                db.execute(
+                    _IMPORT_HEAD,
+                    {
+                        "session_id": session_id,
+                        "version": plan.new[-1].version,
+                        "hash": plan.new[-1].hash,
+                        "started_at": format_time(records[0].recorded_at),
+                        "updated_at": format_time(plan.new[-1].recorded_at),
+                    },
+                )
+                written += len(plan.new)
+            db.execute("COMMIT")
+        except BaseException as exc:
+            with contextlib.suppress(sqlite3.Error):  # a failed COMMIT may have rolled back
+                db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.IntegrityError):
+                raise InvalidInputError(
+                    f"an imported event id is already recorded for another event ({exc})"
+                ) from exc
+            if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
+                raise _Busy from exc
+            if isinstance(exc, sqlite3.Error):
+                raise StoreError(f"import into {self.path} failed: {exc}") from exc
+            raise
+        return written
+
     async def aclose(self) -> None:
         """Wait for queued appends to commit, then close the writer and every reader."""
         if self._closed:
@@ -482,7 +615,9 @@ async def _configure(writer: sqlite3.Connection, durability: Durability) -> None
                 await asyncio.sleep(0.01)
         if str(mode).lower() != "wal":
             raise StoreUnavailableError(f"{file} cannot use WAL mode (journal mode is {mode})")
-        writer.execute(f"PRAGMA synchronous = {'FULL' if durability == 'full' else 'NORMAL'}")
+        writer.execute(
+            "PRAGMA synchronous = FULL" if durability == "full" else "PRAGMA synchronous = NORMAL"
+        )
         # The writer never waits inside SQLite: a busy database is retried from the event loop.
         writer.execute("PRAGMA busy_timeout = 0")
     except sqlite3.DatabaseError as exc:

@@ -113,15 +113,26 @@ async def test_the_snake_tools_refuse_bad_arguments_in_002s_words(
     assert await event_count(ledger) == 0
 
 
-async def test_the_external_tool_says_no_llm_is_configured_and_appends_nothing(
-    ledger: Ledger, mode: Mode
+async def test_the_external_tool_without_a_provider_key_says_so_in_002s_words_and_appends_nothing(
+    ledger: Ledger, mode: Mode, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    for variable in (
+        "OPENAI_API_KEY",
+        "OPENROUTER_API_KEY",
+        "THOUGHTLEDGER_LLM_BASE_URL",
+        "THOUGHTLEDGER_LLM_PROVIDER",
+        "LUX_MODEL_NORMAL",
+    ):
+        monkeypatch.delenv(variable, raising=False)
     async with connect(ledger, mode, tools=SNAKE) as client:
         by_default = await refused(client, "sequential_thinking_external", snake(1))
         asked = await refused(client, "sequential_thinking_external", snake(1, use_llm=True))
+        routed = await refused(
+            client, "sequential_thinking_external", snake(1, model="anthropic/claude-sonnet-4")
+        )
     assert by_default == asked
-    assert "LLM generation is not configured" in by_default
-    assert "use_llm false" in by_default
+    assert by_default.startswith("OpenAI API key not configured")
+    assert routed.startswith("OpenRouter API key not configured")
     assert await event_count(ledger) == 0
 
 

@@ -1,16 +1,19 @@
 """Hypothesis strategies: events, and sequences of sequential-thinking calls."""
 
-from typing import Any
+from typing import Any, get_args
 
 from hypothesis import strategies as st
 
 from ledger.events import (
     BranchExtended,
     BranchOpened,
+    Generation,
     LedgerEvent,
     SessionCleared,
     SessionExpired,
     SessionStarted,
+    ThoughtGenerated,
+    ThoughtKind,
     ThoughtRecorded,
     ThoughtRevised,
 )
@@ -35,6 +38,46 @@ def _facts() -> dict[str, Any]:
     }
 
 
+tokens = st.none() | st.integers(0, 10**7)
+unit = st.floats(min_value=0, max_value=1)
+
+generations: st.SearchStrategy[Generation] = st.builds(
+    Generation,
+    model=text,
+    provider=st.sampled_from(["openai", "openrouter", "local"]),
+    served_model=st.none() | text,
+    temperature=st.none() | st.floats(min_value=0, max_value=2),
+    prompt_sha256=st.text("0123456789abcdef", min_size=64, max_size=64),
+    prompt_version=st.integers(1, 5),
+    context_version=st.integers(0, 10_000),
+    structured=st.booleans(),
+    prompt_tokens=tokens,
+    completion_tokens=tokens,
+    cost=st.none() | st.floats(min_value=0, max_value=1e3),
+    latency_ms=st.integers(0, 10**6),
+    attempts=st.integers(1, 10),
+    finish_reason=st.none() | text,
+    response_id=st.none() | text,
+    confidence=st.none() | unit,
+    reasoning_hint=st.none() | text,
+)
+
+
+@st.composite
+def generated_thoughts(draw: st.DrawFn) -> ThoughtGenerated:
+    """A thought a model wrote, of any kind (branch kinds always name their branch)."""
+    kind: ThoughtKind = draw(st.sampled_from(get_args(ThoughtKind)))
+    branch = kind.startswith("branch.")
+    return ThoughtGenerated(
+        **{name: draw(strategy) for name, strategy in _facts().items()},
+        kind=kind,
+        branch_from_thought=draw(counts if branch else st.none() | counts),
+        branch_id=draw(branch_ids if branch else st.none() | branch_ids),
+        guidance=draw(text),
+        generation=draw(generations),
+    )
+
+
 events: st.SearchStrategy[LedgerEvent] = st.one_of(
     st.builds(
         SessionStarted,
@@ -55,6 +98,7 @@ events: st.SearchStrategy[LedgerEvent] = st.one_of(
     ),
     st.builds(BranchOpened, **_facts(), branch_from_thought=counts, branch_id=branch_ids),
     st.builds(BranchExtended, **_facts(), branch_from_thought=counts, branch_id=branch_ids),
+    generated_thoughts(),
     st.builds(SessionCleared, reason=st.none() | text, successor_id=st.none() | text),
     st.builds(
         SessionExpired,

@@ -1,0 +1,253 @@
+"""002's ``sequential_thinking_external``: a language model writes the next thought.
+
+The caller's ``thought`` is the problem on a session's first thought and guidance afterwards. The
+use case reads the session, builds the prompt from it (:mod:`api.llm.prompt`), asks the model
+(:mod:`api.llm.client`) and records the answer through :meth:`Ledger.think` as one
+``thought.generated`` event: the model's thought with every field a thought has, the guidance, and
+how it was written (model, provider, temperature, tokens, latency, the prompt's hash and the
+session version it was built from). Generation happens before anything is appended, so a failure
+leaves the ledger as it was; the append is a single event, so nothing is ever half-recorded.
+
+If another writer moves the session while the model writes, the thought is still recorded (after
+theirs, classified afresh): ``context_version`` says which state the model saw.
+
+``use_llm=False`` is 002's manual mode: the caller's ``thought`` is recorded as written.
+"""
+
+import math
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+import structlog
+
+from api.llm.client import FAILED, LLMWriter, ThoughtWriter
+from api.llm.prompt import DEFAULT_MAX_PROMPT_CHARS, PROMPT_VERSION, build_prompt, prompt_sha256
+from api.service import Ledger, ThinkOutcome
+from ledger.decide import Generated, ThinkCommand, parse_command
+from ledger.errors import GenerationError, InvalidInputError, InvalidThoughtError
+from projections.asof import as_of_version
+from projections.state import SessionState, empty
+from projections.usage import ModelUsage, generations, usage_by_model
+
+DEFAULT_TEMPERATURE = 0.7
+"""002's default temperature."""
+
+log = structlog.get_logger(__name__)
+
+
+async def think_external(
+    ledger: Ledger,
+    session_id: str | None,
+    arguments: Mapping[str, Any] | ThinkCommand,
+    *,
+    writer: ThoughtWriter | None = None,
+    use_llm: bool = True,
+    model: str | None = None,
+    temperature: float | None = DEFAULT_TEMPERATURE,
+    clear: bool = False,
+    metadata: Mapping[str, str] | None = None,
+    max_prompt_chars: int = DEFAULT_MAX_PROMPT_CHARS,
+) -> ThinkOutcome:
+    """Record the next thought, written by a language model (or, in manual mode, by the caller).
+
+    Args:
+        ledger: Where the thought is recorded.
+        session_id: The session to continue; ``None`` starts a new one.
+        arguments: The call's fields (snake_case): ``thought`` is the problem (first thought) or
+            guidance (later ones); the others are the new thought's numbers, revision and branch
+            fields, as for :meth:`Ledger.think`.
+        writer: Who writes; by default an :class:`~api.llm.client.LLMWriter` configured from the
+            environment, opened and closed for this call.
+        use_llm: ``False`` records ``thought`` as written (002's manual mode).
+        model: A model name or alias (``None``: ``normal``, 002's ``LUX_MODEL_NORMAL``).
+        temperature: Sampling temperature, 0 to 2 (``None``: the model's default).
+        clear: Retire ``session_id`` first and start afresh (the model then sees no history).
+        metadata: Facts to record if a session starts here.
+        max_prompt_chars: Roughly how long the prompt may be, in characters.
+
+    Returns:
+        The outcome; for a generated thought its entry carries ``guidance`` and ``generation``.
+
+    Raises:
+        InvalidThoughtError: The arguments break a rule; nothing was asked or appended.
+        InvalidInputError: A malformed session id, model or temperature; nothing was appended.
+        ProviderNotConfiguredError: The model's provider has no key ("OpenAI API key not
+            configured", "OpenRouter API key not configured"); nothing was appended.
+        GenerationError: The model could not write the thought ("Failed to generate thought
+            with LLM: ..." with the provider's message); nothing was appended.
+        StoreError: The store failed; nothing was appended.
+    """
+    request = (
+        arguments
+        if isinstance(arguments, ThinkCommand)
+        else parse_command(arguments, max_thought_bytes=ledger.max_thought_bytes)
+    )
+    if not use_llm:
+        return await ledger.think(session_id, request, clear=clear, metadata=metadata)
+    temperature = _check_temperature(temperature)
+    model = _check_model(model)
+    context = await _context(ledger, session_id, clear=clear)
+    prompt = build_prompt(context, request, max_chars=max_prompt_chars)
+    if writer is None:
+        async with LLMWriter() as own:
+            written = await own.write(prompt, model=model, temperature=temperature)
+    else:
+        written = await writer.write(prompt, model=model, temperature=temperature)
+    command = _with_text(request, written.text, ledger.max_thought_bytes)
+    outcome = await ledger.think(
+        session_id,
+        command,
+        clear=clear,
+        metadata=metadata,
+        generated=Generated(guidance=request.thought, generation=written.generation),
+    )
+    generation = written.generation
+    log.info(
+        "thought_generated",
+        session_id=outcome.session_id,
+        version=outcome.entry.version,
+        model=generation.model,
+        provider=generation.provider,
+        prompt_tokens=generation.prompt_tokens,
+        completion_tokens=generation.completion_tokens,
+        latency_ms=generation.latency_ms,
+        attempts=generation.attempts,
+    )
+    return outcome
+
+
+async def prompt_matches(
+    ledger: Ledger,
+    session_id: str,
+    version: int,
+    *,
+    max_prompt_chars: int = DEFAULT_MAX_PROMPT_CHARS,
+) -> bool:
+    """Audit a model-written thought: rebuild its prompt from the log and compare the hashes.
+
+    The prompt is rebuilt from the session as of the recorded ``context_version`` and the
+    thought's own fields (its guidance and numbers), exactly as :func:`think_external` built it.
+
+    Args:
+        ledger: The ledger holding the session.
+        session_id: The session.
+        version: The version of the ``thought.generated`` event to audit.
+        max_prompt_chars: The bound the prompt was built with (the default unless changed).
+
+    Returns:
+        True when the rebuilt prompt hashes to the recorded ``prompt_sha256``.
+
+    Raises:
+        SessionNotFoundError: The session has no events.
+        InvalidInputError: Event ``version`` is not a thought a model wrote, its prompt came from
+            another version of the builder, or the session it saw is not this one's prefix.
+    """
+    state = await ledger.state(session_id)
+    entry = next((t for t in state.thoughts if t.version == version), None)
+    if entry is None or entry.generation is None or entry.guidance is None:
+        raise InvalidInputError(
+            f"event {version} of session {session_id!r} is not a thought a model wrote"
+        )
+    generation = entry.generation
+    if generation.prompt_version != PROMPT_VERSION:
+        raise InvalidInputError(
+            f"the prompt was built by prompt version {generation.prompt_version}; this "
+            f"thoughtledger builds version {PROMPT_VERSION}"
+        )
+    if generation.context_version >= version:
+        # Only when the session was retired while the model wrote: it saw another session.
+        raise InvalidInputError("the model saw another session (it was retired meanwhile)")
+    request = ThinkCommand(
+        thought=entry.guidance,
+        thought_number=entry.thought_number,
+        total_thoughts=entry.total_thoughts,
+        next_thought_needed=entry.next_thought_needed,
+        is_revision=entry.is_revision,
+        revises_thought=entry.revises_thought,
+        branch_from_thought=entry.branch_from_thought,
+        branch_id=entry.branch_id,
+        needs_more_thoughts=entry.needs_more_thoughts,
+    )
+    context = as_of_version(state, generation.context_version)
+    prompt = build_prompt(context, request, max_chars=max_prompt_chars)
+    hashes = {prompt_sha256(prompt.messages(structured=mode)) for mode in (True, False)}
+    return generation.prompt_sha256 in hashes
+
+
+async def model_usage(
+    ledger: Ledger,
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    page: int = 1000,
+) -> list[ModelUsage]:
+    """Tokens, latency and cost per model over every thought a model wrote in the ledger.
+
+    Reads the whole log in pages (the store's own analytics do their work in SQL; this is the
+    plain definition, for ``thoughtledger stats`` and for checking faster versions against).
+
+    Args:
+        ledger: The ledger to read.
+        since: Count thoughts recorded at or after this (aware) time.
+        until: Count thoughts recorded before this (aware) time.
+        page: Events read per query.
+
+    Raises:
+        StoreError: The store failed.
+    """
+    found = []
+    after = 0
+    while records := await ledger.store.read_all(after_position=after, limit=page):
+        after = records[-1].position
+        found += generations(
+            r
+            for r in records
+            if (since is None or r.recorded_at >= since)
+            and (until is None or r.recorded_at < until)
+        )
+    return usage_by_model(found)
+
+
+async def _context(ledger: Ledger, session_id: str | None, *, clear: bool) -> SessionState:
+    """The state the thought will extend: empty when it will start a fresh session."""
+    if session_id is None or clear:
+        return empty(session_id or "")
+    state = await ledger.get_session(session_id)
+    if state is None or state.ended is not None:
+        # A retired session's next thought starts a fresh session, which has no history yet.
+        return empty(session_id)
+    return state
+
+
+def _with_text(request: ThinkCommand, text: str, max_thought_bytes: int) -> ThinkCommand:
+    fields = request.model_dump(exclude_none=True)
+    fields["thought"] = text
+    try:
+        return parse_command(fields, max_thought_bytes=max_thought_bytes)
+    except InvalidThoughtError as exc:
+        raise GenerationError(f"{FAILED}: the model's thought cannot be recorded: {exc}") from exc
+
+
+def _check_temperature(temperature: object) -> float | None:
+    if temperature is None:
+        return None
+    if (
+        isinstance(temperature, bool)
+        or not isinstance(temperature, int | float)
+        or not math.isfinite(temperature)
+        or not 0 <= temperature <= 2
+    ):
+        raise InvalidInputError(f"temperature must be a number from 0 to 2, not {temperature!r}")
+    return float(temperature)
+
+
+def _check_model(model: object) -> str | None:
+    if model is None:
+        return None
+    if not isinstance(model, str) or not model.strip():
+        raise InvalidInputError("model must be a non-empty model name or alias")
+    return model.strip()
+
+
+__all__ = ["DEFAULT_TEMPERATURE", "model_usage", "prompt_matches", "think_external"]

@@ -1,0 +1,523 @@
+"""``think_external`` end to end: the real client against a real OpenAI-compatible HTTP server.
+
+The server (:mod:`tests.llm_server`) runs on 127.0.0.1 inside the test and answers from a script:
+successes, 429s, 500s, hangs, malformed bodies. Nothing reaches the internet.
+"""
+
+import json
+import re
+import sys
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import anyio
+import pytest
+
+from api.external import model_usage, prompt_matches, think_external
+from api.llm.client import FAILED, LLMWriter, WrittenThought
+from api.llm.config import LLMSettings
+from api.llm.prompt import ThoughtPrompt, prompt_sha256
+from api.service import Ledger
+from ledger.errors import GenerationError, InvalidInputError, ProviderNotConfiguredError
+from ledger.events import ThoughtGenerated, ThoughtRecorded
+from ledger.store.base import EventStore
+from ledger.store.memory import MemoryEventStore
+from tests.llm_server import (
+    FakeLLM,
+    Reply,
+    completion,
+    error,
+    fake_llm,
+    hang,
+    malformed,
+    structured,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+class Pauses:
+    """Records the backoff delays asked for instead of waiting them out."""
+
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.delays.append(seconds)
+
+
+@pytest.fixture
+def llm() -> Iterator[FakeLLM]:
+    with fake_llm() as server:
+        yield server
+
+
+@pytest.fixture
+def pauses() -> Pauses:
+    return Pauses()
+
+
+@pytest.fixture
+async def writer(llm: FakeLLM, pauses: Pauses) -> AsyncIterator[LLMWriter]:
+    settings = LLMSettings(local_base_url=llm.base_url, timeout=5, backoff=0.25)
+    async with LLMWriter(settings, sleep=pauses) as opened:
+        yield opened
+
+
+@pytest.fixture
+def ledger() -> Ledger:
+    return Ledger(MemoryEventStore())
+
+
+def call(number: int, text: str, *, total: int = 3, **extra: Any) -> dict[str, Any]:
+    return {
+        "thought": text,
+        "thought_number": number,
+        "total_thoughts": total,
+        "next_thought_needed": number < total,
+        **extra,
+    }
+
+
+async def test_a_multi_step_session_is_written_by_the_model_and_recorded_on_every_backend(
+    store: EventStore, llm: FakeLLM, writer: LLMWriter
+) -> None:
+    ledger = Ledger(store)
+    llm.queue(
+        structured("Counters must be shared.", 0.9, "Pick a store", prompt_tokens=40),
+        structured("Redis INCR with a TTL.", 0.8, "Handle bursts", completion_tokens=12),
+        structured("Token buckets smooth bursts.", 0.7, "Done"),
+    )
+    problem = "How do I rate limit a distributed system?"
+    first = await think_external(ledger, "design", call(1, problem), writer=writer, model="gpt-4o")
+    second = await think_external(ledger, "design", call(2, "Focus on Redis"), writer=writer)
+    third = await think_external(
+        ledger, "design", call(3, "Bursts?"), writer=writer, temperature=0.2
+    )
+
+    state = third.state
+    assert [t.thought for t in state.thoughts] == [
+        "Counters must be shared.",
+        "Redis INCR with a TTL.",
+        "Token buckets smooth bursts.",
+    ]
+    assert [t.guidance for t in state.thoughts] == [problem, "Focus on Redis", "Bursts?"]
+    assert state.original_query == problem
+    assert state.status == "complete"
+    generations = [t.generation for t in state.thoughts]
+    assert all(g is not None for g in generations)
+    one, two, three = (g for g in generations if g is not None)
+    assert (one.model, one.provider, one.temperature, one.prompt_tokens) == (
+        "gpt-4o",
+        "local",
+        0.7,
+        40,
+    )
+    assert (one.confidence, one.reasoning_hint, one.structured) == (0.9, "Pick a store", True)
+    assert (two.model, two.completion_tokens, two.context_version) == (
+        "gpt-5",
+        12,
+        first.state.version,
+    )
+    assert (three.temperature, three.context_version) == (0.2, second.state.version)
+    assert [body["model"] for body in llm.bodies] == ["gpt-4o", "gpt-5", "gpt-5"]
+    assert [body["temperature"] for body in llm.bodies] == [0.7, 0.7, 0.2]
+    assert all(body["response_format"]["type"] == "json_schema" for body in llm.bodies)
+    stored = await ledger.events("design")
+    assert [r.event_type for r in stored] == ["session.started"] + ["thought.generated"] * 3
+    assert (await ledger.verify("design")).ok
+
+
+async def test_the_recorded_hash_matches_the_prompt_sent_and_the_prompt_rebuilt_from_the_log(
+    ledger: Ledger, llm: FakeLLM, writer: LLMWriter
+) -> None:
+    llm.queue(structured("One."), structured("Two."), completion("Three, in plain text."))
+    calls = [
+        call(1, "Problem", total=2),
+        call(2, "g2", total=2),
+        call(3, "g3", total=3, is_revision=True, revises_thought=2),
+    ]
+    for arguments in calls:
+        outcome = await think_external(ledger, "s", arguments, writer=writer)
+    for entry, body in zip(outcome.state.thoughts, llm.bodies, strict=True):
+        assert entry.generation is not None
+        sent = [(m["role"], m["content"]) for m in body["messages"]]
+        assert entry.generation.prompt_sha256 == prompt_sha256(sent)
+        assert await prompt_matches(ledger, "s", entry.version)
+
+
+async def test_an_audit_notices_a_prompt_hash_that_does_not_match(
+    ledger: Ledger, llm: FakeLLM, writer: LLMWriter
+) -> None:
+    llm.queue(structured("One."))
+    await think_external(ledger, "s", call(1, "A long problem. " * 40), writer=writer)
+    assert await prompt_matches(ledger, "s", 2)
+    # Built with another bound, the prompt differs: the audit says so.
+    assert not await prompt_matches(ledger, "s", 2, max_prompt_chars=100)
+    with pytest.raises(InvalidInputError, match="not a thought a model wrote"):
+        await prompt_matches(ledger, "s", 1)
+
+
+async def test_the_prompt_carries_the_problem_the_history_and_the_guidance(
+    ledger: Ledger, llm: FakeLLM, writer: LLMWriter
+) -> None:
+    llm.queue(structured("Shared counters."), structured("Use Redis."))
+    await think_external(ledger, "s", call(1, "Rate limiting?"), writer=writer)
+    await think_external(ledger, "s", call(2, "Focus on Redis"), writer=writer)
+    system, user = llm.bodies[1]["messages"]
+    assert system["role"] == "system"
+    assert "JSON" in system["content"]
+    assert "Problem:\nRate limiting?" in user["content"]
+    assert "[1] Shared counters." in user["content"]
+    assert user["content"].endswith("Guidance for this thought:\nFocus on Redis")
+
+
+async def test_429s_500s_timeouts_and_malformed_bodies_are_retried_until_one_succeeds(
+    ledger: Ledger, llm: FakeLLM, pauses: Pauses
+) -> None:
+    settings = LLMSettings(local_base_url=llm.base_url, timeout=0.5, backoff=0.25, max_retries=5)
+    llm.queue(
+        error(429, "slow down", **{"retry-after": "7"}),
+        error(500, "boom"),
+        hang(),
+        malformed(),
+        completion(None),
+        structured("Finally."),
+    )
+    async with LLMWriter(settings, sleep=pauses) as writer:
+        outcome = await think_external(ledger, "s", call(1, "Problem"), writer=writer)
+    assert outcome.entry.thought == "Finally."
+    assert outcome.entry.generation is not None
+    assert outcome.entry.generation.attempts == 6
+    assert len(llm.bodies) == 6
+    assert len(pauses.delays) == 5
+    # Retry-After is honoured; otherwise the backoff doubles (with jitter in [50%, 100%]).
+    assert pauses.delays[0] == 7
+    for retry, delay in enumerate(pauses.delays[1:], start=2):
+        assert 0.25 * 2 ** (retry - 1) * 0.5 <= delay <= 0.25 * 2 ** (retry - 1)
+
+
+async def test_when_every_attempt_fails_the_error_is_clear_and_nothing_is_appended(
+    ledger: Ledger, llm: FakeLLM, writer: LLMWriter
+) -> None:
+    llm.queue(structured("First."))
+    await think_external(ledger, "s", call(1, "Problem"), writer=writer)
+    before = await ledger.events("s")
+    llm.queue(*[error(503, "upstream overloaded")] * 4)
+    with pytest.raises(GenerationError) as caught:
+        await think_external(ledger, "s", call(2, "Go on"), writer=writer)
+    message = str(caught.value)
+    assert message.startswith(f"{FAILED}: 4 attempts failed")
+    assert "HTTP 503: upstream overloaded" in message
+    assert (caught.value.status, caught.value.attempts) == (503, 4)
+    assert await ledger.events("s") == before
+
+
+async def test_a_failing_first_thought_leaves_no_session_behind(
+    ledger: Ledger, llm: FakeLLM, writer: LLMWriter
+) -> None:
+    llm.queue(*[malformed()] * 4)
+    with pytest.raises(GenerationError, match="malformed answer"):
+        await think_external(ledger, "new", call(1, "Problem"), writer=writer)
+    assert await ledger.get_session("new") is None
+
+
+async def test_an_error_that_will_not_pass_fails_at_once_with_the_providers_message(
+    ledger: Ledger, llm: FakeLLM, writer: LLMWriter
+) -> None:
+    llm.queue(error(404, "The model `nope` does not exist"))
+    with pytest.raises(GenerationError) as caught:
+        await think_external(ledger, "s", call(1, "Problem"), writer=writer, model="nope")
+    assert str(caught.value) == f"{FAILED}: HTTP 404: The model `nope` does not exist"
+    assert len(llm.bodies) == 1
+    assert await ledger.get_session("s") is None
+
+
+async def test_a_refusal_is_not_retried(ledger: Ledger, llm: FakeLLM, writer: LLMWriter) -> None:
+    body = completion(None).body
+    body["choices"][0]["message"]["refusal"] = "I can't help with that."
+    llm.queue(Reply(body=body))
+    with pytest.raises(GenerationError, match=re.escape("the model refused: I can't help")):
+        await think_external(ledger, "s", call(1, "Problem"), writer=writer)
+    assert len(llm.bodies) == 1
+
+
+async def test_an_answer_that_is_not_json_is_recorded_as_plain_text_without_confidence(
+    ledger: Ledger, llm: FakeLLM, writer: LLMWriter
+) -> None:
+    llm.queue(completion("Just prose, no JSON."))
+    outcome = await think_external(ledger, "s", call(1, "Problem"), writer=writer)
+    generation = outcome.entry.generation
+    assert generation is not None
+    assert outcome.entry.thought == "Just prose, no JSON."
+    assert (generation.structured, generation.confidence, generation.reasoning_hint) == (
+        False,
+        None,
+        None,
+    )
+
+
+async def test_plain_mode_asks_for_no_json_and_records_no_confidence(
+    ledger: Ledger, llm: FakeLLM
+) -> None:
+    llm.queue(completion('{"thought": "looks structured", "confidence": 0.9}'))
+    settings = LLMSettings(local_base_url=llm.base_url, structured="off")
+    async with LLMWriter(settings) as writer:
+        outcome = await think_external(ledger, "s", call(1, "Problem"), writer=writer)
+    assert "response_format" not in llm.bodies[0]
+    assert outcome.entry.generation is not None
+    assert outcome.entry.generation.confidence is None
+    assert outcome.entry.thought == '{"thought": "looks structured", "confidence": 0.9}'
+
+
+async def test_an_endpoint_refusing_structured_output_is_asked_for_less_and_remembered(
+    ledger: Ledger, llm: FakeLLM, writer: LLMWriter
+) -> None:
+    llm.queue(
+        error(400, "response_format json_schema is not supported", param="response_format"),
+        error(400, "Unknown parameter: response_format.type json_object"),
+        completion("Plain thought."),
+        completion("Second plain thought."),
+    )
+    outcome = await think_external(ledger, "s", call(1, "Problem"), writer=writer)
+    again = await think_external(ledger, "s", call(2, "More"), writer=writer)
+    formats = [body.get("response_format", {}).get("type") for body in llm.bodies]
+    assert formats == ["json_schema", "json_object", None, None]
+    assert "JSON" not in llm.bodies[2]["messages"][0]["content"]
+    assert outcome.entry.generation is not None
+    assert again.entry.generation is not None
+    assert (outcome.entry.generation.attempts, again.entry.generation.attempts) == (3, 1)
+    assert outcome.entry.generation.structured is False
+
+
+async def test_a_model_that_refuses_a_temperature_is_asked_without_one_and_none_is_recorded(
+    ledger: Ledger, llm: FakeLLM, writer: LLMWriter
+) -> None:
+    llm.queue(
+        error(400, "Unsupported value: 'temperature' does not support 0.7", param="temperature"),
+        structured("Thought."),
+    )
+    outcome = await think_external(ledger, "s", call(1, "Problem"), writer=writer)
+    assert "temperature" not in llm.bodies[1]
+    assert outcome.entry.generation is not None
+    assert outcome.entry.generation.temperature is None
+
+
+async def test_token_usage_and_the_providers_cost_are_recorded(
+    ledger: Ledger, llm: FakeLLM, writer: LLMWriter
+) -> None:
+    llm.queue(
+        structured(
+            "Thought.",
+            model="openai/gpt-4o-2024-08-06",
+            prompt_tokens=123,
+            completion_tokens=45,
+            usage_extra={"cost": 0.00042},
+        )
+    )
+    outcome = await think_external(ledger, "s", call(1, "Problem"), writer=writer)
+    generation = outcome.entry.generation
+    assert generation is not None
+    assert (generation.prompt_tokens, generation.completion_tokens) == (123, 45)
+    assert generation.cost == 0.00042
+    assert generation.served_model == "openai/gpt-4o-2024-08-06"
+    assert generation.response_id == "chatcmpl-test"
+    assert generation.latency_ms >= 0
+    stored = (await ledger.events("s"))[-1]
+    assert isinstance(stored.event, ThoughtGenerated)
+    assert json.loads(stored.payload)["generation"]["prompt_tokens"] == 123
+
+
+async def test_manual_mode_records_the_callers_thought_and_asks_no_model(
+    ledger: Ledger, llm: FakeLLM, writer: LLMWriter
+) -> None:
+    outcome = await think_external(
+        ledger, "s", call(1, "My own thought"), writer=writer, use_llm=False
+    )
+    assert outcome.entry.thought == "My own thought"
+    assert outcome.entry.generation is None
+    assert isinstance((await ledger.events("s"))[-1].event, ThoughtRecorded)
+    assert llm.bodies == []
+
+
+async def test_missing_keys_fail_with_002s_messages_before_any_request_or_append(
+    ledger: Ledger, llm: FakeLLM
+) -> None:
+    async with LLMWriter(environ={"OPENROUTER_API_KEY": "or-key"}) as writer:
+        with pytest.raises(ProviderNotConfiguredError) as openai_missing:
+            await think_external(ledger, "s", call(1, "P"), writer=writer, model="gpt-4o")
+    async with LLMWriter(environ={"OPENAI_API_KEY": "sk-key"}) as writer:
+        with pytest.raises(ProviderNotConfiguredError) as openrouter_missing:
+            await think_external(ledger, "s", call(1, "P"), writer=writer, model="opus")
+    assert str(openai_missing.value).startswith("OpenAI API key not configured")
+    assert str(openrouter_missing.value).startswith("OpenRouter API key not configured")
+    assert llm.bodies == []
+    assert await ledger.get_session("s") is None
+
+
+async def test_openai_and_openrouter_endpoints_get_their_keys_and_model_names(
+    ledger: Ledger, llm: FakeLLM
+) -> None:
+    environ = {
+        "OPENAI_API_KEY": "sk-openai",
+        "OPENAI_BASE_URL": llm.base_url,
+        "OPENROUTER_API_KEY": "sk-openrouter",
+        "OPENROUTER_BASE_URL": llm.base_url,
+        "LUX_MODEL_SONNET": "anthropic/claude-sonnet-4",
+    }
+    llm.queue(structured("From OpenAI."), structured("From OpenRouter."))
+    async with LLMWriter(environ=environ) as writer:
+        one = await think_external(ledger, "s", call(1, "P"), writer=writer, model="gpt-4o")
+        two = await think_external(ledger, "s", call(2, "g"), writer=writer, model="sonnet")
+    assert [h["authorization"] for h in llm.headers] == ["Bearer sk-openai", "Bearer sk-openrouter"]
+    assert llm.headers[1]["x-title"] == "thoughtledger"
+    assert [b["model"] for b in llm.bodies] == ["gpt-4o", "anthropic/claude-sonnet-4"]
+    assert one.entry.generation is not None
+    assert two.entry.generation is not None
+    assert (one.entry.generation.provider, two.entry.generation.provider) == (
+        "openai",
+        "openrouter",
+    )
+
+
+async def test_without_a_writer_the_environment_configures_one(
+    ledger: Ledger, llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("THOUGHTLEDGER_LLM_BASE_URL", llm.base_url)
+    monkeypatch.setenv("LUX_MODEL_NORMAL", "llama3.2")
+    llm.queue(structured("Local thought."))
+    outcome = await think_external(ledger, "s", call(1, "Problem"))
+    assert outcome.entry.thought == "Local thought."
+    assert llm.bodies[0]["model"] == "llama3.2"
+    assert llm.headers[0]["authorization"] == "Bearer no-key"
+
+
+async def test_revisions_and_branches_written_by_the_model_are_classified_as_asked(
+    ledger: Ledger, llm: FakeLLM, writer: LLMWriter
+) -> None:
+    llm.queue(*[structured(f"T{n}") for n in range(4)])
+    await think_external(ledger, "s", call(1, "P", total=4), writer=writer)
+    await think_external(ledger, "s", call(2, "g", total=4), writer=writer)
+    revised = await think_external(
+        ledger, "s", call(3, "fix", total=4, is_revision=True, revises_thought=2), writer=writer
+    )
+    branched = await think_external(
+        ledger, "s", call(3, "alt", total=4, branch_from_thought=2, branch_id="b"), writer=writer
+    )
+    assert revised.entry.kind == "thought.revised"
+    assert revised.entry.status == "revision"
+    assert branched.entry.kind == "branch.opened"
+    assert list(branched.state.branches) == ["b"]
+    assert "It revises thought 2" in llm.bodies[2]["messages"][1]["content"]
+    assert "It belongs to branch 'b'" in llm.bodies[3]["messages"][1]["content"]
+
+
+async def test_a_thought_too_large_to_record_is_a_generation_error_and_nothing_is_appended(
+    llm: FakeLLM, writer: LLMWriter
+) -> None:
+    ledger = Ledger(MemoryEventStore(), max_thought_bytes=100)
+    llm.queue(structured("x" * 500))
+    with pytest.raises(GenerationError, match="cannot be recorded"):
+        await think_external(ledger, "s", call(1, "Problem"), writer=writer)
+    assert await ledger.get_session("s") is None
+
+
+@pytest.mark.parametrize("temperature", [-0.1, 2.5, float("nan"), True])
+async def test_a_temperature_outside_0_to_2_is_refused_before_asking(
+    ledger: Ledger, llm: FakeLLM, writer: LLMWriter, temperature: float
+) -> None:
+    with pytest.raises(InvalidInputError, match="temperature"):
+        await think_external(ledger, "s", call(1, "P"), writer=writer, temperature=temperature)
+    assert llm.bodies == []
+
+
+async def test_a_cleared_session_gives_the_model_a_fresh_start(
+    ledger: Ledger, llm: FakeLLM, writer: LLMWriter
+) -> None:
+    llm.queue(structured("Old."), structured("New."))
+    await think_external(ledger, "s", call(1, "Old problem"), writer=writer)
+    outcome = await think_external(ledger, "s", call(1, "New problem"), writer=writer, clear=True)
+    assert outcome.session_id != "s"
+    assert outcome.replaced_session_id == "s"
+    assert "Problem:\nNew problem" in llm.bodies[1]["messages"][1]["content"]
+    assert "Old." not in llm.bodies[1]["messages"][1]["content"]
+    assert outcome.entry.generation is not None
+    assert outcome.entry.generation.context_version == 0
+
+
+class Gate:
+    """A writer that lets no model answer until every caller is writing (then uses the real one)."""
+
+    def __init__(self, inner: LLMWriter, parties: int) -> None:
+        self.inner = inner
+        self.parties = parties
+        self.everyone_in = anyio.Event()
+
+    async def write(
+        self, prompt: ThoughtPrompt, *, model: str | None, temperature: float | None
+    ) -> WrittenThought:
+        self.parties -= 1
+        if self.parties == 0:
+            self.everyone_in.set()
+        with anyio.fail_after(10):
+            await self.everyone_in.wait()
+        return await self.inner.write(prompt, model=model, temperature=temperature)
+
+
+async def test_thoughts_written_concurrently_on_one_session_are_both_recorded_with_what_they_saw(
+    ledger: Ledger, llm: FakeLLM, writer: LLMWriter
+) -> None:
+    llm.queue(structured("First."), structured("A."), structured("B."))
+    await think_external(ledger, "s", call(1, "Problem", total=3), writer=writer)
+    gate = Gate(writer, parties=2)
+
+    async def think(guidance: str) -> None:
+        await think_external(ledger, "s", call(2, guidance, total=3), writer=gate)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(think, "left")
+        group.start_soon(think, "right")
+    state = await ledger.state("s")
+    late = state.thoughts[1:]
+    assert sorted(t.guidance or "" for t in late) == ["left", "right"]
+    assert [t.version for t in late] == [3, 4]
+    for entry in late:
+        assert entry.generation is not None
+        assert entry.generation.context_version == 2
+        assert await prompt_matches(ledger, "s", entry.version)
+
+
+async def test_without_the_openai_package_the_error_says_what_to_install(
+    ledger: Ledger, llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "openai", None)  # what an import of a missing package sees
+    async with LLMWriter(LLMSettings(local_base_url=llm.base_url)) as writer:
+        with pytest.raises(GenerationError, match=re.escape("thoughtledger[llm]")):
+            await think_external(ledger, "s", call(1, "Problem"), writer=writer)
+    assert await ledger.get_session("s") is None
+
+
+async def test_usage_per_model_adds_up_what_every_session_recorded(
+    store: EventStore, llm: FakeLLM, writer: LLMWriter
+) -> None:
+    ledger = Ledger(store)
+    llm.queue(
+        structured("A.", prompt_tokens=10, completion_tokens=1),
+        structured("B.", prompt_tokens=20, completion_tokens=2, usage_extra={"cost": 0.5}),
+        structured("C.", prompt_tokens=5, completion_tokens=5),
+    )
+    await think_external(ledger, "one", call(1, "P"), writer=writer, model="mini")
+    await think_external(ledger, "one", call(2, "g"), writer=writer, model="mini")
+    await think_external(ledger, "two", call(1, "P"), writer=writer, model="llama3")
+    await ledger.think("two", call(2, "by hand"))
+    mini, llama = await model_usage(ledger, page=2)
+    assert (mini.model, mini.thoughts, mini.prompt_tokens, mini.completion_tokens) == (
+        "gpt-5-mini",
+        2,
+        30,
+        3,
+    )
+    assert mini.cost == 0.5
+    assert (llama.model, llama.thoughts, llama.cost) == ("llama3", 1, None)
+    later = await model_usage(ledger, since=(await ledger.events("two"))[-1].recorded_at)
+    assert later == []
