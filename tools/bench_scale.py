@@ -1,0 +1,116 @@
+"""Scale benches: memory of one server over many thoughts, and start-up to the first answer.
+
+Usage: tools/bench memory | startup
+"""
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench_mcp import ROOT, LineClient, _thought, echo_server, ours  # noqa: E402
+
+Result = dict[str, Any]
+
+
+def _rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+async def bench_memory(total: int = 100_000, first: int = 1_000) -> Result:
+    """RSS of one stdio server after ``first`` and after ``total`` thoughts in one session."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "DISABLE_THOUGHT_LOGGING": "true"}
+        command = ours(Path(tmp) / "memory.db")
+        process = await anyio.open_process(command, cwd=ROOT, env=env, stderr=None)
+        try:
+            client = LineClient(process)
+            await client.handshake()
+            marks: dict[int, int] = {}
+            start = time.perf_counter()
+            for n in range(1, total + 1):
+                await client.call("sequentialthinking", _thought(n, 200, total))
+                if n in (first, total) or n % 10_000 == 0:
+                    marks[n] = _rss_kib(process.pid)
+            elapsed = time.perf_counter() - start
+        finally:
+            assert process.stdin is not None
+            await process.stdin.aclose()
+            with anyio.move_on_after(30):
+                await process.wait()
+            if process.returncode is None:
+                process.kill()
+    growth = (marks[total] - marks[first]) / 1024
+    return {
+        "name": (
+            f"memory: one stdio server, {total:,} thoughts in one session "
+            f"(MiB over its size at {first:,})"
+        ),
+        "rss_mib_by_thought": {n: round(k / 1024, 1) for n, k in sorted(marks.items())},
+        "thoughts_per_s": round(total / elapsed),
+        "ratio": round(growth, 1),
+        "target": 20,
+        "lower_is_better": True,
+        "baseline": f"its own RSS after {first:,} thoughts",
+    }
+
+
+async def _first_answer_ms(command: list[str], tool: str, arguments: dict[str, Any]) -> float:
+    env = {**os.environ, "DISABLE_THOUGHT_LOGGING": "true"}
+    start = time.perf_counter()
+    process = await anyio.open_process(command, cwd=ROOT, env=env, stderr=None)
+    try:
+        client = LineClient(process)
+        await client.handshake()
+        await client.request("tools/call", {"name": tool, "arguments": arguments})
+        return (time.perf_counter() - start) * 1000
+    finally:
+        assert process.stdin is not None
+        await process.stdin.aclose()
+        with anyio.move_on_after(30):
+            await process.wait()
+        if process.returncode is None:
+            process.kill()
+
+
+async def bench_startup(runs: int = 7) -> Result:
+    """Spawn to first answered tools/call: ours against a bare MCP SDK echo server."""
+    ours_ms: list[float] = []
+    echo_ms: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for run in range(runs):
+            command = ours(Path(tmp) / f"s{run}.db")
+            ours_ms.append(
+                await _first_answer_ms(command, "sequentialthinking", _thought(1, 200, 3))
+            )
+            echo_ms.append(await _first_answer_ms(echo_server(), "echo", {"text": "hi"}))
+    ours_ms.sort()
+    echo_ms.sort()
+    mid = runs // 2
+    return {
+        "name": "start-up: spawn to first answered tools/call (ms over a bare SDK echo server)",
+        "ours_ms_p50": round(ours_ms[mid], 1),
+        "baseline_ms_p50": round(echo_ms[mid], 1),
+        "ratio": round(ours_ms[mid] - echo_ms[mid], 1),
+        "target": 150,
+        "lower_is_better": True,
+        "baseline": "bare MCP SDK server with one echo tool, same spawn and client",
+    }
+
+
+if __name__ == "__main__":
+    which = sys.argv[1] if len(sys.argv) > 1 else "startup"
+    if which == "memory":
+        print(anyio.run(bench_memory, int(sys.argv[2]) if len(sys.argv) > 2 else 100_000))
+    else:
+        print(anyio.run(bench_startup))
