@@ -15,7 +15,7 @@ import anyio
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_mcp import ROOT, LineClient, _thought, echo_server, ours  # noqa: E402
+from bench_mcp import ROOT, LineClient, _thought, echo_server, ours
 
 Result = dict[str, Any]
 
