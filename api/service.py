@@ -27,7 +27,7 @@ from ledger.ids import check_id, new_session_id
 from ledger.store.base import EventStore, utc_now
 from projections.asof import as_of_version as as_of
 from projections.asof import version_at
-from projections.state import SessionState, ThoughtEntry, empty, replay
+from projections.state import SessionState, ThoughtEntry, empty, replay, trim
 from projections.views import (
     JsonDict,
     branch_sets,
@@ -74,6 +74,10 @@ class Ledger:
         clock: Source of the current time (UTC), for expiry decisions.
         max_thought_bytes: Largest accepted thought, in UTF-8 bytes.
         cache_size: How many session states to keep in memory (least recently used go first).
+        hold_thoughts: Most thoughts one cached session keeps in memory; a longer session keeps
+            only its latest (its head is all a new thought needs) and reads of its full history
+            fold it from the log.
+        cache_thoughts: Most thoughts all cached sessions keep in memory together.
     """
 
     def __init__(
@@ -84,6 +88,8 @@ class Ledger:
         clock: Callable[[], datetime] = utc_now,
         max_thought_bytes: int = DEFAULT_MAX_THOUGHT_BYTES,
         cache_size: int = 1024,
+        hold_thoughts: int = 16_384,
+        cache_thoughts: int = 32_768,
     ) -> None:
         self.store = store
         self.ttl = ttl
@@ -91,6 +97,9 @@ class Ledger:
         self._clock = clock
         self._cache: OrderedDict[str, SessionState] = OrderedDict()
         self._cache_size = cache_size
+        self._hold = hold_thoughts
+        self._budget = cache_thoughts
+        self._held = 0  # thoughts held by all cached states together
 
     # -- sessions -------------------------------------------------------------------------------
 
@@ -218,8 +227,7 @@ class Ledger:
             # Someone else may have moved it meanwhile; the reload below shows what they did.
             with contextlib.suppress(ConcurrencyError):
                 await self._append(state, [expiry])
-            state = await self._load(session_id, fresh=True)
-        return state
+        return await self._complete(session_id)
 
     async def clear_session(self, session_id: str, *, reason: str | None = None) -> bool:
         """Retire a session: append a cleared event (its history stays in the log).
@@ -268,7 +276,7 @@ class Ledger:
             StoreError: The store failed.
         """
         heads = await self.store.list_heads(after_session_id=after_session_id, limit=limit)
-        return [await self._load(head.session_id, fresh=True) for head in heads]
+        return [await self._complete(head.session_id) for head in heads]
 
     # -- reading back ---------------------------------------------------------------------------
 
@@ -294,7 +302,7 @@ class Ledger:
         check_id(session_id)
         if as_of_version is not None and as_of_time is not None:
             raise InvalidInputError("give as_of_version or as_of_time, not both")
-        state = await self._load(session_id, fresh=True)
+        state = await self._complete(session_id)
         if state.version == 0:
             raise _not_found(session_id)
         if as_of_version is not None:
@@ -375,7 +383,7 @@ class Ledger:
                 state.session_id, events, expected_version=state.version
             )
         except ConcurrencyError:
-            self._cache.pop(state.session_id, None)
+            self._forget(state.session_id)
             raise
         self._remember(replay(recorded, state))
         return recorded
@@ -386,11 +394,33 @@ class Ledger:
             self._cache.move_to_end(session_id)
         return state
 
+    async def _complete(self, session_id: str) -> SessionState:
+        """Return the session's current state holding every thought.
+
+        A cached state that was trimmed is folded again from the log (and not cached whole).
+        """
+        state = await self._load(session_id, fresh=True)
+        if state.complete:
+            return state
+        return replay(await self.store.read_stream(session_id), empty(session_id))
+
     def _remember(self, state: SessionState) -> None:
+        state = trim(state, self._hold)
+        old = self._cache.pop(state.session_id, None)
+        if old is not None:
+            self._held -= len(old.thoughts)
         self._cache[state.session_id] = state
-        self._cache.move_to_end(state.session_id)
-        while len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+        self._held += len(state.thoughts)
+        while len(self._cache) > 1 and (
+            len(self._cache) > self._cache_size or self._held > self._budget
+        ):
+            _evicted_id, evicted = self._cache.popitem(last=False)
+            self._held -= len(evicted.thoughts)
+
+    def _forget(self, session_id: str) -> None:
+        old = self._cache.pop(session_id, None)
+        if old is not None:
+            self._held -= len(old.thoughts)
 
 
 class Session:

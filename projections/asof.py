@@ -33,6 +33,8 @@ def as_of_version(state: SessionState, version: int) -> SessionState:
     """
     if version < 0 or version > state.version:
         raise ValueError(f"version {version} is outside 0..{state.version}")
+    if not state.complete:
+        raise ValueError("a trimmed state cannot be cut; fold the session's events instead")
     if version == state.version:
         return state
     if version == 0:
@@ -66,6 +68,7 @@ def as_of_version(state: SessionState, version: int) -> SessionState:
         ended=state.ended if ended else None,
         ended_version=state.ended_version if ended else None,
         started_version=state.started_version if started else None,
+        thought_count=len(kept),
     )
 
 

@@ -100,8 +100,11 @@ class SessionState:
         updated_at: When its last folded event was recorded.
         metadata: Facts recorded when it started (client, agent, transport...).
         predecessor_id: The session it replaced after a clear, if any.
-        thoughts: Every thought, in order (main line, revisions and branches alike).
-        branches: Every branch, by id, in first-seen order.
+        thoughts: Every thought, in order (main line, revisions and branches alike); after
+            :func:`trim`, only the most recent ones.
+        thought_count: How many thoughts the session has, held or not.
+        branches: Every branch, by id, in first-seen order (after :func:`trim`, each lists only
+            the versions of held thoughts).
         ended: ``None`` while open; ``"cleared"`` or ``"expired"`` once retired.
         ended_version: The version of the event that retired it.
         started_version: The version of its ``session.started`` event (1 when recorded).
@@ -118,6 +121,12 @@ class SessionState:
     ended: str | None = None
     ended_version: int | None = None
     started_version: int | None = None
+    thought_count: int = 0
+
+    @property
+    def complete(self) -> bool:
+        """Whether every thought is held (a state from :func:`trim` may hold only the latest)."""
+        return len(self.thoughts) == self.thought_count
 
     @property
     def last(self) -> ThoughtEntry | None:
@@ -139,7 +148,7 @@ class SessionState:
         002's external tool takes a first thought as the problem itself; when a model wrote the
         first thought, the problem is what the caller sent (its guidance).
         """
-        if not self.thoughts:
+        if not self.thoughts or not self.complete:
             return None
         first = self.thoughts[0]
         return first.guidance if first.guidance is not None else first.thought
@@ -169,6 +178,7 @@ def replay(records: Iterable[RecordedEvent], state: SessionState) -> SessionStat
     Builds into local lists and freezes once at the end, so replaying n events costs O(n).
     """
     thoughts = list(state.thoughts)
+    held_before = len(thoughts)
     branches = dict(state.branches)
     started_at, updated_at = state.started_at, state.updated_at
     metadata, predecessor, ended = state.metadata, state.predecessor_id, state.ended
@@ -245,7 +255,27 @@ def replay(records: Iterable[RecordedEvent], state: SessionState) -> SessionStat
         ended=ended,
         ended_version=ended_version,
         started_version=started_version,
+        thought_count=state.thought_count + len(thoughts) - held_before,
     )
+
+
+def trim(state: SessionState, keep: int) -> SessionState:
+    """Return ``state`` holding only its latest ``keep`` thoughts (everything else unchanged).
+
+    A trimmed state still answers every question about the session's head (its version, last
+    thought, branch ids, counts, status), which is all a new thought needs; the full history stays
+    in the log. This is what keeps a long-running server's memory bounded.
+    """
+    keep = max(keep, 1)  # the last thought is the head every answer is read from
+    if len(state.thoughts) <= keep:
+        return state
+    held = state.thoughts[len(state.thoughts) - keep :]
+    oldest = held[0].version if held else state.version + 1
+    branches = {
+        branch_id: replace(branch, versions=tuple(v for v in branch.versions if v >= oldest))
+        for branch_id, branch in state.branches.items()
+    }
+    return replace(state, thoughts=held, branches=MappingProxyType(branches))
 
 
 __all__ = [
@@ -256,4 +286,5 @@ __all__ = [
     "empty",
     "evolve",
     "replay",
+    "trim",
 ]

@@ -39,7 +39,7 @@ def official_view(state: SessionState) -> JsonDict:
         "totalThoughts": last.total_thoughts if last else 0,
         "nextThoughtNeeded": last.next_thought_needed if last else True,
         "branches": list(state.branches),
-        "thoughtHistoryLength": len(state.thoughts),
+        "thoughtHistoryLength": state.thought_count,
     }
 
 
@@ -63,7 +63,7 @@ def session_view(state: SessionState, *, history_window: int | None = None) -> J
     last = state.last
     if last is not None and not last.next_thought_needed:
         view["summary"] = (
-            f"Sequential thinking complete: {len(thoughts)} thoughts processed "
+            f"Sequential thinking complete: {state.thought_count} thoughts processed "
             f"across {len(state.branches)} branches."
         )
     return view
@@ -82,7 +82,7 @@ def status_view(state: SessionState, *, session_id_shown: bool) -> JsonDict:
         "total_thoughts": last.total_thoughts if last else 0,
         "next_thought_needed": last.next_thought_needed if last else True,
         "branches": list(state.branches),
-        "thought_history_length": len(state.thoughts),
+        "thought_history_length": state.thought_count,
         "status": last.status if last else "recorded",
     }
     if session_id_shown:
@@ -110,7 +110,7 @@ def external_view(state: SessionState, entry: ThoughtEntry, *, session_id_shown:
         "next_thought_needed": entry.next_thought_needed,
         "thought_content": entry.thought,
         "branches": list(state.branches),
-        "thought_history_length": len(state.thoughts),
+        "thought_history_length": state.thought_count,
         "status": "thinking" if status == "recorded" else status,
     }
     if session_id_shown:

@@ -291,3 +291,20 @@ async def test_the_history_window_keeps_the_last_thoughts_but_counts_all(ledger:
     view = await ledger.session("s").view(history_window=2)
     assert [t["thoughtNumber"] for t in view["thoughtHistory"]] == [6, 7]
     assert view["thoughtHistoryLength"] == 7
+
+
+async def test_a_long_session_keeps_only_its_latest_thoughts_in_memory(store: EventStore) -> None:
+    ledger = Ledger(store, hold_thoughts=5, cache_thoughts=8)
+    for n in range(1, 13):
+        outcome = await ledger.think("long", args(n, 12, more=n < 12))
+    assert len(outcome.state.thoughts) == 5  # the hot path holds the latest five
+    assert outcome.state.thought_count == 12
+    assert (await official(ledger, "long"))["thoughtHistoryLength"] == 12
+    full = await ledger.state("long")
+    assert full.complete
+    assert [t.thought_number for t in full.thoughts] == list(range(1, 13))
+    early = await ledger.state("long", as_of_version=4)
+    assert [t.thought_number for t in early.thoughts] == [1, 2, 3]
+    await ledger.think("other", args(1))
+    await ledger.think("third", args(1))
+    assert sum(len(s.thoughts) for s in ledger._cache.values()) <= 8

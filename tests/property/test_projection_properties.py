@@ -75,3 +75,32 @@ def test_as_of_version_n_equals_replaying_the_first_n_events(
         assert await ledger.state("s", as_of_version=n) == replay(records[:n], empty("s"))
 
     asyncio.run(scenario())
+
+
+@settings(max_examples=60, deadline=None)
+@given(calls, st.data())
+def test_a_trimmed_state_answers_the_head_like_the_full_one(
+    sequence: list[dict[str, Any]], data: st.DataObject
+) -> None:
+    from projections.state import trim
+    from projections.views import status_view
+
+    async def scenario() -> None:
+        ledger = Ledger(MemoryEventStore())
+        await _record(ledger, sequence)
+        records = await ledger.events("s")
+        keep = data.draw(st.integers(0, 4), label="keep")
+        cut = data.draw(st.integers(0, len(records)), label="cut")
+        full = replay(records, empty("s"))
+        trimmed_then_more = replay(records[cut:], trim(replay(records[:cut], empty("s")), keep))
+        assert official_view(trimmed_then_more) == official_view(full)
+        assert status_view(trimmed_then_more, session_id_shown=True) == status_view(
+            full, session_id_shown=True
+        )
+        assert (
+            trimmed_then_more.thoughts
+            == full.thoughts[len(full.thoughts) - len(trimmed_then_more.thoughts) :]
+        )
+        assert set(trimmed_then_more.branches) == set(full.branches)
+
+    asyncio.run(scenario())
