@@ -11,10 +11,10 @@ Example::
             next_thought_needed=True)
 """
 
+from typing import TYPE_CHECKING, Any
+
 from api.bootstrap import open_ledger, open_store
-from api.external import think_external
 from api.service import DEFAULT_TTL, Ledger, Session, ThinkOutcome
-from api.tool import SequentialThinkingTool, sequential_thinking_tool
 from ledger.errors import (
     ConcurrencyError,
     GenerationError,
@@ -27,6 +27,30 @@ from ledger.errors import (
     StoreError,
     StoreUnavailableError,
 )
+
+if TYPE_CHECKING:
+    from api.external import think_external
+    from api.tool import SequentialThinkingTool, sequential_thinking_tool
+
+# Loaded on first use: the MCP server imports this package on every spawn, and these pull in
+# the LLM client and the tool schemas, which most conversations never touch.
+_LAZY = {
+    "think_external": "api.external",
+    "SequentialThinkingTool": "api.tool",
+    "sequential_thinking_tool": "api.tool",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'api' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_TTL",

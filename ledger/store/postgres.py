@@ -43,7 +43,9 @@ from ledger.store.base import (
     plan_import,
     utc_now,
 )
-from ledger.store.sql import EVENTS, SESSIONS, SqlEventStore
+from ledger.store.schema import events as EVENTS
+from ledger.store.schema import sessions as SESSIONS
+from ledger.store.sql import SqlEventStore
 
 POSITION_SHIFT = 16
 """Bits of a position that number events within one transaction."""

@@ -1,15 +1,16 @@
-"""What the SQL backends share: reads, heads and verification through SQLAlchemy's async engine."""
+"""What the SQL backends share: reads, heads and verification through SQLAlchemy's async engine.
 
-from typing import Any
+SQLAlchemy is imported on first use, not with this module: the SQLite backend serves its hot path
+without it, and a server spawned per conversation should not pay a third of a second for it.
+"""
 
-import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncEngine
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ledger.chain import GENESIS_HASH, VerifyReport, verify_rows
 from ledger.envelope import RecordedEvent
 from ledger.errors import StoreError
 from ledger.ids import check_id
-from ledger.store import schema
 from ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
     Clock,
@@ -21,32 +22,50 @@ from ledger.store.base import (
 )
 from ledger.store.rows import decode_rows, head_time, stored_row
 
-EVENTS = schema.events
-SESSIONS = schema.sessions
+if TYPE_CHECKING:
+    import sqlalchemy as sa
+    from sqlalchemy.ext.asyncio import AsyncEngine
 
 
 class SqlEventStore(EventStore):
     """Base of the SQL backends: every read goes through one SQLAlchemy :class:`AsyncEngine`.
 
     Args:
-        engine: The engine reads (and, per backend, writes) go through.
+        engine: The engine reads (and, per backend, writes) go through, or a function that
+            makes it on first use.
         where: How to name the database in error messages (never carries a password).
     """
 
     def __init__(
         self,
-        engine: AsyncEngine,
+        engine: "AsyncEngine | Callable[[], AsyncEngine]",
         where: str,
         *,
         clock: Clock = utc_now,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     ) -> None:
         super().__init__(clock=clock, max_event_bytes=max_event_bytes)
-        self._engine = engine
+        self._made_engine: AsyncEngine | None = None
+        self._make_engine: Callable[[], AsyncEngine] | None = None
+        if callable(engine) and not hasattr(engine, "sync_engine"):
+            self._make_engine = engine
+        else:
+            self._made_engine = engine  # type: ignore[assignment]  # an AsyncEngine, not a factory
         self._where = where
         self._closed = False
 
-    def _visible_below(self) -> sa.ColumnElement[bool] | None:
+    @property
+    def _engine(self) -> "AsyncEngine":
+        if self._made_engine is None:
+            assert self._make_engine is not None  # noqa: S101  # one of the two is always set
+            self._made_engine = self._make_engine()
+        return self._made_engine
+
+    async def _dispose_engine(self) -> None:
+        if self._made_engine is not None:
+            await self._made_engine.dispose()
+
+    def _visible_below(self) -> "sa.ColumnElement[bool] | None":
         """Return a condition limiting :meth:`read_all` to positions no commit can still precede."""
         return None
 
@@ -54,6 +73,10 @@ class SqlEventStore(EventStore):
         self, session_id: str, *, after_version: int = 0, to_version: int | None = None
     ) -> list[RecordedEvent]:
         """See :meth:`EventStore.read_stream`."""
+        import sqlalchemy as sa
+
+        from ledger.store.schema import events as EVENTS
+
         check_id(session_id)
         check_window(after_version, to_version)
         query = sa.select(EVENTS).where(
@@ -65,6 +88,10 @@ class SqlEventStore(EventStore):
 
     async def read_all(self, *, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
         """See :meth:`EventStore.read_all`."""
+        import sqlalchemy as sa
+
+        from ledger.store.schema import events as EVENTS
+
         check_page(after_position, limit)
         query = sa.select(EVENTS).where(EVENTS.c.position > after_position)
         visible = self._visible_below()
@@ -74,6 +101,10 @@ class SqlEventStore(EventStore):
 
     async def stream_head(self, session_id: str) -> StreamHead | None:
         """See :meth:`EventStore.stream_head`."""
+        import sqlalchemy as sa
+
+        from ledger.store.schema import sessions as SESSIONS
+
         check_id(session_id)
         rows = await self._fetch(sa.select(SESSIONS).where(SESSIONS.c.session_id == session_id))
         return _head(rows[0]) if rows else None
@@ -82,6 +113,10 @@ class SqlEventStore(EventStore):
         self, *, after_session_id: str | None = None, limit: int = 1000
     ) -> list[StreamHead]:
         """See :meth:`EventStore.list_heads`."""
+        import sqlalchemy as sa
+
+        from ledger.store.schema import sessions as SESSIONS
+
         check_page(0, limit)
         query = sa.select(SESSIONS).order_by(SESSIONS.c.session_id).limit(limit)
         if after_session_id is not None:
@@ -90,6 +125,11 @@ class SqlEventStore(EventStore):
 
     async def verify(self, session_id: str) -> VerifyReport:
         """See :meth:`EventStore.verify`."""
+        import sqlalchemy as sa
+
+        from ledger.store.schema import events as EVENTS
+        from ledger.store.schema import sessions as SESSIONS
+
         check_id(session_id)
         rows = await self._fetch(
             sa.select(EVENTS).where(EVENTS.c.session_id == session_id).order_by(EVENTS.c.version)
@@ -98,7 +138,9 @@ class SqlEventStore(EventStore):
         head = (heads[0].version, heads[0].hash) if heads else (0, GENESIS_HASH)
         return verify_rows(session_id, (stored_row(row) for row in rows), head)
 
-    async def _fetch(self, query: sa.Select[Any]) -> list[sa.Row[Any]]:
+    async def _fetch(self, query: "sa.Select[Any]") -> "list[sa.Row[Any]]":
+        import sqlalchemy as sa
+
         if self._closed:
             raise StoreError("the store is closed")
         try:
@@ -111,7 +153,7 @@ class SqlEventStore(EventStore):
             raise StoreError(f"read from {self._where} failed: {exc}") from exc
 
 
-def _head(row: sa.Row[Any]) -> StreamHead:
+def _head(row: "sa.Row[Any]") -> StreamHead:
     return StreamHead(
         session_id=row.session_id,
         version=row.version,
@@ -121,4 +163,4 @@ def _head(row: sa.Row[Any]) -> StreamHead:
     )
 
 
-__all__ = ["EVENTS", "SESSIONS", "SqlEventStore"]
+__all__ = ["SqlEventStore"]

@@ -22,12 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from uuid import UUID
-
-import sqlalchemy as sa
-from sqlalchemy.dialects import sqlite as sqlite_dialect
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from ledger.chain import GENESIS_HASH, PreparedEvent, seal
 from ledger.envelope import RecordedEvent, format_time
@@ -40,90 +36,35 @@ from ledger.errors import (
     StoreError,
     StoreUnavailableError,
 )
-from ledger.store import schema
+from ledger.ids import check_id
 from ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
     Clock,
+    StreamHead,
+    check_window,
     import_conflict,
     plan_import,
     to_recorded,
     utc_now,
 )
+from ledger.store.rows import decode_rows, head_time
 from ledger.store.sql import SqlEventStore
+from ledger.store.sqlite_sql import SCHEMA_VERSION, STATEMENTS
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncEngine
 
 Durability = Literal["normal", "full"]
 
 BUSY_BUDGET_SECONDS = 15.0
 """How long an append waits for another process's write lock before giving up."""
 
-_DIALECT = sqlite_dialect.dialect(paramstyle="named")
-_QMARK = sqlite_dialect.dialect(paramstyle="qmark")
-
-
-def _sql(statement: sa.ClauseElement, dialect: sa.Dialect = _DIALECT) -> str:
-    return str(statement.compile(dialect=dialect))
-
-
-_T = schema.events
-_S = schema.sessions
-# Positional parameters in column order: executemany over tuples is the cheapest insert sqlite3 has.
-_INSERT_EVENT = _sql(sa.insert(_T).values({c: sa.bindparam(c.name) for c in _T.columns}), _QMARK)
-_SELECT_HEAD = _sql(
-    sa.select(_S.c.version, _S.c.hash).where(_S.c.session_id == sa.bindparam("session_id"))
-)
-# Moves the head only if it is still where the writer believes it is; rowcount 0 means it was not.
-_MOVE_HEAD = _sql(
-    sqlite_dialect.insert(_S)
-    .values(
-        session_id=sa.bindparam("session_id"),
-        version=sa.bindparam("version"),
-        hash=sa.bindparam("hash"),
-        started_at=sa.bindparam("now"),
-        updated_at=sa.bindparam("now"),
-    )
-    .on_conflict_do_update(
-        index_elements=[_S.c.session_id],
-        set_={
-            "version": sa.bindparam("version"),
-            "hash": sa.bindparam("hash"),
-            "updated_at": sa.bindparam("now"),
-        },
-        where=sa.and_(_S.c.version == sa.bindparam("expected"), _S.c.hash == sa.bindparam("prev")),
-    )
-)
-# The first event of an append takes the next rowid (the write lock makes it max + 1); the rest
-# follow it explicitly, so one executemany stores them.
-_INSERT_FIRST = _sql(
-    sa.insert(_T).values(
-        {c: sa.null() if c.name == "position" else sa.bindparam(c.name) for c in _T.columns}
-    ),
-    _QMARK,
-)
-
-# Imports keep the times they were recorded at, so a new head starts at its first event's time.
-_IMPORT_HEAD = _sql(
-    sqlite_dialect.insert(_S)
-    .values(
-        session_id=sa.bindparam("session_id"),
-        version=sa.bindparam("version"),
-        hash=sa.bindparam("hash"),
-        started_at=sa.bindparam("started_at"),
-        updated_at=sa.bindparam("updated_at"),
-    )
-    .on_conflict_do_update(
-        index_elements=[_S.c.session_id],
-        set_={
-            "version": sa.bindparam("version"),
-            "hash": sa.bindparam("hash"),
-            "updated_at": sa.bindparam("updated_at"),
-        },
-    )
-)
-_SELECT_HASH = _sql(
-    sa.select(_T.c.hash).where(
-        _T.c.session_id == sa.bindparam("session_id"), _T.c.version == sa.bindparam("version")
-    )
-)
+_INSERT_EVENT = STATEMENTS["insert_event"]
+_INSERT_FIRST = STATEMENTS["insert_first"]
+_SELECT_HEAD = STATEMENTS["select_head"]
+_MOVE_HEAD = STATEMENTS["move_head"]
+_IMPORT_HEAD = STATEMENTS["import_head"]
+_SELECT_HASH = STATEMENTS["select_hash"]
 
 _HEAD_CACHE_SIZE = 4096
 
@@ -157,16 +98,21 @@ class SqliteEventStore(SqlEventStore):
         self,
         path: Path,
         writer: sqlite3.Connection,
-        engine: AsyncEngine,
+        reader: sqlite3.Connection,
         *,
         durability: Durability,
         clock: Clock,
         max_event_bytes: int,
     ) -> None:
-        super().__init__(engine, str(path), clock=clock, max_event_bytes=max_event_bytes)
+        super().__init__(
+            lambda: _reader_engine(path), str(path), clock=clock, max_event_bytes=max_event_bytes
+        )
         self.path = path
         self.durability: Durability = durability
         self._writer = writer
+        # Short reads (one session's stream, its head) run inline on this connection: cheaper than
+        # a hop to a driver thread, like the writer's commits. Scans go through the engine.
+        self._reader = reader
         self._pending: list[_Request] = []
         self._flushing = False
         # Heads this process wrote last; a hint checked by _MOVE_HEAD, never trusted blindly.
@@ -212,19 +158,13 @@ class SqliteEventStore(SqlEventStore):
         except BaseException:
             writer.close()
             raise
-        engine = create_async_engine(f"sqlite+aiosqlite:///{file}")
-
-        @sa.event.listens_for(engine.sync_engine, "connect")
-        def _reader_pragmas(dbapi_connection: Any, _record: Any) -> None:
-            cursor = dbapi_connection.cursor()
-            cursor.execute("PRAGMA busy_timeout = 5000")
-            cursor.execute("PRAGMA query_only = 1")
-            cursor.close()
-
+        reader = sqlite3.connect(file, isolation_level=None, check_same_thread=False)
+        reader.execute("PRAGMA query_only = 1")
+        reader.execute("PRAGMA busy_timeout = 1000")  # WAL readers wait only in rare recoveries
         return cls(
             file,
             writer,
-            engine,
+            reader,
             durability=durability,
             clock=clock,
             max_event_bytes=max_event_bytes,
@@ -558,6 +498,36 @@ class SqliteEventStore(SqlEventStore):
             raise
         return written
 
+    async def read_stream(
+        self, session_id: str, *, after_version: int = 0, to_version: int | None = None
+    ) -> list[RecordedEvent]:
+        """See :meth:`EventStore.read_stream` (read inline: one indexed range of one session)."""
+        check_id(session_id)
+        check_window(after_version, to_version)
+        params: dict[str, object] = {"session_id": session_id, "after": after_version}
+        statement = STATEMENTS["read_stream"]
+        if to_version is not None:
+            params["to"] = to_version
+            statement = STATEMENTS["read_stream_to"]
+        return decode_rows(self._read(statement, params))
+
+    async def stream_head(self, session_id: str) -> StreamHead | None:
+        """See :meth:`EventStore.stream_head` (read inline: one row by key)."""
+        check_id(session_id)
+        rows = self._read(STATEMENTS["session_head"], {"session_id": session_id})
+        if not rows:
+            return None
+        session, version, digest, started_at, updated_at = rows[0]
+        return StreamHead(session, version, digest, head_time(started_at), head_time(updated_at))
+
+    def _read(self, statement: str, params: dict[str, object]) -> list[Any]:
+        if self._closed:
+            raise StoreError("the store is closed")
+        try:
+            return self._reader.execute(statement, params).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"read from {self.path} failed: {exc}") from exc
+
     async def aclose(self) -> None:
         """Wait for queued appends to commit, then close the writer and every reader."""
         if self._closed:
@@ -565,7 +535,8 @@ class SqliteEventStore(SqlEventStore):
         await self._idle.wait()
         self._closed = True
         self._writer.close()
-        await self._engine.dispose()
+        self._reader.close()
+        await self._dispose_engine()
 
 
 class _Busy(Exception):
@@ -627,6 +598,17 @@ async def _configure(writer: sqlite3.Connection, durability: Durability) -> None
 
 
 async def _migrate(writer: sqlite3.Connection, file: Path) -> None:
+    try:
+        current = writer.execute(STATEMENTS["schema_version"]).fetchone()[0]
+    except sqlite3.OperationalError:
+        current = 0  # a new database: no schema table yet
+    if current == SCHEMA_VERSION:
+        return  # the common case, answered without a lock and without SQLAlchemy
+    if current > SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"{file} has schema version {current}, newer than this thoughtledger "
+            f"understands ({SCHEMA_VERSION}); upgrade thoughtledger"
+        )
     deadline = time.monotonic() + BUSY_BUDGET_SECONDS
     while True:
         try:
@@ -637,34 +619,59 @@ async def _migrate(writer: sqlite3.Connection, file: Path) -> None:
                 raise StoreUnavailableError(f"cannot lock {file} to prepare it: {exc}") from exc
             await asyncio.sleep(0.01)
     try:
-        writer.execute(_sql(sa.schema.CreateTable(schema.schema_versions, if_not_exists=True)))
-        current = writer.execute(
-            _sql(
-                sa.select(
-                    sa.func.coalesce(
-                        sa.func.max(schema.schema_versions.c.version), sa.literal_column("0")
-                    )
-                )
-            )
-        ).fetchone()[0]
-        if current > schema.SCHEMA_VERSION:
-            raise SchemaVersionError(
-                f"{file} has schema version {current}, newer than this thoughtledger "
-                f"understands ({schema.SCHEMA_VERSION}); upgrade thoughtledger"
-            )
-        for step in schema.pending_steps(current):
-            for ddl in schema.MIGRATIONS[step]:
-                writer.execute(_sql(ddl))
-            writer.execute(
-                _sql(sa.insert(schema.schema_versions)),
-                {"version": step, "applied_at": format_time(utc_now())},
-            )
+        _apply_schema_steps(writer, file)
         writer.execute("COMMIT")
     except BaseException as exc:
         writer.execute("ROLLBACK")
         if isinstance(exc, sqlite3.Error):
             raise StoreError(f"cannot prepare the ledger schema in {file}: {exc}") from exc
         raise
+
+
+def _apply_schema_steps(writer: sqlite3.Connection, file: Path) -> None:
+    """Bring the schema up to date inside the caller's write transaction (needs SQLAlchemy)."""
+    import sqlalchemy as sa
+    from sqlalchemy.dialects import sqlite as sqlite_dialect
+
+    from ledger.store import schema
+
+    dialect = sqlite_dialect.dialect(paramstyle="named")
+
+    def sql(statement: Any) -> str:
+        return str(statement.compile(dialect=dialect))
+
+    writer.execute(sql(sa.schema.CreateTable(schema.schema_versions, if_not_exists=True)))
+    # Re-read under the lock: another process may have migrated since the first look.
+    current = writer.execute(STATEMENTS["schema_version"]).fetchone()[0]
+    if current > schema.SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"{file} has schema version {current}, newer than this thoughtledger "
+            f"understands ({schema.SCHEMA_VERSION}); upgrade thoughtledger"
+        )
+    for step in schema.pending_steps(current):
+        for ddl in schema.MIGRATIONS[step]:
+            writer.execute(sql(ddl))
+        writer.execute(
+            sql(sa.insert(schema.schema_versions)),
+            {"version": step, "applied_at": format_time(utc_now())},
+        )
+
+
+def _reader_engine(file: Path) -> "AsyncEngine":
+    """Make the async engine scans go through (on first use: importing it costs ~0.3 s)."""
+    import sqlalchemy as sa
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    engine = create_async_engine(f"sqlite+aiosqlite:///{file}")
+
+    @sa.event.listens_for(engine.sync_engine, "connect")
+    def _reader_pragmas(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA busy_timeout = 5000")
+        cursor.execute("PRAGMA query_only = 1")
+        cursor.close()
+
+    return engine
 
 
 __all__ = ["Durability", "SqliteEventStore"]
