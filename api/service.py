@@ -74,10 +74,11 @@ class Ledger:
         clock: Source of the current time (UTC), for expiry decisions.
         max_thought_bytes: Largest accepted thought, in UTF-8 bytes.
         cache_size: How many session states to keep in memory (least recently used go first).
-        hold_thoughts: Most thoughts one cached session keeps in memory; a longer session keeps
-            only its latest (its head is all a new thought needs) and reads of its full history
-            fold it from the log.
-        cache_thoughts: Most thoughts all cached sessions keep in memory together.
+        hold_thoughts: Thoughts each session keeps in memory for recording the next one (its
+            head is all a new thought needs; keeping few makes each thought O(1)).
+        cache_thoughts: Thoughts kept in memory, across sessions, for reading whole histories
+            back (time travel cuts a cached history instead of replaying the log); a session
+            longer than this is folded from the log on each read.
     """
 
     def __init__(
@@ -88,7 +89,7 @@ class Ledger:
         clock: Callable[[], datetime] = utc_now,
         max_thought_bytes: int = DEFAULT_MAX_THOUGHT_BYTES,
         cache_size: int = 1024,
-        hold_thoughts: int = 16_384,
+        hold_thoughts: int = 64,
         cache_thoughts: int = 32_768,
     ) -> None:
         self.store = store
@@ -100,6 +101,9 @@ class Ledger:
         self._hold = hold_thoughts
         self._budget = cache_thoughts
         self._held = 0  # thoughts held by all cached states together
+        # Whole histories for reads, least recently used first, within ``cache_thoughts``.
+        self._full: OrderedDict[str, SessionState] = OrderedDict()
+        self._full_held = 0
 
     # -- sessions -------------------------------------------------------------------------------
 
@@ -397,12 +401,35 @@ class Ledger:
     async def _complete(self, session_id: str) -> SessionState:
         """Return the session's current state holding every thought.
 
-        A cached state that was trimmed is folded again from the log (and not cached whole).
+        Whole histories are cached apart from the heads that recording uses, and caught up
+        with the log on each read.
         """
-        state = await self._load(session_id, fresh=True)
-        if state.complete:
-            return state
-        return replay(await self.store.read_stream(session_id), empty(session_id))
+        head = await self._load(session_id, fresh=True)
+        if head.complete:
+            self._keep_full(head)
+            return head
+        full = self._full.pop(session_id, None)
+        if full is not None:
+            self._full_held -= len(full.thoughts)
+        if full is None or full.version > head.version:
+            full = replay(await self.store.read_stream(session_id), empty(session_id))
+        elif full.version < head.version:
+            records = await self.store.read_stream(session_id, after_version=full.version)
+            full = replay(records, full)
+        self._keep_full(full)
+        return full
+
+    def _keep_full(self, state: SessionState) -> None:
+        old = self._full.pop(state.session_id, None)
+        if old is not None:
+            self._full_held -= len(old.thoughts)
+        if len(state.thoughts) > self._budget:
+            return  # too long to keep: folded from the log on each read instead
+        self._full[state.session_id] = state
+        self._full_held += len(state.thoughts)
+        while self._full_held > self._budget:
+            _evicted_id, evicted = self._full.popitem(last=False)
+            self._full_held -= len(evicted.thoughts)
 
     def _remember(self, state: SessionState) -> None:
         state = trim(state, self._hold)
@@ -411,9 +438,7 @@ class Ledger:
             self._held -= len(old.thoughts)
         self._cache[state.session_id] = state
         self._held += len(state.thoughts)
-        while len(self._cache) > 1 and (
-            len(self._cache) > self._cache_size or self._held > self._budget
-        ):
+        while len(self._cache) > self._cache_size:
             _evicted_id, evicted = self._cache.popitem(last=False)
             self._held -= len(evicted.thoughts)
 

@@ -257,6 +257,45 @@ async def bench_concurrent(sessions: int = 64, thoughts: int = 200) -> Result:
     }
 
 
+async def bench_replay(events: int = 1_000_000) -> Result:
+    """Rebuild every session's history and branch sets from the whole log, page by page."""
+    from bench_stats import _raw_loop, generate_ledger
+
+    from projections.state import SessionState, empty, replay
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "replay.db"
+        await generate_ledger(path, events)
+        store = await SqliteEventStore.open(path)
+        try:
+            start = time.perf_counter()
+            states: dict[str, SessionState] = {}
+            after, seen = 0, 0
+            while page := await store.read_all(after_position=after, limit=20_000):
+                by_session: dict[str, list[Any]] = {}
+                for record in page:
+                    by_session.setdefault(record.session_id, []).append(record)
+                for session_id, records in by_session.items():
+                    states[session_id] = replay(
+                        records, states.get(session_id) or empty(session_id)
+                    )
+                after, seen = page[-1].position, seen + len(page)
+            ours = seen / (time.perf_counter() - start)
+        finally:
+            await store.aclose()
+        raw = _raw_loop(path)
+    assert seen == events
+    return {
+        "name": f"replay: history and branch sets of {events:,} events, {len(states):,} sessions",
+        "ours_per_s": round(ours),
+        "baseline": "raw sqlite3 SELECT payload + json.loads over the same rows",
+        "baseline_per_s": round(raw),
+        "ratio": round(ours / raw, 3),
+        "target": round(300_000 / raw, 3),
+        "absolute_target_per_s": 300_000,
+    }
+
+
 async def pg_available(url: str) -> bool:
     import asyncpg
 
@@ -300,11 +339,12 @@ async def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="tools/bench", description=__doc__.split("\n")[0])
     parser.add_argument(
         "bench",
-        choices=["append", "asof", "concurrent", "mcp", "peers", "all"],
+        choices=["append", "asof", "concurrent", "replay", "mcp", "peers", "all"],
         nargs="?",
         default="all",
     )
     parser.add_argument("--events", type=int, default=5000)
+    parser.add_argument("--replay-events", type=int, default=1_000_000)
     parser.add_argument("--pg", default=os.environ.get("THOUGHTLEDGER_TEST_PG_URL", DEFAULT_PG))
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
@@ -319,6 +359,8 @@ async def main(argv: list[str]) -> int:
         results.append(await bench_asof())
     if args.bench in ("concurrent", "all"):
         results.append(await bench_concurrent())
+    if args.bench in ("replay", "all"):
+        results.append(await bench_replay(args.replay_events))
     if args.bench in ("mcp", "all"):
         from bench_mcp import bench_mcp
 

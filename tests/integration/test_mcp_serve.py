@@ -114,3 +114,19 @@ def test_create_server_refuses_unknown_tools_and_profiles(
 ) -> None:
     with pytest.raises(InvalidInputError, match=re.escape(complaint)):
         create_server(Ledger(MemoryEventStore()), **options)
+
+
+def test_a_database_password_never_reaches_the_logs() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "api.mcp", "--db", "postgresql://agent:s3cr3t-pw@127.0.0.1:1/none"],
+        cwd=ROOT,
+        env=child_env(),
+        input=b"",
+        capture_output=True,
+        timeout=WAIT,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert b"serve_failed" in done.stderr
+    assert b"s3cr3t-pw" not in done.stderr
+    assert b"s3cr3t-pw" not in done.stdout
