@@ -296,6 +296,61 @@ async def bench_replay(events: int = 1_000_000) -> Result:
     }
 
 
+async def bench_pg_concurrent(url: str, connections: int = 16, per_task: int = 150) -> Result:
+    """``connections`` tasks appending one event at a time, ours against raw asyncpg."""
+    import asyncpg
+
+    schema = f"tl_bench_{uuid.uuid4().hex[:8]}"
+    store = await PostgresEventStore.open(
+        url, pg_schema=schema, pool_size=connections, writers=connections
+    )
+    dsn = url.replace("postgresql+asyncpg://", "postgresql://", 1)
+    pool = await asyncpg.create_pool(
+        dsn, min_size=connections, max_size=connections, server_settings={"search_path": schema}
+    )
+    try:
+
+        async def ours_task(n: int) -> None:
+            for version in range(per_task):
+                await store.append(f"c{n}", [_event(version + 1)], expected_version=version)
+
+        start = time.perf_counter()
+        await asyncio.gather(*(ours_task(n) for n in range(connections)))
+        ours = connections * per_task / (time.perf_counter() - start)
+
+        insert = (
+            "INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, "
+            "schema_version, event_type, payload, prev_hash, hash) "
+            "VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)"
+        )
+        now = utc_now()
+
+        async def raw_task(n: int) -> None:
+            rows = _raw_rows(per_task, f"raw{n}")
+            base = (1 << 62) + n * 1_000_000  # clear of the store's transaction-id positions
+            async with pool.acquire() as connection:
+                for row in rows:
+                    async with connection.transaction():
+                        await connection.execute(insert, base + row[0], *row[1:4], now, *row[5:])
+
+        start = time.perf_counter()
+        await asyncio.gather(*(raw_task(n) for n in range(connections)))
+        raw = connections * per_task / (time.perf_counter() - start)
+        async with pool.acquire() as connection:
+            await connection.execute("DROP SCHEMA " + schema + " CASCADE")
+    finally:
+        await pool.close()
+        await store.aclose()
+    return {
+        "name": f"concurrent append, PostgreSQL, {connections} connections (events/s)",
+        "ours_per_s": round(ours),
+        "baseline": f"raw asyncpg pool of {connections}, BEGIN/INSERT/COMMIT",
+        "baseline_per_s": round(raw),
+        "ratio": round(ours / raw, 3),
+        "target": 0.8,
+    }
+
+
 async def pg_available(url: str) -> bool:
     import asyncpg
 
@@ -353,6 +408,7 @@ async def main(argv: list[str]) -> int:
         results.append(await bench_append_sqlite(args.events))
         if await pg_available(args.pg):
             results.append(await bench_append_postgres(args.pg, args.events // 2))
+            results.append(await bench_pg_concurrent(args.pg))
         else:
             print(f"(PostgreSQL at {args.pg} not reachable: its figures are skipped)")
     if args.bench in ("asof", "all"):
