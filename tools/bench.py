@@ -363,6 +363,12 @@ async def pg_available(url: str) -> bool:
     return True
 
 
+DURABILITY = (
+    "SQLite: durability=normal (WAL, synchronous=NORMAL: survives a process crash) unless a row "
+    "says full; PostgreSQL: server defaults (synchronous_commit=on: survives power loss)"
+)
+
+
 def _verdict(row: Result) -> str:
     target, ratio = row.get("target"), row.get("ratio")
     if target is None or ratio is None:
@@ -372,6 +378,7 @@ def _verdict(row: Result) -> str:
 
 
 def _print(results: list[Result]) -> None:
+    print(f"durability: {DURABILITY}")
     for row in results:
         target = row.get("target")
         sign = "<=" if row.get("lower_is_better") else ">="
@@ -394,15 +401,32 @@ async def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="tools/bench", description=__doc__.split("\n")[0])
     parser.add_argument(
         "bench",
-        choices=["append", "asof", "concurrent", "replay", "mcp", "peers", "all"],
+        choices=[
+            "append",
+            "asof",
+            "concurrent",
+            "replay",
+            "stats",
+            "mcp",
+            "memory",
+            "startup",
+            "peers",
+            "all",
+        ],
         nargs="?",
         default="all",
     )
     parser.add_argument("--events", type=int, default=5000)
     parser.add_argument("--replay-events", type=int, default=1_000_000)
+    parser.add_argument("--memory-thoughts", type=int, default=100_000)
+    parser.add_argument(
+        "--quick", action="store_true", help="smaller sizes (100k events, 20k thoughts)"
+    )
     parser.add_argument("--pg", default=os.environ.get("THOUGHTLEDGER_TEST_PG_URL", DEFAULT_PG))
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.replay_events, args.memory_thoughts = 100_000, 20_000
     results: list[Result] = []
     if args.bench in ("append", "all"):
         results.append(await bench_append_sqlite(args.events))
@@ -421,13 +445,31 @@ async def main(argv: list[str]) -> int:
         from bench_mcp import bench_mcp
 
         results += await bench_mcp()
+    if args.bench in ("stats", "all"):
+        from bench_stats import bench_stats
+
+        results += await bench_stats(args.replay_events)
+    if args.bench in ("memory", "all"):
+        from bench_scale import bench_memory
+
+        results.append(await bench_memory(args.memory_thoughts))
+    if args.bench in ("startup", "all"):
+        from bench_scale import bench_startup
+
+        results.append(await bench_startup())
     if args.bench in ("peers", "all"):
         from bench_peers import bench_peers
 
         results += await bench_peers()
     _print(results)
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    target = args.json
+    if target is None and args.bench == "all":
+        target = Path("bench-results") / time.strftime("%Y%m%dT%H%M%SZ.json", time.gmtime())
+    if target is not None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        report = {"durability": DURABILITY, "results": results}
+        target.write_text(json.dumps(report, indent=2, default=str) + "\n")
+        print(f"figures written to {target}")
     return 0
 
 
