@@ -10,7 +10,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ledger.chain import VerifyReport
 from ledger.decide import (
@@ -28,14 +28,9 @@ from ledger.store.base import EventStore, utc_now
 from projections.asof import as_of_version as as_of
 from projections.asof import version_at
 from projections.state import SessionState, ThoughtEntry, empty, replay, trim
-from projections.views import (
-    JsonDict,
-    branch_sets,
-    minimal_response,
-    official_view,
-    session_view,
-    thought_history,
-)
+
+if TYPE_CHECKING:
+    from api.session import Session
 
 DEFAULT_TTL = timedelta(minutes=30)
 """Idle time after which a session expires (001's default)."""
@@ -119,6 +114,8 @@ class Ledger:
         Raises:
             InvalidInputError: The id is malformed.
         """
+        from api.session import Session
+
         return Session(self, check_id(session_id) if session_id else new_session_id(), metadata)
 
     def session(self, session_id: str, *, metadata: Mapping[str, str] | None = None) -> "Session":
@@ -127,6 +124,8 @@ class Ledger:
         Raises:
             InvalidInputError: The id is malformed.
         """
+        from api.session import Session
+
         return Session(self, check_id(session_id), metadata)
 
     async def think(
@@ -448,147 +447,6 @@ class Ledger:
             self._held -= len(old.thoughts)
 
 
-class Session:
-    """A handle on one session. After a clear or an expiry it follows the work to the new id."""
-
-    def __init__(
-        self, ledger: Ledger, session_id: str, metadata: Mapping[str, str] | None = None
-    ) -> None:
-        self._ledger = ledger
-        self._id = session_id
-        self._metadata = dict(metadata or {})
-
-    @property
-    def id(self) -> str:
-        """The session id (it changes when a thought lands in a fresh session)."""
-        return self._id
-
-    async def process_sequential_thinking(
-        self,
-        thought: str,
-        thought_number: int,
-        total_thoughts: int,
-        next_thought_needed: bool,
-        is_revision: bool | None = None,
-        revises_thought: int | None = None,
-        branch_from_thought: int | None = None,
-        branch_id: str | None = None,
-        needs_more_thoughts: bool | None = None,
-    ) -> JsonDict:
-        """Record a thought and return 000's minimal response.
-
-        The answer has exactly ``thought, thoughtNumber, totalThoughts, nextThoughtNeeded``,
-        whatever kind of thought it was.
-
-        Raises:
-            InvalidThoughtError: (a ``ValueError``) the arguments break a rule; nothing appended.
-            StoreError: The store failed; nothing appended.
-        """
-        outcome = await self.think(
-            thought=thought,
-            thought_number=thought_number,
-            total_thoughts=total_thoughts,
-            next_thought_needed=next_thought_needed,
-            is_revision=is_revision,
-            revises_thought=revises_thought,
-            branch_from_thought=branch_from_thought,
-            branch_id=branch_id,
-            needs_more_thoughts=needs_more_thoughts,
-        )
-        return minimal_response(outcome.entry)
-
-    async def think(self, *, clear: bool = False, **arguments: Any) -> ThinkOutcome:
-        """Record a thought given as keyword arguments (snake_case) and return the full outcome.
-
-        Raises:
-            InvalidThoughtError: The arguments break a rule; nothing appended.
-            StoreError: The store failed; nothing appended.
-        """
-        given = {key: value for key, value in arguments.items() if value is not None}
-        outcome = await self._ledger.think(self._id, given, clear=clear, metadata=self._metadata)
-        self._id = outcome.session_id
-        return outcome
-
-    async def state(
-        self, *, as_of_version: int | None = None, as_of_time: datetime | None = None
-    ) -> SessionState:
-        """See :meth:`Ledger.state`."""
-        return await self._ledger.state(
-            self._id, as_of_version=as_of_version, as_of_time=as_of_time
-        )
-
-    async def view(
-        self,
-        profile: Profile = "session",
-        *,
-        as_of_version: int | None = None,
-        as_of_time: datetime | None = None,
-        history_window: int | None = None,
-    ) -> JsonDict:
-        """Return the session as one of the views, now or as of a version or time.
-
-        Args:
-            profile: ``minimal`` (000), ``official`` (the official server) or ``session`` (001).
-            as_of_version: See :meth:`Ledger.state`.
-            as_of_time: See :meth:`Ledger.state`.
-            history_window: For ``session``: keep only the last N thoughts in the history.
-
-        Raises:
-            SessionNotFoundError: The session has no events (or none at that time).
-            InvalidInputError: A malformed bound or profile.
-        """
-        state = await self.state(as_of_version=as_of_version, as_of_time=as_of_time)
-        if profile == "official":
-            return official_view(state)
-        if profile == "session":
-            return session_view(state, history_window=history_window)
-        if profile == "minimal":
-            if state.last is None:
-                raise SessionNotFoundError(f"session {self._id!r} has no thoughts yet")
-            return minimal_response(state.last)
-        raise InvalidInputError(f"unknown profile {profile!r}: use minimal, official or session")
-
-    async def history(
-        self, *, as_of_version: int | None = None, as_of_time: datetime | None = None
-    ) -> list[JsonDict]:
-        """Every thought with all its fields, now or as of a version or time.
-
-        Raises:
-            SessionNotFoundError: The session has no events.
-        """
-        return thought_history(await self.state(as_of_version=as_of_version, as_of_time=as_of_time))
-
-    async def branches(
-        self, *, as_of_version: int | None = None, as_of_time: datetime | None = None
-    ) -> list[JsonDict]:
-        """Every branch with its origin and thoughts, now or as of a version or time.
-
-        Raises:
-            SessionNotFoundError: The session has no events.
-        """
-        return branch_sets(await self.state(as_of_version=as_of_version, as_of_time=as_of_time))
-
-    async def events(
-        self, *, as_of_version: int | None = None, as_of_time: datetime | None = None
-    ) -> list[RecordedEvent]:
-        """See :meth:`Ledger.events`."""
-        return await self._ledger.events(
-            self._id, as_of_version=as_of_version, as_of_time=as_of_time
-        )
-
-    def replay(self) -> AsyncIterator[tuple[RecordedEvent, SessionState]]:
-        """See :meth:`Ledger.replay`."""
-        return self._ledger.replay(self._id)
-
-    async def clear(self, *, reason: str | None = None) -> bool:
-        """See :meth:`Ledger.clear_session`."""
-        return await self._ledger.clear_session(self._id, reason=reason)
-
-    async def verify(self) -> VerifyReport:
-        """See :meth:`Ledger.verify`."""
-        return await self._ledger.verify(self._id)
-
-
 def _check_version(session_id: str, version: object, last: int) -> int:
     if isinstance(version, bool) or not isinstance(version, int):
         raise InvalidInputError("as_of_version must be an integer")
@@ -613,4 +471,4 @@ def _not_found(session_id: str) -> SessionNotFoundError:
     return SessionNotFoundError(f"no session {session_id!r} in this ledger")
 
 
-__all__ = ["DEFAULT_TTL", "Ledger", "Profile", "Session", "ThinkOutcome"]
+__all__ = ["DEFAULT_TTL", "Ledger", "Profile", "ThinkOutcome"]

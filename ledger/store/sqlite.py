@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from ledger.chain import GENESIS_HASH, PreparedEvent, seal
@@ -31,8 +31,6 @@ from ledger.errors import (
     ConcurrencyError,
     InvalidInputError,
     LedgerError,
-    NotALedgerError,
-    SchemaVersionError,
     StoreError,
     StoreUnavailableError,
 )
@@ -49,15 +47,20 @@ from ledger.store.base import (
 )
 from ledger.store.rows import decode_rows, head_time
 from ledger.store.sql import SqlEventStore
-from ledger.store.sqlite_sql import SCHEMA_VERSION, STATEMENTS
+from ledger.store.sqlite_setup import (
+    BUSY_BUDGET_SECONDS,
+    Durability,
+    configure,
+    connect_writer,
+    is_busy,
+    migrate,
+    reader_engine,
+)
+from ledger.store.sqlite_sql import STATEMENTS
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncEngine
+    pass
 
-Durability = Literal["normal", "full"]
-
-BUSY_BUDGET_SECONDS = 15.0
-"""How long an append waits for another process's write lock before giving up."""
 
 _INSERT_EVENT = STATEMENTS["insert_event"]
 _INSERT_FIRST = STATEMENTS["insert_first"]
@@ -105,7 +108,7 @@ class SqliteEventStore(SqlEventStore):
         max_event_bytes: int,
     ) -> None:
         super().__init__(
-            lambda: _reader_engine(path), str(path), clock=clock, max_event_bytes=max_event_bytes
+            lambda: reader_engine(path), str(path), clock=clock, max_event_bytes=max_event_bytes
         )
         self.path = path
         self.durability: Durability = durability
@@ -151,10 +154,10 @@ class SqliteEventStore(SqlEventStore):
         """
         if durability not in ("normal", "full"):
             raise InvalidInputError(f"durability must be 'normal' or 'full', got {durability!r}")
-        file, writer = _connect_writer(Path(path))
+        file, writer = connect_writer(Path(path))
         try:
-            await _configure(writer, durability)
-            await _migrate(writer, file)
+            await configure(writer, durability)
+            await migrate(writer, file)
         except BaseException:
             writer.close()
             raise
@@ -260,7 +263,7 @@ class SqliteEventStore(SqlEventStore):
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
-            if _is_busy(exc):
+            if is_busy(exc):
                 raise _Busy from exc
             raise StoreError(f"cannot start a write on {self.path}: {exc}") from exc
         except sqlite3.Error as exc:
@@ -279,7 +282,7 @@ class SqliteEventStore(SqlEventStore):
             self._forget_touched()
             with contextlib.suppress(sqlite3.Error):  # a failed COMMIT may have rolled back
                 db.execute("ROLLBACK")
-            if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
+            if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
                 raise _Busy from exc
             if isinstance(exc, sqlite3.Error):
                 raise StoreError(f"write to {self.path} failed: {exc}") from exc
@@ -435,7 +438,7 @@ class SqliteEventStore(SqlEventStore):
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
-            if _is_busy(exc):
+            if is_busy(exc):
                 raise _Busy from exc
             raise StoreError(f"cannot start a write on {self.path}: {exc}") from exc
         written = 0
@@ -491,7 +494,7 @@ class SqliteEventStore(SqlEventStore):
                 raise InvalidInputError(
                     f"an imported event id is already recorded for another event ({exc})"
                 ) from exc
-            if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
+            if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
                 raise _Busy from exc
             if isinstance(exc, sqlite3.Error):
                 raise StoreError(f"import into {self.path} failed: {exc}") from exc
@@ -549,129 +552,6 @@ class _Rejected(Exception):
     def __init__(self, error: LedgerError) -> None:
         super().__init__(str(error))
         self.error = error
-
-
-def _is_busy(exc: sqlite3.OperationalError) -> bool:
-    code = getattr(exc, "sqlite_errorcode", None)
-    return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in str(exc)
-
-
-def _connect_writer(path: Path) -> tuple[Path, sqlite3.Connection]:
-    file = path.expanduser()
-    try:
-        file.parent.mkdir(parents=True, exist_ok=True)
-        if file.is_dir():
-            raise StoreUnavailableError(f"{file} is a directory, not a database file")
-        writer = sqlite3.connect(
-            file, isolation_level=None, check_same_thread=False, cached_statements=64
-        )
-    except OSError as exc:
-        raise StoreUnavailableError(f"cannot create the ledger at {file}: {exc}") from exc
-    except sqlite3.Error as exc:
-        raise StoreUnavailableError(f"cannot open the ledger at {file}: {exc}") from exc
-    return file, writer
-
-
-async def _configure(writer: sqlite3.Connection, durability: Durability) -> None:
-    file = writer.execute("PRAGMA database_list").fetchone()[2]
-    try:
-        deadline = time.monotonic() + BUSY_BUDGET_SECONDS
-        while True:
-            try:
-                mode = writer.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-                break
-            except sqlite3.OperationalError as exc:
-                if not _is_busy(exc) or time.monotonic() > deadline:
-                    raise
-                await asyncio.sleep(0.01)
-        if str(mode).lower() != "wal":
-            raise StoreUnavailableError(f"{file} cannot use WAL mode (journal mode is {mode})")
-        writer.execute(
-            "PRAGMA synchronous = FULL" if durability == "full" else "PRAGMA synchronous = NORMAL"
-        )
-        # The writer never waits inside SQLite: a busy database is retried from the event loop.
-        writer.execute("PRAGMA busy_timeout = 0")
-    except sqlite3.DatabaseError as exc:
-        if "not a database" in str(exc) or "malformed" in str(exc):
-            raise NotALedgerError(f"{file} is not an SQLite database") from exc
-        raise StoreUnavailableError(f"cannot open the ledger at {file}: {exc}") from exc
-
-
-async def _migrate(writer: sqlite3.Connection, file: Path) -> None:
-    try:
-        current = writer.execute(STATEMENTS["schema_version"]).fetchone()[0]
-    except sqlite3.OperationalError:
-        current = 0  # a new database: no schema table yet
-    if current == SCHEMA_VERSION:
-        return  # the common case, answered without a lock and without SQLAlchemy
-    if current > SCHEMA_VERSION:
-        raise SchemaVersionError(
-            f"{file} has schema version {current}, newer than this thoughtledger "
-            f"understands ({SCHEMA_VERSION}); upgrade thoughtledger"
-        )
-    deadline = time.monotonic() + BUSY_BUDGET_SECONDS
-    while True:
-        try:
-            writer.execute("BEGIN IMMEDIATE")
-            break
-        except sqlite3.OperationalError as exc:
-            if not _is_busy(exc) or time.monotonic() > deadline:
-                raise StoreUnavailableError(f"cannot lock {file} to prepare it: {exc}") from exc
-            await asyncio.sleep(0.01)
-    try:
-        _apply_schema_steps(writer, file)
-        writer.execute("COMMIT")
-    except BaseException as exc:
-        writer.execute("ROLLBACK")
-        if isinstance(exc, sqlite3.Error):
-            raise StoreError(f"cannot prepare the ledger schema in {file}: {exc}") from exc
-        raise
-
-
-def _apply_schema_steps(writer: sqlite3.Connection, file: Path) -> None:
-    """Bring the schema up to date inside the caller's write transaction (needs SQLAlchemy)."""
-    import sqlalchemy as sa
-    from sqlalchemy.dialects import sqlite as sqlite_dialect
-
-    from ledger.store import schema
-
-    dialect = sqlite_dialect.dialect(paramstyle="named")
-
-    def sql(statement: Any) -> str:
-        return str(statement.compile(dialect=dialect))
-
-    writer.execute(sql(sa.schema.CreateTable(schema.schema_versions, if_not_exists=True)))
-    # Re-read under the lock: another process may have migrated since the first look.
-    current = writer.execute(STATEMENTS["schema_version"]).fetchone()[0]
-    if current > schema.SCHEMA_VERSION:
-        raise SchemaVersionError(
-            f"{file} has schema version {current}, newer than this thoughtledger "
-            f"understands ({schema.SCHEMA_VERSION}); upgrade thoughtledger"
-        )
-    for step in schema.pending_steps(current):
-        for ddl in schema.MIGRATIONS[step]:
-            writer.execute(sql(ddl))
-        writer.execute(
-            sql(sa.insert(schema.schema_versions)),
-            {"version": step, "applied_at": format_time(utc_now())},
-        )
-
-
-def _reader_engine(file: Path) -> "AsyncEngine":
-    """Make the async engine scans go through (on first use: importing it costs ~0.3 s)."""
-    import sqlalchemy as sa
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    engine = create_async_engine(f"sqlite+aiosqlite:///{file}")
-
-    @sa.event.listens_for(engine.sync_engine, "connect")
-    def _reader_pragmas(dbapi_connection: Any, _record: Any) -> None:
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA busy_timeout = 5000")
-        cursor.execute("PRAGMA query_only = 1")
-        cursor.close()
-
-    return engine
 
 
 __all__ = ["Durability", "SqliteEventStore"]

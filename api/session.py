@@ -1,0 +1,163 @@
+"""A handle on one session: record thoughts, read it back now or as it was, replay, clear."""
+
+from collections.abc import AsyncIterator, Mapping
+from datetime import datetime
+from typing import Any
+
+from api.service import Ledger, Profile, ThinkOutcome
+from ledger.chain import VerifyReport
+from ledger.envelope import RecordedEvent
+from ledger.errors import InvalidInputError, SessionNotFoundError
+from projections.state import SessionState
+from projections.views import (
+    JsonDict,
+    branch_sets,
+    minimal_response,
+    official_view,
+    session_view,
+    thought_history,
+)
+
+
+class Session:
+    """A handle on one session. After a clear or an expiry it follows the work to the new id."""
+
+    def __init__(
+        self, ledger: Ledger, session_id: str, metadata: Mapping[str, str] | None = None
+    ) -> None:
+        self._ledger = ledger
+        self._id = session_id
+        self._metadata = dict(metadata or {})
+
+    @property
+    def id(self) -> str:
+        """The session id (it changes when a thought lands in a fresh session)."""
+        return self._id
+
+    async def process_sequential_thinking(
+        self,
+        thought: str,
+        thought_number: int,
+        total_thoughts: int,
+        next_thought_needed: bool,
+        is_revision: bool | None = None,
+        revises_thought: int | None = None,
+        branch_from_thought: int | None = None,
+        branch_id: str | None = None,
+        needs_more_thoughts: bool | None = None,
+    ) -> JsonDict:
+        """Record a thought and return 000's minimal response.
+
+        The answer has exactly ``thought, thoughtNumber, totalThoughts, nextThoughtNeeded``,
+        whatever kind of thought it was.
+
+        Raises:
+            InvalidThoughtError: (a ``ValueError``) the arguments break a rule; nothing appended.
+            StoreError: The store failed; nothing appended.
+        """
+        outcome = await self.think(
+            thought=thought,
+            thought_number=thought_number,
+            total_thoughts=total_thoughts,
+            next_thought_needed=next_thought_needed,
+            is_revision=is_revision,
+            revises_thought=revises_thought,
+            branch_from_thought=branch_from_thought,
+            branch_id=branch_id,
+            needs_more_thoughts=needs_more_thoughts,
+        )
+        return minimal_response(outcome.entry)
+
+    async def think(self, *, clear: bool = False, **arguments: Any) -> ThinkOutcome:
+        """Record a thought given as keyword arguments (snake_case) and return the full outcome.
+
+        Raises:
+            InvalidThoughtError: The arguments break a rule; nothing appended.
+            StoreError: The store failed; nothing appended.
+        """
+        given = {key: value for key, value in arguments.items() if value is not None}
+        outcome = await self._ledger.think(self._id, given, clear=clear, metadata=self._metadata)
+        self._id = outcome.session_id
+        return outcome
+
+    async def state(
+        self, *, as_of_version: int | None = None, as_of_time: datetime | None = None
+    ) -> SessionState:
+        """See :meth:`Ledger.state`."""
+        return await self._ledger.state(
+            self._id, as_of_version=as_of_version, as_of_time=as_of_time
+        )
+
+    async def view(
+        self,
+        profile: Profile = "session",
+        *,
+        as_of_version: int | None = None,
+        as_of_time: datetime | None = None,
+        history_window: int | None = None,
+    ) -> JsonDict:
+        """Return the session as one of the views, now or as of a version or time.
+
+        Args:
+            profile: ``minimal`` (000), ``official`` (the official server) or ``session`` (001).
+            as_of_version: See :meth:`Ledger.state`.
+            as_of_time: See :meth:`Ledger.state`.
+            history_window: For ``session``: keep only the last N thoughts in the history.
+
+        Raises:
+            SessionNotFoundError: The session has no events (or none at that time).
+            InvalidInputError: A malformed bound or profile.
+        """
+        state = await self.state(as_of_version=as_of_version, as_of_time=as_of_time)
+        if profile == "official":
+            return official_view(state)
+        if profile == "session":
+            return session_view(state, history_window=history_window)
+        if profile == "minimal":
+            if state.last is None:
+                raise SessionNotFoundError(f"session {self._id!r} has no thoughts yet")
+            return minimal_response(state.last)
+        raise InvalidInputError(f"unknown profile {profile!r}: use minimal, official or session")
+
+    async def history(
+        self, *, as_of_version: int | None = None, as_of_time: datetime | None = None
+    ) -> list[JsonDict]:
+        """Every thought with all its fields, now or as of a version or time.
+
+        Raises:
+            SessionNotFoundError: The session has no events.
+        """
+        return thought_history(await self.state(as_of_version=as_of_version, as_of_time=as_of_time))
+
+    async def branches(
+        self, *, as_of_version: int | None = None, as_of_time: datetime | None = None
+    ) -> list[JsonDict]:
+        """Every branch with its origin and thoughts, now or as of a version or time.
+
+        Raises:
+            SessionNotFoundError: The session has no events.
+        """
+        return branch_sets(await self.state(as_of_version=as_of_version, as_of_time=as_of_time))
+
+    async def events(
+        self, *, as_of_version: int | None = None, as_of_time: datetime | None = None
+    ) -> list[RecordedEvent]:
+        """See :meth:`Ledger.events`."""
+        return await self._ledger.events(
+            self._id, as_of_version=as_of_version, as_of_time=as_of_time
+        )
+
+    def replay(self) -> AsyncIterator[tuple[RecordedEvent, SessionState]]:
+        """See :meth:`Ledger.replay`."""
+        return self._ledger.replay(self._id)
+
+    async def clear(self, *, reason: str | None = None) -> bool:
+        """See :meth:`Ledger.clear_session`."""
+        return await self._ledger.clear_session(self._id, reason=reason)
+
+    async def verify(self) -> VerifyReport:
+        """See :meth:`Ledger.verify`."""
+        return await self._ledger.verify(self._id)
+
+
+__all__ = ["Session"]
