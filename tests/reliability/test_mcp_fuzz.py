@@ -100,7 +100,7 @@ def _fuzz(tool: str) -> None:
                 examples, seen = 0, 0
 
                 @settings(
-                    max_examples=EXAMPLES // 4 if tool == "thinking_history" else EXAMPLES,
+                    max_examples=EXAMPLES,
                     deadline=None,
                     suppress_health_check=list(HealthCheck),
                     database=None,
