@@ -27,6 +27,7 @@ from ledger.ids import check_id, new_session_id
 from ledger.store.base import EventStore, utc_now
 from projections.asof import as_of_version as as_of
 from projections.asof import version_at
+from projections.fastfold import fold_rows
 from projections.state import SessionState, ThoughtEntry, empty, replay, trim
 
 if TYPE_CHECKING:
@@ -347,6 +348,23 @@ class Ledger:
         for record in await self.events(session_id):
             state = replay([record], state)
             yield record, state
+
+    async def rebuild(self, *, page: int = 20_000) -> dict[str, SessionState]:
+        """Rebuild every session's complete state (history, branch sets) from the whole log.
+
+        For analysis across many runs: stored rows are folded without decoding each event (see
+        :mod:`projections.fastfold`), in pages of ``page`` events.
+
+        Raises:
+            EventDecodingError: A stored event cannot be read.
+            StoreError: The store failed.
+        """
+        states: dict[str, SessionState] = {}
+        after = 0
+        while rows := await self.store.read_all_rows(after_position=after, limit=page):
+            fold_rows(rows, states)
+            after = rows[-1].position
+        return states
 
     async def verify(self, session_id: str) -> VerifyReport:
         """Walk a session's hash chain (see :meth:`EventStore.verify`).

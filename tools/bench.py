@@ -261,28 +261,19 @@ async def bench_replay(events: int = 1_000_000) -> Result:
     """Rebuild every session's history and branch sets from the whole log, page by page."""
     from bench_stats import _raw_loop, generate_ledger
 
-    from projections.state import SessionState, empty, replay
-
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "replay.db"
         await generate_ledger(path, events)
-        store = await SqliteEventStore.open(path)
+        from api.service import Ledger
+
+        ledger = Ledger(await SqliteEventStore.open(path))
         try:
             start = time.perf_counter()
-            states: dict[str, SessionState] = {}
-            after, seen = 0, 0
-            while page := await store.read_all(after_position=after, limit=20_000):
-                by_session: dict[str, list[Any]] = {}
-                for record in page:
-                    by_session.setdefault(record.session_id, []).append(record)
-                for session_id, records in by_session.items():
-                    states[session_id] = replay(
-                        records, states.get(session_id) or empty(session_id)
-                    )
-                after, seen = page[-1].position, seen + len(page)
-            ours = seen / (time.perf_counter() - start)
+            states = await ledger.rebuild()
+            ours = events / (time.perf_counter() - start)
+            seen = sum(s.version for s in states.values())
         finally:
-            await store.aclose()
+            await ledger.aclose()
         raw = _raw_loop(path)
     assert seen == events
     return {

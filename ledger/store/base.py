@@ -12,6 +12,7 @@ from ledger.chain import (
     GENESIS_HASH,
     PreparedEvent,
     SealedEvent,
+    StoredRow,
     VerifyReport,
     compute_hash,
     prepare,
@@ -236,6 +237,29 @@ class EventStore(ABC):
             EventDecodingError: A stored event cannot be decoded.
             StoreError: The backend failed.
         """
+
+    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[StoredRow]:
+        """Like :meth:`read_all`, but the stored columns undecoded (for fast bulk folds).
+
+        Raises:
+            InvalidInputError: A negative position or a limit below 1.
+            StoreError: The backend failed.
+        """
+        return [
+            StoredRow(
+                position=r.position,
+                session_id=r.session_id,
+                version=r.version,
+                event_id=str(r.event_id),
+                recorded_at=format_time(r.recorded_at),
+                schema_version=r.schema_version,
+                event_type=r.event_type,
+                payload=r.payload,
+                prev_hash=r.prev_hash,
+                hash=r.hash,
+            )
+            for r in await self.read_all(after_position=after_position, limit=limit)
+        ]
 
     @abstractmethod
     async def stream_head(self, session_id: str) -> StreamHead | None:

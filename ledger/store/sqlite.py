@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from ledger.chain import GENESIS_HASH, PreparedEvent, seal
+from ledger.chain import GENESIS_HASH, PreparedEvent, StoredRow, seal
 from ledger.envelope import RecordedEvent, format_time
 from ledger.errors import (
     ConcurrencyError,
@@ -39,6 +39,7 @@ from ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
     Clock,
     StreamHead,
+    check_page,
     check_window,
     import_conflict,
     plan_import,
@@ -513,6 +514,13 @@ class SqliteEventStore(SqlEventStore):
             params["to"] = to_version
             statement = STATEMENTS["read_stream_to"]
         return decode_rows(self._read(statement, params))
+
+    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[StoredRow]:
+        """See :meth:`EventStore.read_all_rows` (read inline: an indexed range of positions)."""
+        check_page(after_position, limit)
+        page: dict[str, object] = {"after": after_position, "limit": limit, "offset": 0}
+        rows = self._read(STATEMENTS["read_all"], page)
+        return [StoredRow(*row) for row in rows]
 
     async def stream_head(self, session_id: str) -> StreamHead | None:
         """See :meth:`EventStore.stream_head` (read inline: one row by key)."""

@@ -12,6 +12,13 @@ SCHEMA_VERSION = 1
 """The schema version the statements are for (equal to ``ledger.store.schema.SCHEMA_VERSION``)."""
 
 STATEMENTS: dict[str, str] = {
+    "read_all": (
+        "SELECT tl_events.position, tl_events.session_id, tl_events.version, tl"
+        "_events.event_id, tl_events.recorded_at, tl_events.schema_version, tl_"
+        "events.event_type, tl_events.payload, tl_events.prev_hash, tl_events.h"
+        "ash \nFROM tl_events \nWHERE tl_events.position > :after ORDER BY tl_eve"
+        "nts.position\n LIMIT :limit OFFSET :offset"
+    ),
     "insert_event": (
         "INSERT INTO tl_events (position, session_id, version, event_id, record"
         "ed_at, schema_version, event_type, payload, prev_hash, hash) VALUES (?"
@@ -142,6 +149,13 @@ def compile_statements() -> dict[str, str]:
             stream.where(t.c.version <= sa.bindparam("to")).order_by(t.c.version)
         ),
         "session_head": sql(sa.select(s).where(s.c.session_id == sa.bindparam("session_id"))),
+        "read_all": sql(
+            sa.select(t)
+            .where(t.c.position > sa.bindparam("after"))
+            .order_by(t.c.position)
+            .limit(sa.bindparam("limit"))
+            .offset(sa.bindparam("offset"))
+        ),
         "schema_version": sql(
             sa.select(
                 sa.func.coalesce(

@@ -320,3 +320,19 @@ async def test_one_callers_reused_event_id_does_not_fail_a_concurrent_caller(
     assert [type(r) for r in results[1:]] == [list, list]
     assert await store.read_stream("s2") == []
     assert len(await store.read_stream("s4")) == 2
+
+
+async def test_raw_rows_page_like_read_all_and_carry_the_stored_columns(store: EventStore) -> None:
+    for name in ("a", "b"):
+        await store.append(name, [started(), thought(1), thought(2, "ü \x00")], expected_version=0)
+    records = await store.read_all()
+    rows, after = [], 0
+    while page := await store.read_all_rows(after_position=after, limit=4):
+        rows += page
+        after = page[-1].position
+    assert [(r.position, r.session_id, r.version) for r in rows] == [
+        (r.position, r.session_id, r.version) for r in records
+    ]
+    assert [(r.event_id, r.payload, r.hash) for r in rows] == [
+        (str(r.event_id), r.payload, r.hash) for r in records
+    ]

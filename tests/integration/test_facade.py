@@ -308,3 +308,17 @@ async def test_a_long_session_keeps_only_its_latest_thoughts_in_memory(store: Ev
     await ledger.think("other", args(1))
     await ledger.think("third", args(1))
     assert sum(len(s.thoughts) for s in ledger._cache.values()) <= 8
+
+
+async def test_rebuild_returns_every_session_as_replayed(ledger: Ledger) -> None:
+    for name in ("a", "b"):
+        for n in (1, 2, 3):
+            await ledger.think(
+                name, args(n, branch_from_thought=1, branch_id="x") if n == 3 else args(n)
+            )
+    await ledger.clear_session("a")
+    rebuilt = await ledger.rebuild(page=2)
+    assert set(rebuilt) == {"a", "b"}
+    assert rebuilt["a"] == await ledger.state("a")
+    assert rebuilt["b"] == await ledger.state("b")
+    assert list(rebuilt["b"].branches) == ["x"]

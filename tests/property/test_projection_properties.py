@@ -13,7 +13,7 @@ from ledger.store.memory import MemoryEventStore
 from ledger.store.sqlite import SqliteEventStore
 from projections.state import empty, replay
 from projections.views import official_view, session_view
-from tests.property.strategies import calls
+from tests.property.strategies import calls, thinking_call
 
 
 async def _record(ledger: Ledger, sequence: list[dict[str, Any]]) -> Any:
@@ -102,5 +102,26 @@ def test_a_trimmed_state_answers_the_head_like_the_full_one(
             == full.thoughts[len(full.thoughts) - len(trimmed_then_more.thoughts) :]
         )
         assert set(trimmed_then_more.branches) == set(full.branches)
+
+    asyncio.run(scenario())
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), thinking_call()), min_size=1, max_size=20),
+    st.integers(1, 7),
+)
+def test_rebuilding_from_rows_equals_replaying_decoded_events(
+    sequence: list[tuple[str, dict[str, Any]]], page: int
+) -> None:
+    async def scenario() -> None:
+        ledger = Ledger(MemoryEventStore())
+        for session_id, call in sequence:
+            await ledger.think(session_id, call)
+        await ledger.clear_session("b")
+        rebuilt = await ledger.rebuild(page=page)
+        for session_id, state in rebuilt.items():
+            assert state == replay(await ledger.events(session_id), empty(session_id))
+        assert set(rebuilt) == {h.session_id for h in await ledger.store.list_heads()}
 
     asyncio.run(scenario())
