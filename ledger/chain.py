@@ -171,6 +171,39 @@ class StoredRow:
     prev_hash: str
     hash: str
 
+    @classmethod
+    def of(cls, record: RecordedEvent) -> "StoredRow":
+        """Return the stored columns of a recorded event (its time in canonical text)."""
+        return cls(
+            position=record.position,
+            session_id=record.session_id,
+            version=record.version,
+            event_id=str(record.event_id),
+            recorded_at=format_time(record.recorded_at),
+            schema_version=record.schema_version,
+            event_type=record.event_type,
+            payload=record.payload,
+            prev_hash=record.prev_hash,
+            hash=record.hash,
+        )
+
+    def digest(self) -> str:
+        """Return the hash these columns should carry.
+
+        Raises:
+            UnicodeEncodeError: The payload is not valid Unicode.
+        """
+        return compute_hash(
+            prev_hash=self.prev_hash,
+            session_id=self.session_id,
+            version=self.version,
+            event_id=self.event_id,
+            recorded_at=self.recorded_at,
+            event_type=self.event_type,
+            schema_version=self.schema_version,
+            payload=self.payload,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class VerifyReport:
@@ -240,16 +273,7 @@ def verify_rows(
         if row.prev_hash != expected_prev:
             return bad("prev_hash does not match the previous event's hash")
         try:
-            actual = compute_hash(
-                prev_hash=row.prev_hash,
-                session_id=row.session_id,
-                version=row.version,
-                event_id=row.event_id,
-                recorded_at=row.recorded_at,
-                event_type=row.event_type,
-                schema_version=row.schema_version,
-                payload=row.payload,
-            )
+            actual = row.digest()
         except UnicodeEncodeError:
             return bad("payload is not valid Unicode")
         if actual != row.hash:

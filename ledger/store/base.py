@@ -14,11 +14,10 @@ from ledger.chain import (
     SealedEvent,
     StoredRow,
     VerifyReport,
-    compute_hash,
     prepare,
 )
 from ledger.codec import decode_payload
-from ledger.envelope import RecordedEvent, format_time
+from ledger.envelope import RecordedEvent
 from ledger.errors import ConcurrencyError, IntegrityError, InvalidInputError
 from ledger.events import Event, LedgerEvent
 from ledger.ids import check_id, new_event_id
@@ -246,19 +245,7 @@ class EventStore(ABC):
             StoreError: The backend failed.
         """
         return [
-            StoredRow(
-                position=r.position,
-                session_id=r.session_id,
-                version=r.version,
-                event_id=str(r.event_id),
-                recorded_at=format_time(r.recorded_at),
-                schema_version=r.schema_version,
-                event_type=r.event_type,
-                payload=r.payload,
-                prev_hash=r.prev_hash,
-                hash=r.hash,
-            )
-            for r in await self.read_all(after_position=after_position, limit=limit)
+            StoredRow.of(r) for r in await self.read_all(after_position=after_position, limit=limit)
         ]
 
     @abstractmethod
@@ -383,16 +370,7 @@ def check_import(
         elif record.version < 1 or (record.version == 1 and record.prev_hash != GENESIS_HASH):
             raise IntegrityError(f"{where} does not start a chain")
         try:
-            actual = compute_hash(
-                prev_hash=record.prev_hash,
-                session_id=record.session_id,
-                version=record.version,
-                event_id=str(record.event_id),
-                recorded_at=format_time(record.recorded_at),
-                event_type=record.event_type,
-                schema_version=record.schema_version,
-                payload=record.payload,
-            )
+            actual = StoredRow.of(record).digest()
         except UnicodeEncodeError:
             actual = None
         if actual != record.hash:

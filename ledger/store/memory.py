@@ -5,7 +5,7 @@ from dataclasses import replace
 from uuid import UUID
 
 from ledger.chain import GENESIS_HASH, PreparedEvent, StoredRow, VerifyReport, seal, verify_rows
-from ledger.envelope import RecordedEvent, format_time
+from ledger.envelope import RecordedEvent
 from ledger.errors import ConcurrencyError, InvalidInputError, StoreError
 from ledger.ids import check_id
 from ledger.store.base import (
@@ -126,21 +126,7 @@ class MemoryEventStore(EventStore):
         check_id(session_id)
         self._check_open()
         stream = self._streams.get(session_id, [])
-        rows = (
-            StoredRow(
-                position=r.position,
-                session_id=r.session_id,
-                version=r.version,
-                event_id=str(r.event_id),
-                recorded_at=format_time(r.recorded_at),
-                schema_version=r.schema_version,
-                event_type=r.event_type,
-                payload=r.payload,
-                prev_hash=r.prev_hash,
-                hash=r.hash,
-            )
-            for r in stream
-        )
+        rows = (StoredRow.of(r) for r in stream)
         return verify_rows(session_id, rows, None)
 
     async def aclose(self) -> None:
