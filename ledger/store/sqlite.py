@@ -260,15 +260,7 @@ class SqliteEventStore(SqlEventStore):
             _Busy: Another connection holds the write lock; nothing was done.
             StoreError: The transaction failed; nothing was written.
         """
-        db = self._writer
-        try:
-            db.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            if is_busy(exc):
-                raise _Busy from exc
-            raise StoreError(f"cannot start a write on {self.path}: {exc}") from exc
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot start a write on {self.path}: {exc}") from exc
+        db = self._begin()
         self._touched = []
         try:
             outcomes = self._apply(db, requests, isolate=isolate)
@@ -281,12 +273,7 @@ class SqliteEventStore(SqlEventStore):
             return [_Outcome(error=rejected.error)]
         except BaseException as exc:
             self._forget_touched()
-            with contextlib.suppress(sqlite3.Error):  # a failed COMMIT may have rolled back
-                db.execute("ROLLBACK")
-            if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
-                raise _Busy from exc
-            if isinstance(exc, sqlite3.Error):
-                raise StoreError(f"write to {self.path} failed: {exc}") from exc
+            self._roll_back_after(exc, "write to")
             raise
         for session_id, version, head_hash in self._touched:
             self._heads[session_id] = (version, head_hash)
@@ -294,6 +281,45 @@ class SqliteEventStore(SqlEventStore):
         while len(self._heads) > _HEAD_CACHE_SIZE:
             self._heads.popitem(last=False)
         return outcomes
+
+    def _begin(self) -> sqlite3.Connection:
+        """Start a write transaction on the writer connection and return it.
+
+        Raises:
+            _Busy: Another connection holds the write lock.
+            StoreError: The transaction cannot start.
+        """
+        db = self._writer
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if is_busy(exc):
+                raise _Busy from exc
+            raise StoreError(f"cannot start a write on {self.path}: {exc}") from exc
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot start a write on {self.path}: {exc}") from exc
+        return db
+
+    def _roll_back_after(
+        self, exc: BaseException, doing: str, *, integrity: LedgerError | None = None
+    ) -> None:
+        """Roll back the write ``exc`` interrupted and raise what it means for the caller.
+
+        Returns only when ``exc`` is not a driver error; the caller then re-raises it.
+
+        Raises:
+            _Busy: Another connection held the lock; retry later.
+            LedgerError: ``integrity``, when given and ``exc`` broke a uniqueness rule.
+            StoreError: Any other driver error.
+        """
+        with contextlib.suppress(sqlite3.Error):  # a failed COMMIT may have rolled back
+            self._writer.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
+            raise _Busy from exc
+        if integrity is not None and isinstance(exc, sqlite3.IntegrityError):
+            raise integrity from exc
+        if isinstance(exc, sqlite3.Error):
+            raise StoreError(f"{doing} {self.path} failed: {exc}") from exc
 
     def _forget_touched(self) -> None:
         for session_id, _version, _hash in self._touched:
@@ -435,13 +461,7 @@ class SqliteEventStore(SqlEventStore):
             InvalidInputError: A stored session differs, or an event id is recorded elsewhere.
             StoreError: The transaction failed; nothing was written.
         """
-        db = self._writer
-        try:
-            db.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            if is_busy(exc):
-                raise _Busy from exc
-            raise StoreError(f"cannot start a write on {self.path}: {exc}") from exc
+        db = self._begin()
         written = 0
         try:
             for session_id, records in streams.items():
@@ -489,16 +509,13 @@ class SqliteEventStore(SqlEventStore):
                 written += len(plan.new)
             db.execute("COMMIT")
         except BaseException as exc:
-            with contextlib.suppress(sqlite3.Error):  # a failed COMMIT may have rolled back
-                db.execute("ROLLBACK")
-            if isinstance(exc, sqlite3.IntegrityError):
-                raise InvalidInputError(
+            self._roll_back_after(
+                exc,
+                "import into",
+                integrity=InvalidInputError(
                     f"an imported event id is already recorded for another event ({exc})"
-                ) from exc
-            if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
-                raise _Busy from exc
-            if isinstance(exc, sqlite3.Error):
-                raise StoreError(f"import into {self.path} failed: {exc}") from exc
+                ),
+            )
             raise
         return written
 
