@@ -96,7 +96,6 @@ class Ledger:
         self._cache_size = cache_size
         self._hold = hold_thoughts
         self._budget = cache_thoughts
-        self._held = 0  # thoughts held by all cached states together
         # Whole histories for reads, least recently used first, within ``cache_thoughts``.
         self._full: OrderedDict[str, SessionState] = OrderedDict()
         self._full_held = 0
@@ -425,9 +424,7 @@ class Ledger:
         if head.complete:
             self._keep_full(head)
             return head
-        full = self._full.pop(session_id, None)
-        if full is not None:
-            self._full_held -= len(full.thoughts)
+        full = self._full.get(session_id)
         if full is None or full.version > head.version:
             full = replay(await self.store.read_stream(session_id), empty(session_id))
         elif full.version < head.version:
@@ -450,19 +447,13 @@ class Ledger:
 
     def _remember(self, state: SessionState) -> None:
         state = trim(state, self._hold)
-        old = self._cache.pop(state.session_id, None)
-        if old is not None:
-            self._held -= len(old.thoughts)
         self._cache[state.session_id] = state
-        self._held += len(state.thoughts)
+        self._cache.move_to_end(state.session_id)
         while len(self._cache) > self._cache_size:
-            _evicted_id, evicted = self._cache.popitem(last=False)
-            self._held -= len(evicted.thoughts)
+            self._cache.popitem(last=False)
 
     def _forget(self, session_id: str) -> None:
-        old = self._cache.pop(session_id, None)
-        if old is not None:
-            self._held -= len(old.thoughts)
+        self._cache.pop(session_id, None)
 
 
 def _check_version(session_id: str, version: object, last: int) -> int:
