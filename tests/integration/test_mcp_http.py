@@ -23,8 +23,16 @@ URL = re.compile(r"url=(http://127\.0\.0\.1:\d+/mcp)")
 
 @asynccontextmanager
 async def http_server(tmp_path: Path, *options: str) -> AsyncIterator[str]:
-    """Start the server on a free loopback port; yield its URL, read from its log on stderr."""
-    command = [sys.executable, "-m", "api.mcp", "--db", f"sqlite:///{tmp_path / 'l.db'}"]
+    """Start the server on an SQLite file in ``tmp_path``; yield its URL."""
+    async with serving_http(f"sqlite:///{tmp_path / 'l.db'}", *options) as url:
+        yield url
+
+
+@asynccontextmanager
+async def serving_http(db: str, *options: str) -> AsyncIterator[str]:
+    """Start the server on the ledger ``db`` on a free loopback port; yield its URL, read from
+    its log on stderr. It must stop gracefully (exit 0) when terminated."""
+    command = [sys.executable, "-m", "api.mcp", "--db", db]
     process = await anyio.open_process(
         [*command, "--http", "--port", "0", *options],
         cwd=ROOT,

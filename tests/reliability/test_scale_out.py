@@ -1,18 +1,13 @@
 """Scale-out: two `serve --http` processes on one ledger, agents spread across them."""
 
-import sys
 from collections import Counter
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from subprocess import PIPE
 
 import anyio
 import pytest
 from mcp import Client
 
 from api.bootstrap import open_store
-from tests.integration.test_mcp_http import _read_log
-from tests.integration.test_mcp_stdio import ROOT, WAIT, child_env
+from tests.integration.test_mcp_http import serving_http
 from tests.integration.test_mcp_tools import call
 from tests.reliability.conftest import Target
 
@@ -21,33 +16,8 @@ pytestmark = pytest.mark.anyio
 SERVERS, AGENTS, THOUGHTS = 2, 6, 8
 
 
-@asynccontextmanager
-async def http_server(url: str) -> AsyncIterator[str]:
-    """Start one HTTP server on the ledger at ``url``; yield its endpoint."""
-    process = await anyio.open_process(
-        [sys.executable, "-m", "api.mcp", "--db", url, "--http", "--port", "0"],
-        cwd=ROOT,
-        env=child_env(DISABLE_THOUGHT_LOGGING="true"),
-        stderr=PIPE,
-    )
-    found: list[str] = []
-    ready = anyio.Event()
-    async with anyio.create_task_group() as group:
-        group.start_soon(_read_log, process, found, ready)
-        try:
-            with anyio.fail_after(WAIT):
-                await ready.wait()
-            assert found, "the server stopped before it logged its URL"
-            yield found[0]
-        finally:
-            if process.returncode is None:
-                process.terminate()
-            with anyio.fail_after(WAIT):
-                await process.wait()
-
-
 async def test_two_http_servers_on_one_ledger_lose_and_duplicate_nothing(target: Target) -> None:
-    async with http_server(target.url) as first, http_server(target.url) as second:
+    async with serving_http(target.url) as first, serving_http(target.url) as second:
         endpoints = [first, second]
         acknowledged: list[tuple[str, str]] = []
 
