@@ -63,17 +63,31 @@ def _raw_rows(count: int, session_id: str) -> list[tuple[Any, ...]]:
     return rows
 
 
-def _raw_sqlite(path: Path, count: int) -> float:
-    """Raw sqlite3: one event per transaction, same schema and PRAGMAs as the store."""
-    rows = _raw_rows(count, "raw")
+_SQLITE_INSERT = (
+    "INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, "
+    "schema_version, event_type, payload, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?,?)"
+)
+_PG_INSERT = (
+    "INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, "
+    "schema_version, event_type, payload, prev_hash, hash) "
+    "VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)"
+)
+
+
+def _raw_sqlite_connection(path: Path) -> tuple[sqlite3.Connection, int]:
+    """A raw connection with the store's PRAGMAs, and the last position already used."""
     db = sqlite3.connect(path, isolation_level=None)
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = NORMAL")
-    insert = (
-        "INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, "
-        "schema_version, event_type, payload, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?,?)"
-    )
-    base = db.execute("SELECT coalesce(max(position), 0) FROM tl_events").fetchone()[0]
+    base: int = db.execute("SELECT coalesce(max(position), 0) FROM tl_events").fetchone()[0]
+    return db, base
+
+
+def _raw_sqlite(path: Path, count: int) -> float:
+    """Raw sqlite3: one event per transaction, same schema and PRAGMAs as the store."""
+    rows = _raw_rows(count, "raw")
+    db, base = _raw_sqlite_connection(path)
+    insert = _SQLITE_INSERT
     start = time.perf_counter()
     for row in rows:
         db.execute("BEGIN IMMEDIATE")
@@ -137,11 +151,7 @@ async def bench_append_postgres(url: str, count: int) -> Result:
         ours = await _store_loop(append, count)
         rows = _raw_rows(count, "raw")
         base = 1 << 62  # clear of the store's transaction-id positions
-        insert = (
-            "INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, "
-            "schema_version, event_type, payload, prev_hash, hash) "
-            "VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)"
-        )
+        insert = _PG_INSERT
         now = utc_now()
         start = time.perf_counter()
         for row in rows:
@@ -203,14 +213,8 @@ async def bench_asof(thoughts: int = 10_000, at: int = 9_000) -> Result:
 def _raw_sqlite_batched(path: Path, count: int, per_tx: int = 100) -> float:
     """Raw sqlite3 committing ``per_tx`` rows per transaction, same schema and PRAGMAs."""
     rows = _raw_rows(count, "raw-batched")
-    db = sqlite3.connect(path, isolation_level=None)
-    db.execute("PRAGMA journal_mode = WAL")
-    db.execute("PRAGMA synchronous = NORMAL")
-    insert = (
-        "INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, "
-        "schema_version, event_type, payload, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?,?)"
-    )
-    base = db.execute("SELECT coalesce(max(position), 0) FROM tl_events").fetchone()[0]
+    db, base = _raw_sqlite_connection(path)
+    insert = _SQLITE_INSERT
     start = time.perf_counter()
     for first in range(0, count, per_tx):
         db.execute("BEGIN IMMEDIATE")
@@ -309,11 +313,7 @@ async def bench_pg_concurrent(url: str, connections: int = 16, per_task: int = 1
         await asyncio.gather(*(ours_task(n) for n in range(connections)))
         ours = connections * per_task / (time.perf_counter() - start)
 
-        insert = (
-            "INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, "
-            "schema_version, event_type, payload, prev_hash, hash) "
-            "VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)"
-        )
+        insert = _PG_INSERT
         now = utc_now()
 
         async def raw_task(n: int) -> None:

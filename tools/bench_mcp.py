@@ -48,6 +48,7 @@ class LineClient:
     def __init__(self, process: Process) -> None:
         assert process.stdin is not None
         assert process.stdout is not None
+        self.process = process
         self._stdin = process.stdin
         self._stdout = BufferedByteReceiveStream(process.stdout)
         self._next_id = 0

@@ -3,7 +3,6 @@
 Usage: tools/bench memory | startup
 """
 
-import os
 import sys
 import tempfile
 import time
@@ -15,7 +14,7 @@ import anyio
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_mcp import ROOT, LineClient, _thought, echo_server, ours
+from bench_mcp import _thought, echo_server, ours, spawned
 
 Result = dict[str, Any]
 
@@ -30,26 +29,14 @@ def _rss_kib(pid: int) -> int:
 async def bench_memory(total: int = 100_000, first: int = 1_000) -> Result:
     """RSS of one stdio server after ``first`` and after ``total`` thoughts in one session."""
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "DISABLE_THOUGHT_LOGGING": "true"}
-        command = ours(Path(tmp) / "memory.db")
-        process = await anyio.open_process(command, cwd=ROOT, env=env, stderr=None)
-        try:
-            client = LineClient(process)
-            await client.handshake()
+        async with spawned(ours(Path(tmp) / "memory.db")) as client:
             marks: dict[int, int] = {}
             start = time.perf_counter()
             for n in range(1, total + 1):
                 await client.call("sequentialthinking", _thought(n, 200, total))
                 if n in (first, total) or n % 10_000 == 0:
-                    marks[n] = _rss_kib(process.pid)
+                    marks[n] = _rss_kib(client.process.pid)
             elapsed = time.perf_counter() - start
-        finally:
-            assert process.stdin is not None
-            await process.stdin.aclose()
-            with anyio.move_on_after(30):
-                await process.wait()
-            if process.returncode is None:
-                process.kill()
     growth = (marks[total] - marks[first]) / 1024
     return {
         "name": (
@@ -66,21 +53,10 @@ async def bench_memory(total: int = 100_000, first: int = 1_000) -> Result:
 
 
 async def _first_answer_ms(command: list[str], tool: str, arguments: dict[str, Any]) -> float:
-    env = {**os.environ, "DISABLE_THOUGHT_LOGGING": "true"}
     start = time.perf_counter()
-    process = await anyio.open_process(command, cwd=ROOT, env=env, stderr=None)
-    try:
-        client = LineClient(process)
-        await client.handshake()
+    async with spawned(command) as client:
         await client.request("tools/call", {"name": tool, "arguments": arguments})
         return (time.perf_counter() - start) * 1000
-    finally:
-        assert process.stdin is not None
-        await process.stdin.aclose()
-        with anyio.move_on_after(30):
-            await process.wait()
-        if process.returncode is None:
-            process.kill()
 
 
 async def bench_startup(runs: int = 7) -> Result:
