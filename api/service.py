@@ -71,7 +71,9 @@ class Ledger:
         max_thought_bytes: Largest accepted thought, in UTF-8 bytes.
         cache_size: How many session states to keep in memory (least recently used go first).
         hold_thoughts: Thoughts each session keeps in memory for recording the next one (its
-            head is all a new thought needs; keeping few makes each thought O(1)).
+            head is all a new thought needs; keeping few makes each thought O(1)). A session
+            holds between this many and twice as many, so that trimming happens once per
+            ``hold_thoughts`` thoughts rather than on every one.
         cache_thoughts: Thoughts kept in memory, across sessions, for reading whole histories
             back (time travel cuts a cached history instead of replaying the log); a session
             longer than this is folded from the log on each read.
@@ -446,7 +448,8 @@ class Ledger:
             self._full_held -= len(evicted.thoughts)
 
     def _remember(self, state: SessionState) -> None:
-        state = trim(state, self._hold)
+        if len(state.thoughts) > 2 * self._hold:
+            state = trim(state, self._hold)
         self._cache[state.session_id] = state
         self._cache.move_to_end(state.session_id)
         while len(self._cache) > self._cache_size:

@@ -136,7 +136,9 @@ def decide_thought(
     classification as its ``kind``, the caller's guidance and the generation.
     """
     raised = command.thought_number > command.total_thoughts
-    facts = command.model_dump()
+    # A pydantic model keeps exactly its field values in __dict__: a copy is a tenth of the cost
+    # of model_dump(), and every thought passes here.
+    facts: dict[str, Any] = dict(command.__dict__)
     facts["total_thoughts"] = command.thought_number if raised else command.total_thoughts
     facts["requested_total_thoughts"] = command.total_thoughts if raised else None
     kind = classify(command, known_branches)
@@ -149,7 +151,7 @@ def decide_thought(
             generation=generated.generation,
         )
     else:
-        event = _BY_KIND[kind](**facts)
+        event = _BY_KIND[kind].model_validate(facts)
     if version == 0:
         return [SessionStarted(metadata=dict(metadata or {}), predecessor_id=predecessor_id), event]
     return [event]

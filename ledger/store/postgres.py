@@ -259,7 +259,7 @@ class PostgresEventStore(SqlEventStore):
                     head_hash,
                     EVENT_SCHEMA_VERSION,
                     [item.version for item in sealed],
-                    [str(item.event_id) for item in sealed],
+                    [item.event_id_text for item in sealed],
                     [item.event_type for item in sealed],
                     [item.payload for item in sealed],
                     [item.prev_hash for item in sealed],

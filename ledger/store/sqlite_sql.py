@@ -71,6 +71,7 @@ STATEMENTS: dict[str, str] = {
         "E tl_sessions.session_id = :session_id"
     ),
     "schema_version": ("SELECT coalesce(max(tl_schema.version), 0) AS coalesce_1 \nFROM tl_schema"),
+    "last_position": "SELECT coalesce(max(tl_events.position), 0) AS coalesce_1 \nFROM tl_events",
 }
 
 
@@ -162,6 +163,10 @@ def compile_statements() -> dict[str, str]:
                     sa.func.max(schema.schema_versions.c.version), sa.literal_column("0")
                 )
             )
+        ),
+        # Under the write lock the next append starts right after this position.
+        "last_position": sql(
+            sa.select(sa.func.coalesce(sa.func.max(t.c.position), sa.literal_column("0")))
         ),
     }
 

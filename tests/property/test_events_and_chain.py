@@ -1,12 +1,14 @@
 """Properties of events and of the hash chain."""
 
 import dataclasses
+import hashlib
+import json
 from datetime import UTC, datetime
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.chain import GENESIS_HASH, StoredRow, prepare, seal, verify_rows
+from ledger.chain import GENESIS_HASH, StoredRow, compute_hash, prepare, seal, verify_rows
 from ledger.codec import decode_payload, encode_payload, event_type_of
 from ledger.events import LedgerEvent
 from ledger.ids import new_event_id
@@ -17,6 +19,37 @@ from tests.property.strategies import events
 def test_every_event_survives_a_json_round_trip(event: LedgerEvent) -> None:
     payload = encode_payload(event)
     assert decode_payload(event_type_of(event), event.schema_version, payload) == event
+
+
+@given(
+    texts=st.lists(st.text(), min_size=5, max_size=5),
+    numbers=st.lists(st.integers(min_value=0, max_value=2**40), min_size=2, max_size=2),
+    payload=st.text(),
+)
+def test_the_hash_header_is_the_canonical_json_array(
+    texts: list[str], numbers: list[int], payload: str
+) -> None:
+    prev, session, event_id, moment, event_type = texts
+    version, schema_version = numbers
+    header = json.dumps(
+        [prev, session, version, event_id, moment, event_type, schema_version],
+        ensure_ascii=True,
+        separators=(",", ":"),
+    )
+    reference = hashlib.sha256(header.encode("ascii") + b"\n" + payload.encode("utf-8", "replace"))
+    assert (
+        compute_hash(
+            prev_hash=prev,
+            session_id=session,
+            version=version,
+            event_id=event_id,
+            recorded_at=moment,
+            event_type=event_type,
+            schema_version=schema_version,
+            payload=payload.encode("utf-8", "replace").decode("utf-8"),
+        )
+        == reference.hexdigest()
+    )
 
 
 def _rows(history: list[LedgerEvent]) -> list[StoredRow]:
