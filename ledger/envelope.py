@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import NamedTuple
 from uuid import UUID
 
 from ledger.events import LedgerEvent
@@ -39,6 +40,30 @@ class RecordedEvent:
     event: LedgerEvent
 
 
+class LogRow(NamedTuple):
+    """The stored columns of one event that folding it needs, undecoded (no id, no hashes).
+
+    Bulk rebuilds read millions of these: a named tuple is the cheapest immutable row to build.
+
+    Attributes:
+        position: Global position in the log.
+        session_id: The session the event belongs to.
+        version: Its version in the session.
+        recorded_at: When it was recorded, in the canonical text of :func:`format_time`.
+        schema_version: The payload schema version it was written with.
+        event_type: The stored type string.
+        payload: The stored JSON payload.
+    """
+
+    position: int
+    session_id: str
+    version: int
+    recorded_at: str
+    schema_version: int
+    event_type: str
+    payload: str
+
+
 def format_time(moment: datetime) -> str:
     """Return the canonical text form of a UTC time, as hashed and as stored in SQLite.
 
@@ -56,4 +81,4 @@ def parse_time(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
-__all__ = ["RecordedEvent", "format_time", "parse_time"]
+__all__ = ["LogRow", "RecordedEvent", "format_time", "parse_time"]

@@ -267,7 +267,8 @@ async def bench_replay(events: int = 1_000_000) -> Result:
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "replay.db"
-        await generate_ledger(path, events)
+        # Sessions of about 100 events: 1M events make about 10k sessions.
+        await generate_ledger(path, events, lengths=(80, 118))
         from api.service import Ledger
 
         ledger = Ledger(await SqliteEventStore.open(path))

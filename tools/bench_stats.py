@@ -32,13 +32,15 @@ EPOCH = datetime(2024, 5, 1, tzinfo=UTC)
 Row = tuple[Any, ...]
 
 
-def _session(rng: random.Random, index: int, budget: int) -> list[tuple[str, str]]:
+def _session(
+    rng: random.Random, index: int, budget: int, lengths: tuple[int, int]
+) -> list[tuple[str, str]]:
     """The (type, payload) pairs of one plausible session, at most ``budget`` events long."""
     agent, client = AGENTS[index % len(AGENTS)]
     metadata = f'{{"agent":"{agent}","client":"{client}","transport":"stdio"}}'
     events = [("session.started", f'{{"metadata":{metadata}}}')]
     total = rng.randint(3, 8)
-    length = min(budget - 1, rng.randint(4, 16))
+    length = min(budget - 1, rng.randint(*lengths))
     branch_from = rng.randint(1, 3) if rng.random() < 0.3 else 0
     for number in range(1, length + 1):
         more = "false" if number == length and rng.random() < 0.7 else "true"
@@ -76,8 +78,13 @@ def _time_text(micros: int) -> str:
 _DAYS: dict[int, str] = {}
 
 
-def generate_rows(events: int, *, seed: int = 7) -> Iterator[tuple[list[Row], Row]]:
-    """Yield each generated session as (its ``tl_events`` rows, its ``tl_sessions`` row)."""
+def generate_rows(
+    events: int, *, seed: int = 7, lengths: tuple[int, int] = (4, 16)
+) -> Iterator[tuple[list[Row], Row]]:
+    """Yield each generated session as (its ``tl_events`` rows, its ``tl_sessions`` row).
+
+    Sessions hold between ``lengths[0]`` and ``lengths[1]`` thoughts (plus their start).
+    """
     rng = random.Random(seed)
     written, index = 0, 0
     while written < events:
@@ -85,7 +92,9 @@ def generate_rows(events: int, *, seed: int = 7) -> Iterator[tuple[list[Row], Ro
         micros = ((index % 96) * 3600 + rng.randint(0, 3000)) * 1_000_000
         rows: list[Row] = []
         prev = GENESIS_HASH
-        for version, (kind, payload) in enumerate(_session(rng, index, events - written), start=1):
+        for version, (kind, payload) in enumerate(
+            _session(rng, index, events - written, lengths), start=1
+        ):
             micros += rng.randint(500_000, 40_000_000)
             at = _time_text(micros)
             bits = f"{rng.getrandbits(128):032x}"
@@ -107,14 +116,16 @@ def generate_rows(events: int, *, seed: int = 7) -> Iterator[tuple[list[Row], Ro
         yield rows, (session_id, len(rows), prev, rows[0][3], rows[-1][3])
 
 
-async def generate_ledger(path: Path, events: int, *, seed: int = 7) -> None:
+async def generate_ledger(
+    path: Path, events: int, *, seed: int = 7, lengths: tuple[int, int] = (4, 16)
+) -> None:
     """Create an SQLite ledger at ``path`` holding exactly ``events`` generated events."""
     store = await SqliteEventStore.open(path)
     await store.aclose()
     db = sqlite3.connect(path, isolation_level=None)
     try:
         db.execute("BEGIN")
-        for rows, head in generate_rows(events, seed=seed):
+        for rows, head in generate_rows(events, seed=seed, lengths=lengths):
             db.executemany(
                 "INSERT INTO tl_events (session_id, version, event_id, recorded_at, "
                 "schema_version, event_type, payload, prev_hash, hash) "

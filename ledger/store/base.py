@@ -17,7 +17,7 @@ from ledger.chain import (
     prepare,
 )
 from ledger.codec import decode_payload
-from ledger.envelope import RecordedEvent
+from ledger.envelope import LogRow, RecordedEvent, format_time
 from ledger.errors import ConcurrencyError, IntegrityError, InvalidInputError
 from ledger.events import Event, LedgerEvent
 from ledger.ids import check_id, new_event_id
@@ -237,15 +237,24 @@ class EventStore(ABC):
             StoreError: The backend failed.
         """
 
-    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[StoredRow]:
-        """Like :meth:`read_all`, but the stored columns undecoded (for fast bulk folds).
+    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
+        """Like :meth:`read_all`, but only the columns a fold needs, undecoded (bulk rebuilds).
 
         Raises:
             InvalidInputError: A negative position or a limit below 1.
             StoreError: The backend failed.
         """
         return [
-            StoredRow.of(r) for r in await self.read_all(after_position=after_position, limit=limit)
+            LogRow(
+                r.position,
+                r.session_id,
+                r.version,
+                format_time(r.recorded_at),
+                r.schema_version,
+                r.event_type,
+                r.payload,
+            )
+            for r in await self.read_all(after_position=after_position, limit=limit)
         ]
 
     @abstractmethod

@@ -12,7 +12,7 @@ from uuid import UUID, SafeUUID
 
 from ledger.chain import StoredRow
 from ledger.codec import decode_payload
-from ledger.envelope import RecordedEvent, format_time, parse_time
+from ledger.envelope import LogRow, RecordedEvent, format_time, parse_time
 
 Row = Sequence[Any]
 
@@ -89,9 +89,16 @@ def stored_row(row: Row) -> StoredRow:
     )
 
 
+def log_row(row: Row) -> LogRow:
+    """Return the fold columns of one ``tl_events`` row (see :class:`LogRow`), time as text."""
+    position, session_id, version, recorded_at, schema, kind, payload = row
+    moment = format_time(recorded_at) if isinstance(recorded_at, datetime) else recorded_at
+    return LogRow(position, session_id, version, moment, schema, kind, payload)
+
+
 def head_time(value: Any) -> datetime:
     """Return a stored session-head time as an aware datetime."""
     return value if isinstance(value, datetime) else parse_time(value)
 
 
-__all__ = ["decode_rows", "head_time", "stored_row"]
+__all__ = ["decode_rows", "head_time", "log_row", "stored_row"]

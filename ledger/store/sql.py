@@ -7,8 +7,8 @@ without it, and a server spawned per conversation should not pay a third of a se
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ledger.chain import GENESIS_HASH, StoredRow, VerifyReport, verify_rows
-from ledger.envelope import RecordedEvent
+from ledger.chain import GENESIS_HASH, VerifyReport, verify_rows
+from ledger.envelope import LogRow, RecordedEvent
 from ledger.errors import StoreError
 from ledger.ids import check_id
 from ledger.store.base import (
@@ -20,7 +20,7 @@ from ledger.store.base import (
     check_window,
     utc_now,
 )
-from ledger.store.rows import decode_rows, head_time, stored_row
+from ledger.store.rows import decode_rows, head_time, log_row, stored_row
 
 if TYPE_CHECKING:
     import sqlalchemy as sa
@@ -99,19 +99,21 @@ class SqlEventStore(EventStore):
             query = query.where(visible)
         return decode_rows(await self._fetch(query.order_by(EVENTS.c.position).limit(limit)))
 
-    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[StoredRow]:
+    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
         """See :meth:`EventStore.read_all_rows`."""
         import sqlalchemy as sa
 
         from ledger.store.schema import events as EVENTS
 
         check_page(after_position, limit)
-        query = sa.select(EVENTS).where(EVENTS.c.position > after_position)
+        query = sa.select(*(EVENTS.c[name] for name in LogRow._fields)).where(
+            EVENTS.c.position > after_position
+        )
         visible = self._visible_below()
         if visible is not None:
             query = query.where(visible)
         rows = await self._fetch(query.order_by(EVENTS.c.position).limit(limit))
-        return [stored_row(row) for row in rows]
+        return [log_row(row) for row in rows]
 
     async def stream_head(self, session_id: str) -> StreamHead | None:
         """See :meth:`EventStore.stream_head`."""

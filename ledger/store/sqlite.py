@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from ledger.chain import GENESIS_HASH, PreparedEvent, StoredRow, seal
-from ledger.envelope import RecordedEvent, format_time
+from ledger.chain import GENESIS_HASH, PreparedEvent, seal
+from ledger.envelope import LogRow, RecordedEvent, format_time
 from ledger.errors import (
     ConcurrencyError,
     InvalidInputError,
@@ -625,12 +625,11 @@ class SqliteEventStore(SqlEventStore):
             statement = STATEMENTS["read_stream_to"]
         return decode_rows(self._read(statement, params))
 
-    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[StoredRow]:
+    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
         """See :meth:`EventStore.read_all_rows` (read inline: an indexed range of positions)."""
         check_page(after_position, limit)
         page: dict[str, object] = {"after": after_position, "limit": limit, "offset": 0}
-        rows = self._read(STATEMENTS["read_all"], page)
-        return [StoredRow(*row) for row in rows]
+        return list(map(LogRow._make, self._read(STATEMENTS["read_log_rows"], page)))
 
     async def stream_head(self, session_id: str) -> StreamHead | None:
         """See :meth:`EventStore.stream_head` (read inline: one row by key)."""

@@ -19,6 +19,12 @@ STATEMENTS: dict[str, str] = {
         "ash \nFROM tl_events \nWHERE tl_events.position > :after ORDER BY tl_eve"
         "nts.position\n LIMIT :limit OFFSET :offset"
     ),
+    "read_log_rows": (
+        "SELECT tl_events.position, tl_events.session_id, tl_events.version, tl"
+        "_events.recorded_at, tl_events.schema_version, tl_events.event_type, t"
+        "l_events.payload \nFROM tl_events \nWHERE tl_events.position > :after O"
+        "RDER BY tl_events.position\n LIMIT :limit OFFSET :offset"
+    ),
     "insert_event": (
         "INSERT INTO tl_events (position, session_id, version, event_id, record"
         "ed_at, schema_version, event_type, payload, prev_hash, hash) VALUES (?"
@@ -150,6 +156,21 @@ def compile_statements() -> dict[str, str]:
             stream.where(t.c.version <= sa.bindparam("to")).order_by(t.c.version)
         ),
         "session_head": sql(sa.select(s).where(s.c.session_id == sa.bindparam("session_id"))),
+        "read_log_rows": sql(
+            sa.select(
+                t.c.position,
+                t.c.session_id,
+                t.c.version,
+                t.c.recorded_at,
+                t.c.schema_version,
+                t.c.event_type,
+                t.c.payload,
+            )
+            .where(t.c.position > sa.bindparam("after"))
+            .order_by(t.c.position)
+            .limit(sa.bindparam("limit"))
+            .offset(sa.bindparam("offset"))
+        ),
         "read_all": sql(
             sa.select(t)
             .where(t.c.position > sa.bindparam("after"))

@@ -6,6 +6,7 @@ import uuid
 
 import pytest
 
+from ledger.envelope import format_time
 from ledger.errors import ConcurrencyError, InvalidInputError, LedgerError
 from ledger.events import BranchOpened, LedgerEvent, SessionCleared, ThoughtRevised
 from ledger.store.base import EventStore
@@ -322,7 +323,7 @@ async def test_one_callers_reused_event_id_does_not_fail_a_concurrent_caller(
     assert len(await store.read_stream("s4")) == 2
 
 
-async def test_raw_rows_page_like_read_all_and_carry_the_stored_columns(store: EventStore) -> None:
+async def test_log_rows_page_like_read_all_and_carry_the_stored_columns(store: EventStore) -> None:
     for name in ("a", "b"):
         await store.append(name, [started(), thought(1), thought(2, "ü \x00")], expected_version=0)
     records = await store.read_all()
@@ -333,6 +334,6 @@ async def test_raw_rows_page_like_read_all_and_carry_the_stored_columns(store: E
     assert [(r.position, r.session_id, r.version) for r in rows] == [
         (r.position, r.session_id, r.version) for r in records
     ]
-    assert [(r.event_id, r.payload, r.hash) for r in rows] == [
-        (str(r.event_id), r.payload, r.hash) for r in records
+    assert [(r.recorded_at, r.schema_version, r.event_type, r.payload) for r in rows] == [
+        (format_time(r.recorded_at), r.schema_version, r.event_type, r.payload) for r in records
     ]

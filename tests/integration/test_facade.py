@@ -1,5 +1,7 @@
 """The async facade, on every backend: the official server's scenarios, 000 and 001."""
 
+import asyncio
+import gc
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -323,3 +325,16 @@ async def test_rebuild_returns_every_session_as_replayed(ledger: Ledger) -> None
     assert rebuilt["a"] == await ledger.state("a")
     assert rebuilt["b"] == await ledger.state("b")
     assert list(rebuilt["b"].branches) == ["x"]
+
+
+async def test_rebuild_leaves_garbage_collection_as_it_found_it(ledger: Ledger) -> None:
+    await ledger.think("a", args(1))
+    assert gc.isenabled()
+    await asyncio.gather(ledger.rebuild(page=1), ledger.rebuild(page=1))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        await ledger.rebuild()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -1,7 +1,6 @@
 """Properties of model-written thoughts: they fold exactly like the same thoughts by hand."""
 
 import asyncio
-import dataclasses
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,7 +36,7 @@ def _shape(state: SessionState) -> list[ThoughtEntry]:
     """The thoughts without who wrote them and without where and when they were stored."""
     epoch = datetime(2000, 1, 1, tzinfo=UTC)
     return [
-        dataclasses.replace(t, recorded_at=epoch, position=0, guidance=None, generation=None)
+        t._replace(recorded_at=epoch, position=0, guidance=None, generation=None)
         for t in state.thoughts
     ]
 
