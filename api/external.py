@@ -19,10 +19,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-import structlog
-
 from api.llm.client import FAILED, LLMWriter, ThoughtWriter
 from api.llm.prompt import DEFAULT_MAX_PROMPT_CHARS, PROMPT_VERSION, build_prompt, prompt_sha256
+from api.logs import get_logger
 from api.service import Ledger, ThinkOutcome
 from ledger.decide import Generated, ThinkCommand, parse_command
 from ledger.errors import GenerationError, InvalidInputError, InvalidThoughtError
@@ -33,7 +32,7 @@ from projections.usage import ModelUsage, generations, usage_by_model
 DEFAULT_TEMPERATURE = 0.7
 """002's default temperature."""
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 async def think_external(

@@ -8,7 +8,7 @@ A change of shape bumps ``schema_version`` and adds one upcast step in :mod:`led
 
 from typing import Annotated, Literal, TypeAlias
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 SCHEMA_VERSION = 1
 """The payload schema version this code writes."""
@@ -40,7 +40,7 @@ Count = Annotated[int, Field(ge=1)]
 class Event(BaseModel):
     """Base of every event: frozen, closed to unknown fields, versioned."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, defer_build=True)
 
     schema_version: int = SCHEMA_VERSION
 
@@ -117,7 +117,7 @@ class Generation(BaseModel):
     ``context_version``); its hash is, so an audit can check a rebuilt prompt against it.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, defer_build=True)
 
     model: str
     """The model asked for, after resolving an alias such as ``normal``."""
@@ -211,8 +211,6 @@ LedgerEvent: TypeAlias = Annotated[
 ]
 """Any event thoughtledger records, discriminated by ``type``."""
 
-EVENT_ADAPTER: TypeAdapter[LedgerEvent] = TypeAdapter(LedgerEvent)
-
 EVENT_TYPES: dict[str, type[Event]] = {
     "session.started": SessionStarted,
     "thought.recorded": ThoughtRecorded,
@@ -231,7 +229,6 @@ THOUGHT_TYPES = frozenset(
 """Stored types of the events that carry a thought."""
 
 __all__ = [
-    "EVENT_ADAPTER",
     "EVENT_TYPES",
     "SCHEMA_VERSION",
     "THOUGHT_TYPES",

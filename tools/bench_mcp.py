@@ -103,7 +103,10 @@ async def spawned(command: list[str], **extra_env: str) -> AsyncIterator[LineCli
 
 
 def ours(db: Path, *options: str) -> list[str]:
-    return [sys.executable, "-m", "api.mcp", "--db", f"sqlite:///{db}", *options]
+    """The command an MCP client runs: ``thoughtledger serve`` (the README's drop-in)."""
+    script = Path(sys.executable).parent / "thoughtledger"
+    launcher = [str(script)] if script.exists() else [sys.executable, "-m", "api.cli"]
+    return [*launcher, "serve", "--db", f"sqlite:///{db}", *options]
 
 
 def echo_server() -> list[str]:

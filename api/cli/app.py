@@ -9,8 +9,6 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import TextIO
 
-import structlog
-
 from api.cli import (
     demo,
     diff,
@@ -24,6 +22,7 @@ from api.cli import (
     verify,
 )
 from api.cli.common import EXIT_FAILURE, EXIT_USAGE, CliError, Parser, Ui
+from api.logs import logging_to_stderr
 from ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
 
 PROG = "thoughtledger"
@@ -131,16 +130,10 @@ def _logging_to_stderr() -> Iterator[None]:
     root.addHandler(handler)
     root_level = root.level
     root.setLevel(min(root_level, level) if root_level else level)
-    saved = structlog.get_config()
-    structlog.configure(
-        logger_factory=lambda *args: structlog.PrintLogger(sys.stderr),
-        wrapper_class=structlog.make_filtering_bound_logger(level),
-        cache_logger_on_first_use=False,
-    )
     try:
-        yield
+        with logging_to_stderr(level):
+            yield
     finally:
-        structlog.configure(**saved)
         root.removeHandler(handler)
         root.setLevel(root_level)
 

@@ -4,6 +4,7 @@ import argparse
 import csv
 import sys
 from dataclasses import asdict, fields
+from typing import TYPE_CHECKING
 
 from api.cli.common import (
     EXIT_OK,
@@ -15,8 +16,10 @@ from api.cli.common import (
 )
 from api.external import model_usage
 from ledger.envelope import format_time
-from ledger.store.analytics import GroupStats, LedgerStats, StatsFilter, ledger_stats
 from projections.usage import ModelUsage
+
+if TYPE_CHECKING:
+    from ledger.store.analytics import GroupStats, LedgerStats, StatsFilter
 
 
 def register(commands: Commands) -> None:
@@ -37,6 +40,9 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     Raises:
         LedgerError: The ledger failed.
     """
+    # Analytics build their SQL with SQLAlchemy: imported here, not when `serve` starts.
+    from ledger.store.analytics import StatsFilter, ledger_stats
+
     where = StatsFilter(since=args.since, until=args.until, agent=args.agent, client=args.client)
     async with ledger_from(args) as ledger:
         with ui.progress("Computing statistics"):
@@ -78,7 +84,7 @@ def _models(ui: Ui, models: list[ModelUsage]) -> None:
     ui.show(table)
 
 
-def _tables(ui: Ui, stats: LedgerStats) -> None:
+def _tables(ui: Ui, stats: "LedgerStats") -> None:
     o = stats.overall
     table = ui.table("overall", "", title=None)
     gap = (
@@ -120,7 +126,7 @@ def _tables(ui: Ui, stats: LedgerStats) -> None:
 _COLUMNS = ("sessions", "thoughts", "complete", "revisions", "branching", "thoughts p50/p95")
 
 
-def _cells(group: GroupStats) -> tuple[str, ...]:
+def _cells(group: "GroupStats") -> tuple[str, ...]:
     return (
         f"{group.sessions:,}",
         f"{group.thoughts:,}",
@@ -131,7 +137,9 @@ def _cells(group: GroupStats) -> tuple[str, ...]:
     )
 
 
-def _csv(stats: LedgerStats) -> None:
+def _csv(stats: "LedgerStats") -> None:
+    from ledger.store.analytics import GroupStats
+
     names = [field.name for field in fields(GroupStats)]
     writer = csv.writer(sys.stdout, lineterminator="\n")
     writer.writerow(["scope", "agent", "client", "day", *names, "gap_p50_s", "gap_p95_s"])
@@ -143,7 +151,7 @@ def _csv(stats: LedgerStats) -> None:
         writer.writerow(["day", "", "", day, *asdict(group).values(), "", ""])
 
 
-def _filter_json(where: StatsFilter) -> dict[str, str | None]:
+def _filter_json(where: "StatsFilter") -> dict[str, str | None]:
     return {
         "since": format_time(where.since) if where.since else None,
         "until": format_time(where.until) if where.until else None,

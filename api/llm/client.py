@@ -21,11 +21,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-import structlog
-
 from api.llm.answer import Failure, read_completion
 from api.llm.config import Endpoint, LLMSettings, Structured
 from api.llm.prompt import ANSWER_SCHEMA, Message, ThoughtPrompt, prompt_sha256
+from api.logs import get_logger
 from ledger.errors import GenerationError
 from ledger.events import Generation
 
@@ -38,7 +37,7 @@ FAILED = "Failed to generate thought with LLM"
 
 _STEP_DOWN: dict[Structured, Structured] = {"json_schema": "json_object", "json_object": "off"}
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 @dataclass(frozen=True, slots=True)

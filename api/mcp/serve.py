@@ -11,15 +11,16 @@ import logging
 import signal
 import socket
 import sys
+import time
 from collections.abc import Sequence
 from datetime import timedelta
 from types import FrameType
 from urllib.parse import urlsplit, urlunsplit
 
 import anyio
-import structlog
 
 from api.bootstrap import open_ledger, resolve_url
+from api.logs import event_line, route_to_stdlib
 from api.mcp.app import ProfileName
 from api.mcp.render import ThoughtSink, thought_logging_enabled
 from api.mcp.server import DEFAULT_TOOLS, PROFILES, TOOL_NAMES, create_server
@@ -31,7 +32,13 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 HTTP_PATH = "/mcp"
 
-log = structlog.get_logger(__name__)
+# The server's own lifecycle lines use the standard library: structlog is imported only when
+# something else logs (see api.logs).
+_log = logging.getLogger(__name__)
+
+
+def _event(level: int, event: str, **facts: object) -> None:
+    _log.log(level, "%s", event_line(event, facts))
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
@@ -101,7 +108,7 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         anyio.run(functools.partial(serve, args, ttl=ttl, sink=sink))
     except (LedgerError, OSError) as exc:  # a bad ledger, a port in use: one line, exit 1
-        log.error("serve_failed", error=str(exc), ledger=_redacted(resolve_url(args.db)))
+        _event(logging.ERROR, "serve_failed", error=exc, ledger=_redacted(resolve_url(args.db)))
         return 1
     except KeyboardInterrupt:
         return 130
@@ -118,9 +125,9 @@ async def _serve_stdio(
             ledger, profile=_profile(args), tools=args.tools, thought_sink=sink, transport="stdio"
         )
         stdio = "pipes" if pipes_usable() else "sdk"
-        log.info("serving_stdio", stdio=stdio, **_facts(args))
+        _event(logging.INFO, "serving_stdio", stdio=stdio, **_facts(args))
         await run_stdio(server)
-        log.info("stdin_closed")
+        _event(logging.INFO, "stdin_closed")
 
 
 async def _serve_http(
@@ -139,7 +146,7 @@ async def _serve_http(
         port = listener.getsockname()[1]
         config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
         url = f"http://{_url_host(args.host)}:{port}{HTTP_PATH}"
-        log.info("serving_http", url=url, **_facts(args))
+        _event(logging.INFO, "serving_http", url=url, **_facts(args))
         # uvicorn stops gracefully on SIGTERM, then raises it again for the previous handler;
         # the default one would kill the process before the ledger closes. Ours exits cleanly.
         previous = signal.signal(signal.SIGTERM, _exit_cleanly)
@@ -160,36 +167,18 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def configure_logging(level: int = logging.INFO) -> None:
-    """Send structlog and stdlib logging (the SDK's, uvicorn's) to stderr as plain lines."""
-    shared: list[structlog.types.Processor] = [
-        structlog.contextvars.merge_contextvars,
-        structlog.stdlib.add_log_level,
-        structlog.processors.TimeStamper(fmt="iso", utc=True),
-    ]
-    structlog.configure(
-        processors=[
-            structlog.stdlib.filter_by_level,
-            *shared,
-            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
-        ],
-        logger_factory=structlog.stdlib.LoggerFactory(),
-        wrapper_class=structlog.stdlib.BoundLogger,
-        cache_logger_on_first_use=True,
-    )
+    """Send every log record (ours, structlog's, the SDK's, uvicorn's) to stderr as one line."""
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(
-        structlog.stdlib.ProcessorFormatter(
-            foreign_pre_chain=shared,
-            processors=[
-                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
-                structlog.dev.ConsoleRenderer(colors=False),
-            ],
-        )
+    formatter = logging.Formatter(
+        "%(asctime)s.%(msecs)03dZ [%(levelname)s] %(name)s: %(message)s", "%Y-%m-%dT%H:%M:%S"
     )
+    formatter.converter = time.gmtime
+    handler.setFormatter(formatter)
     root = logging.getLogger()
     # Ours, before the SDK's basicConfig (a no-op once the root has a handler) can add its own.
     root.handlers[:] = [handler]
     root.setLevel(level)
+    route_to_stdlib()
 
 
 def _exit_cleanly(signum: int, frame: FrameType | None) -> None:

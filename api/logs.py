@@ -1,0 +1,138 @@
+"""Logging: structlog imported on first use, and one place that says where records go.
+
+Importing structlog also imports rich, pygments and attrs for its console renderer: about 35 ms
+that an MCP server, spawned afresh for every conversation, should not spend before its first
+answer. So modules log through :class:`LazyLogger`, the server's own lifecycle lines go through
+the standard library (:func:`event_line`), and the entry points choose a destination
+(:func:`logging_to_stderr` for commands, :func:`route_to_stdlib` for the server) that is applied
+to structlog when it is, or once it gets, imported.
+"""
+
+import contextlib
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from types import ModuleType
+from typing import Any
+
+Configure = Callable[[ModuleType], None]
+"""Configures the (imported) structlog module."""
+
+
+class _Routing:
+    """How structlog should be configured, and whether it has been yet."""
+
+    def __init__(self) -> None:
+        self.configure: Configure | None = None
+        self.applied = False
+
+    def use(self, configure: Configure | None) -> None:
+        """Adopt ``configure``: now if structlog is imported, else when it first logs."""
+        self.configure, self.applied = configure, False
+        if "structlog" in sys.modules:
+            self.apply()
+
+    def apply(self) -> None:
+        """Configure structlog if a destination is chosen and not yet applied."""
+        if self.configure is None or self.applied:
+            return
+        import structlog
+
+        self.configure(structlog)
+        self.applied = True
+
+
+_routing = _Routing()
+
+
+class LazyLogger:
+    """structlog's logger for ``name``, created on the first call of any of its methods.
+
+    Args:
+        name: The logger's name (a module's ``__name__``).
+    """
+
+    __slots__ = ("_logger", "_name")
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._logger: Any = None
+
+    def __getattr__(self, method: str) -> Any:
+        _routing.apply()
+        logger = self._logger
+        if logger is None:
+            import structlog
+
+            logger = self._logger = structlog.get_logger(self._name)
+        return getattr(logger, method)
+
+
+def get_logger(name: str) -> LazyLogger:
+    """Return a logger for ``name`` that imports structlog when it first logs."""
+    return LazyLogger(name)
+
+
+def event_line(event: str, facts: Mapping[str, object]) -> str:
+    """Render an event and its facts as one line: ``event key=value key=value``."""
+    return " ".join([event, *(f"{key}={value}" for key, value in facts.items())])
+
+
+def _as_line(_logger: object, _method: str, record: dict[str, Any]) -> str:
+    return event_line(str(record.pop("event", "")), record)
+
+
+def route_to_stdlib() -> None:
+    """Send structlog's records through the standard ``logging`` tree, as :func:`event_line`."""
+
+    def configure(structlog: ModuleType) -> None:
+        structlog.configure(
+            processors=[
+                structlog.contextvars.merge_contextvars,
+                structlog.stdlib.filter_by_level,
+                _as_line,
+            ],
+            logger_factory=structlog.stdlib.LoggerFactory(),
+            wrapper_class=structlog.stdlib.BoundLogger,
+            cache_logger_on_first_use=True,
+        )
+
+    _routing.use(configure)
+
+
+@contextlib.contextmanager
+def logging_to_stderr(level: int) -> Iterator[None]:
+    """Send structlog's records at ``level`` and above to stderr while the block runs.
+
+    Whatever configuration structlog had before is restored afterwards, since the block may run
+    inside another program (a test, a notebook) that has its own.
+    """
+    saved = None
+    if "structlog" in sys.modules:
+        import structlog
+
+        saved = structlog.get_config()
+
+    def configure(structlog: ModuleType) -> None:
+        structlog.configure(
+            logger_factory=lambda *args: structlog.PrintLogger(sys.stderr),
+            wrapper_class=structlog.make_filtering_bound_logger(level),
+            cache_logger_on_first_use=False,
+        )
+
+    outer = (_routing.configure, _routing.applied)
+    _routing.use(configure)
+    try:
+        yield
+    finally:
+        applied = _routing.applied
+        _routing.configure, _routing.applied = outer
+        if applied:
+            import structlog
+
+            if saved is not None:
+                structlog.configure(**saved)
+            else:
+                structlog.reset_defaults()
+
+
+__all__ = ["LazyLogger", "event_line", "get_logger", "logging_to_stderr", "route_to_stdlib"]
