@@ -107,8 +107,7 @@ def _settle(state: SessionState, entries: list[ThoughtEntry]) -> SessionState:
             else:
                 branches[branch_id] = replace(known, versions=(*known.versions, entry.version))
     first, last = entries[0], entries[-1]
-    settled = replace(
-        state,
+    settled = state._replace(
         version=last.version,
         started_at=state.started_at if state.started_at is not None else first.recorded_at,
         updated_at=last.recorded_at,

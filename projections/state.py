@@ -1,7 +1,7 @@
 """The session state every view is read from, and the fold that builds it from events."""
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from types import MappingProxyType
 from typing import NamedTuple, Protocol, assert_never
@@ -91,9 +91,14 @@ class Branch:
     versions: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class SessionState:
+_NOTHING: Mapping[str, str] = MappingProxyType({})
+_NO_BRANCHES: Mapping[str, "Branch"] = MappingProxyType({})
+
+
+class SessionState(NamedTuple):
     """Everything known about one session after some prefix of its events.
+
+    A named tuple, like :class:`ThoughtEntry`: recording a thought builds a new state each time.
 
     Attributes:
         session_id: The session.
@@ -116,10 +121,10 @@ class SessionState:
     version: int = 0
     started_at: datetime | None = None
     updated_at: datetime | None = None
-    metadata: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    metadata: Mapping[str, str] = _NOTHING
     predecessor_id: str | None = None
     thoughts: tuple[ThoughtEntry, ...] = ()
-    branches: Mapping[str, Branch] = field(default_factory=lambda: MappingProxyType({}))
+    branches: Mapping[str, Branch] = _NO_BRANCHES
     ended: str | None = None
     ended_version: int | None = None
     started_version: int | None = None
@@ -297,7 +302,7 @@ def trim(state: SessionState, keep: int) -> SessionState:
         branch_id: replace(branch, versions=tuple(v for v in branch.versions if v >= oldest))
         for branch_id, branch in state.branches.items()
     }
-    return replace(state, thoughts=held, branches=MappingProxyType(branches))
+    return state._replace(thoughts=held, branches=MappingProxyType(branches))
 
 
 __all__ = [
