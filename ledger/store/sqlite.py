@@ -4,10 +4,13 @@ Writes bypass the async driver on purpose. In WAL mode with ``synchronous=NORMAL
 few ``write()`` calls and no ``fsync``, cheaper (tens of microseconds) than a single hop to a driver
 thread and back; so appends are queued, and one callback on the event loop commits every queued
 append in one transaction (group commit) on a held connection with pre-compiled statements. Each
-caller's batch gets its own savepoint and its own outcome. When the database is busy (another
+caller learns its own outcome: a batch of appends to sessions whose heads this process knows is
+written with two ``executemany`` calls, anything else one append at a time, and a reused event id
+sends the batch back through with a savepoint per append. When the database is busy (another
 process writing) the commit is retried with a growing, bounded delay that never blocks the loop.
-With ``durability="full"`` every commit also waits for ``fsync``, so that transaction runs on a
-worker thread instead of the loop.
+With ``durability="full"`` every commit also waits for ``fsync``: on the loop while that takes
+under 2 ms, on a worker thread from the first commit that takes longer (a slow disk must not stall
+every other task).
 
 Reads go through SQLAlchemy's async engine on aiosqlite, in their own connections (WAL lets them
 run beside the writer).
@@ -73,6 +76,9 @@ _LAST_POSITION = STATEMENTS["last_position"]
 
 _HEAD_CACHE_SIZE = 4096
 
+_INLINE_SYNC_SECONDS = 0.002
+"""A commit at durability="full" slower than this moves later commits to a worker thread."""
+
 
 @dataclass(slots=True)
 class _Request:
@@ -129,6 +135,7 @@ class SqliteEventStore(SqlEventStore):
         self._touched: list[tuple[str, int, str]] = []
         self._idle = asyncio.Event()
         self._idle.set()
+        self._commit_in_thread = False
 
     @classmethod
     async def open(
@@ -203,9 +210,10 @@ class SqliteEventStore(SqlEventStore):
         # Requests that arrived while this batch waited for the lock ride along with it.
         batch.requests.extend(self._pending)
         self._pending = []
-        if self.durability == "full":
+        if self._commit_in_thread:
             asyncio.get_running_loop().create_task(self._flush_in_thread(batch))
             return
+        started = time.perf_counter()
         try:
             outcomes = self._transact(batch.requests)
         except _Busy:
@@ -213,6 +221,10 @@ class SqliteEventStore(SqlEventStore):
             return
         except StoreError as exc:
             outcomes = [_Outcome(error=exc) for _ in batch.requests]
+        if self.durability == "full" and time.perf_counter() - started > _INLINE_SYNC_SECONDS:
+            # This disk syncs slowly: waiting for it on the loop would stall every other task, so
+            # from now on commits wait for it on a worker thread instead.
+            self._commit_in_thread = True
         self._settle(batch.requests, outcomes)
 
     async def _flush_in_thread(self, batch: _Batch) -> None:
