@@ -20,18 +20,15 @@ import asyncio
 import contextlib
 import sqlite3
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from uuid import UUID
 
-from ledger.chain import GENESIS_HASH, PreparedEvent, seal
+from ledger.chain import GENESIS_HASH, PreparedEvent
 from ledger.envelope import LogRow, RecordedEvent, format_time
 from ledger.errors import (
-    ConcurrencyError,
     InvalidInputError,
     LedgerError,
     StoreError,
@@ -46,11 +43,11 @@ from ledger.store.base import (
     check_window,
     import_conflict,
     plan_import,
-    to_recorded,
     utc_now,
 )
 from ledger.store.rows import decode_rows, head_time
 from ledger.store.sql import SqlEventStore
+from ledger.store.sqlite_batch import BatchWriter, Outcome, Rejected, Request
 from ledger.store.sqlite_setup import (
     BUSY_BUDGET_SECONDS,
     Durability,
@@ -62,48 +59,21 @@ from ledger.store.sqlite_setup import (
 )
 from ledger.store.sqlite_sql import STATEMENTS
 
-if TYPE_CHECKING:
-    pass
 
-
-_INSERT_EVENT = STATEMENTS["insert_event"]
 _INSERT_FIRST = STATEMENTS["insert_first"]
 _SELECT_HEAD = STATEMENTS["select_head"]
-_MOVE_HEAD = STATEMENTS["move_head"]
 _IMPORT_HEAD = STATEMENTS["import_head"]
 _SELECT_HASH = STATEMENTS["select_hash"]
-_LAST_POSITION = STATEMENTS["last_position"]
-
-_HEAD_CACHE_SIZE = 4096
 
 _INLINE_SYNC_SECONDS = 0.002
 """A commit at durability="full" slower than this moves later commits to a worker thread."""
 
 
 @dataclass(slots=True)
-class _Request:
-    session_id: str
-    prepared: Sequence[PreparedEvent]
-    expected_version: int
-    ids: Sequence[UUID]
-    future: asyncio.Future[list[RecordedEvent]]
-
-
-@dataclass(slots=True)
-class _Outcome:
-    recorded: list[RecordedEvent] | None = None
-    error: LedgerError | None = None
-
-
-@dataclass(slots=True)
 class _Batch:
-    requests: list[_Request] = field(default_factory=list)
+    requests: list[Request] = field(default_factory=list)
     deadline: float = 0.0
     delay: float = 0.001
-
-
-def _reused_id(exc: sqlite3.IntegrityError) -> InvalidInputError:
-    return InvalidInputError(f"an event id of this append is already recorded ({exc})")
 
 
 class SqliteEventStore(SqlEventStore):
@@ -128,11 +98,9 @@ class SqliteEventStore(SqlEventStore):
         # Short reads (one session's stream, its head) run inline on this connection: cheaper than
         # a hop to a driver thread, like the writer's commits. Scans go through the engine.
         self._reader = reader
-        self._pending: list[_Request] = []
+        self._pending: list[Request] = []
         self._flushing = False
-        # Heads this process wrote last; a hint checked by _MOVE_HEAD, never trusted blindly.
-        self._heads: OrderedDict[str, tuple[int, str]] = OrderedDict()
-        self._touched: list[tuple[str, int, str]] = []
+        self._batch = BatchWriter()
         self._idle = asyncio.Event()
         self._idle.set()
         self._commit_in_thread = False
@@ -199,7 +167,7 @@ class SqliteEventStore(SqlEventStore):
             raise StoreError("the store is closed")
         loop = asyncio.get_running_loop()
         future: asyncio.Future[list[RecordedEvent]] = loop.create_future()
-        self._pending.append(_Request(session_id, prepared, expected_version, ids, future))
+        self._pending.append(Request(session_id, prepared, expected_version, ids, future))
         if not self._flushing:
             self._flushing = True
             self._idle.clear()
@@ -220,7 +188,7 @@ class SqliteEventStore(SqlEventStore):
             self._retry_later(batch)
             return
         except StoreError as exc:
-            outcomes = [_Outcome(error=exc) for _ in batch.requests]
+            outcomes = [Outcome(error=exc) for _ in batch.requests]
         if self.durability == "full" and time.perf_counter() - started > _INLINE_SYNC_SECONDS:
             # This disk syncs slowly: waiting for it on the loop would stall every other task, so
             # from now on commits wait for it on a worker thread instead.
@@ -234,7 +202,7 @@ class SqliteEventStore(SqlEventStore):
             self._retry_later(batch)
             return
         except StoreError as exc:
-            outcomes = [_Outcome(error=exc) for _ in batch.requests]
+            outcomes = [Outcome(error=exc) for _ in batch.requests]
         self._settle(batch.requests, outcomes)
 
     def _retry_later(self, batch: _Batch) -> None:
@@ -243,13 +211,13 @@ class SqliteEventStore(SqlEventStore):
                 f"the ledger at {self.path} stayed locked by another writer for "
                 f"{BUSY_BUDGET_SECONDS:.0f} s; nothing was written, try again"
             )
-            self._settle(batch.requests, [_Outcome(error=error) for _ in batch.requests])
+            self._settle(batch.requests, [Outcome(error=error) for _ in batch.requests])
             return
         delay = batch.delay
         batch.delay = min(batch.delay * 2, 0.1)
         asyncio.get_running_loop().call_later(delay, self._flush, batch)
 
-    def _settle(self, requests: list[_Request], outcomes: list[_Outcome]) -> None:
+    def _settle(self, requests: list[Request], outcomes: list[Outcome]) -> None:
         for request, outcome in zip(requests, outcomes, strict=True):
             if request.future.done():  # the caller was cancelled; the outcome stands regardless
                 continue
@@ -266,7 +234,7 @@ class SqliteEventStore(SqlEventStore):
             self._flushing = False
             self._idle.set()
 
-    def _transact(self, requests: list[_Request], *, isolate: bool = False) -> list[_Outcome]:
+    def _transact(self, requests: list[Request], *, isolate: bool = False) -> list[Outcome]:
         """Commit every request that passes its version check in one transaction.
 
         Without ``isolate`` no savepoints are taken: a refused request has written nothing by the
@@ -278,25 +246,20 @@ class SqliteEventStore(SqlEventStore):
             StoreError: The transaction failed; nothing was written.
         """
         db = self._begin()
-        self._touched = []
         try:
-            outcomes = self._apply(db, requests, isolate=isolate)
+            outcomes = self._batch.apply(db, requests, self._now(), isolate=isolate)
             db.execute("COMMIT")
-        except _Rejected as rejected:
+        except Rejected as rejected:
             db.execute("ROLLBACK")
-            self._forget_touched()
+            self._batch.rolled_back()
             if len(requests) > 1:
                 return self._transact(requests, isolate=True)
-            return [_Outcome(error=rejected.error)]
+            return [Outcome(error=rejected.error)]
         except BaseException as exc:
-            self._forget_touched()
+            self._batch.rolled_back()
             self._roll_back_after(exc, "write to")
             raise
-        for session_id, version, head_hash in self._touched:
-            self._heads[session_id] = (version, head_hash)
-            self._heads.move_to_end(session_id)
-        while len(self._heads) > _HEAD_CACHE_SIZE:
-            self._heads.popitem(last=False)
+        self._batch.committed()
         return outcomes
 
     def _begin(self) -> sqlite3.Connection:
@@ -338,205 +301,6 @@ class SqliteEventStore(SqlEventStore):
         if isinstance(exc, sqlite3.Error):
             raise StoreError(f"{doing} {self.path} failed: {exc}") from exc
 
-    def _forget_touched(self) -> None:
-        for session_id, _version, _hash in self._touched:
-            self._forget(session_id)
-
-    def _apply(
-        self, db: sqlite3.Connection, requests: list[_Request], *, isolate: bool
-    ) -> list[_Outcome]:
-        now = self._now()
-        now_text = format_time(now)
-        if not isolate:
-            together = self._apply_together(db, requests, now, now_text)
-            if together is not None:
-                return together
-        outcomes: list[_Outcome] = []
-        for request in requests:
-            if isolate:
-                db.execute("SAVEPOINT append")
-            try:
-                outcome = self._apply_one(db, request, now, now_text)
-            except sqlite3.IntegrityError as exc:
-                # Versions are checked under the write lock, so only a reused event id is left.
-                error = _reused_id(exc)
-                if not isolate:
-                    raise _Rejected(error) from exc
-                outcome = _Outcome(error=error)
-            if isolate:
-                if outcome.error is not None:
-                    db.execute("ROLLBACK TO append")
-                db.execute("RELEASE append")
-            outcomes.append(outcome)
-        return outcomes
-
-    def _apply_together(
-        self, db: sqlite3.Connection, requests: list[_Request], now: datetime, now_text: str
-    ) -> list[_Outcome] | None:
-        """Write a batch of appends to distinct sessions whose heads this process knows.
-
-        The common case under load (many agents, one thought each per batch) costs two
-        ``executemany`` calls instead of two statements per append. Each head moves only from the
-        version and hash its request expects; if any did not move (another process wrote it),
-        the batch's writes are undone and ``None`` sends it down the checked one-by-one path.
-
-        Raises:
-            _Rejected: An event id is already recorded (the caller redoes the batch isolated).
-        """
-        heads: list[tuple[int, str]] = []
-        sessions: set[str] = set()
-        for request in requests:
-            session_id = request.session_id
-            head = self._heads.get(session_id)
-            if head is None and request.expected_version == 0:
-                head = (0, GENESIS_HASH)  # a new session; the head row must not exist yet
-            if head is None or head[0] != request.expected_version or session_id in sessions:
-                return None
-            sessions.add(session_id)
-            heads.append(head)
-        position: int = db.execute(_LAST_POSITION).fetchone()[0]
-        moves: list[dict[str, object]] = []
-        rows: list[tuple[object, ...]] = []
-        outcomes: list[_Outcome] = []
-        touched: list[tuple[str, int, str]] = []
-        for request, (version, head_hash) in zip(requests, heads, strict=True):
-            sealed = seal(
-                request.session_id,
-                request.prepared,
-                version=version,
-                head_hash=head_hash,
-                event_ids=request.ids,
-                recorded_at=now,
-                recorded_at_text=now_text,
-            )
-            last = sealed[-1]
-            moves.append(
-                {
-                    "session_id": request.session_id,
-                    "version": last.version,
-                    "hash": last.hash,
-                    "now": now_text,
-                    "expected": version,
-                    "prev": head_hash,
-                }
-            )
-            rows.extend(
-                (
-                    position + offset,
-                    item.session_id,
-                    item.version,
-                    item.event_id_text,
-                    now_text,
-                    item.schema_version,
-                    item.event_type,
-                    item.payload,
-                    item.prev_hash,
-                    item.hash,
-                )
-                for offset, item in enumerate(sealed, start=1)
-            )
-            outcomes.append(_Outcome(recorded=to_recorded(sealed, position + 1)))
-            touched.append((request.session_id, last.version, last.hash))
-            position += len(sealed)
-        db.execute("SAVEPOINT together")
-        if db.executemany(_MOVE_HEAD, moves).rowcount != len(moves):
-            db.execute("ROLLBACK TO together")
-            db.execute("RELEASE together")
-            for session_id, _version, _hash in touched:
-                self._forget(session_id)
-            return None
-        try:
-            db.executemany(_INSERT_EVENT, rows)
-        except sqlite3.IntegrityError as exc:
-            # Versions were checked by the head moves, so only a reused event id is left.
-            raise _Rejected(_reused_id(exc)) from exc
-        db.execute("RELEASE together")
-        self._touched.extend(touched)
-        return outcomes
-
-    def _apply_one(
-        self, db: sqlite3.Connection, request: _Request, now: datetime, now_text: str
-    ) -> _Outcome:
-        session_id = request.session_id
-        expected = request.expected_version
-        head = self._heads.get(session_id)
-        if head is None or head[0] != expected:
-            # Not known here (or known differently): ask the database, which is authoritative.
-            row = db.execute(_SELECT_HEAD, {"session_id": session_id}).fetchone()
-            head = (row[0], row[1]) if row else (0, GENESIS_HASH)
-            if head[0] != expected:
-                self._forget(session_id)
-                return _Outcome(error=ConcurrencyError(session_id, expected, head[0]))
-        sealed = seal(
-            session_id,
-            request.prepared,
-            version=expected,
-            head_hash=head[1],
-            event_ids=request.ids,
-            recorded_at=now,
-            recorded_at_text=now_text,
-        )
-        last = sealed[-1]
-        moved = db.execute(
-            _MOVE_HEAD,
-            {
-                "session_id": session_id,
-                "version": last.version,
-                "hash": last.hash,
-                "now": now_text,
-                "expected": expected,
-                "prev": head[1],
-            },
-        ).rowcount
-        if moved != 1:
-            # Another process moved the head since this one cached it.
-            self._forget(session_id)
-            row = db.execute(_SELECT_HEAD, {"session_id": session_id}).fetchone()
-            actual = row[0] if row else 0
-            if actual == expected:  # same version, other hash: the cache was simply stale
-                return self._apply_one(db, request, now, now_text)
-            return _Outcome(error=ConcurrencyError(session_id, expected, actual))
-        first = sealed[0]
-        position = db.execute(
-            _INSERT_FIRST,
-            (
-                session_id,
-                first.version,
-                first.event_id_text,
-                now_text,
-                first.schema_version,
-                first.event_type,
-                first.payload,
-                first.prev_hash,
-                first.hash,
-            ),
-        ).lastrowid
-        assert position is not None  # noqa: S101  # an INSERT always sets lastrowid
-        if len(sealed) > 1:
-            db.executemany(
-                _INSERT_EVENT,
-                [
-                    (
-                        position + offset,
-                        session_id,
-                        item.version,
-                        item.event_id_text,
-                        now_text,
-                        item.schema_version,
-                        item.event_type,
-                        item.payload,
-                        item.prev_hash,
-                        item.hash,
-                    )
-                    for offset, item in enumerate(sealed[1:], start=1)
-                ],
-            )
-        self._touched.append((session_id, last.version, last.hash))
-        return _Outcome(recorded=to_recorded(sealed, position))
-
-    def _forget(self, session_id: str) -> None:
-        self._heads.pop(session_id, None)
-
     async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
         deadline = time.monotonic() + BUSY_BUDGET_SECONDS
         delay = 0.001
@@ -570,7 +334,7 @@ class SqliteEventStore(SqlEventStore):
         written = 0
         try:
             for session_id, records in streams.items():
-                self._forget(session_id)
+                self._batch.forget(session_id)
                 row = db.execute(_SELECT_HEAD, {"session_id": session_id}).fetchone()
                 version, head_hash = (row[0], row[1]) if row else (0, GENESIS_HASH)
                 plan = plan_import(session_id, records, version)
@@ -673,14 +437,6 @@ class SqliteEventStore(SqlEventStore):
 
 class _Busy(Exception):
     """Another connection holds the write lock."""
-
-
-class _Rejected(Exception):
-    """The lone request of a transaction was refused; roll back and report ``error``."""
-
-    def __init__(self, error: LedgerError) -> None:
-        super().__init__(str(error))
-        self.error = error
 
 
 __all__ = ["Durability", "SqliteEventStore"]
