@@ -59,7 +59,6 @@ from ledger.store.sqlite_setup import (
 )
 from ledger.store.sqlite_sql import STATEMENTS
 
-
 _INSERT_FIRST = STATEMENTS["insert_first"]
 _SELECT_HEAD = STATEMENTS["select_head"]
 _IMPORT_HEAD = STATEMENTS["import_head"]
