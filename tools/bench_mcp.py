@@ -21,6 +21,7 @@ import asyncio
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -87,7 +88,8 @@ class LineClient:
 @asynccontextmanager
 async def spawned(command: list[str], **extra_env: str) -> AsyncIterator[LineClient]:
     env = {**os.environ, "DISABLE_THOUGHT_LOGGING": "true", **extra_env}
-    process = await anyio.open_process(command, cwd=ROOT, env=env, stderr=None)
+    # The servers' own log lines would bury the figures; a failure still shows as an error here.
+    process = await anyio.open_process(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
     try:
         client = LineClient(process)
         await client.handshake()
