@@ -367,9 +367,8 @@ class Ledger:
             while rows := await self.store.read_all_rows(after_position=after, limit=page):
                 fold_rows(rows, states)
                 after = rows[-1].position
-                await asyncio.sleep(
-                    0
-                )  # a long rebuild lets the loop's other tasks run between pages
+                # A long rebuild lets the loop's other tasks run between pages.
+                await asyncio.sleep(0)
         return states
 
     async def verify(self, session_id: str) -> VerifyReport:
