@@ -45,8 +45,9 @@ def fold_rows(rows: Iterable[LogRow], states: dict[str, SessionState]) -> None:
     # Plain thoughts wait in a list per session and join its state once, at the end (or before
     # another kind of event), so a session of n thoughts costs one state, not n.
     pending: dict[str, list[ThoughtEntry]] = {}
-    # orjson parses these payloads three times faster than json; it refuses integers beyond 64
-    # bits, which a payload may hold (thought numbers have no upper bound), so json takes those.
+    # orjson parses these payloads three times faster than json, but reads an integer beyond 64
+    # bits as a float; thought numbers have no upper bound, so such a payload is parsed again
+    # with json (events hold no floats, so a float here can only be such an integer).
     loads = orjson.loads
     last_text = ""
     moment = datetime.min
@@ -59,12 +60,15 @@ def fold_rows(rows: Iterable[LogRow], states: dict[str, SessionState]) -> None:
             entries = pending[session_id] = []
         if kind in _PLAIN and schema_version == SCHEMA_VERSION:
             try:
-                fields: dict[str, Any]
-                try:
-                    fields = loads(payload)
-                except ValueError:
-                    fields = json.loads(payload)
+                fields: dict[str, Any] = loads(payload)
                 get = fields.get
+                number, total = fields["thought_number"], fields["total_thoughts"]
+                revises, origin = get("revises_thought"), get("branch_from_thought")
+                if float in (type(number), type(total), type(revises), type(origin)):
+                    fields = json.loads(payload)
+                    get = fields.get
+                    number, total = fields["thought_number"], fields["total_thoughts"]
+                    revises, origin = get("revises_thought"), get("branch_from_thought")
                 entries.append(
                     ThoughtEntry(
                         version,
@@ -72,12 +76,12 @@ def fold_rows(rows: Iterable[LogRow], states: dict[str, SessionState]) -> None:
                         moment,
                         kind,
                         fields["thought"],
-                        fields["thought_number"],
-                        fields["total_thoughts"],
+                        number,
+                        total,
                         fields["next_thought_needed"],
                         get("is_revision"),
-                        get("revises_thought"),
-                        get("branch_from_thought"),
+                        revises,
+                        origin,
                         get("branch_id"),
                         get("needs_more_thoughts"),
                     )

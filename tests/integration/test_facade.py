@@ -338,3 +338,11 @@ async def test_rebuild_leaves_garbage_collection_as_it_found_it(ledger: Ledger) 
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+async def test_rebuild_reads_thought_numbers_beyond_64_bits(ledger: Ledger) -> None:
+    huge = 2**70
+    await ledger.think("big", args(huge, huge + 1))
+    rebuilt = await ledger.rebuild()
+    assert rebuilt["big"] == await ledger.state("big")
+    assert rebuilt["big"].thoughts[0].thought_number == huge

@@ -20,7 +20,8 @@ from ledger.events import (
 
 # Valid Unicode: every code point but the surrogates, NUL included.
 text = st.text(st.characters(exclude_categories=["Cs"]), max_size=40)
-counts = st.integers(min_value=1, max_value=10_000)
+# Counts have no upper bound: some beyond 64 bits, which fast JSON parsers read as floats.
+counts = st.integers(min_value=1, max_value=10_000) | st.integers(min_value=2**63, max_value=2**80)
 maybe_bool = st.none() | st.booleans()
 branch_ids = st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=12)
 
@@ -114,7 +115,9 @@ def thinking_call(draw: st.DrawFn) -> dict[str, Any]:
     call: dict[str, Any] = {
         "thought": draw(st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=30)),
         "thought_number": draw(st.integers(1, 12)),
-        "total_thoughts": draw(st.integers(1, 12)),
+        # Estimates have no upper bound; some beyond 64 bits (fast JSON parsers read them as
+        # floats, see projections.fastfold).
+        "total_thoughts": draw(st.integers(1, 12) | st.integers(2**63, 2**80)),
         "next_thought_needed": draw(st.booleans()),
     }
     kind = draw(st.sampled_from(["plain", "revision", "branch", "half-branch"]))
