@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
 
-from ledger.chain import GENESIS_HASH, PreparedEvent, seal
+from ledger.chain import GENESIS_HASH, PreparedEvent, SealedEvent, seal
 from ledger.envelope import RecordedEvent, format_time
 from ledger.errors import ConcurrencyError, InvalidInputError, LedgerError
 from ledger.store.base import to_recorded
@@ -173,30 +173,9 @@ class BatchWriter:
                 recorded_at_text=now_text,
             )
             last = sealed[-1]
-            moves.append(
-                {
-                    "session_id": request.session_id,
-                    "version": last.version,
-                    "hash": last.hash,
-                    "now": now_text,
-                    "expected": version,
-                    "prev": head_hash,
-                }
-            )
+            moves.append(_head_move(last, expected=version, prev=head_hash))
             rows.extend(
-                (
-                    position + offset,
-                    item.session_id,
-                    item.version,
-                    item.event_id_text,
-                    now_text,
-                    item.schema_version,
-                    item.event_type,
-                    item.payload,
-                    item.prev_hash,
-                    item.hash,
-                )
-                for offset, item in enumerate(sealed, start=1)
+                (position + offset, *_columns(item)) for offset, item in enumerate(sealed, start=1)
             )
             outcomes.append(Outcome(recorded=to_recorded(sealed, position + 1)))
             touched.append((request.session_id, last.version, last.hash))
@@ -240,17 +219,7 @@ class BatchWriter:
             recorded_at_text=now_text,
         )
         last = sealed[-1]
-        moved = db.execute(
-            MOVE_HEAD,
-            {
-                "session_id": session_id,
-                "version": last.version,
-                "hash": last.hash,
-                "now": now_text,
-                "expected": expected,
-                "prev": head[1],
-            },
-        ).rowcount
+        moved = db.execute(MOVE_HEAD, _head_move(last, expected=expected, prev=head[1])).rowcount
         if moved != 1:
             # Another process moved the head since this one cached it.
             self.forget(session_id)
@@ -259,43 +228,45 @@ class BatchWriter:
             if actual == expected:  # same version, other hash: the cache was simply stale
                 return self._one(db, request, now, now_text)
             return Outcome(error=ConcurrencyError(session_id, expected, actual))
-        first = sealed[0]
-        position = db.execute(
-            INSERT_FIRST,
-            (
-                session_id,
-                first.version,
-                first.event_id_text,
-                now_text,
-                first.schema_version,
-                first.event_type,
-                first.payload,
-                first.prev_hash,
-                first.hash,
-            ),
-        ).lastrowid
+        position = db.execute(INSERT_FIRST, _columns(sealed[0])).lastrowid
         assert position is not None  # noqa: S101  # an INSERT always sets lastrowid
         if len(sealed) > 1:
             db.executemany(
                 INSERT_EVENT,
                 [
-                    (
-                        position + offset,
-                        session_id,
-                        item.version,
-                        item.event_id_text,
-                        now_text,
-                        item.schema_version,
-                        item.event_type,
-                        item.payload,
-                        item.prev_hash,
-                        item.hash,
-                    )
+                    (position + offset, *_columns(item))
                     for offset, item in enumerate(sealed[1:], start=1)
                 ],
             )
         self.touched.append((session_id, last.version, last.hash))
         return Outcome(recorded=to_recorded(sealed, position))
+
+
+def _columns(item: SealedEvent) -> tuple[object, ...]:
+    """The ``tl_events`` columns of a sealed event after its position, in table order."""
+    return (
+        item.session_id,
+        item.version,
+        item.event_id_text,
+        item.recorded_at_text,
+        item.schema_version,
+        item.event_type,
+        item.payload,
+        item.prev_hash,
+        item.hash,
+    )
+
+
+def _head_move(last: SealedEvent, *, expected: int, prev: str) -> dict[str, object]:
+    """MOVE_HEAD's parameters: the head goes to ``last`` only from (``expected``, ``prev``)."""
+    return {
+        "session_id": last.session_id,
+        "version": last.version,
+        "hash": last.hash,
+        "now": last.recorded_at_text,
+        "expected": expected,
+        "prev": prev,
+    }
 
 
 __all__ = [
