@@ -5,14 +5,14 @@ No SQL, no MCP, no argument parsing lives here: only the use-cases over the stor
 
 import asyncio
 import contextlib
-import gc
 import random
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
 
+from api.gc_pause import cyclic_gc_paused
 from ledger.chain import VerifyReport
 from ledger.decide import (
     DEFAULT_MAX_THOUGHT_BYTES,
@@ -363,7 +363,7 @@ class Ledger:
         """
         states: dict[str, SessionState] = {}
         after = 0
-        with _cyclic_gc_paused():
+        with cyclic_gc_paused():
             while rows := await self.store.read_all_rows(after_position=after, limit=page):
                 fold_rows(rows, states)
                 after = rows[-1].position
@@ -461,37 +461,6 @@ class Ledger:
 
     def _forget(self, session_id: str) -> None:
         self._cache.pop(session_id, None)
-
-
-class _GcPause:
-    """Pauses the cyclic garbage collector while any bulk fold runs (folds may overlap)."""
-
-    def __init__(self) -> None:
-        self.active = 0
-        self.resume = False
-
-    @contextlib.contextmanager
-    def __call__(self) -> Iterator[None]:
-        """Pause collection for the duration; the last overlapping fold to end restores it.
-
-        A bulk fold builds millions of objects, none of which can form a cycle, yet every full
-        collection walks them all: rebuilding 1M events ran 19 full collections that took 4.9 s
-        of its 11.8 s. Reference counting still frees everything; cycles made elsewhere
-        meanwhile are collected once the pause ends.
-        """
-        if self.active == 0:
-            self.resume = gc.isenabled()
-            gc.disable()
-        self.active += 1
-        try:
-            yield
-        finally:
-            self.active -= 1
-            if self.active == 0 and self.resume:
-                gc.enable()
-
-
-_cyclic_gc_paused = _GcPause()
 
 
 def _check_version(session_id: str, version: object, last: int) -> int:
