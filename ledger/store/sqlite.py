@@ -47,7 +47,14 @@ from ledger.store.base import (
 )
 from ledger.store.rows import decode_rows, head_time
 from ledger.store.sql import SqlEventStore
-from ledger.store.sqlite_batch import BatchWriter, Outcome, Rejected, Request
+from ledger.store.sqlite_batch import (
+    INSERT_FIRST,
+    SELECT_HEAD,
+    BatchWriter,
+    Outcome,
+    Rejected,
+    Request,
+)
 from ledger.store.sqlite_setup import (
     BUSY_BUDGET_SECONDS,
     Durability,
@@ -59,8 +66,6 @@ from ledger.store.sqlite_setup import (
 )
 from ledger.store.sqlite_sql import STATEMENTS
 
-_INSERT_FIRST = STATEMENTS["insert_first"]
-_SELECT_HEAD = STATEMENTS["select_head"]
 _IMPORT_HEAD = STATEMENTS["import_head"]
 _SELECT_HASH = STATEMENTS["select_hash"]
 
@@ -334,7 +339,7 @@ class SqliteEventStore(SqlEventStore):
         try:
             for session_id, records in streams.items():
                 self._batch.forget(session_id)
-                row = db.execute(_SELECT_HEAD, {"session_id": session_id}).fetchone()
+                row = db.execute(SELECT_HEAD, {"session_id": session_id}).fetchone()
                 version, head_hash = (row[0], row[1]) if row else (0, GENESIS_HASH)
                 plan = plan_import(session_id, records, version)
                 stored = head_hash
@@ -348,7 +353,7 @@ class SqliteEventStore(SqlEventStore):
                 if not plan.new:
                     continue
                 db.executemany(
-                    _INSERT_FIRST,
+                    INSERT_FIRST,
                     [
                         (
                             session_id,

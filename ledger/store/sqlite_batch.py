@@ -271,6 +271,8 @@ def _head_move(last: SealedEvent, *, expected: int, prev: str) -> dict[str, obje
 
 __all__ = [
     "HEAD_CACHE_SIZE",
+    "INSERT_FIRST",
+    "SELECT_HEAD",
     "BatchWriter",
     "Outcome",
     "Rejected",
