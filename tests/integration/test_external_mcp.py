@@ -6,12 +6,10 @@ the scripted OpenAI-compatible server of :mod:`tests.llm_server`. Nothing reache
 
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 import pytest
 from mcp import Client
 
-from api.bootstrap import open_ledger
 from api.llm.client import FAILED, LLMWriter
 from api.llm.config import LLMSettings
 from api.mcp import create_server
@@ -28,18 +26,6 @@ from tests.llm_server import FakeLLM, error, fake_llm, structured
 pytestmark = pytest.mark.anyio
 
 TOOLS = ("sequential_thinking_external", "thinking_history")
-
-
-@pytest.fixture(params=["auto", "legacy"])
-def mode(request: pytest.FixtureRequest) -> Mode:
-    chosen: Mode = request.param
-    return chosen
-
-
-@pytest.fixture
-async def ledger(tmp_path: Path) -> AsyncIterator[Ledger]:
-    async with open_ledger(f"sqlite:///{tmp_path / 'ledger.db'}") as opened:
-        yield opened
 
 
 @pytest.fixture

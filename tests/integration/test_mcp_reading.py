@@ -25,18 +25,6 @@ from tests.integration.test_mcp_tools import (
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture(params=["auto", "legacy"])
-def mode(request: pytest.FixtureRequest) -> Mode:
-    chosen: Mode = request.param
-    return chosen
-
-
-@pytest.fixture
-async def ledger(tmp_path: Path) -> AsyncIterator[Ledger]:
-    async with open_ledger(f"sqlite:///{tmp_path / 'ledger.db'}") as opened:
-        yield opened
-
-
 START = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 
 

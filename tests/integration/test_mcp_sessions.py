@@ -1,30 +1,14 @@
 """Answer profiles and sessions over MCP: what each profile says, which session a thought joins."""
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 from mcp import Client
 
-from api.bootstrap import open_ledger
 from api.mcp import create_server
 from api.mcp.app import ProfileName
 from api.service import Ledger
 from tests.integration.test_mcp_tools import Mode, connect, refused, think, thought
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(params=["auto", "legacy"])
-def mode(request: pytest.FixtureRequest) -> Mode:
-    chosen: Mode = request.param
-    return chosen
-
-
-@pytest.fixture
-async def ledger(tmp_path: Path) -> AsyncIterator[Ledger]:
-    async with open_ledger(f"sqlite:///{tmp_path / 'ledger.db'}") as opened:
-        yield opened
 
 
 # -- profiles ---------------------------------------------------------------------------------

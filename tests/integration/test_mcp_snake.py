@@ -1,29 +1,13 @@
 """The snake_case tools of the MCP server API (002): ``sequential_thinking`` and its twin."""
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 from mcp import Client
 
-from api.bootstrap import open_ledger
 from api.mcp import TOOL_NAMES, create_server
 from api.service import Ledger
 from tests.integration.test_mcp_tools import Json, Mode, call, connect, event_count, refused
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(params=["auto", "legacy"])
-def mode(request: pytest.FixtureRequest) -> Mode:
-    chosen: Mode = request.param
-    return chosen
-
-
-@pytest.fixture
-async def ledger(tmp_path: Path) -> AsyncIterator[Ledger]:
-    async with open_ledger(f"sqlite:///{tmp_path / 'ledger.db'}") as opened:
-        yield opened
 
 
 SNAKE = ("sequential_thinking", "sequential_thinking_external")

@@ -7,14 +7,12 @@ The ledger is an SQLite file, as in production.
 import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any, Literal
 
 import pytest
 from mcp import Client
 from mcp.types import CallToolResult, TextContent
 
-from api.bootstrap import open_ledger
 from api.mcp import create_server
 from api.mcp.app import ProfileName
 from api.mcp.descriptions import OFFICIAL_DESCRIPTION
@@ -29,18 +27,6 @@ Json = dict[str, Any]
 
 
 # -- helpers, shared by the other test_mcp_* modules ------------------------------------------
-
-
-@pytest.fixture(params=["auto", "legacy"])
-def mode(request: pytest.FixtureRequest) -> Mode:
-    chosen: Mode = request.param
-    return chosen
-
-
-@pytest.fixture
-async def ledger(tmp_path: Path) -> AsyncIterator[Ledger]:
-    async with open_ledger(f"sqlite:///{tmp_path / 'ledger.db'}") as opened:
-        yield opened
 
 
 @asynccontextmanager

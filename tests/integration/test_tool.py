@@ -4,7 +4,6 @@ import asyncio
 import json
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -21,12 +20,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'ledger.db'}"
-
-
-@pytest.fixture
-async def ledger(tmp_path: Path) -> AsyncIterator[Ledger]:
-    async with open_ledger(url(tmp_path)) as opened:
-        yield opened
 
 
 def call(number: int, total: int = 3, *, more: bool = True, **extra: Any) -> dict[str, Any]:

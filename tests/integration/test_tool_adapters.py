@@ -6,23 +6,15 @@ their runners invoke them, and pydantic-ai runs a whole agent loop on its script
 """
 
 import json
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from api import Ledger, open_ledger
+from api import Ledger
 from api.tool import DESCRIPTION, PARAMETERS, sequential_thinking_tool
 from api.tool_adapters import langchain_tool, openai_agents_tool, pydantic_ai_tool
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-async def ledger(tmp_path: Path) -> AsyncIterator[Ledger]:
-    async with open_ledger(f"sqlite:///{tmp_path / 'ledger.db'}") as opened:
-        yield opened
 
 
 def call(number: int, *, more: bool = True, **extra: Any) -> dict[str, Any]:

@@ -5,15 +5,13 @@ judged by both, and both must give the same verdict.
 """
 
 import json
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
 from pydantic import TypeAdapter
 
-from api import InvalidThoughtError, Ledger, open_ledger
+from api import InvalidThoughtError, Ledger
 from api.tool import DESCRIPTION, OUTPUT_SCHEMA, PARAMETERS, sequential_thinking_tool
 
 pytestmark = pytest.mark.anyio
@@ -76,12 +74,6 @@ ANTHROPIC_TOOL = {
         },
     },
 }
-
-
-@pytest.fixture
-async def ledger(tmp_path: Path) -> AsyncIterator[Ledger]:
-    async with open_ledger(f"sqlite:///{tmp_path / 'ledger.db'}") as opened:
-        yield opened
 
 
 def test_the_parameter_schema_is_valid_json_schema() -> None:
