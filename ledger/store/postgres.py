@@ -39,10 +39,10 @@ from ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
     MAX_BATCH,
     Clock,
-    import_conflict,
-    plan_import,
     utc_now,
 )
+from ledger.store.imports import import_conflict, plan_import
+from ledger.store.rows import stored_row
 from ledger.store.schema import events as EVENTS
 from ledger.store.schema import sessions as SESSIONS
 from ledger.store.sql import SqlEventStore
@@ -330,18 +330,17 @@ class PostgresEventStore(SqlEventStore):
                 )
             ).first()
             version, head_hash = (head.version, head.hash) if head else (0, GENESIS_HASH)
-            plan = plan_import(session_id, records, version)
-            stored: str | None = head_hash
-            if plan.version != version:
-                stored = (
-                    await connection.execute(
-                        sa.select(EVENTS.c.hash).where(
-                            EVENTS.c.session_id == session_id, EVENTS.c.version == plan.version
-                        )
+            plan = plan_import(session_id, records, version, head_hash)
+            if plan.stored_from:
+                window = await connection.execute(
+                    sa.select(EVENTS)
+                    .where(
+                        EVENTS.c.session_id == session_id,
+                        EVENTS.c.version.between(plan.stored_from, plan.stored_to),
                     )
-                ).scalar_one_or_none()
-            if stored != plan.hash:
-                raise import_conflict(session_id, plan.version)
+                    .order_by(EVENTS.c.version)
+                )
+                plan.check([stored_row(row) for row in window])
             if not plan.new:
                 continue
             await connection.execute(

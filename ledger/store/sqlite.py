@@ -41,11 +41,10 @@ from ledger.store.base import (
     StreamHead,
     check_page,
     check_window,
-    import_conflict,
-    plan_import,
     utc_now,
 )
-from ledger.store.rows import decode_rows, head_time
+from ledger.store.imports import plan_import
+from ledger.store.rows import decode_rows, head_time, stored_row
 from ledger.store.sql import SqlEventStore
 from ledger.store.sqlite_batch import (
     INSERT_FIRST,
@@ -67,7 +66,7 @@ from ledger.store.sqlite_setup import (
 from ledger.store.sqlite_sql import STATEMENTS
 
 _IMPORT_HEAD = STATEMENTS["import_head"]
-_SELECT_HASH = STATEMENTS["select_hash"]
+_READ_WINDOW = STATEMENTS["read_stream_to"]
 
 _INLINE_SYNC_SECONDS = 0.002
 """A commit at durability="full" slower than this moves later commits to a worker thread."""
@@ -341,15 +340,14 @@ class SqliteEventStore(SqlEventStore):
                 self._batch.forget(session_id)
                 row = db.execute(SELECT_HEAD, {"session_id": session_id}).fetchone()
                 version, head_hash = (row[0], row[1]) if row else (0, GENESIS_HASH)
-                plan = plan_import(session_id, records, version)
-                stored = head_hash
-                if plan.version != version:
-                    found = db.execute(
-                        _SELECT_HASH, {"session_id": session_id, "version": plan.version}
-                    ).fetchone()
-                    stored = found[0] if found else ""
-                if stored != plan.hash:
-                    raise import_conflict(session_id, plan.version)
+                plan = plan_import(session_id, records, version, head_hash)
+                if plan.stored_from:
+                    window = {
+                        "session_id": session_id,
+                        "after": plan.stored_from - 1,
+                        "to": plan.stored_to,
+                    }
+                    plan.check([stored_row(r) for r in db.execute(_READ_WINDOW, window)])
                 if not plan.new:
                     continue
                 db.executemany(
