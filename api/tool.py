@@ -150,13 +150,17 @@ class ThinkingInput(BaseModel):
 
 
 class HistoryItem(BaseModel):
-    """One thought as 001 shows it in ``thoughtHistory``."""
+    """One thought in ``thoughtHistory``: number, text, and its revision and branch fields."""
 
     model_config = ConfigDict(alias_generator=to_camel)
 
     thought_number: int
     thought: str
     is_revision: bool | None = None
+    revises_thought: int | None = None
+    branch_from_thought: int | None = None
+    branch_id: str | None = None
+    needs_more_thoughts: bool | None = None
 
 
 class ThinkingOutput(BaseModel):
