@@ -19,8 +19,15 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from api.llm.client import FAILED, LLMWriter, ThoughtWriter
-from api.llm.prompt import DEFAULT_MAX_PROMPT_CHARS, PROMPT_VERSION, build_prompt, prompt_sha256
+from api.llm.client import FAILED, LLMWriter, ThoughtWriter, WrittenThought
+from api.llm.prompt import (
+    DEFAULT_MAX_PROMPT_CHARS,
+    PROMPT_VERSION,
+    ThoughtPrompt,
+    build_prompt,
+    prompt_sha256,
+)
+from api.llm.redact import mask_secrets
 from api.logs import get_logger
 from api.service import Ledger, ThinkOutcome
 from ledger.decide import Generated, ThinkCommand, parse_command
@@ -88,11 +95,7 @@ async def think_external(
     model = _check_model(model)
     context = await _context(ledger, session_id, clear=clear)
     prompt = build_prompt(context, request, max_chars=max_prompt_chars)
-    if writer is None:
-        async with LLMWriter() as own:
-            written = await own.write(prompt, model=model, temperature=temperature)
-    else:
-        written = await writer.write(prompt, model=model, temperature=temperature)
+    written = await _write(writer, prompt, model=model, temperature=temperature)
     command = _with_text(request, written.text, ledger.max_thought_bytes)
     outcome = await ledger.think(
         session_id,
@@ -206,6 +209,31 @@ async def model_usage(
             and (until is None or r.recorded_at < until)
         )
     return usage_by_model(found)
+
+
+async def _write(
+    writer: ThoughtWriter | None,
+    prompt: ThoughtPrompt,
+    *,
+    model: str | None,
+    temperature: float | None,
+) -> WrittenThought:
+    """Have ``writer`` (or a default one) write the thought; mask credentials in its failure.
+
+    :class:`LLMWriter` masks its provider's messages itself; a writer of the caller's own may
+    not, and its message reaches the model and the logs all the same.
+    """
+    try:
+        if writer is None:
+            async with LLMWriter() as own:
+                return await own.write(prompt, model=model, temperature=temperature)
+        return await writer.write(prompt, model=model, temperature=temperature)
+    except GenerationError as exc:
+        masked = mask_secrets(str(exc))
+        if masked == str(exc):
+            raise
+        # Not chained: the original, secret and all, would be printed with any traceback.
+        raise type(exc)(masked, status=exc.status, attempts=exc.attempts) from None
 
 
 async def _context(ledger: Ledger, session_id: str | None, *, clear: bool) -> SessionState:

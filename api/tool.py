@@ -55,35 +55,23 @@ When to use this tool:
 - Planning and design with room for revision
 - Analysis that might need course correction
 - Problems where the full scope might not be clear initially
-- Problems that require a multi-step solution
 - Tasks that need to maintain context over multiple steps
-- Situations where irrelevant information needs to be filtered out
-
-Key features:
-- You can adjust totalThoughts up or down as you progress
-- You can question or revise previous thoughts
-- You can add more thoughts even after reaching what seemed like the end
-- You can express uncertainty and explore alternative approaches
-- Not every thought needs to build linearly - you can branch or backtrack
-
-Parameters explained:
-- thought: Your current thinking step
-- nextThoughtNeeded: True if you need more thinking
-- thoughtNumber: Current number in sequence (can go beyond initial total)
-- totalThoughts: Current estimate (can be adjusted up/down)
-- sessionId: Pass existing session ID to continue, or omit for new session
-- isRevision, revisesThought, branchFromThought, branchId: Optional branching/revision
-- clearSession: Set true to reset and start fresh
 
 You should:
 1. Start with an initial estimate of needed thoughts, but be ready to adjust
-2. Feel free to question or revise previous thoughts
-3. Don't hesitate to add more thoughts if needed, even at the "end"
-4. Express uncertainty when present
-5. Mark thoughts that revise previous thinking or branch into new paths
-6. Ignore information that is irrelevant to the current step
-7. Only set nextThoughtNeeded to false when truly done"""
-"""001's tool description, verbatim: the words a model reads before it calls the tool."""
+2. Feel free to question or revise previous thoughts, or branch to explore alternatives
+3. Express uncertainty when present
+4. Ignore information that is irrelevant to the current step
+5. Only set nextThoughtNeeded to false when truly done
+
+Each parameter's description says how to use it."""
+"""The tool's description: the session pattern's words, within every provider's limits.
+
+OpenAI refuses a function description over 1,024 characters (``string_above_max_length``), and
+the session pattern's full text has 1,879. What its "Parameters explained" list and its advice
+about particular parameters said now lives in those parameters' descriptions (see
+:class:`ThinkingInput`), so a model still reads all of it, next to the field it concerns.
+"""
 
 
 def _whole_float(value: object) -> object:
@@ -115,30 +103,47 @@ class ThinkingInput(BaseModel):
 
     thought: Annotated[Text, Field(min_length=1, description="Your current thinking step")]
     next_thought_needed: Annotated[
-        Flag, Field(description="Whether another thought step is needed")
+        Flag,
+        Field(
+            description="Whether another thought step is needed: true if you need more "
+            "thinking, even at what seemed like the end; false only when truly done"
+        ),
     ]
-    thought_number: Annotated[Count, Field(description="Current thought number (e.g., 1, 2, 3)")]
+    thought_number: Annotated[
+        Count,
+        Field(description="Current thought number (e.g., 1, 2, 3); it can go beyond the total"),
+    ]
     total_thoughts: Annotated[
-        Count, Field(description="Estimated total thoughts needed (e.g., 5, 10)")
+        Count,
+        Field(
+            description="Estimated total thoughts needed (e.g., 5, 10); adjust it up or down "
+            "as you progress"
+        ),
     ]
     session_id: Annotated[
         SessionId | None,
         Field(description="Pass existing session ID to continue, or omit for new session"),
     ] = None
     is_revision: Annotated[
-        Flag | None, Field(description="Whether this revises previous thinking")
+        Flag | None,
+        Field(description="Whether this revises previous thinking (say which in revisesThought)"),
     ] = None
     revises_thought: Annotated[
         Count | None, Field(description="Which thought number is being reconsidered")
     ] = None
     branch_from_thought: Annotated[
-        Count | None, Field(description="Branching point thought number")
+        Count | None,
+        Field(
+            description="Branching point thought number, to explore an alternative path (name "
+            "the branch in branchId)"
+        ),
     ] = None
     branch_id: Annotated[
         Text | None, Field(max_length=MAX_BRANCH_ID_CHARS, description="Branch identifier")
     ] = None
     needs_more_thoughts: Annotated[
-        Flag | None, Field(description="If more thoughts are needed")
+        Flag | None,
+        Field(description="If more thoughts are needed, even after what seemed like the end"),
     ] = None
     clear_session: Annotated[
         Flag | None, Field(description="Set true to reset and start fresh")
@@ -150,13 +155,17 @@ class ThinkingInput(BaseModel):
 
 
 class HistoryItem(BaseModel):
-    """One thought as 001 shows it in ``thoughtHistory``."""
+    """One thought in ``thoughtHistory``: number, text, and its revision and branch fields."""
 
     model_config = ConfigDict(alias_generator=to_camel)
 
     thought_number: int
     thought: str
     is_revision: bool | None = None
+    revises_thought: int | None = None
+    branch_from_thought: int | None = None
+    branch_id: str | None = None
+    needs_more_thoughts: bool | None = None
 
 
 class ThinkingOutput(BaseModel):

@@ -46,6 +46,9 @@ def official_view(state: SessionState) -> JsonDict:
 def session_view(state: SessionState, *, history_window: int | None = None) -> JsonDict:
     """Return the session pattern's answer (001), with a ``summary`` once no thought is needed.
 
+    Each ``thoughtHistory`` item is :func:`history_item`'s: the thought's number and text with
+    its revision and branch fields.
+
     Args:
         state: The session.
         history_window: Keep only the last N thoughts in ``thoughtHistory`` (``None``: all).
@@ -53,12 +56,7 @@ def session_view(state: SessionState, *, history_window: int | None = None) -> J
     """
     thoughts = state.thoughts
     shown = thoughts[max(0, len(thoughts) - history_window) :] if history_window else thoughts
-    history: list[JsonDict] = []
-    for entry in shown:
-        item: JsonDict = {"thoughtNumber": entry.thought_number, "thought": entry.thought}
-        if entry.is_revision is not None:
-            item["isRevision"] = entry.is_revision
-        history.append(item)
+    history = [history_item(entry) for entry in shown]
     view = {"sessionId": state.session_id, **official_view(state), "thoughtHistory": history}
     last = state.last
     if last is not None and not last.next_thought_needed:
@@ -67,6 +65,25 @@ def session_view(state: SessionState, *, history_window: int | None = None) -> J
             f"across {len(state.branches)} branches."
         )
     return view
+
+
+def history_item(entry: ThoughtEntry) -> JsonDict:
+    """One thought of ``thoughtHistory``: its number and text, and how it relates to the others.
+
+    The revision and branch fields are kept when given (``None`` fields left out): without
+    ``revisesThought`` a revision does not say what it corrects, and without ``branchId`` two
+    thoughts numbered 5 on different branches read as one line of thought.
+    """
+    item: JsonDict = {"thoughtNumber": entry.thought_number, "thought": entry.thought}
+    related = {
+        "isRevision": entry.is_revision,
+        "revisesThought": entry.revises_thought,
+        "branchFromThought": entry.branch_from_thought,
+        "branchId": entry.branch_id,
+        "needsMoreThoughts": entry.needs_more_thoughts,
+    }
+    item.update({key: value for key, value in related.items() if value is not None})
+    return item
 
 
 def status_view(state: SessionState, *, session_id_shown: bool) -> JsonDict:
@@ -228,6 +245,7 @@ __all__ = [
     "external_view",
     "full_history",
     "generation_record",
+    "history_item",
     "minimal_response",
     "official_view",
     "session_view",

@@ -34,11 +34,15 @@ class OfficialAnswer(BaseModel):
 
 
 class HistoryItem(BaseModel):
-    """One thought in the session pattern's ``thoughtHistory``."""
+    """One thought in the session pattern's ``thoughtHistory``, with its revision and branch."""
 
     thoughtNumber: int
     thought: str
     isRevision: bool | None = None
+    revisesThought: int | None = None
+    branchFromThought: int | None = None
+    branchId: str | None = None
+    needsMoreThoughts: bool | None = None
 
 
 class SessionAnswer(BaseModel):

@@ -73,6 +73,65 @@ response to continue that session (needed when a new session starts on every cal
 HISTORY_NOTE = """
 - {tool} reads earlier thoughts back, so you need not repeat them"""
 
+# --descriptions compact: every tool's description within OpenAI's 1,024 characters.
+COMPACT_DESCRIPTION = """\
+A detailed tool for dynamic and reflective problem-solving through thoughts.
+Each thought can build on, question, or revise previous insights as understanding deepens.
+
+When to use this tool:
+- Breaking down complex problems into steps
+- Planning and design with room for revision
+- Analysis that might need course correction
+- Problems where the full scope might not be clear initially
+
+You should:
+1. Start with an initial estimate of needed thoughts, but be ready to adjust
+2. Feel free to question or revise previous thoughts, or branch to explore alternatives
+3. Express uncertainty when present; ignore what is irrelevant to the current step
+4. Generate a solution hypothesis and verify it against your earlier steps until satisfied
+5. Provide a single, ideally correct answer as the final output
+
+Each parameter's description says how to use it; every thought is kept in a session."""
+"""The official description cut to what a model needs besides the parameters' own words.
+
+OpenAI-backed MCP clients fail on the official 2,781 characters (``string_above_max_length``).
+The official text's "Parameters explained" list, and its advice about particular parameters,
+move into :data:`COMPACT_PARAMETERS`, so the model still reads them.
+"""
+COMPACT_HISTORY_NOTE = " Use {tool} to read earlier thoughts back instead of repeating them."
+
+COMPACT_PARAMETERS = {
+    "thought": (
+        "Your current thinking step, which can be an analytical step, a revision of a previous "
+        "thought, a question about a previous decision, a realization that more analysis is "
+        "needed, a change in approach, or a hypothesis generated or verified"
+    ),
+    "nextThoughtNeeded": (
+        "True if you need more thinking, even if at what seemed like the end; false only when "
+        "truly done and a satisfactory answer is reached"
+    ),
+    "thoughtNumber": (
+        "Current number in sequence (numeric value, e.g., 1, 2, 3); it can go beyond the "
+        "initial total if needed"
+    ),
+    "totalThoughts": (
+        "Current estimate of thoughts needed (numeric value, e.g., 5, 10); adjust it up or "
+        "down as you progress"
+    ),
+    "isRevision": "A boolean indicating if this thought revises previous thinking",
+    "revisesThought": "If isRevision is true, which thought number is being reconsidered",
+    "branchFromThought": "If branching, which thought number is the branching point",
+    "branchId": "Identifier for the current branch (if any)",
+    "needsMoreThoughts": "If reaching the end but realizing more thoughts are needed",
+    "sessionId": (
+        "Omit to continue this connection's session; pass the sessionId of an earlier response "
+        "to continue that session (needed when a new session starts on every call)"
+    ),
+    "clearSession": "true starts afresh under a new sessionId; the old thoughts stay readable",
+}
+"""``sequentialthinking``'s parameter descriptions under ``--descriptions compact``: the official
+text's "Parameters explained" and the sessions note, each beside its parameter."""
+
 # Parameter descriptions of the official tool, verbatim.
 THOUGHT = "Your current thinking step"
 NEXT_THOUGHT_NEEDED = "Whether another thought step is needed"
@@ -135,6 +194,9 @@ __all__ = [
     "BRANCH_FROM_THOUGHT",
     "BRANCH_ID",
     "CLEAR_SESSION",
+    "COMPACT_DESCRIPTION",
+    "COMPACT_HISTORY_NOTE",
+    "COMPACT_PARAMETERS",
     "EXTERNAL_DESCRIPTION",
     "HISTORY_AS_OF_TIME",
     "HISTORY_AS_OF_VERSION",

@@ -23,7 +23,7 @@ from api.bootstrap import open_ledger, resolve_url
 from api.logs import event_line, route_to_stdlib
 from api.mcp.app import ProfileName
 from api.mcp.render import ThoughtSink, thought_logging_enabled
-from api.mcp.server import DEFAULT_TOOLS, PROFILES, TOOL_NAMES, create_server
+from api.mcp.server import DEFAULT_TOOLS, DESCRIPTIONS, PROFILES, TOOL_NAMES, create_server
 from api.mcp.stdio import pipes_usable, run_stdio
 from api.service import DEFAULT_TTL
 from ledger.errors import LedgerError
@@ -44,8 +44,8 @@ def _event(level: int, event: str, **facts: object) -> None:
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the serve options to ``parser``.
 
-    ``--db``, ``--http``, ``--host``, ``--port``, ``--profile``, ``--tools`` and
-    ``--ttl-minutes``; :func:`run_serve` reads them back.
+    ``--db``, ``--http``, ``--host``, ``--port``, ``--profile``, ``--tools``,
+    ``--descriptions`` and ``--ttl-minutes``; :func:`run_serve` reads them back.
     """
     parser.add_argument(
         "--db",
@@ -85,6 +85,13 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         f"available: {', '.join(TOOL_NAMES)})",
     )
     parser.add_argument(
+        "--descriptions",
+        default="official",
+        choices=DESCRIPTIONS,
+        help="tool descriptions: official (the official server's words) or compact (each "
+        "within the 1,024 characters OpenAI's API accepts, for OpenAI-backed clients)",
+    )
+    parser.add_argument(
         "--ttl-minutes",
         default=DEFAULT_TTL.total_seconds() / 60,
         type=_minutes,
@@ -122,7 +129,12 @@ async def _serve_stdio(
 ) -> None:
     async with open_ledger(args.db, ttl=ttl) as ledger:
         server = create_server(
-            ledger, profile=_profile(args), tools=args.tools, thought_sink=sink, transport="stdio"
+            ledger,
+            profile=_profile(args),
+            tools=args.tools,
+            thought_sink=sink,
+            transport="stdio",
+            descriptions=args.descriptions,
         )
         stdio = "pipes" if pipes_usable() else "sdk"
         _event(logging.INFO, "serving_stdio", stdio=stdio, **_facts(args))
@@ -137,7 +149,12 @@ async def _serve_http(
 
     async with open_ledger(args.db, ttl=ttl) as ledger:
         server = create_server(
-            ledger, profile=_profile(args), tools=args.tools, thought_sink=sink, transport="http"
+            ledger,
+            profile=_profile(args),
+            tools=args.tools,
+            thought_sink=sink,
+            transport="http",
+            descriptions=args.descriptions,
         )
         # host= turns on the SDK's DNS-rebinding protection for loopback names.
         app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=args.host)

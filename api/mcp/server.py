@@ -11,7 +11,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
@@ -49,6 +49,9 @@ TOOL_NAMES = (OFFICIAL_TOOL, HISTORY_TOOL, STATUS_TOOL, EXTERNAL_TOOL)
 DEFAULT_TOOLS = (OFFICIAL_TOOL, HISTORY_TOOL)
 """Listed unless ``--tools`` says otherwise: the official tool and the read tool."""
 PROFILES: tuple[ProfileName, ...] = ("minimal", "official", "full")
+DescriptionsName = Literal["official", "compact"]
+"""How the tools describe themselves: the official text, or one within OpenAI's limits."""
+DESCRIPTIONS: tuple[DescriptionsName, ...] = ("official", "compact")
 
 # The thinking tools append to a log: not read-only, never destructive (a cleared session's
 # history stays readable), not idempotent (a repeated call records a second thought), closed world.
@@ -113,6 +116,7 @@ def create_server(
     thought_sink: ThoughtSink | None = None,
     transport: str = "in-process",
     writer: ThoughtWriter | None = None,
+    descriptions: DescriptionsName = "official",
 ) -> MCPServer[AppState]:
     """Build the MCP server over ``ledger`` (which the caller opens and closes).
 
@@ -128,15 +132,22 @@ def create_server(
         writer: Who writes ``sequential_thinking_external``'s thoughts (``use_llm`` true); by
             default a language model configured from the environment (see :mod:`api.llm`),
             one client per lifespan, read afresh at each call.
+        descriptions: ``official`` (the official server's words, for drop-in parity) or
+            ``compact``: every tool's description within the 1,024 characters OpenAI's API
+            accepts, the official advice moved into the parameters' descriptions.
 
     Returns:
         The server; sessions are resources under ``thoughtledger://sessions``.
 
     Raises:
-        InvalidInputError: An unknown profile or tool name, or no tool at all.
+        InvalidInputError: An unknown profile, tool name or descriptions style, or no tool.
     """
     if profile not in PROFILES:
         raise InvalidInputError(f"unknown profile {profile!r}: use {', '.join(PROFILES)}")
+    if descriptions not in DESCRIPTIONS:
+        raise InvalidInputError(
+            f"unknown descriptions {descriptions!r}: use {', '.join(DESCRIPTIONS)}"
+        )
     chosen = list(dict.fromkeys(tools))
     if not chosen:
         raise InvalidInputError("list at least one tool")
@@ -162,7 +173,9 @@ def create_server(
                 await own.aclose()
 
     builders: dict[str, Callable[[], Tool]] = {
-        OFFICIAL_TOOL: lambda: _official_tool(profile, history=HISTORY_TOOL in chosen),
+        OFFICIAL_TOOL: lambda: _official_tool(
+            profile, history=HISTORY_TOOL in chosen, compact=descriptions == "compact"
+        ),
         HISTORY_TOOL: lambda: _tool(
             thinking_history, "Thinking history", text.HISTORY_DESCRIPTION, READING, HistoryAnswer
         ),
@@ -191,13 +204,23 @@ def create_server(
     return server
 
 
-def _official_tool(profile: ProfileName, *, history: bool) -> Tool:
-    description = text.OFFICIAL_DESCRIPTION + text.SESSIONS_NOTE
-    if history:
-        description += text.HISTORY_NOTE.format(tool=HISTORY_TOOL)
-    return _tool(
+def _official_tool(profile: ProfileName, *, history: bool, compact: bool) -> Tool:
+    if compact:
+        description = text.COMPACT_DESCRIPTION
+        if history:
+            description += text.COMPACT_HISTORY_NOTE.format(tool=HISTORY_TOOL)
+    else:
+        description = text.OFFICIAL_DESCRIPTION + text.SESSIONS_NOTE
+        if history:
+            description += text.HISTORY_NOTE.format(tool=HISTORY_TOOL)
+    tool = _tool(
         sequentialthinking, "Sequential Thinking", description, THINKING, PROFILE_ANSWERS[profile]
     )
+    if compact:
+        # Only the published words change: validation reads the function's signature.
+        for name, spec in tool.parameters["properties"].items():
+            spec["description"] = text.COMPACT_PARAMETERS[name]
+    return tool
 
 
 def _tool(
@@ -225,12 +248,14 @@ def _version() -> str:
 
 __all__ = [
     "DEFAULT_TOOLS",
+    "DESCRIPTIONS",
     "EXTERNAL_TOOL",
     "HISTORY_TOOL",
     "OFFICIAL_TOOL",
     "PROFILES",
     "STATUS_TOOL",
     "TOOL_NAMES",
+    "DescriptionsName",
     "LedgerMCPServer",
     "create_server",
 ]

@@ -196,6 +196,7 @@ async def test_a_revision_is_flagged_in_the_history(ledger: Ledger) -> None:
         "thoughtNumber": 2,
         "thought": "Revised: the assumption was wrong",
         "isRevision": True,
+        "revisesThought": 1,
     }
 
 
