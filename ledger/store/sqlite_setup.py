@@ -5,6 +5,7 @@ number and never imports SQLAlchemy; only creating or upgrading a schema, and sc
 """
 
 import asyncio
+import os
 import sqlite3
 import time
 from pathlib import Path
@@ -36,14 +37,14 @@ def is_busy(exc: sqlite3.OperationalError) -> bool:
 
 
 def connect_writer(path: Path) -> tuple[Path, sqlite3.Connection]:
-    """Open the writer connection on ``path``, creating missing parent folders.
+    """Open the writer connection on ``path``, creating the file and its folders privately.
 
     Raises:
         StoreUnavailableError: The path is a directory, or cannot be created or opened.
     """
     file = path.expanduser()
     try:
-        file.parent.mkdir(parents=True, exist_ok=True)
+        create_private(file)
         if file.is_dir():
             raise StoreUnavailableError(f"{file} is a directory, not a database file")
         writer = sqlite3.connect(
@@ -54,6 +55,35 @@ def connect_writer(path: Path) -> tuple[Path, sqlite3.Connection]:
     except sqlite3.Error as exc:
         raise StoreUnavailableError(f"cannot open the ledger at {file}: {exc}") from exc
     return file, writer
+
+
+def create_private(file: Path) -> None:
+    """Create the missing folders of ``file`` (mode 0700) and ``file`` itself (0600), if missing.
+
+    Whatever the umask: a ledger holds every thought an agent had, so no other local user may
+    read it. SQLite gives the ``-wal`` and ``-shm`` files it creates the database file's mode.
+    Folders and files that already exist keep their mode.
+
+    Raises:
+        OSError: A folder or the file cannot be created.
+    """
+    missing: list[Path] = []
+    folder = file.parent
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=0o700)
+        except FileExistsError:
+            continue  # another process made it first: it is not ours to change
+        folder.chmod(0o700)  # a umask such as 0o277 would leave it unusable
+    try:
+        handle = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return  # an existing database, or a directory that the caller reports
+    os.close(handle)
+    file.chmod(0o600)  # an empty file is an empty database: SQLite takes it from here
 
 
 async def configure(writer: sqlite3.Connection, durability: Durability) -> None:
@@ -176,6 +206,7 @@ __all__ = [
     "Durability",
     "configure",
     "connect_writer",
+    "create_private",
     "is_busy",
     "migrate",
     "reader_engine",
