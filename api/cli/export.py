@@ -45,7 +45,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     if bool(args.sessions) == args.all:
         raise UsageError("name the sessions to export, or give --all (not both)")
     target = _output(args.output)
-    async with ledger_from(args) as ledger:
+    async with ledger_from(args, read_only=True) as ledger:
         store = ledger.store
         if isinstance(store, SqliteEventStore) and _is_database(target, store.path):
             raise UsageError(f"{target} is the ledger's own database; choose another file")

@@ -81,7 +81,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     path, size = _input(args.file)
     with ui.progress(f"Checking {path.name}", total=size, in_bytes=True) as step:
         checked = _check(path, step)
-    async with ledger_from(args) as ledger:
+    async with ledger_from(args, read_only=False) as ledger:
         heads = await _heads(ledger, list(checked.hashes))
         present = {
             session_id: await _already_here(ledger.store, path, hashes, heads.get(session_id))

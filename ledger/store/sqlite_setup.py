@@ -184,12 +184,21 @@ def _apply_schema_steps(writer: sqlite3.Connection, file: Path) -> None:
         )
 
 
-def reader_engine(file: Path) -> "AsyncEngine":
-    """Make the async engine scans go through (on first use: importing it costs ~0.3 s)."""
+def reader_engine(uri: str) -> "AsyncEngine":
+    """Make the async engine scans go through (on first use: importing it costs ~0.3 s).
+
+    Args:
+        uri: An SQLite ``file:`` URI (with ``?mode=ro`` or ``?immutable=1`` when read-only);
+            connections are made from it directly, since SQLAlchemy's URL would unquote it.
+    """
+    import aiosqlite
     import sqlalchemy as sa
     from sqlalchemy.ext.asyncio import create_async_engine
 
-    engine = create_async_engine(f"sqlite+aiosqlite:///{file}")
+    # The URL only picks the pool a file database gets; no connection is made from it.
+    engine = create_async_engine(
+        "sqlite+aiosqlite:///ledger.db", async_creator=lambda: aiosqlite.connect(uri, uri=True)
+    )
 
     @sa.event.listens_for(engine.sync_engine, "connect")
     def _reader_pragmas(dbapi_connection: Any, _record: Any) -> None:
