@@ -77,7 +77,7 @@ async def open_store(
         plain = target.split("?", 1)[0]
         rest = "&".join(f"{k}={v}" for k, v in query.items())
         return await PostgresEventStore.open(
-            plain + ("?" + rest if rest else ""), pg_schema=schema, clock=clock
+            plain + ("?" + rest if rest else ""), pg_schema=schema, clock=clock, read_only=read_only
         )
     if scheme == "memory":
         return MemoryEventStore(clock=clock)
