@@ -7,6 +7,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+import platformdirs
+
 from api.service import DEFAULT_TTL, Ledger
 from ledger.decide import DEFAULT_MAX_THOUGHT_BYTES
 from ledger.errors import InvalidInputError
@@ -18,12 +20,15 @@ URL_ENV = "THOUGHTLEDGER_URL"
 
 
 def default_path() -> Path:
-    """Return the embedded ledger's file: ``$XDG_DATA_HOME/thoughtledger/ledger.db``.
+    r"""Return the embedded ledger's file, ``ledger.db`` in the user's data folder for the app.
 
-    Without ``XDG_DATA_HOME`` it lives under ``~/.local/share``.
+    The folder follows each system's convention, as ``platformdirs`` knows it: on Linux
+    ``$XDG_DATA_HOME/thoughtledger`` (``~/.local/share/thoughtledger`` when ``XDG_DATA_HOME`` is
+    unset or not absolute), on macOS ``~/Library/Application Support/thoughtledger`` (recent
+    ``platformdirs`` releases honour ``XDG_DATA_HOME`` there too), on Windows
+    ``%LOCALAPPDATA%\thoughtledger``.
     """
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "thoughtledger" / "ledger.db"
+    return Path(platformdirs.user_data_dir("thoughtledger", appauthor=False)) / "ledger.db"
 
 
 def resolve_url(url: str | None = None) -> str:
