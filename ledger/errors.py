@@ -13,8 +13,9 @@ Every error the product raises on purpose derives from :class:`LedgerError`::
     │   └── ProviderNotConfiguredError  no API key (or base URL) for the model's provider
     └── StoreError                a storage failure, always raised ``from`` the driver error
         ├── StoreUnavailableError the database cannot be reached or stays locked
+        ├── LedgerNotFoundError   opened for reading, and there is no ledger at that place
         ├── NotALedgerError       the file or database is not a thoughtledger database
-        └── SchemaVersionError    the database was written by a newer thoughtledger
+        └── SchemaVersionError    the schema is newer than this code (or, read-only, older)
 
 Driver errors are translated where they arise; callers catch ``LedgerError`` and show its message.
 """
@@ -92,12 +93,23 @@ class StoreUnavailableError(StoreError):
     """The database cannot be reached, or stayed locked past the retry budget."""
 
 
+class LedgerNotFoundError(StoreError):
+    """A ledger opened for reading does not exist: no such file, or no ledger tables there.
+
+    Reading never creates a ledger, so a mistyped path is reported instead of "verified empty".
+    """
+
+
 class NotALedgerError(StoreError):
     """The database exists but is not a thoughtledger database (or not a database at all)."""
 
 
 class SchemaVersionError(StoreError):
-    """The database schema is newer than this version of thoughtledger understands."""
+    """The database schema is newer than this version of thoughtledger understands.
+
+    Also raised when a ledger opened read-only has an older schema this code cannot read without
+    upgrading it (reading never upgrades a schema).
+    """
 
 
 __all__ = [
@@ -108,6 +120,7 @@ __all__ = [
     "InvalidInputError",
     "InvalidThoughtError",
     "LedgerError",
+    "LedgerNotFoundError",
     "NotALedgerError",
     "ProviderNotConfiguredError",
     "SchemaVersionError",

@@ -62,7 +62,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     if bool(args.sessions) == args.all:
         raise UsageError("name the sessions to export, or give --all (not both)")
     target = None if args.output == "-" else _output(args.output)
-    async with ledger_from(args) as ledger:
+    async with ledger_from(args, read_only=True) as ledger:
         store = ledger.store
         if target is not None:
             if isinstance(store, SqliteEventStore) and _is_database(target, store.path):

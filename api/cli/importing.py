@@ -88,7 +88,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             f"thoughtledger: warning: {path} has no manifest: whether it was cut short cannot "
             "be checked\n"
         )
-    async with ledger_from(args) as ledger:
+    async with ledger_from(args, read_only=False) as ledger:
         present = await _present(ledger, checked)
         await _check_event_ids(ledger.store, checked, present)
         missing = checked.events - sum(present.values())
