@@ -28,7 +28,6 @@ from typing import Any, Self
 
 import anyio
 import mcp.types as mcp_types
-import sniffio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
@@ -163,11 +162,16 @@ def pipes_usable() -> bool:
     """
     if os.environ.get(TRANSPORT_ENV, "").strip().lower() == "sdk":
         return False
+    return _on_asyncio() and sys.platform != "win32" and _is_pipe(0) and _is_pipe(1)
+
+
+def _on_asyncio() -> bool:
+    # Inside an asyncio task (not trio, not a thread): asked of asyncio itself, which is how
+    # sniffio answers it, without depending on sniffio.
     try:
-        on_asyncio = sniffio.current_async_library() == "asyncio"
-    except sniffio.AsyncLibraryNotFoundError:
-        on_asyncio = False
-    return on_asyncio and sys.platform != "win32" and _is_pipe(0) and _is_pipe(1)
+        return asyncio.current_task() is not None
+    except RuntimeError:  # no event loop running in this thread
+        return False
 
 
 def _is_pipe(fd: int) -> bool:

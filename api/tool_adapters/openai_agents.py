@@ -4,6 +4,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from api.tool import SequentialThinkingTool
+from api.tool_adapters._extras import missing_framework
 from ledger.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -26,9 +27,14 @@ def openai_agents_tool(tool: SequentialThinkingTool) -> "FunctionTool":
         A ``FunctionTool`` named ``sequentialthinking``.
 
     Raises:
-        ImportError: The OpenAI Agents SDK is not installed.
+        ImportError: The OpenAI Agents SDK is not installed (the message names the extra).
     """
-    from agents import FunctionTool
+    try:
+        from agents import FunctionTool
+    except ImportError as exc:
+        raise missing_framework(
+            "openai_agents_tool", "the OpenAI Agents SDK", "openai-agents", exc
+        ) from exc
 
     async def invoke(context: "ToolContext[Any]", arguments: str) -> str:
         try:
