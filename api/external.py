@@ -1,4 +1,4 @@
-"""002's ``sequential_thinking_external``: a language model writes the next thought.
+"""``sequential_thinking_external`` (the MCP API reference): a model writes the next thought.
 
 The caller's ``thought`` is the problem on a session's first thought and guidance afterwards. The
 use case reads the session, builds the prompt from it (:mod:`api.llm.prompt`), asks the model
@@ -11,7 +11,8 @@ leaves the ledger as it was; the append is a single event, so nothing is ever ha
 If another writer moves the session while the model writes, the thought is still recorded (after
 theirs, classified afresh): ``context_version`` says which state the model saw.
 
-``use_llm=False`` is 002's manual mode: the caller's ``thought`` is recorded as written.
+``use_llm=False`` is the MCP API reference's manual mode: the caller's ``thought`` is recorded as
+written.
 """
 
 import math
@@ -37,7 +38,7 @@ from projections.state import SessionState, empty
 from projections.usage import ModelUsage, generations, usage_by_model
 
 DEFAULT_TEMPERATURE = 0.7
-"""002's default temperature."""
+"""The MCP API reference's default temperature."""
 
 log = get_logger(__name__)
 
@@ -65,8 +66,9 @@ async def think_external(
             fields, as for :meth:`Ledger.think`.
         writer: Who writes; by default an :class:`~api.llm.client.LLMWriter` configured from the
             environment, opened and closed for this call.
-        use_llm: ``False`` records ``thought`` as written (002's manual mode).
-        model: A model name or alias (``None``: ``normal``, 002's ``LUX_MODEL_NORMAL``).
+        use_llm: ``False`` records ``thought`` as written (the MCP API reference's manual mode).
+        model: A model name or alias (``None``: ``normal``, the MCP API reference's
+            ``LUX_MODEL_NORMAL``).
         temperature: Sampling temperature, 0 to 2 (``None``: the model's default).
         clear: Retire ``session_id`` first and start afresh (the model then sees no history).
         metadata: Facts to record if a session starts here.

@@ -1,8 +1,9 @@
-"""The in-process tool: sequential thinking for Python agent frameworks, no MCP needed (001).
+"""The in-process tool (the session pattern): sequential thinking for Python agents, no MCP.
 
-One :class:`SequentialThinkingTool` is what 001 calls a tool made by the factory: a ``name``, a
-``description``, a JSON Schema of its ``parameters`` and an async ``execute`` that records the
-thought in the ledger and answers with 001's session view. Each instance is one agent's line of
+One :class:`SequentialThinkingTool` is what the session pattern calls a tool made by the factory: a
+``name``, a ``description``, a JSON Schema of its ``parameters`` and an async ``execute`` that
+records the thought in the ledger and answers with the session pattern's view. Each instance is one
+agent's line of
 thought: it remembers the session it is in, so an agent loop needs to pass nothing back; several
 instances in one process share nothing but the ledger. Example::
 
@@ -43,7 +44,8 @@ from ledger.ids import check_id
 from projections.views import JsonDict, session_view
 
 TOOL_NAME = "sequentialthinking"
-"""The tool's name, as 001 registers it (and as the official MCP server names it)."""
+"""The tool's name, as the session pattern registers it (and as the official MCP server names
+it)."""
 
 DESCRIPTION = """\
 A detailed tool for dynamic and reflective problem-solving through thoughts.
@@ -93,10 +95,11 @@ SessionId = Annotated[Text, AfterValidator(_session_id)]
 
 
 class ThinkingInput(BaseModel):
-    """The tool's arguments, camelCase as in 001; ``None`` for an optional field means absent.
+    """The tool's arguments, camelCase as in the session pattern; ``None`` means absent.
 
-    Types are strict, as 001's zod schema is: ``"3"`` is not a number and ``1`` is not a
-    boolean. Unknown keys are refused, so a snake_case spelling is reported rather than ignored.
+    Types are strict, as the session pattern's zod schema is: ``"3"`` is not a number and ``1`` is
+    not a boolean. Unknown keys are refused, so a snake_case spelling is reported rather than
+    ignored.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", alias_generator=to_camel)
@@ -169,7 +172,7 @@ class HistoryItem(BaseModel):
 
 
 class ThinkingOutput(BaseModel):
-    """001's output schema: what :meth:`SequentialThinkingTool.execute` returns."""
+    """The session pattern's output schema: what :meth:`SequentialThinkingTool.execute` returns."""
 
     model_config = ConfigDict(alias_generator=to_camel)
 
@@ -186,7 +189,7 @@ class ThinkingOutput(BaseModel):
 
 
 class _CompactSchema(GenerateJsonSchema):
-    """The schema as 001's zod one reads: optional fields are just optional, no titles.
+    """The schema as the session pattern's zod one reads: optional is optional, no titles.
 
     pydantic would spell ``int | None = None`` as ``anyOf [integer, null]`` with a null default
     and title every property; those are tokens a model pays for on every request, and an
@@ -228,9 +231,9 @@ class SequentialThinkingTool:
     """The sequential-thinking tool over a ledger, for one agent (see the module docstring).
 
     Which session a call continues: the id bound at creation, when there is one (it wins over a
-    ``sessionId`` argument, as in 001); else the call's ``sessionId``; else the session this
-    instance was last in; else a new one. After the call the instance is in the session the
-    thought landed in, which is a new one after ``clearSession`` or an expiry, so a bound
+    ``sessionId`` argument, as in the session pattern); else the call's ``sessionId``; else the
+    session this instance was last in; else a new one. After the call the instance is in the session
+    the thought landed in, which is a new one after ``clearSession`` or an expiry, so a bound
     instance follows its work to the new id too. Calls on one instance run one at a time: a
     session is a sequence, and two first calls at once must not open two sessions.
 
@@ -239,7 +242,8 @@ class SequentialThinkingTool:
         session_id: The session to bind (the caller owns it: a parent passes its own down, or an
             agent its stable id); ``None`` lets the first call start one.
         history_window: Keep only the last N thoughts in ``thoughtHistory`` (``None``: all, as
-            001); ``thoughtHistoryLength`` counts every thought, and the ledger keeps them all.
+            the session pattern); ``thoughtHistoryLength`` counts every thought, and the ledger
+            keeps them all.
         metadata: Facts recorded when a session starts here (``agent``, ``run``...).
 
     Raises:
@@ -289,7 +293,7 @@ class SequentialThinkingTool:
         return self._session_id
 
     async def execute(self, args: Mapping[str, Any] | str) -> JsonDict:
-        """Record one thought and answer with 001's session view.
+        """Record one thought and answer with the session pattern's view.
 
         Args:
             args: The tool call's arguments, as a mapping or as the JSON text a model sent.
@@ -332,7 +336,7 @@ class SequentialThinkingTool:
         """The tool for the OpenAI Responses API (flat, ``strict`` off).
 
         The Responses API makes function tools strict unless told otherwise, and strict mode
-        wants every property required; 001's optional properties are optional.
+        wants every property required; the session pattern's optional properties are optional.
         """
         return {
             "type": "function",
@@ -358,7 +362,9 @@ def sequential_thinking_tool(
     history_window: int | None = None,
     metadata: Mapping[str, str] | None = None,
 ) -> SequentialThinkingTool:
-    """Make a sequential-thinking tool for one agent (001's ``createSequentialThinkingTool``).
+    """Make a sequential-thinking tool for one agent.
+
+    The session pattern's ``createSequentialThinkingTool``.
 
     Args:
         ledger: Where thoughts are recorded.

@@ -67,8 +67,8 @@ class IntegrityError(LedgerError):
 class GenerationError(LedgerError):
     """A language model could not write the thought; nothing was appended.
 
-    The message starts with 002's "Failed to generate thought with LLM" and carries the
-    provider's own message (for example its rate-limit or model-not-found text).
+    The message starts with the MCP API reference's "Failed to generate thought with LLM" and
+    carries the provider's own message (for example its rate-limit or model-not-found text).
 
     Attributes:
         status: The last HTTP status the provider answered with, if it answered at all.
@@ -82,7 +82,10 @@ class GenerationError(LedgerError):
 
 
 class ProviderNotConfiguredError(GenerationError):
-    """The model's provider has no API key (002: "OpenAI API key not configured", ...)."""
+    """The model's provider has no API key ("OpenAI API key not configured", ...).
+
+    The messages are the MCP API reference's.
+    """
 
 
 class StoreError(LedgerError):

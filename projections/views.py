@@ -1,7 +1,7 @@
 """The views callers read: pure functions from a session state (or records) to JSON dicts.
 
 Key names follow the reference each view comes from: camelCase for the official server and the
-session pattern, snake_case for the MCP server API of 002.
+session pattern, snake_case for the MCP API reference.
 """
 
 from collections.abc import Iterable
@@ -15,7 +15,7 @@ JsonDict = dict[str, Any]
 
 
 def minimal_response(entry: ThoughtEntry) -> JsonDict:
-    """Return exactly the four flow-control keys of 000.
+    """Return exactly the four flow-control keys of the minimal-response spec.
 
     They are ``thought, thoughtNumber, totalThoughts, nextThoughtNeeded``.
     """
@@ -44,7 +44,7 @@ def official_view(state: SessionState) -> JsonDict:
 
 
 def session_view(state: SessionState, *, history_window: int | None = None) -> JsonDict:
-    """Return the session pattern's answer (001), with a ``summary`` once no thought is needed.
+    """Return the session pattern's answer, with a ``summary`` once no thought is needed.
 
     Each ``thoughtHistory`` item is :func:`history_item`'s: the thought's number and text with
     its revision and branch fields.
@@ -87,11 +87,12 @@ def history_item(entry: ThoughtEntry) -> JsonDict:
 
 
 def status_view(state: SessionState, *, session_id_shown: bool) -> JsonDict:
-    """The ``sequential_thinking`` answer of 002 (snake_case, with ``status``).
+    """The ``sequential_thinking`` answer of the MCP API reference (snake_case, with ``status``).
 
     Args:
         state: The session.
-        session_id_shown: Whether to include ``session_id`` (002 omits the default session's).
+        session_id_shown: Whether to include ``session_id`` (the MCP API reference omits the default
+            session's).
     """
     last = state.last
     view: JsonDict = {
@@ -108,17 +109,19 @@ def status_view(state: SessionState, *, session_id_shown: bool) -> JsonDict:
 
 
 def external_view(state: SessionState, entry: ThoughtEntry, *, session_id_shown: bool) -> JsonDict:
-    """The ``sequential_thinking_external`` answer of 002, for the thought ``entry``.
+    """The ``sequential_thinking_external`` answer (the MCP API reference) for ``entry``.
 
     Besides :func:`status_view`'s fields it carries ``thought_content`` (the thought as recorded:
     the model's text, or the caller's in manual mode) and, for a thought a model wrote,
     ``model_used`` and whichever of ``confidence`` and ``reasoning_hint`` the model gave. Its
-    plain status is ``thinking`` where :func:`status_view` says ``recorded`` (as 002 has it).
+    plain status is ``thinking`` where :func:`status_view` says ``recorded`` (as the MCP API
+    reference has it).
 
     Args:
         state: The session after the thought.
         entry: The thought just recorded.
-        session_id_shown: Whether to include ``session_id`` (002 omits the default session's).
+        session_id_shown: Whether to include ``session_id`` (the MCP API reference omits the default
+            session's).
     """
     status = entry.status
     view: JsonDict = {

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam, completion_create_params
 
 FAILED = "Failed to generate thought with LLM"
-"""002's error for a generation that failed; the provider's message follows it."""
+"""The MCP API reference's error for a failed generation; the provider's message follows."""
 
 _STEP_DOWN: dict[Structured, Structured] = {"json_schema": "json_object", "json_object": "off"}
 
@@ -106,11 +106,13 @@ class LLMWriter:
 
         Args:
             prompt: What to ask.
-            model: A model name or alias (``None``: ``normal``, 002's ``LUX_MODEL_NORMAL``).
+            model: A model name or alias (``None``: ``normal``, the MCP API reference's
+                ``LUX_MODEL_NORMAL``).
             temperature: The sampling temperature (``None``: the model's default).
 
         Raises:
-            ProviderNotConfiguredError: The model's provider has no key (002's messages).
+            ProviderNotConfiguredError: The model's provider has no key (the MCP API reference's
+                messages).
             GenerationError: The endpoint failed for good, or every attempt failed; the message
                 starts with "Failed to generate thought with LLM" and ends with the provider's.
         """

@@ -13,7 +13,7 @@ JsonSchema = dict[str, Any]
 
 
 class MinimalAnswer(BaseModel):
-    """``--profile minimal``: 000's four flow-control keys, plus the session's handle."""
+    """``--profile minimal``: the minimal-response spec's four keys, plus the session's handle."""
 
     thought: str
     thoughtNumber: int
@@ -46,7 +46,7 @@ class HistoryItem(BaseModel):
 
 
 class SessionAnswer(BaseModel):
-    """``--profile full``: the session pattern's (001) answer, history and summary included."""
+    """``--profile full``: the session pattern's answer, history and summary included."""
 
     sessionId: str
     thoughtNumber: int
@@ -59,7 +59,7 @@ class SessionAnswer(BaseModel):
 
 
 class StatusAnswer(BaseModel):
-    """``sequential_thinking`` (002): snake_case, with a status; ``session_id`` unless default."""
+    """``sequential_thinking`` (the MCP API reference): snake_case, a status, ``session_id``."""
 
     thought_number: int
     total_thoughts: int
@@ -71,7 +71,7 @@ class StatusAnswer(BaseModel):
 
 
 class ExternalAnswer(BaseModel):
-    """``sequential_thinking_external`` (002): the status answer plus the thought's content.
+    """``sequential_thinking_external`` (the MCP API reference): status plus the thought's content.
 
     ``model_used`` is present when a model wrote the thought; ``confidence`` and
     ``reasoning_hint`` when it gave them.

@@ -3,8 +3,8 @@
 The ``sequentialthinking`` description and parameter descriptions are copied from the official
 server (modelcontextprotocol/servers, ``src/sequentialthinking/index.ts``), so a model that was
 prompted or fine-tuned against it sees the same words. The snake_case tools take their words
-from the MCP server API reference (002). Every sentence here is paid for in tokens on every
-``tools/list``, so the additions are short.
+from the MCP server API reference (the MCP API reference). Every sentence here is paid for in tokens
+on every ``tools/list``, so the additions are short.
 """
 
 OFFICIAL_DESCRIPTION = """\
@@ -142,7 +142,7 @@ REVISES_THOUGHT = "Which thought is being reconsidered"
 BRANCH_FROM_THOUGHT = "Branching point thought number"
 BRANCH_ID = "Branch identifier"
 NEEDS_MORE_THOUGHTS = "If more thoughts are needed"
-# The session pattern's (001) additions.
+# The session pattern's additions.
 SESSION_ID = "sessionId of an earlier response, to continue it; omit for this connection's session"
 CLEAR_SESSION = "Set true to reset and start fresh"
 
@@ -157,7 +157,7 @@ EXTERNAL_DESCRIPTION = (
     "thought_content, with model_used, confidence and reasoning_hint). With use_llm false the "
     "thought is recorded as you wrote it."
 )
-# Parameter descriptions of the snake_case tools, from the API reference (002).
+# Parameter descriptions of the snake_case tools, from the MCP API reference.
 SNAKE = {
     "thought": "The content of the current thinking step",
     "thought_number": "Current thought number in sequence",

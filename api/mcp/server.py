@@ -3,8 +3,9 @@
 Tools are typed functions (:mod:`api.mcp.thinking`, :mod:`api.mcp.reading`) registered per
 server, with the official text, compact schemas, output schemas and truthful annotations. Two
 thin adaptations of the SDK live here: argument errors become one plain line naming every bad
-field (``Invalid sequential thinking params: ...``, as in 002) instead of pydantic's report, and
-our own refusals reach the model without the SDK's ``Error executing tool`` prefix.
+field (``Invalid sequential thinking params: ...``, as in the MCP API reference) instead of
+pydantic's report, and our own refusals reach the model without the SDK's ``Error executing tool``
+prefix.
 """
 
 import uuid
@@ -66,7 +67,8 @@ PROFILE_ANSWERS: dict[ProfileName, type[BaseModel]] = {
     "official": OfficialAnswer,
     "full": SessionAnswer,
 }
-# How argument errors are introduced, per tool (002's wording for the thinking tools).
+# How argument errors are introduced, per tool (the MCP API reference's wording for the thinking
+# tools).
 _INVALID_PARAMS = {
     OFFICIAL_TOOL: "Invalid sequential thinking params",
     STATUS_TOOL: "Invalid sequential thinking params",
@@ -122,8 +124,9 @@ def create_server(
 
     Args:
         ledger: Where thoughts are recorded and read back.
-        profile: What ``sequentialthinking`` answers: ``minimal`` (000's four keys),
-            ``official`` (the official server's view) or ``full`` (001's session view); each
+        profile: What ``sequentialthinking`` answers: ``minimal`` (the minimal-response spec's four
+            keys),
+            ``official`` (the official server's view) or ``full`` (the session pattern's view); each
             with ``sessionId``.
         tools: Which tools to list, in order (see :data:`TOOL_NAMES`).
         thought_sink: Where to render each recorded thought (the serve entry point passes a

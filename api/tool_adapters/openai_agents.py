@@ -16,9 +16,9 @@ def openai_agents_tool(tool: SequentialThinkingTool) -> "FunctionTool":
     """Wrap ``tool`` as an OpenAI Agents SDK ``FunctionTool``: ``Agent(tools=[...])`` takes it.
 
     The schema is passed as it is, with the SDK's strict mode off: strict mode would make every
-    optional property required (and nullable), which is not 001's schema. The answer goes back to
-    the model as JSON text; invalid arguments go back as the error message, which the model can
-    act on, instead of failing the run.
+    optional property required (and nullable), which is not the session pattern's schema. The answer
+    goes back to the model as JSON text; invalid arguments go back as the error message, which the
+    model can act on, instead of failing the run.
 
     Args:
         tool: The tool to wrap; the agent's calls share its session.

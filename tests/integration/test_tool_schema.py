@@ -91,7 +91,8 @@ def test_the_parameters_are_001s_in_camel_case_with_001s_words() -> None:
     assert described["sessionId"] == "Pass existing session ID to continue, or omit for new session"
     assert described["clearSession"] == "Set true to reset and start fresh"
     assert all(described.values())
-    # What a model pays tokens for is only what 001 says: no Python titles, docstrings or nulls.
+    # What a model pays tokens for is only what the session pattern says: no Python titles,
+    # docstrings or nulls.
     text = json.dumps(PARAMETERS)
     assert "title" not in text
     assert "null" not in text
