@@ -11,7 +11,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from ledger.store.base import EventStore
+from ledger.store.base import Clock, EventStore, utc_now
 from ledger.store.memory import MemoryEventStore
 from ledger.store.postgres import PostgresEventStore
 from ledger.store.sqlite import SqliteEventStore
@@ -44,16 +44,26 @@ class Backend:
     def sqlite_path(self) -> Path:
         return self.tmp / "ledger.db"
 
-    async def open(self) -> EventStore:
+    @property
+    def url(self) -> str | None:
+        """The ledger URL the CLI opens this storage with (``None``: memory is in-process only)."""
+        if self.name == "memory":
+            return None
+        if self.name == "sqlite":
+            return f"sqlite:///{self.sqlite_path}"
+        return f"{pg_url()}?schema={self.schema}"
+
+    async def open(self, *, clock: Clock = utc_now) -> EventStore:
+        """Open a store on this storage; memory has one store, whose clock is the first given."""
         if self.name == "memory":
             if self._memory is None:
-                self._memory = MemoryEventStore()
+                self._memory = MemoryEventStore(clock=clock)
             return self._memory
         if self.name == "sqlite":
-            return await SqliteEventStore.open(self.sqlite_path)
+            return await SqliteEventStore.open(self.sqlite_path, clock=clock)
         url = pg_url()
         assert url is not None
-        return await PostgresEventStore.open(url, pg_schema=self.schema, pool_size=4)
+        return await PostgresEventStore.open(url, pg_schema=self.schema, pool_size=4, clock=clock)
 
     async def execute(self, statement: str, **params: object) -> None:
         """Run raw SQL on the backing database (to tamper with it, as an attacker would)."""

@@ -58,7 +58,10 @@ class EventStore(ABC):
     * global positions only grow, and a reader of :meth:`read_all` never sees a position
       before a lower one that will still commit;
     * an append retried with the same event ids after it succeeded returns the stored events
-      instead of writing them twice.
+      instead of writing them twice;
+    * a session's recorded times never go backwards: an append records the clock's reading, or
+      the session's last recorded time when the clock is behind it (a clock set back, or
+      writers with skewed clocks sharing a database), so an export always imports.
 
     Args:
         clock: Where recorded times come from (UTC); tests pass a fixed clock.
@@ -148,6 +151,15 @@ class EventStore(ABC):
 
     def _now(self) -> datetime:
         return self._clock()
+
+    def _record_time(self, head_time: datetime | None) -> datetime:
+        """The time an append onto a head recorded at ``head_time`` records (``None``: new).
+
+        The clock's reading, or the head's time when the clock is behind it: the hash covers the
+        time, so it is chosen here, before sealing, and a session's times never go backwards.
+        """
+        now = self._clock()
+        return head_time if head_time is not None and head_time > now else now
 
     async def import_records(self, records: Sequence[RecordedEvent]) -> int:
         """Store events exported from a ledger exactly as they were recorded, hashes included.

@@ -57,7 +57,7 @@ class MemoryEventStore(EventStore):
             version=expected_version,
             head_hash=head_hash,
             event_ids=ids,
-            recorded_at=self._now(),
+            recorded_at=self._record_time(stream[-1].recorded_at if stream else None),
         )
         recorded = to_recorded(sealed, len(self._log) + 1)
         self._log.extend(recorded)

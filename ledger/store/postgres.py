@@ -22,6 +22,7 @@ import re
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -98,8 +99,9 @@ class PostgresEventStore(SqlEventStore):
     ) -> None:
         super().__init__(engine, where, clock=clock, max_event_bytes=max_event_bytes)
         self.read_only = read_only
-        # Heads this process has seen; an entry is only a hint, checked by the append statement.
-        self._heads: OrderedDict[str, tuple[int, str]] = OrderedDict()
+        # Heads this process has seen (version, hash, recorded time); an entry is only a hint,
+        # checked by the append statement: the hash it must match pins the time as well.
+        self._heads: OrderedDict[str, tuple[int, str, datetime | None]] = OrderedDict()
         # Writers hold their connections: a pool checkout per append costs more than the append.
         self._idle_writers: list[tuple[AsyncConnection, Any]] = []
         self._writer_slots = asyncio.Semaphore(writers)
@@ -232,11 +234,11 @@ class PostgresEventStore(SqlEventStore):
         cached = self._heads.get(session_id)
         if cached is None or cached[0] != expected_version:
             head = await self.stream_head(session_id)
-            cached = (head.version, head.hash) if head else (0, GENESIS_HASH)
-        version, head_hash = cached
+            cached = (head.version, head.hash, head.updated_at) if head else (0, GENESIS_HASH, None)
+        version, head_hash, head_time = cached
         if version != expected_version:
             raise ConcurrencyError(session_id, expected_version, version)
-        now = self._now()
+        now = self._record_time(head_time)
         sealed = seal(
             session_id,
             prepared,
@@ -279,11 +281,14 @@ class PostgresEventStore(SqlEventStore):
                 # The lost answer may have been this very append's: then its events are stored.
                 stored = await self._already_stored(session_id, prepared, expected_version, ids)
                 if stored is not None:
-                    self._remember(session_id, stored[-1].version, stored[-1].hash)
+                    last_stored = stored[-1]
+                    self._remember(
+                        session_id, last_stored.version, last_stored.hash, last_stored.recorded_at
+                    )
                     return stored
             head = await self.stream_head(session_id)
             raise ConcurrencyError(session_id, expected_version, head.version if head else 0)
-        self._remember(session_id, last.version, last.hash)
+        self._remember(session_id, last.version, last.hash, now)
         return [item.at(row[0]) for item, row in zip(sealed, positions, strict=True)]
 
     async def _fetch(self, query: "sa.Select[Any]") -> "list[sa.Row[Any]]":
@@ -431,8 +436,8 @@ class PostgresEventStore(SqlEventStore):
             written += len(plan.new)
         return written
 
-    def _remember(self, session_id: str, version: int, head_hash: str) -> None:
-        self._heads[session_id] = (version, head_hash)
+    def _remember(self, session_id: str, version: int, head_hash: str, moment: datetime) -> None:
+        self._heads[session_id] = (version, head_hash, moment)
         self._heads.move_to_end(session_id)
         if len(self._heads) > _HEAD_CACHE_SIZE:
             self._heads.popitem(last=False)

@@ -15,7 +15,7 @@ from datetime import datetime
 from uuid import UUID
 
 from ledger.chain import GENESIS_HASH, PreparedEvent, SealedEvent, seal
-from ledger.envelope import RecordedEvent, format_time
+from ledger.envelope import RecordedEvent, format_time, parse_time
 from ledger.errors import ConcurrencyError, InvalidInputError, LedgerError
 from ledger.store.base import to_recorded
 from ledger.store.sqlite_sql import STATEMENTS
@@ -28,6 +28,11 @@ LAST_POSITION = STATEMENTS["last_position"]
 
 HEAD_CACHE_SIZE = 4096
 """How many session heads a writer remembers (least recently written go first)."""
+
+Head = tuple[int, str, str]
+"""A session head: its version, hash, and the stored text of its last event's time."""
+
+_NEW_HEAD: Head = (0, GENESIS_HASH, "")  # "" sorts before every time: a new session has none
 
 
 @dataclass(slots=True)
@@ -66,10 +71,11 @@ class BatchWriter:
     """Writes batches of appends and keeps the heads they moved, once their commit succeeded."""
 
     def __init__(self) -> None:
-        # Heads this process wrote last; a hint checked by MOVE_HEAD, never trusted blindly.
-        self.heads: OrderedDict[str, tuple[int, str]] = OrderedDict()
+        # Heads this process wrote last; a hint checked by MOVE_HEAD, never trusted blindly (the
+        # hash it must match pins the time too, as the hash covers it).
+        self.heads: OrderedDict[str, Head] = OrderedDict()
         # Heads moved by the transaction in progress: kept on commit, forgotten on rollback.
-        self.touched: list[tuple[str, int, str]] = []
+        self.touched: list[tuple[str, Head]] = []
 
     def forget(self, session_id: str) -> None:
         """Drop what is known of ``session_id``'s head (another writer may have moved it)."""
@@ -78,8 +84,8 @@ class BatchWriter:
     def committed(self) -> None:
         """Remember the heads the committed transaction moved."""
         heads = self.heads
-        for session_id, version, head_hash in self.touched:
-            heads[session_id] = (version, head_hash)
+        for session_id, head in self.touched:
+            heads[session_id] = head
             heads.move_to_end(session_id)
         self.touched = []
         while len(heads) > HEAD_CACHE_SIZE:
@@ -87,7 +93,7 @@ class BatchWriter:
 
     def rolled_back(self) -> None:
         """Forget the heads the rolled-back transaction touched."""
-        for session_id, _version, _hash in self.touched:
+        for session_id, _head in self.touched:
             self.forget(session_id)
         self.touched = []
 
@@ -146,13 +152,13 @@ class BatchWriter:
         Raises:
             Rejected: An event id is already recorded (the caller redoes the batch isolated).
         """
-        heads: list[tuple[int, str]] = []
+        heads: list[Head] = []
         sessions: set[str] = set()
         for request in requests:
             session_id = request.session_id
             head = self.heads.get(session_id)
             if head is None and request.expected_version == 0:
-                head = (0, GENESIS_HASH)  # a new session; the head row must not exist yet
+                head = _NEW_HEAD  # the head row must not exist yet
             if head is None or head[0] != request.expected_version or session_id in sessions:
                 return None
             sessions.add(session_id)
@@ -161,16 +167,19 @@ class BatchWriter:
         moves: list[dict[str, object]] = []
         rows: list[tuple[object, ...]] = []
         outcomes: list[Outcome] = []
-        touched: list[tuple[str, int, str]] = []
-        for request, (version, head_hash) in zip(requests, heads, strict=True):
+        touched: list[tuple[str, Head]] = []
+        for request, (version, head_hash, head_time) in zip(requests, heads, strict=True):
+            moment, moment_text = now, now_text
+            if head_time > now_text:  # fixed-width UTC text: text order is time order
+                moment, moment_text = parse_time(head_time), head_time
             sealed = seal(
                 request.session_id,
                 request.prepared,
                 version=version,
                 head_hash=head_hash,
                 event_ids=request.ids,
-                recorded_at=now,
-                recorded_at_text=now_text,
+                recorded_at=moment,
+                recorded_at_text=moment_text,
             )
             last = sealed[-1]
             moves.append(_head_move(last, expected=version, prev=head_hash))
@@ -178,13 +187,13 @@ class BatchWriter:
                 (position + offset, *_columns(item)) for offset, item in enumerate(sealed, start=1)
             )
             outcomes.append(Outcome(recorded=to_recorded(sealed, position + 1)))
-            touched.append((request.session_id, last.version, last.hash))
+            touched.append((request.session_id, (last.version, last.hash, moment_text)))
             position += len(sealed)
         db.execute("SAVEPOINT together")
         if db.executemany(MOVE_HEAD, moves).rowcount != len(moves):
             db.execute("ROLLBACK TO together")
             db.execute("RELEASE together")
-            for session_id, _version, _hash in touched:
+            for session_id, _head in touched:
                 self.forget(session_id)
             return None
         try:
@@ -205,18 +214,21 @@ class BatchWriter:
         if head is None or head[0] != expected:
             # Not known here (or known differently): ask the database, which is authoritative.
             row = db.execute(SELECT_HEAD, {"session_id": session_id}).fetchone()
-            head = (row[0], row[1]) if row else (0, GENESIS_HASH)
+            head = (row[0], row[1], row[2]) if row else _NEW_HEAD
             if head[0] != expected:
                 self.forget(session_id)
                 return Outcome(error=ConcurrencyError(session_id, expected, head[0]))
+        moment, moment_text = now, now_text
+        if head[2] > now_text:  # the clock is behind the session's last event: keep its time
+            moment, moment_text = parse_time(head[2]), head[2]
         sealed = seal(
             session_id,
             request.prepared,
             version=expected,
             head_hash=head[1],
             event_ids=request.ids,
-            recorded_at=now,
-            recorded_at_text=now_text,
+            recorded_at=moment,
+            recorded_at_text=moment_text,
         )
         last = sealed[-1]
         moved = db.execute(MOVE_HEAD, _head_move(last, expected=expected, prev=head[1])).rowcount
@@ -238,7 +250,7 @@ class BatchWriter:
                     for offset, item in enumerate(sealed[1:], start=1)
                 ],
             )
-        self.touched.append((session_id, last.version, last.hash))
+        self.touched.append((session_id, (last.version, last.hash, moment_text)))
         return Outcome(recorded=to_recorded(sealed, position))
 
 

@@ -36,8 +36,8 @@ STATEMENTS: dict[str, str] = {
         "ULL, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING position"
     ),
     "select_head": (
-        "SELECT tl_sessions.version, tl_sessions.hash \nFROM tl_sessions \nWHERE "
-        "tl_sessions.session_id = :session_id"
+        "SELECT tl_sessions.version, tl_sessions.hash, tl_sessions.updated_at \nFROM tl_session"
+        "s \nWHERE tl_sessions.session_id = :session_id"
     ),
     "move_head": (
         "INSERT INTO tl_sessions (session_id, version, hash, started_at, update"
@@ -132,8 +132,11 @@ def compile_statements() -> dict[str, str]:
             ),
             qmark,
         ),
+        # The head's time too: an append never records a time before its session's last one.
         "select_head": sql(
-            sa.select(s.c.version, s.c.hash).where(s.c.session_id == sa.bindparam("session_id"))
+            sa.select(s.c.version, s.c.hash, s.c.updated_at).where(
+                s.c.session_id == sa.bindparam("session_id")
+            )
         ),
         # Moves the head only if it is still where the writer believes; rowcount 0 if it was not.
         "move_head": sql(

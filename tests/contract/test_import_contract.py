@@ -14,6 +14,7 @@ from ledger.store.base import MAX_BATCH, EventStore
 from ledger.store.memory import MemoryEventStore
 from tests.backends import Backend
 from tests.factories import started, thought
+from tests.forged import resealed
 
 pytestmark = pytest.mark.anyio
 
@@ -286,11 +287,10 @@ async def test_an_event_edited_in_place_is_a_conflict_not_already_imported(
 
 async def test_times_that_go_backwards_within_a_session_are_refused(store: EventStore) -> None:
     start = datetime(2024, 5, 1, 12, tzinfo=UTC)
-    readings = iter([start, start + timedelta(seconds=5), start + timedelta(seconds=4)])
-    source = MemoryEventStore(clock=lambda: next(readings))  # a clock that was set back
-    records = await source.append("s1", [started(), thought(1)], expected_version=0)
-    records += await source.append("s1", [thought(2)], expected_version=2)
-    records += await source.append("s1", [thought(3)], expected_version=3)
+    # No store records a step back, so the chain is sealed by hand, as a foreign writer could.
+    honest = await recorded_elsewhere("s1", thoughts=3)
+    times = [start, start + timedelta(seconds=1), start + timedelta(seconds=5)]
+    records = resealed(honest, [*times, start + timedelta(seconds=4)])
     with pytest.raises(InvalidInputError, match=r"version 4 .* recorded before the event before"):
         await store.import_records(records)
     assert await store.read_all() == []

@@ -22,6 +22,7 @@ from api.cli.jsonl import MAX_LINE_BYTES
 from ledger.decide import DEFAULT_MAX_THOUGHT_BYTES
 from ledger.events import BranchOpened
 from tests.factories import started, thought
+from tests.forged import resealed_lines
 from tests.integration.test_cli_support import (
     _no_ambient_ledger,  # noqa: F401  # autouse: keeps the user's ledger out of reach
     cli,
@@ -337,7 +338,7 @@ def test_time_going_backwards_within_a_session_is_refused(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     start = datetime(2024, 5, 1, 12, tzinfo=UTC)
-    readings = iter([start, start + timedelta(seconds=5), start + timedelta(seconds=4)])
+    readings = iter([start, start + timedelta(seconds=5), start + timedelta(seconds=6)])
 
     async def record() -> None:
         async with open_ledger(
@@ -348,7 +349,11 @@ def test_time_going_backwards_within_a_session_is_refused(
             await ledger.store.append("s", [thought(3)], expected_version=3)
 
     asyncio.run(record())
-    exported(capsys, sqlite_url(tmp_path / "a.db"), tmp_path / "s.jsonl")
+    lines = exported(capsys, sqlite_url(tmp_path / "a.db"), tmp_path / "s.jsonl")
+    # A store never records a step back in time: the file is edited by hand, its chain sealed
+    # anew so that only the time is wrong, as a hostile or foreign file could be.
+    lines[3]["recorded_at"] = "2024-05-01T12:00:04.000000Z"
+    write_export(tmp_path / "s.jsonl", resealed_lines(lines))
     ran = cli(capsys, "import", str(tmp_path / "s.jsonl"), "--db", sqlite_url(tmp_path / "b.db"))
     assert (ran.code, ran.out) == (1, "")
     assert ran.err == (
