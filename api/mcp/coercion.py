@@ -13,7 +13,8 @@ numbers (:data:`Count`)   integers >= 1; integral floats (``2.0``);   ``2.5``, `
                           JavaScript's ``Number()`` reads them
 flags (:data:`Flag`)      ``true``/``false``; the strings             ``"yes"``, ``"on"``,
                           ``"true"``/``"false"`` in any case          ``"1"``, ``1``, ``0``
-text (:data:`Text`)       strings                                     numbers, booleans, objects
+text (:data:`Text`)       strings of valid Unicode                    numbers, booleans, objects,
+                                                                      a lone surrogate
 ========================  ==========================================  ===========================
 
 The one deliberate difference from ``Number()``: ``true`` is not the number 1 here.
@@ -24,7 +25,7 @@ import re
 from typing import Annotated, Any
 
 from annotated_types import Ge
-from pydantic import BeforeValidator, Strict, ValidationError
+from pydantic import AfterValidator, BeforeValidator, Strict, ValidationError
 
 # JavaScript's Number() on a trimmed string: decimal (with fraction and exponent) or 0x/0o/0b.
 _DECIMAL_INTEGER = re.compile(r"[+-]?\d+")
@@ -76,8 +77,31 @@ Count = Annotated[int, Strict(), Ge(1), BeforeValidator(coerce_count)]
 Flag = Annotated[bool, Strict(), BeforeValidator(coerce_flag)]
 """A boolean, also spelled ``"true"``/``"false"`` in any case; nothing else."""
 
-Text = Annotated[str, Strict()]
-"""A string; numbers and booleans are not turned into text."""
+
+def valid_unicode(value: str) -> str:
+    r"""Refuse a string holding a lone surrogate, which no UTF-8 ledger can store.
+
+    JSON may carry one (``"a\ud800b"``); JavaScript keeps it, but it has no UTF-8 encoding, so
+    it could not be stored, hashed or exported as sent, and replacing it would change the
+    thought without saying so.
+
+    Raises:
+        ValueError: ``value`` holds a lone surrogate.
+    """
+    if value.isascii():  # constant time: the common case
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"contains a lone surrogate (\\u{ord(value[exc.start]):04x}) at index {exc.start}; "
+            "a \\u escape of a surrogate must be one of a high-low pair: send valid Unicode"
+        ) from exc
+    return value
+
+
+Text = Annotated[str, Strict(), AfterValidator(valid_unicode)]
+"""A string of valid Unicode; numbers and booleans are not turned into text."""
 
 
 def describe_errors(error: ValidationError) -> str:
@@ -120,7 +144,17 @@ def _shown(value: object) -> str:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    text = text if len(text) <= 60 else text[:57] + "..."
+    # A lone surrogate is shown as its escape: the answer must encode as UTF-8.
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-__all__ = ["Count", "Flag", "Text", "coerce_count", "coerce_flag", "describe_errors"]
+__all__ = [
+    "Count",
+    "Flag",
+    "Text",
+    "coerce_count",
+    "coerce_flag",
+    "describe_errors",
+    "valid_unicode",
+]

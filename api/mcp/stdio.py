@@ -1,64 +1,118 @@
-"""stdio for the MCP server: bad lines are answered, and pipes are read without threads.
+r"""stdio for the MCP server: every request answered, bad lines included, even after stdin closes.
 
-Two adaptations of the SDK's stdio transport, both below the protocol (the SDK still parses,
-dispatches and answers every message):
+The SDK still parses, dispatches and answers every message; :func:`run_stdio` puts one stream
+pair (:func:`answering_streams`) between the transport and the SDK's server that adds:
 
 * **Bad lines are answered.** The SDK turns a line it cannot parse into an exception item on its
   read stream, and its dispatcher drops such items with a DEBUG log, so the client waits forever.
-  :class:`AnsweringReadStream` answers them instead: ``-32700`` for malformed JSON, ``-32600``
-  for JSON that is no JSON-RPC message.
-* **Pipes are read and written on the event loop.** The SDK reads each line and writes (then
-  flushes) each answer through a worker thread: three thread hand-offs per call, about a quarter
-  of a bare round trip. When stdin and stdout are pipes or sockets (as an MCP host spawns us)
-  and the loop is asyncio's, :func:`pipe_stdio` uses non-blocking pipe transports instead. Like
-  the SDK, it moves the wire to private descriptors while serving (fd 0 reads ``/dev/null``, fd 1
-  writes to stderr), so nothing else in the process can write on the JSON-RPC channel, and puts
-  everything back afterwards. Anything else (a terminal, a file, Windows, trio) gets the SDK's
-  own transport, and so does everything when ``THOUGHTLEDGER_STDIO=sdk`` is set.
+  They are answered instead: ``-32700`` for malformed JSON, ``-32600`` for JSON that is no
+  JSON-RPC message.
+* **A lone surrogate is not a parse error.** ``"a\ud800b"`` is valid JSON, but the SDK's parser
+  refuses it; such a line is parsed again with the standard library, and the tool that receives
+  the string refuses it by name (see :data:`api.mcp.coercion.Text`). Anything the server writes
+  back that still holds one is sent with the surrogate spelled out (``\ud800``).
+* **stdin's EOF waits for the answers.** When stdin closes (``cat requests.jsonl | thoughtledger
+  serve``) the SDK's dispatcher ends and cancels every call still running: a thought already
+  recorded would be answered ``Connection closed``, or not at all. The read stream therefore
+  reports the end only once every request it handed over has been answered (or settled without
+  an answer, as a cancelled one is), so each answer is written exactly once before we exit.
+
+The transport is :func:`api.mcp.pipes.pipe_stdio` when stdin and stdout are pipes or sockets on
+asyncio; anything else (a terminal, a file, Windows, trio) gets the SDK's own ``stdio_server``,
+and so does everything when ``THOUGHTLEDGER_STDIO=sdk`` is set.
 """
 
-import asyncio
+import json
 import os
-import stat
-import sys
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+import re
+from collections import Counter
+from dataclasses import replace
 from types import TracebackType
 from typing import Any, Self
 
 import anyio
 import mcp.types as mcp_types
-import sniffio
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared._stream_protocols import ReadStream, WriteStream
-from mcp.shared.message import SessionMessage
-from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+from mcp.shared.message import ServerMessageMetadata, SessionMessage
+from mcp.types import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    RequestId,
+)
 from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
 
-MAX_LINE_BYTES = 64 * 1024 * 1024
-"""Longest accepted line; a longer one is answered ``-32600`` and skipped."""
+from api.mcp.pipes import MAX_LINE_BYTES, pipe_stdio, pipes_available
 
 TRANSPORT_ENV = "THOUGHTLEDGER_STDIO"
 """Set to ``sdk`` to serve stdio on the SDK's own transport (worker threads) whatever the pipes."""
 
+# A \u escape of a surrogate: the one thing valid JSON may hold that the SDK's parser refuses.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+class _Exchange:
+    """The requests one connection handed to the server and the answers that went back."""
+
+    def __init__(self) -> None:
+        self.unanswered: Counter[RequestId] = Counter()
+        self.asked: set[RequestId] = set()  # the server's own requests, awaiting the client
+        self.surrogates = False  # a line held a lone surrogate: check what goes back
+        self._changed = anyio.Event()
+
+    def opened(self, request_id: RequestId) -> None:
+        self.unanswered[request_id] += 1
+
+    def settled(self, request_id: RequestId) -> None:
+        left = self.unanswered.pop(request_id, 0) - 1
+        if left > 0:  # the client reused an id while its first request was still running
+            self.unanswered[request_id] = left
+        self._changed.set()
+
+    def server_asked(self, request_id: RequestId) -> None:
+        self.asked.add(request_id)
+        self._changed.set()
+
+    def client_replied(self, request_id: RequestId | None) -> None:
+        if request_id is not None:
+            self.asked.discard(request_id)
+
+    async def drained(self) -> None:
+        """Return once every request is answered, or once waiting is futile.
+
+        It is futile when the server waits for the client (a request of its own): the client
+        can no longer answer, and only the end of the stream fails that request.
+        """
+        while self.unanswered and not self.asked:
+            self._changed = anyio.Event()
+            await self._changed.wait()
+
 
 class AnsweringReadStream:
-    """A read stream that answers unparsable items and yields only messages.
+    """The read stream the server sees: messages only, its end held back until all is answered.
 
     Args:
-        inner: The transport's read stream (messages and exceptions).
-        write: The transport's write stream, where the answers go.
+        inner: The transport's read stream (messages, and exceptions for bad lines).
+        write: Where answers to bad lines go (the transport's write stream, or the answering
+            write stream).
+        exchange: Shared with the write stream; a fresh one when this stream stands alone.
     """
 
     def __init__(
         self,
         inner: ReadStream[SessionMessage | Exception],
         write: WriteStream[SessionMessage],
+        exchange: _Exchange | None = None,
     ) -> None:
         self._inner = inner
         self._write = write
+        self._exchange = exchange or _Exchange()
 
     @property
     def last_context(self) -> Any:
@@ -69,15 +123,60 @@ class AnsweringReadStream:
         """Return the next message, answering every bad line before it.
 
         Raises:
-            EndOfStream: The client closed stdin.
+            EndOfStream: The client closed stdin and every request it sent has been answered.
         """
         while True:
-            item = await self._inner.receive()
-            if not isinstance(item, Exception):
-                return item
-            reply = error_reply(item)
-            if reply is not None:
-                await self._write.send(reply)
+            try:
+                item = await self._inner.receive()
+            except anyio.EndOfStream:
+                await self._exchange.drained()
+                raise
+            if isinstance(item, Exception):
+                item = self._reparsed(item)
+            if isinstance(item, Exception):
+                reply = error_reply(item)
+                if reply is not None:
+                    await self._write.send(reply)
+                continue
+            return self._tracked(item)
+
+    def _reparsed(self, error: Exception) -> SessionMessage | Exception:
+        data = _with_lone_surrogates(error)
+        if data is None:
+            return error
+        try:
+            message = mcp_types.jsonrpc_message_adapter.validate_python(
+                _spelled_out_but_arguments(data), by_name=False
+            )
+        except ValidationError as invalid:
+            return invalid
+        self._exchange.surrogates = True
+        return SessionMessage(message)
+
+    def _tracked(self, item: SessionMessage) -> SessionMessage:
+        message = item.message
+        if isinstance(message, JSONRPCResponse | JSONRPCError):
+            self._exchange.client_replied(message.id)
+            return item
+        if not isinstance(message, JSONRPCRequest):
+            return item
+        exchange, request_id = self._exchange, message.id
+        exchange.opened(request_id)
+        metadata = item.metadata
+        earlier = (
+            metadata.on_request_unanswered if isinstance(metadata, ServerMessageMetadata) else None
+        )
+
+        async def unanswered() -> None:  # the dispatcher settled it without an answer
+            exchange.settled(request_id)
+            if earlier is not None:
+                await earlier()
+
+        if isinstance(metadata, ServerMessageMetadata):
+            metadata = replace(metadata, on_request_unanswered=unanswered)
+        else:
+            metadata = ServerMessageMetadata(on_request_unanswered=unanswered)
+        return SessionMessage(message, metadata=metadata)
 
     async def aclose(self) -> None:
         """Close the underlying stream."""
@@ -103,6 +202,62 @@ class AnsweringReadStream:
     ) -> bool | None:
         await self.aclose()
         return None
+
+
+class AnsweringWriteStream:
+    """The write stream the server sees: notes each answer, and keeps the wire encodable.
+
+    Args:
+        inner: The transport's write stream.
+        exchange: Shared with the read stream.
+    """
+
+    def __init__(self, inner: WriteStream[SessionMessage], exchange: _Exchange) -> None:
+        self._inner = inner
+        self._exchange = exchange
+
+    async def send(self, item: SessionMessage, /) -> None:
+        """Write ``item``; an answer counts as given once the transport has taken it.
+
+        Raises:
+            ClosedResourceError: The stream was closed.
+            BrokenResourceError: The transport stopped taking messages.
+        """
+        message = item.message
+        if self._exchange.surrogates:
+            item = _encodable(item)
+        if isinstance(message, JSONRPCRequest):
+            self._exchange.server_asked(message.id)
+        try:
+            await self._inner.send(item)
+        finally:
+            if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id is not None:
+                self._exchange.settled(message.id)
+
+    async def aclose(self) -> None:
+        """Close the underlying stream."""
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
+def answering_streams(
+    read: ReadStream[SessionMessage | Exception], write: WriteStream[SessionMessage]
+) -> tuple[AnsweringReadStream, AnsweringWriteStream]:
+    """Wrap a transport's streams so every request is answered (see the module docstring)."""
+    exchange = _Exchange()
+    answering_write = AnsweringWriteStream(write, exchange)
+    return AnsweringReadStream(read, answering_write, exchange), answering_write
 
 
 def error_reply(error: Exception) -> SessionMessage | None:
@@ -140,8 +295,67 @@ def _request_id(inputs: Any) -> int | str | None:
     return None
 
 
+def _with_lone_surrogates(error: Exception) -> Any:
+    """The JSON of a line the SDK refused only for a surrogate escape; ``None`` otherwise."""
+    if not isinstance(error, ValidationError):
+        return None
+    lines = [p.get("input") for p in error.errors(include_url=False) if p["type"] == "json_invalid"]
+    line = lines[0] if lines else None
+    if not isinstance(line, str) or _SURROGATE_ESCAPE.search(line) is None:
+        return None
+    try:
+        # The standard library takes lone surrogates; it also takes NaN and Infinity, which
+        # JSON does not, so those stay parse errors.
+        return json.loads(line, parse_constant=_not_json)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _encodable(item: SessionMessage) -> SessionMessage:
+    r"""``item`` as is if it encodes as UTF-8, else with each lone surrogate spelled ``\udxxx``."""
+    try:
+        item.message.model_dump_json(by_alias=True, exclude_unset=True)
+    except PydanticSerializationError:
+        data = item.message.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        message = mcp_types.jsonrpc_message_adapter.validate_python(
+            _spelled_out(data), by_name=False
+        )
+        return SessionMessage(message, metadata=item.metadata)
+    return item
+
+
+def _spelled_out_but_arguments(data: Any) -> Any:
+    """``data`` with lone surrogates spelled out, except in a tool call's arguments.
+
+    The tool names the argument that holds one and refuses the call; anywhere else (a client's
+    name, a tool's name) the text is kept as its escape, so the message is still served and
+    nothing unencodable reaches the ledger.
+    """
+    params = data.get("params") if isinstance(data, dict) else None
+    if not isinstance(params, dict) or "arguments" not in params:
+        return _spelled_out(data)
+    arguments = params["arguments"]
+    spelled = _spelled_out({**data, "params": {**params, "arguments": None}})
+    spelled["params"]["arguments"] = arguments
+    return spelled
+
+
+def _spelled_out(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_spelled_out(key): _spelled_out(inner) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [_spelled_out(inner) for inner in value]
+    return value
+
+
 async def run_stdio(server: MCPServer[Any]) -> None:
-    """Serve ``server`` on stdin/stdout until stdin closes, answering every bad line.
+    """Serve ``server`` on stdin/stdout until stdin closes and every request is answered.
 
     Raises:
         RuntimeError: Another stdio transport already holds this process's stdin/stdout.
@@ -151,8 +365,9 @@ async def run_stdio(server: MCPServer[Any]) -> None:
     lowlevel = server._lowlevel_server
     transport = pipe_stdio if pipes_usable() else stdio_server
     async with transport() as (read, write):
+        answering_read, answering_write = answering_streams(read, write)
         await lowlevel.run(
-            AnsweringReadStream(read, write), write, lowlevel.create_initialization_options()
+            answering_read, answering_write, lowlevel.create_initialization_options()
         )
 
 
@@ -163,138 +378,15 @@ def pipes_usable() -> bool:
     """
     if os.environ.get(TRANSPORT_ENV, "").strip().lower() == "sdk":
         return False
-    try:
-        on_asyncio = sniffio.current_async_library() == "asyncio"
-    except sniffio.AsyncLibraryNotFoundError:
-        on_asyncio = False
-    return on_asyncio and sys.platform != "win32" and _is_pipe(0) and _is_pipe(1)
-
-
-def _is_pipe(fd: int) -> bool:
-    try:
-        mode = os.fstat(fd).st_mode
-    except OSError:
-        return False
-    # Not a terminal or a file: O_NONBLOCK would leak into a shell sharing a tty, and the loop
-    # cannot poll regular files.
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
-
-
-Streams = tuple[
-    MemoryObjectReceiveStream[SessionMessage | Exception],
-    MemoryObjectSendStream[SessionMessage],
-]
-
-
-@asynccontextmanager
-async def pipe_stdio() -> AsyncIterator[Streams]:
-    """The stdio transport on asyncio pipe transports: read and write without worker threads.
-
-    Same contract as the SDK's ``stdio_server``: yields a read stream of messages (and
-    exceptions for lines that did not parse) and a write stream of messages; stdin's EOF ends
-    the read stream.
-
-    Raises:
-        OSError: The standard descriptors cannot be duplicated or attached to the loop.
-    """
-    loop = asyncio.get_running_loop()
-    wire_in, wire_out, restore = _claim_standard_fds()
-    try:
-        reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
-        read_transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(wire_in, "rb", buffering=0)
-        )
-        write_transport, write_protocol = await loop.connect_write_pipe(
-            lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()),
-            os.fdopen(wire_out, "wb", buffering=0),
-        )
-        writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
-        read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-        write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
-        try:
-            async with anyio.create_task_group() as group:
-                group.start_soon(_read_lines, reader, read_send)
-                group.start_soon(_write_lines, writer, write_receive)
-                yield read_receive, write_send
-        finally:
-            read_transport.close()
-            write_transport.close()
-    finally:
-        restore()
-
-
-async def _read_lines(
-    reader: asyncio.StreamReader, messages: MemoryObjectSendStream[SessionMessage | Exception]
-) -> None:
-    async with messages:
-        while True:
-            try:
-                line = await reader.readline()
-            except ValueError as exc:  # over MAX_LINE_BYTES: the reader skipped it
-                await messages.send(exc)
-                continue
-            if not line:
-                return  # EOF: the client closed stdin
-            # As the SDK's transport does: bytes that are not UTF-8 become U+FFFD, not an error.
-            text = line.decode("utf-8", errors="replace")
-            try:
-                message = mcp_types.jsonrpc_message_adapter.validate_json(text, by_name=False)
-            except ValidationError as exc:
-                await messages.send(exc)
-                continue
-            await messages.send(SessionMessage(message))
-
-
-async def _write_lines(
-    writer: asyncio.StreamWriter, messages: MemoryObjectReceiveStream[SessionMessage]
-) -> None:
-    connected = True
-    async with messages:
-        async for message in messages:
-            if not connected:
-                continue  # keep taking answers, so the server runs on until stdin's EOF
-            line = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-            writer.write(line.encode("utf-8") + b"\n")
-            try:
-                await writer.drain()
-            except ConnectionError:
-                connected = False  # the client stopped reading
-
-
-def _claim_standard_fds() -> tuple[int, int, Callable[[], None]]:
-    """Move the wire to private descriptors; point fd 0 at /dev/null and fd 1 at stderr.
-
-    Returns:
-        The private stdin and stdout descriptors, and the function that puts fd 0 and fd 1 back
-        (blocking again: the pipe transports switch the shared file descriptions to non-blocking).
-    """
-    sys.stdout.flush()
-    saved_in, saved_out = os.dup(0), os.dup(1)
-    wire_in, wire_out = os.dup(0), os.dup(1)
-    null = os.open(os.devnull, os.O_RDWR)
-    try:
-        os.dup2(null, 0)
-        try:
-            os.dup2(2, 1)
-        except OSError:  # no stderr at all: stray output goes nowhere rather than on the wire
-            os.dup2(null, 1)
-    finally:
-        os.close(null)
-
-    def restore() -> None:
-        sys.stdout.flush()
-        for fd, saved in ((0, saved_in), (1, saved_out)):
-            os.set_blocking(saved, True)
-            os.dup2(saved, fd)
-            os.close(saved)
-
-    return wire_in, wire_out, restore
+    return pipes_available()
 
 
 __all__ = [
     "MAX_LINE_BYTES",
     "TRANSPORT_ENV",
     "AnsweringReadStream",
+    "AnsweringWriteStream",
+    "answering_streams",
     "error_reply",
     "pipe_stdio",
     "pipes_usable",
