@@ -1,4 +1,4 @@
-"""The stdio transport on asyncio's pipe transports: stdin and stdout without worker threads.
+"""stdio read on the event loop: pipes without worker threads, a terminal that Ctrl-C can stop.
 
 The SDK reads each line and writes (then flushes) each answer through a worker thread: three
 thread hand-offs per call, about a quarter of a bare round trip. When stdin and stdout are pipes
@@ -6,6 +6,11 @@ or sockets (as an MCP host spawns us) and the loop is asyncio's, :func:`pipe_std
 non-blocking pipe transports instead. Like the SDK, it moves the wire to private descriptors
 while serving (fd 0 reads ``/dev/null``, fd 1 writes to stderr), so nothing else in the process
 can write on the JSON-RPC channel, and puts everything back afterwards.
+
+On a terminal the SDK's transport stays, with one change: :class:`TerminalInput` reads the
+typed lines on the event loop. The SDK reads stdin in a worker thread that cancellation cannot
+interrupt, so Ctrl-C waited for the next line, and the process could not exit while the thread
+blocked (a third Ctrl-C printed a ``KeyboardInterrupt`` traceback from the thread join).
 """
 
 import asyncio
@@ -40,6 +45,39 @@ def pipes_available() -> bool:
     except RuntimeError:
         return False
     return sys.platform != "win32" and _is_pipe(0) and _is_pipe(1)
+
+
+def terminal_available() -> bool:
+    """Whether stdin is a terminal that :class:`TerminalInput` can read (POSIX)."""
+    return sys.platform != "win32" and os.isatty(0)
+
+
+class TerminalInput(anyio.AsyncFile[str]):
+    """Lines typed on a terminal, awaited on the event loop so that a cancellation ends the wait.
+
+    Meant for the SDK's ``stdio_server(stdin=...)``, which only iterates it. The descriptor is
+    left blocking (it is shared with the shell); it is read only once it has data or EOF.
+
+    Args:
+        fd: The terminal's descriptor.
+    """
+
+    def __init__(self, fd: int = 0) -> None:
+        super().__init__(sys.stdin)
+        self._fd = fd
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        pending = b""
+        while True:
+            await anyio.wait_readable(self._fd)
+            chunk = os.read(self._fd, 1 << 16)
+            if not chunk:  # Ctrl-D at the start of a line
+                if pending:
+                    yield pending.decode("utf-8", errors="replace")
+                return
+            *lines, pending = (pending + chunk).split(b"\n")
+            for line in lines:
+                yield line.decode("utf-8", errors="replace") + "\n"
 
 
 def _is_pipe(fd: int) -> bool:
@@ -163,4 +201,10 @@ def _claim_standard_fds() -> tuple[int, int, Callable[[], None]]:
     return wire_in, wire_out, restore
 
 
-__all__ = ["MAX_LINE_BYTES", "pipe_stdio", "pipes_available"]
+__all__ = [
+    "MAX_LINE_BYTES",
+    "TerminalInput",
+    "pipe_stdio",
+    "pipes_available",
+    "terminal_available",
+]

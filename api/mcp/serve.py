@@ -6,28 +6,35 @@ on stdio, stdout carries JSON-RPC and nothing else.
 """
 
 import argparse
+import contextlib
 import functools
 import logging
 import signal
 import socket
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from datetime import timedelta
-from types import FrameType
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 import anyio
+from anyio.abc import TaskStatus
 
 from api.bootstrap import open_ledger, resolve_url
 from api.logs import event_line, route_to_stdlib
 from api.mcp.app import ProfileName
 from api.mcp.render import ThoughtSink, thought_logging_enabled
 from api.mcp.server import DEFAULT_TOOLS, PROFILES, TOOL_NAMES, create_server
-from api.mcp.stdio import pipes_usable, run_stdio
+from api.mcp.stdio import run_stdio, stdio_transport
 from api.service import DEFAULT_TTL
 from ledger.errors import LedgerError
 
+if TYPE_CHECKING:
+    import uvicorn
+
+PROG = "thoughtledger"
+EXIT_FAILURE, EXIT_INTERRUPTED = 1, 130
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 HTTP_PATH = "/mcp"
@@ -98,7 +105,8 @@ def run_serve(args: argparse.Namespace) -> int:
 
     Returns:
         0 after a clean stop (stdin closed, or SIGTERM on HTTP); 1 when the ledger cannot be
-        opened or fails, or the port cannot be bound; 130 after Ctrl-C.
+        opened or fails, or the port cannot be bound; 130 after Ctrl-C, which stops either
+        transport at once.
     """
     configure_logging()
     sink: ThoughtSink | None = _stderr_sink if thought_logging_enabled() else None
@@ -106,33 +114,46 @@ def run_serve(args: argparse.Namespace) -> int:
     ttl = timedelta(minutes=minutes) if minutes > 0 else None
     serve = _serve_http if args.http else _serve_stdio
     try:
-        anyio.run(functools.partial(serve, args, ttl=ttl, sink=sink))
+        code: int = anyio.run(functools.partial(serve, args, ttl=ttl, sink=sink))
     except (LedgerError, OSError) as exc:  # a bad ledger, a port in use: one line, exit 1
         _event(logging.ERROR, "serve_failed", error=exc, ledger=_redacted(resolve_url(args.db)))
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except SystemExit:  # SIGTERM on HTTP, after a graceful stop
-        return 0
-    return 0
+        return EXIT_FAILURE
+    except KeyboardInterrupt:  # Ctrl-C before the server took over its signals
+        code = EXIT_INTERRUPTED
+    if code == EXIT_INTERRUPTED:
+        # Whatever is left of the exit, a second Ctrl-C ends it without a traceback.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        return _fail("interrupted", EXIT_INTERRUPTED)
+    return code
+
+
+def _fail(message: str, code: int) -> int:
+    lines = message.strip().splitlines()
+    sys.stderr.write(f"{PROG}: error: {lines[0] if lines else 'failed'}\n")
+    sys.stderr.flush()
+    return code
 
 
 async def _serve_stdio(
     args: argparse.Namespace, *, ttl: timedelta | None, sink: ThoughtSink | None
-) -> None:
+) -> int:
     async with open_ledger(args.db, ttl=ttl) as ledger:
         server = create_server(
             ledger, profile=_profile(args), tools=args.tools, thought_sink=sink, transport="stdio"
         )
-        stdio = "pipes" if pipes_usable() else "sdk"
-        _event(logging.INFO, "serving_stdio", stdio=stdio, **_facts(args))
-        await run_stdio(server)
+        with anyio.CancelScope() as serving:
+            async with _signals_handled(serving.cancel):
+                _event(logging.INFO, "serving_stdio", stdio=stdio_transport(), **_facts(args))
+                await run_stdio(server)
+        if serving.cancelled_caught:
+            return EXIT_INTERRUPTED
         _event(logging.INFO, "stdin_closed")
+        return 0
 
 
 async def _serve_http(
     args: argparse.Namespace, *, ttl: timedelta | None, sink: ThoughtSink | None
-) -> None:
+) -> int:
     import uvicorn
 
     async with open_ledger(args.db, ttl=ttl) as ledger:
@@ -146,14 +167,70 @@ async def _serve_http(
         port = listener.getsockname()[1]
         config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
         url = f"http://{_url_host(args.host)}:{port}{HTTP_PATH}"
-        _event(logging.INFO, "serving_http", url=url, **_facts(args))
-        # uvicorn stops gracefully on SIGTERM, then raises it again for the previous handler;
-        # the default one would kill the process before the ledger closes. Ours exits cleanly.
-        previous = signal.signal(signal.SIGTERM, _exit_cleanly)
+        http = _http_server(config)
+
+        def stop_now() -> None:  # Ctrl-C: drop open streams rather than wait for them
+            http.should_exit = http.force_exit = True
+
+        def stop() -> None:  # SIGTERM: finish what is in flight, then stop
+            http.should_exit = True
+
+        # Signals are ours before the URL is out: a client may act on the line at once.
+        async with _signals_handled(stop_now, on_term=stop):
+            _event(logging.INFO, "serving_http", url=url, **_facts(args))
+            await http.serve(sockets=[listener])
+        if http.force_exit:
+            # uvicorn skips the app's shutdown when forced; run it, so the MCP sessions end
+            # before the ledger closes under them.
+            await http.lifespan.shutdown()
+            return EXIT_INTERRUPTED
+        return 0
+
+
+@contextlib.asynccontextmanager
+async def _signals_handled(
+    on_interrupt: Callable[[], None], *, on_term: Callable[[], None] | None = None
+) -> AsyncIterator[None]:
+    """Run ``on_interrupt`` on Ctrl-C (and ``on_term`` on SIGTERM) while the block runs.
+
+    On the event loop, not in a worker thread: a blocked read cannot delay it, and nothing
+    raises ``KeyboardInterrupt`` into the middle of a write. A second Ctrl-C ends the process.
+    """
+    watched = [signal.SIGINT] + ([signal.SIGTERM] if on_term is not None else [])
+    async with anyio.create_task_group() as group:
+
+        async def watch(*, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+            interrupted = False
+            with anyio.open_signal_receiver(*watched) as received:
+                task_status.started()
+                async for signum in received:
+                    if signum == signal.SIGTERM and on_term is not None:
+                        on_term()
+                    elif interrupted:  # Ctrl-C again while stopping: stop now, quietly
+                        signal.signal(signal.SIGINT, signal.SIG_DFL)
+                        signal.raise_signal(signal.SIGINT)
+                    else:
+                        interrupted = True
+                        on_interrupt()
+
+        await group.start(watch)  # the handlers are in place before the block runs
         try:
-            await uvicorn.Server(config).serve(sockets=[listener])
+            yield
         finally:
-            signal.signal(signal.SIGTERM, previous)
+            group.cancel_scope.cancel()
+
+
+def _http_server(config: "uvicorn.Config") -> "uvicorn.Server":
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """uvicorn, minus its signal handlers: ``_serve_http`` watches the signals itself."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
+    return Server(config)
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -179,10 +256,6 @@ def configure_logging(level: int = logging.INFO) -> None:
     root.handlers[:] = [handler]
     root.setLevel(level)
     route_to_stdlib()
-
-
-def _exit_cleanly(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(0)  # unwinds through ``async with open_ledger``, which closes the ledger
 
 
 def _stderr_sink(rendered: str) -> None:

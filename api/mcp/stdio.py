@@ -48,7 +48,13 @@ from mcp.types import (
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
-from api.mcp.pipes import MAX_LINE_BYTES, pipe_stdio, pipes_available
+from api.mcp.pipes import (
+    MAX_LINE_BYTES,
+    TerminalInput,
+    pipe_stdio,
+    pipes_available,
+    terminal_available,
+)
 
 TRANSPORT_ENV = "THOUGHTLEDGER_STDIO"
 """Set to ``sdk`` to serve stdio on the SDK's own transport (worker threads) whatever the pipes."""
@@ -363,12 +369,30 @@ async def run_stdio(server: MCPServer[Any]) -> None:
     # The SDK's documented escape hatch (its migration guide does the same) to drive the
     # low-level server over streams we hand it.
     lowlevel = server._lowlevel_server
-    transport = pipe_stdio if pipes_usable() else stdio_server
-    async with transport() as (read, write):
+    chosen = stdio_transport()
+    if chosen == "pipes":
+        transport = pipe_stdio()
+    elif chosen == "terminal":
+        transport = stdio_server(stdin=TerminalInput(0))
+    else:
+        transport = stdio_server()
+    async with transport as (read, write):
         answering_read, answering_write = answering_streams(read, write)
         await lowlevel.run(
             answering_read, answering_write, lowlevel.create_initialization_options()
         )
+
+
+def stdio_transport() -> str:
+    """Which transport :func:`run_stdio` uses here: ``pipes``, ``terminal`` or ``sdk``.
+
+    ``pipes`` when stdin and stdout are pipes or sockets on asyncio (``THOUGHTLEDGER_STDIO=sdk``
+    says no, whatever the rest); else ``terminal`` when stdin is a terminal (the SDK's transport,
+    reading on the event loop); else ``sdk``.
+    """
+    if pipes_usable():
+        return "pipes"
+    return "terminal" if terminal_available() else "sdk"
 
 
 def pipes_usable() -> bool:
@@ -391,4 +415,5 @@ __all__ = [
     "pipe_stdio",
     "pipes_usable",
     "run_stdio",
+    "stdio_transport",
 ]
