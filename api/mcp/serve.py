@@ -16,25 +16,25 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 from anyio.abc import TaskStatus
 
 from api.bootstrap import open_ledger, resolve_url
-from api.logs import event_line, route_to_stdlib
+from api.logs import SessionIdRedaction, event_line, route_to_stdlib
 from api.mcp.app import ProfileName
 from api.mcp.render import ThoughtSink, thought_logging_enabled
 from api.mcp.server import DEFAULT_TOOLS, PROFILES, TOOL_NAMES, create_server
 from api.mcp.stdio import run_stdio, stdio_transport
 from api.service import DEFAULT_TTL
-from ledger.errors import LedgerError
+from ledger.errors import InvalidInputError, LedgerError
+from ledger.redact import redact_text, redact_url
 
 if TYPE_CHECKING:
     import uvicorn
 
 PROG = "thoughtledger"
-EXIT_FAILURE, EXIT_INTERRUPTED = 1, 130
+EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 HTTP_PATH = "/mcp"
@@ -103,10 +103,13 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
 def run_serve(args: argparse.Namespace) -> int:
     """Serve until stdin closes (stdio) or a signal stops the HTTP server; return an exit code.
 
+    Failures are one line on stderr, as every ``thoughtledger`` command writes them:
+    ``thoughtledger: error: ...``, with any password in the ledger URL masked.
+
     Returns:
-        0 after a clean stop (stdin closed, or SIGTERM on HTTP); 1 when the ledger cannot be
-        opened or fails, or the port cannot be bound; 130 after Ctrl-C, which stops either
-        transport at once.
+        0 after a clean stop (stdin closed, or SIGTERM on HTTP); 2 for a ledger URL of no known
+        form; 1 when the ledger cannot be opened or fails, or the port cannot be bound; 130
+        after Ctrl-C, which stops either transport at once.
     """
     configure_logging()
     sink: ThoughtSink | None = _stderr_sink if thought_logging_enabled() else None
@@ -115,9 +118,10 @@ def run_serve(args: argparse.Namespace) -> int:
     serve = _serve_http if args.http else _serve_stdio
     try:
         code: int = anyio.run(functools.partial(serve, args, ttl=ttl, sink=sink))
-    except (LedgerError, OSError) as exc:  # a bad ledger, a port in use: one line, exit 1
-        _event(logging.ERROR, "serve_failed", error=exc, ledger=_redacted(resolve_url(args.db)))
-        return EXIT_FAILURE
+    except InvalidInputError as exc:  # a URL of no known form: the command line was wrong
+        return _fail(redact_text(str(exc), resolve_url(args.db)), EXIT_USAGE)
+    except (LedgerError, OSError) as exc:  # a ledger that cannot be opened, a port in use
+        return _fail(redact_text(str(exc), resolve_url(args.db)), EXIT_FAILURE)
     except KeyboardInterrupt:  # Ctrl-C before the server took over its signals
         code = EXIT_INTERRUPTED
     if code == EXIT_INTERRUPTED:
@@ -251,6 +255,8 @@ def configure_logging(level: int = logging.INFO) -> None:
     )
     formatter.converter = time.gmtime
     handler.setFormatter(formatter)
+    # The SDK logs each HTTP session's id at INFO; the id is the connection's only credential.
+    handler.addFilter(SessionIdRedaction())
     root = logging.getLogger()
     # Ours, before the SDK's basicConfig (a no-op once the root has a handler) can add its own.
     root.handlers[:] = [handler]
@@ -269,20 +275,11 @@ def _profile(args: argparse.Namespace) -> ProfileName:
 
 def _facts(args: argparse.Namespace) -> dict[str, object]:
     return {
-        "ledger": _redacted(resolve_url(args.db)),
+        "ledger": redact_url(resolve_url(args.db)),
         "profile": args.profile,
         "tools": ",".join(args.tools),
         "ttl_minutes": args.ttl_minutes,
     }
-
-
-def _redacted(url: str) -> str:
-    # Logs outlive sessions: never write a database password into them.
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def _url_host(host: str) -> str:
