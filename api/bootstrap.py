@@ -7,6 +7,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+import platformdirs
+
 from api.service import DEFAULT_TTL, Ledger
 from ledger.decide import DEFAULT_MAX_THOUGHT_BYTES
 from ledger.errors import InvalidInputError
@@ -18,12 +20,15 @@ URL_ENV = "THOUGHTLEDGER_URL"
 
 
 def default_path() -> Path:
-    """Return the embedded ledger's file: ``$XDG_DATA_HOME/thoughtledger/ledger.db``.
+    r"""Return the embedded ledger's file, ``ledger.db`` in the user's data folder for the app.
 
-    Without ``XDG_DATA_HOME`` it lives under ``~/.local/share``.
+    The folder follows each system's convention, as ``platformdirs`` knows it: on Linux
+    ``$XDG_DATA_HOME/thoughtledger`` (``~/.local/share/thoughtledger`` when ``XDG_DATA_HOME`` is
+    unset or not absolute), on macOS ``~/Library/Application Support/thoughtledger`` (recent
+    ``platformdirs`` releases honour ``XDG_DATA_HOME`` there too), on Windows
+    ``%LOCALAPPDATA%\thoughtledger``.
     """
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "thoughtledger" / "ledger.db"
+    return Path(platformdirs.user_data_dir("thoughtledger", appauthor=False)) / "ledger.db"
 
 
 def resolve_url(url: str | None = None) -> str:
@@ -32,7 +37,10 @@ def resolve_url(url: str | None = None) -> str:
 
 
 async def open_store(
-    url: str | None = None, *, clock: Callable[[], datetime] = utc_now
+    url: str | None = None,
+    *,
+    clock: Callable[[], datetime] = utc_now,
+    read_only: bool = False,
 ) -> EventStore:
     """Open the store a URL names.
 
@@ -41,24 +49,32 @@ async def open_store(
     ``postgresql://user@host:port/db`` (or ``postgresql+asyncpg://``; add ``?schema=name`` to keep
     the tables in a schema), and ``memory://`` (nothing is kept).
 
+    Opened for writing (the default), a missing SQLite file and its folders are created (privately:
+    folders 0700, the file 0600) and a new or older schema is brought up to date. Opened with
+    ``read_only=True``, nothing is created, converted or written: a missing ledger, or a database
+    without the ledger's tables, is refused and left as it was, and every write is refused.
+
     Raises:
         InvalidInputError: The URL is of no known form.
         StoreUnavailableError: The database cannot be reached or created.
-        NotALedgerError: The file is not an SQLite database.
-        SchemaVersionError: The database was written by a newer thoughtledger.
+        LedgerNotFoundError: ``read_only``, and there is no ledger at the URL.
+        NotALedgerError: The file is not an SQLite database (``read_only``: or not a ledger).
+        SchemaVersionError: The database was written by a newer thoughtledger (``read_only``:
+            or by an older one).
     """
     target = resolve_url(url)
     parts = urlsplit(target)
     scheme = parts.scheme.lower()
     query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
     if scheme in ("", "file") or (len(scheme) == 1 and target[1:3] == ":\\"):
-        return await _sqlite(Path(parts.path if scheme == "file" else target), {}, clock)
+        path = Path(parts.path if scheme == "file" else target)
+        return await _sqlite(path, {}, clock, read_only)
     if scheme in ("sqlite", "sqlite+aiosqlite"):
         # As in SQLAlchemy: sqlite:///relative.db and sqlite:////absolute/path.db.
         rest = target.split("://", 1)[1].split("?", 1)[0]
         if not rest.startswith("/") or rest == "/":
             raise InvalidInputError(f"expected sqlite:///path/to/ledger.db, got {target!r}")
-        return await _sqlite(Path(rest[1:]), query, clock)
+        return await _sqlite(Path(rest[1:]), query, clock, read_only)
     if scheme in ("postgresql", "postgres", "postgresql+asyncpg"):
         from ledger.store.postgres import PostgresEventStore
 
@@ -66,7 +82,7 @@ async def open_store(
         plain = target.split("?", 1)[0]
         rest = "&".join(f"{k}={v}" for k, v in query.items())
         return await PostgresEventStore.open(
-            plain + ("?" + rest if rest else ""), pg_schema=schema, clock=clock
+            plain + ("?" + rest if rest else ""), pg_schema=schema, clock=clock, read_only=read_only
         )
     if scheme == "memory":
         return MemoryEventStore(clock=clock)
@@ -75,14 +91,19 @@ async def open_store(
     )
 
 
-async def _sqlite(path: Path, query: dict[str, str], clock: Callable[[], datetime]) -> EventStore:
+async def _sqlite(
+    path: Path, query: dict[str, str], clock: Callable[[], datetime], read_only: bool
+) -> EventStore:
     from ledger.store.sqlite import SqliteEventStore
 
     durability = query.get("durability", "normal")
     if durability not in ("normal", "full"):
         raise InvalidInputError(f"durability must be normal or full, got {durability!r}")
     return await SqliteEventStore.open(
-        path, durability="full" if durability == "full" else "normal", clock=clock
+        path,
+        durability="full" if durability == "full" else "normal",
+        clock=clock,
+        read_only=read_only,
     )
 
 
@@ -94,6 +115,7 @@ async def open_ledger(
     clock: Callable[[], datetime] = utc_now,
     max_thought_bytes: int = DEFAULT_MAX_THOUGHT_BYTES,
     cache_size: int = 1024,
+    read_only: bool = False,
 ) -> AsyncIterator[Ledger]:
     """Open the ledger a URL names (the embedded SQLite file by default) and close it after.
 
@@ -103,14 +125,18 @@ async def open_ledger(
         clock: Source of the current time (UTC).
         max_thought_bytes: Largest accepted thought, in UTF-8 bytes.
         cache_size: Session states kept in memory.
+        read_only: Open an existing ledger for reading only (see :func:`open_store`); pass
+            ``ttl=None`` too, since recording an expiry is a write.
 
     Raises:
         InvalidInputError: The URL is of no known form.
         StoreUnavailableError: The database cannot be reached or created.
-        NotALedgerError: The file is not an SQLite database.
-        SchemaVersionError: The database was written by a newer thoughtledger.
+        LedgerNotFoundError: ``read_only``, and there is no ledger at the URL.
+        NotALedgerError: The file is not an SQLite database (``read_only``: or not a ledger).
+        SchemaVersionError: The database was written by a newer thoughtledger (``read_only``:
+            or by an older one).
     """
-    store = await open_store(url, clock=clock)
+    store = await open_store(url, clock=clock, read_only=read_only)
     ledger = Ledger(
         store, ttl=ttl, clock=clock, max_thought_bytes=max_thought_bytes, cache_size=cache_size
     )

@@ -1,4 +1,4 @@
-"""002's ``sequential_thinking_external``: a language model writes the next thought.
+"""``sequential_thinking_external`` (the MCP API reference): a model writes the next thought.
 
 The caller's ``thought`` is the problem on a session's first thought and guidance afterwards. The
 use case reads the session, builds the prompt from it (:mod:`api.llm.prompt`), asks the model
@@ -11,7 +11,8 @@ leaves the ledger as it was; the append is a single event, so nothing is ever ha
 If another writer moves the session while the model writes, the thought is still recorded (after
 theirs, classified afresh): ``context_version`` says which state the model saw.
 
-``use_llm=False`` is 002's manual mode: the caller's ``thought`` is recorded as written.
+``use_llm=False`` is the MCP API reference's manual mode: the caller's ``thought`` is recorded as
+written.
 """
 
 import math
@@ -19,8 +20,15 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from api.llm.client import FAILED, LLMWriter, ThoughtWriter
-from api.llm.prompt import DEFAULT_MAX_PROMPT_CHARS, PROMPT_VERSION, build_prompt, prompt_sha256
+from api.llm.client import FAILED, LLMWriter, ThoughtWriter, WrittenThought
+from api.llm.prompt import (
+    DEFAULT_MAX_PROMPT_CHARS,
+    PROMPT_VERSION,
+    ThoughtPrompt,
+    build_prompt,
+    prompt_sha256,
+)
+from api.llm.redact import mask_secrets
 from api.logs import get_logger
 from api.service import Ledger, ThinkOutcome
 from ledger.decide import Generated, ThinkCommand, parse_command
@@ -30,7 +38,7 @@ from projections.state import SessionState, empty
 from projections.usage import ModelUsage, generations, usage_by_model
 
 DEFAULT_TEMPERATURE = 0.7
-"""002's default temperature."""
+"""The MCP API reference's default temperature."""
 
 log = get_logger(__name__)
 
@@ -58,8 +66,9 @@ async def think_external(
             fields, as for :meth:`Ledger.think`.
         writer: Who writes; by default an :class:`~api.llm.client.LLMWriter` configured from the
             environment, opened and closed for this call.
-        use_llm: ``False`` records ``thought`` as written (002's manual mode).
-        model: A model name or alias (``None``: ``normal``, 002's ``LUX_MODEL_NORMAL``).
+        use_llm: ``False`` records ``thought`` as written (the MCP API reference's manual mode).
+        model: A model name or alias (``None``: ``normal``, the MCP API reference's
+            ``LUX_MODEL_NORMAL``).
         temperature: Sampling temperature, 0 to 2 (``None``: the model's default).
         clear: Retire ``session_id`` first and start afresh (the model then sees no history).
         metadata: Facts to record if a session starts here.
@@ -88,11 +97,7 @@ async def think_external(
     model = _check_model(model)
     context = await _context(ledger, session_id, clear=clear)
     prompt = build_prompt(context, request, max_chars=max_prompt_chars)
-    if writer is None:
-        async with LLMWriter() as own:
-            written = await own.write(prompt, model=model, temperature=temperature)
-    else:
-        written = await writer.write(prompt, model=model, temperature=temperature)
+    written = await _write(writer, prompt, model=model, temperature=temperature)
     command = _with_text(request, written.text, ledger.max_thought_bytes)
     outcome = await ledger.think(
         session_id,
@@ -206,6 +211,31 @@ async def model_usage(
             and (until is None or r.recorded_at < until)
         )
     return usage_by_model(found)
+
+
+async def _write(
+    writer: ThoughtWriter | None,
+    prompt: ThoughtPrompt,
+    *,
+    model: str | None,
+    temperature: float | None,
+) -> WrittenThought:
+    """Have ``writer`` (or a default one) write the thought; mask credentials in its failure.
+
+    :class:`LLMWriter` masks its provider's messages itself; a writer of the caller's own may
+    not, and its message reaches the model and the logs all the same.
+    """
+    try:
+        if writer is None:
+            async with LLMWriter() as own:
+                return await own.write(prompt, model=model, temperature=temperature)
+        return await writer.write(prompt, model=model, temperature=temperature)
+    except GenerationError as exc:
+        masked = mask_secrets(str(exc))
+        if masked == str(exc):
+            raise
+        # Not chained: the original, secret and all, would be printed with any traceback.
+        raise type(exc)(masked, status=exc.status, attempts=exc.attempts) from None
 
 
 async def _context(ledger: Ledger, session_id: str | None, *, clear: bool) -> SessionState:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from api.session import Session
 
 DEFAULT_TTL = timedelta(minutes=30)
-"""Idle time after which a session expires (001's default)."""
+"""Idle time after which a session expires (the session pattern's default)."""
 
 Profile = Literal["minimal", "official", "session"]
 

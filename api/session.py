@@ -46,7 +46,7 @@ class Session:
         branch_id: str | None = None,
         needs_more_thoughts: bool | None = None,
     ) -> JsonDict:
-        """Record a thought and return 000's minimal response.
+        """Record a thought and return the minimal response (the minimal-response spec).
 
         The answer has exactly ``thought, thoughtNumber, totalThoughts, nextThoughtNeeded``,
         whatever kind of thought it was.
@@ -99,7 +99,8 @@ class Session:
         """Return the session as one of the views, now or as of a version or time.
 
         Args:
-            profile: ``minimal`` (000), ``official`` (the official server) or ``session`` (001).
+            profile: ``minimal`` (the minimal-response spec), ``official`` (the official server) or
+                ``session`` (the session pattern).
             as_of_version: See :meth:`Ledger.state`.
             as_of_time: See :meth:`Ledger.state`.
             history_window: For ``session``: keep only the last N thoughts in the history.

@@ -1,8 +1,9 @@
-"""The in-process tool: sequential thinking for Python agent frameworks, no MCP needed (001).
+"""The in-process tool (the session pattern): sequential thinking for Python agents, no MCP.
 
-One :class:`SequentialThinkingTool` is what 001 calls a tool made by the factory: a ``name``, a
-``description``, a JSON Schema of its ``parameters`` and an async ``execute`` that records the
-thought in the ledger and answers with 001's session view. Each instance is one agent's line of
+One :class:`SequentialThinkingTool` is what the session pattern calls a tool made by the factory: a
+``name``, a ``description``, a JSON Schema of its ``parameters`` and an async ``execute`` that
+records the thought in the ledger and answers with the session pattern's view. Each instance is one
+agent's line of
 thought: it remembers the session it is in, so an agent loop needs to pass nothing back; several
 instances in one process share nothing but the ledger. Example::
 
@@ -43,7 +44,8 @@ from ledger.ids import check_id
 from projections.views import JsonDict, session_view
 
 TOOL_NAME = "sequentialthinking"
-"""The tool's name, as 001 registers it (and as the official MCP server names it)."""
+"""The tool's name, as the session pattern registers it (and as the official MCP server names
+it)."""
 
 DESCRIPTION = """\
 A detailed tool for dynamic and reflective problem-solving through thoughts.
@@ -55,35 +57,23 @@ When to use this tool:
 - Planning and design with room for revision
 - Analysis that might need course correction
 - Problems where the full scope might not be clear initially
-- Problems that require a multi-step solution
 - Tasks that need to maintain context over multiple steps
-- Situations where irrelevant information needs to be filtered out
-
-Key features:
-- You can adjust totalThoughts up or down as you progress
-- You can question or revise previous thoughts
-- You can add more thoughts even after reaching what seemed like the end
-- You can express uncertainty and explore alternative approaches
-- Not every thought needs to build linearly - you can branch or backtrack
-
-Parameters explained:
-- thought: Your current thinking step
-- nextThoughtNeeded: True if you need more thinking
-- thoughtNumber: Current number in sequence (can go beyond initial total)
-- totalThoughts: Current estimate (can be adjusted up/down)
-- sessionId: Pass existing session ID to continue, or omit for new session
-- isRevision, revisesThought, branchFromThought, branchId: Optional branching/revision
-- clearSession: Set true to reset and start fresh
 
 You should:
 1. Start with an initial estimate of needed thoughts, but be ready to adjust
-2. Feel free to question or revise previous thoughts
-3. Don't hesitate to add more thoughts if needed, even at the "end"
-4. Express uncertainty when present
-5. Mark thoughts that revise previous thinking or branch into new paths
-6. Ignore information that is irrelevant to the current step
-7. Only set nextThoughtNeeded to false when truly done"""
-"""001's tool description, verbatim: the words a model reads before it calls the tool."""
+2. Feel free to question or revise previous thoughts, or branch to explore alternatives
+3. Express uncertainty when present
+4. Ignore information that is irrelevant to the current step
+5. Only set nextThoughtNeeded to false when truly done
+
+Each parameter's description says how to use it."""
+"""The tool's description: the session pattern's words, within every provider's limits.
+
+OpenAI refuses a function description over 1,024 characters (``string_above_max_length``), and
+the session pattern's full text has 1,879. What its "Parameters explained" list and its advice
+about particular parameters said now lives in those parameters' descriptions (see
+:class:`ThinkingInput`), so a model still reads all of it, next to the field it concerns.
+"""
 
 
 def _whole_float(value: object) -> object:
@@ -105,40 +95,58 @@ SessionId = Annotated[Text, AfterValidator(_session_id)]
 
 
 class ThinkingInput(BaseModel):
-    """The tool's arguments, camelCase as in 001; ``None`` for an optional field means absent.
+    """The tool's arguments, camelCase as in the session pattern; ``None`` means absent.
 
-    Types are strict, as 001's zod schema is: ``"3"`` is not a number and ``1`` is not a
-    boolean. Unknown keys are refused, so a snake_case spelling is reported rather than ignored.
+    Types are strict, as the session pattern's zod schema is: ``"3"`` is not a number and ``1`` is
+    not a boolean. Unknown keys are refused, so a snake_case spelling is reported rather than
+    ignored.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", alias_generator=to_camel)
 
     thought: Annotated[Text, Field(min_length=1, description="Your current thinking step")]
     next_thought_needed: Annotated[
-        Flag, Field(description="Whether another thought step is needed")
+        Flag,
+        Field(
+            description="Whether another thought step is needed: true if you need more "
+            "thinking, even at what seemed like the end; false only when truly done"
+        ),
     ]
-    thought_number: Annotated[Count, Field(description="Current thought number (e.g., 1, 2, 3)")]
+    thought_number: Annotated[
+        Count,
+        Field(description="Current thought number (e.g., 1, 2, 3); it can go beyond the total"),
+    ]
     total_thoughts: Annotated[
-        Count, Field(description="Estimated total thoughts needed (e.g., 5, 10)")
+        Count,
+        Field(
+            description="Estimated total thoughts needed (e.g., 5, 10); adjust it up or down "
+            "as you progress"
+        ),
     ]
     session_id: Annotated[
         SessionId | None,
         Field(description="Pass existing session ID to continue, or omit for new session"),
     ] = None
     is_revision: Annotated[
-        Flag | None, Field(description="Whether this revises previous thinking")
+        Flag | None,
+        Field(description="Whether this revises previous thinking (say which in revisesThought)"),
     ] = None
     revises_thought: Annotated[
         Count | None, Field(description="Which thought number is being reconsidered")
     ] = None
     branch_from_thought: Annotated[
-        Count | None, Field(description="Branching point thought number")
+        Count | None,
+        Field(
+            description="Branching point thought number, to explore an alternative path (name "
+            "the branch in branchId)"
+        ),
     ] = None
     branch_id: Annotated[
         Text | None, Field(max_length=MAX_BRANCH_ID_CHARS, description="Branch identifier")
     ] = None
     needs_more_thoughts: Annotated[
-        Flag | None, Field(description="If more thoughts are needed")
+        Flag | None,
+        Field(description="If more thoughts are needed, even after what seemed like the end"),
     ] = None
     clear_session: Annotated[
         Flag | None, Field(description="Set true to reset and start fresh")
@@ -150,17 +158,21 @@ class ThinkingInput(BaseModel):
 
 
 class HistoryItem(BaseModel):
-    """One thought as 001 shows it in ``thoughtHistory``."""
+    """One thought in ``thoughtHistory``: number, text, and its revision and branch fields."""
 
     model_config = ConfigDict(alias_generator=to_camel)
 
     thought_number: int
     thought: str
     is_revision: bool | None = None
+    revises_thought: int | None = None
+    branch_from_thought: int | None = None
+    branch_id: str | None = None
+    needs_more_thoughts: bool | None = None
 
 
 class ThinkingOutput(BaseModel):
-    """001's output schema: what :meth:`SequentialThinkingTool.execute` returns."""
+    """The session pattern's output schema: what :meth:`SequentialThinkingTool.execute` returns."""
 
     model_config = ConfigDict(alias_generator=to_camel)
 
@@ -177,7 +189,7 @@ class ThinkingOutput(BaseModel):
 
 
 class _CompactSchema(GenerateJsonSchema):
-    """The schema as 001's zod one reads: optional fields are just optional, no titles.
+    """The schema as the session pattern's zod one reads: optional is optional, no titles.
 
     pydantic would spell ``int | None = None`` as ``anyOf [integer, null]`` with a null default
     and title every property; those are tokens a model pays for on every request, and an
@@ -219,9 +231,9 @@ class SequentialThinkingTool:
     """The sequential-thinking tool over a ledger, for one agent (see the module docstring).
 
     Which session a call continues: the id bound at creation, when there is one (it wins over a
-    ``sessionId`` argument, as in 001); else the call's ``sessionId``; else the session this
-    instance was last in; else a new one. After the call the instance is in the session the
-    thought landed in, which is a new one after ``clearSession`` or an expiry, so a bound
+    ``sessionId`` argument, as in the session pattern); else the call's ``sessionId``; else the
+    session this instance was last in; else a new one. After the call the instance is in the session
+    the thought landed in, which is a new one after ``clearSession`` or an expiry, so a bound
     instance follows its work to the new id too. Calls on one instance run one at a time: a
     session is a sequence, and two first calls at once must not open two sessions.
 
@@ -230,7 +242,8 @@ class SequentialThinkingTool:
         session_id: The session to bind (the caller owns it: a parent passes its own down, or an
             agent its stable id); ``None`` lets the first call start one.
         history_window: Keep only the last N thoughts in ``thoughtHistory`` (``None``: all, as
-            001); ``thoughtHistoryLength`` counts every thought, and the ledger keeps them all.
+            the session pattern); ``thoughtHistoryLength`` counts every thought, and the ledger
+            keeps them all.
         metadata: Facts recorded when a session starts here (``agent``, ``run``...).
 
     Raises:
@@ -280,7 +293,7 @@ class SequentialThinkingTool:
         return self._session_id
 
     async def execute(self, args: Mapping[str, Any] | str) -> JsonDict:
-        """Record one thought and answer with 001's session view.
+        """Record one thought and answer with the session pattern's view.
 
         Args:
             args: The tool call's arguments, as a mapping or as the JSON text a model sent.
@@ -323,7 +336,7 @@ class SequentialThinkingTool:
         """The tool for the OpenAI Responses API (flat, ``strict`` off).
 
         The Responses API makes function tools strict unless told otherwise, and strict mode
-        wants every property required; 001's optional properties are optional.
+        wants every property required; the session pattern's optional properties are optional.
         """
         return {
             "type": "function",
@@ -349,7 +362,9 @@ def sequential_thinking_tool(
     history_window: int | None = None,
     metadata: Mapping[str, str] | None = None,
 ) -> SequentialThinkingTool:
-    """Make a sequential-thinking tool for one agent (001's ``createSequentialThinkingTool``).
+    """Make a sequential-thinking tool for one agent.
+
+    The session pattern's ``createSequentialThinkingTool``.
 
     Args:
         ledger: Where thoughts are recorded.

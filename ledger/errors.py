@@ -13,8 +13,9 @@ Every error the product raises on purpose derives from :class:`LedgerError`::
     │   └── ProviderNotConfiguredError  no API key (or base URL) for the model's provider
     └── StoreError                a storage failure, always raised ``from`` the driver error
         ├── StoreUnavailableError the database cannot be reached or stays locked
+        ├── LedgerNotFoundError   opened for reading, and there is no ledger at that place
         ├── NotALedgerError       the file or database is not a thoughtledger database
-        └── SchemaVersionError    the database was written by a newer thoughtledger
+        └── SchemaVersionError    the schema is newer than this code (or, read-only, older)
 
 Driver errors are translated where they arise; callers catch ``LedgerError`` and show its message.
 """
@@ -66,8 +67,8 @@ class IntegrityError(LedgerError):
 class GenerationError(LedgerError):
     """A language model could not write the thought; nothing was appended.
 
-    The message starts with 002's "Failed to generate thought with LLM" and carries the
-    provider's own message (for example its rate-limit or model-not-found text).
+    The message starts with the MCP API reference's "Failed to generate thought with LLM" and
+    carries the provider's own message (for example its rate-limit or model-not-found text).
 
     Attributes:
         status: The last HTTP status the provider answered with, if it answered at all.
@@ -81,7 +82,10 @@ class GenerationError(LedgerError):
 
 
 class ProviderNotConfiguredError(GenerationError):
-    """The model's provider has no API key (002: "OpenAI API key not configured", ...)."""
+    """The model's provider has no API key ("OpenAI API key not configured", ...).
+
+    The messages are the MCP API reference's.
+    """
 
 
 class StoreError(LedgerError):
@@ -92,12 +96,23 @@ class StoreUnavailableError(StoreError):
     """The database cannot be reached, or stayed locked past the retry budget."""
 
 
+class LedgerNotFoundError(StoreError):
+    """A ledger opened for reading does not exist: no such file, or no ledger tables there.
+
+    Reading never creates a ledger, so a mistyped path is reported instead of "verified empty".
+    """
+
+
 class NotALedgerError(StoreError):
     """The database exists but is not a thoughtledger database (or not a database at all)."""
 
 
 class SchemaVersionError(StoreError):
-    """The database schema is newer than this version of thoughtledger understands."""
+    """The database schema is newer than this version of thoughtledger understands.
+
+    Also raised when a ledger opened read-only has an older schema this code cannot read without
+    upgrading it (reading never upgrades a schema).
+    """
 
 
 __all__ = [
@@ -108,6 +123,7 @@ __all__ = [
     "InvalidInputError",
     "InvalidThoughtError",
     "LedgerError",
+    "LedgerNotFoundError",
     "NotALedgerError",
     "ProviderNotConfiguredError",
     "SchemaVersionError",

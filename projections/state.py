@@ -20,7 +20,8 @@ from ledger.events import (
 )
 
 Status = str
-"""One of ``recorded``, ``revision``, ``branch``, ``complete`` (002's ``status``)."""
+"""One of ``recorded``, ``revision``, ``branch``, ``complete`` (the MCP API reference's
+``status``)."""
 
 
 class ThoughtEntry(NamedTuple):
@@ -152,8 +153,8 @@ class SessionState(NamedTuple):
     def original_query(self) -> str | None:
         """The problem the session works on: its first thought's guidance, or its text.
 
-        002's external tool takes a first thought as the problem itself; when a model wrote the
-        first thought, the problem is what the caller sent (its guidance).
+        The MCP API reference's external tool takes a first thought as the problem itself; when a
+        model wrote the first thought, the problem is what the caller sent (its guidance).
         """
         if not self.thoughts or not self.complete:
             return None

@@ -1,7 +1,7 @@
 """The views callers read: pure functions from a session state (or records) to JSON dicts.
 
 Key names follow the reference each view comes from: camelCase for the official server and the
-session pattern, snake_case for the MCP server API of 002.
+session pattern, snake_case for the MCP API reference.
 """
 
 from collections.abc import Iterable
@@ -15,7 +15,7 @@ JsonDict = dict[str, Any]
 
 
 def minimal_response(entry: ThoughtEntry) -> JsonDict:
-    """Return exactly the four flow-control keys of 000.
+    """Return exactly the four flow-control keys of the minimal-response spec.
 
     They are ``thought, thoughtNumber, totalThoughts, nextThoughtNeeded``.
     """
@@ -44,7 +44,10 @@ def official_view(state: SessionState) -> JsonDict:
 
 
 def session_view(state: SessionState, *, history_window: int | None = None) -> JsonDict:
-    """Return the session pattern's answer (001), with a ``summary`` once no thought is needed.
+    """Return the session pattern's answer, with a ``summary`` once no thought is needed.
+
+    Each ``thoughtHistory`` item is :func:`history_item`'s: the thought's number and text with
+    its revision and branch fields.
 
     Args:
         state: The session.
@@ -53,12 +56,7 @@ def session_view(state: SessionState, *, history_window: int | None = None) -> J
     """
     thoughts = state.thoughts
     shown = thoughts[max(0, len(thoughts) - history_window) :] if history_window else thoughts
-    history: list[JsonDict] = []
-    for entry in shown:
-        item: JsonDict = {"thoughtNumber": entry.thought_number, "thought": entry.thought}
-        if entry.is_revision is not None:
-            item["isRevision"] = entry.is_revision
-        history.append(item)
+    history = [history_item(entry) for entry in shown]
     view = {"sessionId": state.session_id, **official_view(state), "thoughtHistory": history}
     last = state.last
     if last is not None and not last.next_thought_needed:
@@ -69,12 +67,32 @@ def session_view(state: SessionState, *, history_window: int | None = None) -> J
     return view
 
 
+def history_item(entry: ThoughtEntry) -> JsonDict:
+    """One thought of ``thoughtHistory``: its number and text, and how it relates to the others.
+
+    The revision and branch fields are kept when given (``None`` fields left out): without
+    ``revisesThought`` a revision does not say what it corrects, and without ``branchId`` two
+    thoughts numbered 5 on different branches read as one line of thought.
+    """
+    item: JsonDict = {"thoughtNumber": entry.thought_number, "thought": entry.thought}
+    related = {
+        "isRevision": entry.is_revision,
+        "revisesThought": entry.revises_thought,
+        "branchFromThought": entry.branch_from_thought,
+        "branchId": entry.branch_id,
+        "needsMoreThoughts": entry.needs_more_thoughts,
+    }
+    item.update({key: value for key, value in related.items() if value is not None})
+    return item
+
+
 def status_view(state: SessionState, *, session_id_shown: bool) -> JsonDict:
-    """The ``sequential_thinking`` answer of 002 (snake_case, with ``status``).
+    """The ``sequential_thinking`` answer of the MCP API reference (snake_case, with ``status``).
 
     Args:
         state: The session.
-        session_id_shown: Whether to include ``session_id`` (002 omits the default session's).
+        session_id_shown: Whether to include ``session_id`` (the MCP API reference omits the default
+            session's).
     """
     last = state.last
     view: JsonDict = {
@@ -91,17 +109,19 @@ def status_view(state: SessionState, *, session_id_shown: bool) -> JsonDict:
 
 
 def external_view(state: SessionState, entry: ThoughtEntry, *, session_id_shown: bool) -> JsonDict:
-    """The ``sequential_thinking_external`` answer of 002, for the thought ``entry``.
+    """The ``sequential_thinking_external`` answer (the MCP API reference) for ``entry``.
 
     Besides :func:`status_view`'s fields it carries ``thought_content`` (the thought as recorded:
     the model's text, or the caller's in manual mode) and, for a thought a model wrote,
     ``model_used`` and whichever of ``confidence`` and ``reasoning_hint`` the model gave. Its
-    plain status is ``thinking`` where :func:`status_view` says ``recorded`` (as 002 has it).
+    plain status is ``thinking`` where :func:`status_view` says ``recorded`` (as the MCP API
+    reference has it).
 
     Args:
         state: The session after the thought.
         entry: The thought just recorded.
-        session_id_shown: Whether to include ``session_id`` (002 omits the default session's).
+        session_id_shown: Whether to include ``session_id`` (the MCP API reference omits the default
+            session's).
     """
     status = entry.status
     view: JsonDict = {
@@ -228,6 +248,7 @@ __all__ = [
     "external_view",
     "full_history",
     "generation_record",
+    "history_item",
     "minimal_response",
     "official_view",
     "session_view",

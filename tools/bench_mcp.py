@@ -13,7 +13,8 @@ machine lands on both. Rows:
   target 1.15). A second row runs our server on the SDK's own stdio transport: the difference
   is what the pipe transport saves, the rest is the cost of recording a thought;
 * total response bytes of a scripted 20-thought session, per ``--profile``, against ``official``;
-* the size of ``tools/list`` for the default tools and for all tools (about 4 characters a token).
+* the size of ``tools/list`` for the default tools and for all tools, with the official
+  descriptions and with ``--descriptions compact`` (bytes, and about 4 bytes a token).
 """
 
 import argparse
@@ -214,26 +215,41 @@ async def bench_response_bytes(chars: int) -> list[Result]:
 
 
 async def bench_tools_list() -> list[Result]:
+    """The ``tools/list`` answer's size per tool set and description style.
+
+    ``compact`` rows compare with ``official`` for the same tools; ``official`` rows with the
+    default tools. ``longest_description`` is what OpenAI's 1,024-character limit applies to.
+    """
     rows = []
+    sizes: dict[tuple[str, str], int] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        sizes: dict[str, int] = {}
         for label, options in (("default tools", ()), ("all tools", ("--tools", "all"))):
-            async with spawned(ours(Path(tmp) / "tools.db", *options)) as client:
-                line = await client.request("tools/list")
-            result = json.loads(line)["result"]
-            sizes[label] = len(json.dumps(result, ensure_ascii=False))
-            descriptions = sum(len(tool.get("description", "")) for tool in result["tools"])
-            rows.append(
-                {
-                    "name": f"tools/list size, {label} ({len(result['tools'])} tools)",
-                    "ours_chars": sizes[label],
-                    "approx_tokens": round(sizes[label] / 4),
-                    "description_chars": descriptions,
-                    "baseline": "tools/list of the default tools",
-                    "ratio": round(sizes[label] / sizes["default tools"], 3),
-                    "target": None,
-                }
-            )
+            for style in ("official", "compact"):
+                served = ours(Path(tmp) / "tools.db", *options, "--descriptions", style)
+                async with spawned(served) as client:
+                    line = await client.request("tools/list")
+                result = json.loads(line)["result"]
+                size = len(json.dumps(result, ensure_ascii=False).encode())
+                sizes[label, style] = size
+                descriptions = [tool.get("description", "") for tool in result["tools"]]
+                compact = style == "compact"
+                baseline = (label, "official") if compact else ("default tools", "official")
+                rows.append(
+                    {
+                        "name": f"tools/list size, {label} ({len(result['tools'])} tools), "
+                        f"--descriptions {style}",
+                        "ours_bytes": size,
+                        "approx_tokens": round(size / 4),
+                        "description_chars": sum(len(text) for text in descriptions),
+                        "longest_description": max(len(text) for text in descriptions),
+                        "baseline": "the same tools, --descriptions official"
+                        if compact
+                        else "the default tools, --descriptions official",
+                        "baseline_bytes": sizes[baseline],
+                        "ratio": round(size / sizes[baseline], 3),
+                        "target": None,
+                    }
+                )
     return rows
 
 

@@ -3,6 +3,7 @@
 import argparse
 import asyncio
 import contextlib
+import importlib.metadata
 import logging
 import os
 import sys
@@ -48,10 +49,24 @@ def build_parser() -> Parser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"{PROG} {installed_version()}",
+        help="print the installed version and exit",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in (sessions, show, replay, diff, verify, stats, export, importing, demo, serve):
         module.register(commands)
     return parser
+
+
+def installed_version() -> str:
+    """Return the version of the installed package, as its metadata says."""
+    try:
+        return importlib.metadata.version(PROG)
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree never installed
+        return "(not installed)"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -168,14 +168,20 @@ def add_db_option(parser: argparse.ArgumentParser) -> None:
 
 
 @asynccontextmanager
-async def ledger_from(args: argparse.Namespace) -> AsyncIterator[Ledger]:
-    """Open the ledger the command names; reading never expires a session (no TTL).
+async def ledger_from(args: argparse.Namespace, *, read_only: bool) -> AsyncIterator[Ledger]:
+    """Open the ledger the command names; a command never expires a session (no TTL).
+
+    Args:
+        args: The parsed command line (its ``--db``).
+        read_only: Open an existing ledger for reading only: a missing one, or a database that
+            is not a ledger, is refused and left exactly as it was. Only commands that record
+            (``import``) pass ``False``, which creates the ledger when it is missing.
 
     Raises:
         InvalidInputError: The URL is of no known form.
-        StoreError: The ledger cannot be opened (unreachable, not a ledger, too new).
+        StoreError: The ledger cannot be opened (missing, unreachable, not a ledger, too new).
     """
-    async with open_ledger(args.db, ttl=None) as ledger:
+    async with open_ledger(args.db, ttl=None, read_only=read_only) as ledger:
         yield ledger
 
 

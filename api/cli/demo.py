@@ -1,12 +1,19 @@
-"""``thoughtledger demo``: record a realistic session into a scratch ledger, then show it."""
+"""``thoughtledger demo``: record a realistic session, show it, and say how to look further.
+
+It records into ``--db`` when given, else into a new scratch file; never into
+``$THOUGHTLEDGER_URL``'s ledger, so trying the demo cannot add a sample to a real ledger unless
+``--db`` names it.
+"""
 
 import argparse
+import shlex
 import tempfile
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from api.bootstrap import open_ledger
-from api.cli.common import EXIT_OK, Commands, Ui, add_json_option, command
+from api.cli.common import EXIT_OK, Commands, Ui, add_json_option
 from api.cli.tree import session_tree
 
 METADATA = {"agent": "sre-assistant", "client": "thoughtledger demo", "transport": "in-process"}
@@ -82,16 +89,26 @@ THOUGHTS: list[dict[str, Any]] = [
 
 def register(commands: Commands) -> None:
     """Add the ``demo`` command."""
-    parser = command(
-        commands, "demo", "record a sample session into a scratch ledger and show it", run
+    summary = "record a sample session and show it"
+    parser = commands.add_parser(
+        "demo",
+        help=summary,
+        description=(
+            "Record a sample session (a revision, two branches, a raised estimate), show it, and "
+            "print the commands to look at it further. It goes into --db FILE when given "
+            "(created if missing; an existing ledger gets one more session), else into a new "
+            "scratch file in the temporary folder. $THOUGHTLEDGER_URL is never used: a demo "
+            "lands in a ledger only when --db names it."
+        ),
     )
-    parser.set_defaults(db=None)
-    parser.description = (
-        "Record a sample session (revisions, branches, a raised estimate) and show it. It goes "
-        "into a new scratch SQLite file unless --db names a ledger; $THOUGHTLEDGER_URL is "
-        "ignored, so a demo never lands in your real ledger by accident."
+    parser.add_argument(
+        "--db",
+        metavar="FILE",
+        help="where to record: a file path (demo.db), sqlite:///path.db or "
+        "postgresql://user@host/db (default: a new scratch file; $THOUGHTLEDGER_URL is not used)",
     )
     add_json_option(parser)
+    parser.set_defaults(handler=run)
 
 
 async def run(args: argparse.Namespace, ui: Ui) -> int:
@@ -100,25 +117,57 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     Raises:
         LedgerError: The ledger failed.
     """
-    url = args.db or f"sqlite:///{Path(tempfile.mkdtemp(prefix='thoughtledger-demo-')) / 'demo.db'}"
-    async with open_ledger(url, ttl=None) as ledger:
+    given: str | None = args.db
+    db = given or str(Path(tempfile.mkdtemp(prefix="thoughtledger-demo-")) / "demo.db")
+    async with open_ledger(db, ttl=None) as ledger:
         session = await ledger.new_session(metadata=METADATA)
         for thought in THOUGHTS:
             await session.think(**{"next_thought_needed": True, **thought})
         state = await session.state()
-    if args.json:
-        ui.json({"db": url, "sessionId": state.session_id, "events": state.version})
-        return EXIT_OK
-    ui.out.print(f"Recorded a sample session in {url}\n")
-    ui.show(session_tree(state))
+    where = _where(db)
     short = state.session_id[:18]  # a unique prefix is enough, and easier on the eye
+    persisted = urlsplit(db).scheme != "memory"
+    option = f"--db {shlex.quote(db)}"
+    commands = [
+        f"thoughtledger show {short} {option} --at 5",
+        f"thoughtledger diff {short} 4 7 {option}",
+        f"thoughtledger replay {short} {option}",
+        f"thoughtledger stats {option}",
+        f"thoughtledger verify {option}",
+    ]
+    if args.json:
+        ui.json(
+            {
+                "db": db,
+                "path": where,
+                "sessionId": state.session_id,
+                "events": state.version,
+                "next": commands if persisted else [],
+            }
+        )
+        return EXIT_OK
+    ui.out.print(f"Recorded a sample session in {where}\n", highlight=False)
+    ui.show(session_tree(state))
+    if not persisted:
+        ui.out.print("\n(memory:// keeps nothing: give --db FILE to look at it again)")
+        return EXIT_OK
     ui.out.print("\nNext, try:", style="bold")
-    for line in (
-        f"thoughtledger show {short} --db {url} --at 4",
-        f"thoughtledger replay {short} --db {url}",
-        f"thoughtledger diff {short} 3 6 --db {url}",
-        f"thoughtledger stats --db {url}",
-        f"thoughtledger verify --db {url}",
-    ):
+    for line in commands:
         ui.out.print(f"  {line}", highlight=False)
     return EXIT_OK
+
+
+def _where(db: str) -> str:
+    """The file a SQLite ledger is in (absolute), or the URL with any password hidden."""
+    parts = urlsplit(db)
+    scheme = parts.scheme.lower()
+    if scheme in ("", "file"):
+        return str(Path(parts.path if scheme == "file" else db).resolve())
+    if scheme in ("sqlite", "sqlite+aiosqlite"):
+        # sqlite:///relative.db and sqlite:////absolute.db, as SQLAlchemy reads them.
+        path = db.split("://", 1)[1].split("?", 1)[0].removeprefix("/")
+        return str(Path(path).resolve())
+    if parts.password is None:
+        return db
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))

@@ -42,7 +42,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     """
     if args.start >= args.end:
         raise UsageError(f"A must be below B (got {args.start} and {args.end})")
-    async with ledger_from(args) as ledger:
+    async with ledger_from(args, read_only=True) as ledger:
         session_id = await resolve_session(ledger, args.session)
         records = await ledger.events(session_id, as_of_version=args.end)
     before = replay(records[: args.start], empty(session_id))

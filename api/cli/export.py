@@ -1,7 +1,17 @@
-"""``thoughtledger export``: sessions to a JSON Lines file, losslessly, hashes included."""
+"""``thoughtledger export``: sessions to a JSON Lines file, losslessly, hashes included.
+
+The file ends with a manifest (see :mod:`api.cli.jsonl`), written after every event, so that an
+import can tell a whole export from one cut short. ``-o -`` writes to standard output; the summary
+then goes to standard error.
+"""
 
 import argparse
+import contextlib
+import json
+import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
 from api.cli.common import (
     EXIT_OK,
@@ -15,7 +25,8 @@ from api.cli.common import (
     plural,
     resolve_session,
 )
-from api.cli.jsonl import atomic_file, to_line
+from api.cli.jsonl import ManifestSession, manifest_line, to_line
+from api.cli.outfile import atomic_file, exists, standard_output
 from api.service import Ledger
 from ledger.store.sqlite import SqliteEventStore
 
@@ -28,45 +39,84 @@ def register(commands: Commands) -> None:
     parser.add_argument("sessions", metavar="SESSION", nargs="*", help="sessions to export")
     parser.add_argument("--all", action="store_true", help="export every session")
     parser.add_argument(
-        "-o", "--output", metavar="FILE", required=True, help="the file to write (FILE.jsonl)"
+        "-o",
+        "--output",
+        metavar="FILE",
+        required=True,
+        help="the file to write (FILE.jsonl), or - for standard output",
     )
+    parser.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
     add_json_option(parser)
 
 
 async def run(args: argparse.Namespace, ui: Ui) -> int:
-    """Write the sessions' events to the output file, which appears only once complete.
+    """Write the sessions' events and the manifest; a file appears only once complete.
 
     Raises:
         UsageError: No sessions and no --all (or both), an unknown session, or an output path
             that is a directory, lies in no directory, or is the ledger itself.
-        CliError: The file cannot be written (nothing is left behind).
+        CliError: The file exists (without --force), or cannot be written (nothing is left
+            behind).
         LedgerError: The ledger failed.
     """
     if bool(args.sessions) == args.all:
         raise UsageError("name the sessions to export, or give --all (not both)")
-    target = _output(args.output)
-    async with ledger_from(args) as ledger:
+    target = None if args.output == "-" else _output(args.output)
+    async with ledger_from(args, read_only=True) as ledger:
         store = ledger.store
-        if isinstance(store, SqliteEventStore) and _is_database(target, store.path):
-            raise UsageError(f"{target} is the ledger's own database; choose another file")
+        if target is not None:
+            if isinstance(store, SqliteEventStore) and _is_database(target, store.path):
+                raise UsageError(f"{target} is the ledger's own database; choose another file")
+            if not args.force and (target.exists() or target.is_symlink()):
+                raise exists(target)
         if args.sessions:
             chosen = await _chosen(ledger, args.sessions)
         else:
             chosen = [head.session_id for head in await all_heads(ledger)]
-        events = 0
-        with atomic_file(target) as out, ui.progress("Exporting", total=len(chosen)) as step:
-            for session_id in chosen:
-                for record in await store.read_stream(session_id):
-                    out.write(to_line(record))
-                    events += 1
-                step.advance()
+        manifest: list[ManifestSession] = []
+        with _opened(target, force=args.force) as out:
+            with ui.progress("Exporting", total=len(chosen)) as step:
+                for session_id in chosen:
+                    records = await store.read_stream(session_id)
+                    for record in records:
+                        out.write(to_line(record))
+                    if records:  # always, as sessions never lose events; a manifest entry needs one
+                        last = records[-1]
+                        manifest.append(
+                            ManifestSession(
+                                session_id=session_id,
+                                version=last.version,
+                                hash=last.hash,
+                                events=len(records),
+                            )
+                        )
+                    step.advance()
+            out.write(manifest_line(manifest))
+    events = sum(entry.events for entry in manifest)
+    where = "standard output" if target is None else str(target)
+    # With -o -, standard output is the export: the summary goes beside the progress bar.
     if args.json:
-        ui.json({"file": str(target), "sessions": len(chosen), "events": events})
+        summary = {"file": where, "sessions": len(manifest), "events": events}
+        if target is None:
+            sys.stderr.write(json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
+        else:
+            ui.json(summary)
     else:
-        ui.out.print(
-            f"exported {plural(events, 'event')} of {plural(len(chosen), 'session')} to {target}"
+        console = ui.err if target is None else ui.out
+        console.print(
+            f"exported {plural(events, 'event')} of {plural(len(manifest), 'session')} to {where}"
         )
     return EXIT_OK
+
+
+@contextlib.contextmanager
+def _opened(target: Path | None, *, force: bool) -> Iterator[TextIO]:
+    if target is None:
+        with standard_output() as out:
+            yield out
+    else:
+        with atomic_file(target, overwrite=force) as out:
+            yield out
 
 
 async def _chosen(ledger: Ledger, given: list[str]) -> list[str]:

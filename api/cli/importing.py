@@ -1,18 +1,27 @@
-"""``thoughtledger import``: load an export, re-verifying every chain before writing anything.
+"""``thoughtledger import``: load an export, checking everything before writing anything.
 
-First the file alone: every line is parsed and every session's hash chain verified from its first
-event, before the ledger is even opened, so a tampered or malformed file changes nothing. Then
-each session is checked against the ledger: one it already holds must hold the same events (the
-same hash at the last version both have). Only then are events written, in batches, through the
-store's ``import_records``, which keeps every event's id, time and hash and checks each batch
-again. Events the ledger already holds are skipped: importing a file twice changes nothing, and an
-interrupted import is finished by running it again.
+First the file alone (:mod:`api.cli.import_check`): every line parsed, every chain verified from
+its first event, times in order, sizes within what the API records, and the manifest accounting
+for every session, before the ledger is even opened. Then the file against the ledger: a session
+the ledger holds already must hold the very same events (every column of each, see
+:meth:`EventStore.already_imported`), and no event to write may use an event id the ledger holds
+for another event. Any refusal so far writes nothing.
+
+Only then are events written through the store's ``import_records`` (which checks each call
+again, in its transaction). The unit of writing is the session: each is written whole in one
+transaction, small ones several to a transaction; only a session of more than
+:data:`~ledger.store.base.MAX_BATCH` events is written in slices of that many. So the only thing
+that can stop an import midway is the database failing, or another writer changing the same
+sessions meanwhile; what was written is then whole sessions, and after a failure of the database
+running the import again finishes it (events the ledger holds are skipped: importing a file twice
+changes nothing).
 """
 
 import argparse
+import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
+from uuid import UUID
 
 from api.cli.common import (
     EXIT_OK,
@@ -27,70 +36,65 @@ from api.cli.common import (
     ledger_from,
     plural,
 )
-from api.cli.jsonl import ExportLine, decoded, read_lines
+from api.cli.import_check import CheckedFile, check_file
 from api.service import Ledger
-from ledger.chain import verify_rows
 from ledger.envelope import RecordedEvent
-from ledger.errors import ConcurrencyError, IntegrityError, InvalidInputError
-from ledger.store.base import EventStore, StreamHead
+from ledger.errors import ConcurrencyError, IntegrityError, InvalidInputError, StoreError
+from ledger.store.base import MAX_BATCH, EventStore, StreamHead
 
 BATCH = 2000
-"""Events per ``import_records`` call (one transaction each)."""
+"""Events of small sessions gathered into one ``import_records`` call (one transaction)."""
 
 BULK = 200
 """Above this many sessions in a file, the ledger's heads are read in pages, not one by one."""
 
-KEEP = 100_000
-"""Files of up to this many events are held in memory after checking, not read again."""
+ID_PROBE = 10_000
+"""Event ids of a file asked of the ledger at a time (whether it holds them already)."""
 
 
 def register(commands: Commands) -> None:
     """Add the ``import`` command."""
-    parser = command(commands, "import", "load an export file, refusing any tampered chain", run)
+    parser = command(
+        commands,
+        "import",
+        "load an export file; a tampered, cut-short or conflicting one changes nothing",
+        run,
+    )
     parser.add_argument("file", metavar="FILE", help="a file written by thoughtledger export")
+    parser.add_argument(
+        "--without-manifest",
+        action="store_true",
+        help="accept a file with no manifest (written before exports had one); whether it "
+        "was cut short cannot be checked",
+    )
     add_json_option(parser)
 
 
-@dataclass
-class _File:
-    """What checking the file learnt: each session's hashes in version order, and the events."""
-
-    path: Path
-    hashes: dict[str, list[str]] = field(default_factory=dict)
-    kept: list[RecordedEvent] | None = field(default_factory=list)
-
-    @property
-    def events(self) -> int:
-        return sum(len(hashes) for hashes in self.hashes.values())
-
-    def records(self) -> Iterable[RecordedEvent]:
-        if self.kept is not None:
-            return self.kept
-        return (decoded(self.path, number, line) for number, _, line in read_lines(self.path))
-
-
 async def run(args: argparse.Namespace, ui: Ui) -> int:
-    """Import the file; refuse it whole when any chain in it does not verify.
+    """Import the file; refuse it whole when anything in it, or about it, is wrong.
 
     Raises:
         UsageError: The path is missing or a directory.
-        CliError: The file is not an export, a chain does not verify, or it conflicts with the
-            ledger (nothing written); or a batch was refused midway (rerun to finish).
-        LedgerError: The ledger failed.
+        CliError: The file is not a whole, untampered export within the API's limits, or it
+            conflicts with the ledger (nothing written); or writing stopped midway (whole
+            sessions written).
+        LedgerError: The ledger failed before anything was written.
     """
     path, size = _input(args.file)
     with ui.progress(f"Checking {path.name}", total=size, in_bytes=True) as step:
-        checked = _check(path, step)
-    async with ledger_from(args) as ledger:
-        heads = await _heads(ledger, list(checked.hashes))
-        present = {
-            session_id: await _already_here(ledger.store, path, hashes, heads.get(session_id))
-            for session_id, hashes in checked.hashes.items()
-        }
+        checked = check_file(path, step, without_manifest=args.without_manifest)
+    if not checked.has_manifest:
+        sys.stderr.write(
+            f"thoughtledger: warning: {path} has no manifest: whether it was cut short cannot "
+            "be checked\n"
+        )
+    async with ledger_from(args, read_only=False) as ledger:
+        present = await _present(ledger, checked)
+        await _check_event_ids(ledger.store, checked, present)
         missing = checked.events - sum(present.values())
         with ui.progress(f"Importing {path.name}", total=missing) as step:
             written = await _write(ledger.store, checked, present, step)
-    sessions, events = len(checked.hashes), checked.events
+    sessions, events = len(checked.sessions), checked.events
     if args.json:
         ui.json(
             {
@@ -123,46 +127,18 @@ def _input(given: str) -> tuple[Path, int]:
     return path, path.stat().st_size
 
 
-def _check(path: Path, step: Step) -> _File:
-    checked = _File(path)
-    for session_id, group in _sessions(path, step):
-        if session_id in checked.hashes:
-            raise CliError(
-                f"{path}:{group[0][0]}: session {session_id} appears again further on; an "
-                "export keeps each session's events together"
-            )
-        # The chain first, from the lines as written: a tampered line is named as tampered.
-        report = verify_rows(session_id, (line.stored_row(n) for n, line in group), None)
-        if not report.ok:
-            at = report.first_bad_position  # the line; None when a version is missing outright
-            event = f" (event {report.first_bad_event_id})" if report.first_bad_event_id else ""
-            raise CliError(
-                f"{path}{'' if at is None else f':{at}'}: session {session_id} version "
-                f"{report.first_bad_version}{event} does not verify: {report.reason}; "
-                "nothing was imported"
-            )
-        records = [decoded(path, number, line) for number, line in group]
-        checked.hashes[session_id] = [record.hash for record in records]
-        if checked.kept is not None:
-            checked.kept.extend(records)
-            if len(checked.kept) > KEEP:
-                checked.kept = None
-    return checked
-
-
-def _sessions(path: Path, step: Step) -> Iterator[tuple[str, list[tuple[int, ExportLine]]]]:
-    """Yield each run of consecutive lines of one session, with their line numbers."""
-    group: list[tuple[int, ExportLine]] = []
-    read = 0
-    for number, offset, line in read_lines(path):
-        step.advance(offset - read)
-        read = offset
-        if group and group[-1][1].session_id != line.session_id:
-            yield group[-1][1].session_id, group
-            group = []
-        group.append((number, line))
-    if group:
-        yield group[-1][1].session_id, group
+async def _present(ledger: Ledger, checked: CheckedFile) -> dict[str, int]:
+    """How many of each session's events the ledger holds: the same ones, or refuse the file."""
+    heads = await _heads(ledger, list(checked.sessions))
+    present: dict[str, int] = {}
+    for session_id, session in checked.sessions.items():
+        if session_id not in heads:
+            continue
+        try:
+            present[session_id] = await ledger.store.already_imported(session_id, session.hashes)
+        except InvalidInputError as exc:
+            raise CliError(f"{checked.path}: {exc}") from exc
+    return present
 
 
 async def _heads(ledger: Ledger, session_ids: list[str]) -> dict[str, StreamHead]:
@@ -174,51 +150,78 @@ async def _heads(ledger: Ledger, session_ids: list[str]) -> dict[str, StreamHead
     return {head.session_id: head for head in await all_heads(ledger) if head.session_id in wanted}
 
 
-async def _already_here(
-    store: EventStore, path: Path, hashes: list[str], head: StreamHead | None
+async def _check_event_ids(
+    store: EventStore, checked: CheckedFile, present: dict[str, int]
+) -> None:
+    """Refuse the file when an event to write has an id the ledger holds for another event."""
+    chunk: list[UUID] = []
+
+    async def probe() -> None:
+        reused = await store.recorded_event_ids(chunk)
+        chunk.clear()
+        for session_id, session in checked.sessions.items():
+            for version, event_id in enumerate(session.event_ids, start=1):
+                if event_id in reused:
+                    raise CliError(
+                        f"{checked.path}: session {session_id} version {version} has event id "
+                        f"{event_id}, which this ledger holds for another event; nothing was "
+                        "imported"
+                    )
+
+    for session_id, session in checked.sessions.items():
+        chunk.extend(session.event_ids[present.get(session_id, 0) :])
+        if len(chunk) >= ID_PROBE:
+            await probe()
+    if chunk:
+        await probe()
+
+
+async def _write(
+    store: EventStore, checked: CheckedFile, present: dict[str, int], step: Step
 ) -> int:
-    """How many of a session's events the ledger holds already (the same ones, or refuse)."""
-    if head is None:
-        return 0
-    common = min(head.version, len(hashes))
-    if common == head.version:
-        stored = head.hash
-    else:
-        window = await store.read_stream(
-            head.session_id, after_version=common - 1, to_version=common
-        )
-        stored = window[0].hash
-    if stored != hashes[common - 1]:
-        raise CliError(
-            f"session {head.session_id} in the ledger holds other events than in {path} (they "
-            f"differ by version {common}); nothing was imported"
-        )
-    return common
-
-
-async def _write(store: EventStore, checked: _File, present: dict[str, int], step: Step) -> int:
     written = 0
-    batch: list[RecordedEvent] = []
-
-    async def flush() -> None:
-        nonlocal written, batch
+    for batch in _batches(_new_by_session(checked.by_session(), present)):
         try:
             written += await store.import_records(batch)
-        except (ConcurrencyError, IntegrityError, InvalidInputError) as exc:
-            # Checked above: only another writer racing this import, or an event id already
-            # used by another event of this ledger, can get here. What was written is whole.
+        except StoreError as exc:
+            # The database failed: a rerun skips what was written and writes the rest.
             raise CliError(
-                f"import of {checked.path} stopped after {written} events: {exc}; run it again "
-                "to finish (importing is idempotent)"
+                f"import of {checked.path} stopped after {plural(written, 'event')}: {exc}; "
+                "run it again to finish (what was imported is skipped)"
+            ) from exc
+        except (ConcurrencyError, IntegrityError, InvalidInputError) as exc:
+            # Everything was checked above: only another writer changing these sessions
+            # meanwhile gets here, and a rerun finishes only if it wrote the same events (a
+            # rerun checks again and says so, writing nothing otherwise): no promise here.
+            raise CliError(
+                f"import of {checked.path} stopped after {plural(written, 'event')}: another "
+                f"writer changed the ledger meanwhile: {exc}"
             ) from exc
         step.advance(len(batch))
-        batch = []
-
-    for record in checked.records():
-        if record.version > present.get(record.session_id, 0):
-            batch.append(record)
-            if len(batch) == BATCH:
-                await flush()
-    if batch:
-        await flush()
     return written
+
+
+def _new_by_session(
+    sessions: Iterable[list[RecordedEvent]], present: dict[str, int]
+) -> Iterator[list[RecordedEvent]]:
+    """Each session's events the ledger does not hold yet (sessions it holds whole are left out)."""
+    for records in sessions:
+        new = records[present.get(records[0].session_id, 0) :]
+        if new:
+            yield new
+
+
+def _batches(sessions: Iterable[list[RecordedEvent]]) -> Iterator[list[RecordedEvent]]:
+    """Whole sessions gathered up to :data:`BATCH` events; a longer one alone, or in slices."""
+    batch: list[RecordedEvent] = []
+    for new in sessions:
+        if batch and len(batch) + len(new) > BATCH:
+            yield batch
+            batch = []
+        if len(new) > MAX_BATCH:
+            for start in range(0, len(new), MAX_BATCH):
+                yield new[start : start + MAX_BATCH]
+            continue
+        batch.extend(new)
+    if batch:
+        yield batch

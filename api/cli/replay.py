@@ -62,7 +62,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         UsageError: Unknown session.
         LedgerError: The ledger failed.
     """
-    async with ledger_from(args) as ledger:
+    async with ledger_from(args, read_only=True) as ledger:
         session_id = await resolve_session(ledger, args.session)
         steps = [step async for step in ledger.replay(session_id)]
     if args.json:

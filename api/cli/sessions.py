@@ -44,7 +44,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     Raises:
         LedgerError: The ledger failed.
     """
-    async with ledger_from(args) as ledger:
+    async with ledger_from(args, read_only=True) as ledger:
         heads = await _heads(ledger, args.since)
         shown: list[SessionState] = []
         with ui.progress("Reading sessions", total=len(heads)) as step:

@@ -41,7 +41,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         UsageError: Unknown session, or a version past its end.
         LedgerError: The ledger failed.
     """
-    async with ledger_from(args) as ledger:
+    async with ledger_from(args, read_only=True) as ledger:
         session_id = await resolve_session(ledger, args.session)
         state = await ledger.state(session_id, as_of_version=args.at, as_of_time=args.as_of)
         latest = (await ledger.store.stream_head(session_id)) if args.at or args.as_of else None

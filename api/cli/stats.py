@@ -44,7 +44,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     from ledger.store.analytics import StatsFilter, ledger_stats
 
     where = StatsFilter(since=args.since, until=args.until, agent=args.agent, client=args.client)
-    async with ledger_from(args) as ledger:
+    async with ledger_from(args, read_only=True) as ledger:
         with ui.progress("Computing statistics"):
             stats = await ledger_stats(ledger.store, where)
             models = await model_usage(ledger, since=args.since, until=args.until)

@@ -42,7 +42,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     """
     if args.session and args.all:
         raise UsageError("give a SESSION or --all, not both")
-    async with ledger_from(args) as ledger:
+    async with ledger_from(args, read_only=True) as ledger:
         if args.session:
             reports = [await ledger.verify(await resolve_session(ledger, args.session))]
         else:

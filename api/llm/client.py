@@ -3,11 +3,13 @@
 :class:`LLMWriter` sends a :class:`~api.llm.prompt.ThoughtPrompt` to the endpoint the settings
 choose, retries what may pass (429, 5xx, timeouts, unreachable servers, malformed or empty
 answers) with exponential backoff and jitter (honouring ``Retry-After``), and fails at once on what
-will not (a bad key, an unknown model). It asks for a structured answer and steps down when an
-endpoint refuses one: ``json_schema``, then ``json_object``, then plain text (remembered per
-endpoint and model); a model that refuses a temperature (reasoning models accept only their
-default) is asked again without one. Any answer that is not the JSON asked for is taken as plain
-text, and then there is no confidence: it is never invented.
+will not (a bad key, an unknown model). What a failed attempt says is masked
+(:mod:`api.llm.redact`) before it is logged or raised: providers echo keys back. It asks for a
+structured answer and steps down when an endpoint refuses one: ``json_schema``, then
+``json_object``, then plain text (remembered per endpoint and model); a model that refuses a
+temperature (reasoning models accept only their default) is asked again without one. Any answer
+that is not the JSON asked for is taken as plain text, and then there is no confidence: it is
+never invented.
 
 ``openai`` is imported on first use: it costs half a second, which a server or a command that
 never generates should not pay.
@@ -18,12 +20,13 @@ import math
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from api.llm.answer import Failure, read_completion
 from api.llm.config import Endpoint, LLMSettings, Structured
 from api.llm.prompt import ANSWER_SCHEMA, Message, ThoughtPrompt, prompt_sha256
+from api.llm.redact import mask_secrets
 from api.logs import get_logger
 from ledger.errors import GenerationError
 from ledger.events import Generation
@@ -33,7 +36,7 @@ if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam, completion_create_params
 
 FAILED = "Failed to generate thought with LLM"
-"""002's error for a generation that failed; the provider's message follows it."""
+"""The MCP API reference's error for a failed generation; the provider's message follows."""
 
 _STEP_DOWN: dict[Structured, Structured] = {"json_schema": "json_object", "json_object": "off"}
 
@@ -103,11 +106,13 @@ class LLMWriter:
 
         Args:
             prompt: What to ask.
-            model: A model name or alias (``None``: ``normal``, 002's ``LUX_MODEL_NORMAL``).
+            model: A model name or alias (``None``: ``normal``, the MCP API reference's
+                ``LUX_MODEL_NORMAL``).
             temperature: The sampling temperature (``None``: the model's default).
 
         Raises:
-            ProviderNotConfiguredError: The model's provider has no key (002's messages).
+            ProviderNotConfiguredError: The model's provider has no key (the MCP API reference's
+                messages).
             GenerationError: The endpoint failed for good, or every attempt failed; the message
                 starts with "Failed to generate thought with LLM" and ends with the provider's.
         """
@@ -182,6 +187,9 @@ class LLMWriter:
                         reasoning_hint=read.reasoning_hint,
                     )
                     return WrittenThought(read.thought, generation)
+            # Providers echo keys back ("Incorrect API key provided: sk-..."); this reason is
+            # what the model and the logs will read.
+            failure = replace(failure, reason=mask_secrets(failure.reason, _keys(settings)))
             if not failure.retryable or retries >= settings.max_retries:
                 raise GenerationError(
                     _message(failure, attempts), status=failure.status, attempts=attempts
@@ -224,6 +232,10 @@ class LLMWriter:
             )
             self._clients[key] = client
         return client
+
+
+def _keys(settings: LLMSettings) -> tuple[str | None, ...]:
+    return (settings.openai_api_key, settings.openrouter_api_key, settings.local_api_key)
 
 
 def _mode(configured: Structured, refused: set[str]) -> Structured:

@@ -11,15 +11,15 @@ Providers (all speak OpenAI's chat-completions protocol):
 
 ``THOUGHTLEDGER_LLM_PROVIDER`` (``openai``, ``openrouter`` or ``local``) overrides the choice.
 
-Model aliases, as in 002 (which defaults ``model`` to ``LUX_MODEL_NORMAL``): ``normal``,
-``reasoning``, ``mini``, ``opus``, ``sonnet`` and ``grok`` name the models in ``LUX_MODEL_NORMAL``,
-``LUX_MODEL_REASONING``, ``LUX_MODEL_MINI``, ``LUX_MODEL_OPUS``, ``LUX_MODEL_SONNET`` and
-``LUX_MODEL_GROK`` (see :data:`ALIASES` for the defaults); the variable names themselves are
-accepted as model names too. Requests time out after ``LUX_REQUEST_TIMEOUT_SECS`` (120) and are
-retried ``LUX_MAX_RETRIES`` times (3) on 429, 5xx, timeouts and malformed answers, backing off
-from ``THOUGHTLEDGER_LLM_BACKOFF_SECS`` (0.5) doubling per retry. ``THOUGHTLEDGER_LLM_STRUCTURED``
-chooses how a structured answer is asked for: ``json_schema`` (default), ``json_object`` or
-``off`` (plain text).
+Model aliases, as in the MCP API reference (which defaults ``model`` to ``LUX_MODEL_NORMAL``):
+``normal``, ``reasoning``, ``mini``, ``opus``, ``sonnet`` and ``grok`` name the models in
+``LUX_MODEL_NORMAL``, ``LUX_MODEL_REASONING``, ``LUX_MODEL_MINI``, ``LUX_MODEL_OPUS``,
+``LUX_MODEL_SONNET`` and ``LUX_MODEL_GROK`` (see :data:`ALIASES` for the defaults); the variable
+names themselves are accepted as model names too. Requests time out after
+``LUX_REQUEST_TIMEOUT_SECS`` (120) and are retried ``LUX_MAX_RETRIES`` times (3) on 429, 5xx,
+timeouts and malformed answers, backing off from ``THOUGHTLEDGER_LLM_BACKOFF_SECS`` (0.5) doubling
+per retry. ``THOUGHTLEDGER_LLM_STRUCTURED`` chooses how a structured answer is asked for:
+``json_schema`` (default), ``json_object`` or ``off`` (plain text).
 """
 
 import math
@@ -34,9 +34,11 @@ Provider = Literal["openai", "openrouter", "local"]
 Structured = Literal["json_schema", "json_object", "off"]
 
 OPENAI_KEY_MISSING = "OpenAI API key not configured"
-"""002's error when an OpenAI model is asked for and ``OPENAI_API_KEY`` is not set."""
+"""The MCP API reference's error when an OpenAI model is asked for and ``OPENAI_API_KEY`` is not
+set."""
 OPENROUTER_KEY_MISSING = "OpenRouter API key not configured"
-"""002's error when an OpenRouter model is asked for and ``OPENROUTER_API_KEY`` is not set."""
+"""The MCP API reference's error when an OpenRouter model is asked for and ``OPENROUTER_API_KEY`` is
+not set."""
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
@@ -155,12 +157,12 @@ class LLMSettings:
         return models.get(alias, name)
 
     def resolve(self, requested: str | None) -> Endpoint:
-        """Return the endpoint for a requested model (``None``: 002's ``LUX_MODEL_NORMAL``).
+        """Return the endpoint for a model (``None``: the MCP API reference's ``LUX_MODEL_NORMAL``).
 
         Raises:
             ProviderNotConfiguredError: The provider the model needs has no key: the message
-                starts with 002's "OpenAI API key not configured" or "OpenRouter API key not
-                configured" and says which variable to set.
+                starts with the MCP API reference's "OpenAI API key not configured" or "OpenRouter
+                API key not configured" and says which variable to set.
         """
         model = self.model_for(requested)
         provider = self.provider or (

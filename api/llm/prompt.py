@@ -92,8 +92,8 @@ def build_prompt(
 ) -> ThoughtPrompt:
     """Build the prompt for ``request`` on a session in ``state``.
 
-    On a session without thoughts, ``request.thought`` is the problem itself (002's step 1);
-    afterwards it is guidance for the next thought.
+    On a session without thoughts, ``request.thought`` is the problem itself (the MCP API
+    reference's step 1); afterwards it is guidance for the next thought.
 
     Args:
         state: The session the thought will land in (empty for a new or retired session).

@@ -13,7 +13,7 @@ JsonSchema = dict[str, Any]
 
 
 class MinimalAnswer(BaseModel):
-    """``--profile minimal``: 000's four flow-control keys, plus the session's handle."""
+    """``--profile minimal``: the minimal-response spec's four keys, plus the session's handle."""
 
     thought: str
     thoughtNumber: int
@@ -34,15 +34,19 @@ class OfficialAnswer(BaseModel):
 
 
 class HistoryItem(BaseModel):
-    """One thought in the session pattern's ``thoughtHistory``."""
+    """One thought in the session pattern's ``thoughtHistory``, with its revision and branch."""
 
     thoughtNumber: int
     thought: str
     isRevision: bool | None = None
+    revisesThought: int | None = None
+    branchFromThought: int | None = None
+    branchId: str | None = None
+    needsMoreThoughts: bool | None = None
 
 
 class SessionAnswer(BaseModel):
-    """``--profile full``: the session pattern's (001) answer, history and summary included."""
+    """``--profile full``: the session pattern's answer, history and summary included."""
 
     sessionId: str
     thoughtNumber: int
@@ -55,7 +59,7 @@ class SessionAnswer(BaseModel):
 
 
 class StatusAnswer(BaseModel):
-    """``sequential_thinking`` (002): snake_case, with a status; ``session_id`` unless default."""
+    """``sequential_thinking`` (the MCP API reference): snake_case, a status, ``session_id``."""
 
     thought_number: int
     total_thoughts: int
@@ -67,7 +71,7 @@ class StatusAnswer(BaseModel):
 
 
 class ExternalAnswer(BaseModel):
-    """``sequential_thinking_external`` (002): the status answer plus the thought's content.
+    """``sequential_thinking_external`` (the MCP API reference): status plus the thought's content.
 
     ``model_used`` is present when a model wrote the thought; ``confidence`` and
     ``reasoning_hint`` when it gave them.

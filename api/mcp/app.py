@@ -12,7 +12,8 @@ from api.service import Ledger
 from ledger.ids import check_id, new_session_id
 
 ProfileName = Literal["minimal", "official", "full"]
-"""Which projection ``sequentialthinking`` answers with: 000, the official view, or 001."""
+"""Which projection ``sequentialthinking`` answers with: the minimal-response spec, the official
+view, or the session pattern."""
 
 
 @dataclass

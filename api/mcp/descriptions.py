@@ -3,8 +3,8 @@
 The ``sequentialthinking`` description and parameter descriptions are copied from the official
 server (modelcontextprotocol/servers, ``src/sequentialthinking/index.ts``), so a model that was
 prompted or fine-tuned against it sees the same words. The snake_case tools take their words
-from the MCP server API reference (002). Every sentence here is paid for in tokens on every
-``tools/list``, so the additions are short.
+from the MCP server API reference (the MCP API reference). Every sentence here is paid for in tokens
+on every ``tools/list``, so the additions are short.
 """
 
 OFFICIAL_DESCRIPTION = """\
@@ -73,6 +73,65 @@ response to continue that session (needed when a new session starts on every cal
 HISTORY_NOTE = """
 - {tool} reads earlier thoughts back, so you need not repeat them"""
 
+# --descriptions compact: every tool's description within OpenAI's 1,024 characters.
+COMPACT_DESCRIPTION = """\
+A detailed tool for dynamic and reflective problem-solving through thoughts.
+Each thought can build on, question, or revise previous insights as understanding deepens.
+
+When to use this tool:
+- Breaking down complex problems into steps
+- Planning and design with room for revision
+- Analysis that might need course correction
+- Problems where the full scope might not be clear initially
+
+You should:
+1. Start with an initial estimate of needed thoughts, but be ready to adjust
+2. Feel free to question or revise previous thoughts, or branch to explore alternatives
+3. Express uncertainty when present; ignore what is irrelevant to the current step
+4. Generate a solution hypothesis and verify it against your earlier steps until satisfied
+5. Provide a single, ideally correct answer as the final output
+
+Each parameter's description says how to use it; every thought is kept in a session."""
+"""The official description cut to what a model needs besides the parameters' own words.
+
+OpenAI-backed MCP clients fail on the official 2,781 characters (``string_above_max_length``).
+The official text's "Parameters explained" list, and its advice about particular parameters,
+move into :data:`COMPACT_PARAMETERS`, so the model still reads them.
+"""
+COMPACT_HISTORY_NOTE = " Use {tool} to read earlier thoughts back instead of repeating them."
+
+COMPACT_PARAMETERS = {
+    "thought": (
+        "Your current thinking step, which can be an analytical step, a revision of a previous "
+        "thought, a question about a previous decision, a realization that more analysis is "
+        "needed, a change in approach, or a hypothesis generated or verified"
+    ),
+    "nextThoughtNeeded": (
+        "True if you need more thinking, even if at what seemed like the end; false only when "
+        "truly done and a satisfactory answer is reached"
+    ),
+    "thoughtNumber": (
+        "Current number in sequence (numeric value, e.g., 1, 2, 3); it can go beyond the "
+        "initial total if needed"
+    ),
+    "totalThoughts": (
+        "Current estimate of thoughts needed (numeric value, e.g., 5, 10); adjust it up or "
+        "down as you progress"
+    ),
+    "isRevision": "A boolean indicating if this thought revises previous thinking",
+    "revisesThought": "If isRevision is true, which thought number is being reconsidered",
+    "branchFromThought": "If branching, which thought number is the branching point",
+    "branchId": "Identifier for the current branch (if any)",
+    "needsMoreThoughts": "If reaching the end but realizing more thoughts are needed",
+    "sessionId": (
+        "Omit to continue this connection's session; pass the sessionId of an earlier response "
+        "to continue that session (needed when a new session starts on every call)"
+    ),
+    "clearSession": "true starts afresh under a new sessionId; the old thoughts stay readable",
+}
+"""``sequentialthinking``'s parameter descriptions under ``--descriptions compact``: the official
+text's "Parameters explained" and the sessions note, each beside its parameter."""
+
 # Parameter descriptions of the official tool, verbatim.
 THOUGHT = "Your current thinking step"
 NEXT_THOUGHT_NEEDED = "Whether another thought step is needed"
@@ -83,7 +142,7 @@ REVISES_THOUGHT = "Which thought is being reconsidered"
 BRANCH_FROM_THOUGHT = "Branching point thought number"
 BRANCH_ID = "Branch identifier"
 NEEDS_MORE_THOUGHTS = "If more thoughts are needed"
-# The session pattern's (001) additions.
+# The session pattern's additions.
 SESSION_ID = "sessionId of an earlier response, to continue it; omit for this connection's session"
 CLEAR_SESSION = "Set true to reset and start fresh"
 
@@ -98,7 +157,7 @@ EXTERNAL_DESCRIPTION = (
     "thought_content, with model_used, confidence and reasoning_hint). With use_llm false the "
     "thought is recorded as you wrote it."
 )
-# Parameter descriptions of the snake_case tools, from the API reference (002).
+# Parameter descriptions of the snake_case tools, from the MCP API reference.
 SNAKE = {
     "thought": "The content of the current thinking step",
     "thought_number": "Current thought number in sequence",
@@ -135,6 +194,9 @@ __all__ = [
     "BRANCH_FROM_THOUGHT",
     "BRANCH_ID",
     "CLEAR_SESSION",
+    "COMPACT_DESCRIPTION",
+    "COMPACT_HISTORY_NOTE",
+    "COMPACT_PARAMETERS",
     "EXTERNAL_DESCRIPTION",
     "HISTORY_AS_OF_TIME",
     "HISTORY_AS_OF_VERSION",

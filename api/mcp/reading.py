@@ -81,7 +81,8 @@ async def thinking_history(
 
 def _read_target(caller: Caller, requested: str | None) -> str:
     # An id given is read literally: it names the session an answer reported, even one that was
-    # cleared since. Omitted (or 002's "default"), it is the connection's current session.
+    # cleared since. Omitted (or the MCP API reference's "default"), it is the connection's current
+    # session.
     if requested is not None and (requested != DEFAULT_SESSION or caller.key is None):
         return requested
     if caller.key is None:

@@ -24,7 +24,7 @@ from api.bootstrap import open_ledger, resolve_url
 from api.logs import SessionIdRedaction, event_line, route_to_stdlib
 from api.mcp.app import ProfileName
 from api.mcp.render import ThoughtSink, thought_logging_enabled
-from api.mcp.server import DEFAULT_TOOLS, PROFILES, TOOL_NAMES, create_server
+from api.mcp.server import DEFAULT_TOOLS, DESCRIPTIONS, PROFILES, TOOL_NAMES, create_server
 from api.mcp.stdio import run_stdio, stdio_transport
 from api.service import DEFAULT_TTL
 from ledger.errors import InvalidInputError, LedgerError
@@ -51,8 +51,8 @@ def _event(level: int, event: str, **facts: object) -> None:
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the serve options to ``parser``.
 
-    ``--db``, ``--http``, ``--host``, ``--port``, ``--profile``, ``--tools`` and
-    ``--ttl-minutes``; :func:`run_serve` reads them back.
+    ``--db``, ``--http``, ``--host``, ``--port``, ``--profile``, ``--tools``,
+    ``--descriptions`` and ``--ttl-minutes``; :func:`run_serve` reads them back.
     """
     parser.add_argument(
         "--db",
@@ -90,6 +90,13 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAMES",
         help=f"comma-separated tools to list, or all (default: {','.join(DEFAULT_TOOLS)}; "
         f"available: {', '.join(TOOL_NAMES)})",
+    )
+    parser.add_argument(
+        "--descriptions",
+        default="official",
+        choices=DESCRIPTIONS,
+        help="tool descriptions: official (the official server's words) or compact (each "
+        "within the 1,024 characters OpenAI's API accepts, for OpenAI-backed clients)",
     )
     parser.add_argument(
         "--ttl-minutes",
@@ -143,7 +150,12 @@ async def _serve_stdio(
 ) -> int:
     async with open_ledger(args.db, ttl=ttl) as ledger:
         server = create_server(
-            ledger, profile=_profile(args), tools=args.tools, thought_sink=sink, transport="stdio"
+            ledger,
+            profile=_profile(args),
+            tools=args.tools,
+            thought_sink=sink,
+            transport="stdio",
+            descriptions=args.descriptions,
         )
         with anyio.CancelScope() as serving:
             async with _signals_handled(serving.cancel):
@@ -162,7 +174,12 @@ async def _serve_http(
 
     async with open_ledger(args.db, ttl=ttl) as ledger:
         server = create_server(
-            ledger, profile=_profile(args), tools=args.tools, thought_sink=sink, transport="http"
+            ledger,
+            profile=_profile(args),
+            tools=args.tools,
+            thought_sink=sink,
+            transport="http",
+            descriptions=args.descriptions,
         )
         # host= turns on the SDK's DNS-rebinding protection for loopback names.
         app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=args.host)

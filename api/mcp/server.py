@@ -3,15 +3,16 @@
 Tools are typed functions (:mod:`api.mcp.thinking`, :mod:`api.mcp.reading`) registered per
 server, with the official text, compact schemas, output schemas and truthful annotations. Two
 thin adaptations of the SDK live here: argument errors become one plain line naming every bad
-field (``Invalid sequential thinking params: ...``, as in 002) instead of pydantic's report, and
-our own refusals reach the model without the SDK's ``Error executing tool`` prefix.
+field (``Invalid sequential thinking params: ...``, as in the MCP API reference) instead of
+pydantic's report, and our own refusals reach the model without the SDK's ``Error executing tool``
+prefix.
 """
 
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
@@ -49,6 +50,9 @@ TOOL_NAMES = (OFFICIAL_TOOL, HISTORY_TOOL, STATUS_TOOL, EXTERNAL_TOOL)
 DEFAULT_TOOLS = (OFFICIAL_TOOL, HISTORY_TOOL)
 """Listed unless ``--tools`` says otherwise: the official tool and the read tool."""
 PROFILES: tuple[ProfileName, ...] = ("minimal", "official", "full")
+DescriptionsName = Literal["official", "compact"]
+"""How the tools describe themselves: the official text, or one within OpenAI's limits."""
+DESCRIPTIONS: tuple[DescriptionsName, ...] = ("official", "compact")
 
 # The thinking tools append to a log: not read-only, never destructive (a cleared session's
 # history stays readable), not idempotent (a repeated call records a second thought), closed world.
@@ -63,7 +67,8 @@ PROFILE_ANSWERS: dict[ProfileName, type[BaseModel]] = {
     "official": OfficialAnswer,
     "full": SessionAnswer,
 }
-# How argument errors are introduced, per tool (002's wording for the thinking tools).
+# How argument errors are introduced, per tool (the MCP API reference's wording for the thinking
+# tools).
 _INVALID_PARAMS = {
     OFFICIAL_TOOL: "Invalid sequential thinking params",
     STATUS_TOOL: "Invalid sequential thinking params",
@@ -113,13 +118,15 @@ def create_server(
     thought_sink: ThoughtSink | None = None,
     transport: str = "in-process",
     writer: ThoughtWriter | None = None,
+    descriptions: DescriptionsName = "official",
 ) -> MCPServer[AppState]:
     """Build the MCP server over ``ledger`` (which the caller opens and closes).
 
     Args:
         ledger: Where thoughts are recorded and read back.
-        profile: What ``sequentialthinking`` answers: ``minimal`` (000's four keys),
-            ``official`` (the official server's view) or ``full`` (001's session view); each
+        profile: What ``sequentialthinking`` answers: ``minimal`` (the minimal-response spec's four
+            keys),
+            ``official`` (the official server's view) or ``full`` (the session pattern's view); each
             with ``sessionId``.
         tools: Which tools to list, in order (see :data:`TOOL_NAMES`).
         thought_sink: Where to render each recorded thought (the serve entry point passes a
@@ -128,15 +135,22 @@ def create_server(
         writer: Who writes ``sequential_thinking_external``'s thoughts (``use_llm`` true); by
             default a language model configured from the environment (see :mod:`api.llm`),
             one client per lifespan, read afresh at each call.
+        descriptions: ``official`` (the official server's words, for drop-in parity) or
+            ``compact``: every tool's description within the 1,024 characters OpenAI's API
+            accepts, the official advice moved into the parameters' descriptions.
 
     Returns:
         The server; sessions are resources under ``thoughtledger://sessions``.
 
     Raises:
-        InvalidInputError: An unknown profile or tool name, or no tool at all.
+        InvalidInputError: An unknown profile, tool name or descriptions style, or no tool.
     """
     if profile not in PROFILES:
         raise InvalidInputError(f"unknown profile {profile!r}: use {', '.join(PROFILES)}")
+    if descriptions not in DESCRIPTIONS:
+        raise InvalidInputError(
+            f"unknown descriptions {descriptions!r}: use {', '.join(DESCRIPTIONS)}"
+        )
     chosen = list(dict.fromkeys(tools))
     if not chosen:
         raise InvalidInputError("list at least one tool")
@@ -162,7 +176,9 @@ def create_server(
                 await own.aclose()
 
     builders: dict[str, Callable[[], Tool]] = {
-        OFFICIAL_TOOL: lambda: _official_tool(profile, history=HISTORY_TOOL in chosen),
+        OFFICIAL_TOOL: lambda: _official_tool(
+            profile, history=HISTORY_TOOL in chosen, compact=descriptions == "compact"
+        ),
         HISTORY_TOOL: lambda: _tool(
             thinking_history, "Thinking history", text.HISTORY_DESCRIPTION, READING, HistoryAnswer
         ),
@@ -191,13 +207,23 @@ def create_server(
     return server
 
 
-def _official_tool(profile: ProfileName, *, history: bool) -> Tool:
-    description = text.OFFICIAL_DESCRIPTION + text.SESSIONS_NOTE
-    if history:
-        description += text.HISTORY_NOTE.format(tool=HISTORY_TOOL)
-    return _tool(
+def _official_tool(profile: ProfileName, *, history: bool, compact: bool) -> Tool:
+    if compact:
+        description = text.COMPACT_DESCRIPTION
+        if history:
+            description += text.COMPACT_HISTORY_NOTE.format(tool=HISTORY_TOOL)
+    else:
+        description = text.OFFICIAL_DESCRIPTION + text.SESSIONS_NOTE
+        if history:
+            description += text.HISTORY_NOTE.format(tool=HISTORY_TOOL)
+    tool = _tool(
         sequentialthinking, "Sequential Thinking", description, THINKING, PROFILE_ANSWERS[profile]
     )
+    if compact:
+        # Only the published words change: validation reads the function's signature.
+        for name, spec in tool.parameters["properties"].items():
+            spec["description"] = text.COMPACT_PARAMETERS[name]
+    return tool
 
 
 def _tool(
@@ -225,12 +251,14 @@ def _version() -> str:
 
 __all__ = [
     "DEFAULT_TOOLS",
+    "DESCRIPTIONS",
     "EXTERNAL_TOOL",
     "HISTORY_TOOL",
     "OFFICIAL_TOOL",
     "PROFILES",
     "STATUS_TOOL",
     "TOOL_NAMES",
+    "DescriptionsName",
     "LedgerMCPServer",
     "create_server",
 ]

@@ -4,7 +4,8 @@ A caller names a session in one of three ways:
 
 * not at all, on a transport with a connection identity (stdio: the process; streamable HTTP: the
   ``mcp-session-id`` of a handshake-era client): the connection's own session;
-* by a name: a ``sessionId`` from an earlier answer, or a 002-style ``session_id``;
+* by a name: a ``sessionId`` from an earlier answer, or a ``session_id`` as the MCP API reference
+names one;
 * not at all, on a transport without identity (2026-07-28 HTTP clients, stateless HTTP): a new
   session per call, whose ``sessionId`` in the answer is the handle to pass back.
 

@@ -1,4 +1,4 @@
-"""The thinking tools: ``sequentialthinking`` (official) and the snake_case pair of 002.
+"""The thinking tools: ``sequentialthinking`` (official) and the MCP API reference's pair.
 
 Each is a typed function the SDK turns into a tool; the server (see :mod:`api.mcp.server`) reads
 its schema from the signature. They share one path into the ledger, :func:`record`, so every
@@ -29,7 +29,7 @@ from projections.views import (
 )
 
 DEFAULT_SESSION = "default"
-"""002's session name for "the caller's own session" (here: the connection's)."""
+"""The MCP API reference's session name for "the caller's own session" (here: the connection's)."""
 
 
 async def sequentialthinking(
@@ -122,7 +122,7 @@ async def sequential_thinking(
     *,
     ctx: AppContext,
 ) -> CallToolResult:
-    """Record one thought and answer 002's status view.
+    """Record one thought and answer the MCP API reference's status view.
 
     Raises:
         ToolError: The thought breaks a rule, the session id is malformed or the ledger failed;
@@ -181,9 +181,9 @@ async def sequential_thinking_external(
 
     Raises:
         ToolError: The thought breaks a rule, the session id is malformed, the model's provider
-            is not configured (002's "OpenAI API key not configured", ...), the model failed
-            ("Failed to generate thought with LLM: ...") or the ledger failed; nothing was
-            appended.
+            is not configured (the MCP API reference's "OpenAI API key not configured", ...), the
+            model failed ("Failed to generate thought with LLM: ...") or the ledger failed; nothing
+            was appended.
     """
     caller = Caller.of(ctx)
     outcome = await record(
@@ -229,7 +229,8 @@ async def record(
         clear: Retire the session first and continue under a new id.
         use_llm: Have a language model write the thought (``thought`` is then the problem or
             guidance); see :func:`api.external.think_external`.
-        model: With ``use_llm``: the model or alias (``None``: 002's ``LUX_MODEL_NORMAL``).
+        model: With ``use_llm``: the model or alias (``None``: the MCP API reference's
+            ``LUX_MODEL_NORMAL``).
         temperature: With ``use_llm``: the sampling temperature.
         **fields: The thought's fields, snake_case; ``None`` means not given.
 
@@ -271,8 +272,9 @@ def answer(view: JsonDict) -> CallToolResult:
 
 
 def _named(caller: Caller, session_id: str) -> str | None:
-    # 002's "default" is the caller's own session: the connection's where there is one. Without
-    # a connection identity it stays the shared session named "default", as in 002.
+    # The MCP API reference's "default" is the caller's own session: the connection's where there is
+    # one. Without a connection identity it stays the shared session named "default", as in the MCP
+    # API reference.
     if session_id == DEFAULT_SESSION and caller.key is not None:
         return None
     return session_id

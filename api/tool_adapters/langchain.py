@@ -3,6 +3,7 @@
 from typing import TYPE_CHECKING, Any
 
 from api.tool import SequentialThinkingTool
+from api.tool_adapters._extras import missing_framework
 from ledger.errors import InvalidInputError
 from projections.views import JsonDict
 
@@ -24,9 +25,14 @@ def langchain_tool(tool: SequentialThinkingTool) -> "StructuredTool":
         A ``StructuredTool`` named ``sequentialthinking``.
 
     Raises:
-        ImportError: ``langchain-core`` is not installed.
+        ImportError: LangChain (langchain-core) is not installed (the message names the extra).
     """
-    from langchain_core.tools import StructuredTool, ToolException
+    try:
+        from langchain_core.tools import StructuredTool, ToolException
+    except ImportError as exc:
+        raise missing_framework(
+            "langchain_tool", "LangChain (langchain-core)", "langchain", exc
+        ) from exc
 
     async def sequentialthinking(**arguments: Any) -> JsonDict:
         try:

@@ -4,6 +4,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from api.tool import SequentialThinkingTool
+from api.tool_adapters._extras import missing_framework
 from ledger.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -15,9 +16,9 @@ def openai_agents_tool(tool: SequentialThinkingTool) -> "FunctionTool":
     """Wrap ``tool`` as an OpenAI Agents SDK ``FunctionTool``: ``Agent(tools=[...])`` takes it.
 
     The schema is passed as it is, with the SDK's strict mode off: strict mode would make every
-    optional property required (and nullable), which is not 001's schema. The answer goes back to
-    the model as JSON text; invalid arguments go back as the error message, which the model can
-    act on, instead of failing the run.
+    optional property required (and nullable), which is not the session pattern's schema. The answer
+    goes back to the model as JSON text; invalid arguments go back as the error message, which the
+    model can act on, instead of failing the run.
 
     Args:
         tool: The tool to wrap; the agent's calls share its session.
@@ -26,9 +27,14 @@ def openai_agents_tool(tool: SequentialThinkingTool) -> "FunctionTool":
         A ``FunctionTool`` named ``sequentialthinking``.
 
     Raises:
-        ImportError: The OpenAI Agents SDK is not installed.
+        ImportError: The OpenAI Agents SDK is not installed (the message names the extra).
     """
-    from agents import FunctionTool
+    try:
+        from agents import FunctionTool
+    except ImportError as exc:
+        raise missing_framework(
+            "openai_agents_tool", "the OpenAI Agents SDK", "openai-agents", exc
+        ) from exc
 
     async def invoke(context: "ToolContext[Any]", arguments: str) -> str:
         try:

@@ -3,6 +3,7 @@
 from typing import TYPE_CHECKING, Any
 
 from api.tool import SequentialThinkingTool
+from api.tool_adapters._extras import missing_framework
 from ledger.errors import InvalidInputError
 from projections.views import JsonDict
 
@@ -24,9 +25,12 @@ def pydantic_ai_tool(tool: SequentialThinkingTool) -> "Tool[Any]":
         A ``Tool`` named ``sequentialthinking`` that takes no run context.
 
     Raises:
-        ImportError: pydantic-ai is not installed.
+        ImportError: pydantic-ai is not installed (the message names the extra).
     """
-    from pydantic_ai import ModelRetry, Tool
+    try:
+        from pydantic_ai import ModelRetry, Tool
+    except ImportError as exc:
+        raise missing_framework("pydantic_ai_tool", "pydantic-ai", "pydantic-ai", exc) from exc
 
     async def sequentialthinking(**arguments: Any) -> JsonDict:
         try:

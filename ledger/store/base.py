@@ -1,26 +1,19 @@
 """The store contract: the port every backend implements and the contract suite proves."""
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Self
 from uuid import UUID
 
-from ledger.chain import (
-    GENESIS_HASH,
-    PreparedEvent,
-    SealedEvent,
-    StoredRow,
-    VerifyReport,
-    prepare,
-)
-from ledger.codec import decode_payload
+from ledger.chain import PreparedEvent, SealedEvent, StoredRow, VerifyReport, prepare
 from ledger.envelope import LogRow, RecordedEvent, format_time
-from ledger.errors import ConcurrencyError, IntegrityError, InvalidInputError
+from ledger.errors import ConcurrencyError, EventDecodingError, InvalidInputError
 from ledger.events import Event, LedgerEvent
 from ledger.ids import check_id, new_event_id
+from ledger.store.imports import check_import, check_stored, import_conflict
 
 DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 """Largest stored payload of one event, in bytes, unless a store is opened with another limit."""
@@ -162,9 +155,10 @@ class EventStore(ABC):
         The lossless counterpart of :meth:`append`: event ids, recorded times, payloads and hashes
         are kept as given (only positions are assigned anew), so imported chains verify as they
         did where they were recorded. Each session's records are checked before anything is
-        written: every hash is recomputed and every link followed. Records the store already
-        holds (the same hashes at the same versions) are skipped, so importing twice writes
-        nothing. The whole call is atomic.
+        written: every hash is recomputed, every link followed, and times never go backwards.
+        Records the store already holds are skipped, so importing twice writes nothing; a stored
+        event counts as held only when it is the same in every column (see
+        :mod:`ledger.store.imports`), else the import is refused. The whole call is atomic.
 
         Args:
             records: At most :data:`MAX_BATCH` events, each session's in consecutive version
@@ -181,18 +175,72 @@ class EventStore(ABC):
                 the record before it; nothing was written.
             EventDecodingError: A payload cannot be decoded; nothing was written.
             InvalidInputError: Too many records, a malformed session id or time, versions that are
-                not consecutive, a session that would be left with a gap, a stored session that
-                holds other events, or an event id recorded elsewhere; nothing was written.
+                not consecutive, a time before the previous event's, a session that would be left
+                with a gap, a stored event that differs from the imported one at its version, or
+                an event id recorded elsewhere; nothing was written.
             StoreError: The backend failed; nothing was written.
         """
+        if len(records) > MAX_BATCH:
+            raise InvalidInputError(f"an import carries at most {MAX_BATCH} events")
         streams = check_import(records, max_event_bytes=self.max_event_bytes)
         if not streams:
             return 0
         return await self._import(streams)
 
+    async def already_imported(self, session_id: str, hashes: Sequence[str]) -> int:
+        """Return how many of a session's events, from version 1, the store holds already.
+
+        An importer asks this before writing anything, so that a file whose sessions the store
+        holds otherwise is refused whole. Every stored event up to ``len(hashes)`` is compared in
+        full, as :meth:`import_records` compares them: the same hash, and stored columns that
+        still hash to it.
+
+        Args:
+            session_id: The session.
+            hashes: The hashes of the events to import, versions 1, 2, 3...
+
+        Returns:
+            How many of them the store holds (its first that many versions).
+
+        Raises:
+            InvalidInputError: A malformed session id, or a stored event that differs from the
+                imported one (the message names the version).
+            EventDecodingError: A stored event cannot be decoded although its hash verifies.
+            StoreError: The backend failed.
+        """
+        if not hashes:
+            return 0
+        try:
+            stored = await self.read_stream(session_id, to_version=len(hashes))
+        except InvalidInputError:
+            raise
+        except (EventDecodingError, ValueError) as exc:
+            # An event edited in place may no longer decode: name the first that does not verify.
+            report = await self.verify(session_id)
+            if report.ok or report.first_bad_version is None:
+                raise
+            raise import_conflict(session_id, report.first_bad_version) from exc
+        rows = (StoredRow.of(record) for record in stored)
+        return check_stored(session_id, hashes, rows, first_version=1)
+
+    @abstractmethod
+    async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
+        """Return those of ``event_ids`` the store holds (event ids are unique in a store).
+
+        An importer checks the events it is about to write with this before writing any, so
+        that an event id used here by another event refuses the file whole.
+
+        Raises:
+            StoreError: The backend failed.
+        """
+
     @abstractmethod
     async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
-        """Store checked records atomically (see :meth:`import_records` and :func:`plan_import`)."""
+        """Store checked records atomically (see :meth:`import_records` and :func:`plan_import`).
+
+        For each session: read the stored head, :func:`plan_import`, read the stored rows the plan
+        names and :meth:`ImportPlan.check` them, then write ``plan.new``; all in one transaction.
+        """
 
     @abstractmethod
     async def _append(
@@ -342,99 +390,6 @@ def _check_ids(event_ids: Sequence[UUID], count: int) -> list[UUID]:
     return ids
 
 
-def check_import(
-    records: Sequence[RecordedEvent], *, max_event_bytes: int
-) -> dict[str, list[RecordedEvent]]:
-    """Check records to import, trusting nothing, and group them by session (in first-seen order).
-
-    Raises:
-        IntegrityError: A hash does not match its record, or a record does not link to the one
-            before it (a session's version 1 must link to the genesis hash).
-        EventDecodingError: A payload cannot be decoded.
-        InvalidInputError: Too many records, a malformed id or time, an oversize payload, a
-            repeated event id, or versions that are not consecutive.
-    """
-    if len(records) > MAX_BATCH:
-        raise InvalidInputError(f"an import carries at most {MAX_BATCH} events")
-    streams: dict[str, list[RecordedEvent]] = {}
-    seen_ids: set[UUID] = set()
-    for record in records:
-        check_id(record.session_id)
-        if not isinstance(record.event_id, UUID):
-            raise InvalidInputError(f"event id {record.event_id!r} is not a UUID")
-        if record.event_id in seen_ids:
-            raise InvalidInputError(f"event id {record.event_id} appears twice")
-        seen_ids.add(record.event_id)
-        if record.recorded_at.tzinfo is None:
-            raise InvalidInputError(f"event {record.event_id} has a recorded time without a zone")
-        if len(record.payload.encode("utf-8", "surrogatepass")) > max_event_bytes:
-            raise InvalidInputError(f"event {record.event_id} is over {max_event_bytes} bytes")
-        stream = streams.setdefault(record.session_id, [])
-        where = f"session {record.session_id!r} version {record.version} ({record.event_id})"
-        if stream:
-            if record.version != stream[-1].version + 1:
-                raise InvalidInputError(f"{where}: versions must be consecutive and in order")
-            if record.prev_hash != stream[-1].hash:
-                raise IntegrityError(f"{where} does not link to the event before it")
-        elif record.version < 1 or (record.version == 1 and record.prev_hash != GENESIS_HASH):
-            raise IntegrityError(f"{where} does not start a chain")
-        try:
-            actual = StoredRow.of(record).digest()
-        except UnicodeEncodeError:
-            actual = None
-        if actual != record.hash:
-            raise IntegrityError(f"{where}: hash does not match the event's contents")
-        # Decoded after the hash is checked, so a tampered payload is named as such; the event
-        # kept is the payload's, whatever the caller put beside it.
-        event = decode_payload(record.event_type, record.schema_version, record.payload)
-        stream.append(replace(record, event=event))
-    return streams
-
-
-@dataclass(frozen=True, slots=True)
-class ImportPlan:
-    """What importing one session's records needs, given the stored head's version.
-
-    Attributes:
-        version: The stored version whose hash must equal ``hash`` for the records to belong to
-            the stored session (0 stands for the genesis hash).
-        hash: That hash, as the records give it.
-        new: The records past the stored head: what to write.
-    """
-
-    version: int
-    hash: str
-    new: list[RecordedEvent]
-
-
-def plan_import(session_id: str, records: Sequence[RecordedEvent], head_version: int) -> ImportPlan:
-    """Decide what to write of one session's checked records onto a head at ``head_version``.
-
-    Because every hash covers the one before it, matching one stored hash proves the whole stored
-    prefix equals the records': the backend checks that single hash, then writes ``new``.
-
-    Raises:
-        InvalidInputError: The records start past the stored head, leaving a gap.
-    """
-    first, last = records[0].version, records[-1].version
-    if head_version < first - 1:
-        raise InvalidInputError(
-            f"session {session_id!r} holds {head_version} events here; the imported ones start "
-            f"at version {first}: import its earlier events first"
-        )
-    anchor = min(head_version, last)
-    expected = records[0].prev_hash if anchor == first - 1 else records[anchor - first].hash
-    return ImportPlan(anchor, expected, list(records[head_version - first + 1 :]))
-
-
-def import_conflict(session_id: str, version: int) -> InvalidInputError:
-    """The error for a stored session whose history differs from the imported one."""
-    return InvalidInputError(
-        f"session {session_id!r} already holds other events than the imported ones "
-        f"(they differ at version {version}); nothing was imported"
-    )
-
-
 def to_recorded(sealed: Sequence[SealedEvent], first_position: int) -> list[RecordedEvent]:
     """Give sealed events consecutive positions from ``first_position``."""
     return [item.at(first_position + index) for index, item in enumerate(sealed)]
@@ -445,13 +400,9 @@ __all__ = [
     "MAX_BATCH",
     "Clock",
     "EventStore",
-    "ImportPlan",
     "StreamHead",
-    "check_import",
     "check_page",
     "check_window",
-    "import_conflict",
-    "plan_import",
     "to_recorded",
     "utc_now",
 ]

@@ -1,6 +1,6 @@
 """The in-memory backend: the reference implementation of the contract, for tests and scratch."""
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from uuid import UUID
 
@@ -15,11 +15,10 @@ from ledger.store.base import (
     StreamHead,
     check_page,
     check_window,
-    import_conflict,
-    plan_import,
     to_recorded,
     utc_now,
 )
+from ledger.store.imports import plan_import
 
 
 class MemoryEventStore(EventStore):
@@ -72,10 +71,11 @@ class MemoryEventStore(EventStore):
         writes: list[RecordedEvent] = []
         for session_id, records in streams.items():
             stream = self._streams.get(session_id, [])
-            plan = plan_import(session_id, records, len(stream))
-            stored = stream[plan.version - 1].hash if plan.version else GENESIS_HASH
-            if stored != plan.hash:
-                raise import_conflict(session_id, plan.version)
+            head_hash = stream[-1].hash if stream else GENESIS_HASH
+            plan = plan_import(session_id, records, len(stream), head_hash)
+            if plan.stored_from:
+                window = stream[plan.stored_from - 1 : plan.stored_to]
+                plan.check([StoredRow.of(r) for r in window])
             writes.extend(plan.new)
         reused = self._event_ids.intersection(r.event_id for r in writes)
         if reused:
@@ -86,6 +86,11 @@ class MemoryEventStore(EventStore):
             self._streams.setdefault(record.session_id, []).append(placed)
             self._event_ids.add(record.event_id)
         return len(writes)
+
+    async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
+        """See :meth:`EventStore.recorded_event_ids`."""
+        self._check_open()
+        return self._event_ids.intersection(event_ids)
 
     async def read_stream(
         self, session_id: str, *, after_version: int = 0, to_version: int | None = None

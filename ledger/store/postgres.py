@@ -9,6 +9,11 @@ Gap-safe positions without a table lock: a position is ``(transaction id << 16) 
 ids only grow, and :meth:`read_all` returns only positions below the oldest transaction still in
 flight (``pg_snapshot_xmin``), so a reader can never see a position before a lower one commits.
 Positions are therefore strictly increasing in commit-visibility order but not dense.
+
+A lost connection (the server restarted, or an administrator ended it) is retried once, on new
+connections, for reads and appends alike: an append is one atomic statement, and when its answer
+was lost after it committed, the retry finds its event ids stored and returns them, never writing
+them twice. Opened read-only, the store runs no DDL and every transaction is read-only.
 """
 
 import asyncio
@@ -29,20 +34,20 @@ from ledger.envelope import RecordedEvent
 from ledger.errors import (
     ConcurrencyError,
     InvalidInputError,
-    SchemaVersionError,
     StoreError,
     StoreUnavailableError,
 )
 from ledger.events import SCHEMA_VERSION as EVENT_SCHEMA_VERSION
-from ledger.store import schema
 from ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
     MAX_BATCH,
     Clock,
-    import_conflict,
-    plan_import,
     utc_now,
 )
+from ledger.store.imports import import_conflict, plan_import
+from ledger.store.postgres_setup import check_ledger, lost_connection, migrate
+from ledger.store.postgres_setup import translate as _translate
+from ledger.store.rows import stored_row
 from ledger.store.schema import events as EVENTS
 from ledger.store.schema import sessions as SESSIONS
 from ledger.store.sql import SqlEventStore
@@ -89,8 +94,10 @@ class PostgresEventStore(SqlEventStore):
         clock: Clock,
         max_event_bytes: int,
         writers: int = 4,
+        read_only: bool = False,
     ) -> None:
         super().__init__(engine, where, clock=clock, max_event_bytes=max_event_bytes)
+        self.read_only = read_only
         # Heads this process has seen; an entry is only a hint, checked by the append statement.
         self._heads: OrderedDict[str, tuple[int, str]] = OrderedDict()
         # Writers hold their connections: a pool checkout per append costs more than the append.
@@ -130,17 +137,21 @@ class PostgresEventStore(SqlEventStore):
         writers: int = 4,
         clock: Clock = utc_now,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        read_only: bool = False,
     ) -> "PostgresEventStore":
         """Connect to the ledger at ``url`` (``postgresql+asyncpg://...``), creating its tables.
 
         Args:
-            url: A SQLAlchemy URL for asyncpg.
+            url: A SQLAlchemy URL for asyncpg; ``?application_name=...`` names the connections
+                in ``pg_stat_activity`` (default ``thoughtledger``).
             pg_schema: A PostgreSQL schema to keep the tables in (created if missing);
                 ``None`` uses the connection's default ``search_path``.
             pool_size: Connections kept open for reads.
             writers: Connections held open for appends (appends beyond this many wait).
             clock: Source of recorded times.
             max_event_bytes: Largest accepted payload of one event.
+            read_only: Open an existing ledger for reading only: no schema or table is created
+                or upgraded, every transaction is read-only, and every write is refused.
 
         Returns:
             The open store.
@@ -148,7 +159,9 @@ class PostgresEventStore(SqlEventStore):
         Raises:
             InvalidInputError: The URL or schema name is malformed.
             StoreUnavailableError: The server cannot be reached or refuses the login.
-            SchemaVersionError: The database was written by a newer thoughtledger.
+            LedgerNotFoundError: ``read_only``, and the database (or schema) has no ledger tables.
+            SchemaVersionError: The database was written by a newer thoughtledger
+                (``read_only``: or by an older one).
         """
         try:
             parsed = sa.make_url(url)
@@ -158,12 +171,19 @@ class PostgresEventStore(SqlEventStore):
             parsed = parsed.set(drivername="postgresql+asyncpg")
         if parsed.drivername != "postgresql+asyncpg":
             raise InvalidInputError(f"expected a postgresql+asyncpg URL, got {parsed.drivername}")
+        settings = {"application_name": parsed.query.get("application_name", "thoughtledger")}
+        if not isinstance(settings["application_name"], str):
+            raise InvalidInputError("give application_name once in the URL")
+        # asyncpg takes server settings in a dict, not as keyword arguments.
+        parsed = parsed.difference_update_query(["application_name"])
         where = parsed.render_as_string(hide_password=True)
-        connect_args: dict[str, Any] = {}
         if pg_schema is not None:
             if _SCHEMA_NAME.fullmatch(pg_schema) is None:
                 raise InvalidInputError(f"invalid PostgreSQL schema name {pg_schema!r}")
-            connect_args["server_settings"] = {"search_path": pg_schema}
+            settings["search_path"] = pg_schema
+        if read_only:
+            settings["default_transaction_read_only"] = "on"
+        connect_args: dict[str, Any] = {"server_settings": settings}
         try:
             engine = create_async_engine(
                 parsed, pool_size=pool_size, max_overflow=pool_size, connect_args=connect_args
@@ -172,46 +192,23 @@ class PostgresEventStore(SqlEventStore):
             raise StoreUnavailableError(
                 "PostgreSQL support needs asyncpg: pip install 'thoughtledger[postgres]'"
             ) from exc
-        store = cls(engine, where, clock=clock, max_event_bytes=max_event_bytes, writers=writers)
+        store = cls(
+            engine,
+            where,
+            clock=clock,
+            max_event_bytes=max_event_bytes,
+            writers=writers,
+            read_only=read_only,
+        )
         try:
-            await store._migrate(pg_schema)
+            if read_only:
+                await check_ledger(engine, where, pg_schema)
+            else:
+                await migrate(engine, where, pg_schema)
         except BaseException:
             await engine.dispose()
             raise
         return store
-
-    async def _migrate(self, pg_schema: str | None) -> None:
-        versions = schema.schema_versions
-        try:
-            async with self._engine.begin() as connection:
-                # Several processes may open a fresh database at once: one prepares it at a time.
-                await connection.execute(
-                    sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtext("thoughtledger")))
-                )
-                if pg_schema is not None:
-                    await connection.execute(sa.schema.CreateSchema(pg_schema, if_not_exists=True))
-                await connection.execute(sa.schema.CreateTable(versions, if_not_exists=True))
-                current = (
-                    await connection.execute(
-                        sa.select(sa.func.coalesce(sa.func.max(versions.c.version), 0))
-                    )
-                ).scalar_one()
-                if current > schema.SCHEMA_VERSION:
-                    raise SchemaVersionError(
-                        f"{self._where} has schema version {current}, newer than this "
-                        f"thoughtledger understands ({schema.SCHEMA_VERSION}); "
-                        "upgrade thoughtledger"
-                    )
-                for step in schema.pending_steps(current):
-                    for ddl in schema.MIGRATIONS[step]:
-                        await connection.execute(ddl)
-                    await connection.execute(
-                        sa.insert(versions).values(version=step, applied_at=_now_text())
-                    )
-        except sa.exc.DBAPIError as exc:
-            raise _translate(exc, self._where) from exc
-        except OSError as exc:
-            raise StoreUnavailableError(f"cannot reach {self._where}: {exc}") from exc
 
     def _visible_below(self) -> sa.ColumnElement[bool]:
         xmin = sa.cast(
@@ -230,6 +227,8 @@ class PostgresEventStore(SqlEventStore):
     ) -> list[RecordedEvent]:
         if self._closed:
             raise StoreError("the store is closed")
+        if self.read_only:
+            raise StoreError(f"{self._where} was opened read-only; nothing was written")
         cached = self._heads.get(session_id)
         if cached is None or cached[0] != expected_version:
             head = await self.stream_head(session_id)
@@ -247,33 +246,76 @@ class PostgresEventStore(SqlEventStore):
             recorded_at=now,
         )
         last = sealed[-1]
-        try:
-            async with self._writer() as driver:
-                positions = await driver.fetch(
-                    _APPEND,
-                    session_id,
-                    last.version,
-                    last.hash,
-                    now,
-                    expected_version,
-                    head_hash,
-                    EVENT_SCHEMA_VERSION,
-                    [item.version for item in sealed],
-                    [item.event_id_text for item in sealed],
-                    [item.event_type for item in sealed],
-                    [item.payload for item in sealed],
-                    [item.prev_hash for item in sealed],
-                    [item.hash for item in sealed],
-                )
-        except Exception as exc:  # the driver's errors are translated right here
-            self._heads.pop(session_id, None)
-            raise await self._append_error(exc, session_id, expected_version) from exc
+        retried = False
+        while True:
+            try:
+                async with self._writer() as driver:
+                    positions = await driver.fetch(
+                        _APPEND,
+                        session_id,
+                        last.version,
+                        last.hash,
+                        now,
+                        expected_version,
+                        head_hash,
+                        EVENT_SCHEMA_VERSION,
+                        [item.version for item in sealed],
+                        [item.event_id_text for item in sealed],
+                        [item.event_type for item in sealed],
+                        [item.payload for item in sealed],
+                        [item.prev_hash for item in sealed],
+                        [item.hash for item in sealed],
+                    )
+                break
+            except Exception as exc:  # the driver's errors are translated right here
+                self._heads.pop(session_id, None)
+                if retried or not lost_connection(exc):
+                    raise await self._append_error(exc, session_id, expected_version) from exc
+                retried = True
+                await self._forget_connections()
         if not positions:
             self._heads.pop(session_id, None)
+            if retried:
+                # The lost answer may have been this very append's: then its events are stored.
+                stored = await self._already_stored(session_id, prepared, expected_version, ids)
+                if stored is not None:
+                    self._remember(session_id, stored[-1].version, stored[-1].hash)
+                    return stored
             head = await self.stream_head(session_id)
             raise ConcurrencyError(session_id, expected_version, head.version if head else 0)
         self._remember(session_id, last.version, last.hash)
         return [item.at(row[0]) for item, row in zip(sealed, positions, strict=True)]
+
+    async def _fetch(self, query: "sa.Select[Any]") -> "list[sa.Row[Any]]":
+        """Run a read; a lost connection is retried once, on a new one.
+
+        Raises:
+            StoreError: The read failed (``StoreUnavailableError``: the server is unreachable).
+        """
+        retried = False
+        while True:
+            if self._closed:
+                raise StoreError("the store is closed")
+            try:
+                async with self._engine.connect() as connection:
+                    return list((await connection.execute(query)).all())
+            except (sa.exc.DBAPIError, OSError) as exc:
+                if retried or not lost_connection(exc):
+                    if isinstance(exc, sa.exc.DBAPIError):
+                        raise _translate(exc, self._where, doing="read from") from exc
+                    raise StoreUnavailableError(f"cannot reach {self._where}: {exc}") from exc
+                retried = True
+                await self._forget_connections()
+
+    async def _forget_connections(self) -> None:
+        """Drop the held and pooled connections: when one was lost, the server likely restarted."""
+        idle, self._idle_writers = self._idle_writers, []
+        for connection, _driver in idle:
+            self._all_writers.discard(connection)
+            with contextlib.suppress(Exception):  # a lost connection may fail to close
+                await connection.invalidate()
+                await connection.close()
+        await self._engine.dispose()
 
     async def _append_error(
         self, exc: Exception, session_id: str, expected_version: int
@@ -330,18 +372,17 @@ class PostgresEventStore(SqlEventStore):
                 )
             ).first()
             version, head_hash = (head.version, head.hash) if head else (0, GENESIS_HASH)
-            plan = plan_import(session_id, records, version)
-            stored: str | None = head_hash
-            if plan.version != version:
-                stored = (
-                    await connection.execute(
-                        sa.select(EVENTS.c.hash).where(
-                            EVENTS.c.session_id == session_id, EVENTS.c.version == plan.version
-                        )
+            plan = plan_import(session_id, records, version, head_hash)
+            if plan.stored_from:
+                window = await connection.execute(
+                    sa.select(EVENTS)
+                    .where(
+                        EVENTS.c.session_id == session_id,
+                        EVENTS.c.version.between(plan.stored_from, plan.stored_to),
                     )
-                ).scalar_one_or_none()
-            if stored != plan.hash:
-                raise import_conflict(session_id, plan.version)
+                    .order_by(EVENTS.c.version)
+                )
+                plan.check([stored_row(row) for row in window])
             if not plan.new:
                 continue
             await connection.execute(
@@ -407,19 +448,6 @@ class PostgresEventStore(SqlEventStore):
         self._all_writers.clear()
         self._idle_writers.clear()
         await self._engine.dispose()
-
-
-def _translate(exc: sa.exc.DBAPIError, where: str) -> StoreError:
-    text = str(exc.orig).strip() or type(exc.orig).__name__
-    if isinstance(exc, sa.exc.InterfaceError | sa.exc.OperationalError):
-        return StoreUnavailableError(f"cannot use {where}: {text}")
-    return StoreError(f"{where}: {text}")
-
-
-def _now_text() -> str:
-    from ledger.envelope import format_time
-
-    return format_time(utc_now())
 
 
 __all__ = ["POSITION_SHIFT", "PostgresEventStore"]

@@ -4,8 +4,9 @@ SQLAlchemy is imported on first use, not with this module: the SQLite backend se
 without it, and a server spawned per conversation should not pay a third of a second for it.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
 from ledger.chain import GENESIS_HASH, VerifyReport, verify_rows
 from ledger.envelope import LogRow, RecordedEvent
@@ -21,6 +22,9 @@ from ledger.store.base import (
     utc_now,
 )
 from ledger.store.rows import decode_rows, head_time, log_row, stored_row
+
+_ID_CHUNK = 1000
+"""Event ids looked up per query (well within every driver's limit on bound parameters)."""
 
 if TYPE_CHECKING:
     import sqlalchemy as sa
@@ -153,6 +157,22 @@ class SqlEventStore(EventStore):
         heads = await self._fetch(sa.select(SESSIONS).where(SESSIONS.c.session_id == session_id))
         head = (heads[0].version, heads[0].hash) if heads else (0, GENESIS_HASH)
         return verify_rows(session_id, (stored_row(row) for row in rows), head)
+
+    async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
+        """See :meth:`EventStore.recorded_event_ids` (looked up by the unique index, in chunks)."""
+        import sqlalchemy as sa
+
+        from ledger.store.schema import events as EVENTS
+
+        wanted = sorted({str(event_id) for event_id in event_ids})
+        found: set[UUID] = set()
+        for start in range(0, len(wanted), _ID_CHUNK):
+            chunk = wanted[start : start + _ID_CHUNK]
+            rows = await self._fetch(
+                sa.select(EVENTS.c.event_id).where(EVENTS.c.event_id.in_(chunk))
+            )
+            found.update(UUID(row[0]) for row in rows)
+        return found
 
     async def _fetch(self, query: "sa.Select[Any]") -> "list[sa.Row[Any]]":
         import sqlalchemy as sa

@@ -13,7 +13,8 @@ under 2 ms, on a worker thread from the first commit that takes longer (a slow d
 every other task).
 
 Reads go through SQLAlchemy's async engine on aiosqlite, in their own connections (WAL lets them
-run beside the writer).
+run beside the writer). Opened read-only (see :mod:`ledger.store.sqlite_readonly`), the store has no
+writer: one connection that refuses writes serves the short reads, and scans use more like it.
 """
 
 import asyncio
@@ -41,11 +42,10 @@ from ledger.store.base import (
     StreamHead,
     check_page,
     check_window,
-    import_conflict,
-    plan_import,
     utc_now,
 )
-from ledger.store.rows import decode_rows, head_time
+from ledger.store.imports import plan_import
+from ledger.store.rows import decode_rows, head_time, stored_row
 from ledger.store.sql import SqlEventStore
 from ledger.store.sqlite_batch import (
     INSERT_FIRST,
@@ -55,6 +55,7 @@ from ledger.store.sqlite_batch import (
     Rejected,
     Request,
 )
+from ledger.store.sqlite_readonly import connect_read_only
 from ledger.store.sqlite_setup import (
     BUSY_BUDGET_SECONDS,
     Durability,
@@ -67,7 +68,7 @@ from ledger.store.sqlite_setup import (
 from ledger.store.sqlite_sql import STATEMENTS
 
 _IMPORT_HEAD = STATEMENTS["import_head"]
-_SELECT_HASH = STATEMENTS["select_hash"]
+_READ_WINDOW = STATEMENTS["read_stream_to"]
 
 _INLINE_SYNC_SECONDS = 0.002
 """A commit at durability="full" slower than this moves later commits to a worker thread."""
@@ -81,7 +82,13 @@ class _Batch:
 
 
 class SqliteEventStore(SqlEventStore):
-    """An event store in one SQLite file (WAL mode). Open it with :meth:`open`."""
+    """An event store in one SQLite file (WAL mode). Open it with :meth:`open`.
+
+    Attributes:
+        path: The database file.
+        durability: What a commit survives (see :meth:`open`).
+        read_only: Whether it was opened for reading only (every write is refused).
+    """
 
     def __init__(
         self,
@@ -89,14 +96,17 @@ class SqliteEventStore(SqlEventStore):
         writer: sqlite3.Connection,
         reader: sqlite3.Connection,
         *,
+        uri: str,
+        read_only: bool,
         durability: Durability,
         clock: Clock,
         max_event_bytes: int,
     ) -> None:
         super().__init__(
-            lambda: reader_engine(path), str(path), clock=clock, max_event_bytes=max_event_bytes
+            lambda: reader_engine(uri), str(path), clock=clock, max_event_bytes=max_event_bytes
         )
         self.path = path
+        self.read_only = read_only
         self.durability: Durability = durability
         self._writer = writer
         # Short reads (one session's stream, its head) run inline on this connection: cheaper than
@@ -117,16 +127,20 @@ class SqliteEventStore(SqlEventStore):
         durability: Durability = "normal",
         clock: Clock = utc_now,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        read_only: bool = False,
     ) -> "SqliteEventStore":
         """Open (creating if needed) the ledger in the SQLite file at ``path``.
 
         Args:
-            path: The database file; missing parent directories are created.
+            path: The database file; missing parent folders are created (mode 0700, and the
+                file 0600, whatever the umask).
             durability: ``"normal"``: a commit survives a crash of the process (WAL,
                 ``synchronous=NORMAL``); ``"full"``: it also survives power loss (``fsync`` on
                 every commit, ``synchronous=FULL``).
             clock: Source of recorded times.
             max_event_bytes: Largest accepted payload of one event.
+            read_only: Open an existing ledger for reading only: nothing is created, converted
+                or written, and every write is refused.
 
         Returns:
             The open store.
@@ -134,11 +148,25 @@ class SqliteEventStore(SqlEventStore):
         Raises:
             InvalidInputError: ``durability`` is not ``"normal"`` or ``"full"``.
             StoreUnavailableError: The file cannot be created or opened.
-            NotALedgerError: The file is not an SQLite database.
-            SchemaVersionError: The database was written by a newer thoughtledger.
+            LedgerNotFoundError: ``read_only``, and there is no file at ``path``.
+            NotALedgerError: The file is not an SQLite database (``read_only``: or not a ledger).
+            SchemaVersionError: The database was written by a newer thoughtledger
+                (``read_only``: or an older one).
         """
         if durability not in ("normal", "full"):
             raise InvalidInputError(f"durability must be 'normal' or 'full', got {durability!r}")
+        if read_only:
+            file, reader, uri = connect_read_only(Path(path))
+            return cls(
+                file,
+                reader,
+                reader,
+                uri=uri,
+                read_only=True,
+                durability=durability,
+                clock=clock,
+                max_event_bytes=max_event_bytes,
+            )
         file, writer = connect_writer(Path(path))
         try:
             await configure(writer, durability)
@@ -153,6 +181,8 @@ class SqliteEventStore(SqlEventStore):
             file,
             writer,
             reader,
+            uri=file.resolve().as_uri(),
+            read_only=False,
             durability=durability,
             clock=clock,
             max_event_bytes=max_event_bytes,
@@ -273,6 +303,8 @@ class SqliteEventStore(SqlEventStore):
             _Busy: Another connection holds the write lock.
             StoreError: The transaction cannot start.
         """
+        if self.read_only:
+            raise StoreError(f"the ledger at {self.path} was opened read-only; nothing was written")
         db = self._writer
         try:
             db.execute("BEGIN IMMEDIATE")
@@ -341,15 +373,14 @@ class SqliteEventStore(SqlEventStore):
                 self._batch.forget(session_id)
                 row = db.execute(SELECT_HEAD, {"session_id": session_id}).fetchone()
                 version, head_hash = (row[0], row[1]) if row else (0, GENESIS_HASH)
-                plan = plan_import(session_id, records, version)
-                stored = head_hash
-                if plan.version != version:
-                    found = db.execute(
-                        _SELECT_HASH, {"session_id": session_id, "version": plan.version}
-                    ).fetchone()
-                    stored = found[0] if found else ""
-                if stored != plan.hash:
-                    raise import_conflict(session_id, plan.version)
+                plan = plan_import(session_id, records, version, head_hash)
+                if plan.stored_from:
+                    window = {
+                        "session_id": session_id,
+                        "after": plan.stored_from - 1,
+                        "to": plan.stored_to,
+                    }
+                    plan.check([stored_row(r) for r in db.execute(_READ_WINDOW, window)])
                 if not plan.new:
                     continue
                 db.executemany(

@@ -5,6 +5,7 @@ number and never imports SQLAlchemy; only creating or upgrading a schema, and sc
 """
 
 import asyncio
+import os
 import sqlite3
 import time
 from pathlib import Path
@@ -36,14 +37,14 @@ def is_busy(exc: sqlite3.OperationalError) -> bool:
 
 
 def connect_writer(path: Path) -> tuple[Path, sqlite3.Connection]:
-    """Open the writer connection on ``path``, creating missing parent folders.
+    """Open the writer connection on ``path``, creating the file and its folders privately.
 
     Raises:
         StoreUnavailableError: The path is a directory, or cannot be created or opened.
     """
     file = path.expanduser()
     try:
-        file.parent.mkdir(parents=True, exist_ok=True)
+        create_private(file)
         if file.is_dir():
             raise StoreUnavailableError(f"{file} is a directory, not a database file")
         writer = sqlite3.connect(
@@ -54,6 +55,35 @@ def connect_writer(path: Path) -> tuple[Path, sqlite3.Connection]:
     except sqlite3.Error as exc:
         raise StoreUnavailableError(f"cannot open the ledger at {file}: {exc}") from exc
     return file, writer
+
+
+def create_private(file: Path) -> None:
+    """Create the missing folders of ``file`` (mode 0700) and ``file`` itself (0600), if missing.
+
+    Whatever the umask: a ledger holds every thought an agent had, so no other local user may
+    read it. SQLite gives the ``-wal`` and ``-shm`` files it creates the database file's mode.
+    Folders and files that already exist keep their mode.
+
+    Raises:
+        OSError: A folder or the file cannot be created.
+    """
+    missing: list[Path] = []
+    folder = file.parent
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=0o700)
+        except FileExistsError:
+            continue  # another process made it first: it is not ours to change
+        folder.chmod(0o700)  # a umask such as 0o277 would leave it unusable
+    try:
+        handle = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return  # an existing database, or a directory that the caller reports
+    os.close(handle)
+    file.chmod(0o600)  # an empty file is an empty database: SQLite takes it from here
 
 
 async def configure(writer: sqlite3.Connection, durability: Durability) -> None:
@@ -154,12 +184,21 @@ def _apply_schema_steps(writer: sqlite3.Connection, file: Path) -> None:
         )
 
 
-def reader_engine(file: Path) -> "AsyncEngine":
-    """Make the async engine scans go through (on first use: importing it costs ~0.3 s)."""
+def reader_engine(uri: str) -> "AsyncEngine":
+    """Make the async engine scans go through (on first use: importing it costs ~0.3 s).
+
+    Args:
+        uri: An SQLite ``file:`` URI (with ``?mode=ro`` or ``?immutable=1`` when read-only);
+            connections are made from it directly, since SQLAlchemy's URL would unquote it.
+    """
+    import aiosqlite
     import sqlalchemy as sa
     from sqlalchemy.ext.asyncio import create_async_engine
 
-    engine = create_async_engine(f"sqlite+aiosqlite:///{file}")
+    # The URL only picks the pool a file database gets; no connection is made from it.
+    engine = create_async_engine(
+        "sqlite+aiosqlite:///ledger.db", async_creator=lambda: aiosqlite.connect(uri, uri=True)
+    )
 
     @sa.event.listens_for(engine.sync_engine, "connect")
     def _reader_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -176,6 +215,7 @@ __all__ = [
     "Durability",
     "configure",
     "connect_writer",
+    "create_private",
     "is_busy",
     "migrate",
     "reader_engine",

@@ -137,7 +137,7 @@ async def test_a_session_stored_with_another_history_is_left_alone(store: EventS
     await store.append("s1", [started(), thought(1, "mine")], expected_version=0)
     ok = await recorded_elsewhere("ok")
     other = await recorded_elsewhere("s1")
-    with pytest.raises(InvalidInputError, match="already holds other events"):
+    with pytest.raises(InvalidInputError, match="another event at version 1 than the imported"):
         await store.import_records(ok + other)
     assert await store.read_stream("ok") == []
     assert len(await store.read_stream("s1")) == 2
@@ -229,3 +229,83 @@ async def test_an_imported_session_survives_a_reopen(backend: Backend) -> None:
         assert (await reopened.verify("s1")).ok
     finally:
         await reopened.aclose()
+
+
+async def test_already_imported_counts_the_stored_events_of_a_session_from_version_1(
+    store: EventStore,
+) -> None:
+    records = await recorded_elsewhere("s1", thoughts=5)
+    hashes = [r.hash for r in records]
+    assert await store.already_imported("s1", hashes) == 0
+    await store.import_records(records[:3])
+    assert await store.already_imported("s1", hashes) == 3
+    assert await store.already_imported("s1", hashes[:2]) == 2
+    await store.import_records(records)
+    assert await store.already_imported("s1", hashes) == len(records)
+    other = await recorded_elsewhere("s1", thoughts=5)  # other ids and times: other events
+    with pytest.raises(InvalidInputError, match="'s1' already holds another event at version 1"):
+        await store.already_imported("s1", [r.hash for r in other])
+
+
+EDITS = {
+    "payload": "UPDATE tl_events SET payload = replace(payload, 'thought 2', 'thought X') "
+    "WHERE session_id = 's1' AND version = 3",
+    "hash-column": "UPDATE tl_events SET hash = :forged WHERE session_id = 's1' AND version = 3",
+    "deleted": "DELETE FROM tl_events WHERE session_id = 's1' AND version = 3",
+}
+
+
+@pytest.mark.parametrize("edit", list(EDITS))
+async def test_an_event_edited_in_place_is_a_conflict_not_already_imported(
+    backend: Backend, edit: str
+) -> None:
+    if not backend.durable:
+        pytest.skip("nothing can edit the memory backend's events in place")
+    records = await recorded_elsewhere("s1", thoughts=4)
+    store = await backend.open()
+    try:
+        await store.import_records(records)
+    finally:
+        await store.aclose()
+    await backend.execute(EDITS[edit], **({"forged": "e" * 64} if edit == "hash-column" else {}))
+    store = await backend.open()
+    try:
+        before = await store.read_all_rows()
+        conflict = "'s1' already holds another event at version 3 than the imported one"
+        with pytest.raises(InvalidInputError, match=conflict):
+            await store.already_imported("s1", [r.hash for r in records])
+        with pytest.raises(InvalidInputError, match=conflict):
+            await store.import_records(records)
+        # A slice that only extends the session still checks the stored event it follows.
+        with pytest.raises(InvalidInputError, match=r"at version [34] than the imported one"):
+            await store.import_records(records[3:])
+        assert await store.read_all_rows() == before
+    finally:
+        await store.aclose()
+
+
+async def test_times_that_go_backwards_within_a_session_are_refused(store: EventStore) -> None:
+    start = datetime(2024, 5, 1, 12, tzinfo=UTC)
+    readings = iter([start, start + timedelta(seconds=5), start + timedelta(seconds=4)])
+    source = MemoryEventStore(clock=lambda: next(readings))  # a clock that was set back
+    records = await source.append("s1", [started(), thought(1)], expected_version=0)
+    records += await source.append("s1", [thought(2)], expected_version=2)
+    records += await source.append("s1", [thought(3)], expected_version=3)
+    with pytest.raises(InvalidInputError, match=r"version 4 .* recorded before the event before"):
+        await store.import_records(records)
+    assert await store.read_all() == []
+    # Against what is stored: version 4 follows a stored version 3 recorded after it.
+    assert await store.import_records(records[:3]) == 3
+    with pytest.raises(InvalidInputError, match="recorded before the stored version 3"):
+        await store.import_records(records[3:])
+    assert len(await store.read_all()) == 3
+
+
+async def test_recorded_event_ids_names_those_the_store_holds(store: EventStore) -> None:
+    mine = await store.append("s1", [started(), thought(1)], expected_version=0)
+    imported = await recorded_elsewhere("s2")
+    await store.import_records(imported)
+    unknown = [uuid.uuid4() for _ in range(2500)]  # more than one query's worth
+    wanted = {mine[1].event_id, imported[-1].event_id, *unknown}
+    assert await store.recorded_event_ids(wanted) == {mine[1].event_id, imported[-1].event_id}
+    assert await store.recorded_event_ids([]) == set()

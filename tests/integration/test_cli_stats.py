@@ -250,6 +250,7 @@ def test_stats_print_tables_and_csv(capsys: pytest.CaptureFixture[str], tmp_path
 def test_stats_of_an_empty_ledger_are_zeros(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
+    asyncio.run(create_empty(sqlite_url(tmp_path / "empty.db")))
     figures = stats(capsys, sqlite_url(tmp_path / "empty.db"))
     assert figures["overall"]["sessions"] == 0
     assert figures["overall"]["gap_p50_seconds"] is None
@@ -258,6 +259,11 @@ def test_stats_of_an_empty_ledger_are_zeros(
         "sessions               0"
         in cli(capsys, "stats", "--db", sqlite_url(tmp_path / "empty.db")).out
     )
+
+
+async def create_empty(url: str) -> None:
+    """Open a new ledger for writing (which creates it) and close it at once."""
+    await (await open_store(url)).aclose()
 
 
 def test_stats_on_a_generated_ledger_are_correct(

@@ -10,6 +10,7 @@ import pytest
 
 import api.cli.importing
 import api.cli.jsonl
+from api import open_ledger
 from ledger.envelope import RecordedEvent
 from tests.integration.test_cli_support import (
     _no_ambient_ledger,  # noqa: F401  # autouse: keeps the user's ledger out of reach
@@ -26,10 +27,24 @@ SAMPLE_IDS = ["s-a", "s-b", "s-c", "s-d", "s-e"]
 def exported(
     capsys: pytest.CaptureFixture[str], url: str, target: Path, *sessions: str
 ) -> list[dict[str, object]]:
+    """Export into ``target``; return its event lines (checking that the manifest ends it)."""
     scope = list(sessions) or ["--all"]
-    ran = cli(capsys, "export", *scope, "-o", str(target), "--db", url)
+    ran = cli(capsys, "export", *scope, "-o", str(target), "--db", url, "--force")
     assert ran.code == 0, ran.err
-    return [json.loads(line) for line in target.read_text().splitlines()]
+    lines = [json.loads(line) for line in target.read_text().splitlines()]
+    assert set(lines[-1]) == {"manifest"}
+    return lines[:-1]
+
+
+def write_export(target: Path, lines: list[dict[str, object]]) -> None:
+    """Write event lines as an export, ended by the manifest an export of them ends with."""
+    sessions: dict[object, dict[str, object]] = {}
+    for line in lines:
+        entry = sessions.setdefault(line["session_id"], {"session_id": line["session_id"]})
+        entry.update(version=line["version"], hash=line["hash"])
+        entry["events"] = int(str(entry.get("events", 0))) + 1
+    manifest = {"manifest": {"format": 1, "sessions": list(sessions.values())}}
+    target.write_text("".join(json.dumps(line) + "\n" for line in [*lines, manifest]))
 
 
 def views(capsys: pytest.CaptureFixture[str], url: str) -> dict[str, object]:
@@ -87,7 +102,7 @@ def test_an_import_adds_what_a_session_gained_since_an_earlier_import(
     source, target = sqlite_url(tmp_path / "a.db"), sqlite_url(tmp_path / "b.db")
     session_id = demo(capsys, source)
     full = exported(capsys, source, tmp_path / "full.jsonl", session_id)
-    (tmp_path / "part.jsonl").write_text("".join(json.dumps(line) + "\n" for line in full[:4]))
+    write_export(tmp_path / "part.jsonl", full[:4])
     assert cli(capsys, "import", str(tmp_path / "part.jsonl"), "--db", target).code == 0
     ran = cli(capsys, "import", str(tmp_path / "full.jsonl"), "--db", target, "--json")
     assert (ran.json()["imported"], ran.json()["alreadyPresent"]) == (6, 4)
@@ -102,7 +117,7 @@ def test_a_tampered_export_is_refused_and_nothing_is_imported(
     lines = exported(capsys, source, tmp_path / "all.jsonl")
     forged = next(i for i, line in enumerate(lines) if line["session_id"] == "s-d")
     lines[forged + 2]["payload"] = str(lines[forged + 2]["payload"]).replace("thought", "idea")
-    (tmp_path / "forged.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    write_export(tmp_path / "forged.jsonl", lines)
     ran = cli(capsys, "import", str(tmp_path / "forged.jsonl"), "--db", target)
     assert ran.code == 1
     assert ran.out == ""
@@ -151,7 +166,11 @@ def test_an_import_that_conflicts_with_the_ledger_writes_nothing(
     before = exported(capsys, target, tmp_path / "before.jsonl")
     ran = cli(capsys, "import", str(tmp_path / "all.jsonl"), "--db", target)
     assert ran.code == 1
-    assert "session s-a in the ledger holds other events than in" in ran.err
+    assert ran.err == (
+        f"thoughtledger: error: {tmp_path / 'all.jsonl'}: session 's-a' already holds another "
+        "event at version 1 than the imported one (its contents or hash differ); nothing was "
+        "imported\n"
+    )
     assert exported(capsys, target, tmp_path / "after.jsonl") == before
 
 
@@ -191,7 +210,7 @@ def test_a_failed_export_leaves_the_previous_file_untouched_and_no_temporary_fil
         return real(record)
 
     monkeypatch.setattr("api.cli.export.to_line", full_disk)
-    ran = cli(capsys, "export", "--all", "-o", str(target), "--db", url)
+    ran = cli(capsys, "export", "--all", "-o", str(target), "--db", url, "--force")
     assert ran.code == 1
     assert ran.err == f"thoughtledger: error: cannot write {target}: No space left on device\n"
     assert target.read_text() == "previous\n"
@@ -266,3 +285,106 @@ def test_an_export_is_created_readable_by_its_owner_only(
     demo(capsys, url)
     exported(capsys, url, tmp_path / "x.jsonl")
     assert (tmp_path / "x.jsonl").stat().st_mode & 0o777 == 0o600
+
+
+def test_export_refuses_to_overwrite_an_existing_file_unless_forced(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    url = sqlite_url(tmp_path / "a.db")
+    asyncio.run(record_sample(url))
+    target = tmp_path / "existing.jsonl"
+    target.write_bytes(b"an older export\n")
+    ran = cli(capsys, "export", "--all", "-o", str(target), "--db", url)
+    assert (ran.code, ran.out) == (1, "")
+    assert ran.err == f"thoughtledger: error: {target} exists; --force to overwrite\n"
+    assert target.read_bytes() == b"an older export\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".existing")] == []
+    forced = cli(capsys, "export", "--all", "-o", str(target), "--db", url, "--force")
+    assert forced.code == 0, forced.err
+    assert json.loads(target.read_text().splitlines()[-1])["manifest"]["format"] == 1
+
+
+def test_export_to_standard_output_writes_no_file_and_imports_back(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    ledger_url: str,  # noqa: F811  # the fixture imported above
+) -> None:
+    source = sqlite_url(tmp_path / "source.db")
+    asyncio.run(record_sample(source))
+    monkeypatch.chdir(tmp_path)
+    ran = cli(capsys, "export", "--all", "-o", "-", "--db", source)
+    assert ran.code == 0, ran.err
+    assert not (tmp_path / "-").exists()
+    assert ran.err == "exported 21 events of 5 sessions to standard output\n"
+    lines = ran.out.splitlines()
+    assert [json.loads(line)["session_id"] for line in lines[:-1]].count("s-b") == 5
+    assert json.loads(lines[-1])["manifest"]["sessions"][0]["session_id"] == "s-a"
+    (tmp_path / "piped.jsonl").write_text(ran.out)
+    back = cli(capsys, "import", str(tmp_path / "piped.jsonl"), "--db", ledger_url, "--json")
+    assert back.code == 0, back.err
+    assert (back.json()["imported"], back.json()["sessions"]) == (21, 5)
+    assert views(capsys, ledger_url) == views(capsys, source)
+    summary = cli(capsys, "export", "s-c", "-o", "-", "--db", source, "--json")
+    assert json.loads(summary.err) == {"file": "standard output", "sessions": 1, "events": 3}
+    assert len(summary.out.splitlines()) == 4
+
+
+def test_an_export_ends_with_a_manifest_of_each_sessions_last_version_hash_and_count(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    url = sqlite_url(tmp_path / "a.db")
+    asyncio.run(record_sample(url))
+    lines = exported(capsys, url, tmp_path / "two.jsonl", "s-e", "s-a")
+    manifest = json.loads((tmp_path / "two.jsonl").read_text().splitlines()[-1])
+    assert manifest == {
+        "manifest": {
+            "format": 1,
+            "sessions": [
+                {"session_id": "s-e", "version": 4, "hash": lines[3]["hash"], "events": 4},
+                {"session_id": "s-a", "version": 5, "hash": lines[8]["hash"], "events": 5},
+            ],
+        }
+    }
+
+
+def test_a_ledger_without_sessions_exports_the_manifest_alone_which_imports_as_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    url = sqlite_url(tmp_path / "empty.db")
+
+    async def create() -> None:
+        async with open_ledger(url):
+            pass
+
+    asyncio.run(create())
+    ran = cli(capsys, "export", "--all", "-o", str(tmp_path / "none.jsonl"), "--db", url)
+    assert ran.code == 0, ran.err
+    assert (tmp_path / "none.jsonl").read_text() == '{"manifest":{"format":1,"sessions":[]}}\n'
+    back = cli(capsys, "import", str(tmp_path / "none.jsonl"), "--db", url)
+    assert (back.code, back.out) == (
+        0,
+        f"nothing to import: the ledger already holds all 0 events of 0 sessions in "
+        f"{tmp_path / 'none.jsonl'}\n",
+    )
+
+
+def test_a_file_that_appears_while_exporting_is_not_overwritten(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = sqlite_url(tmp_path / "a.db")
+    asyncio.run(record_sample(url))
+    target = tmp_path / "late.jsonl"
+    real = api.cli.jsonl.to_line
+
+    def another_writer_meanwhile(record: RecordedEvent) -> str:
+        if not target.exists():
+            target.write_text("written by someone else\n")
+        return real(record)
+
+    monkeypatch.setattr("api.cli.export.to_line", another_writer_meanwhile)
+    ran = cli(capsys, "export", "--all", "-o", str(target), "--db", url)
+    assert ran.code == 1
+    assert ran.err == f"thoughtledger: error: {target} exists; --force to overwrite\n"
+    assert target.read_text() == "written by someone else\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".late")] == []

@@ -1,4 +1,5 @@
-"""The async facade, on every backend: the official server's scenarios, 000 and 001."""
+"""The async facade, on every backend: the official server's scenarios, the minimal-response spec
+and the session pattern."""
 
 import asyncio
 import gc
@@ -33,7 +34,7 @@ async def official(ledger: Ledger, session_id: str) -> dict[str, Any]:
     return await ledger.session(session_id).view("official")
 
 
-# -- the official server's scenarios -----------------------------------------------------------
+# -- the official server's scenarios ---------------------------------------------------------------
 
 
 async def test_one_thought_is_recorded(ledger: Ledger) -> None:
@@ -104,7 +105,7 @@ async def test_one_of_one_completes(ledger: Ledger) -> None:
     assert (await official(ledger, "s"))["nextThoughtNeeded"] is False
 
 
-# -- 000: the minimal response ------------------------------------------------------------------
+# -- the minimal-response spec: the minimal response -----------------------------------------------
 
 
 async def test_the_minimal_response_has_exactly_four_keys_for_every_kind(ledger: Ledger) -> None:
@@ -168,7 +169,7 @@ async def test_an_oversize_thought_is_refused_with_its_size(store: EventStore) -
     assert await store.read_all() == []
 
 
-# -- 001: sessions ------------------------------------------------------------------------------
+# -- the session pattern: sessions -----------------------------------------------------------------
 
 
 async def test_a_new_session_gets_a_uuid7_and_continues_by_id(ledger: Ledger) -> None:
@@ -196,6 +197,7 @@ async def test_a_revision_is_flagged_in_the_history(ledger: Ledger) -> None:
         "thoughtNumber": 2,
         "thought": "Revised: the assumption was wrong",
         "isRevision": True,
+        "revisesThought": 1,
     }
 
 
@@ -253,7 +255,7 @@ async def test_unknown_sessions_raise_lookup_errors(ledger: Ledger) -> None:
         await ledger.session("nobody").view()
 
 
-# -- time travel --------------------------------------------------------------------------------
+# -- time travel -----------------------------------------------------------------------------------
 
 
 async def test_a_session_can_be_read_as_of_any_version(ledger: Ledger) -> None:

@@ -119,7 +119,7 @@ async def test_without_a_connection_the_answers_session_id_is_the_handle(
     assert (second["sessionId"], second["thoughtHistoryLength"]) == (first["sessionId"], 2)
     assert read["thoughtHistoryLength"] == 2
     assert "pass sessionId" in unnamed
-    assert shared["thought_history_length"] == 2  # 002's shared "default" session
+    assert shared["thought_history_length"] == 2  # the MCP API reference's shared "default" session
 
 
 def _snake(number: int) -> Json:

@@ -1,4 +1,4 @@
-"""The snake_case tools of the MCP server API (002): ``sequential_thinking`` and its twin."""
+"""The snake_case tools of the MCP API reference: ``sequential_thinking`` and its twin."""
 
 import pytest
 from mcp import Client

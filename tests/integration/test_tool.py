@@ -1,4 +1,5 @@
-"""The in-process tool (001) on a real SQLite ledger: sessions, windows, errors, many agents."""
+"""The in-process tool (the session pattern) on a real SQLite ledger: sessions, windows, errors,
+many agents."""
 
 import asyncio
 import json
@@ -36,7 +37,7 @@ async def thoughts_in(ledger: Ledger, session_id: str) -> list[str]:
     return [entry.thought for entry in (await ledger.state(session_id)).thoughts]
 
 
-# -- 001's testing guide ------------------------------------------------------------------------
+# -- the session pattern's testing guide -----------------------------------------------------------
 
 
 async def test_the_first_call_creates_a_session(ledger: Ledger) -> None:
@@ -98,7 +99,7 @@ async def test_clear_session_starts_afresh_under_a_new_id(ledger: Ledger) -> Non
     assert (await ledger.state(cleared["sessionId"])).predecessor_id == first["sessionId"]
 
 
-# -- which session a call continues -------------------------------------------------------------
+# -- which session a call continues ----------------------------------------------------------------
 
 
 async def test_an_instance_continues_its_own_session_without_being_told(ledger: Ledger) -> None:
@@ -172,7 +173,7 @@ async def test_an_expired_session_continues_in_a_new_one(tmp_path: Path) -> None
     assert tool.session_id == later["sessionId"]
 
 
-# -- the answer ---------------------------------------------------------------------------------
+# -- the answer ------------------------------------------------------------------------------------
 
 
 async def test_the_answer_has_exactly_001s_keys(ledger: Ledger) -> None:
@@ -241,7 +242,7 @@ async def test_whole_numbers_sent_as_floats_and_null_optionals_are_accepted(
     assert answer["thoughtHistory"] == [{"thoughtNumber": 1, "thought": "thought 1"}]
 
 
-# -- invalid arguments --------------------------------------------------------------------------
+# -- invalid arguments -----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -286,7 +287,7 @@ async def test_an_oversize_thought_is_refused_by_the_ledgers_limit(tmp_path: Pat
         assert await small.store.read_all() == []
 
 
-# -- many agents at once ------------------------------------------------------------------------
+# -- many agents at once ---------------------------------------------------------------------------
 
 
 async def test_fifty_concurrent_instances_keep_every_thought_in_its_own_session(

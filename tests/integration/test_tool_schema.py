@@ -91,19 +91,21 @@ def test_the_parameters_are_001s_in_camel_case_with_001s_words() -> None:
     assert described["sessionId"] == "Pass existing session ID to continue, or omit for new session"
     assert described["clearSession"] == "Set true to reset and start fresh"
     assert all(described.values())
-    # What a model pays tokens for is only what 001 says: no Python titles, docstrings or nulls.
+    # What a model pays tokens for is only what the session pattern says: no Python titles,
+    # docstrings or nulls.
     text = json.dumps(PARAMETERS)
     assert "title" not in text
     assert "null" not in text
     assert "ThinkingInput" not in text
 
 
-def test_the_description_is_001s() -> None:
+def test_the_description_is_the_session_patterns_words_without_the_parameter_list() -> None:
     assert DESCRIPTION.startswith(
         "A detailed tool for dynamic and reflective problem-solving through thoughts.\n"
     )
-    assert "- clearSession: Set true to reset and start fresh\n" in DESCRIPTION
-    assert DESCRIPTION.endswith("7. Only set nextThoughtNeeded to false when truly done")
+    # The parameter list moved into the parameters' descriptions (test_provider_limits.py).
+    assert "Parameters explained" not in DESCRIPTION
+    assert "5. Only set nextThoughtNeeded to false when truly done\n" in DESCRIPTION
 
 
 @pytest.mark.parametrize(
