@@ -6,19 +6,16 @@ on stdio, stdout carries JSON-RPC and nothing else.
 """
 
 import argparse
-import contextlib
 import functools
 import logging
 import signal
 import socket
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING
 
 import anyio
-from anyio.abc import TaskStatus
 
 from api.bootstrap import open_ledger, resolve_url
 from api.logs import SessionIdRedaction, event_line, route_to_stdlib
@@ -26,12 +23,10 @@ from api.mcp.app import ProfileName
 from api.mcp.render import ThoughtSink, thought_logging_enabled
 from api.mcp.server import DEFAULT_TOOLS, DESCRIPTIONS, PROFILES, TOOL_NAMES, create_server
 from api.mcp.stdio import run_stdio, stdio_transport
+from api.mcp.stopping import http_server, signals_handled
 from api.service import DEFAULT_TTL
 from ledger.errors import InvalidInputError, LedgerError
 from ledger.redact import redact_text, redact_url
-
-if TYPE_CHECKING:
-    import uvicorn
 
 PROG = "thoughtledger"
 EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
@@ -158,7 +153,7 @@ async def _serve_stdio(
             descriptions=args.descriptions,
         )
         with anyio.CancelScope() as serving:
-            async with _signals_handled(serving.cancel):
+            async with signals_handled(serving.cancel):
                 _event(logging.INFO, "serving_stdio", stdio=stdio_transport(), **_facts(args))
                 await run_stdio(server)
         if serving.cancelled_caught:
@@ -188,7 +183,7 @@ async def _serve_http(
         port = listener.getsockname()[1]
         config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
         url = f"http://{_url_host(args.host)}:{port}{HTTP_PATH}"
-        http = _http_server(config)
+        http = http_server(config)
 
         def stop_now() -> None:  # Ctrl-C: drop open streams rather than wait for them
             http.should_exit = http.force_exit = True
@@ -197,7 +192,7 @@ async def _serve_http(
             http.should_exit = True
 
         # Signals are ours before the URL is out: a client may act on the line at once.
-        async with _signals_handled(stop_now, on_term=stop):
+        async with signals_handled(stop_now, on_term=stop):
             _event(logging.INFO, "serving_http", url=url, **_facts(args))
             await http.serve(sockets=[listener])
         if http.force_exit:
@@ -206,52 +201,6 @@ async def _serve_http(
             await http.lifespan.shutdown()
             return EXIT_INTERRUPTED
         return 0
-
-
-@contextlib.asynccontextmanager
-async def _signals_handled(
-    on_interrupt: Callable[[], None], *, on_term: Callable[[], None] | None = None
-) -> AsyncIterator[None]:
-    """Run ``on_interrupt`` on Ctrl-C (and ``on_term`` on SIGTERM) while the block runs.
-
-    On the event loop, not in a worker thread: a blocked read cannot delay it, and nothing
-    raises ``KeyboardInterrupt`` into the middle of a write. A second Ctrl-C ends the process.
-    """
-    watched = [signal.SIGINT] + ([signal.SIGTERM] if on_term is not None else [])
-    async with anyio.create_task_group() as group:
-
-        async def watch(*, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
-            interrupted = False
-            with anyio.open_signal_receiver(*watched) as received:
-                task_status.started()
-                async for signum in received:
-                    if signum == signal.SIGTERM and on_term is not None:
-                        on_term()
-                    elif interrupted:  # Ctrl-C again while stopping: stop now, quietly
-                        signal.signal(signal.SIGINT, signal.SIG_DFL)
-                        signal.raise_signal(signal.SIGINT)
-                    else:
-                        interrupted = True
-                        on_interrupt()
-
-        await group.start(watch)  # the handlers are in place before the block runs
-        try:
-            yield
-        finally:
-            group.cancel_scope.cancel()
-
-
-def _http_server(config: "uvicorn.Config") -> "uvicorn.Server":
-    import uvicorn
-
-    class Server(uvicorn.Server):
-        """uvicorn, minus its signal handlers: ``_serve_http`` watches the signals itself."""
-
-        @contextlib.contextmanager
-        def capture_signals(self) -> Iterator[None]:
-            yield
-
-    return Server(config)
 
 
 def bind(host: str, port: int) -> socket.socket:

@@ -8,45 +8,37 @@ pair (:func:`answering_streams`) between the transport and the SDK's server that
   They are answered instead: ``-32700`` for malformed JSON, ``-32600`` for JSON that is no
   JSON-RPC message.
 * **A lone surrogate is not a parse error.** ``"a\ud800b"`` is valid JSON, but the SDK's parser
-  refuses it; such a line is parsed again with the standard library, and the tool that receives
-  the string refuses it by name (see :data:`api.mcp.coercion.Text`). Anything the server writes
-  back that still holds one is sent with the surrogate spelled out (``\ud800``).
+  refuses it; such a line is parsed again (see :mod:`api.mcp.wire`), and the tool that receives
+  the string refuses it by name (see :data:`api.mcp.coercion.Text`).
 * **stdin's EOF waits for the answers.** When stdin closes (``cat requests.jsonl | thoughtledger
   serve``) the SDK's dispatcher ends and cancels every call still running: a thought already
   recorded would be answered ``Connection closed``, or not at all. The read stream therefore
   reports the end only once every request it handed over has been answered (or settled without
   an answer, as a cancelled one is), so each answer is written exactly once before we exit.
 
-The transport is :func:`api.mcp.pipes.pipe_stdio` when stdin and stdout are pipes or sockets on
-asyncio; anything else (a terminal, a file, Windows, trio) gets the SDK's own ``stdio_server``,
-and so does everything when ``THOUGHTLEDGER_STDIO=sdk`` is set.
+The transport (:func:`stdio_transport`) is :func:`api.mcp.pipes.pipe_stdio` when stdin and stdout
+are pipes or sockets on asyncio (unless ``THOUGHTLEDGER_STDIO=sdk`` is set); otherwise the SDK's
+own ``stdio_server``, which reads a terminal on the event loop
+(:class:`api.mcp.pipes.TerminalInput`) so that Ctrl-C can stop it.
 """
 
-import json
 import os
-import re
 from collections import Counter
 from dataclasses import replace
 from types import TracebackType
 from typing import Any, Self
 
 import anyio
-import mcp.types as mcp_types
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from mcp.types import (
-    INVALID_REQUEST,
-    PARSE_ERROR,
-    ErrorData,
     JSONRPCError,
     JSONRPCRequest,
     JSONRPCResponse,
     RequestId,
 )
-from pydantic import ValidationError
-from pydantic_core import PydanticSerializationError
 
 from api.mcp.pipes import (
     MAX_LINE_BYTES,
@@ -55,12 +47,10 @@ from api.mcp.pipes import (
     pipes_available,
     terminal_available,
 )
+from api.mcp.wire import encodable, error_reply, reparsed
 
 TRANSPORT_ENV = "THOUGHTLEDGER_STDIO"
 """Set to ``sdk`` to serve stdio on the SDK's own transport (worker threads) whatever the pipes."""
-
-# A \u escape of a surrogate: the one thing valid JSON may hold that the SDK's parser refuses.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 class _Exchange:
@@ -147,17 +137,10 @@ class AnsweringReadStream:
             return self._tracked(item)
 
     def _reparsed(self, error: Exception) -> SessionMessage | Exception:
-        data = _with_lone_surrogates(error)
-        if data is None:
-            return error
-        try:
-            message = mcp_types.jsonrpc_message_adapter.validate_python(
-                _spelled_out_but_arguments(data), by_name=False
-            )
-        except ValidationError as invalid:
-            return invalid
-        self._exchange.surrogates = True
-        return SessionMessage(message)
+        item = reparsed(error)
+        if isinstance(item, SessionMessage):
+            self._exchange.surrogates = True
+        return item
 
     def _tracked(self, item: SessionMessage) -> SessionMessage:
         message = item.message
@@ -231,7 +214,7 @@ class AnsweringWriteStream:
         """
         message = item.message
         if self._exchange.surrogates:
-            item = _encodable(item)
+            item = encodable(item)
         if isinstance(message, JSONRPCRequest):
             self._exchange.server_asked(message.id)
         try:
@@ -264,100 +247,6 @@ def answering_streams(
     exchange = _Exchange()
     answering_write = AnsweringWriteStream(write, exchange)
     return AnsweringReadStream(read, answering_write, exchange), answering_write
-
-
-def error_reply(error: Exception) -> SessionMessage | None:
-    """The JSON-RPC error answering a line that did not parse; ``None`` for a blank line.
-
-    Malformed JSON gets ``-32700 Parse error``; JSON that is no JSON-RPC message (or a line over
-    :data:`MAX_LINE_BYTES`) gets ``-32600 Invalid Request``, with the request's ``id`` when one
-    can be read, else ``null``.
-    """
-    code, message, request_id = INVALID_REQUEST, "Invalid Request", None
-    if isinstance(error, ValidationError):
-        problems = error.errors(include_url=False)
-        invalid_json = [p for p in problems if p["type"] == "json_invalid"]
-        if invalid_json:
-            line = invalid_json[0].get("input")
-            if isinstance(line, str) and not line.strip():
-                return None  # a blank line between messages is no request at all
-            code, message = PARSE_ERROR, "Parse error"
-        else:
-            request_id = _request_id(problem["input"] for problem in problems)
-    rpc_error = JSONRPCError(
-        jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=message)
-    )
-    return SessionMessage(rpc_error)
-
-
-def _request_id(inputs: Any) -> int | str | None:
-    for value in inputs:
-        if isinstance(value, dict):
-            candidate = value.get("id")
-            if isinstance(candidate, str) or (
-                isinstance(candidate, int) and not isinstance(candidate, bool)
-            ):
-                return candidate
-    return None
-
-
-def _with_lone_surrogates(error: Exception) -> Any:
-    """The JSON of a line the SDK refused only for a surrogate escape; ``None`` otherwise."""
-    if not isinstance(error, ValidationError):
-        return None
-    lines = [p.get("input") for p in error.errors(include_url=False) if p["type"] == "json_invalid"]
-    line = lines[0] if lines else None
-    if not isinstance(line, str) or _SURROGATE_ESCAPE.search(line) is None:
-        return None
-    try:
-        # The standard library takes lone surrogates; it also takes NaN and Infinity, which
-        # JSON does not, so those stay parse errors.
-        return json.loads(line, parse_constant=_not_json)
-    except (ValueError, RecursionError):
-        return None
-
-
-def _not_json(constant: str) -> None:
-    raise ValueError(f"{constant} is not JSON")
-
-
-def _encodable(item: SessionMessage) -> SessionMessage:
-    r"""``item`` as is if it encodes as UTF-8, else with each lone surrogate spelled ``\udxxx``."""
-    try:
-        item.message.model_dump_json(by_alias=True, exclude_unset=True)
-    except PydanticSerializationError:
-        data = item.message.model_dump(mode="json", by_alias=True, exclude_unset=True)
-        message = mcp_types.jsonrpc_message_adapter.validate_python(
-            _spelled_out(data), by_name=False
-        )
-        return SessionMessage(message, metadata=item.metadata)
-    return item
-
-
-def _spelled_out_but_arguments(data: Any) -> Any:
-    """``data`` with lone surrogates spelled out, except in a tool call's arguments.
-
-    The tool names the argument that holds one and refuses the call; anywhere else (a client's
-    name, a tool's name) the text is kept as its escape, so the message is still served and
-    nothing unencodable reaches the ledger.
-    """
-    params = data.get("params") if isinstance(data, dict) else None
-    if not isinstance(params, dict) or "arguments" not in params:
-        return _spelled_out(data)
-    arguments = params["arguments"]
-    spelled = _spelled_out({**data, "params": {**params, "arguments": None}})
-    spelled["params"]["arguments"] = arguments
-    return spelled
-
-
-def _spelled_out(value: Any) -> Any:
-    if isinstance(value, str):
-        return value.encode("utf-8", "backslashreplace").decode("utf-8")
-    if isinstance(value, dict):
-        return {_spelled_out(key): _spelled_out(inner) for key, inner in value.items()}
-    if isinstance(value, list):
-        return [_spelled_out(inner) for inner in value]
-    return value
 
 
 async def run_stdio(server: MCPServer[Any]) -> None:
