@@ -12,6 +12,7 @@ import platformdirs
 from api.service import DEFAULT_TTL, Ledger
 from ledger.decide import DEFAULT_MAX_THOUGHT_BYTES
 from ledger.errors import InvalidInputError
+from ledger.redact import redact_url
 from ledger.store.base import EventStore, utc_now
 from ledger.store.memory import MemoryEventStore
 
@@ -73,7 +74,8 @@ async def open_store(
         # As in SQLAlchemy: sqlite:///relative.db and sqlite:////absolute/path.db.
         rest = target.split("://", 1)[1].split("?", 1)[0]
         if not rest.startswith("/") or rest == "/":
-            raise InvalidInputError(f"expected sqlite:///path/to/ledger.db, got {target!r}")
+            shown = redact_url(target)
+            raise InvalidInputError(f"expected sqlite:///path/to/ledger.db, got {shown!r}")
         return await _sqlite(Path(rest[1:]), query, clock, read_only)
     if scheme in ("postgresql", "postgres", "postgresql+asyncpg"):
         from ledger.store.postgres import PostgresEventStore
@@ -87,7 +89,8 @@ async def open_store(
     if scheme == "memory":
         return MemoryEventStore(clock=clock)
     raise InvalidInputError(
-        f"unknown ledger URL {target!r}: use sqlite:///file.db, postgresql://... or memory://"
+        f"unknown ledger URL {redact_url(target)!r}: use sqlite:///file.db, postgresql://... or "
+        "memory://"
     )
 
 

@@ -9,6 +9,9 @@ to structlog when it is, or once it gets, imported.
 """
 
 import contextlib
+import hashlib
+import logging
+import re
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from types import ModuleType
@@ -135,4 +138,37 @@ def logging_to_stderr(level: int) -> Iterator[None]:
                 structlog.reset_defaults()
 
 
-__all__ = ["LazyLogger", "event_line", "get_logger", "logging_to_stderr", "route_to_stdlib"]
+class SessionIdRedaction(logging.Filter):
+    """Masks MCP HTTP session ids in the SDK's log lines, keeping a fingerprint to follow one.
+
+    The streamable HTTP transport logs each ``mcp-session-id`` it creates, terminates or
+    refuses (``Created new transport with session ID: 3f2a...``); whoever holds that id can use
+    the session. The id becomes ``session#`` and 8 hex digits of its SHA-256, the same for each
+    line about the same session.
+    """
+
+    _LOGGERS = ("mcp.server.streamable_http",)  # also ..._manager and ..._modern
+    _ID = re.compile(r"(?<=session ID: )\S+|(?<=session: )\S+|\b[0-9a-fA-F]{32}\b")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrite the record's message if it may hold a session id; never drop a record."""
+        if record.name.startswith(self._LOGGERS):
+            message = record.getMessage()
+            masked = self._ID.sub(_fingerprint, message)
+            if masked != message:
+                record.msg, record.args = masked, None
+        return True
+
+
+def _fingerprint(match: re.Match[str]) -> str:
+    return "session#" + hashlib.sha256(match.group().encode()).hexdigest()[:8]
+
+
+__all__ = [
+    "LazyLogger",
+    "SessionIdRedaction",
+    "event_line",
+    "get_logger",
+    "logging_to_stderr",
+    "route_to_stdlib",
+]

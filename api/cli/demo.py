@@ -10,11 +10,12 @@ import shlex
 import tempfile
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from api.bootstrap import open_ledger
 from api.cli.common import EXIT_OK, Commands, Ui, add_json_option
 from api.cli.tree import session_tree
+from ledger.redact import redact_url
 
 METADATA = {"agent": "sre-assistant", "client": "thoughtledger demo", "transport": "in-process"}
 
@@ -167,7 +168,4 @@ def _where(db: str) -> str:
         # sqlite:///relative.db and sqlite:////absolute.db, as SQLAlchemy reads them.
         path = db.split("://", 1)[1].split("?", 1)[0].removeprefix("/")
         return str(Path(path).resolve())
-    if parts.password is None:
-        return db
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
+    return redact_url(db)

@@ -5,7 +5,9 @@ import contextlib
 import json
 import os
 import select
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 
 from rich.text import Text
@@ -115,7 +117,7 @@ def _step_line(number: int, total: int, record: RecordedEvent) -> Text:
 
 def _interactive(ui: Ui, steps: list[Step], speed: float | None) -> None:
     timeout = 1 / speed if speed else None
-    with _keys() as read_key:
+    with _ctrl_c_interrupts(), _keys() as read_key:
         for number, (record, state) in enumerate(steps, start=1):
             ui.out.clear()
             ui.out.print(_step_line(number, len(steps), record))
@@ -126,6 +128,24 @@ def _interactive(ui: Ui, steps: list[Step], speed: float | None) -> None:
             ui.out.print(f"{hint} · q: quit", style="dim")
             if number < len(steps) and read_key(timeout) in ("q", "Q"):
                 return
+
+
+@contextlib.contextmanager
+def _ctrl_c_interrupts() -> Iterator[None]:
+    """Let Ctrl-C stop the key wait at once (``KeyboardInterrupt``, which the CLI reports).
+
+    The wait is a plain ``select`` inside the command's coroutine. asyncio's own Ctrl-C handler
+    only cancels that coroutine at its next ``await``, which never comes while it waits, so the
+    first Ctrl-C went unnoticed. The ledger is closed by then: nothing is left to unwind.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @contextlib.contextmanager

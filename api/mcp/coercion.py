@@ -1,4 +1,4 @@
-"""Argument types for the MCP tools: the official server's coercion, exactly, and plain messages.
+r"""Argument types for the MCP tools: the official server's coercion, exactly, and plain messages.
 
 The MCP SDK validates tool arguments with pydantic in *lax* mode, which would take ``"yes"``,
 ``"on"`` and ``1`` as ``True`` and ``true`` as the number 1. The official server (zod) is narrower,
@@ -7,55 +7,76 @@ and clients are written against it, so these types are strict and put back only 
 ========================  ==========================================  ===========================
 field                     accepted                                    rejected
 ========================  ==========================================  ===========================
-numbers (:data:`Count`)   integers >= 1; integral floats (``2.0``);   ``2.5``, ``"abc"``, ``0``,
-                          numeric strings (``"3"``, ``" 3 "``,        ``true``, ``null`` (where
-                          ``"3.0"``, ``"1e1"``, ``"0x10"``) as         required), ``"2.5"``
-                          JavaScript's ``Number()`` reads them
+numbers (:data:`Count`)   whole numbers from 1 to 2**53 - 1 (zod's    ``2.5``, ``"abc"``, ``0``,
+                          safe integers); integral floats (``2.0``);  ``true``, ``"2.5"``,
+                          strings as JavaScript's ``Number()`` reads  ``"\u0663"``, ``"\uff13"``,
+                          them (``" 3 "``, ``"\ufeff3"``, ``"3.0"``,   ``"\x1c3"``, ``"-0x10"``,
+                          ``"1e1"``, ``"0x10"``, ``"0b11"``)          ``"Infinity"``, ``"1e20"``
 flags (:data:`Flag`)      ``true``/``false``; the strings             ``"yes"``, ``"on"``,
                           ``"true"``/``"false"`` in any case          ``"1"``, ``1``, ``0``
-text (:data:`Text`)       strings                                     numbers, booleans, objects
+text (:data:`Text`)       strings of valid Unicode                    numbers, booleans, objects,
+                                                                      a lone surrogate
 ========================  ==========================================  ===========================
 
-The one deliberate difference from ``Number()``: ``true`` is not the number 1 here.
+``Number()`` trims JavaScript's white space (which has U+FEFF and every space separator, but not
+the controls U+001C-U+001F that Python's ``str.strip`` also takes) and reads only ASCII digits.
+
+Deliberate differences from the official server: ``true``, ``false`` and arrays are not numbers
+here (its ``Number(true)`` is 1, ``Number([5])`` is 5), and ``null`` for an optional argument
+means "not given" (the official server refuses it; OpenAI's strict function calling sends it).
 """
 
 import json
 import re
 from typing import Annotated, Any
 
-from annotated_types import Ge
-from pydantic import BeforeValidator, Strict, ValidationError
+from annotated_types import Ge, Le
+from pydantic import AfterValidator, BeforeValidator, Strict, ValidationError
 
-# JavaScript's Number() on a trimmed string: decimal (with fraction and exponent) or 0x/0o/0b.
-_DECIMAL_INTEGER = re.compile(r"[+-]?\d+")
-_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_RADIX = re.compile(r"0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+")
-# Python refuses to parse integers of more than 4300 digits; nothing that long is a thought number.
-_MAX_NUMBER_CHARS = 400
+MAX_SAFE_INTEGER = 2**53 - 1
+"""The largest whole number the official server takes (zod's ``int()`` is a safe integer)."""
+
+# ECMAScript's StrWhiteSpaceChar: TAB, VT, FF, SP, NBSP, ZWNBSP (U+FEFF), the other space
+# separators (Zs), and the line terminators LF, CR, LS, PS.
+_JS_WHITE_SPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+# StrNumericLiteral, ASCII digits only: a signed decimal (or Infinity), or an unsigned 0x/0o/0b.
+_JS_DECIMAL = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+_JS_RADIX = re.compile(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
+
+
+def js_number(text: str) -> float | int | None:
+    """What JavaScript's ``Number(text)`` gives, or ``None`` where it gives ``NaN``.
+
+    Whole numbers written in hexadecimal, octal or binary come back as exact ``int``; anything
+    decimal comes back as the same IEEE double JavaScript reads (``inf`` for ``"Infinity"``).
+    """
+    trimmed = text.strip(_JS_WHITE_SPACE)
+    if not trimmed:
+        return 0
+    if _JS_RADIX.fullmatch(trimmed):
+        return int(trimmed, 0)
+    if _JS_DECIMAL.fullmatch(trimmed):
+        return float(trimmed)
+    return None
 
 
 def coerce_count(value: object) -> object:
-    """Turn what the official server reads as a whole number into an ``int``; pass the rest on.
+    """Turn what the official server reads as a number into an ``int``; pass the rest on.
 
-    Anything returned unchanged is then judged by a strict integer check, so ``"abc"``, ``2.5``
-    and ``True`` are rejected there with a type error.
+    Anything returned unchanged is then judged by a strict integer check, so ``"abc"``, ``2.5``,
+    ``"Infinity"`` and ``True`` are rejected there with a type error; whole numbers out of range
+    are rejected by the bounds of :data:`Count`.
     """
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, float):
-        return int(value) if value.is_integer() else value
     if isinstance(value, str):
-        text = value.strip()
-        if not text or len(text) > _MAX_NUMBER_CHARS:
+        number = js_number(value)
+        if number is None:
             return value
-        if _DECIMAL_INTEGER.fullmatch(text):
-            return int(text)
-        if _RADIX.fullmatch(text):
-            return int(text, 0)
-        if _DECIMAL.fullmatch(text):
-            number = float(text)
-            if number.is_integer():  # False for inf and nan
-                return int(number)
+        value = number
+    if isinstance(value, float) and value.is_integer():  # False for inf and nan
+        return int(value)
     return value
 
 
@@ -70,14 +91,37 @@ def coerce_flag(value: object) -> object:
     return value
 
 
-Count = Annotated[int, Strict(), Ge(1), BeforeValidator(coerce_count)]
-"""A thought number or estimate: a whole number >= 1, coerced as the official server does."""
+Count = Annotated[int, Strict(), Ge(1), Le(MAX_SAFE_INTEGER), BeforeValidator(coerce_count)]
+"""A thought number or estimate: a safe whole number >= 1, coerced as the official server does."""
 
 Flag = Annotated[bool, Strict(), BeforeValidator(coerce_flag)]
 """A boolean, also spelled ``"true"``/``"false"`` in any case; nothing else."""
 
-Text = Annotated[str, Strict()]
-"""A string; numbers and booleans are not turned into text."""
+
+def valid_unicode(value: str) -> str:
+    r"""Refuse a string holding a lone surrogate, which no UTF-8 ledger can store.
+
+    JSON may carry one (``"a\ud800b"``); JavaScript keeps it, but it has no UTF-8 encoding, so
+    it could not be stored, hashed or exported as sent, and replacing it would change the
+    thought without saying so.
+
+    Raises:
+        ValueError: ``value`` holds a lone surrogate.
+    """
+    if value.isascii():  # constant time: the common case
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"contains a lone surrogate (\\u{ord(value[exc.start]):04x}) at index {exc.start}; "
+            "a \\u escape of a surrogate must be one of a high-low pair: send valid Unicode"
+        ) from exc
+    return value
+
+
+Text = Annotated[str, Strict(), AfterValidator(valid_unicode)]
+"""A string of valid Unicode; numbers and booleans are not turned into text."""
 
 
 def describe_errors(error: ValidationError) -> str:
@@ -120,7 +164,19 @@ def _shown(value: object) -> str:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    text = text if len(text) <= 60 else text[:57] + "..."
+    # A lone surrogate is shown as its escape: the answer must encode as UTF-8.
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-__all__ = ["Count", "Flag", "Text", "coerce_count", "coerce_flag", "describe_errors"]
+__all__ = [
+    "MAX_SAFE_INTEGER",
+    "Count",
+    "Flag",
+    "Text",
+    "coerce_count",
+    "coerce_flag",
+    "describe_errors",
+    "js_number",
+    "valid_unicode",
+]

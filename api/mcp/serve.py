@@ -14,20 +14,22 @@ import sys
 import time
 from collections.abc import Sequence
 from datetime import timedelta
-from types import FrameType
-from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 
 from api.bootstrap import open_ledger, resolve_url
-from api.logs import event_line, route_to_stdlib
+from api.logs import SessionIdRedaction, event_line, route_to_stdlib
 from api.mcp.app import ProfileName
 from api.mcp.render import ThoughtSink, thought_logging_enabled
 from api.mcp.server import DEFAULT_TOOLS, DESCRIPTIONS, PROFILES, TOOL_NAMES, create_server
-from api.mcp.stdio import pipes_usable, run_stdio
+from api.mcp.stdio import run_stdio, stdio_transport
+from api.mcp.stopping import http_server, signals_handled
 from api.service import DEFAULT_TTL
-from ledger.errors import LedgerError
+from ledger.errors import InvalidInputError, LedgerError
+from ledger.redact import redact_text, redact_url
 
+PROG = "thoughtledger"
+EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 HTTP_PATH = "/mcp"
@@ -103,9 +105,13 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
 def run_serve(args: argparse.Namespace) -> int:
     """Serve until stdin closes (stdio) or a signal stops the HTTP server; return an exit code.
 
+    Failures are one line on stderr, as every ``thoughtledger`` command writes them:
+    ``thoughtledger: error: ...``, with any password in the ledger URL masked.
+
     Returns:
-        0 after a clean stop (stdin closed, or SIGTERM on HTTP); 1 when the ledger cannot be
-        opened or fails, or the port cannot be bound; 130 after Ctrl-C.
+        0 after a clean stop (stdin closed, or SIGTERM on HTTP); 2 for a ledger URL of no known
+        form; 1 when the ledger cannot be opened or fails, or the port cannot be bound; 130
+        after Ctrl-C, which stops either transport at once.
     """
     configure_logging()
     sink: ThoughtSink | None = _stderr_sink if thought_logging_enabled() else None
@@ -113,20 +119,30 @@ def run_serve(args: argparse.Namespace) -> int:
     ttl = timedelta(minutes=minutes) if minutes > 0 else None
     serve = _serve_http if args.http else _serve_stdio
     try:
-        anyio.run(functools.partial(serve, args, ttl=ttl, sink=sink))
-    except (LedgerError, OSError) as exc:  # a bad ledger, a port in use: one line, exit 1
-        _event(logging.ERROR, "serve_failed", error=exc, ledger=_redacted(resolve_url(args.db)))
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except SystemExit:  # SIGTERM on HTTP, after a graceful stop
-        return 0
-    return 0
+        code: int = anyio.run(functools.partial(serve, args, ttl=ttl, sink=sink))
+    except InvalidInputError as exc:  # a URL of no known form: the command line was wrong
+        return _fail(redact_text(str(exc), resolve_url(args.db)), EXIT_USAGE)
+    except (LedgerError, OSError) as exc:  # a ledger that cannot be opened, a port in use
+        return _fail(redact_text(str(exc), resolve_url(args.db)), EXIT_FAILURE)
+    except KeyboardInterrupt:  # Ctrl-C before the server took over its signals
+        code = EXIT_INTERRUPTED
+    if code == EXIT_INTERRUPTED:
+        # Whatever is left of the exit, a second Ctrl-C ends it without a traceback.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        return _fail("interrupted", EXIT_INTERRUPTED)
+    return code
+
+
+def _fail(message: str, code: int) -> int:
+    lines = message.strip().splitlines()
+    sys.stderr.write(f"{PROG}: error: {lines[0] if lines else 'failed'}\n")
+    sys.stderr.flush()
+    return code
 
 
 async def _serve_stdio(
     args: argparse.Namespace, *, ttl: timedelta | None, sink: ThoughtSink | None
-) -> None:
+) -> int:
     async with open_ledger(args.db, ttl=ttl) as ledger:
         server = create_server(
             ledger,
@@ -136,15 +152,19 @@ async def _serve_stdio(
             transport="stdio",
             descriptions=args.descriptions,
         )
-        stdio = "pipes" if pipes_usable() else "sdk"
-        _event(logging.INFO, "serving_stdio", stdio=stdio, **_facts(args))
-        await run_stdio(server)
+        with anyio.CancelScope() as serving:
+            async with signals_handled(serving.cancel):
+                _event(logging.INFO, "serving_stdio", stdio=stdio_transport(), **_facts(args))
+                await run_stdio(server)
+        if serving.cancelled_caught:
+            return EXIT_INTERRUPTED
         _event(logging.INFO, "stdin_closed")
+        return 0
 
 
 async def _serve_http(
     args: argparse.Namespace, *, ttl: timedelta | None, sink: ThoughtSink | None
-) -> None:
+) -> int:
     import uvicorn
 
     async with open_ledger(args.db, ttl=ttl) as ledger:
@@ -163,14 +183,24 @@ async def _serve_http(
         port = listener.getsockname()[1]
         config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
         url = f"http://{_url_host(args.host)}:{port}{HTTP_PATH}"
-        _event(logging.INFO, "serving_http", url=url, **_facts(args))
-        # uvicorn stops gracefully on SIGTERM, then raises it again for the previous handler;
-        # the default one would kill the process before the ledger closes. Ours exits cleanly.
-        previous = signal.signal(signal.SIGTERM, _exit_cleanly)
-        try:
-            await uvicorn.Server(config).serve(sockets=[listener])
-        finally:
-            signal.signal(signal.SIGTERM, previous)
+        http = http_server(config)
+
+        def stop_now() -> None:  # Ctrl-C: drop open streams rather than wait for them
+            http.should_exit = http.force_exit = True
+
+        def stop() -> None:  # SIGTERM: finish what is in flight, then stop
+            http.should_exit = True
+
+        # Signals are ours before the URL is out: a client may act on the line at once.
+        async with signals_handled(stop_now, on_term=stop):
+            _event(logging.INFO, "serving_http", url=url, **_facts(args))
+            await http.serve(sockets=[listener])
+        if http.force_exit:
+            # uvicorn skips the app's shutdown when forced; run it, so the MCP sessions end
+            # before the ledger closes under them.
+            await http.lifespan.shutdown()
+            return EXIT_INTERRUPTED
+        return 0
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -191,15 +221,13 @@ def configure_logging(level: int = logging.INFO) -> None:
     )
     formatter.converter = time.gmtime
     handler.setFormatter(formatter)
+    # The SDK logs each HTTP session's id at INFO; the id is the connection's only credential.
+    handler.addFilter(SessionIdRedaction())
     root = logging.getLogger()
     # Ours, before the SDK's basicConfig (a no-op once the root has a handler) can add its own.
     root.handlers[:] = [handler]
     root.setLevel(level)
     route_to_stdlib()
-
-
-def _exit_cleanly(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(0)  # unwinds through ``async with open_ledger``, which closes the ledger
 
 
 def _stderr_sink(rendered: str) -> None:
@@ -213,20 +241,11 @@ def _profile(args: argparse.Namespace) -> ProfileName:
 
 def _facts(args: argparse.Namespace) -> dict[str, object]:
     return {
-        "ledger": _redacted(resolve_url(args.db)),
+        "ledger": redact_url(resolve_url(args.db)),
         "profile": args.profile,
         "tools": ",".join(args.tools),
         "ttl_minutes": args.ttl_minutes,
     }
-
-
-def _redacted(url: str) -> str:
-    # Logs outlive sessions: never write a database password into them.
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def _url_host(host: str) -> str:

@@ -1,63 +1,114 @@
-"""stdio for the MCP server: bad lines are answered, and pipes are read without threads.
+r"""stdio for the MCP server: every request answered, bad lines included, even after stdin closes.
 
-Two adaptations of the SDK's stdio transport, both below the protocol (the SDK still parses,
-dispatches and answers every message):
+The SDK still parses, dispatches and answers every message; :func:`run_stdio` puts one stream
+pair (:func:`answering_streams`) between the transport and the SDK's server that adds:
 
 * **Bad lines are answered.** The SDK turns a line it cannot parse into an exception item on its
   read stream, and its dispatcher drops such items with a DEBUG log, so the client waits forever.
-  :class:`AnsweringReadStream` answers them instead: ``-32700`` for malformed JSON, ``-32600``
-  for JSON that is no JSON-RPC message.
-* **Pipes are read and written on the event loop.** The SDK reads each line and writes (then
-  flushes) each answer through a worker thread: three thread hand-offs per call, about a quarter
-  of a bare round trip. When stdin and stdout are pipes or sockets (as an MCP host spawns us)
-  and the loop is asyncio's, :func:`pipe_stdio` uses non-blocking pipe transports instead. Like
-  the SDK, it moves the wire to private descriptors while serving (fd 0 reads ``/dev/null``, fd 1
-  writes to stderr), so nothing else in the process can write on the JSON-RPC channel, and puts
-  everything back afterwards. Anything else (a terminal, a file, Windows, trio) gets the SDK's
-  own transport, and so does everything when ``THOUGHTLEDGER_STDIO=sdk`` is set.
+  They are answered instead: ``-32700`` for malformed JSON, ``-32600`` for JSON that is no
+  JSON-RPC message.
+* **A lone surrogate is not a parse error.** ``"a\ud800b"`` is valid JSON, but the SDK's parser
+  refuses it; such a line is parsed again (see :mod:`api.mcp.wire`), and the tool that receives
+  the string refuses it by name (see :data:`api.mcp.coercion.Text`).
+* **stdin's EOF waits for the answers.** When stdin closes (``cat requests.jsonl | thoughtledger
+  serve``) the SDK's dispatcher ends and cancels every call still running: a thought already
+  recorded would be answered ``Connection closed``, or not at all. The read stream therefore
+  reports the end only once every request it handed over has been answered (or settled without
+  an answer, as a cancelled one is), so each answer is written exactly once before we exit.
+
+The transport (:func:`stdio_transport`) is :func:`api.mcp.pipes.pipe_stdio` when stdin and stdout
+are pipes or sockets on asyncio (unless ``THOUGHTLEDGER_STDIO=sdk`` is set); otherwise the SDK's
+own ``stdio_server``, which reads a terminal on the event loop
+(:class:`api.mcp.pipes.TerminalInput`) so that Ctrl-C can stop it.
 """
 
-import asyncio
 import os
-import stat
-import sys
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections import Counter
+from dataclasses import replace
 from types import TracebackType
 from typing import Any, Self
 
 import anyio
-import mcp.types as mcp_types
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared._stream_protocols import ReadStream, WriteStream
-from mcp.shared.message import SessionMessage
-from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
-from pydantic import ValidationError
+from mcp.shared.message import ServerMessageMetadata, SessionMessage
+from mcp.types import (
+    JSONRPCError,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    RequestId,
+)
 
-MAX_LINE_BYTES = 64 * 1024 * 1024
-"""Longest accepted line; a longer one is answered ``-32600`` and skipped."""
+from api.mcp.pipes import (
+    MAX_LINE_BYTES,
+    TerminalInput,
+    pipe_stdio,
+    pipes_available,
+    terminal_available,
+)
+from api.mcp.wire import encodable, error_reply, reparsed
 
 TRANSPORT_ENV = "THOUGHTLEDGER_STDIO"
 """Set to ``sdk`` to serve stdio on the SDK's own transport (worker threads) whatever the pipes."""
 
 
+class _Exchange:
+    """The requests one connection handed to the server and the answers that went back."""
+
+    def __init__(self) -> None:
+        self.unanswered: Counter[RequestId] = Counter()
+        self.asked: set[RequestId] = set()  # the server's own requests, awaiting the client
+        self.surrogates = False  # a line held a lone surrogate: check what goes back
+        self._changed = anyio.Event()
+
+    def opened(self, request_id: RequestId) -> None:
+        self.unanswered[request_id] += 1
+
+    def settled(self, request_id: RequestId) -> None:
+        left = self.unanswered.pop(request_id, 0) - 1
+        if left > 0:  # the client reused an id while its first request was still running
+            self.unanswered[request_id] = left
+        self._changed.set()
+
+    def server_asked(self, request_id: RequestId) -> None:
+        self.asked.add(request_id)
+        self._changed.set()
+
+    def client_replied(self, request_id: RequestId | None) -> None:
+        if request_id is not None:
+            self.asked.discard(request_id)
+
+    async def drained(self) -> None:
+        """Return once every request is answered, or once waiting is futile.
+
+        It is futile when the server waits for the client (a request of its own): the client
+        can no longer answer, and only the end of the stream fails that request.
+        """
+        while self.unanswered and not self.asked:
+            self._changed = anyio.Event()
+            await self._changed.wait()
+
+
 class AnsweringReadStream:
-    """A read stream that answers unparsable items and yields only messages.
+    """The read stream the server sees: messages only, its end held back until all is answered.
 
     Args:
-        inner: The transport's read stream (messages and exceptions).
-        write: The transport's write stream, where the answers go.
+        inner: The transport's read stream (messages, and exceptions for bad lines).
+        write: Where answers to bad lines go (the transport's write stream, or the answering
+            write stream).
+        exchange: Shared with the write stream; a fresh one when this stream stands alone.
     """
 
     def __init__(
         self,
         inner: ReadStream[SessionMessage | Exception],
         write: WriteStream[SessionMessage],
+        exchange: _Exchange | None = None,
     ) -> None:
         self._inner = inner
         self._write = write
+        self._exchange = exchange or _Exchange()
 
     @property
     def last_context(self) -> Any:
@@ -68,15 +119,53 @@ class AnsweringReadStream:
         """Return the next message, answering every bad line before it.
 
         Raises:
-            EndOfStream: The client closed stdin.
+            EndOfStream: The client closed stdin and every request it sent has been answered.
         """
         while True:
-            item = await self._inner.receive()
-            if not isinstance(item, Exception):
-                return item
-            reply = error_reply(item)
-            if reply is not None:
-                await self._write.send(reply)
+            try:
+                item = await self._inner.receive()
+            except anyio.EndOfStream:
+                await self._exchange.drained()
+                raise
+            if isinstance(item, Exception):
+                item = self._reparsed(item)
+            if isinstance(item, Exception):
+                reply = error_reply(item)
+                if reply is not None:
+                    await self._write.send(reply)
+                continue
+            return self._tracked(item)
+
+    def _reparsed(self, error: Exception) -> SessionMessage | Exception:
+        item = reparsed(error)
+        if isinstance(item, SessionMessage):
+            self._exchange.surrogates = True
+        return item
+
+    def _tracked(self, item: SessionMessage) -> SessionMessage:
+        message = item.message
+        if isinstance(message, JSONRPCResponse | JSONRPCError):
+            self._exchange.client_replied(message.id)
+            return item
+        if not isinstance(message, JSONRPCRequest):
+            return item
+        exchange, request_id = self._exchange, message.id
+        exchange.opened(request_id)
+        metadata = item.metadata
+        earlier = (
+            metadata.on_request_unanswered if isinstance(metadata, ServerMessageMetadata) else None
+        )
+
+        async def unanswered() -> None:  # the dispatcher settled it without an answer
+            exchange.settled(request_id)
+            if earlier is not None:
+                await earlier()
+
+        if isinstance(metadata, ServerMessageMetadata):
+            metadata = replace(metadata, on_request_unanswered=unanswered)
+        else:
+            metadata = ServerMessageMetadata(on_request_unanswered=unanswered)
+        return SessionMessage(message, metadata=metadata)
 
     async def aclose(self) -> None:
         """Close the underlying stream."""
@@ -104,43 +193,64 @@ class AnsweringReadStream:
         return None
 
 
-def error_reply(error: Exception) -> SessionMessage | None:
-    """The JSON-RPC error answering a line that did not parse; ``None`` for a blank line.
+class AnsweringWriteStream:
+    """The write stream the server sees: notes each answer, and keeps the wire encodable.
 
-    Malformed JSON gets ``-32700 Parse error``; JSON that is no JSON-RPC message (or a line over
-    :data:`MAX_LINE_BYTES`) gets ``-32600 Invalid Request``, with the request's ``id`` when one
-    can be read, else ``null``.
+    Args:
+        inner: The transport's write stream.
+        exchange: Shared with the read stream.
     """
-    code, message, request_id = INVALID_REQUEST, "Invalid Request", None
-    if isinstance(error, ValidationError):
-        problems = error.errors(include_url=False)
-        invalid_json = [p for p in problems if p["type"] == "json_invalid"]
-        if invalid_json:
-            line = invalid_json[0].get("input")
-            if isinstance(line, str) and not line.strip():
-                return None  # a blank line between messages is no request at all
-            code, message = PARSE_ERROR, "Parse error"
-        else:
-            request_id = _request_id(problem["input"] for problem in problems)
-    rpc_error = JSONRPCError(
-        jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=message)
-    )
-    return SessionMessage(rpc_error)
+
+    def __init__(self, inner: WriteStream[SessionMessage], exchange: _Exchange) -> None:
+        self._inner = inner
+        self._exchange = exchange
+
+    async def send(self, item: SessionMessage, /) -> None:
+        """Write ``item``; an answer counts as given once the transport has taken it.
+
+        Raises:
+            ClosedResourceError: The stream was closed.
+            BrokenResourceError: The transport stopped taking messages.
+        """
+        message = item.message
+        if self._exchange.surrogates:
+            item = encodable(item)
+        if isinstance(message, JSONRPCRequest):
+            self._exchange.server_asked(message.id)
+        try:
+            await self._inner.send(item)
+        finally:
+            if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id is not None:
+                self._exchange.settled(message.id)
+
+    async def aclose(self) -> None:
+        """Close the underlying stream."""
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        return None
 
 
-def _request_id(inputs: Any) -> int | str | None:
-    for value in inputs:
-        if isinstance(value, dict):
-            candidate = value.get("id")
-            if isinstance(candidate, str) or (
-                isinstance(candidate, int) and not isinstance(candidate, bool)
-            ):
-                return candidate
-    return None
+def answering_streams(
+    read: ReadStream[SessionMessage | Exception], write: WriteStream[SessionMessage]
+) -> tuple[AnsweringReadStream, AnsweringWriteStream]:
+    """Wrap a transport's streams so every request is answered (see the module docstring)."""
+    exchange = _Exchange()
+    answering_write = AnsweringWriteStream(write, exchange)
+    return AnsweringReadStream(read, answering_write, exchange), answering_write
 
 
 async def run_stdio(server: MCPServer[Any]) -> None:
-    """Serve ``server`` on stdin/stdout until stdin closes, answering every bad line.
+    """Serve ``server`` on stdin/stdout until stdin closes and every request is answered.
 
     Raises:
         RuntimeError: Another stdio transport already holds this process's stdin/stdout.
@@ -148,11 +258,30 @@ async def run_stdio(server: MCPServer[Any]) -> None:
     # The SDK's documented escape hatch (its migration guide does the same) to drive the
     # low-level server over streams we hand it.
     lowlevel = server._lowlevel_server
-    transport = pipe_stdio if pipes_usable() else stdio_server
-    async with transport() as (read, write):
+    chosen = stdio_transport()
+    if chosen == "pipes":
+        transport = pipe_stdio()
+    elif chosen == "terminal":
+        transport = stdio_server(stdin=TerminalInput(0))
+    else:
+        transport = stdio_server()
+    async with transport as (read, write):
+        answering_read, answering_write = answering_streams(read, write)
         await lowlevel.run(
-            AnsweringReadStream(read, write), write, lowlevel.create_initialization_options()
+            answering_read, answering_write, lowlevel.create_initialization_options()
         )
+
+
+def stdio_transport() -> str:
+    """Which transport :func:`run_stdio` uses here: ``pipes``, ``terminal`` or ``sdk``.
+
+    ``pipes`` when stdin and stdout are pipes or sockets on asyncio (``THOUGHTLEDGER_STDIO=sdk``
+    says no, whatever the rest); else ``terminal`` when stdin is a terminal (the SDK's transport,
+    reading on the event loop); else ``sdk``.
+    """
+    if pipes_usable():
+        return "pipes"
+    return "terminal" if terminal_available() else "sdk"
 
 
 def pipes_usable() -> bool:
@@ -162,145 +291,18 @@ def pipes_usable() -> bool:
     """
     if os.environ.get(TRANSPORT_ENV, "").strip().lower() == "sdk":
         return False
-    return _on_asyncio() and sys.platform != "win32" and _is_pipe(0) and _is_pipe(1)
-
-
-def _on_asyncio() -> bool:
-    # Inside an asyncio task (not trio, not a thread): asked of asyncio itself, which is how
-    # sniffio answers it, without depending on sniffio.
-    try:
-        return asyncio.current_task() is not None
-    except RuntimeError:  # no event loop running in this thread
-        return False
-
-
-def _is_pipe(fd: int) -> bool:
-    try:
-        mode = os.fstat(fd).st_mode
-    except OSError:
-        return False
-    # Not a terminal or a file: O_NONBLOCK would leak into a shell sharing a tty, and the loop
-    # cannot poll regular files.
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
-
-
-Streams = tuple[
-    MemoryObjectReceiveStream[SessionMessage | Exception],
-    MemoryObjectSendStream[SessionMessage],
-]
-
-
-@asynccontextmanager
-async def pipe_stdio() -> AsyncIterator[Streams]:
-    """The stdio transport on asyncio pipe transports: read and write without worker threads.
-
-    Same contract as the SDK's ``stdio_server``: yields a read stream of messages (and
-    exceptions for lines that did not parse) and a write stream of messages; stdin's EOF ends
-    the read stream.
-
-    Raises:
-        OSError: The standard descriptors cannot be duplicated or attached to the loop.
-    """
-    loop = asyncio.get_running_loop()
-    wire_in, wire_out, restore = _claim_standard_fds()
-    try:
-        reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
-        read_transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(wire_in, "rb", buffering=0)
-        )
-        write_transport, write_protocol = await loop.connect_write_pipe(
-            lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()),
-            os.fdopen(wire_out, "wb", buffering=0),
-        )
-        writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
-        read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-        write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
-        try:
-            async with anyio.create_task_group() as group:
-                group.start_soon(_read_lines, reader, read_send)
-                group.start_soon(_write_lines, writer, write_receive)
-                yield read_receive, write_send
-        finally:
-            read_transport.close()
-            write_transport.close()
-    finally:
-        restore()
-
-
-async def _read_lines(
-    reader: asyncio.StreamReader, messages: MemoryObjectSendStream[SessionMessage | Exception]
-) -> None:
-    async with messages:
-        while True:
-            try:
-                line = await reader.readline()
-            except ValueError as exc:  # over MAX_LINE_BYTES: the reader skipped it
-                await messages.send(exc)
-                continue
-            if not line:
-                return  # EOF: the client closed stdin
-            # As the SDK's transport does: bytes that are not UTF-8 become U+FFFD, not an error.
-            text = line.decode("utf-8", errors="replace")
-            try:
-                message = mcp_types.jsonrpc_message_adapter.validate_json(text, by_name=False)
-            except ValidationError as exc:
-                await messages.send(exc)
-                continue
-            await messages.send(SessionMessage(message))
-
-
-async def _write_lines(
-    writer: asyncio.StreamWriter, messages: MemoryObjectReceiveStream[SessionMessage]
-) -> None:
-    connected = True
-    async with messages:
-        async for message in messages:
-            if not connected:
-                continue  # keep taking answers, so the server runs on until stdin's EOF
-            line = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-            writer.write(line.encode("utf-8") + b"\n")
-            try:
-                await writer.drain()
-            except ConnectionError:
-                connected = False  # the client stopped reading
-
-
-def _claim_standard_fds() -> tuple[int, int, Callable[[], None]]:
-    """Move the wire to private descriptors; point fd 0 at /dev/null and fd 1 at stderr.
-
-    Returns:
-        The private stdin and stdout descriptors, and the function that puts fd 0 and fd 1 back
-        (blocking again: the pipe transports switch the shared file descriptions to non-blocking).
-    """
-    sys.stdout.flush()
-    saved_in, saved_out = os.dup(0), os.dup(1)
-    wire_in, wire_out = os.dup(0), os.dup(1)
-    null = os.open(os.devnull, os.O_RDWR)
-    try:
-        os.dup2(null, 0)
-        try:
-            os.dup2(2, 1)
-        except OSError:  # no stderr at all: stray output goes nowhere rather than on the wire
-            os.dup2(null, 1)
-    finally:
-        os.close(null)
-
-    def restore() -> None:
-        sys.stdout.flush()
-        for fd, saved in ((0, saved_in), (1, saved_out)):
-            os.set_blocking(saved, True)
-            os.dup2(saved, fd)
-            os.close(saved)
-
-    return wire_in, wire_out, restore
+    return pipes_available()
 
 
 __all__ = [
     "MAX_LINE_BYTES",
     "TRANSPORT_ENV",
     "AnsweringReadStream",
+    "AnsweringWriteStream",
+    "answering_streams",
     "error_reply",
     "pipe_stdio",
     "pipes_usable",
     "run_stdio",
+    "stdio_transport",
 ]

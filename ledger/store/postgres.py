@@ -39,6 +39,7 @@ from ledger.errors import (
     StoreUnavailableError,
 )
 from ledger.events import SCHEMA_VERSION as EVENT_SCHEMA_VERSION
+from ledger.redact import redact_url
 from ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
     MAX_BATCH,
@@ -178,7 +179,8 @@ class PostgresEventStore(SqlEventStore):
             raise InvalidInputError("give application_name once in the URL")
         # asyncpg takes server settings in a dict, not as keyword arguments.
         parsed = parsed.difference_update_query(["application_name"])
-        where = parsed.render_as_string(hide_password=True)
+        # Masks the password of the user part and of the query (?password=, sslpassword=).
+        where = redact_url(parsed.render_as_string(hide_password=False))
         if pg_schema is not None:
             if _SCHEMA_NAME.fullmatch(pg_schema) is None:
                 raise InvalidInputError(f"invalid PostgreSQL schema name {pg_schema!r}")

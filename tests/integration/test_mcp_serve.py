@@ -65,7 +65,7 @@ def test_loopback_hosts_are_accepted() -> None:
         assert parse("--http", "--host", host).host == host
 
 
-def test_a_ledger_that_cannot_be_opened_exits_1_with_the_reason_on_stderr() -> None:
+def test_a_ledger_url_of_no_known_form_exits_2_with_the_reason_on_stderr() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "api.mcp", "--db", "nosuch://ledger"],
         cwd=ROOT,
@@ -75,10 +75,9 @@ def test_a_ledger_that_cannot_be_opened_exits_1_with_the_reason_on_stderr() -> N
         timeout=WAIT,
         check=False,
     )
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert done.stdout == b""
-    assert b"serve_failed" in done.stderr
-    assert b"unknown ledger URL 'nosuch://ledger'" in done.stderr
+    assert done.stderr.startswith(b"thoughtledger: error: unknown ledger URL 'nosuch://ledger'")
 
 
 def test_a_port_in_use_exits_1_with_the_reason_on_stderr() -> None:
@@ -93,7 +92,7 @@ def test_a_port_in_use_exits_1_with_the_reason_on_stderr() -> None:
             check=False,
         )
     assert done.returncode == 1
-    assert b"serve_failed" in done.stderr
+    assert b"thoughtledger: error: " in done.stderr
     assert b"in use" in done.stderr
 
 
@@ -127,6 +126,6 @@ def test_a_database_password_never_reaches_the_logs() -> None:
         check=False,
     )
     assert done.returncode == 1
-    assert b"serve_failed" in done.stderr
+    assert b"thoughtledger: error: cannot reach" in done.stderr
     assert b"s3cr3t-pw" not in done.stderr
     assert b"s3cr3t-pw" not in done.stdout

@@ -1,0 +1,36 @@
+"""No command prints a ledger URL's passwords: not in the user part, not in the query."""
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.integration.test_mcp_stdio import ROOT, WAIT, child_env
+
+SECRETS = ("pw-in-userinfo", "pw-in-query")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"postgresql://agent:{SECRETS[0]}@127.0.0.1:1/none?password={SECRETS[1]}",  # unreachable
+        f"nosuch://agent:{SECRETS[0]}@host/db?password={SECRETS[1]}",  # no known form
+        f"sqlite://relative.db?password={SECRETS[1]}",  # sqlite:// with too few slashes
+    ],
+    ids=["unreachable", "unknown-scheme", "malformed-sqlite"],
+)
+@pytest.mark.parametrize("command", ["sessions", "verify", "stats"])
+def test_a_failing_command_names_the_ledger_without_its_passwords(command: str, url: str) -> None:
+    done = subprocess.run(  # noqa: S603  # our interpreter, our module
+        [sys.executable, "-m", "api.cli", command, "--db", url],
+        cwd=ROOT,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        check=False,
+    )
+    assert done.returncode in (1, 2)
+    assert done.stderr.startswith("thoughtledger: error: ")
+    assert "***" in done.stderr  # the URL is still named, masked
+    assert not [secret for secret in SECRETS if secret in done.stderr + done.stdout]
