@@ -28,11 +28,11 @@ from api.llm.prompt import (
     build_prompt,
     prompt_sha256,
 )
-from api.llm.redact import mask_secrets
 from api.logs import get_logger
 from api.service import Ledger, ThinkOutcome
 from ledger.decide import Generated, ThinkCommand, parse_command
 from ledger.errors import GenerationError, InvalidInputError, InvalidThoughtError
+from ledger.redact import mask_secrets
 from projections.asof import as_of_version
 from projections.state import SessionState, empty
 from projections.usage import ModelUsage, generations, usage_by_model

@@ -4,7 +4,7 @@
 choose, retries what may pass (429, 5xx, timeouts, unreachable servers, malformed or empty
 answers) with exponential backoff and jitter (honouring ``Retry-After``), and fails at once on what
 will not (a bad key, an unknown model). What a failed attempt says is masked
-(:mod:`api.llm.redact`) before it is logged or raised: providers echo keys back. It asks for a
+(:mod:`ledger.redact`) before it is logged or raised: providers echo keys back. It asks for a
 structured answer and steps down when an endpoint refuses one: ``json_schema``, then
 ``json_object``, then plain text (remembered per endpoint and model); a model that refuses a
 temperature (reasoning models accept only their default) is asked again without one. Any answer
@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from api.llm.answer import Failure, read_completion
 from api.llm.config import Endpoint, LLMSettings, Structured
 from api.llm.prompt import ANSWER_SCHEMA, Message, ThoughtPrompt, prompt_sha256
-from api.llm.redact import mask_secrets
 from api.logs import get_logger
 from ledger.errors import GenerationError
 from ledger.events import Generation
+from ledger.redact import mask_secrets
 
 if TYPE_CHECKING:
     import openai

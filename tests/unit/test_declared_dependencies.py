@@ -22,6 +22,7 @@ PACKAGES = ("ledger", "projections", "api")
 
 EXTRA_MODULES = {
     "ledger/store/postgres.py": "postgres",
+    "ledger/store/postgres_setup.py": "postgres",
     "api/llm/client.py": "llm",
     "api/llm/answer.py": "llm",
     "api/tool_adapters/openai_agents.py": "openai-agents",
