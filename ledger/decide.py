@@ -19,6 +19,7 @@ from ledger.events import (
     ThoughtKind,
     ThoughtRecorded,
     ThoughtRevised,
+    from_checked,
 )
 
 DEFAULT_MAX_THOUGHT_BYTES = 1024 * 1024
@@ -151,7 +152,7 @@ def decide_thought(
             generation=generated.generation,
         )
     else:
-        event = _BY_KIND[kind].model_validate(facts)
+        event = from_checked(_BY_KIND[kind], facts)
     if version == 0:
         return [SessionStarted(metadata=dict(metadata or {}), predecessor_id=predecessor_id), event]
     return [event]

@@ -6,7 +6,8 @@ envelope.
 A change of shape bumps ``schema_version`` and adds one upcast step in :mod:`ledger.codec`.
 """
 
-from typing import Annotated, Literal, TypeAlias
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, TypeAlias, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
@@ -43,6 +44,29 @@ class Event(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True, defer_build=True)
 
     schema_version: int = SCHEMA_VERSION
+
+
+_E = TypeVar("_E", bound=Event)
+
+
+def from_checked(model: type[_E], fields: Mapping[str, Any]) -> _E:
+    """Build ``model`` from ``fields`` that were already validated by the same rules.
+
+    A thought is validated once, as a command on its way in; the event that records it takes
+    the command's fields as they are, for a third of the cost of validating them again. Only
+    for models without validators of their own; unnamed fields take their defaults.
+    """
+    event = model.__new__(model)
+    # In the model's field order, as validation would leave them (repr and dumps follow it).
+    values = {
+        name: fields[name] if name in fields else info.get_default(call_default_factory=True)
+        for name, info in model.model_fields.items()
+    }
+    object.__setattr__(event, "__dict__", values)
+    object.__setattr__(event, "__pydantic_fields_set__", set(fields))
+    object.__setattr__(event, "__pydantic_extra__", None)
+    object.__setattr__(event, "__pydantic_private__", None)
+    return event
 
 
 class SessionStarted(Event):
@@ -247,4 +271,5 @@ __all__ = [
     "ThoughtKind",
     "ThoughtRecorded",
     "ThoughtRevised",
+    "from_checked",
 ]
