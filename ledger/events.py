@@ -6,36 +6,15 @@ envelope.
 A change of shape bumps ``schema_version`` and adds one upcast step in :mod:`ledger.codec`.
 """
 
-from collections.abc import Mapping
-from typing import Annotated, Any, Literal, TypeAlias, TypeVar
+from typing import Annotated, Literal, TypeAlias
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ledger.thought import ThoughtCore, ThoughtMarks, from_checked
+from ledger.thought_types import Count, Text
 
 SCHEMA_VERSION = 1
 """The payload schema version this code writes."""
-
-
-def _encodable(value: str) -> str:
-    # Lone surrogates survive in Python strings but cannot be stored as UTF-8 or hashed; reject them
-    # here so the failure is a validation error at the edge, not an encoding error inside a commit.
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ValueError(
-            f"text contains an unpaired surrogate at index {exc.start}; send valid Unicode"
-        ) from exc
-    return value
-
-
-Text = Annotated[str, AfterValidator(_encodable)]
-"""A string that is valid Unicode (encodable as UTF-8); NUL characters are allowed.
-
-Commands use it to reject bad text at the edge with a clear message. Events use plain ``str``:
-decoding them is the hot loop of every replay, JSON cannot carry a lone surrogate anyway, and
-the store's encoder refuses one (see :func:`ledger.codec.encode_payload`)."""
-
-Count = Annotated[int, Field(ge=1)]
-"""A thought number or estimate: a whole number of at least 1."""
 
 
 class Event(BaseModel):
@@ -44,29 +23,6 @@ class Event(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True, defer_build=True)
 
     schema_version: int = SCHEMA_VERSION
-
-
-_E = TypeVar("_E", bound=Event)
-
-
-def from_checked(model: type[_E], fields: Mapping[str, Any]) -> _E:
-    """Build ``model`` from ``fields`` that were already validated by the same rules.
-
-    A thought is validated once, as a command on its way in; the event that records it takes
-    the command's fields as they are, for a third of the cost of validating them again. Only
-    for models without validators of their own; unnamed fields take their defaults.
-    """
-    event = model.__new__(model)
-    # In the model's field order, as validation would leave them (repr and dumps follow it).
-    values = {
-        name: fields[name] if name in fields else info.get_default(call_default_factory=True)
-        for name, info in model.model_fields.items()
-    }
-    object.__setattr__(event, "__dict__", values)
-    object.__setattr__(event, "__pydantic_fields_set__", set(fields))
-    object.__setattr__(event, "__pydantic_extra__", None)
-    object.__setattr__(event, "__pydantic_private__", None)
-    return event
 
 
 class SessionStarted(Event):
@@ -82,21 +38,19 @@ class SessionStarted(Event):
     """The session this one replaces after a clear, if any."""
 
 
-class _ThoughtFacts(Event):
-    """Every field a sequential-thinking call accepts, kept as given (nothing is dropped)."""
+class _Requested(BaseModel):
+    model_config = ConfigDict(defer_build=True)
 
-    thought: str
-    thought_number: Count
-    total_thoughts: Count
-    """The estimate in force after this thought (raised to ``thought_number`` when lower)."""
-    next_thought_needed: bool
     requested_total_thoughts: Count | None = None
     """The caller's estimate when it was raised; ``None`` when it was kept as sent."""
-    needs_more_thoughts: bool | None = None
-    is_revision: bool | None = None
-    revises_thought: Count | None = None
-    branch_from_thought: Count | None = None
-    branch_id: str | None = None
+
+
+# Bases listed last come first in the payload: the core, the requested estimate, the marks.
+class _ThoughtFacts(ThoughtMarks, _Requested, ThoughtCore, Event):
+    """Every field a sequential-thinking call accepts, kept as given (nothing is dropped).
+
+    The fields are defined once, in :mod:`ledger.thought`.
+    """
 
 
 class ThoughtRecorded(_ThoughtFacts):

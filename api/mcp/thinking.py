@@ -15,10 +15,11 @@ from pydantic import Field
 from api.external import DEFAULT_TEMPERATURE, think_external
 from api.mcp import descriptions as text
 from api.mcp.app import AppContext, Caller
-from api.mcp.coercion import Count, Flag, Text
 from api.mcp.render import render_thought
 from api.service import ThinkOutcome
+from ledger.decide import checked_command
 from ledger.errors import LedgerError
+from ledger.thought_types import LaxCount, LaxFlag, LaxText
 from projections.views import (
     JsonDict,
     external_view,
@@ -33,38 +34,38 @@ DEFAULT_SESSION = "default"
 
 
 async def sequentialthinking(
-    thought: Annotated[Text, Field(description=text.THOUGHT)],
+    thought: Annotated[LaxText, Field(description=text.THOUGHT)],
     next_thought_needed: Annotated[
-        Flag, Field(validation_alias="nextThoughtNeeded", description=text.NEXT_THOUGHT_NEEDED)
+        LaxFlag, Field(validation_alias="nextThoughtNeeded", description=text.NEXT_THOUGHT_NEEDED)
     ],
     thought_number: Annotated[
-        Count, Field(validation_alias="thoughtNumber", description=text.THOUGHT_NUMBER)
+        LaxCount, Field(validation_alias="thoughtNumber", description=text.THOUGHT_NUMBER)
     ],
     total_thoughts: Annotated[
-        Count, Field(validation_alias="totalThoughts", description=text.TOTAL_THOUGHTS)
+        LaxCount, Field(validation_alias="totalThoughts", description=text.TOTAL_THOUGHTS)
     ],
     is_revision: Annotated[
-        Flag | None, Field(validation_alias="isRevision", description=text.IS_REVISION)
+        LaxFlag | None, Field(validation_alias="isRevision", description=text.IS_REVISION)
     ] = None,
     revises_thought: Annotated[
-        Count | None, Field(validation_alias="revisesThought", description=text.REVISES_THOUGHT)
+        LaxCount | None, Field(validation_alias="revisesThought", description=text.REVISES_THOUGHT)
     ] = None,
     branch_from_thought: Annotated[
-        Count | None,
+        LaxCount | None,
         Field(validation_alias="branchFromThought", description=text.BRANCH_FROM_THOUGHT),
     ] = None,
     branch_id: Annotated[
-        Text | None, Field(validation_alias="branchId", description=text.BRANCH_ID)
+        LaxText | None, Field(validation_alias="branchId", description=text.BRANCH_ID)
     ] = None,
     needs_more_thoughts: Annotated[
-        Flag | None,
+        LaxFlag | None,
         Field(validation_alias="needsMoreThoughts", description=text.NEEDS_MORE_THOUGHTS),
     ] = None,
     session_id: Annotated[
-        Text | None, Field(validation_alias="sessionId", description=text.SESSION_ID)
+        LaxText | None, Field(validation_alias="sessionId", description=text.SESSION_ID)
     ] = None,
     clear_session: Annotated[
-        Flag | None, Field(validation_alias="clearSession", description=text.CLEAR_SESSION)
+        LaxFlag | None, Field(validation_alias="clearSession", description=text.CLEAR_SESSION)
     ] = None,
     *,
     ctx: AppContext,
@@ -103,22 +104,22 @@ async def sequentialthinking(
 
 
 async def sequential_thinking(
-    thought: Annotated[Text, Field(description=text.SNAKE["thought"])],
-    thought_number: Annotated[Count, Field(description=text.SNAKE["thought_number"])],
-    total_thoughts: Annotated[Count, Field(description=text.SNAKE["total_thoughts"])],
-    next_thought_needed: Annotated[Flag, Field(description=text.SNAKE["next_thought_needed"])],
-    is_revision: Annotated[Flag | None, Field(description=text.SNAKE["is_revision"])] = None,
+    thought: Annotated[LaxText, Field(description=text.SNAKE["thought"])],
+    thought_number: Annotated[LaxCount, Field(description=text.SNAKE["thought_number"])],
+    total_thoughts: Annotated[LaxCount, Field(description=text.SNAKE["total_thoughts"])],
+    next_thought_needed: Annotated[LaxFlag, Field(description=text.SNAKE["next_thought_needed"])],
+    is_revision: Annotated[LaxFlag | None, Field(description=text.SNAKE["is_revision"])] = None,
     revises_thought: Annotated[
-        Count | None, Field(description=text.SNAKE["revises_thought"])
+        LaxCount | None, Field(description=text.SNAKE["revises_thought"])
     ] = None,
     branch_from_thought: Annotated[
-        Count | None, Field(description=text.SNAKE["branch_from_thought"])
+        LaxCount | None, Field(description=text.SNAKE["branch_from_thought"])
     ] = None,
-    branch_id: Annotated[Text | None, Field(description=text.SNAKE["branch_id"])] = None,
+    branch_id: Annotated[LaxText | None, Field(description=text.SNAKE["branch_id"])] = None,
     needs_more_thoughts: Annotated[
-        Flag | None, Field(description=text.SNAKE["needs_more_thoughts"])
+        LaxFlag | None, Field(description=text.SNAKE["needs_more_thoughts"])
     ] = None,
-    session_id: Annotated[Text, Field(description=text.SNAKE["session_id"])] = DEFAULT_SESSION,
+    session_id: Annotated[LaxText, Field(description=text.SNAKE["session_id"])] = DEFAULT_SESSION,
     *,
     ctx: AppContext,
 ) -> CallToolResult:
@@ -150,27 +151,27 @@ async def sequential_thinking(
 
 
 async def sequential_thinking_external(
-    thought: Annotated[Text, Field(description=text.SNAKE["external_thought"])],
-    thought_number: Annotated[Count, Field(description=text.SNAKE["thought_number"])],
-    total_thoughts: Annotated[Count, Field(description=text.SNAKE["total_thoughts"])],
-    next_thought_needed: Annotated[Flag, Field(description=text.SNAKE["next_thought_needed"])],
-    is_revision: Annotated[Flag | None, Field(description=text.SNAKE["is_revision"])] = None,
+    thought: Annotated[LaxText, Field(description=text.SNAKE["external_thought"])],
+    thought_number: Annotated[LaxCount, Field(description=text.SNAKE["thought_number"])],
+    total_thoughts: Annotated[LaxCount, Field(description=text.SNAKE["total_thoughts"])],
+    next_thought_needed: Annotated[LaxFlag, Field(description=text.SNAKE["next_thought_needed"])],
+    is_revision: Annotated[LaxFlag | None, Field(description=text.SNAKE["is_revision"])] = None,
     revises_thought: Annotated[
-        Count | None, Field(description=text.SNAKE["revises_thought"])
+        LaxCount | None, Field(description=text.SNAKE["revises_thought"])
     ] = None,
     branch_from_thought: Annotated[
-        Count | None, Field(description=text.SNAKE["branch_from_thought"])
+        LaxCount | None, Field(description=text.SNAKE["branch_from_thought"])
     ] = None,
-    branch_id: Annotated[Text | None, Field(description=text.SNAKE["branch_id"])] = None,
+    branch_id: Annotated[LaxText | None, Field(description=text.SNAKE["branch_id"])] = None,
     needs_more_thoughts: Annotated[
-        Flag | None, Field(description=text.SNAKE["needs_more_thoughts"])
+        LaxFlag | None, Field(description=text.SNAKE["needs_more_thoughts"])
     ] = None,
-    session_id: Annotated[Text, Field(description=text.SNAKE["session_id"])] = DEFAULT_SESSION,
-    model: Annotated[Text | None, Field(description=text.SNAKE["model"])] = None,
+    session_id: Annotated[LaxText, Field(description=text.SNAKE["session_id"])] = DEFAULT_SESSION,
+    model: Annotated[LaxText | None, Field(description=text.SNAKE["model"])] = None,
     temperature: Annotated[
         float | None, Field(ge=0, le=2, description=text.SNAKE["temperature"])
     ] = None,
-    use_llm: Annotated[Flag, Field(description=text.SNAKE["use_llm"])] = True,
+    use_llm: Annotated[LaxFlag, Field(description=text.SNAKE["use_llm"])] = True,
     *,
     ctx: AppContext,
 ) -> CallToolResult:
@@ -238,10 +239,14 @@ async def record(
         ToolError: The ledger refused or failed (its message says why); nothing was appended.
     """
     app = caller.app
-    arguments = {key: value for key, value in fields.items() if value is not None}
     try:
         handle, session_id = caller.thinking_target(requested)
         metadata = caller.session_metadata(tool)
+        # The SDK validated every field with the lax types: the command is not validated again.
+        arguments = checked_command(
+            {key: value for key, value in fields.items() if value is not None},
+            max_thought_bytes=app.ledger.max_thought_bytes,
+        )
         if use_llm:
             outcome = await think_external(
                 app.ledger,
