@@ -13,8 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from ledger.thought import ThoughtCore, ThoughtMarks, from_checked
 from ledger.thought_types import Count, Text
 
-SCHEMA_VERSION = 1
-"""The payload schema version this code writes."""
+PAYLOAD_SCHEMA_VERSION = 1
+"""The version of the events' payloads this code writes (each stored event carries its own; the
+database's tables have theirs: :data:`ledger.store.schema.DATABASE_SCHEMA_VERSION`)."""
 
 
 class Event(BaseModel):
@@ -22,7 +23,7 @@ class Event(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True, defer_build=True)
 
-    schema_version: int = SCHEMA_VERSION
+    schema_version: int = PAYLOAD_SCHEMA_VERSION
 
 
 class SessionStarted(Event):
@@ -208,7 +209,7 @@ THOUGHT_TYPES = frozenset(
 
 __all__ = [
     "EVENT_TYPES",
-    "SCHEMA_VERSION",
+    "PAYLOAD_SCHEMA_VERSION",
     "THOUGHT_TYPES",
     "BranchExtended",
     "BranchOpened",
