@@ -68,8 +68,8 @@ def checked_command(
 
     The MCP tools (lax types) and the in-process tool (strict types) validate each field's type
     and bounds on the way in (see :mod:`ledger.thought_types`); what those types do not say, a
-    thought's length rules, is checked here, in the words :func:`parse_command` uses, and the
-    fields are not validated a second time.
+    thought's length rules, is checked here (a refusal is worded as :func:`parse_command` words
+    it), and the fields are not validated a second time.
 
     Args:
         fields: The thought's fields, snake_case, typed (absent optional fields left out).
@@ -78,14 +78,10 @@ def checked_command(
     Raises:
         InvalidThoughtError: The thought is empty or too long, or the branch id too long.
     """
-    problems = []
-    if not fields["thought"]:
-        problems.append("thought: must not be empty")
     branch_id = fields.get("branch_id")
-    if branch_id is not None and len(branch_id) > MAX_BRANCH_ID_CHARS:
-        problems.append(f"branch_id: String should have at most {MAX_BRANCH_ID_CHARS} characters")
-    if problems:
-        raise InvalidThoughtError("invalid thought: " + "; ".join(problems))
+    if not fields["thought"] or (branch_id is not None and len(branch_id) > MAX_BRANCH_ID_CHARS):
+        # Rare: let the command's own validation refuse it, in its own words.
+        return parse_command(fields, max_thought_bytes=max_thought_bytes)
     _check_size(fields["thought"], max_thought_bytes)
     return from_checked(ThinkCommand, fields)
 
