@@ -143,7 +143,9 @@ class ThinkingInput(BaseModel):
     def thought_fields(self) -> JsonDict:
         """The thought itself, snake_case, as :meth:`api.service.Ledger.think` takes it."""
         return {
-            name: value for name in THOUGHT_FIELDS if (value := getattr(self, name)) is not None
+            name: value
+            for name in THOUGHT_FIELDS
+            if (value := getattr(self, name, None)) is not None
         }
 
 

@@ -6,6 +6,7 @@ tool validates, resolves its session and appends the same way.
 """
 
 import json
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from mcp.server.mcpserver.exceptions import ToolError
@@ -19,6 +20,7 @@ from api.mcp.render import render_thought
 from api.service import ThinkOutcome
 from ledger.decide import checked_command
 from ledger.errors import LedgerError
+from ledger.thought import THOUGHT_FIELDS
 from ledger.thought_types import LaxCount, LaxFlag, LaxText
 from projections.views import (
     JsonDict,
@@ -76,19 +78,12 @@ async def sequentialthinking(
         ToolError: The thought breaks a rule, the session id is malformed or the ledger failed;
             nothing was appended.
     """
+    given = thought_fields(locals())  # first: the function's locals are its arguments alone
     caller = Caller.of(ctx)
     outcome = await record(
         caller,
         "sequentialthinking",
-        thought=thought,
-        thought_number=thought_number,
-        total_thoughts=total_thoughts,
-        next_thought_needed=next_thought_needed,
-        is_revision=is_revision,
-        revises_thought=revises_thought,
-        branch_from_thought=branch_from_thought,
-        branch_id=branch_id,
-        needs_more_thoughts=needs_more_thoughts,
+        given,
         requested=session_id,
         clear=bool(clear_session),
     )
@@ -129,19 +124,12 @@ async def sequential_thinking(
         ToolError: The thought breaks a rule, the session id is malformed or the ledger failed;
             nothing was appended.
     """
+    given = thought_fields(locals())  # first: the function's locals are its arguments alone
     caller = Caller.of(ctx)
     outcome = await record(
         caller,
         "sequential_thinking",
-        thought=thought,
-        thought_number=thought_number,
-        total_thoughts=total_thoughts,
-        next_thought_needed=next_thought_needed,
-        is_revision=is_revision,
-        revises_thought=revises_thought,
-        branch_from_thought=branch_from_thought,
-        branch_id=branch_id,
-        needs_more_thoughts=needs_more_thoughts,
+        given,
         requested=_named(caller, session_id),
     )
     view = status_view(outcome.state, session_id_shown=False)
@@ -186,19 +174,12 @@ async def sequential_thinking_external(
             model failed ("Failed to generate thought with LLM: ...") or the ledger failed; nothing
             was appended.
     """
+    given = thought_fields(locals())  # first: the function's locals are its arguments alone
     caller = Caller.of(ctx)
     outcome = await record(
         caller,
         "sequential_thinking_external",
-        thought=thought,
-        thought_number=thought_number,
-        total_thoughts=total_thoughts,
-        next_thought_needed=next_thought_needed,
-        is_revision=is_revision,
-        revises_thought=revises_thought,
-        branch_from_thought=branch_from_thought,
-        branch_id=branch_id,
-        needs_more_thoughts=needs_more_thoughts,
+        given,
         requested=_named(caller, session_id),
         use_llm=use_llm,
         model=model,
@@ -210,22 +191,33 @@ async def sequential_thinking_external(
     return answer(view)
 
 
+def thought_fields(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """A thinking tool's thought, snake_case, from its arguments; ``None`` means not given.
+
+    The fields are the thought's own (:data:`ledger.thought.THOUGHT_FIELDS`): a tool takes
+    each as a parameter of the same name, and passes them on without naming them again.
+    """
+    return {name: value for name in THOUGHT_FIELDS if (value := arguments.get(name)) is not None}
+
+
 async def record(
     caller: Caller,
     tool: str,
+    fields: Mapping[str, Any],
     *,
     requested: str | None,
     clear: bool = False,
     use_llm: bool = False,
     model: str | None = None,
     temperature: float | None = None,
-    **fields: Any,
 ) -> ThinkOutcome:
     """Append one thought for a tool call: resolve the session, think, rebind, render.
 
     Args:
         caller: The call.
         tool: The calling tool's name (recorded when a session starts here).
+        fields: The thought's fields, snake_case, as the tool's lax types read them (see
+            :func:`thought_fields`).
         requested: The session the caller named; ``None`` for the connection's own.
         clear: Retire the session first and continue under a new id.
         use_llm: Have a language model write the thought (``thought`` is then the problem or
@@ -233,7 +225,6 @@ async def record(
         model: With ``use_llm``: the model or alias (``None``: the MCP API reference's
             ``LUX_MODEL_NORMAL``).
         temperature: With ``use_llm``: the sampling temperature.
-        **fields: The thought's fields, snake_case; ``None`` means not given.
 
     Raises:
         ToolError: The ledger refused or failed (its message says why); nothing was appended.
@@ -243,10 +234,7 @@ async def record(
         handle, session_id = caller.thinking_target(requested)
         metadata = caller.session_metadata(tool)
         # The SDK validated every field with the lax types: the command is not validated again.
-        arguments = checked_command(
-            {key: value for key, value in fields.items() if value is not None},
-            max_thought_bytes=app.ledger.max_thought_bytes,
-        )
+        arguments = checked_command(fields, max_thought_bytes=app.ledger.max_thought_bytes)
         if use_llm:
             outcome = await think_external(
                 app.ledger,
@@ -292,4 +280,5 @@ __all__ = [
     "sequential_thinking",
     "sequential_thinking_external",
     "sequentialthinking",
+    "thought_fields",
 ]
