@@ -135,7 +135,7 @@ async def test_serve_keeps_the_key_out_of_the_tool_error_and_its_stderr(
     llm.queue(ECHOES[0])
     stderr = tmp_path / "serve.err"
     command = (
-        f"exec {sys.executable} -m api.mcp --db sqlite:///{tmp_path / 'l.db'} --tools all "
+        f"exec {sys.executable} -m api.cli serve --db sqlite:///{tmp_path / 'l.db'} --tools all "
         f"2> {stderr}"
     )
     server = StdioServerParameters(
