@@ -79,4 +79,14 @@ class Figures:
         return usage_by_model(found)
 
 
+def __getattr__(name: str) -> object:
+    # The figures' types are handed on from the analytics on first use, so that importing the
+    # facade does not import SQLAlchemy.
+    if name in ("GroupStats", "LedgerStats"):
+        from ledger.store import analytics
+
+        return getattr(analytics, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = ["Figures", "GroupStats", "LedgerStats"]

@@ -1,6 +1,6 @@
 """``thoughtledger export``: sessions to a JSON Lines file, losslessly, hashes included.
 
-The file ends with a manifest (see :mod:`api.cli.jsonl`), written after every event, so that an
+The file ends with a manifest (see :mod:`api.transfer.jsonl`), written after every event, so that an
 import can tell a whole export from one cut short. ``-o -`` writes to standard output; the summary
 then goes to standard error.
 """
