@@ -32,7 +32,7 @@ async def http_server(tmp_path: Path, *options: str) -> AsyncIterator[str]:
 async def serving_http(db: str, *options: str) -> AsyncIterator[str]:
     """Start the server on the ledger ``db`` on a free loopback port; yield its URL, read from
     its log on stderr. It must stop gracefully (exit 0) when terminated."""
-    command = [sys.executable, "-m", "api.mcp", "--db", db]
+    command = [sys.executable, "-m", "api.cli", "serve", "--db", db]
     process = await anyio.open_process(
         [*command, "--http", "--port", "0", *options],
         cwd=ROOT,

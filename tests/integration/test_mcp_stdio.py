@@ -79,7 +79,7 @@ class LineClient:
 
 
 def serve_command(db: str, *options: str) -> list[str]:
-    return [sys.executable, "-m", "api.mcp", "--db", db, *options]
+    return [sys.executable, "-m", "api.cli", "serve", "--db", db, *options]
 
 
 HERMETIC = {"DISABLE_THOUGHT_LOGGING", "THOUGHTLEDGER_STDIO", "THOUGHTLEDGER_URL"}

@@ -19,6 +19,7 @@ from api.mcp.descriptions import OFFICIAL_DESCRIPTION
 from api.mcp.render import ThoughtSink
 from api.service import Ledger
 from tests.backends import Backend
+from tests.raw_store import raw_store
 
 pytestmark = pytest.mark.anyio
 
@@ -82,7 +83,7 @@ async def refused(client: Client, tool: str, arguments: Json) -> str:
 
 
 async def event_count(ledger: Ledger) -> int:
-    return len(await ledger.store.read_all(limit=10_000))
+    return len(await raw_store(ledger).read_all(limit=10_000))
 
 
 # -- the official server's scenarios ----------------------------------------------------------

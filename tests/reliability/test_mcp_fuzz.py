@@ -18,6 +18,7 @@ from mcp import Client
 from api.bootstrap import open_ledger
 from api.mcp import create_server
 from api.mcp.server import TOOL_NAMES
+from tests.raw_store import raw_store
 from tests.reliability.test_hostile_input import nasty_text, values
 
 # 1,000 calls per tool in the default run; the dedicated run sets 10,000 (see the README).
@@ -113,7 +114,7 @@ def _fuzz(tool: str) -> None:
                         client.call_tool(tool, args), loop
                     ).result()
                     new = asyncio.run_coroutine_threadsafe(
-                        ledger.store.read_all(after_position=seen, limit=1000), loop
+                        raw_store(ledger).read_all(after_position=seen, limit=1000), loop
                     ).result()
                     if new:
                         seen = new[-1].position
