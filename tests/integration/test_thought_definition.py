@@ -143,7 +143,9 @@ async def test_an_mcp_call_is_validated_by_its_arguments_alone(ledger: Ledger) -
             )
     assert result.is_error is False
     assert seen == []  # the SDK's lax arguments model was the one validation
-    [recorded] = [r for r in await ledger.store.read_all() if r.event_type == "thought.recorded"]
+    assert result.structured_content is not None
+    stored = await ledger.events(result.structured_content["sessionId"])
+    [recorded] = [r for r in stored if r.event_type == "thought.recorded"]
     assert recorded.payload == (
         '{"thought":"one","thought_number":1,"total_thoughts":2,"next_thought_needed":true}'
     )
