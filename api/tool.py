@@ -23,24 +23,23 @@ import json
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    Strict,
-    ValidationError,
-)
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
-from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
-from pydantic_core import core_schema
+from pydantic_core import ErrorDetails
 
+from api.json_schema import compact_schema
 from api.service import Ledger
-from ledger.decide import MAX_BRANCH_ID_CHARS
+from ledger.decide import MAX_BRANCH_ID_CHARS, checked_command
 from ledger.errors import InvalidInputError, InvalidThoughtError
-from ledger.events import Text as UnicodeText
 from ledger.ids import check_id
+from ledger.thought import THOUGHT_FIELDS, HistoryItem
+from ledger.thought_types import (
+    StrictCount,
+    StrictFlag,
+    StrictText,
+    command_wording,
+    describe_errors,
+)
 from projections.views import JsonDict, session_view
 
 TOOL_NAME = "sequentialthinking"
@@ -76,22 +75,11 @@ about particular parameters said now lives in those parameters' descriptions (se
 """
 
 
-def _whole_float(value: object) -> object:
-    # JSON Schema counts 2.0 as an integer and some providers send whole numbers that way: accept
-    # exactly what the published schema accepts, and nothing more (not "2", not 2.5, not true).
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
 def _session_id(value: str) -> str:
     return check_id(value)  # one argument: pydantic must not take check_id's second for its info
 
 
-Count = Annotated[int, Strict(), Field(ge=1), BeforeValidator(_whole_float)]
-Flag = Annotated[bool, Strict()]
-Text = Annotated[UnicodeText, Strict()]
-SessionId = Annotated[Text, AfterValidator(_session_id)]
+SessionId = Annotated[StrictText, AfterValidator(_session_id)]
 
 
 class ThinkingInput(BaseModel):
@@ -104,20 +92,20 @@ class ThinkingInput(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", alias_generator=to_camel)
 
-    thought: Annotated[Text, Field(min_length=1, description="Your current thinking step")]
+    thought: Annotated[StrictText, Field(min_length=1, description="Your current thinking step")]
     next_thought_needed: Annotated[
-        Flag,
+        StrictFlag,
         Field(
             description="Whether another thought step is needed: true if you need more "
             "thinking, even at what seemed like the end; false only when truly done"
         ),
     ]
     thought_number: Annotated[
-        Count,
+        StrictCount,
         Field(description="Current thought number (e.g., 1, 2, 3); it can go beyond the total"),
     ]
     total_thoughts: Annotated[
-        Count,
+        StrictCount,
         Field(
             description="Estimated total thoughts needed (e.g., 5, 10); adjust it up or down "
             "as you progress"
@@ -128,47 +116,37 @@ class ThinkingInput(BaseModel):
         Field(description="Pass existing session ID to continue, or omit for new session"),
     ] = None
     is_revision: Annotated[
-        Flag | None,
+        StrictFlag | None,
         Field(description="Whether this revises previous thinking (say which in revisesThought)"),
     ] = None
     revises_thought: Annotated[
-        Count | None, Field(description="Which thought number is being reconsidered")
+        StrictCount | None, Field(description="Which thought number is being reconsidered")
     ] = None
     branch_from_thought: Annotated[
-        Count | None,
+        StrictCount | None,
         Field(
             description="Branching point thought number, to explore an alternative path (name "
             "the branch in branchId)"
         ),
     ] = None
     branch_id: Annotated[
-        Text | None, Field(max_length=MAX_BRANCH_ID_CHARS, description="Branch identifier")
+        StrictText | None, Field(max_length=MAX_BRANCH_ID_CHARS, description="Branch identifier")
     ] = None
     needs_more_thoughts: Annotated[
-        Flag | None,
+        StrictFlag | None,
         Field(description="If more thoughts are needed, even after what seemed like the end"),
     ] = None
     clear_session: Annotated[
-        Flag | None, Field(description="Set true to reset and start fresh")
+        StrictFlag | None, Field(description="Set true to reset and start fresh")
     ] = None
 
     def thought_fields(self) -> JsonDict:
         """The thought itself, snake_case, as :meth:`api.service.Ledger.think` takes it."""
-        return self.model_dump(exclude={"session_id", "clear_session"}, exclude_none=True)
-
-
-class HistoryItem(BaseModel):
-    """One thought in ``thoughtHistory``: number, text, and its revision and branch fields."""
-
-    model_config = ConfigDict(alias_generator=to_camel)
-
-    thought_number: int
-    thought: str
-    is_revision: bool | None = None
-    revises_thought: int | None = None
-    branch_from_thought: int | None = None
-    branch_id: str | None = None
-    needs_more_thoughts: bool | None = None
+        return {
+            name: value
+            for name in THOUGHT_FIELDS
+            if (value := getattr(self, name, None)) is not None
+        }
 
 
 class ThinkingOutput(BaseModel):
@@ -188,30 +166,10 @@ class ThinkingOutput(BaseModel):
     summary: Annotated[str | None, Field(description="Optional summary of thinking so far")] = None
 
 
-class _CompactSchema(GenerateJsonSchema):
-    """The schema as the session pattern's zod one reads: optional is optional, no titles.
-
-    pydantic would spell ``int | None = None`` as ``anyOf [integer, null]`` with a null default
-    and title every property; those are tokens a model pays for on every request, and an
-    optional property is already one the caller may leave out.
-    """
-
-    def field_title_should_be_set(self, schema: Any) -> bool:
-        return False
-
-    def nullable_schema(self, schema: core_schema.NullableSchema) -> JsonSchemaValue:
-        return self.generate_inner(schema["schema"])
-
-    def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
-        generated = super().default_schema(schema)
-        if "default" in generated and generated["default"] is None:
-            del generated["default"]
-        return generated
-
-
 def _schema_of(model: type[BaseModel]) -> JsonDict:
-    schema = model.model_json_schema(by_alias=True, schema_generator=_CompactSchema)
-    # Class titles and docstrings speak to Python developers, not to the model reading the schema.
+    # As the session pattern's zod schema reads: optional is optional, no titles (see
+    # compact_schema); class titles and docstrings speak to Python developers, not to the model.
+    schema = compact_schema(model.model_json_schema(by_alias=True), sorted_keywords=True)
     for part in (schema, *schema.get("$defs", {}).values()):
         part.pop("title", None)
         part.pop("description", None)
@@ -314,7 +272,9 @@ class SequentialThinkingTool:
                 target = given.session_id
             outcome = await self._ledger.think(
                 target,
-                given.thought_fields(),
+                checked_command(
+                    given.thought_fields(), max_thought_bytes=self._ledger.max_thought_bytes
+                ),
                 clear=bool(given.clear_session),
                 metadata=self._metadata,
             )
@@ -407,20 +367,17 @@ def parse_arguments(args: Mapping[str, Any] | str) -> ThinkingInput:
 
 def _describe(error: ValidationError) -> str:
     """One line a model can act on, naming each field by its camelCase name."""
-    problems = []
-    for item in error.errors(include_url=False):
-        where = ".".join(str(part) for part in item["loc"]) or "arguments"
-        message = item["msg"].removeprefix("Value error, ")
-        if item["type"] == "extra_forbidden":
-            message = "unknown field"
-            if where in _ALIASES:
-                message += f"; spell it {_ALIASES[where]}"
-        elif item["type"] == "missing":
-            message = "required"
-        elif item["type"] in ("too_short", "string_too_short"):
-            message = "must not be empty"
-        problems.append(f"{where}: {message}")
-    return "invalid thought: " + "; ".join(problems)
+    return "invalid thought: " + describe_errors(error, _wording)
+
+
+def _wording(item: ErrorDetails) -> str:
+    if item["type"] == "missing":
+        return "required"
+    message = command_wording(item).removeprefix("Value error, ")
+    where = ".".join(str(part) for part in item["loc"])
+    if item["type"] == "extra_forbidden" and where in _ALIASES:
+        message += f"; spell it {_ALIASES[where]}"
+    return message
 
 
 __all__ = [

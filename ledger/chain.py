@@ -17,7 +17,7 @@ from uuid import UUID
 from ledger.codec import encode_payload, event_type_of
 from ledger.envelope import RecordedEvent, format_time
 from ledger.errors import InvalidInputError
-from ledger.events import SCHEMA_VERSION, LedgerEvent
+from ledger.events import PAYLOAD_SCHEMA_VERSION, LedgerEvent
 
 GENESIS_HASH = "0" * 64
 """The ``prev_hash`` of every session's first event."""
@@ -148,7 +148,7 @@ def seal(
             event_id=event_id_text,
             recorded_at=moment,
             event_type=item.event_type,
-            schema_version=SCHEMA_VERSION,
+            schema_version=PAYLOAD_SCHEMA_VERSION,
             payload=item.payload,
         )
         sealed.append(
@@ -159,7 +159,7 @@ def seal(
                 event_id_text=event_id_text,
                 recorded_at=recorded_at,
                 recorded_at_text=moment,
-                schema_version=SCHEMA_VERSION,
+                schema_version=PAYLOAD_SCHEMA_VERSION,
                 event_type=item.event_type,
                 payload=item.payload,
                 prev_hash=prev,

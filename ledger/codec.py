@@ -4,7 +4,7 @@ from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
 from ledger.errors import EventDecodingError, InvalidInputError
-from ledger.events import EVENT_TYPES, SCHEMA_VERSION, Event, LedgerEvent
+from ledger.events import EVENT_TYPES, PAYLOAD_SCHEMA_VERSION, Event, LedgerEvent
 
 _ENVELOPE_FIELDS = {"type", "schema_version"}
 
@@ -63,10 +63,10 @@ def decode_payload(event_type: str, schema_version: int, payload: str) -> Ledger
     model = EVENT_TYPES.get(event_type)
     if model is None:
         raise EventDecodingError(f"unknown event type {event_type!r}; upgrade thoughtledger")
-    if schema_version > SCHEMA_VERSION:
+    if schema_version > PAYLOAD_SCHEMA_VERSION:
         raise EventDecodingError(
             f"event schema version {schema_version} is newer than this thoughtledger "
-            f"understands ({SCHEMA_VERSION}); upgrade thoughtledger"
+            f"understands ({PAYLOAD_SCHEMA_VERSION}); upgrade thoughtledger"
         )
     # Upcast steps for older schema versions go here, one per version bump (none exist yet).
     try:

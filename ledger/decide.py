@@ -4,47 +4,44 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
 from ledger.errors import InvalidThoughtError
 from ledger.events import (
     BranchExtended,
     BranchOpened,
-    Count,
     Generation,
     LedgerEvent,
     SessionStarted,
-    Text,
     ThoughtGenerated,
     ThoughtKind,
     ThoughtRecorded,
     ThoughtRevised,
 )
+from ledger.thought import ThoughtCore, ThoughtMarks, from_checked
+from ledger.thought_types import Text, command_wording, describe_errors
 
 DEFAULT_MAX_THOUGHT_BYTES = 1024 * 1024
 """Largest thought accepted by default, in UTF-8 bytes (configurable per ledger)."""
 
 MAX_BRANCH_ID_CHARS = 256
+"""Longest branch id accepted, in characters."""
 
 
-class ThinkCommand(BaseModel):
-    """One sequential-thinking call, validated: every field the references accept.
+class ThinkCommand(ThoughtMarks, ThoughtCore):
+    """One sequential-thinking call, validated: a thought's fields and the rules it obeys.
+
+    The fields are defined once, in :mod:`ledger.thought`.
 
     Types are strict: ``"3"`` is not a number and ``1`` is not a boolean here; transports that
-    must accept such spellings (the official MCP tool) convert them before building a command.
+    must accept such spellings (the official MCP tool) convert them with their own types and
+    hand over the typed fields (see :func:`checked_command`).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     thought: Annotated[Text, Field(min_length=1)]
-    thought_number: Count
-    total_thoughts: Count
-    next_thought_needed: bool
-    is_revision: bool | None = None
-    revises_thought: Count | None = None
-    branch_from_thought: Count | None = None
     branch_id: Annotated[Text, Field(max_length=MAX_BRANCH_ID_CHARS)] | None = None
-    needs_more_thoughts: bool | None = None
 
 
 def parse_command(
@@ -60,27 +57,47 @@ def parse_command(
         command = ThinkCommand.model_validate(dict(arguments))
     except ValidationError as exc:
         raise InvalidThoughtError(describe(exc)) from None
-    size = len(command.thought)
-    if size * 4 > max_thought_bytes and len(command.thought.encode("utf-8")) > max_thought_bytes:
+    _check_size(command.thought, max_thought_bytes)
+    return command
+
+
+def checked_command(
+    fields: Mapping[str, Any], *, max_thought_bytes: int = DEFAULT_MAX_THOUGHT_BYTES
+) -> ThinkCommand:
+    """Build a :class:`ThinkCommand` from fields a transport's own types already checked.
+
+    The MCP tools (lax types) and the in-process tool (strict types) validate each field's type
+    and bounds on the way in (see :mod:`ledger.thought_types`); what those types do not say, a
+    thought's length rules, is checked here (a refusal is worded as :func:`parse_command` words
+    it), and the fields are not validated a second time.
+
+    Args:
+        fields: The thought's fields, snake_case, typed (absent optional fields left out).
+        max_thought_bytes: Largest accepted thought, in UTF-8 bytes.
+
+    Raises:
+        InvalidThoughtError: The thought is empty or too long, or the branch id too long.
+    """
+    branch_id = fields.get("branch_id")
+    if not fields["thought"] or (branch_id is not None and len(branch_id) > MAX_BRANCH_ID_CHARS):
+        # Rare: let the command's own validation refuse it, in its own words.
+        return parse_command(fields, max_thought_bytes=max_thought_bytes)
+    _check_size(fields["thought"], max_thought_bytes)
+    return from_checked(ThinkCommand, fields)
+
+
+def _check_size(thought: str, max_thought_bytes: int) -> None:
+    # Four bytes a character at most: most thoughts are judged without encoding them.
+    if len(thought) * 4 > max_thought_bytes and len(thought.encode("utf-8")) > max_thought_bytes:
         raise InvalidThoughtError(
-            f"thought is {len(command.thought.encode('utf-8'))} bytes, over the limit of "
+            f"thought is {len(thought.encode('utf-8'))} bytes, over the limit of "
             f"{max_thought_bytes} bytes; split it into several thoughts"
         )
-    return command
 
 
 def describe(error: ValidationError) -> str:
     """Render a pydantic error as one line a person (or a model) can act on."""
-    problems = []
-    for item in error.errors(include_url=False):
-        where = ".".join(str(part) for part in item["loc"]) or "arguments"
-        message = item["msg"]
-        if item["type"] == "extra_forbidden":
-            message = "unknown field"
-        elif item["type"] in ("too_short", "string_too_short"):
-            message = "must not be empty"
-        problems.append(f"{where}: {message}")
-    return "invalid thought: " + "; ".join(problems)
+    return "invalid thought: " + describe_errors(error, command_wording)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +168,7 @@ def decide_thought(
             generation=generated.generation,
         )
     else:
-        event = _BY_KIND[kind].model_validate(facts)
+        event = from_checked(_BY_KIND[kind], facts)
     if version == 0:
         return [SessionStarted(metadata=dict(metadata or {}), predecessor_id=predecessor_id), event]
     return [event]
@@ -161,6 +178,7 @@ __all__ = [
     "DEFAULT_MAX_THOUGHT_BYTES",
     "Generated",
     "ThinkCommand",
+    "checked_command",
     "classify",
     "decide_thought",
     "describe",

@@ -8,33 +8,14 @@ A change of shape bumps ``schema_version`` and adds one upcast step in :mod:`led
 
 from typing import Annotated, Literal, TypeAlias
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SCHEMA_VERSION = 1
-"""The payload schema version this code writes."""
+from ledger.thought import ThoughtCore, ThoughtMarks, from_checked
+from ledger.thought_types import Count, Text
 
-
-def _encodable(value: str) -> str:
-    # Lone surrogates survive in Python strings but cannot be stored as UTF-8 or hashed; reject them
-    # here so the failure is a validation error at the edge, not an encoding error inside a commit.
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ValueError(
-            f"text contains an unpaired surrogate at index {exc.start}; send valid Unicode"
-        ) from exc
-    return value
-
-
-Text = Annotated[str, AfterValidator(_encodable)]
-"""A string that is valid Unicode (encodable as UTF-8); NUL characters are allowed.
-
-Commands use it to reject bad text at the edge with a clear message. Events use plain ``str``:
-decoding them is the hot loop of every replay, JSON cannot carry a lone surrogate anyway, and
-the store's encoder refuses one (see :func:`ledger.codec.encode_payload`)."""
-
-Count = Annotated[int, Field(ge=1)]
-"""A thought number or estimate: a whole number of at least 1."""
+PAYLOAD_SCHEMA_VERSION = 1
+"""The version of the events' payloads this code writes (each stored event carries its own; the
+database's tables have theirs: :data:`ledger.store.schema.DATABASE_SCHEMA_VERSION`)."""
 
 
 class Event(BaseModel):
@@ -42,7 +23,7 @@ class Event(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True, defer_build=True)
 
-    schema_version: int = SCHEMA_VERSION
+    schema_version: int = PAYLOAD_SCHEMA_VERSION
 
 
 class SessionStarted(Event):
@@ -58,21 +39,19 @@ class SessionStarted(Event):
     """The session this one replaces after a clear, if any."""
 
 
-class _ThoughtFacts(Event):
-    """Every field a sequential-thinking call accepts, kept as given (nothing is dropped)."""
+class _Requested(BaseModel):
+    model_config = ConfigDict(defer_build=True)
 
-    thought: str
-    thought_number: Count
-    total_thoughts: Count
-    """The estimate in force after this thought (raised to ``thought_number`` when lower)."""
-    next_thought_needed: bool
     requested_total_thoughts: Count | None = None
     """The caller's estimate when it was raised; ``None`` when it was kept as sent."""
-    needs_more_thoughts: bool | None = None
-    is_revision: bool | None = None
-    revises_thought: Count | None = None
-    branch_from_thought: Count | None = None
-    branch_id: str | None = None
+
+
+# Bases listed last come first in the payload: the core, the requested estimate, the marks.
+class _ThoughtFacts(ThoughtMarks, _Requested, ThoughtCore, Event):
+    """Every field a sequential-thinking call accepts, kept as given (nothing is dropped).
+
+    The fields are defined once, in :mod:`ledger.thought`.
+    """
 
 
 class ThoughtRecorded(_ThoughtFacts):
@@ -230,7 +209,7 @@ THOUGHT_TYPES = frozenset(
 
 __all__ = [
     "EVENT_TYPES",
-    "SCHEMA_VERSION",
+    "PAYLOAD_SCHEMA_VERSION",
     "THOUGHT_TYPES",
     "BranchExtended",
     "BranchOpened",
@@ -247,4 +226,5 @@ __all__ = [
     "ThoughtKind",
     "ThoughtRecorded",
     "ThoughtRevised",
+    "from_checked",
 ]

@@ -10,7 +10,6 @@ generated sessions.
 
 import json
 from collections.abc import Iterable
-from dataclasses import replace
 from datetime import datetime
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -20,8 +19,8 @@ import orjson
 from ledger.codec import decode_payload
 from ledger.envelope import LogRow, parse_time
 from ledger.errors import EventDecodingError
-from ledger.events import SCHEMA_VERSION, LedgerEvent
-from projections.state import Branch, SessionState, ThoughtEntry, empty, replay
+from ledger.events import PAYLOAD_SCHEMA_VERSION, LedgerEvent
+from projections.state import SessionState, ThoughtEntry, empty, join_branch, replay
 
 _PLAIN = frozenset({"thought.recorded", "thought.revised", "branch.opened", "branch.extended"})
 _BRANCHES = frozenset({"branch.opened", "branch.extended"})
@@ -58,7 +57,7 @@ def fold_rows(rows: Iterable[LogRow], states: dict[str, SessionState]) -> None:
         entries = pending.get(session_id)
         if entries is None:
             entries = pending[session_id] = []
-        if kind in _PLAIN and schema_version == SCHEMA_VERSION:
+        if kind in _PLAIN and schema_version == PAYLOAD_SCHEMA_VERSION:
             try:
                 fields: dict[str, Any] = loads(payload)
                 get = fields.get
@@ -103,13 +102,8 @@ def _settle(state: SessionState, entries: list[ThoughtEntry]) -> SessionState:
         return state
     branches = dict(state.branches)
     for entry in entries:
-        branch_id, origin = entry.branch_id, entry.branch_from_thought
-        if entry.kind in _BRANCHES and branch_id is not None and origin is not None:
-            known = branches.get(branch_id)
-            if known is None:
-                branches[branch_id] = Branch(branch_id, origin, (entry.version,))
-            else:
-                branches[branch_id] = replace(known, versions=(*known.versions, entry.version))
+        if entry.kind in _BRANCHES:
+            join_branch(branches, entry)
     first, last = entries[0], entries[-1]
     settled = state._replace(
         version=last.version,

@@ -190,6 +190,22 @@ class Folded(Protocol):
         """The decoded event."""
 
 
+def join_branch(branches: dict[str, Branch], entry: ThoughtEntry) -> None:
+    """Record that ``entry``, a thought opening or extending a branch, belongs to its branch.
+
+    ``branches`` is the fold's own working copy; the one rule for how a branch grows.
+    """
+    branch_id, origin = entry.branch_id, entry.branch_from_thought
+    # Branch kinds always carry both (their models require them); the test is for mypy.
+    if branch_id is None or origin is None:
+        return
+    known = branches.get(branch_id)
+    if known is None:
+        branches[branch_id] = Branch(branch_id, origin, (entry.version,))
+    else:
+        branches[branch_id] = replace(known, versions=(*known.versions, entry.version))
+
+
 def empty(session_id: str) -> SessionState:
     """The state of a session before its first event."""
     return SessionState(session_id=session_id)
@@ -255,16 +271,8 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
                         generation,
                     )
                 )
-                branch_id, origin = event.branch_id, event.branch_from_thought
-                # Branch kinds always carry both (their models require them); the test is for mypy.
-                if kind in _BRANCH_KINDS and branch_id is not None and origin is not None:
-                    known = branches.get(branch_id)
-                    if known is None:
-                        branches[branch_id] = Branch(branch_id, origin, (record.version,))
-                    else:
-                        branches[branch_id] = replace(
-                            known, versions=(*known.versions, record.version)
-                        )
+                if kind in _BRANCH_KINDS:
+                    join_branch(branches, thoughts[-1])
             case SessionCleared():
                 ended, ended_version = "cleared", record.version
             case SessionExpired():
@@ -314,6 +322,7 @@ __all__ = [
     "ThoughtEntry",
     "empty",
     "evolve",
+    "join_branch",
     "replay",
     "trim",
 ]

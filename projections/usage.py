@@ -5,12 +5,12 @@ A pure fold over recorded events (one session's, or a whole store's from ``read_
 the p-th of n sorted values is the ceil(p * n / 100)-th.
 """
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ledger.envelope import RecordedEvent
 from ledger.events import Generation, ThoughtGenerated
+from ledger.percentile import percentile
 from projections.views import JsonDict
 
 
@@ -124,15 +124,11 @@ def _summarise(provider: str, model: str, group: list[Generation]) -> ModelUsage
         unreported=len(group) - len(reported),
         cost=sum(costs) if costs else None,
         attempts=sum(g.attempts for g in group),
-        latency_ms_p50=_rank(latencies, 50),
-        latency_ms_p95=_rank(latencies, 95),
+        latency_ms_p50=percentile(latencies, 50) or 0,  # a group has at least one generation
+        latency_ms_p95=percentile(latencies, 95) or 0,
         latency_ms_max=latencies[-1],
         structured=sum(1 for g in group if g.structured),
     )
-
-
-def _rank(ordered: list[int], percent: int) -> int:
-    return ordered[max(1, math.ceil(percent * len(ordered) / 100)) - 1]
 
 
 __all__ = ["ModelUsage", "cost_note", "generations", "usage_by_model", "usage_note"]

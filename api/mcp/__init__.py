@@ -10,9 +10,9 @@ Example::
         ...  # server.run() for stdio, or api.mcp.stdio.run_stdio(server) to answer bad lines
 
 Modules: :mod:`~api.mcp.server` (``create_server``), :mod:`~api.mcp.thinking` and
-:mod:`~api.mcp.reading` (the tools and resources), :mod:`~api.mcp.coercion` (the official
-argument coercion), :mod:`~api.mcp.stdio` (stdio that answers bad lines) and
-:mod:`~api.mcp.serve` (the ``serve`` entry point).
+:mod:`~api.mcp.reading` (the tools and resources; their arguments' lax types, the official
+server's coercion, are in :mod:`ledger.thought_types`), :mod:`~api.mcp.stdio` (stdio that
+answers bad lines) and :mod:`~api.mcp.serve` (the ``serve`` entry point).
 """
 
 from api.mcp.app import AppState, ProfileName

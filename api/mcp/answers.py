@@ -9,7 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-JsonSchema = dict[str, Any]
+from api.json_schema import JsonSchema, compact_schema
+from ledger.thought import HistoryItem
 
 
 class MinimalAnswer(BaseModel):
@@ -31,18 +32,6 @@ class OfficialAnswer(BaseModel):
     branches: list[str]
     thoughtHistoryLength: int
     sessionId: str
-
-
-class HistoryItem(BaseModel):
-    """One thought in the session pattern's ``thoughtHistory``, with its revision and branch."""
-
-    thoughtNumber: int
-    thought: str
-    isRevision: bool | None = None
-    revisesThought: int | None = None
-    branchFromThought: int | None = None
-    branchId: str | None = None
-    needsMoreThoughts: bool | None = None
 
 
 class SessionAnswer(BaseModel):
@@ -112,47 +101,12 @@ def output_schema(model: type[BaseModel]) -> JsonSchema:
     return compact_schema(schema)
 
 
-def compact_schema(schema: JsonSchema) -> JsonSchema:
-    """Drop what costs tokens and tells a model nothing: titles and ``null`` alternatives.
-
-    Pydantic titles every property after its own name and spells an optional field as
-    ``anyOf: [X, null]`` with ``default: null``; an optional field is already one that is not
-    ``required``, so the plain ``X`` says the same (and is what the official server publishes).
-    """
-    compacted: JsonSchema = _compact(schema)
-    return compacted
-
-
-def _compact(node: Any, *, names: bool = False) -> Any:
-    if isinstance(node, list):
-        return [_compact(item) for item in node]
-    if not isinstance(node, dict):
-        return node
-    if names:  # a "properties" or "$defs" mapping: its keys are names, not keywords
-        return {key: _compact(value) for key, value in node.items()}
-    result: dict[str, Any] = {}
-    for key, value in node.items():
-        if key == "title" or (key == "default" and value is None):
-            continue
-        result[key] = _compact(value, names=key in ("properties", "$defs"))
-    options = result.get("anyOf")
-    if isinstance(options, list):
-        kept = [option for option in options if option != {"type": "null"}]
-        if len(kept) == 1 and len(kept) < len(options):
-            del result["anyOf"]
-            result = {**kept[0], **result}
-    return result
-
-
 __all__ = [
     "ExternalAnswer",
     "HistoryAnswer",
-    "HistoryItem",
-    "JsonSchema",
     "MinimalAnswer",
     "OfficialAnswer",
     "SessionAnswer",
     "StatusAnswer",
-    "compact_schema",
     "output_schema",
 ]

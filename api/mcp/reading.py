@@ -16,11 +16,11 @@ from pydantic import AwareDatetime, Field
 
 from api.mcp import descriptions as text
 from api.mcp.app import AppContext, Caller
-from api.mcp.coercion import Count, Text
 from api.mcp.thinking import DEFAULT_SESSION, answer
 from api.service import Ledger
 from ledger.envelope import format_time
 from ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
+from ledger.thought_types import LaxCount, LaxText
 from projections.state import SessionState
 from projections.views import JsonDict, branch_sets, session_view, thought_history
 
@@ -34,11 +34,12 @@ Show = Literal["history", "branches", "view"]
 
 async def thinking_history(
     session_id: Annotated[
-        Text | None, Field(validation_alias="sessionId", description=text.HISTORY_SESSION_ID)
+        LaxText | None, Field(validation_alias="sessionId", description=text.HISTORY_SESSION_ID)
     ] = None,
     show: Annotated[Show, Field(description=text.HISTORY_SHOW)] = "history",
     as_of_version: Annotated[
-        Count | None, Field(validation_alias="asOfVersion", description=text.HISTORY_AS_OF_VERSION)
+        LaxCount | None,
+        Field(validation_alias="asOfVersion", description=text.HISTORY_AS_OF_VERSION),
     ] = None,
     as_of_time: Annotated[
         AwareDatetime | None,

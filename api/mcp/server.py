@@ -20,6 +20,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import BaseModel, ValidationError
 
+from api.json_schema import compact_schema
 from api.llm.client import LLMWriter, ThoughtWriter
 from api.mcp import descriptions as text
 from api.mcp.answers import (
@@ -29,16 +30,15 @@ from api.mcp.answers import (
     OfficialAnswer,
     SessionAnswer,
     StatusAnswer,
-    compact_schema,
     output_schema,
 )
 from api.mcp.app import AppState, ProfileName
-from api.mcp.coercion import describe_errors
 from api.mcp.reading import register_resources, thinking_history
 from api.mcp.render import ThoughtSink
 from api.mcp.thinking import sequential_thinking, sequential_thinking_external, sequentialthinking
 from api.service import Ledger
 from ledger.errors import InvalidInputError
+from ledger.thought_types import describe_errors
 
 SERVER_NAME = "thoughtledger"
 OFFICIAL_TOOL = "sequentialthinking"

@@ -9,7 +9,7 @@ pair (:func:`answering_streams`) between the transport and the SDK's server that
   JSON-RPC message.
 * **A lone surrogate is not a parse error.** ``"a\ud800b"`` is valid JSON, but the SDK's parser
   refuses it; such a line is parsed again (see :mod:`api.mcp.wire`), and the tool that receives
-  the string refuses it by name (see :data:`api.mcp.coercion.Text`).
+  the string refuses it by name (see :data:`ledger.thought_types.LaxText`).
 * **stdin's EOF waits for the answers.** When stdin closes (``cat requests.jsonl | thoughtledger
   serve``) the SDK's dispatcher ends and cancels every call still running: a thought already
   recorded would be answered ``Connection closed``, or not at all. The read stream therefore

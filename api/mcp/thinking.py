@@ -6,6 +6,7 @@ tool validates, resolves its session and appends the same way.
 """
 
 import json
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from mcp.server.mcpserver.exceptions import ToolError
@@ -15,10 +16,12 @@ from pydantic import Field
 from api.external import DEFAULT_TEMPERATURE, think_external
 from api.mcp import descriptions as text
 from api.mcp.app import AppContext, Caller
-from api.mcp.coercion import Count, Flag, Text
 from api.mcp.render import render_thought
 from api.service import ThinkOutcome
+from ledger.decide import checked_command
 from ledger.errors import LedgerError
+from ledger.thought import THOUGHT_FIELDS
+from ledger.thought_types import LaxCount, LaxFlag, LaxText
 from projections.views import (
     JsonDict,
     external_view,
@@ -33,38 +36,38 @@ DEFAULT_SESSION = "default"
 
 
 async def sequentialthinking(
-    thought: Annotated[Text, Field(description=text.THOUGHT)],
+    thought: Annotated[LaxText, Field(description=text.THOUGHT)],
     next_thought_needed: Annotated[
-        Flag, Field(validation_alias="nextThoughtNeeded", description=text.NEXT_THOUGHT_NEEDED)
+        LaxFlag, Field(validation_alias="nextThoughtNeeded", description=text.NEXT_THOUGHT_NEEDED)
     ],
     thought_number: Annotated[
-        Count, Field(validation_alias="thoughtNumber", description=text.THOUGHT_NUMBER)
+        LaxCount, Field(validation_alias="thoughtNumber", description=text.THOUGHT_NUMBER)
     ],
     total_thoughts: Annotated[
-        Count, Field(validation_alias="totalThoughts", description=text.TOTAL_THOUGHTS)
+        LaxCount, Field(validation_alias="totalThoughts", description=text.TOTAL_THOUGHTS)
     ],
     is_revision: Annotated[
-        Flag | None, Field(validation_alias="isRevision", description=text.IS_REVISION)
+        LaxFlag | None, Field(validation_alias="isRevision", description=text.IS_REVISION)
     ] = None,
     revises_thought: Annotated[
-        Count | None, Field(validation_alias="revisesThought", description=text.REVISES_THOUGHT)
+        LaxCount | None, Field(validation_alias="revisesThought", description=text.REVISES_THOUGHT)
     ] = None,
     branch_from_thought: Annotated[
-        Count | None,
+        LaxCount | None,
         Field(validation_alias="branchFromThought", description=text.BRANCH_FROM_THOUGHT),
     ] = None,
     branch_id: Annotated[
-        Text | None, Field(validation_alias="branchId", description=text.BRANCH_ID)
+        LaxText | None, Field(validation_alias="branchId", description=text.BRANCH_ID)
     ] = None,
     needs_more_thoughts: Annotated[
-        Flag | None,
+        LaxFlag | None,
         Field(validation_alias="needsMoreThoughts", description=text.NEEDS_MORE_THOUGHTS),
     ] = None,
     session_id: Annotated[
-        Text | None, Field(validation_alias="sessionId", description=text.SESSION_ID)
+        LaxText | None, Field(validation_alias="sessionId", description=text.SESSION_ID)
     ] = None,
     clear_session: Annotated[
-        Flag | None, Field(validation_alias="clearSession", description=text.CLEAR_SESSION)
+        LaxFlag | None, Field(validation_alias="clearSession", description=text.CLEAR_SESSION)
     ] = None,
     *,
     ctx: AppContext,
@@ -75,19 +78,12 @@ async def sequentialthinking(
         ToolError: The thought breaks a rule, the session id is malformed or the ledger failed;
             nothing was appended.
     """
+    given = thought_fields(locals())  # first: the function's locals are its arguments alone
     caller = Caller.of(ctx)
     outcome = await record(
         caller,
         "sequentialthinking",
-        thought=thought,
-        thought_number=thought_number,
-        total_thoughts=total_thoughts,
-        next_thought_needed=next_thought_needed,
-        is_revision=is_revision,
-        revises_thought=revises_thought,
-        branch_from_thought=branch_from_thought,
-        branch_id=branch_id,
-        needs_more_thoughts=needs_more_thoughts,
+        given,
         requested=session_id,
         clear=bool(clear_session),
     )
@@ -103,22 +99,22 @@ async def sequentialthinking(
 
 
 async def sequential_thinking(
-    thought: Annotated[Text, Field(description=text.SNAKE["thought"])],
-    thought_number: Annotated[Count, Field(description=text.SNAKE["thought_number"])],
-    total_thoughts: Annotated[Count, Field(description=text.SNAKE["total_thoughts"])],
-    next_thought_needed: Annotated[Flag, Field(description=text.SNAKE["next_thought_needed"])],
-    is_revision: Annotated[Flag | None, Field(description=text.SNAKE["is_revision"])] = None,
+    thought: Annotated[LaxText, Field(description=text.SNAKE["thought"])],
+    thought_number: Annotated[LaxCount, Field(description=text.SNAKE["thought_number"])],
+    total_thoughts: Annotated[LaxCount, Field(description=text.SNAKE["total_thoughts"])],
+    next_thought_needed: Annotated[LaxFlag, Field(description=text.SNAKE["next_thought_needed"])],
+    is_revision: Annotated[LaxFlag | None, Field(description=text.SNAKE["is_revision"])] = None,
     revises_thought: Annotated[
-        Count | None, Field(description=text.SNAKE["revises_thought"])
+        LaxCount | None, Field(description=text.SNAKE["revises_thought"])
     ] = None,
     branch_from_thought: Annotated[
-        Count | None, Field(description=text.SNAKE["branch_from_thought"])
+        LaxCount | None, Field(description=text.SNAKE["branch_from_thought"])
     ] = None,
-    branch_id: Annotated[Text | None, Field(description=text.SNAKE["branch_id"])] = None,
+    branch_id: Annotated[LaxText | None, Field(description=text.SNAKE["branch_id"])] = None,
     needs_more_thoughts: Annotated[
-        Flag | None, Field(description=text.SNAKE["needs_more_thoughts"])
+        LaxFlag | None, Field(description=text.SNAKE["needs_more_thoughts"])
     ] = None,
-    session_id: Annotated[Text, Field(description=text.SNAKE["session_id"])] = DEFAULT_SESSION,
+    session_id: Annotated[LaxText, Field(description=text.SNAKE["session_id"])] = DEFAULT_SESSION,
     *,
     ctx: AppContext,
 ) -> CallToolResult:
@@ -128,19 +124,12 @@ async def sequential_thinking(
         ToolError: The thought breaks a rule, the session id is malformed or the ledger failed;
             nothing was appended.
     """
+    given = thought_fields(locals())  # first: the function's locals are its arguments alone
     caller = Caller.of(ctx)
     outcome = await record(
         caller,
         "sequential_thinking",
-        thought=thought,
-        thought_number=thought_number,
-        total_thoughts=total_thoughts,
-        next_thought_needed=next_thought_needed,
-        is_revision=is_revision,
-        revises_thought=revises_thought,
-        branch_from_thought=branch_from_thought,
-        branch_id=branch_id,
-        needs_more_thoughts=needs_more_thoughts,
+        given,
         requested=_named(caller, session_id),
     )
     view = status_view(outcome.state, session_id_shown=False)
@@ -150,27 +139,27 @@ async def sequential_thinking(
 
 
 async def sequential_thinking_external(
-    thought: Annotated[Text, Field(description=text.SNAKE["external_thought"])],
-    thought_number: Annotated[Count, Field(description=text.SNAKE["thought_number"])],
-    total_thoughts: Annotated[Count, Field(description=text.SNAKE["total_thoughts"])],
-    next_thought_needed: Annotated[Flag, Field(description=text.SNAKE["next_thought_needed"])],
-    is_revision: Annotated[Flag | None, Field(description=text.SNAKE["is_revision"])] = None,
+    thought: Annotated[LaxText, Field(description=text.SNAKE["external_thought"])],
+    thought_number: Annotated[LaxCount, Field(description=text.SNAKE["thought_number"])],
+    total_thoughts: Annotated[LaxCount, Field(description=text.SNAKE["total_thoughts"])],
+    next_thought_needed: Annotated[LaxFlag, Field(description=text.SNAKE["next_thought_needed"])],
+    is_revision: Annotated[LaxFlag | None, Field(description=text.SNAKE["is_revision"])] = None,
     revises_thought: Annotated[
-        Count | None, Field(description=text.SNAKE["revises_thought"])
+        LaxCount | None, Field(description=text.SNAKE["revises_thought"])
     ] = None,
     branch_from_thought: Annotated[
-        Count | None, Field(description=text.SNAKE["branch_from_thought"])
+        LaxCount | None, Field(description=text.SNAKE["branch_from_thought"])
     ] = None,
-    branch_id: Annotated[Text | None, Field(description=text.SNAKE["branch_id"])] = None,
+    branch_id: Annotated[LaxText | None, Field(description=text.SNAKE["branch_id"])] = None,
     needs_more_thoughts: Annotated[
-        Flag | None, Field(description=text.SNAKE["needs_more_thoughts"])
+        LaxFlag | None, Field(description=text.SNAKE["needs_more_thoughts"])
     ] = None,
-    session_id: Annotated[Text, Field(description=text.SNAKE["session_id"])] = DEFAULT_SESSION,
-    model: Annotated[Text | None, Field(description=text.SNAKE["model"])] = None,
+    session_id: Annotated[LaxText, Field(description=text.SNAKE["session_id"])] = DEFAULT_SESSION,
+    model: Annotated[LaxText | None, Field(description=text.SNAKE["model"])] = None,
     temperature: Annotated[
         float | None, Field(ge=0, le=2, description=text.SNAKE["temperature"])
     ] = None,
-    use_llm: Annotated[Flag, Field(description=text.SNAKE["use_llm"])] = True,
+    use_llm: Annotated[LaxFlag, Field(description=text.SNAKE["use_llm"])] = True,
     *,
     ctx: AppContext,
 ) -> CallToolResult:
@@ -185,19 +174,12 @@ async def sequential_thinking_external(
             model failed ("Failed to generate thought with LLM: ...") or the ledger failed; nothing
             was appended.
     """
+    given = thought_fields(locals())  # first: the function's locals are its arguments alone
     caller = Caller.of(ctx)
     outcome = await record(
         caller,
         "sequential_thinking_external",
-        thought=thought,
-        thought_number=thought_number,
-        total_thoughts=total_thoughts,
-        next_thought_needed=next_thought_needed,
-        is_revision=is_revision,
-        revises_thought=revises_thought,
-        branch_from_thought=branch_from_thought,
-        branch_id=branch_id,
-        needs_more_thoughts=needs_more_thoughts,
+        given,
         requested=_named(caller, session_id),
         use_llm=use_llm,
         model=model,
@@ -209,22 +191,33 @@ async def sequential_thinking_external(
     return answer(view)
 
 
+def thought_fields(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """A thinking tool's thought, snake_case, from its arguments; ``None`` means not given.
+
+    The fields are the thought's own (:data:`ledger.thought.THOUGHT_FIELDS`): a tool takes
+    each as a parameter of the same name, and passes them on without naming them again.
+    """
+    return {name: value for name in THOUGHT_FIELDS if (value := arguments.get(name)) is not None}
+
+
 async def record(
     caller: Caller,
     tool: str,
+    fields: Mapping[str, Any],
     *,
     requested: str | None,
     clear: bool = False,
     use_llm: bool = False,
     model: str | None = None,
     temperature: float | None = None,
-    **fields: Any,
 ) -> ThinkOutcome:
     """Append one thought for a tool call: resolve the session, think, rebind, render.
 
     Args:
         caller: The call.
         tool: The calling tool's name (recorded when a session starts here).
+        fields: The thought's fields, snake_case, as the tool's lax types read them (see
+            :func:`thought_fields`).
         requested: The session the caller named; ``None`` for the connection's own.
         clear: Retire the session first and continue under a new id.
         use_llm: Have a language model write the thought (``thought`` is then the problem or
@@ -232,16 +225,16 @@ async def record(
         model: With ``use_llm``: the model or alias (``None``: the MCP API reference's
             ``LUX_MODEL_NORMAL``).
         temperature: With ``use_llm``: the sampling temperature.
-        **fields: The thought's fields, snake_case; ``None`` means not given.
 
     Raises:
         ToolError: The ledger refused or failed (its message says why); nothing was appended.
     """
     app = caller.app
-    arguments = {key: value for key, value in fields.items() if value is not None}
     try:
         handle, session_id = caller.thinking_target(requested)
         metadata = caller.session_metadata(tool)
+        # The SDK validated every field with the lax types: the command is not validated again.
+        arguments = checked_command(fields, max_thought_bytes=app.ledger.max_thought_bytes)
         if use_llm:
             outcome = await think_external(
                 app.ledger,
@@ -287,4 +280,5 @@ __all__ = [
     "sequential_thinking",
     "sequential_thinking_external",
     "sequentialthinking",
+    "thought_fields",
 ]

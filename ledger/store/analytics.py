@@ -35,6 +35,7 @@ from sqlalchemy.dialects import postgresql
 
 from ledger.envelope import RecordedEvent, format_time
 from ledger.events import THOUGHT_TYPES, SessionStarted, ThoughtEvent, ThoughtGenerated
+from ledger.percentile import nearest_rank
 from ledger.store import schema
 from ledger.store.base import EventStore
 from ledger.store.sql import SqlEventStore
@@ -124,20 +125,6 @@ class LedgerStats:
             ],
             "by_day": [{"day": day, **asdict(group)} for day, group in self.by_day],
         }
-
-
-def nearest_rank(histogram: Mapping[int, int], percent: int) -> int | None:
-    """Return the ``percent``-th percentile of the values a histogram (value: count) counts."""
-    total = sum(histogram.values())
-    if not total:
-        return None
-    rank = max(1, (total * percent + 99) // 100)
-    seen = 0
-    for value in sorted(histogram):
-        seen += histogram[value]
-        if seen >= rank:
-            return value
-    raise AssertionError("unreachable: the ranks add up to the total")  # pragma: no cover
 
 
 def summarize_group(facts: Sequence[SessionFacts]) -> GroupStats:
@@ -410,7 +397,6 @@ __all__ = [
     "SessionFacts",
     "StatsFilter",
     "ledger_stats",
-    "nearest_rank",
     "summarize",
     "summarize_group",
 ]

@@ -39,7 +39,7 @@ from ledger.errors import (
     StoreError,
     StoreUnavailableError,
 )
-from ledger.events import SCHEMA_VERSION as EVENT_SCHEMA_VERSION
+from ledger.events import PAYLOAD_SCHEMA_VERSION
 from ledger.redact import redact_url
 from ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
@@ -279,7 +279,7 @@ class PostgresEventStore(SqlEventStore):
                         now,
                         expected_version,
                         head_hash,
-                        EVENT_SCHEMA_VERSION,
+                        PAYLOAD_SCHEMA_VERSION,
                         [item.version for item in sealed],
                         [item.event_id_text for item in sealed],
                         [item.event_type for item in sealed],

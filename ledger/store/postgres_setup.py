@@ -44,10 +44,10 @@ async def migrate(engine: AsyncEngine, where: str, pg_schema: str | None) -> Non
                     sa.select(sa.func.coalesce(sa.func.max(versions.c.version), 0))
                 )
             ).scalar_one()
-            if current > schema.SCHEMA_VERSION:
+            if current > schema.DATABASE_SCHEMA_VERSION:
                 raise SchemaVersionError(
                     f"{where} has schema version {current}, newer than this "
-                    f"thoughtledger understands ({schema.SCHEMA_VERSION}); "
+                    f"thoughtledger understands ({schema.DATABASE_SCHEMA_VERSION}); "
                     "upgrade thoughtledger"
                 )
             for step in schema.pending_steps(current):
@@ -89,15 +89,15 @@ async def check_ledger(engine: AsyncEngine, where: str, pg_schema: str | None) -
         raise translate(exc, where) from exc
     except OSError as exc:
         raise StoreUnavailableError(f"cannot reach {where}: {exc}") from exc
-    if current > schema.SCHEMA_VERSION:
+    if current > schema.DATABASE_SCHEMA_VERSION:
         raise SchemaVersionError(
             f"{place} has schema version {current}, newer than this thoughtledger "
-            f"understands ({schema.SCHEMA_VERSION}); upgrade thoughtledger"
+            f"understands ({schema.DATABASE_SCHEMA_VERSION}); upgrade thoughtledger"
         )
-    if current < schema.SCHEMA_VERSION:
+    if current < schema.DATABASE_SCHEMA_VERSION:
         raise SchemaVersionError(
             f"{place} has schema version {current}, older than this thoughtledger reads "
-            f"({schema.SCHEMA_VERSION}), and reading never upgrades it; open it once for "
+            f"({schema.DATABASE_SCHEMA_VERSION}), and reading never upgrades it; open it once for "
             "writing (for example with thoughtledger serve) to upgrade it"
         )
 

@@ -1,14 +1,16 @@
 """Tables of the SQL backends and their versioned creation.
 
 The schema carries its own version in ``tl_schema``. Opening a database applies the missing steps
-in order inside one transaction; a database whose version is newer than :data:`SCHEMA_VERSION` is
-refused rather than touched. Nothing is ever dropped and recreated.
+in order inside one transaction; a database whose version is newer than
+:data:`DATABASE_SCHEMA_VERSION` is refused rather than touched. Nothing is ever dropped and
+recreated. (The version of an event's payload is another matter:
+:data:`ledger.events.PAYLOAD_SCHEMA_VERSION`.)
 """
 
 import sqlalchemy as sa
 
-SCHEMA_VERSION = 1
-"""The database schema version this code writes."""
+DATABASE_SCHEMA_VERSION = 1
+"""The version of the database's tables this code creates and reads."""
 
 metadata = sa.MetaData()
 
@@ -67,7 +69,7 @@ MIGRATIONS: dict[int, list[sa.schema.ExecutableDDLElement]] = {
 }
 """Schema step N brings a database from version N-1 to N: DDL statements run in one transaction."""
 
-assert max(MIGRATIONS) == SCHEMA_VERSION  # noqa: S101  # a step exists for every version
+assert max(MIGRATIONS) == DATABASE_SCHEMA_VERSION  # noqa: S101  # a step exists for every version
 
 
 def pending_steps(current: int) -> list[int]:
@@ -76,8 +78,8 @@ def pending_steps(current: int) -> list[int]:
 
 
 __all__ = [
+    "DATABASE_SCHEMA_VERSION",
     "MIGRATIONS",
-    "SCHEMA_VERSION",
     "events",
     "metadata",
     "pending_steps",

@@ -33,7 +33,7 @@ from ledger.errors import (
     SchemaVersionError,
     StoreUnavailableError,
 )
-from ledger.store.sqlite_sql import SCHEMA_VERSION, STATEMENTS
+from ledger.store.sqlite_sql import DATABASE_SCHEMA_VERSION, STATEMENTS
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 """The first 16 bytes of every SQLite database file."""
@@ -144,15 +144,15 @@ def _check_schema(connection: sqlite3.Connection, found: set[str], file: Path) -
         current = connection.execute(STATEMENTS["schema_version"]).fetchone()[0]
     except sqlite3.Error as exc:
         raise StoreUnavailableError(f"cannot read the ledger at {file}: {exc}") from exc
-    if current > SCHEMA_VERSION:
+    if current > DATABASE_SCHEMA_VERSION:
         raise SchemaVersionError(
             f"{file} has schema version {current}, newer than this thoughtledger "
-            f"understands ({SCHEMA_VERSION}); upgrade thoughtledger"
+            f"understands ({DATABASE_SCHEMA_VERSION}); upgrade thoughtledger"
         )
-    if current < SCHEMA_VERSION:
+    if current < DATABASE_SCHEMA_VERSION:
         raise SchemaVersionError(
             f"{file} has schema version {current}, older than this thoughtledger reads "
-            f"({SCHEMA_VERSION}), and reading never upgrades it; open it once for writing "
+            f"({DATABASE_SCHEMA_VERSION}), and reading never upgrades it; open it once for writing "
             "(for example with thoughtledger serve) to upgrade it"
         )
 

@@ -19,7 +19,7 @@ from ledger.errors import (
     StoreUnavailableError,
 )
 from ledger.store.base import utc_now
-from ledger.store.sqlite_sql import SCHEMA_VERSION, STATEMENTS
+from ledger.store.sqlite_sql import DATABASE_SCHEMA_VERSION, STATEMENTS
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
@@ -129,12 +129,12 @@ async def migrate(writer: sqlite3.Connection, file: Path) -> None:
         current = writer.execute(STATEMENTS["schema_version"]).fetchone()[0]
     except sqlite3.OperationalError:
         current = 0  # a new database: no schema table yet
-    if current == SCHEMA_VERSION:
+    if current == DATABASE_SCHEMA_VERSION:
         return  # the common case, answered without a lock and without SQLAlchemy
-    if current > SCHEMA_VERSION:
+    if current > DATABASE_SCHEMA_VERSION:
         raise SchemaVersionError(
             f"{file} has schema version {current}, newer than this thoughtledger "
-            f"understands ({SCHEMA_VERSION}); upgrade thoughtledger"
+            f"understands ({DATABASE_SCHEMA_VERSION}); upgrade thoughtledger"
         )
     deadline = time.monotonic() + BUSY_BUDGET_SECONDS
     while True:
@@ -170,10 +170,10 @@ def _apply_schema_steps(writer: sqlite3.Connection, file: Path) -> None:
     writer.execute(sql(sa.schema.CreateTable(schema.schema_versions, if_not_exists=True)))
     # Re-read under the lock: another process may have migrated since the first look.
     current = writer.execute(STATEMENTS["schema_version"]).fetchone()[0]
-    if current > schema.SCHEMA_VERSION:
+    if current > schema.DATABASE_SCHEMA_VERSION:
         raise SchemaVersionError(
             f"{file} has schema version {current}, newer than this thoughtledger "
-            f"understands ({schema.SCHEMA_VERSION}); upgrade thoughtledger"
+            f"understands ({schema.DATABASE_SCHEMA_VERSION}); upgrade thoughtledger"
         )
     for step in schema.pending_steps(current):
         for ddl in schema.MIGRATIONS[step]:

@@ -8,8 +8,8 @@ the one source of truth and no SQL is assembled at run time.
 
 from typing import Any
 
-SCHEMA_VERSION = 1
-"""The schema version the statements are for (equal to ``ledger.store.schema.SCHEMA_VERSION``)."""
+DATABASE_SCHEMA_VERSION = 1
+"""The database schema version the statements are for (``schema.DATABASE_SCHEMA_VERSION``)."""
 
 STATEMENTS: dict[str, str] = {
     "read_all": (
@@ -195,4 +195,4 @@ def compile_statements() -> dict[str, str]:
     }
 
 
-__all__ = ["SCHEMA_VERSION", "STATEMENTS", "compile_statements"]
+__all__ = ["DATABASE_SCHEMA_VERSION", "STATEMENTS", "compile_statements"]

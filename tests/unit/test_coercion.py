@@ -4,7 +4,10 @@ comparison is tests/integration/test_official_parity.py)."""
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from api.mcp.coercion import MAX_SAFE_INTEGER, Count, Flag, Text, describe_errors, js_number
+from ledger.thought_types import MAX_SAFE_INTEGER, describe_errors, js_number
+from ledger.thought_types import LaxCount as Count
+from ledger.thought_types import LaxFlag as Flag
+from ledger.thought_types import LaxText as Text
 
 COUNT: TypeAdapter[int] = TypeAdapter(Count)
 FLAG: TypeAdapter[bool] = TypeAdapter(Flag)

@@ -1,7 +1,7 @@
 """The SQLite backend's pre-compiled statements are what the table definitions compile to."""
 
 from ledger.store import schema
-from ledger.store.sqlite_sql import SCHEMA_VERSION, STATEMENTS, compile_statements
+from ledger.store.sqlite_sql import DATABASE_SCHEMA_VERSION, STATEMENTS, compile_statements
 
 
 def test_the_hot_statements_match_the_tables() -> None:
@@ -9,7 +9,7 @@ def test_the_hot_statements_match_the_tables() -> None:
 
 
 def test_the_statements_are_for_the_current_schema() -> None:
-    assert SCHEMA_VERSION == schema.SCHEMA_VERSION
+    assert DATABASE_SCHEMA_VERSION == schema.DATABASE_SCHEMA_VERSION
 
 
 def test_serving_from_sqlite_does_not_import_sqlalchemy() -> None:

@@ -1,37 +1,93 @@
-r"""Argument types for the MCP tools: the official server's coercion, exactly, and plain messages.
+r"""The types of a thought's fields (the ledger's, strict and lax) and how a refusal is told.
 
-The MCP SDK validates tool arguments with pydantic in *lax* mode, which would take ``"yes"``,
-``"on"`` and ``1`` as ``True`` and ``true`` as the number 1. The official server (zod) is narrower,
-and clients are written against it, so these types are strict and put back only what it accepts:
+Every way in checks the same fields with one of three sets of types:
+
+* :data:`Count`, :data:`Text` (and ``bool``): the ledger's own, inside models that are strict
+  (commands and events): ``"3"`` is not a number and ``1`` is not a boolean.
+* :data:`StrictCount`, :data:`StrictFlag`, :data:`StrictText`: the in-process tool's, as strict
+  as the session pattern's zod schema; a count may be an integral float (``2.0``), which JSON
+  Schema counts as an integer.
+* :data:`LaxCount`, :data:`LaxFlag`, :data:`LaxText`: the MCP tools', which accept exactly what
+  the official server (zod, reading numbers with JavaScript's ``Number()``) accepts:
 
 ========================  ==========================================  ===========================
 field                     accepted                                    rejected
 ========================  ==========================================  ===========================
-numbers (:data:`Count`)   whole numbers from 1 to 2**53 - 1 (zod's    ``2.5``, ``"abc"``, ``0``,
+numbers (LaxCount)        whole numbers from 1 to 2**53 - 1 (zod's    ``2.5``, ``"abc"``, ``0``,
                           safe integers); integral floats (``2.0``);  ``true``, ``"2.5"``,
                           strings as JavaScript's ``Number()`` reads  ``"\u0663"``, ``"\uff13"``,
                           them (``" 3 "``, ``"\ufeff3"``, ``"3.0"``,   ``"\x1c3"``, ``"-0x10"``,
                           ``"1e1"``, ``"0x10"``, ``"0b11"``)          ``"Infinity"``, ``"1e20"``
-flags (:data:`Flag`)      ``true``/``false``; the strings             ``"yes"``, ``"on"``,
+flags (LaxFlag)           ``true``/``false``; the strings             ``"yes"``, ``"on"``,
                           ``"true"``/``"false"`` in any case          ``"1"``, ``1``, ``0``
-text (:data:`Text`)       strings of valid Unicode                    numbers, booleans, objects,
+text (LaxText)            strings of valid Unicode                    numbers, booleans, objects,
                                                                       a lone surrogate
 ========================  ==========================================  ===========================
 
 ``Number()`` trims JavaScript's white space (which has U+FEFF and every space separator, but not
 the controls U+001C-U+001F that Python's ``str.strip`` also takes) and reads only ASCII digits.
-
 Deliberate differences from the official server: ``true``, ``false`` and arrays are not numbers
 here (its ``Number(true)`` is 1, ``Number([5])`` is 5), and ``null`` for an optional argument
 means "not given" (the official server refuses it; OpenAI's strict function calling sends it).
+
+A refusal is told in one line by :func:`describe_errors`, in the wording of the way in.
 """
 
 import json
 import re
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated
 
 from annotated_types import Ge, Le
-from pydantic import AfterValidator, BeforeValidator, Strict, ValidationError
+from pydantic import AfterValidator, BeforeValidator, Field, Strict, ValidationError
+from pydantic_core import ErrorDetails
+
+
+def _encodable(value: str) -> str:
+    # Lone surrogates survive in Python strings but cannot be stored as UTF-8 or hashed; reject them
+    # here so the failure is a validation error at the edge, not an encoding error inside a commit.
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"text contains an unpaired surrogate at index {exc.start}; send valid Unicode"
+        ) from exc
+    return value
+
+
+Text = Annotated[str, AfterValidator(_encodable)]
+"""A string that is valid Unicode (encodable as UTF-8); NUL characters are allowed.
+
+Commands use it to reject bad text at the edge with a clear message. Events use plain ``str``:
+decoding them is the hot loop of every replay, JSON cannot carry a lone surrogate anyway, and
+the store's encoder refuses one (see :func:`ledger.codec.encode_payload`)."""
+
+Count = Annotated[int, Field(ge=1)]
+"""A thought number or estimate: a whole number of at least 1."""
+
+
+# -- strict: the in-process tool ------------------------------------------------------------------
+
+
+def _whole_float(value: object) -> object:
+    # JSON Schema counts 2.0 as an integer and some providers send whole numbers that way: accept
+    # exactly what the published schema accepts, and nothing more (not "2", not 2.5, not true).
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+StrictCount = Annotated[int, Strict(), Field(ge=1), BeforeValidator(_whole_float)]
+"""A count as the in-process tool takes it: a whole number >= 1 (``2.0`` too), never a string."""
+
+StrictFlag = Annotated[bool, Strict()]
+"""A boolean as the in-process tool takes it: ``true`` or ``false`` only."""
+
+StrictText = Annotated[Text, Strict()]
+"""Text as the in-process tool takes it: a string of valid Unicode, nothing turned into text."""
+
+
+# -- lax: the MCP tools, as the official server ---------------------------------------------------
 
 MAX_SAFE_INTEGER = 2**53 - 1
 """The largest whole number the official server takes (zod's ``int()`` is a safe integer)."""
@@ -68,7 +124,7 @@ def coerce_count(value: object) -> object:
 
     Anything returned unchanged is then judged by a strict integer check, so ``"abc"``, ``2.5``,
     ``"Infinity"`` and ``True`` are rejected there with a type error; whole numbers out of range
-    are rejected by the bounds of :data:`Count`.
+    are rejected by the bounds of :data:`LaxCount`.
     """
     if isinstance(value, str):
         number = js_number(value)
@@ -89,13 +145,6 @@ def coerce_flag(value: object) -> object:
         if lowered == "false":
             return False
     return value
-
-
-Count = Annotated[int, Strict(), Ge(1), Le(MAX_SAFE_INTEGER), BeforeValidator(coerce_count)]
-"""A thought number or estimate: a safe whole number >= 1, coerced as the official server does."""
-
-Flag = Annotated[bool, Strict(), BeforeValidator(coerce_flag)]
-"""A boolean, also spelled ``"true"``/``"false"`` in any case; nothing else."""
 
 
 def valid_unicode(value: str) -> str:
@@ -120,27 +169,59 @@ def valid_unicode(value: str) -> str:
     return value
 
 
-Text = Annotated[str, Strict(), AfterValidator(valid_unicode)]
+LaxCount = Annotated[int, Strict(), Ge(1), Le(MAX_SAFE_INTEGER), BeforeValidator(coerce_count)]
+"""A thought number or estimate: a safe whole number >= 1, coerced as the official server does."""
+
+LaxFlag = Annotated[bool, Strict(), BeforeValidator(coerce_flag)]
+"""A boolean, also spelled ``"true"``/``"false"`` in any case; nothing else."""
+
+LaxText = Annotated[str, Strict(), AfterValidator(valid_unicode)]
 """A string of valid Unicode; numbers and booleans are not turned into text."""
 
 
-def describe_errors(error: ValidationError) -> str:
-    """Render a validation error as one line a model can act on, naming every bad field.
+# -- refusals ---------------------------------------------------------------------------------
+
+Wording = Callable[[ErrorDetails], str]
+"""How one way in words one problem (pydantic's error details in, the problem's text out)."""
+
+
+def describe_errors(error: ValidationError, wording: "Wording | None" = None) -> str:
+    """Render a validation error as one line naming every bad field: ``field: problem; ...``.
+
+    Args:
+        error: What pydantic refused.
+        wording: How each problem is said; :func:`plain_wording` (the MCP tools') by default,
+            :func:`command_wording` for commands.
 
     Example: ``thoughtNumber: must be a whole number of at least 1 (got 1.5); nextThoughtNeeded:
     required``.
     """
-    problems = []
-    for item in error.errors(include_url=False):
-        field = ".".join(str(part) for part in item["loc"]) or "arguments"
-        problem = _explain(item["type"], item["msg"], item.get("ctx") or {})
-        if item["type"] != "missing":
-            problem += f" (got {_shown(item['input'])})"
-        problems.append(f"{field}: {problem}")
-    return "; ".join(problems)
+    say = plain_wording if wording is None else wording
+    return "; ".join(
+        f"{'.'.join(str(part) for part in item['loc']) or 'arguments'}: {say(item)}"
+        for item in error.errors(include_url=False)
+    )
 
 
-def _explain(kind: str, message: str, context: dict[str, Any]) -> str:
+def command_wording(item: ErrorDetails) -> str:
+    """A command's wording: pydantic's own sentence, but for unknown and empty fields."""
+    if item["type"] == "extra_forbidden":
+        return "unknown field"
+    if item["type"] in ("too_short", "string_too_short"):
+        return "must not be empty"
+    return item["msg"]
+
+
+def plain_wording(item: ErrorDetails) -> str:
+    """The MCP tools' wording: what the field must be, and what was sent."""
+    kind = item["type"]
+    problem = _explain(kind, item["msg"], item.get("ctx") or {})
+    if kind != "missing":
+        problem += f" (got {_shown(item['input'])})"
+    return problem
+
+
+def _explain(kind: str, message: str, context: dict[str, object]) -> str:
     if kind == "missing":
         return "required"
     if kind in ("int_type", "int_parsing", "int_from_float"):
@@ -172,11 +253,19 @@ def _shown(value: object) -> str:
 __all__ = [
     "MAX_SAFE_INTEGER",
     "Count",
-    "Flag",
+    "LaxCount",
+    "LaxFlag",
+    "LaxText",
+    "StrictCount",
+    "StrictFlag",
+    "StrictText",
     "Text",
+    "Wording",
     "coerce_count",
     "coerce_flag",
+    "command_wording",
     "describe_errors",
     "js_number",
+    "plain_wording",
     "valid_unicode",
 ]

@@ -1,0 +1,110 @@
+"""What a thought is: its fields, once, from which commands, events and read-back shapes derive.
+
+:class:`ThoughtCore` holds what every thought has, :class:`ThoughtMarks` what a caller may add
+(revision, branch, "needs more"). The command (:class:`ledger.decide.ThinkCommand`) and every
+event carrying a thought (:mod:`ledger.events`) inherit both, so a new optional field is one
+line in :class:`ThoughtMarks`: it is then accepted, validated, decided and stored. Where the field
+is shown or offered, the ways in and out say so in their own words (see ``THOUGHT_FIELDS``):
+the views (:mod:`projections.views`), the in-process tool's arguments (:mod:`api.tool`) and the
+MCP tools' signatures (:mod:`api.mcp.thinking`, built by the SDK from the functions themselves).
+The types of the fields, strict and lax, are in :mod:`ledger.thought_types`.
+"""
+
+import functools
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+from ledger.thought_types import Count
+
+
+class ThoughtCore(BaseModel):
+    """The fields every thought has."""
+
+    model_config = ConfigDict(defer_build=True)
+
+    thought: str
+    thought_number: Count
+    total_thoughts: Count
+    """The estimate in force after this thought (raised to ``thought_number`` when lower)."""
+    next_thought_needed: bool
+
+
+class ThoughtMarks(BaseModel):
+    """The optional fields a caller may add to a thought; ``None`` means not given.
+
+    The order is the stored order of an event's payload: append new fields at the end.
+    """
+
+    model_config = ConfigDict(defer_build=True)
+
+    needs_more_thoughts: bool | None = None
+    is_revision: bool | None = None
+    revises_thought: Count | None = None
+    branch_from_thought: Count | None = None
+    branch_id: str | None = None
+
+
+THOUGHT_FIELDS: tuple[str, ...] = (*ThoughtCore.model_fields, *ThoughtMarks.model_fields)
+"""Every field of a thought, snake_case, as commands and events name them."""
+
+CAMEL_NAMES: dict[str, str] = {name: to_camel(name) for name in THOUGHT_FIELDS}
+"""Each field's camelCase name, as the official server and the session pattern spell it."""
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def from_checked(model: type[_M], fields: Mapping[str, Any]) -> _M:
+    """Build ``model`` from ``fields`` that were already validated by the same rules.
+
+    A thought is validated once, on its way in; the command and the event that carry it on take
+    the fields as they are (pydantic-core validates these models in about 2 microseconds, and
+    building them here costs about as much: what is saved is a second, redundant set of rules
+    on the path, not much time). Only for models without validators of their own; fields not
+    named take their defaults.
+    """
+    order, defaults = _layout(model)
+    merged = {**defaults, **fields}
+    instance = model.__new__(model)
+    # In the model's field order, as validation would leave them (repr and dumps follow it).
+    object.__setattr__(instance, "__dict__", {name: merged[name] for name in order})
+    object.__setattr__(instance, "__pydantic_fields_set__", set(fields))
+    object.__setattr__(instance, "__pydantic_extra__", None)
+    object.__setattr__(instance, "__pydantic_private__", None)
+    return instance
+
+
+@functools.cache
+def _layout(model: type[BaseModel]) -> tuple[tuple[str, ...], dict[str, Any]]:
+    # A model's field order and plain defaults, read once (models here have no default factory).
+    fields = model.model_fields
+    assert all(info.default_factory is None for info in fields.values())  # noqa: S101
+    defaults = {name: info.default for name, info in fields.items() if not info.is_required()}
+    return tuple(fields), defaults
+
+
+class HistoryItem(BaseModel):
+    """One thought in the session pattern's ``thoughtHistory``, with its revision and branch."""
+
+    model_config = ConfigDict(alias_generator=to_camel)
+
+    thought_number: int
+    thought: str
+    is_revision: bool | None = None
+    revises_thought: int | None = None
+    branch_from_thought: int | None = None
+    branch_id: str | None = None
+    needs_more_thoughts: bool | None = None
+
+
+__all__ = [
+    "CAMEL_NAMES",
+    "THOUGHT_FIELDS",
+    "HistoryItem",
+    "ThoughtCore",
+    "ThoughtMarks",
+    "from_checked",
+]
