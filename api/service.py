@@ -156,7 +156,7 @@ class Ledger(Lookup, Transfer, Figures):
             clear: Retire ``session_id`` and start afresh under a new id.
             metadata: Facts to record if a session starts here.
             generated: When a model wrote the thought: the guidance and the generation, recorded
-                with it in one ``thought.generated`` event (see :mod:`api.external`).
+                with it in one ``thought.generated`` event (see :mod:`api.llm.external`).
 
         Returns:
             The outcome, with the session id the thought landed in.

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from api.bootstrap import open_ledger
-from api.external import think_external
 from api.llm.client import LLMWriter
 from api.llm.config import LLMSettings
+from api.llm.external import think_external
 from tests.integration.test_cli_support import (
     _no_ambient_ledger,  # noqa: F401  # autouse: keeps the user's ledger out of reach
     cli,
