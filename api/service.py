@@ -6,13 +6,13 @@ No SQL, no MCP, no argument parsing lives here: only the use-cases over the stor
 import asyncio
 import contextlib
 import random
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
 
 from api.bounds import check_time, check_version, not_found
+from api.caches import Heads, Histories
 from api.figures import Figures
 from api.gc_pause import cyclic_gc_paused
 from api.lookup import Lookup
@@ -33,7 +33,7 @@ from ledger.store.base import EventStore, utc_now
 from projections.asof import as_of_version as as_of
 from projections.asof import version_at
 from projections.fastfold import fold_rows
-from projections.state import SessionState, ThoughtEntry, empty, replay, trim
+from projections.state import SessionState, ThoughtEntry, empty, replay
 
 if TYPE_CHECKING:
     from api.session import Session
@@ -100,13 +100,8 @@ class Ledger(Lookup, Transfer, Figures):
         self.ttl = ttl
         self.max_thought_bytes = max_thought_bytes
         self._clock = clock
-        self._cache: OrderedDict[str, SessionState] = OrderedDict()
-        self._cache_size = cache_size
-        self._hold = hold_thoughts
-        self._budget = cache_thoughts
-        # Whole histories for reads, least recently used first, within ``cache_thoughts``.
-        self._full: OrderedDict[str, SessionState] = OrderedDict()
-        self._full_held = 0
+        self._cache = Heads(cache_size, hold_thoughts)
+        self._full = Histories(cache_thoughts)
 
     # -- sessions -------------------------------------------------------------------------------
 
@@ -201,7 +196,7 @@ class Ledger(Lookup, Transfer, Figures):
                 await asyncio.sleep(random.random() * min(0.05, 0.001 * 2**attempt))  # noqa: S311
                 continue
             recorded += stored
-            after = self._cached(current)
+            after = self._cache.get(current)
             assert after is not None  # noqa: S101  # just appended and remembered
             assert after.last is not None  # noqa: S101  # a thought was just folded in
             return ThinkOutcome(current, after, after.last, recorded, replaced)
@@ -421,14 +416,14 @@ class Ledger(Lookup, Transfer, Figures):
     # -- internals ------------------------------------------------------------------------------
 
     async def _load(self, session_id: str, *, fresh: bool) -> SessionState:
-        cached = self._cached(session_id)
+        cached = self._cache.get(session_id)
         if cached is not None and not fresh:
             return cached
         base = cached if cached is not None else empty(session_id)
         records = await self._store.read_stream(session_id, after_version=base.version)
         state = replay(records, base) if records else base
         if state.version:
-            self._remember(state)
+            self._cache.remember(state)
         return state
 
     async def _append(self, state: SessionState, events: list[LedgerEvent]) -> list[RecordedEvent]:
@@ -437,16 +432,10 @@ class Ledger(Lookup, Transfer, Figures):
                 state.session_id, events, expected_version=state.version
             )
         except ConcurrencyError:
-            self._forget(state.session_id)
+            self._cache.forget(state.session_id)
             raise
-        self._remember(replay(recorded, state))
+        self._cache.remember(replay(recorded, state))
         return recorded
-
-    def _cached(self, session_id: str) -> SessionState | None:
-        state = self._cache.get(session_id)
-        if state is not None:
-            self._cache.move_to_end(session_id)
-        return state
 
     async def _complete(self, session_id: str) -> SessionState:
         """Return the session's current state holding every thought.
@@ -456,7 +445,7 @@ class Ledger(Lookup, Transfer, Figures):
         """
         head = await self._load(session_id, fresh=True)
         if head.complete:
-            self._keep_full(head)
+            self._full.keep(head)
             return head
         full = self._full.get(session_id)
         if full is None or full.version > head.version:
@@ -464,31 +453,8 @@ class Ledger(Lookup, Transfer, Figures):
         elif full.version < head.version:
             records = await self._store.read_stream(session_id, after_version=full.version)
             full = replay(records, full)
-        self._keep_full(full)
+        self._full.keep(full)
         return full
-
-    def _keep_full(self, state: SessionState) -> None:
-        old = self._full.pop(state.session_id, None)
-        if old is not None:
-            self._full_held -= len(old.thoughts)
-        if len(state.thoughts) > self._budget:
-            return  # too long to keep: folded from the log on each read instead
-        self._full[state.session_id] = state
-        self._full_held += len(state.thoughts)
-        while self._full_held > self._budget:
-            _evicted_id, evicted = self._full.popitem(last=False)
-            self._full_held -= len(evicted.thoughts)
-
-    def _remember(self, state: SessionState) -> None:
-        if len(state.thoughts) > 2 * self._hold:
-            state = trim(state, self._hold)
-        self._cache[state.session_id] = state
-        self._cache.move_to_end(state.session_id)
-        while len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
-
-    def _forget(self, session_id: str) -> None:
-        self._cache.pop(session_id, None)
 
 
 __all__ = ["DEFAULT_TTL", "Ledger", "Profile", "ThinkOutcome"]
