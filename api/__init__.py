@@ -14,7 +14,8 @@ Example::
 from typing import TYPE_CHECKING, Any
 
 from api.bootstrap import open_ledger, open_store
-from api.service import DEFAULT_TTL, Ledger, ThinkOutcome
+from api.outcome import ThinkOutcome
+from api.service import DEFAULT_TTL, Ledger
 from api.session import Session
 from ledger.errors import (
     ConcurrencyError,

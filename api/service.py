@@ -7,15 +7,16 @@ import asyncio
 import contextlib
 import random
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
 from api.bounds import check_time, check_version, not_found
 from api.caches import Heads, Histories
 from api.figures import Figures
 from api.gc_pause import cyclic_gc_paused
 from api.lookup import Lookup
+from api.outcome import ThinkOutcome
+from api.session import Profile, Session
 from api.transfer import Transfer
 from ledger.chain import VerifyReport
 from ledger.decide import (
@@ -33,37 +34,12 @@ from ledger.store.base import EventStore, utc_now
 from projections.asof import as_of_version as as_of
 from projections.asof import version_at
 from projections.fastfold import fold_rows
-from projections.state import SessionState, ThoughtEntry, empty, replay
-
-if TYPE_CHECKING:
-    from api.session import Session
+from projections.state import SessionState, empty, replay
 
 DEFAULT_TTL = timedelta(minutes=30)
 """Idle time after which a session expires (the session pattern's default)."""
 
-Profile = Literal["minimal", "official", "session"]
-
 _ATTEMPTS = 32
-
-
-@dataclass(frozen=True, slots=True)
-class ThinkOutcome:
-    """What one recorded thought produced.
-
-    Attributes:
-        session_id: The session the thought landed in (a new one after a clear or expiry).
-        state: The session after the thought.
-        entry: The thought as recorded.
-        recorded: Every event appended by this call, in order (a retired session's ``cleared``
-            or ``expired`` event first, when there was one).
-        replaced_session_id: The session this call retired, if any.
-    """
-
-    session_id: str
-    state: SessionState
-    entry: ThoughtEntry
-    recorded: list[RecordedEvent]
-    replaced_session_id: str | None = None
 
 
 class Ledger(Lookup, Transfer, Figures):
@@ -107,7 +83,7 @@ class Ledger(Lookup, Transfer, Figures):
 
     async def new_session(
         self, *, session_id: str | None = None, metadata: Mapping[str, str] | None = None
-    ) -> "Session":
+    ) -> Session:
         """Return a handle on a new session; it is recorded with its first thought.
 
         Args:
@@ -117,18 +93,14 @@ class Ledger(Lookup, Transfer, Figures):
         Raises:
             InvalidInputError: The id is malformed.
         """
-        from api.session import Session
-
         return Session(self, check_id(session_id) if session_id else new_session_id(), metadata)
 
-    def session(self, session_id: str, *, metadata: Mapping[str, str] | None = None) -> "Session":
+    def session(self, session_id: str, *, metadata: Mapping[str, str] | None = None) -> Session:
         """Return a handle on ``session_id``, to continue it from any process sharing the ledger.
 
         Raises:
             InvalidInputError: The id is malformed.
         """
-        from api.session import Session
-
         return Session(self, check_id(session_id), metadata)
 
     async def think(

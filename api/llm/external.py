@@ -26,7 +26,8 @@ from api.llm.prompt import (
     build_prompt,
 )
 from api.logs import get_logger
-from api.service import Ledger, ThinkOutcome
+from api.outcome import ThinkOutcome
+from api.service import Ledger
 from ledger.decide import Generated, ThinkCommand, parse_command
 from ledger.errors import GenerationError, InvalidInputError, InvalidThoughtError
 from ledger.redact import mask_secrets

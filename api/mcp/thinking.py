@@ -17,7 +17,7 @@ from api.llm.external import DEFAULT_TEMPERATURE, think_external
 from api.mcp import descriptions as text
 from api.mcp.app import AppContext, Caller
 from api.mcp.render import render_thought
-from api.service import ThinkOutcome
+from api.outcome import ThinkOutcome
 from ledger.decide import checked_command
 from ledger.errors import LedgerError
 from ledger.thought import THOUGHT_FIELDS
