@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.integration.test_mcp_stdio import ROOT, WAIT, child_env
+from tests.support.processes import ROOT, WAIT, child_env
 
 Json = dict[str, Any]
 

@@ -18,7 +18,7 @@ from mcp import Client
 from api.bootstrap import open_ledger
 from api.mcp import create_server
 from api.mcp.server import TOOL_NAMES
-from tests.reliability.test_hostile_input import nasty_text, values
+from tests.support.hostile import nasty_text, values
 
 # 1,000 calls per tool in the default run; the dedicated run sets 10,000 (see the README).
 EXAMPLES = int(os.environ.get("THOUGHTLEDGER_MCP_FUZZ_EXAMPLES", "1000"))
