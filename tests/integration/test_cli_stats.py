@@ -269,6 +269,7 @@ def test_stats_on_a_generated_ledger_are_correct(
     assert figures == reference(asyncio.run(streams_of(sqlite_url(path))))
 
 
+@pytest.mark.slow
 def test_stats_over_a_million_events_finish(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -274,6 +274,7 @@ calls = st.fixed_dictionaries({"thought": st.just("same for both"), **REQUIRED},
 """The arguments of one ``sequentialthinking`` call."""
 
 
+@pytest.mark.slow
 @settings(
     max_examples=25,
     deadline=None,

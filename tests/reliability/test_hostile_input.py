@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -57,6 +58,7 @@ session_ids = st.one_of(st.none(), st.just("ok-session"), nasty_text)
 _LOOP = asyncio.new_event_loop()  # one loop for all examples: a loop per example costs more
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(session_ids, arguments())
 def test_any_input_to_think_is_recorded_or_refused_cleanly(
