@@ -17,7 +17,6 @@ written.
 
 import math
 from collections.abc import Mapping
-from datetime import datetime
 from typing import Any
 
 from api.llm.client import FAILED, LLMWriter, ThoughtWriter, WrittenThought
@@ -35,7 +34,6 @@ from ledger.errors import GenerationError, InvalidInputError, InvalidThoughtErro
 from ledger.redact import mask_secrets
 from projections.asof import as_of_version
 from projections.state import SessionState, empty
-from projections.usage import ModelUsage, generations, usage_by_model
 
 DEFAULT_TEMPERATURE = 0.7
 """The MCP API reference's default temperature."""
@@ -179,40 +177,6 @@ async def prompt_matches(
     return generation.prompt_sha256 in hashes
 
 
-async def model_usage(
-    ledger: Ledger,
-    *,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    page: int = 1000,
-) -> list[ModelUsage]:
-    """Tokens, latency and cost per model over every thought a model wrote in the ledger.
-
-    Reads the whole log in pages (the store's own analytics do their work in SQL; this is the
-    plain definition, for ``thoughtledger stats`` and for checking faster versions against).
-
-    Args:
-        ledger: The ledger to read.
-        since: Count thoughts recorded at or after this (aware) time.
-        until: Count thoughts recorded before this (aware) time.
-        page: Events read per query.
-
-    Raises:
-        StoreError: The store failed.
-    """
-    found = []
-    after = 0
-    while records := await ledger.store.read_all(after_position=after, limit=page):
-        after = records[-1].position
-        found += generations(
-            r
-            for r in records
-            if (since is None or r.recorded_at >= since)
-            and (until is None or r.recorded_at < until)
-        )
-    return usage_by_model(found)
-
-
 async def _write(
     writer: ThoughtWriter | None,
     prompt: ThoughtPrompt,
@@ -279,4 +243,4 @@ def _check_model(model: object) -> str | None:
     return model.strip()
 
 
-__all__ = ["DEFAULT_TEMPERATURE", "model_usage", "prompt_matches", "think_external"]
+__all__ = ["DEFAULT_TEMPERATURE", "prompt_matches", "think_external"]

@@ -12,7 +12,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
 
+from api.bounds import check_time, check_version, not_found
+from api.figures import Figures
 from api.gc_pause import cyclic_gc_paused
+from api.lookup import Lookup
+from api.transfer import Transfer
 from ledger.chain import VerifyReport
 from ledger.decide import (
     DEFAULT_MAX_THOUGHT_BYTES,
@@ -62,11 +66,12 @@ class ThinkOutcome:
     replaced_session_id: str | None = None
 
 
-class Ledger:
+class Ledger(Lookup, Transfer, Figures):
     """Sequential thinking over an event store: sessions, thoughts, views and time travel.
 
     Args:
-        store: Where events live; the ledger owns it and closes it in :meth:`aclose`.
+        store: Where events live; the ledger owns it, closes it in :meth:`aclose`, and is the
+            only door to it (look-ups, export and import, statistics: see its methods).
         ttl: Idle time after which a session expires (``None``: never).
         clock: Source of the current time (UTC), for expiry decisions.
         max_thought_bytes: Largest accepted thought, in UTF-8 bytes.
@@ -91,7 +96,7 @@ class Ledger:
         hold_thoughts: int = 64,
         cache_thoughts: int = 32_768,
     ) -> None:
-        self.store = store
+        self._store = store
         self.ttl = ttl
         self.max_thought_bytes = max_thought_bytes
         self._clock = clock
@@ -265,7 +270,7 @@ class Ledger:
         """
         cleared = 0
         after: str | None = None
-        while heads := await self.store.list_heads(after_session_id=after, limit=500):
+        while heads := await self._store.list_heads(after_session_id=after, limit=500):
             for head in heads:
                 if await self.clear_session(head.session_id, reason=reason):
                     cleared += 1
@@ -281,7 +286,7 @@ class Ledger:
             InvalidInputError: A limit below 1.
             StoreError: The store failed.
         """
-        heads = await self.store.list_heads(after_session_id=after_session_id, limit=limit)
+        heads = await self._store.list_heads(after_session_id=after_session_id, limit=limit)
         return [await self._complete(head.session_id) for head in heads]
 
     # -- reading back ---------------------------------------------------------------------------
@@ -305,22 +310,45 @@ class Ledger:
             InvalidInputError: A malformed id, both bounds given, or a bound out of range.
             StoreError: The store failed.
         """
+        state, _latest = await self.state_with_latest(
+            session_id, as_of_version=as_of_version, as_of_time=as_of_time
+        )
+        return state
+
+    async def state_with_latest(
+        self,
+        session_id: str,
+        *,
+        as_of_version: int | None = None,
+        as_of_time: datetime | None = None,
+    ) -> tuple[SessionState, int]:
+        """Like :meth:`state`, with the session's latest version from the same read.
+
+        Returns:
+            The state (now, or as of the bound) and the version the session is at now.
+
+        Raises:
+            SessionNotFoundError: The session has no events (or none at that time).
+            InvalidInputError: A malformed id, both bounds given, or a bound out of range.
+            StoreError: The store failed.
+        """
         check_id(session_id)
         if as_of_version is not None and as_of_time is not None:
             raise InvalidInputError("give as_of_version or as_of_time, not both")
         state = await self._complete(session_id)
-        if state.version == 0:
-            raise _not_found(session_id)
+        latest = state.version
+        if latest == 0:
+            raise not_found(session_id)
         if as_of_version is not None:
-            return as_of(state, _check_version(session_id, as_of_version, state.version))
+            return as_of(state, check_version(session_id, as_of_version, latest)), latest
         if as_of_time is not None:
-            version = version_at(state, _check_time(as_of_time))
+            version = version_at(state, check_time(as_of_time))
             if version == 0:
                 raise SessionNotFoundError(
                     f"session {session_id!r} had no events yet at {as_of_time.isoformat()}"
                 )
-            return as_of(state, version)
-        return state
+            return as_of(state, version), latest
+        return state, latest
 
     async def events(
         self,
@@ -337,7 +365,7 @@ class Ledger:
             StoreError: The store failed.
         """
         state = await self.state(session_id, as_of_version=as_of_version, as_of_time=as_of_time)
-        return await self.store.read_stream(session_id, to_version=state.version)
+        return await self._store.read_stream(session_id, to_version=state.version)
 
     async def replay(self, session_id: str) -> AsyncIterator[tuple[RecordedEvent, SessionState]]:
         """Yield each event of a session with the state just after it, for stepping through.
@@ -364,7 +392,7 @@ class Ledger:
         states: dict[str, SessionState] = {}
         after = 0
         with cyclic_gc_paused():
-            while rows := await self.store.read_all_rows(after_position=after, limit=page):
+            while rows := await self._store.read_all_rows(after_position=after, limit=page):
                 fold_rows(rows, states)
                 after = rows[-1].position
                 # A long rebuild lets the loop's other tasks run between pages.
@@ -378,11 +406,11 @@ class Ledger:
             InvalidInputError: The id is malformed.
             StoreError: The store failed.
         """
-        return await self.store.verify(check_id(session_id))
+        return await self._store.verify(check_id(session_id))
 
     async def aclose(self) -> None:
         """Close the store."""
-        await self.store.aclose()
+        await self._store.aclose()
 
     async def __aenter__(self) -> "Ledger":
         return self
@@ -397,7 +425,7 @@ class Ledger:
         if cached is not None and not fresh:
             return cached
         base = cached if cached is not None else empty(session_id)
-        records = await self.store.read_stream(session_id, after_version=base.version)
+        records = await self._store.read_stream(session_id, after_version=base.version)
         state = replay(records, base) if records else base
         if state.version:
             self._remember(state)
@@ -405,7 +433,7 @@ class Ledger:
 
     async def _append(self, state: SessionState, events: list[LedgerEvent]) -> list[RecordedEvent]:
         try:
-            recorded = await self.store.append(
+            recorded = await self._store.append(
                 state.session_id, events, expected_version=state.version
             )
         except ConcurrencyError:
@@ -432,9 +460,9 @@ class Ledger:
             return head
         full = self._full.get(session_id)
         if full is None or full.version > head.version:
-            full = replay(await self.store.read_stream(session_id), empty(session_id))
+            full = replay(await self._store.read_stream(session_id), empty(session_id))
         elif full.version < head.version:
-            records = await self.store.read_stream(session_id, after_version=full.version)
+            records = await self._store.read_stream(session_id, after_version=full.version)
             full = replay(records, full)
         self._keep_full(full)
         return full
@@ -461,30 +489,6 @@ class Ledger:
 
     def _forget(self, session_id: str) -> None:
         self._cache.pop(session_id, None)
-
-
-def _check_version(session_id: str, version: object, last: int) -> int:
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise InvalidInputError("as_of_version must be an integer")
-    if version < 1:
-        raise InvalidInputError("as_of_version must be >= 1")
-    if version > last:
-        raise InvalidInputError(
-            f"session {session_id!r} has {last} events; as_of_version {version} is past its end"
-        )
-    return version
-
-
-def _check_time(moment: object) -> datetime:
-    if not isinstance(moment, datetime):
-        raise InvalidInputError("as_of_time must be a datetime")
-    if moment.tzinfo is None:
-        raise InvalidInputError("as_of_time must carry a time zone (for example UTC)")
-    return moment
-
-
-def _not_found(session_id: str) -> SessionNotFoundError:
-    return SessionNotFoundError(f"no session {session_id!r} in this ledger")
 
 
 __all__ = ["DEFAULT_TTL", "Ledger", "Profile", "ThinkOutcome"]

@@ -1,7 +1,6 @@
 """What every command shares: errors and exit codes, output, times, ledgers and session names."""
 
 import argparse
-import difflib
 import json
 import re
 import sys
@@ -28,8 +27,6 @@ from rich.table import Table
 from api.bootstrap import open_ledger
 from api.service import Ledger
 from ledger.errors import InvalidInputError
-from ledger.ids import check_id
-from ledger.store.base import StreamHead
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
@@ -260,39 +257,16 @@ async def resolve_session(ledger: Ledger, given: str) -> str:
             ids as suggestions).
     """
     try:
-        check_id(given)
+        match = await ledger.find_session(given)
     except InvalidInputError as exc:
         raise UsageError(str(exc)) from None
-    store = ledger.store
-    if await store.stream_head(given) is not None:
-        return given
-    following = await store.list_heads(after_session_id=given, limit=6)
-    prefixed = [head.session_id for head in following if head.session_id.startswith(given)]
-    if len(prefixed) == 1:
-        return prefixed[0]
-    if prefixed:
-        raise UsageError(f"{given!r} matches several sessions: {', '.join(prefixed[:5])}...")
-    known = [head.session_id for head in await all_heads(ledger, cap=20_000)]
-    close = difflib.get_close_matches(given, known, n=3, cutoff=0.5)
+    if match.session_id is not None:
+        return match.session_id
+    if match.several:
+        raise UsageError(f"{given!r} matches several sessions: {', '.join(match.several[:5])}...")
+    close = match.close
     hint = f"did you mean {' or '.join(close)}?" if close else "list them: thoughtledger sessions"
     raise UsageError(f"no session {given!r} in this ledger; {hint}")
-
-
-async def all_heads(ledger: Ledger, *, cap: int | None = None) -> list[StreamHead]:
-    """Every session's head, in id order (the first ``cap`` of them when a cap is given).
-
-    Raises:
-        StoreError: The ledger failed.
-    """
-    heads: list[StreamHead] = []
-    after: str | None = None
-    while cap is None or len(heads) < cap:
-        page = await ledger.store.list_heads(after_session_id=after, limit=1000)
-        if not page:
-            break
-        heads += page
-        after = page[-1].session_id
-    return heads
 
 
 __all__ = [
@@ -308,7 +282,6 @@ __all__ = [
     "UsageError",
     "add_db_option",
     "add_json_option",
-    "all_heads",
     "clip",
     "command",
     "ledger_from",

@@ -1,6 +1,6 @@
 """``thoughtledger export``: sessions to a JSON Lines file, losslessly, hashes included.
 
-The file ends with a manifest (see :mod:`api.cli.jsonl`), written after every event, so that an
+The file ends with a manifest (see :mod:`api.transfer.jsonl`), written after every event, so that an
 import can tell a whole export from one cut short. ``-o -`` writes to standard output; the summary
 then goes to standard error.
 """
@@ -16,19 +16,18 @@ from typing import TextIO
 from api.cli.common import (
     EXIT_OK,
     Commands,
+    Step,
     Ui,
     UsageError,
     add_json_option,
-    all_heads,
     command,
     ledger_from,
     plural,
     resolve_session,
 )
-from api.cli.jsonl import ManifestSession, manifest_line, to_line
 from api.cli.outfile import atomic_file, exists, standard_output
 from api.service import Ledger
-from ledger.store.sqlite import SqliteEventStore
+from api.transfer.jsonl import ManifestSession, manifest_line, to_line
 
 
 def register(commands: Commands) -> None:
@@ -63,34 +62,18 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         raise UsageError("name the sessions to export, or give --all (not both)")
     target = None if args.output == "-" else _output(args.output)
     async with ledger_from(args, read_only=True) as ledger:
-        store = ledger.store
         if target is not None:
-            if isinstance(store, SqliteEventStore) and _is_database(target, store.path):
+            if ledger.is_own_file(target):
                 raise UsageError(f"{target} is the ledger's own database; choose another file")
             if not args.force and (target.exists() or target.is_symlink()):
                 raise exists(target)
         if args.sessions:
             chosen = await _chosen(ledger, args.sessions)
         else:
-            chosen = [head.session_id for head in await all_heads(ledger)]
-        manifest: list[ManifestSession] = []
+            chosen = [head.session_id for head in await ledger.all_heads()]
         with _opened(target, force=args.force) as out:
             with ui.progress("Exporting", total=len(chosen)) as step:
-                for session_id in chosen:
-                    records = await store.read_stream(session_id)
-                    for record in records:
-                        out.write(to_line(record))
-                    if records:  # always, as sessions never lose events; a manifest entry needs one
-                        last = records[-1]
-                        manifest.append(
-                            ManifestSession(
-                                session_id=session_id,
-                                version=last.version,
-                                hash=last.hash,
-                                events=len(records),
-                            )
-                        )
-                    step.advance()
+                manifest = await _write(ledger, chosen, out, step)
             out.write(manifest_line(manifest))
     events = sum(entry.events for entry in manifest)
     where = "standard output" if target is None else str(target)
@@ -128,6 +111,29 @@ async def _chosen(ledger: Ledger, given: list[str]) -> list[str]:
     return chosen
 
 
+async def _write(
+    ledger: Ledger, chosen: list[str], out: TextIO, step: Step
+) -> list[ManifestSession]:
+    """Write each session's events to ``out``; return the manifest's entries."""
+    manifest: list[ManifestSession] = []
+    async with contextlib.aclosing(ledger.export(chosen)) as sessions:
+        async for records in sessions:
+            for record in records:
+                out.write(to_line(record))
+            if records:  # always, as sessions never lose events; a manifest entry needs one
+                last = records[-1]
+                manifest.append(
+                    ManifestSession(
+                        session_id=last.session_id,
+                        version=last.version,
+                        hash=last.hash,
+                        events=len(records),
+                    )
+                )
+            step.advance()
+    return manifest
+
+
 def _output(given: str) -> Path:
     target = Path(given)
     if target.is_dir():
@@ -135,12 +141,3 @@ def _output(given: str) -> Path:
     if not target.parent.is_dir():
         raise UsageError(f"cannot write {target}: {target.parent} is not a directory")
     return target
-
-
-def _is_database(target: Path, database: Path) -> bool:
-    own = database.resolve()
-    return target.resolve() in (
-        own,
-        own.with_name(own.name + "-wal"),
-        own.with_name(own.name + "-shm"),
-    )

@@ -1,10 +1,8 @@
 """``thoughtledger serve``: the MCP server (``api.mcp.serve``), loaded only when serving."""
 
 import argparse
-import importlib
-from collections.abc import Callable
 
-from api.cli.common import CliError, Commands, Parser, Ui, UsageError, add_db_option
+from api.cli.common import Commands, Parser, Ui, UsageError
 
 SUMMARY = "run the MCP server for your agents (stdio; --http for streamable HTTP)"
 
@@ -23,23 +21,12 @@ def serve(argv: list[str]) -> int:
 
     Raises:
         UsageError: Bad options.
-        CliError: The MCP server is not part of this installation.
     """
-    try:
-        mcp = importlib.import_module("api.mcp.serve")
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("api.mcp", "api.mcp.serve"):
-            raise
-        raise CliError(
-            "serve is not available: this installation has no MCP server (api.mcp.serve)"
-        ) from None
-    add_arguments: Callable[[argparse.ArgumentParser], None] = mcp.add_serve_arguments
-    run: Callable[[argparse.Namespace], int] = mcp.run_serve
-    # The MCP server may define --db itself; "resolve" lets its definition win over ours.
-    parser = Parser(prog="thoughtledger serve", description=SUMMARY, conflict_handler="resolve")
-    add_db_option(parser)
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
+    from api.mcp.serve import add_serve_arguments, run_serve
+
+    parser = Parser(prog="thoughtledger serve", description=SUMMARY)
+    add_serve_arguments(parser)  # --db included, with the server's own help
+    return run_serve(parser.parse_args(argv))
 
 
 async def _misplaced(args: argparse.Namespace, ui: Ui) -> int:

@@ -9,7 +9,6 @@ from api.cli.common import (
     Commands,
     Ui,
     add_json_option,
-    all_heads,
     clip,
     command,
     ledger_from,
@@ -17,9 +16,9 @@ from api.cli.common import (
     when,
     whole,
 )
+from api.lookup import StreamHead
 from api.service import Ledger
 from ledger.envelope import format_time
-from ledger.store.base import StreamHead
 from projections.state import SessionState
 
 STATUSES = ("open", "recorded", "revision", "branch", "complete", "cleared", "expired")
@@ -89,7 +88,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
 
 
 async def _heads(ledger: Ledger, since: datetime | None) -> list[StreamHead]:
-    heads = [h for h in await all_heads(ledger) if since is None or h.started_at >= since]
+    heads = [h for h in await ledger.all_heads() if since is None or h.started_at >= since]
     heads.sort(key=lambda head: (head.updated_at, head.session_id), reverse=True)
     return heads
 

@@ -1,6 +1,7 @@
 """``thoughtledger show``: one session as a tree, now or as it was at a version or a time."""
 
 import argparse
+from datetime import datetime
 
 from api.cli.common import (
     EXIT_OK,
@@ -14,6 +15,8 @@ from api.cli.common import (
     whole,
 )
 from api.cli.tree import session_json, session_tree
+from api.service import Ledger
+from projections.state import SessionState
 from projections.usage import usage_by_model, usage_note
 
 
@@ -42,9 +45,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         LedgerError: The ledger failed.
     """
     async with ledger_from(args, read_only=True) as ledger:
-        session_id = await resolve_session(ledger, args.session)
-        state = await ledger.state(session_id, as_of_version=args.at, as_of_time=args.as_of)
-        latest = (await ledger.store.stream_head(session_id)) if args.at or args.as_of else None
+        state, latest = await load(ledger, args.session, at=args.at, as_of=args.as_of)
     if args.json:
         ui.json(session_json(state))
         return EXIT_OK
@@ -52,10 +53,24 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     written = [entry.generation for entry in state.thoughts if entry.generation is not None]
     for usage in usage_by_model(written):
         ui.out.print(f"written by {usage_note(usage)}", style="dim")
-    if latest is not None and latest.version != state.version:
+    if latest != state.version:
         ui.out.print(
-            f"(as of version {state.version} of {latest.version}; "
-            f"without --at/--as-of: the session now)",
+            f"(as of version {state.version} of {latest}; without --at/--as-of: the session now)",
             style="dim",
         )
     return EXIT_OK
+
+
+async def load(
+    ledger: Ledger, given: str, *, at: int | None, as_of: datetime | None
+) -> tuple[SessionState, int]:
+    """The session ``given`` names, as of ``at`` or ``as_of``, and the version it is at now.
+
+    Raises:
+        UsageError: Unknown session.
+        SessionNotFoundError: No events yet at ``as_of``.
+        InvalidInputError: A version past its end.
+        LedgerError: The ledger failed.
+    """
+    session_id = await resolve_session(ledger, given)
+    return await ledger.state_with_latest(session_id, as_of_version=at, as_of_time=as_of)

@@ -14,12 +14,11 @@ from api.cli.common import (
     ledger_from,
     parse_time,
 )
-from api.external import model_usage
 from ledger.envelope import format_time
 from projections.usage import ModelUsage
 
 if TYPE_CHECKING:
-    from ledger.store.analytics import GroupStats, LedgerStats, StatsFilter
+    from api.figures import GroupStats, LedgerStats
 
 
 def register(commands: Commands) -> None:
@@ -40,17 +39,15 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     Raises:
         LedgerError: The ledger failed.
     """
-    # Analytics build their SQL with SQLAlchemy: imported here, not when `serve` starts.
-    from ledger.store.analytics import StatsFilter, ledger_stats
-
-    where = StatsFilter(since=args.since, until=args.until, agent=args.agent, client=args.client)
     async with ledger_from(args, read_only=True) as ledger:
         with ui.progress("Computing statistics"):
-            stats = await ledger_stats(ledger.store, where)
-            models = await model_usage(ledger, since=args.since, until=args.until)
+            stats = await ledger.stats(
+                since=args.since, until=args.until, agent=args.agent, client=args.client
+            )
+            models = await ledger.model_usage(since=args.since, until=args.until)
     if args.json:
         by_model = [usage.as_json() for usage in models]
-        ui.json({"filter": _filter_json(where), **stats.as_dict(), "byModel": by_model})
+        ui.json({"filter": _filter_json(args), **stats.as_dict(), "byModel": by_model})
     elif args.csv:
         _csv(stats)
     else:
@@ -138,9 +135,7 @@ def _cells(group: "GroupStats") -> tuple[str, ...]:
 
 
 def _csv(stats: "LedgerStats") -> None:
-    from ledger.store.analytics import GroupStats
-
-    names = [field.name for field in fields(GroupStats)]
+    names = [field.name for field in fields(stats.overall)]
     writer = csv.writer(sys.stdout, lineterminator="\n")
     writer.writerow(["scope", "agent", "client", "day", *names, "gap_p50_s", "gap_p95_s"])
     gaps = [stats.gap_p50_seconds, stats.gap_p95_seconds]
@@ -151,7 +146,7 @@ def _csv(stats: "LedgerStats") -> None:
         writer.writerow(["day", "", "", day, *asdict(group).values(), "", ""])
 
 
-def _filter_json(where: "StatsFilter") -> dict[str, str | None]:
+def _filter_json(where: argparse.Namespace) -> dict[str, str | None]:
     return {
         "since": format_time(where.since) if where.since else None,
         "until": format_time(where.until) if where.until else None,

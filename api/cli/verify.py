@@ -10,7 +10,6 @@ from api.cli.common import (
     Ui,
     UsageError,
     add_json_option,
-    all_heads,
     command,
     ledger_from,
     plural,
@@ -85,7 +84,7 @@ def first_bad(report: VerifyReport) -> str:
 
 
 async def _verify_all(ledger: Ledger, ui: Ui) -> list[VerifyReport]:
-    heads = await all_heads(ledger)
+    heads = await ledger.all_heads()
     reports: list[VerifyReport] = []
     with ui.progress("Verifying chains", total=len(heads)) as step:
         for head in heads:

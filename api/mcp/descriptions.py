@@ -3,7 +3,7 @@
 The ``sequentialthinking`` description and parameter descriptions are copied from the official
 server (modelcontextprotocol/servers, ``src/sequentialthinking/index.ts``), so a model that was
 prompted or fine-tuned against it sees the same words. The snake_case tools take their words
-from the MCP server API reference (the MCP API reference). Every sentence here is paid for in tokens
+from the MCP API reference. Every sentence here is paid for in tokens
 on every ``tools/list``, so the additions are short.
 """
 

@@ -4,6 +4,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from types import TracebackType
 from typing import Self
 from uuid import UUID
@@ -234,6 +235,17 @@ class EventStore(ABC):
             raise import_conflict(session_id, report.first_bad_version) from exc
         rows = (StoredRow.of(record) for record in stored)
         return check_stored(session_id, hashes, rows, first_version=1)
+
+    def holds_file(self, path: Path) -> bool:
+        """Whether ``path`` is one of the files this store keeps the ledger in.
+
+        A writer of files (an export) asks this so as never to write over the ledger itself. A
+        store whose data lives in no file of this machine holds none.
+
+        Raises:
+            OSError: The path cannot be resolved.
+        """
+        return False
 
     @abstractmethod
     async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:

@@ -18,6 +18,7 @@ them twice. Opened read-only, the store runs no DDL and every transaction is rea
 
 import asyncio
 import contextlib
+import inspect
 import re
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
@@ -83,6 +84,14 @@ RETURNING position
 """
 
 _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+
+
+def _connect_options() -> set[str]:
+    """The URL query options the driver takes: asyncpg's ``connect()`` keywords and SQLAlchemy's."""
+    import asyncpg
+
+    keywords = set(inspect.signature(asyncpg.connect).parameters) - {"dsn", "loop"}
+    return keywords | {"prepared_statement_cache_size", "prepared_statement_name_func"}
 
 
 class PostgresEventStore(SqlEventStore):
@@ -196,6 +205,14 @@ class PostgresEventStore(SqlEventStore):
             raise StoreUnavailableError(
                 "PostgreSQL support needs asyncpg: pip install 'thoughtledger[postgres]'"
             ) from exc
+        unknown = sorted(set(parsed.query) - _connect_options())
+        if unknown:
+            # Otherwise the driver fails on first use with a TypeError naming its own function.
+            raise InvalidInputError(
+                f"unknown PostgreSQL URL option {', '.join(map(repr, unknown))} "
+                f"(known: application_name, schema and asyncpg's connect options such as ssl, "
+                "password, command_timeout)"
+            )
         store = cls(
             engine,
             where,

@@ -119,6 +119,19 @@ class SqliteEventStore(SqlEventStore):
         self._idle.set()
         self._commit_in_thread = False
 
+    def holds_file(self, path: Path) -> bool:
+        """Whether ``path`` is the database file, or its write-ahead log or shared-memory file.
+
+        Raises:
+            OSError: The path cannot be resolved.
+        """
+        own = self.path.resolve()
+        return path.resolve() in (
+            own,
+            own.with_name(own.name + "-wal"),
+            own.with_name(own.name + "-shm"),
+        )
+
     @classmethod
     async def open(
         cls,

@@ -263,18 +263,6 @@ def test_serve_hands_its_options_to_the_mcp_server(
     assert "--http" in helped.out
 
 
-def test_serve_without_the_mcp_server_says_so_in_one_line(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setitem(sys.modules, "api.mcp.serve", None)
-    ran = cli(capsys, "serve")
-    assert ran.code == 1
-    assert ran.err == (
-        "thoughtledger: error: serve is not available: this installation has no MCP server "
-        "(api.mcp.serve)\n"
-    )
-
-
 def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
     ran = cli(capsys, "--help")
     assert ran.code == 0

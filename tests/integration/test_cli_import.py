@@ -15,15 +15,16 @@ from pathlib import Path
 
 import pytest
 
-import api.cli.import_check
-import api.cli.importing
+import api.transfer.check
+import api.transfer.importing
 from api import open_ledger
-from api.cli.jsonl import MAX_LINE_BYTES
+from api.transfer.jsonl import MAX_LINE_BYTES
 from ledger.decide import DEFAULT_MAX_THOUGHT_BYTES
 from ledger.events import BranchOpened
 from tests.support.cli import cli, demo, exported, sqlite_url, views, write_export
 from tests.support.factories import started, thought
 from tests.support.forged import resealed_lines
+from tests.support.raw_store import raw_store
 from tests.support.samples import record_sample
 
 
@@ -211,7 +212,9 @@ def test_an_event_id_the_ledger_holds_for_another_event_refuses_the_whole_file(
 
     async def record_with_that_id() -> None:
         async with open_ledger(sqlite_url(target)) as ledger:
-            await ledger.store.append("mine", [started()], expected_version=0, event_ids=[taken])
+            await raw_store(ledger).append(
+                "mine", [started()], expected_version=0, event_ids=[taken]
+            )
 
     asyncio.run(record_with_that_id())
     before = rows(target)
@@ -231,7 +234,7 @@ def test_an_event_id_twice_in_the_file_is_refused_before_anything_is_written(
     async def record(url: str, ids: list[uuid.UUID]) -> None:
         async with open_ledger(url) as ledger:
             for session_id, event_id in zip(("s-1", "s-2"), ids, strict=True):
-                await ledger.store.append(
+                await raw_store(ledger).append(
                     session_id, [started()], expected_version=0, event_ids=[event_id]
                 )
 
@@ -256,8 +259,8 @@ def export_with_thought(capsys: pytest.CaptureFixture[str], tmp_path: Path, text
 
     async def record_directly() -> None:
         async with open_ledger(sqlite_url(tmp_path / "a.db")) as ledger:
-            await ledger.store.append("big", [started(), thought(1)], expected_version=0)
-            await ledger.store.append("big", [thought(2, text)], expected_version=2)
+            await raw_store(ledger).append("big", [started(), thought(1)], expected_version=0)
+            await raw_store(ledger).append("big", [thought(2, text)], expected_version=2)
 
     asyncio.run(record_directly())
     exported(capsys, sqlite_url(tmp_path / "a.db"), tmp_path / "big.jsonl")
@@ -304,7 +307,7 @@ def test_a_branch_id_over_the_apis_limit_is_refused_on_import(
                 branch_from_thought=1,
                 branch_id="x" * 257,
             )
-            await ledger.store.append("s", [started(), thought(1), branch], expected_version=0)
+            await raw_store(ledger).append("s", [started(), thought(1), branch], expected_version=0)
 
     asyncio.run(record_directly())
     exported(capsys, sqlite_url(tmp_path / "a.db"), tmp_path / "b.jsonl")
@@ -338,9 +341,9 @@ def test_time_going_backwards_within_a_session_is_refused(
         async with open_ledger(
             sqlite_url(tmp_path / "a.db"), ttl=None, clock=lambda: next(readings)
         ) as ledger:
-            await ledger.store.append("s", [started(), thought(1)], expected_version=0)
-            await ledger.store.append("s", [thought(2)], expected_version=2)
-            await ledger.store.append("s", [thought(3)], expected_version=3)
+            await raw_store(ledger).append("s", [started(), thought(1)], expected_version=0)
+            await raw_store(ledger).append("s", [thought(2)], expected_version=2)
+            await raw_store(ledger).append("s", [thought(3)], expected_version=3)
 
     asyncio.run(record())
     lines = exported(capsys, sqlite_url(tmp_path / "a.db"), tmp_path / "s.jsonl")
@@ -364,7 +367,7 @@ def test_time_going_backwards_within_a_session_is_refused(
 def test_only_a_database_failure_midway_says_to_run_it_again_and_a_rerun_finishes(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(api.cli.importing, "BATCH", 1)  # one session per transaction
+    monkeypatch.setattr(api.transfer.importing, "BATCH", 1)  # one session per transaction
     source, target = sqlite_url(tmp_path / "a.db"), tmp_path / "b.db"
     asyncio.run(record_sample(source))
     exported(capsys, source, tmp_path / "all.jsonl")
@@ -402,8 +405,8 @@ def test_only_a_database_failure_midway_says_to_run_it_again_and_a_rerun_finishe
 def test_a_file_too_large_to_keep_in_memory_is_read_again_and_imports_the_same(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(api.cli.import_check, "KEEP", 0)
-    monkeypatch.setattr(api.cli.importing, "BATCH", 6)  # sessions gathered, never split
+    monkeypatch.setattr(api.transfer.check, "KEEP", 0)
+    monkeypatch.setattr(api.transfer.importing, "BATCH", 6)  # sessions gathered, never split
     source, target = sqlite_url(tmp_path / "a.db"), sqlite_url(tmp_path / "b.db")
     asyncio.run(record_sample(source))
     exported(capsys, source, tmp_path / "all.jsonl")

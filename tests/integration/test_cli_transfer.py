@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import api.cli.importing
-import api.cli.jsonl
+import api.transfer.importing
+import api.transfer.jsonl
 from api import open_ledger
 from ledger.envelope import RecordedEvent
 from tests.support.cli import cli, demo, exported, sqlite_url, views, write_export
@@ -43,7 +43,7 @@ def test_export_then_import_gives_identical_sessions_and_verifying_chains(
 def test_importing_the_same_file_twice_changes_nothing(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bulk: int
 ) -> None:
-    monkeypatch.setattr(api.cli.importing, "BULK", bulk)
+    monkeypatch.setattr(api.transfer.importing, "BULK", bulk)
     source, target = sqlite_url(tmp_path / "a.db"), sqlite_url(tmp_path / "b.db")
     asyncio.run(record_sample(source))
     exported(capsys, source, tmp_path / "all.jsonl")
@@ -123,7 +123,7 @@ def test_an_export_with_events_removed_or_reordered_is_refused(
 def test_an_import_that_conflicts_with_the_ledger_writes_nothing(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bulk: int
 ) -> None:
-    monkeypatch.setattr(api.cli.importing, "BULK", bulk)
+    monkeypatch.setattr(api.transfer.importing, "BULK", bulk)
     source, target = sqlite_url(tmp_path / "a.db"), sqlite_url(tmp_path / "b.db")
     asyncio.run(record_sample(source))
     exported(capsys, source, tmp_path / "all.jsonl")
@@ -164,7 +164,7 @@ def test_a_failed_export_leaves_the_previous_file_untouched_and_no_temporary_fil
     target = tmp_path / "out" / "ledger.jsonl"
     target.parent.mkdir()
     target.write_text("previous\n")
-    real = api.cli.jsonl.to_line
+    real = api.transfer.jsonl.to_line
     calls = 0
 
     def full_disk(record: RecordedEvent) -> str:
@@ -340,7 +340,7 @@ def test_a_file_that_appears_while_exporting_is_not_overwritten(
     url = sqlite_url(tmp_path / "a.db")
     asyncio.run(record_sample(url))
     target = tmp_path / "late.jsonl"
-    real = api.cli.jsonl.to_line
+    real = api.transfer.jsonl.to_line
 
     def another_writer_meanwhile(record: RecordedEvent) -> str:
         if not target.exists():

@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
-from api.external import model_usage, prompt_matches, think_external
+from api.external import prompt_matches, think_external
 from api.llm.client import FAILED, LLMWriter, WrittenThought
 from api.llm.config import LLMSettings
 from api.llm.prompt import ThoughtPrompt, prompt_sha256
@@ -510,7 +510,7 @@ async def test_usage_per_model_adds_up_what_every_session_recorded(
     await think_external(ledger, "one", call(2, "g"), writer=writer, model="mini")
     await think_external(ledger, "two", call(1, "P"), writer=writer, model="llama3")
     await ledger.think("two", call(2, "by hand"))
-    mini, llama = await model_usage(ledger, page=2)
+    mini, llama = await ledger.model_usage(page=2)
     assert (mini.model, mini.thoughts, mini.prompt_tokens, mini.completion_tokens) == (
         "gpt-5-mini",
         2,
@@ -519,5 +519,5 @@ async def test_usage_per_model_adds_up_what_every_session_recorded(
     )
     assert mini.cost == 0.5
     assert (llama.model, llama.thoughts, llama.cost) == ("llama3", 1, None)
-    later = await model_usage(ledger, since=(await ledger.events("two"))[-1].recorded_at)
+    later = await ledger.model_usage(since=(await ledger.events("two"))[-1].recorded_at)
     assert later == []

@@ -11,6 +11,7 @@ import pytest
 from api import InvalidThoughtError, Ledger, SessionNotFoundError
 from ledger.errors import InvalidInputError
 from ledger.store.base import EventStore
+from tests.support.raw_store import raw_store
 
 pytestmark = pytest.mark.anyio
 
@@ -152,7 +153,7 @@ async def test_invalid_input_raises_a_value_error_and_appends_nothing(
     with pytest.raises(ValueError, match=message) as caught:
         await ledger.think("s", {**args(1), field: value})
     assert isinstance(caught.value, InvalidThoughtError)
-    assert await ledger.store.read_all() == []
+    assert await raw_store(ledger).read_all() == []
 
 
 async def test_unknown_and_missing_fields_are_named(ledger: Ledger) -> None:

@@ -67,7 +67,7 @@ def test_loopback_hosts_are_accepted() -> None:
 
 def test_a_ledger_url_of_no_known_form_exits_2_with_the_reason_on_stderr() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "api.mcp", "--db", "nosuch://ledger"],
+        [sys.executable, "-m", "api.cli", "serve", "--db", "nosuch://ledger"],
         cwd=ROOT,
         env=child_env(),
         input=b"",
@@ -84,7 +84,17 @@ def test_a_port_in_use_exits_1_with_the_reason_on_stderr() -> None:
     with socket.create_server(("127.0.0.1", 0)) as taken:
         port = str(taken.getsockname()[1])
         done = subprocess.run(  # noqa: S603  # our interpreter, our module, a port we chose
-            [sys.executable, "-m", "api.mcp", "--db", "memory://", "--http", "--port", port],
+            [
+                sys.executable,
+                "-m",
+                "api.cli",
+                "serve",
+                "--db",
+                "memory://",
+                "--http",
+                "--port",
+                port,
+            ],
             cwd=ROOT,
             env=child_env(),
             capture_output=True,
@@ -117,7 +127,14 @@ def test_create_server_refuses_unknown_tools_and_profiles(
 
 def test_a_database_password_never_reaches_the_logs() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "api.mcp", "--db", "postgresql://agent:s3cr3t-pw@127.0.0.1:1/none"],
+        [
+            sys.executable,
+            "-m",
+            "api.cli",
+            "serve",
+            "--db",
+            "postgresql://agent:s3cr3t-pw@127.0.0.1:1/none",
+        ],
         cwd=ROOT,
         env=child_env(),
         input=b"",

@@ -175,7 +175,16 @@ def peers() -> Iterator[tuple[Peer, Peer]]:
     script = official_server()
     theirs = Peer([node, str(script)])
     ours = Peer(
-        [sys.executable, "-m", "api.mcp", "--db", "memory://", "--tools", "sequentialthinking"]
+        [
+            sys.executable,
+            "-m",
+            "api.cli",
+            "serve",
+            "--db",
+            "memory://",
+            "--tools",
+            "sequentialthinking",
+        ]
     )
     try:
         theirs.handshake()

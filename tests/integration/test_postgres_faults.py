@@ -12,6 +12,7 @@ import sqlalchemy as sa
 
 from api import Ledger, open_ledger
 from tests.support.backends import base_url, dsn
+from tests.support.raw_store import raw_store
 
 pytestmark = [pytest.mark.anyio, pytest.mark.postgres]
 
@@ -80,9 +81,9 @@ async def test_connections_cut_by_the_server_are_retried_without_error_or_duplic
         assert await end_connections(name) >= 1
         second = await ledger.think(session, thought(2))  # an append on a cut connection
         assert (second.session_id, second.entry.thought_number) == (session, 2)
-        assert await ledger.store.stream_head(session) is not None  # a pooled read connection
+        assert await raw_store(ledger).stream_head(session) is not None  # a pooled read connection
         assert await end_connections(name) >= 2  # the writer's and the pooled reader's
-        events = await ledger.store.read_stream(session)  # a read on a cut connection
+        events = await raw_store(ledger).read_stream(session)  # a read on a cut connection
         assert [event.version for event in events] == [1, 2, 3]
         assert (await ledger.verify(session)).ok
         assert await stored_thoughts(schema) == [

@@ -205,7 +205,7 @@ async def test_serve_descriptions_compact_lists_compact_tools_over_stdio(tmp_pat
     db = f"sqlite:///{tmp_path / 'l.db'}"
     server = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "api.mcp", "--db", db, "--tools", "all", "--descriptions", "compact"],
+        args=["-m", "api.cli", "serve", "--db", db, "--tools", "all", "--descriptions", "compact"],
         cwd=ROOT,
         env={"DISABLE_THOUGHT_LOGGING": "true"},
     )

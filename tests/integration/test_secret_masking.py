@@ -21,6 +21,7 @@ from api.llm.prompt import ThoughtPrompt
 from api.mcp import create_server
 from tests.support.llm_server import FakeLLM, Reply, error, fake_llm
 from tests.support.mcp import Json, Mode, refused
+from tests.support.raw_store import raw_store
 
 pytestmark = pytest.mark.anyio
 
@@ -126,7 +127,7 @@ async def test_a_custom_writers_failure_is_masked_too(ledger: Ledger) -> None:
     )
     assert (raised.value.status, raised.value.attempts) == (401, 1)
     assert raised.value.__cause__ is None
-    assert await ledger.store.read_all() == []
+    assert await raw_store(ledger).read_all() == []
 
 
 async def test_serve_keeps_the_key_out_of_the_tool_error_and_its_stderr(
@@ -135,7 +136,7 @@ async def test_serve_keeps_the_key_out_of_the_tool_error_and_its_stderr(
     llm.queue(ECHOES[0])
     stderr = tmp_path / "serve.err"
     command = (
-        f"exec {sys.executable} -m api.mcp --db sqlite:///{tmp_path / 'l.db'} --tools all "
+        f"exec {sys.executable} -m api.cli serve --db sqlite:///{tmp_path / 'l.db'} --tools all "
         f"2> {stderr}"
     )
     server = StdioServerParameters(

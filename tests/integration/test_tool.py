@@ -13,6 +13,7 @@ import pytest
 
 from api import InvalidInputError, InvalidThoughtError, Ledger, open_ledger
 from api.tool import SequentialThinkingTool, sequential_thinking_tool
+from tests.support.raw_store import raw_store
 
 pytestmark = pytest.mark.anyio
 
@@ -276,7 +277,7 @@ async def test_invalid_arguments_name_the_field_and_record_nothing(
         await tool.execute(arguments)
     assert message in str(raised.value)
     assert isinstance(raised.value, ValueError)
-    assert await ledger.store.read_all() == []
+    assert await raw_store(ledger).read_all() == []
     assert tool.session_id is None
 
 
@@ -284,7 +285,7 @@ async def test_an_oversize_thought_is_refused_by_the_ledgers_limit(tmp_path: Pat
     async with open_ledger(url(tmp_path), max_thought_bytes=64) as small:
         with pytest.raises(InvalidThoughtError, match="thought is 100 bytes"):
             await sequential_thinking_tool(small).execute(call(1) | {"thought": "x" * 100})
-        assert await small.store.read_all() == []
+        assert await raw_store(small).read_all() == []
 
 
 # -- many agents at once ---------------------------------------------------------------------------

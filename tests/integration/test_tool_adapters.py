@@ -13,6 +13,7 @@ import pytest
 from api import Ledger
 from api.tool import DESCRIPTION, PARAMETERS, sequential_thinking_tool
 from api.tool_adapters import langchain_tool, openai_agents_tool, pydantic_ai_tool
+from tests.support.raw_store import raw_store
 
 pytestmark = pytest.mark.anyio
 
@@ -76,7 +77,7 @@ async def test_the_openai_agents_tool_answers_invalid_arguments_with_the_reason(
     )
     answer = await function_tool.on_invoke_tool(context, arguments)
     assert answer.startswith("invalid thought: thoughtNumber:")
-    assert await ledger.store.read_all() == []
+    assert await raw_store(ledger).read_all() == []
 
 
 # -- pydantic-ai --------------------------------------------------------------------------------
@@ -164,4 +165,4 @@ async def test_the_langchain_tool_answers_invalid_arguments_with_the_reason(
     assert isinstance(message, ToolMessage)
     assert message.status == "error"
     assert str(message.content).startswith("invalid thought: nextThoughtNeeded:")
-    assert await ledger.store.read_all() == []
+    assert await raw_store(ledger).read_all() == []

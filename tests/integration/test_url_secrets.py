@@ -34,3 +34,24 @@ def test_a_failing_command_names_the_ledger_without_its_passwords(command: str, 
     assert done.stderr.startswith("thoughtledger: error: ")
     assert "***" in done.stderr  # the URL is still named, masked
     assert not [secret for secret in SECRETS if secret in done.stderr + done.stdout]
+
+
+@pytest.mark.parametrize("option", ["sslpassword", "sslmode", "no_such_option"])
+def test_an_option_the_driver_does_not_take_is_refused_by_name_without_its_value(
+    option: str,
+) -> None:
+    url = f"postgresql://agent@127.0.0.1:1/none?{option}={SECRETS[1]}"
+    done = subprocess.run(  # noqa: S603  # our interpreter, our module
+        [sys.executable, "-m", "api.cli", "sessions", "--db", url],
+        cwd=ROOT,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"thoughtledger: error: unknown PostgreSQL URL option '{option}'")
+    assert done.stderr.count("\n") == 1
+    assert "Traceback" not in done.stderr
+    assert SECRETS[1] not in done.stderr + done.stdout

@@ -122,6 +122,6 @@ def test_rebuilding_from_rows_equals_replaying_decoded_events(
         rebuilt = await ledger.rebuild(page=page)
         for session_id, state in rebuilt.items():
             assert state == replay(await ledger.events(session_id), empty(session_id))
-        assert set(rebuilt) == {h.session_id for h in await ledger.store.list_heads()}
+        assert set(rebuilt) == {h.session_id for h in await ledger.heads()}
 
     asyncio.run(scenario())

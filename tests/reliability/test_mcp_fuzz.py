@@ -20,6 +20,7 @@ from api.bootstrap import open_ledger
 from api.mcp import create_server
 from api.mcp.server import TOOL_NAMES
 from tests.support.hostile import nasty_text, values
+from tests.support.raw_store import raw_store
 
 pytestmark = pytest.mark.slow  # thousands of calls per tool: CI runs them, a local run does not
 
@@ -116,7 +117,7 @@ def _fuzz(tool: str) -> None:
                         client.call_tool(tool, args), loop
                     ).result()
                     new = asyncio.run_coroutine_threadsafe(
-                        ledger.store.read_all(after_position=seen, limit=1000), loop
+                        raw_store(ledger).read_all(after_position=seen, limit=1000), loop
                     ).result()
                     if new:
                         seen = new[-1].position

@@ -9,6 +9,8 @@
 - :mod:`~tests.support.forged`: chains sealed by hand, as a foreign writer could
 - :mod:`~tests.support.hostile`: hypothesis strategies of hostile values
 - :mod:`~tests.support.llm_server`: a scripted OpenAI-compatible server on loopback
+- :mod:`~tests.support.raw_store`: the store below a ledger's facade, for the tests that must
+  reach it
 
 Test modules import from here, never from each other (``tests/unit/test_test_layout.py``).
 """

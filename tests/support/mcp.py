@@ -12,6 +12,7 @@ from api.mcp import create_server
 from api.mcp.app import ProfileName
 from api.mcp.render import ThoughtSink
 from api.service import Ledger
+from tests.support.raw_store import raw_store
 
 Mode = Literal["auto", "legacy"]
 Json = dict[str, Any]
@@ -70,4 +71,4 @@ async def refused(client: Client, tool: str, arguments: Json) -> str:
 
 
 async def event_count(ledger: Ledger) -> int:
-    return len(await ledger.store.read_all(limit=10_000))
+    return len(await raw_store(ledger).read_all(limit=10_000))

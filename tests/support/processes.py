@@ -25,7 +25,7 @@ def child_env(**extra: str) -> dict[str, str]:
 
 
 def serve_command(db: str, *options: str) -> list[str]:
-    return [sys.executable, "-m", "api.mcp", "--db", db, *options]
+    return [sys.executable, "-m", "api.cli", "serve", "--db", db, *options]
 
 
 def sqlite_in(folder: Path) -> str:
@@ -40,7 +40,7 @@ URL = re.compile(r"url=(http://127\.0\.0\.1:\d+/mcp)")
 async def serving_http(db: str, *options: str) -> AsyncIterator[str]:
     """Start the server on the ledger ``db`` on a free loopback port; yield its URL, read from
     its log on stderr. It must stop gracefully (exit 0) when terminated."""
-    command = [sys.executable, "-m", "api.mcp", "--db", db]
+    command = [sys.executable, "-m", "api.cli", "serve", "--db", db]
     process = await anyio.open_process(
         [*command, "--http", "--port", "0", *options],
         cwd=ROOT,

@@ -27,11 +27,11 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from api.cli.common import CliError, UsageError
+from api.transfer.errors import ImportRefusedError
 from ledger.chain import StoredRow
 from ledger.codec import decode_payload
 from ledger.envelope import RecordedEvent, format_time, parse_time
-from ledger.errors import EventDecodingError
+from ledger.errors import EventDecodingError, InvalidInputError
 from ledger.store.base import DEFAULT_MAX_EVENT_BYTES
 
 FORMAT = 1
@@ -177,14 +177,14 @@ def read_lines(path: Path) -> Iterator[Line]:
     sessions can need), so a file that is not an export cannot exhaust memory.
 
     Raises:
-        CliError: A line is too long, not JSON, lacks a field or has an unknown one, follows
-            the manifest, or the file ends in the middle of a line (naming the line).
-        UsageError: The file cannot be opened.
+        ImportRefusedError: A line is too long, not JSON, lacks a field or has an unknown one,
+            follows the manifest, or the file ends in the middle of a line (naming the line).
+        InvalidInputError: The file cannot be opened.
     """
     try:
         handle = path.open("rb")
     except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise InvalidInputError(f"cannot read {path}: {exc.strerror or exc}") from exc
     offset = number = sessions = 0
     last_session: str | None = None
     manifest_at: int | None = None
@@ -197,14 +197,14 @@ def read_lines(path: Path) -> Iterator[Line]:
             number += 1
             offset += len(raw)
             if len(raw) > limit:
-                raise CliError(
+                raise ImportRefusedError(
                     f"{path}:{number}: line is over {limit} bytes, longer than any export line "
                     "holds; nothing was imported"
                 )
             if not raw.strip():
                 continue
             if manifest_at is not None:
-                raise CliError(
+                raise ImportRefusedError(
                     f"{path}:{number}: a line follows the manifest on line {manifest_at}, which "
                     "ends an export; nothing was imported"
                 )
@@ -223,12 +223,12 @@ def decoded(path: Path, number: int, line: ExportLine) -> RecordedEvent:
     """The event of a line, or a one-line error naming the line.
 
     Raises:
-        CliError: The id, time or payload of the line is malformed.
+        ImportRefusedError: The id, time or payload of the line is malformed.
     """
     try:
         return line.record()
     except (ValueError, EventDecodingError) as exc:
-        raise CliError(f"{path}:{number}: {exc}") from None
+        raise ImportRefusedError(f"{path}:{number}: {exc}") from None
 
 
 def _parse(path: Path, number: int, raw: bytes, *, unterminated: bool) -> ExportLine | Manifest:
@@ -240,14 +240,14 @@ def _parse(path: Path, number: int, raw: bytes, *, unterminated: bool) -> Export
         manifest = _ManifestLine.model_validate_json(raw).manifest
     except ValidationError as exc:
         if unterminated:  # the last line, without its newline: the file was cut inside it
-            raise CliError(
+            raise ImportRefusedError(
                 f"{path}:{number}: the file ends in the middle of a line: the export was cut "
                 "short; nothing was imported"
             ) from None
         what = "manifest" if is_manifest else "thoughtledger export line"
-        raise CliError(f"{path}:{number}: not a {what} ({_problem(exc)})") from None
+        raise ImportRefusedError(f"{path}:{number}: not a {what} ({_problem(exc)})") from None
     if manifest.format > FORMAT:
-        raise CliError(
+        raise ImportRefusedError(
             f"{path}:{number}: the manifest is of format {manifest.format}, newer than this "
             f"thoughtledger reads ({FORMAT}); upgrade thoughtledger"
         )

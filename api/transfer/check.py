@@ -1,6 +1,6 @@
 """Checking an export file on its own, before any ledger is opened, so a bad file changes nothing.
 
-Every line is parsed (:mod:`api.cli.jsonl`), and each session's lines must be together, form a
+Every line is parsed (:mod:`api.transfer.jsonl`), and each session's lines must be together, form a
 hash chain that verifies from version 1, keep their times in order (a session's events never go
 back in time), and hold nothing the ledger's API would refuse to record: no thought or guidance
 over :data:`~ledger.decide.DEFAULT_MAX_THOUGHT_BYTES`, no branch id over
@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from uuid import UUID
 
-from api.cli.common import CliError, Step
-from api.cli.jsonl import ExportLine, Manifest, decoded, read_lines
+from api.transfer.errors import ImportRefusedError
+from api.transfer.jsonl import ExportLine, Manifest, decoded, read_lines
+from api.transfer.progress import Progress
 from ledger.chain import StoredRow, verify_rows
 from ledger.decide import DEFAULT_MAX_THOUGHT_BYTES, MAX_BRANCH_ID_CHARS
 from ledger.envelope import RecordedEvent, format_time
@@ -69,7 +70,7 @@ class CheckedFile:
         more is imported: a session is never written from a file changed since its check.
 
         Raises:
-            CliError: The file changed since it was checked.
+            ImportRefusedError: The file changed since it was checked.
         """
         if self.kept is not None:
             yield from (list(g) for _, g in itertools.groupby(self.kept, _session))
@@ -89,7 +90,7 @@ class CheckedFile:
                 or [r.hash for r in records] != known.hashes
                 or any(StoredRow.of(r).digest() != r.hash for r in records)
             ):
-                raise CliError(
+                raise ImportRefusedError(
                     f"{self.path}:{numbered[0][0]}: the file changed while it was imported; "
                     "the sessions before this line were imported whole, nothing after it"
                 )
@@ -100,7 +101,7 @@ def _session(record: RecordedEvent) -> str:
     return record.session_id
 
 
-def check_file(path: Path, step: Step, *, without_manifest: bool = False) -> CheckedFile:
+def check_file(path: Path, step: Progress, *, without_manifest: bool = False) -> CheckedFile:
     """Check everything an export file says of itself; return what the import needs of it.
 
     Args:
@@ -112,16 +113,16 @@ def check_file(path: Path, step: Step, *, without_manifest: bool = False) -> Che
         The checked file.
 
     Raises:
-        CliError: A malformed, tampered, reordered, oversized or cut-short file (naming the line
-            or session); nothing has been imported.
-        UsageError: The file cannot be read.
+        ImportRefusedError: A malformed, tampered, reordered, oversized or cut-short file (naming
+            the line or session); nothing has been imported.
+        InvalidInputError: The file cannot be read.
     """
     checked = CheckedFile(path)
     manifest: list[Manifest] = []
     seen_ids: set[UUID] = set()
     for session_id, group in _sessions(path, step, manifest):
         if session_id in checked.sessions:
-            raise CliError(
+            raise ImportRefusedError(
                 f"{path}:{group[0][0]}: session {session_id} appears again further on; an "
                 "export keeps each session's events together"
             )
@@ -130,7 +131,7 @@ def check_file(path: Path, step: Step, *, without_manifest: bool = False) -> Che
         _check_times_and_sizes(path, group, records)
         for (number, _), record in zip(group, records, strict=True):
             if record.event_id in seen_ids:
-                raise CliError(
+                raise ImportRefusedError(
                     f"{path}:{number}: event id {record.event_id} appears twice in the file; "
                     "nothing was imported"
                 )
@@ -146,7 +147,7 @@ def check_file(path: Path, step: Step, *, without_manifest: bool = False) -> Che
         _check_manifest(path, manifest[0], checked.sessions)
         checked.has_manifest = True
     elif not without_manifest:
-        raise CliError(
+        raise ImportRefusedError(
             f"{path} does not end with the manifest every export ends with: it was cut short "
             "(or written by a thoughtledger before exports had one, which --without-manifest "
             "imports unchecked); nothing was imported"
@@ -157,7 +158,7 @@ def check_file(path: Path, step: Step, *, without_manifest: bool = False) -> Che
 _Group = list[tuple[int, ExportLine]]
 
 
-def _sessions(path: Path, step: Step, manifest: list[Manifest]) -> Iterator[tuple[str, _Group]]:
+def _sessions(path: Path, step: Progress, manifest: list[Manifest]) -> Iterator[tuple[str, _Group]]:
     """Yield each run of consecutive lines of one session, with their line numbers.
 
     The manifest, when the file ends with one, is added to ``manifest``.
@@ -186,7 +187,7 @@ def _check_chain(path: Path, session_id: str, group: _Group) -> None:
         return
     at = report.first_bad_position  # the line; None when a version is missing outright
     event = f" (event {report.first_bad_event_id})" if report.first_bad_event_id else ""
-    raise CliError(
+    raise ImportRefusedError(
         f"{path}{'' if at is None else f':{at}'}: session {session_id} version "
         f"{report.first_bad_version}{event} does not verify: {report.reason}; "
         "nothing was imported"
@@ -197,14 +198,14 @@ def _check_times_and_sizes(path: Path, group: _Group, records: list[RecordedEven
     for (number, _), record, before in zip(group, records, [None, *records], strict=False):
         where = f"{path}:{number}: session {record.session_id} version {record.version}"
         if before is not None and record.recorded_at < before.recorded_at:
-            raise CliError(
+            raise ImportRefusedError(
                 f"{where} was recorded at {format_time(record.recorded_at)}, before version "
                 f"{before.version} ({format_time(before.recorded_at)}): a session's times "
                 "never go backwards; nothing was imported"
             )
         problem = _over_limits(record)
         if problem is not None:
-            raise CliError(f"{where}: {problem}; nothing was imported")
+            raise ImportRefusedError(f"{where}: {problem}; nothing was imported")
 
 
 def _over_limits(record: RecordedEvent) -> str | None:
@@ -236,12 +237,12 @@ def _check_manifest(path: Path, manifest: Manifest, sessions: dict[str, SessionI
     named: set[str] = set()
     for entry in manifest.sessions:
         if entry.session_id in named:
-            raise CliError(f"{path}: the manifest names session {entry.session_id} twice")
+            raise ImportRefusedError(f"{path}: the manifest names session {entry.session_id} twice")
         named.add(entry.session_id)
         found = sessions.get(entry.session_id)
         held = 0 if found is None else len(found.hashes)
         if held < entry.version or held != entry.events:
-            raise CliError(
+            raise ImportRefusedError(
                 f"{path}: session {entry.session_id} "
                 + (f"stops at version {held}" if held else "has no events in the file")
                 + f", but the manifest says it ends at version {entry.version} with "
@@ -249,14 +250,14 @@ def _check_manifest(path: Path, manifest: Manifest, sessions: dict[str, SessionI
                 "removed); nothing was imported"
             )
         if held > entry.version or (found is not None and found.hashes[-1] != entry.hash):
-            raise CliError(
+            raise ImportRefusedError(
                 f"{path}: session {entry.session_id} does not end with the event the manifest "
                 f"names (version {entry.version}, hash {entry.hash[:12]}...): the file was "
                 "edited; nothing was imported"
             )
     for session_id, found in sessions.items():
         if session_id not in named:
-            raise CliError(
+            raise ImportRefusedError(
                 f"{path}:{found.line}: session {session_id} is not in the manifest: lines were "
                 "added to the export; nothing was imported"
             )

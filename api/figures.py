@@ -1,0 +1,92 @@
+"""Figures over a whole ledger: how its sessions went, and what the models that wrote cost.
+
+A part of the facade (:class:`api.service.Ledger` is built on it). The statistics are worked out
+by the store's analytics, in SQL where the store speaks it; they need SQLAlchemy, which is
+imported on the first figures asked for rather than whenever a ledger is made (``serve`` starts
+without it).
+"""
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from ledger.store.base import EventStore
+from projections.usage import ModelUsage, generations, usage_by_model
+
+if TYPE_CHECKING:
+    from ledger.store.analytics import GroupStats, LedgerStats
+
+
+class Figures:
+    """The facade's figures (mixed into :class:`api.service.Ledger`)."""
+
+    _store: EventStore
+
+    async def stats(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        agent: str | None = None,
+        client: str | None = None,
+    ) -> "LedgerStats":
+        """Rates and percentiles over the sessions started in ``[since, until)``.
+
+        Args:
+            since: Count sessions started at or after this (aware) time.
+            until: Count sessions started before this (aware) time.
+            agent: Count only sessions of this agent.
+            client: Count only sessions from this client.
+
+        Raises:
+            EventDecodingError: (in-memory store) a stored event cannot be decoded.
+            StoreError: The store failed.
+        """
+        from ledger.store import analytics
+
+        where = analytics.StatsFilter(since=since, until=until, agent=agent, client=client)
+        return await analytics.ledger_stats(self._store, where)
+
+    async def model_usage(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        page: int = 1000,
+    ) -> list[ModelUsage]:
+        """Tokens, latency and cost per model over every thought a model wrote in the ledger.
+
+        Reads the whole log in pages (the store's own analytics do their work in SQL; this is the
+        plain definition, for ``thoughtledger stats`` and for checking faster versions against).
+
+        Args:
+            since: Count thoughts recorded at or after this (aware) time.
+            until: Count thoughts recorded before this (aware) time.
+            page: Events read per query.
+
+        Raises:
+            StoreError: The store failed.
+        """
+        found = []
+        after = 0
+        while records := await self._store.read_all(after_position=after, limit=page):
+            after = records[-1].position
+            found += generations(
+                r
+                for r in records
+                if (since is None or r.recorded_at >= since)
+                and (until is None or r.recorded_at < until)
+            )
+        return usage_by_model(found)
+
+
+def __getattr__(name: str) -> object:
+    # The figures' types are handed on from the analytics on first use, so that importing the
+    # facade does not import SQLAlchemy.
+    if name in ("GroupStats", "LedgerStats"):
+        from ledger.store import analytics
+
+        return getattr(analytics, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["Figures", "GroupStats", "LedgerStats"]

@@ -1,0 +1,80 @@
+"""Moving sessions between ledgers: an export file written, checked, and imported.
+
+The file's format is :mod:`api.transfer.jsonl`; :func:`check_file` checks a file on its own
+(before any ledger is opened); :class:`Transfer`, a part of the facade
+(:class:`api.service.Ledger` is built on it), exports sessions and imports a checked file.
+"""
+
+from collections.abc import AsyncGenerator, Iterable
+from pathlib import Path
+
+from api.lookup import all_heads
+from api.transfer.check import CheckedFile, check_file
+from api.transfer.errors import ImportRefusedError
+from api.transfer.importing import PendingImport, pending_import, write_import
+from api.transfer.progress import NoProgress, Progress
+from ledger.envelope import RecordedEvent
+from ledger.store.base import EventStore
+
+
+class Transfer:
+    """The facade's export and import (mixed into :class:`api.service.Ledger`)."""
+
+    _store: EventStore
+
+    def is_own_file(self, path: Path) -> bool:
+        """Whether writing ``path`` would write over the ledger's own storage.
+
+        Raises:
+            OSError: The path cannot be resolved.
+        """
+        return self._store.holds_file(path)
+
+    async def export(
+        self, session_ids: Iterable[str] | None = None
+    ) -> AsyncGenerator[list[RecordedEvent]]:
+        """Yield each session's events, one session at a time, as they were recorded.
+
+        Args:
+            session_ids: The sessions, in the order to export them; ``None`` exports every
+                session, in id order.
+
+        Raises:
+            InvalidInputError: A malformed id.
+            StoreError: The store failed.
+        """
+        if session_ids is None:
+            session_ids = [head.session_id for head in await all_heads(self._store)]
+        for session_id in session_ids:
+            yield await self._store.read_stream(session_id)
+
+    async def pending_import(self, checked: CheckedFile) -> PendingImport:
+        """Check a checked export file against this ledger: what is left to import.
+
+        Raises:
+            ImportRefusedError: The file conflicts with the ledger; nothing was written.
+            StoreError: The store failed.
+        """
+        return await pending_import(self._store, checked)
+
+    async def write_import(self, pending: PendingImport, step: Progress | None = None) -> int:
+        """Import what the ledger lacks of a file (see :meth:`pending_import`), whole sessions.
+
+        Returns:
+            How many events were written (0 when the ledger held them all already).
+
+        Raises:
+            ImportRefusedError: Writing stopped midway (whole sessions were written).
+        """
+        return await write_import(self._store, pending, step or NoProgress())
+
+
+__all__ = [
+    "CheckedFile",
+    "ImportRefusedError",
+    "NoProgress",
+    "PendingImport",
+    "Progress",
+    "Transfer",
+    "check_file",
+]
