@@ -5,7 +5,7 @@ import pytest
 import structlog
 
 from ledger.store.base import EventStore
-from tests.backends import BACKENDS, Backend, backend_for
+from tests.support.backends import BACKENDS, Backend, backend_for
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def _postgres_reachable_in_ci() -> None:
 
     import asyncpg
 
-    from tests.backends import pg_url
+    from tests.support.backends import pg_url
 
     url = pg_url()
     if os.environ.get("CI") != "true" or url is None:

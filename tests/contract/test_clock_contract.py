@@ -13,8 +13,8 @@ import pytest
 from api.cli import main
 from ledger.envelope import RecordedEvent
 from ledger.store.memory import MemoryEventStore
-from tests.backends import Backend
-from tests.factories import started, thought
+from tests.support.backends import Backend
+from tests.support.factories import started, thought
 
 pytestmark = pytest.mark.anyio
 

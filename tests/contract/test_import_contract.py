@@ -12,9 +12,9 @@ from ledger.errors import EventDecodingError, IntegrityError, InvalidInputError
 from ledger.events import BranchOpened, SessionCleared
 from ledger.store.base import MAX_BATCH, EventStore
 from ledger.store.memory import MemoryEventStore
-from tests.backends import Backend
-from tests.factories import started, thought
-from tests.forged import resealed
+from tests.support.backends import Backend
+from tests.support.factories import started, thought
+from tests.support.forged import resealed
 
 pytestmark = pytest.mark.anyio
 

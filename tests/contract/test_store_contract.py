@@ -11,8 +11,8 @@ from ledger.errors import ConcurrencyError, InvalidInputError, LedgerError
 from ledger.events import BranchOpened, LedgerEvent, SessionCleared, ThoughtRevised
 from ledger.store.base import EventStore
 from ledger.store.memory import MemoryEventStore
-from tests.backends import Backend
-from tests.factories import started, thought
+from tests.support.backends import Backend
+from tests.support.factories import started, thought
 
 pytestmark = pytest.mark.anyio
 

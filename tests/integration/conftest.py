@@ -1,12 +1,26 @@
-"""Fixtures shared by the integration tests: a ledger in a fresh SQLite file, and MCP modes."""
+"""Fixtures shared by the integration tests: ledgers (an SQLite file; a URL on every durable
+backend), MCP modes, and an environment that keeps the user's own ledger out of reach."""
 
-from collections.abc import AsyncIterator
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from api import Ledger, open_ledger
-from tests.integration.test_mcp_tools import Mode
+from tests.support.backends import pg_url
+from tests.support.cli import sqlite_url
+from tests.support.mcp import Mode
+
+
+@pytest.fixture(autouse=True)
+def _no_ambient_ledger(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Tests never touch the user's ledger: no URL from the environment, data under tmp."""
+    monkeypatch.delenv("THOUGHTLEDGER_URL", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
 
 
 @pytest.fixture
@@ -21,3 +35,26 @@ def mode(request: pytest.FixtureRequest) -> Mode:
     """Each MCP client mode the SDK offers."""
     chosen: Mode = request.param
     return chosen
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def ledger_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A URL of an empty ledger: a SQLite file, or a fresh PostgreSQL schema (dropped after)."""
+    if request.param == "sqlite":
+        yield sqlite_url(tmp_path / "ledger.db")
+        return
+    base = pg_url()
+    if base is None:
+        pytest.skip("no PostgreSQL configured (set THOUGHTLEDGER_TEST_PG_URL)")
+    schema = f"tl_cli_{uuid.uuid4().hex[:12]}"
+    yield f"{base}?schema={schema}"
+
+    async def drop() -> None:
+        engine = create_async_engine(base)
+        try:
+            async with engine.begin() as connection:
+                await connection.execute(sa.schema.DropSchema(schema, cascade=True, if_exists=True))
+        finally:
+            await engine.dispose()
+
+    asyncio.run(drop())

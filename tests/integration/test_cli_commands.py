@@ -14,13 +14,8 @@ from rich.console import Console
 
 import api.cli.replay
 from api.cli.common import Ui
-from tests.integration.test_cli_support import (
-    _no_ambient_ledger,  # noqa: F401  # autouse: keeps the user's ledger out of reach
-    cli,
-    demo,
-    record_sample,
-    sqlite_url,
-)
+from tests.support.cli import cli, demo, sqlite_url
+from tests.support.samples import record_sample
 
 
 def test_demo_records_a_session_with_revisions_and_branches_and_shows_it(

@@ -9,12 +9,8 @@ import pytest
 
 import ledger.store.analytics
 from api.cli.common import parse_time
-from tests.integration.test_cli_support import (
-    _no_ambient_ledger,  # noqa: F401  # autouse: keeps the user's ledger out of reach
-    cli,
-    record_sample,
-    sqlite_url,
-)
+from tests.support.cli import cli, sqlite_url
+from tests.support.samples import record_sample
 
 
 @pytest.fixture

@@ -21,17 +21,11 @@ from api import open_ledger
 from api.transfer.jsonl import MAX_LINE_BYTES
 from ledger.decide import DEFAULT_MAX_THOUGHT_BYTES
 from ledger.events import BranchOpened
-from tests.factories import started, thought
-from tests.forged import resealed_lines
-from tests.integration.test_cli_support import (
-    _no_ambient_ledger,  # noqa: F401  # autouse: keeps the user's ledger out of reach
-    cli,
-    demo,
-    record_sample,
-    sqlite_url,
-)
-from tests.integration.test_cli_transfer import exported, views, write_export
-from tests.raw_store import raw_store
+from tests.support.cli import cli, demo, exported, sqlite_url, views, write_export
+from tests.support.factories import started, thought
+from tests.support.forged import resealed_lines
+from tests.support.raw_store import raw_store
+from tests.support.samples import record_sample
 
 
 def rows(path: Path) -> list[tuple[object, ...]]:

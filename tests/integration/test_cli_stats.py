@@ -22,15 +22,8 @@ from ledger.events import THOUGHT_TYPES, Generation, SessionStarted, ThoughtGene
 from ledger.store.analytics import StatsFilter, ledger_stats
 from ledger.store.memory import MemoryEventStore
 from projections.state import empty, replay
-from tests.integration.test_cli_support import (
-    SAMPLE,
-    Clock,
-    _no_ambient_ledger,  # noqa: F401  # autouse: keeps the user's ledger out of reach
-    cli,
-    ledger_url,  # noqa: F401  # a fixture, used by name
-    record_sample,
-    sqlite_url,
-)
+from tests.support.cli import cli, sqlite_url
+from tests.support.samples import SAMPLE, Clock, record_sample
 
 Streams = dict[str, list[RecordedEvent]]
 Keep = Callable[[list[RecordedEvent]], bool]
@@ -174,7 +167,7 @@ def stats(capsys: pytest.CaptureFixture[str], url: str, *options: str) -> dict[s
 
 def test_stats_equal_a_pure_python_computation(
     capsys: pytest.CaptureFixture[str],
-    ledger_url: str,  # noqa: F811  # the fixture imported above
+    ledger_url: str,
 ) -> None:
     asyncio.run(record_sample(ledger_url))
     expected = reference(asyncio.run(streams_of(ledger_url)))
@@ -204,7 +197,7 @@ def test_stats_equal_a_pure_python_computation(
 )
 def test_filtered_stats_count_only_the_chosen_sessions(
     capsys: pytest.CaptureFixture[str],
-    ledger_url: str,  # noqa: F811  # the fixture imported above
+    ledger_url: str,
     options: list[str],
     keep: Keep,
 ) -> None:
@@ -276,6 +269,7 @@ def test_stats_on_a_generated_ledger_are_correct(
     assert figures == reference(asyncio.run(streams_of(sqlite_url(path))))
 
 
+@pytest.mark.slow
 def test_stats_over_a_million_events_finish(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -309,7 +303,7 @@ def generated(number: int, kind: str, **extra: Any) -> ThoughtGenerated:
 
 def test_thoughts_a_model_wrote_count_as_the_kind_they_were_classified_as(
     capsys: pytest.CaptureFixture[str],
-    ledger_url: str,  # noqa: F811  # the fixture imported above
+    ledger_url: str,
 ) -> None:
     async def record() -> None:
         store = await open_store(ledger_url)

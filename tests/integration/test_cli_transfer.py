@@ -12,49 +12,14 @@ import api.transfer.importing
 import api.transfer.jsonl
 from api import open_ledger
 from ledger.envelope import RecordedEvent
-from tests.integration.test_cli_support import (
-    _no_ambient_ledger,  # noqa: F401  # autouse: keeps the user's ledger out of reach
-    cli,
-    demo,
-    ledger_url,  # noqa: F401  # a fixture, used by name
-    record_sample,
-    sqlite_url,
-)
-
-SAMPLE_IDS = ["s-a", "s-b", "s-c", "s-d", "s-e"]
-
-
-def exported(
-    capsys: pytest.CaptureFixture[str], url: str, target: Path, *sessions: str
-) -> list[dict[str, object]]:
-    """Export into ``target``; return its event lines (checking that the manifest ends it)."""
-    scope = list(sessions) or ["--all"]
-    ran = cli(capsys, "export", *scope, "-o", str(target), "--db", url, "--force")
-    assert ran.code == 0, ran.err
-    lines = [json.loads(line) for line in target.read_text().splitlines()]
-    assert set(lines[-1]) == {"manifest"}
-    return lines[:-1]
-
-
-def write_export(target: Path, lines: list[dict[str, object]]) -> None:
-    """Write event lines as an export, ended by the manifest an export of them ends with."""
-    sessions: dict[object, dict[str, object]] = {}
-    for line in lines:
-        entry = sessions.setdefault(line["session_id"], {"session_id": line["session_id"]})
-        entry.update(version=line["version"], hash=line["hash"])
-        entry["events"] = int(str(entry.get("events", 0))) + 1
-    manifest = {"manifest": {"format": 1, "sessions": list(sessions.values())}}
-    target.write_text("".join(json.dumps(line) + "\n" for line in [*lines, manifest]))
-
-
-def views(capsys: pytest.CaptureFixture[str], url: str) -> dict[str, object]:
-    return {s: cli(capsys, "show", s, "--db", url, "--json").json() for s in SAMPLE_IDS}
+from tests.support.cli import cli, demo, exported, sqlite_url, views, write_export
+from tests.support.samples import record_sample
 
 
 def test_export_then_import_gives_identical_sessions_and_verifying_chains(
     capsys: pytest.CaptureFixture[str],
     tmp_path: Path,
-    ledger_url: str,  # noqa: F811  # the fixture imported above
+    ledger_url: str,
 ) -> None:
     source = sqlite_url(tmp_path / "source.db")
     asyncio.run(record_sample(source))
@@ -308,7 +273,7 @@ def test_export_to_standard_output_writes_no_file_and_imports_back(
     capsys: pytest.CaptureFixture[str],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    ledger_url: str,  # noqa: F811  # the fixture imported above
+    ledger_url: str,
 ) -> None:
     source = sqlite_url(tmp_path / "source.db")
     asyncio.run(record_sample(source))

@@ -6,13 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_cli_support import (
-    _no_ambient_ledger,  # noqa: F401  # autouse: keeps the user's ledger out of reach
-    cli,
-    demo,
-    record_sample,
-    sqlite_url,
-)
+from tests.support.cli import cli, demo, sqlite_url
+from tests.support.samples import record_sample
 
 
 def tamper(path: Path, statement: str) -> None:

@@ -1,7 +1,7 @@
 """``think_external`` end to end: the real client against a real OpenAI-compatible HTTP server.
 
-The server (:mod:`tests.llm_server`) runs on 127.0.0.1 inside the test and answers from a script:
-successes, 429s, 500s, hangs, malformed bodies. Nothing reaches the internet.
+The server (:mod:`tests.support.llm_server`) runs on 127.0.0.1 inside the test and answers from a
+script: successes, 429s, 500s, hangs, malformed bodies. Nothing reaches the internet.
 """
 
 import json
@@ -30,7 +30,7 @@ from ledger.events import ThoughtGenerated, ThoughtRecorded
 from ledger.store.base import EventStore
 from ledger.store.memory import MemoryEventStore
 from projections.asof import as_of_version
-from tests.llm_server import (
+from tests.support.llm_server import (
     FakeLLM,
     Reply,
     completion,

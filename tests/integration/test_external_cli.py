@@ -10,12 +10,8 @@ from api.bootstrap import open_ledger
 from api.llm.client import LLMWriter
 from api.llm.config import LLMSettings
 from api.llm.external import think_external
-from tests.integration.test_cli_support import (
-    _no_ambient_ledger,  # noqa: F401  # autouse: keeps the user's ledger out of reach
-    cli,
-    sqlite_url,
-)
-from tests.llm_server import FakeLLM, fake_llm, structured
+from tests.support.cli import cli, sqlite_url
+from tests.support.llm_server import FakeLLM, fake_llm, structured
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
 """``sequential_thinking_external`` through MCP, with a real model server on 127.0.0.1.
 
 An in-memory MCP client calls the server, whose tool drives the real ``openai`` client against
-the scripted OpenAI-compatible server of :mod:`tests.llm_server`. Nothing reaches the internet.
+the scripted OpenAI-compatible server of :mod:`tests.support.llm_server`. Nothing reaches the
+internet.
 """
 
 from collections.abc import AsyncIterator, Iterator
@@ -14,14 +15,8 @@ from api.llm.client import FAILED, LLMWriter
 from api.llm.config import LLMSettings
 from api.mcp import create_server
 from api.service import Ledger
-from tests.integration.test_mcp_tools import (
-    Json,
-    Mode,
-    call,
-    event_count,
-    refused,
-)
-from tests.llm_server import FakeLLM, error, fake_llm, structured
+from tests.support.llm_server import FakeLLM, error, fake_llm, structured
+from tests.support.mcp import Json, Mode, call, event_count, refused
 
 pytestmark = pytest.mark.anyio
 

@@ -11,7 +11,7 @@ import pytest
 from api import InvalidThoughtError, Ledger, SessionNotFoundError
 from ledger.errors import InvalidInputError
 from ledger.store.base import EventStore
-from tests.raw_store import raw_store
+from tests.support.raw_store import raw_store
 
 pytestmark = pytest.mark.anyio
 

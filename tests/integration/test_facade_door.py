@@ -14,7 +14,7 @@ import pytest
 from api.cli import show
 from api.service import Ledger
 from ledger.store.base import EventStore
-from tests.backends import Backend
+from tests.support.backends import Backend
 
 pytestmark = pytest.mark.anyio
 

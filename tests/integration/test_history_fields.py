@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from api import Ledger, sequential_thinking_tool
-from tests.integration.test_mcp_tools import Json, Mode, call, connect, think
+from tests.support.mcp import Json, Mode, call, connect, think
 
 pytestmark = pytest.mark.anyio
 

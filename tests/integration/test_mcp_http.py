@@ -1,24 +1,17 @@
 """Streamable HTTP: ``--http --port 0`` in a subprocess, several clients at once, each isolated."""
 
-import re
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from subprocess import PIPE
 
 import anyio
 import pytest
-from anyio.abc import Process
-from anyio.streams.text import TextReceiveStream
 from mcp import Client
 
-from tests.integration.test_mcp_stdio import ROOT, WAIT, child_env
-from tests.integration.test_mcp_tools import Json, call, refused, thought
+from tests.support.mcp import Json, call, refused, thought
+from tests.support.processes import WAIT, serving_http
 
 pytestmark = pytest.mark.anyio
-
-URL = re.compile(r"url=(http://127\.0\.0\.1:\d+/mcp)")
 
 
 @asynccontextmanager
@@ -26,46 +19,6 @@ async def http_server(tmp_path: Path, *options: str) -> AsyncIterator[str]:
     """Start the server on an SQLite file in ``tmp_path``; yield its URL."""
     async with serving_http(f"sqlite:///{tmp_path / 'l.db'}", *options) as url:
         yield url
-
-
-@asynccontextmanager
-async def serving_http(db: str, *options: str) -> AsyncIterator[str]:
-    """Start the server on the ledger ``db`` on a free loopback port; yield its URL, read from
-    its log on stderr. It must stop gracefully (exit 0) when terminated."""
-    command = [sys.executable, "-m", "api.cli", "serve", "--db", db]
-    process = await anyio.open_process(
-        [*command, "--http", "--port", "0", *options],
-        cwd=ROOT,
-        env=child_env(DISABLE_THOUGHT_LOGGING="true"),
-        stderr=PIPE,
-    )
-    found: list[str] = []
-    ready = anyio.Event()
-    async with anyio.create_task_group() as group:
-        group.start_soon(_read_log, process, found, ready)
-        try:
-            with anyio.fail_after(WAIT):
-                await ready.wait()
-            assert found, "the server stopped before it logged its URL"
-            yield found[0]
-        finally:
-            if process.returncode is None:
-                process.terminate()
-            with anyio.fail_after(WAIT):
-                assert await process.wait() == 0  # a graceful stop: the ledger was closed
-
-
-async def _read_log(process: Process, found: list[str], ready: anyio.Event) -> None:
-    # Drain stderr to its end, so the server never blocks on a full pipe.
-    assert process.stderr is not None
-    buffered = ""
-    async for chunk in TextReceiveStream(process.stderr):
-        buffered += chunk
-        match = URL.search(buffered)
-        if match and not ready.is_set():
-            found.append(match.group(1))
-            ready.set()
-    ready.set()
 
 
 async def test_concurrent_http_clients_think_in_isolated_sessions(tmp_path: Path) -> None:

@@ -11,16 +11,7 @@ from mcp.types import TextResourceContents
 
 from api.bootstrap import open_ledger
 from api.service import Ledger
-from tests.integration.test_mcp_tools import (
-    Json,
-    Mode,
-    call,
-    connect,
-    event_count,
-    refused,
-    think,
-    thought,
-)
+from tests.support.mcp import Json, Mode, call, connect, event_count, refused, think, thought
 
 pytestmark = pytest.mark.anyio
 

@@ -14,7 +14,7 @@ from api.mcp.serve import add_serve_arguments
 from api.service import Ledger
 from ledger.errors import InvalidInputError
 from ledger.store.memory import MemoryEventStore
-from tests.integration.test_mcp_stdio import ROOT, WAIT, child_env
+from tests.support.processes import ROOT, WAIT, child_env
 
 
 def parse(*argv: str) -> argparse.Namespace:

@@ -6,7 +6,7 @@ from mcp import Client
 from api.mcp import create_server
 from api.mcp.app import ProfileName
 from api.service import Ledger
-from tests.integration.test_mcp_tools import Mode, connect, refused, think, thought
+from tests.support.mcp import Mode, connect, refused, think, thought
 
 pytestmark = pytest.mark.anyio
 

@@ -5,7 +5,7 @@ from mcp import Client
 
 from api.mcp import TOOL_NAMES, create_server
 from api.service import Ledger
-from tests.integration.test_mcp_tools import Json, Mode, call, connect, event_count, refused
+from tests.support.mcp import Json, Mode, call, connect, event_count, refused
 
 pytestmark = pytest.mark.anyio
 

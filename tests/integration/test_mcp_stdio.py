@@ -6,7 +6,6 @@ SDK's own stdio client, over the read tool: nothing the first run acknowledged m
 """
 
 import json
-import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -19,12 +18,10 @@ from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 from mcp import Client, StdioServerParameters
 
-from tests.integration.test_mcp_tools import Json, text_of
+from tests.support.mcp import Json, text_of
+from tests.support.processes import ROOT, WAIT, child_env, serve_command, sqlite_in
 
 pytestmark = pytest.mark.anyio
-
-ROOT = Path(__file__).resolve().parents[2]
-WAIT = 20  # seconds: bounds every exchange (start-up imports included) so a hang fails fast
 
 
 class LineClient:
@@ -78,18 +75,6 @@ class LineClient:
         return result
 
 
-def serve_command(db: str, *options: str) -> list[str]:
-    return [sys.executable, "-m", "api.cli", "serve", "--db", db, *options]
-
-
-HERMETIC = {"DISABLE_THOUGHT_LOGGING", "THOUGHTLEDGER_STDIO", "THOUGHTLEDGER_URL"}
-
-
-def child_env(**extra: str) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if key not in HERMETIC}
-    return {**env, **extra}
-
-
 @asynccontextmanager
 async def line_server(
     db: str, stderr: Path, *options: str, **env: str
@@ -107,10 +92,6 @@ async def line_server(
                 await process.wait()
 
 
-def sqlite_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'l.db'}"
-
-
 def thought(number: int, total: int = 4, **extra: Any) -> Json:
     return {
         "thought": f"thought {number}",
@@ -122,7 +103,7 @@ def thought(number: int, total: int = 4, **extra: Any) -> Json:
 
 
 async def test_a_killed_server_loses_nothing_it_acknowledged(tmp_path: Path) -> None:
-    db = sqlite_url(tmp_path)
+    db = sqlite_in(tmp_path)
     async with line_server(db, tmp_path / "first.err") as client:
         await client.handshake()
         answers = [
@@ -171,7 +152,7 @@ async def test_bad_lines_get_json_rpc_errors_and_the_server_keeps_serving(
     tmp_path: Path, transport: str
 ) -> None:
     env = {"THOUGHTLEDGER_STDIO": transport}
-    async with line_server(sqlite_url(tmp_path), tmp_path / "stderr", **env) as client:
+    async with line_server(sqlite_in(tmp_path), tmp_path / "stderr", **env) as client:
         await client.send_line("{not json")
         parse_error = await client.receive()
         await client.send_line('{"jsonrpc": "2.0", "id": 7}')
@@ -197,7 +178,7 @@ async def test_bad_lines_get_json_rpc_errors_and_the_server_keeps_serving(
 async def test_each_thought_is_rendered_on_stderr_unless_disabled(tmp_path: Path) -> None:
     for disabled, name in ((None, "shown.err"), ("TRUE", "hidden.err")):
         env = {"DISABLE_THOUGHT_LOGGING": disabled} if disabled else {}
-        async with line_server(sqlite_url(tmp_path), tmp_path / name, **env) as client:
+        async with line_server(sqlite_in(tmp_path), tmp_path / name, **env) as client:
             await client.handshake()
             await client.call_tool("sequentialthinking", thought(1))
         rendered = (tmp_path / name).read_text(encoding="utf-8")

@@ -14,8 +14,8 @@ import anyio
 import pytest
 
 from api import open_ledger
-from tests.integration.test_mcp_stdio import ROOT, WAIT, child_env, serve_command, sqlite_url
-from tests.integration.test_mcp_tools import Json
+from tests.support.mcp import Json
+from tests.support.processes import ROOT, WAIT, child_env, serve_command, sqlite_in
 
 pytestmark = pytest.mark.anyio
 
@@ -84,7 +84,7 @@ async def recorded_thoughts(db: str) -> list[str]:
 async def test_every_request_piped_before_eof_is_answered_once_and_recorded(
     tmp_path: Path, transport: str
 ) -> None:
-    db = sqlite_url(tmp_path)
+    db = sqlite_in(tmp_path)
     count = 12
     requests = [initialize(), INITIALIZED]
     requests += [call(n, "sequentialthinking", thought(n, count)) for n in range(1, count + 1)]
@@ -118,7 +118,7 @@ async def test_a_request_the_client_cancelled_does_not_hold_the_exit(
         cancel,
     ]
 
-    messages, _ = await served(sqlite_url(tmp_path), [json.dumps(r) for r in requests], transport)
+    messages, _ = await served(sqlite_in(tmp_path), [json.dumps(r) for r in requests], transport)
 
     answered = Counter(message.get("id") for message in messages)
     assert answered[0] == answered[1] == 1
@@ -142,7 +142,7 @@ CALL += r'"params": {"name": "sequentialthinking", "arguments": %s}}'
 async def test_a_lone_surrogate_is_refused_by_field_name_and_nothing_is_recorded(
     tmp_path: Path, transport: str
 ) -> None:
-    db = sqlite_url(tmp_path)
+    db = sqlite_in(tmp_path)
     # A lone surrogate outside a tool's arguments (here the client's name) is kept as its escape.
     opening = json.dumps(initialize(client="piped CLIENT")).replace("CLIENT", r"\udfff")
     lines = [opening, json.dumps(INITIALIZED)]

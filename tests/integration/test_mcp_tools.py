@@ -5,86 +5,23 @@ The ledger is an SQLite file, as in production.
 """
 
 import json
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
-from typing import Any, Literal
 
 import pytest
-from mcp import Client
-from mcp.types import CallToolResult, TextContent
 
-from api.mcp import create_server
-from api.mcp.app import ProfileName
 from api.mcp.descriptions import OFFICIAL_DESCRIPTION
-from api.mcp.render import ThoughtSink
 from api.service import Ledger
-from tests.backends import Backend
-from tests.raw_store import raw_store
+from tests.support.backends import Backend
+from tests.support.mcp import (
+    Json,
+    Mode,
+    connect,
+    event_count,
+    refused,
+    think,
+    thought,
+)
 
 pytestmark = pytest.mark.anyio
-
-Mode = Literal["auto", "legacy"]
-Json = dict[str, Any]
-
-
-# -- helpers, shared by the other test_mcp_* modules ------------------------------------------
-
-
-@asynccontextmanager
-async def connect(
-    ledger: Ledger,
-    mode: Mode,
-    *,
-    profile: ProfileName = "official",
-    tools: Sequence[str] = ("sequentialthinking", "thinking_history"),
-    thought_sink: ThoughtSink | None = None,
-) -> AsyncIterator[Client]:
-    server = create_server(ledger, profile=profile, tools=tools, thought_sink=thought_sink)
-    async with Client(server, mode=mode) as client:
-        yield client
-
-
-def thought(number: int, total: int = 3, *, more: bool = True, **extra: Any) -> Json:
-    return {
-        "thought": f"thought {number}",
-        "thoughtNumber": number,
-        "totalThoughts": total,
-        "nextThoughtNeeded": more,
-        **extra,
-    }
-
-
-def text_of(result: CallToolResult) -> str:
-    block = result.content[0]
-    assert isinstance(block, TextContent)
-    return block.text
-
-
-async def call(client: Client, tool: str, arguments: Json) -> Json:
-    """Call a tool that must succeed; its text must be the structured content, pretty-printed."""
-    result = await client.call_tool(tool, arguments)
-    assert result.is_error is False, text_of(result)
-    structured: Json | None = result.structured_content
-    assert structured is not None
-    assert text_of(result) == json.dumps(structured, indent=2, ensure_ascii=False)
-    return structured
-
-
-async def think(client: Client, arguments: Json) -> Json:
-    return await call(client, "sequentialthinking", arguments)
-
-
-async def refused(client: Client, tool: str, arguments: Json) -> str:
-    """Call a tool that must refuse; return the message the model reads."""
-    result = await client.call_tool(tool, arguments)
-    assert result.is_error is True
-    assert result.structured_content is None
-    return text_of(result)
-
-
-async def event_count(ledger: Ledger) -> int:
-    return len(await raw_store(ledger).read_all(limit=10_000))
-
 
 # -- the official server's scenarios ----------------------------------------------------------
 

@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.integration.test_mcp_stdio import ROOT, WAIT, child_env
+from tests.support.processes import ROOT, WAIT, child_env
 
 Json = dict[str, Any]
 
@@ -283,6 +283,7 @@ calls = st.fixed_dictionaries({"thought": st.just("same for both"), **REQUIRED},
 """The arguments of one ``sequentialthinking`` call."""
 
 
+@pytest.mark.slow
 @settings(
     max_examples=25,
     deadline=None,

@@ -15,7 +15,7 @@ from ledger.errors import (
 from ledger.store.memory import MemoryEventStore
 from ledger.store.postgres import PostgresEventStore
 from ledger.store.sqlite import SqliteEventStore
-from tests.backends import pg_url
+from tests.support.backends import pg_url
 
 pytestmark = pytest.mark.anyio
 

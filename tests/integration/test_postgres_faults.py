@@ -11,8 +11,8 @@ import pytest
 import sqlalchemy as sa
 
 from api import Ledger, open_ledger
-from tests.backends import pg_url
-from tests.raw_store import raw_store
+from tests.support.backends import base_url, dsn
+from tests.support.raw_store import raw_store
 
 pytestmark = [pytest.mark.anyio, pytest.mark.postgres]
 
@@ -24,17 +24,6 @@ def thought(number: int) -> dict[str, Any]:
         "total_thoughts": 3,
         "next_thought_needed": True,
     }
-
-
-def base_url() -> str:
-    url = pg_url()
-    if url is None:
-        pytest.skip("no PostgreSQL configured (set THOUGHTLEDGER_TEST_PG_URL)")
-    return url
-
-
-def dsn(url: str) -> str:
-    return sa.make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 @asynccontextmanager

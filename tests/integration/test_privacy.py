@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from api import open_ledger
-from tests.integration.test_cli_support import cli, sqlite_url
+from tests.support.cli import cli, sqlite_url
 
 
 @pytest.fixture

@@ -35,7 +35,7 @@ from api.mcp import TOOL_NAMES, create_server
 from api.mcp.descriptions import OFFICIAL_DESCRIPTION
 from api.mcp.server import DescriptionsName
 from api.tool import SequentialThinkingTool, sequential_thinking_tool
-from tests.integration.test_mcp_tools import Json, Mode
+from tests.support.mcp import Json, Mode
 
 pytestmark = pytest.mark.anyio
 

@@ -2,7 +2,6 @@
 database and a ledger that is only read are all left exactly as they were."""
 
 import asyncio
-import hashlib
 import sqlite3
 import sys
 from pathlib import Path
@@ -12,31 +11,8 @@ import pytest
 
 from api import StoreError, open_ledger, open_store
 from ledger.errors import SchemaVersionError
-from tests.integration.test_cli_support import cli, record_sample, sqlite_url
-
-READS = [
-    ["sessions"],
-    ["show", "s-a"],
-    ["replay", "s-a"],
-    ["diff", "s-a", "0", "1"],
-    ["verify"],
-    ["stats"],
-    ["export", "--all", "-o", "{out}"],
-]
-"""Every command that only reads, with the arguments it needs ({out}: an export file)."""
-
-
-def command_id(argv: list[str]) -> str:
-    return argv[0]
-
-
-def snapshot(folder: Path) -> dict[str, str]:
-    """Every file in ``folder`` (the database and any -wal, -shm or journal) with its SHA-256."""
-    return {
-        path.name: hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in sorted(folder.iterdir())
-        if path.is_file()
-    }
+from tests.support.cli import READS, cli, command_id, snapshot, sqlite_url
+from tests.support.samples import record_sample
 
 
 def read(capsys: pytest.CaptureFixture[str], argv: list[str], db: Path, out: Path) -> Any:

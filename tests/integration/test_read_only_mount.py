@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_cli_support import record_sample, sqlite_url
-from tests.integration.test_read_only import snapshot
+from tests.support.cli import snapshot, sqlite_url
+from tests.support.samples import record_sample
 
 _IN_READ_ONLY_MOUNT = """
 set -e

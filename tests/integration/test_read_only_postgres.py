@@ -12,9 +12,9 @@ import sqlalchemy as sa
 
 from api import StoreError, open_ledger, open_store
 from ledger.errors import SchemaVersionError
-from tests.integration.test_cli_support import cli, record_sample
-from tests.integration.test_postgres_faults import base_url, dsn
-from tests.integration.test_read_only import READS, command_id
+from tests.support.backends import base_url, dsn
+from tests.support.cli import READS, cli, command_id
+from tests.support.samples import record_sample
 
 pytestmark = pytest.mark.postgres
 

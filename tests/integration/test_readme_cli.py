@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_cli_support import cli
+from tests.support.cli import cli
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 SHOWN_ID = "01a200aa-5aa0-705f-8c03-353b1aba1175"

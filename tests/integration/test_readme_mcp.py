@@ -14,7 +14,7 @@ from mcp import Client
 from api import Ledger
 from api.mcp import TOOL_NAMES, create_server
 from api.mcp.app import ProfileName
-from tests.integration.test_mcp_tools import Json, call
+from tests.support.mcp import Json, call
 
 pytestmark = pytest.mark.anyio
 

@@ -1,6 +1,6 @@
 """A provider that echoes the API key back never gets it to the model or into the logs.
 
-The scripted OpenAI-compatible server of :mod:`tests.llm_server` answers errors whose text
+The scripted OpenAI-compatible server of :mod:`tests.support.llm_server` answers errors whose text
 quotes the configured key in the shapes providers and proxies use. The tool error an MCP client
 reads, and every log record (the SDK logs each tool error at INFO, the client each retry), must
 hold no trace of it, while still saying what went wrong.
@@ -19,9 +19,9 @@ from api.llm.client import LLMWriter, WrittenThought
 from api.llm.config import LLMSettings
 from api.llm.prompt import ThoughtPrompt
 from api.mcp import create_server
-from tests.integration.test_mcp_tools import Json, Mode, refused
-from tests.llm_server import FakeLLM, Reply, error, fake_llm
-from tests.raw_store import raw_store
+from tests.support.llm_server import FakeLLM, Reply, error, fake_llm
+from tests.support.mcp import Json, Mode, refused
+from tests.support.raw_store import raw_store
 
 pytestmark = pytest.mark.anyio
 

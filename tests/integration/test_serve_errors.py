@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.backends import pg_url
-from tests.integration.test_mcp_stdio import ROOT, WAIT, child_env
+from tests.support.backends import pg_url
+from tests.support.processes import ROOT, WAIT, child_env
 
 SECRETS = ("pw-in-userinfo", "pw-in-query", "ssl-pw-in-query")
 

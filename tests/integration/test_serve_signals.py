@@ -21,8 +21,8 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.integration.test_mcp_stdio import ROOT, WAIT, child_env
-from tests.integration.test_mcp_tools import thought
+from tests.support.mcp import thought
+from tests.support.processes import ROOT, WAIT, child_env
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 

@@ -13,7 +13,7 @@ import pytest
 
 from api import InvalidInputError, InvalidThoughtError, Ledger, open_ledger
 from api.tool import SequentialThinkingTool, sequential_thinking_tool
-from tests.raw_store import raw_store
+from tests.support.raw_store import raw_store
 
 pytestmark = pytest.mark.anyio
 

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from tests.integration.test_mcp_stdio import ROOT, WAIT, child_env
+from tests.support.processes import ROOT, WAIT, child_env
 
 SECRETS = ("pw-in-userinfo", "pw-in-query")
 

@@ -136,7 +136,7 @@ def test_deleting_or_swapping_events_is_detected(
 def test_a_recomputed_chain_with_a_stale_head_is_refused() -> None:
     # An attacker who rewrites an event and recomputes every hash after it still leaves the
     # recorded head pointing at the old last hash.
-    from tests.factories import thought
+    from tests.support.factories import thought
 
     original = _rows([thought(1), thought(2), thought(3)])
     forged = _rows([thought(1), thought(2, "forged"), thought(3)])

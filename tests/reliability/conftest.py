@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.backends import Backend, pg_url
+from tests.support.backends import Backend, pg_url
 
 
 @dataclass

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,39 +18,11 @@ from api.service import Ledger
 from ledger.errors import InvalidInputError, LedgerError
 from ledger.store.memory import MemoryEventStore
 from ledger.store.sqlite import SqliteEventStore
-from tests.raw_store import raw_store
+from tests.support.hostile import nasty_text, numbers, values
+from tests.support.raw_store import raw_store
 
 EXAMPLES = int(os.environ.get("THOUGHTLEDGER_FUZZ_EXAMPLES", "10000"))
 
-nasty_text = st.one_of(
-    st.text(max_size=50),  # includes lone surrogates and NUL
-    st.sampled_from(
-        [
-            "'; DROP TABLE tl_events; --",
-            "../../etc/passwd",
-            "..\\..\\windows",
-            "\x00",
-            "\ud800",
-            "%s%s%n",
-            "{{7*7}}",
-            "",
-            " ",
-            "a" * 300,
-        ]
-    ),
-)
-nested: st.SearchStrategy[Any] = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | nasty_text,
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
-    ),
-    max_leaves=20,
-)
-numbers = st.one_of(
-    st.integers(min_value=-(2**70), max_value=2**70),
-    st.sampled_from([0, -1, 1, 2**31, 2**63, 1.5, float("nan"), float("inf"), True, "3", "abc"]),
-)
-values = st.one_of(numbers, nasty_text, st.booleans(), st.none(), nested)
 fields = [
     "thought",
     "thought_number",
@@ -86,6 +59,7 @@ session_ids = st.one_of(st.none(), st.just("ok-session"), nasty_text)
 _LOOP = asyncio.new_event_loop()  # one loop for all examples: a loop per example costs more
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(session_ids, arguments())
 def test_any_input_to_think_is_recorded_or_refused_cleanly(

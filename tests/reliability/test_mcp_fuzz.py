@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
@@ -18,10 +19,12 @@ from mcp import Client
 from api.bootstrap import open_ledger
 from api.mcp import create_server
 from api.mcp.server import TOOL_NAMES
-from tests.raw_store import raw_store
-from tests.reliability.test_hostile_input import nasty_text, values
+from tests.support.hostile import nasty_text, values
+from tests.support.raw_store import raw_store
 
-# 1,000 calls per tool in the default run; the dedicated run sets 10,000 (see the README).
+pytestmark = pytest.mark.slow  # thousands of calls per tool: CI runs them, a local run does not
+
+# 1,000 calls per tool in a full run; the dedicated run sets 10,000 (see the README).
 EXAMPLES = int(os.environ.get("THOUGHTLEDGER_MCP_FUZZ_EXAMPLES", "1000"))
 
 CAMEL = [

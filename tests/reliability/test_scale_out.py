@@ -7,9 +7,9 @@ import pytest
 from mcp import Client
 
 from api.bootstrap import open_store
-from tests.integration.test_mcp_http import serving_http
-from tests.integration.test_mcp_tools import call
 from tests.reliability.conftest import Target
+from tests.support.mcp import call
+from tests.support.processes import serving_http
 
 pytestmark = pytest.mark.anyio
 

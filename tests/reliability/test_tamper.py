@@ -5,8 +5,8 @@ import random
 import pytest
 
 from ledger.store.base import EventStore
-from tests.backends import Backend
-from tests.factories import started, thought
+from tests.support.backends import Backend
+from tests.support.factories import started, thought
 
 pytestmark = pytest.mark.anyio
 

@@ -27,6 +27,19 @@ def pg_url() -> str | None:
     return CI_PG_URL if os.environ.get("CI") == "true" else None
 
 
+def base_url() -> str:
+    """The PostgreSQL URL tests use, or skip the test when there is none."""
+    url = pg_url()
+    if url is None:
+        pytest.skip("no PostgreSQL configured (set THOUGHTLEDGER_TEST_PG_URL)")
+    return url
+
+
+def dsn(url: str) -> str:
+    """``url`` as asyncpg's own connect() takes it."""
+    return sa.make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
 @dataclass
 class Backend:
     """Opens stores of one kind on the same underlying storage, as often as a test needs."""

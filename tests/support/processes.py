@@ -1,0 +1,76 @@
+"""The server as MCP clients run it: a subprocess on stdio or on HTTP, with a clean environment."""
+
+import os
+import re
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from subprocess import PIPE
+
+import anyio
+from anyio.abc import Process
+from anyio.streams.text import TextReceiveStream
+
+ROOT = Path(__file__).resolve().parents[2]
+WAIT = 20  # seconds: bounds every exchange (start-up imports included) so a hang fails fast
+
+HERMETIC = {"DISABLE_THOUGHT_LOGGING", "THOUGHTLEDGER_STDIO", "THOUGHTLEDGER_URL"}
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """This environment minus the variables that would steer the server, plus ``extra``."""
+    env = {key: value for key, value in os.environ.items() if key not in HERMETIC}
+    return {**env, **extra}
+
+
+def serve_command(db: str, *options: str) -> list[str]:
+    return [sys.executable, "-m", "api.cli", "serve", "--db", db, *options]
+
+
+def sqlite_in(folder: Path) -> str:
+    """The URL of the ledger file ``l.db`` in ``folder``."""
+    return f"sqlite:///{folder / 'l.db'}"
+
+
+URL = re.compile(r"url=(http://127\.0\.0\.1:\d+/mcp)")
+
+
+@asynccontextmanager
+async def serving_http(db: str, *options: str) -> AsyncIterator[str]:
+    """Start the server on the ledger ``db`` on a free loopback port; yield its URL, read from
+    its log on stderr. It must stop gracefully (exit 0) when terminated."""
+    command = [sys.executable, "-m", "api.cli", "serve", "--db", db]
+    process = await anyio.open_process(
+        [*command, "--http", "--port", "0", *options],
+        cwd=ROOT,
+        env=child_env(DISABLE_THOUGHT_LOGGING="true"),
+        stderr=PIPE,
+    )
+    found: list[str] = []
+    ready = anyio.Event()
+    async with anyio.create_task_group() as group:
+        group.start_soon(_read_log, process, found, ready)
+        try:
+            with anyio.fail_after(WAIT):
+                await ready.wait()
+            assert found, "the server stopped before it logged its URL"
+            yield found[0]
+        finally:
+            if process.returncode is None:
+                process.terminate()
+            with anyio.fail_after(WAIT):
+                assert await process.wait() == 0  # a graceful stop: the ledger was closed
+
+
+async def _read_log(process: Process, found: list[str], ready: anyio.Event) -> None:
+    # Drain stderr to its end, so the server never blocks on a full pipe.
+    assert process.stderr is not None
+    buffered = ""
+    async for chunk in TextReceiveStream(process.stderr):
+        buffered += chunk
+        match = URL.search(buffered)
+        if match and not ready.is_set():
+            found.append(match.group(1))
+            ready.set()
+    ready.set()
