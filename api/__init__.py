@@ -14,7 +14,8 @@ Example::
 from typing import TYPE_CHECKING, Any
 
 from api.bootstrap import open_ledger, open_store
-from api.service import DEFAULT_TTL, Ledger, ThinkOutcome
+from api.outcome import ThinkOutcome
+from api.service import DEFAULT_TTL, Ledger
 from api.session import Session
 from ledger.errors import (
     ConcurrencyError,
@@ -30,13 +31,13 @@ from ledger.errors import (
 )
 
 if TYPE_CHECKING:
-    from api.external import think_external
+    from api.llm.external import think_external
     from api.tool import SequentialThinkingTool, sequential_thinking_tool
 
 # Loaded on first use: the MCP server imports this package on every spawn, and these pull in
 # the LLM client and the tool schemas, which most conversations never touch.
 _LAZY = {
-    "think_external": "api.external",
+    "think_external": "api.llm.external",
     "SequentialThinkingTool": "api.tool",
     "sequential_thinking_tool": "api.tool",
 }

@@ -6,16 +6,17 @@ No SQL, no MCP, no argument parsing lives here: only the use-cases over the stor
 import asyncio
 import contextlib
 import random
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
 from api.bounds import check_time, check_version, not_found
+from api.caches import Heads, Histories
 from api.figures import Figures
 from api.gc_pause import cyclic_gc_paused
 from api.lookup import Lookup
+from api.outcome import ThinkOutcome
+from api.session import Profile, Session
 from api.transfer import Transfer
 from ledger.chain import VerifyReport
 from ledger.decide import (
@@ -33,37 +34,12 @@ from ledger.store.base import EventStore, utc_now
 from projections.asof import as_of_version as as_of
 from projections.asof import version_at
 from projections.fastfold import fold_rows
-from projections.state import SessionState, ThoughtEntry, empty, replay, trim
-
-if TYPE_CHECKING:
-    from api.session import Session
+from projections.state import SessionState, empty, replay
 
 DEFAULT_TTL = timedelta(minutes=30)
 """Idle time after which a session expires (the session pattern's default)."""
 
-Profile = Literal["minimal", "official", "session"]
-
 _ATTEMPTS = 32
-
-
-@dataclass(frozen=True, slots=True)
-class ThinkOutcome:
-    """What one recorded thought produced.
-
-    Attributes:
-        session_id: The session the thought landed in (a new one after a clear or expiry).
-        state: The session after the thought.
-        entry: The thought as recorded.
-        recorded: Every event appended by this call, in order (a retired session's ``cleared``
-            or ``expired`` event first, when there was one).
-        replaced_session_id: The session this call retired, if any.
-    """
-
-    session_id: str
-    state: SessionState
-    entry: ThoughtEntry
-    recorded: list[RecordedEvent]
-    replaced_session_id: str | None = None
 
 
 class Ledger(Lookup, Transfer, Figures):
@@ -100,19 +76,14 @@ class Ledger(Lookup, Transfer, Figures):
         self.ttl = ttl
         self.max_thought_bytes = max_thought_bytes
         self._clock = clock
-        self._cache: OrderedDict[str, SessionState] = OrderedDict()
-        self._cache_size = cache_size
-        self._hold = hold_thoughts
-        self._budget = cache_thoughts
-        # Whole histories for reads, least recently used first, within ``cache_thoughts``.
-        self._full: OrderedDict[str, SessionState] = OrderedDict()
-        self._full_held = 0
+        self._cache = Heads(cache_size, hold_thoughts)
+        self._full = Histories(cache_thoughts)
 
     # -- sessions -------------------------------------------------------------------------------
 
     async def new_session(
         self, *, session_id: str | None = None, metadata: Mapping[str, str] | None = None
-    ) -> "Session":
+    ) -> Session:
         """Return a handle on a new session; it is recorded with its first thought.
 
         Args:
@@ -122,18 +93,14 @@ class Ledger(Lookup, Transfer, Figures):
         Raises:
             InvalidInputError: The id is malformed.
         """
-        from api.session import Session
-
         return Session(self, check_id(session_id) if session_id else new_session_id(), metadata)
 
-    def session(self, session_id: str, *, metadata: Mapping[str, str] | None = None) -> "Session":
+    def session(self, session_id: str, *, metadata: Mapping[str, str] | None = None) -> Session:
         """Return a handle on ``session_id``, to continue it from any process sharing the ledger.
 
         Raises:
             InvalidInputError: The id is malformed.
         """
-        from api.session import Session
-
         return Session(self, check_id(session_id), metadata)
 
     async def think(
@@ -156,7 +123,7 @@ class Ledger(Lookup, Transfer, Figures):
             clear: Retire ``session_id`` and start afresh under a new id.
             metadata: Facts to record if a session starts here.
             generated: When a model wrote the thought: the guidance and the generation, recorded
-                with it in one ``thought.generated`` event (see :mod:`api.external`).
+                with it in one ``thought.generated`` event (see :mod:`api.llm.external`).
 
         Returns:
             The outcome, with the session id the thought landed in.
@@ -201,7 +168,7 @@ class Ledger(Lookup, Transfer, Figures):
                 await asyncio.sleep(random.random() * min(0.05, 0.001 * 2**attempt))  # noqa: S311
                 continue
             recorded += stored
-            after = self._cached(current)
+            after = self._cache.get(current)
             assert after is not None  # noqa: S101  # just appended and remembered
             assert after.last is not None  # noqa: S101  # a thought was just folded in
             return ThinkOutcome(current, after, after.last, recorded, replaced)
@@ -421,14 +388,14 @@ class Ledger(Lookup, Transfer, Figures):
     # -- internals ------------------------------------------------------------------------------
 
     async def _load(self, session_id: str, *, fresh: bool) -> SessionState:
-        cached = self._cached(session_id)
+        cached = self._cache.get(session_id)
         if cached is not None and not fresh:
             return cached
         base = cached if cached is not None else empty(session_id)
         records = await self._store.read_stream(session_id, after_version=base.version)
         state = replay(records, base) if records else base
         if state.version:
-            self._remember(state)
+            self._cache.remember(state)
         return state
 
     async def _append(self, state: SessionState, events: list[LedgerEvent]) -> list[RecordedEvent]:
@@ -437,16 +404,10 @@ class Ledger(Lookup, Transfer, Figures):
                 state.session_id, events, expected_version=state.version
             )
         except ConcurrencyError:
-            self._forget(state.session_id)
+            self._cache.forget(state.session_id)
             raise
-        self._remember(replay(recorded, state))
+        self._cache.remember(replay(recorded, state))
         return recorded
-
-    def _cached(self, session_id: str) -> SessionState | None:
-        state = self._cache.get(session_id)
-        if state is not None:
-            self._cache.move_to_end(session_id)
-        return state
 
     async def _complete(self, session_id: str) -> SessionState:
         """Return the session's current state holding every thought.
@@ -456,7 +417,7 @@ class Ledger(Lookup, Transfer, Figures):
         """
         head = await self._load(session_id, fresh=True)
         if head.complete:
-            self._keep_full(head)
+            self._full.keep(head)
             return head
         full = self._full.get(session_id)
         if full is None or full.version > head.version:
@@ -464,31 +425,8 @@ class Ledger(Lookup, Transfer, Figures):
         elif full.version < head.version:
             records = await self._store.read_stream(session_id, after_version=full.version)
             full = replay(records, full)
-        self._keep_full(full)
+        self._full.keep(full)
         return full
-
-    def _keep_full(self, state: SessionState) -> None:
-        old = self._full.pop(state.session_id, None)
-        if old is not None:
-            self._full_held -= len(old.thoughts)
-        if len(state.thoughts) > self._budget:
-            return  # too long to keep: folded from the log on each read instead
-        self._full[state.session_id] = state
-        self._full_held += len(state.thoughts)
-        while self._full_held > self._budget:
-            _evicted_id, evicted = self._full.popitem(last=False)
-            self._full_held -= len(evicted.thoughts)
-
-    def _remember(self, state: SessionState) -> None:
-        if len(state.thoughts) > 2 * self._hold:
-            state = trim(state, self._hold)
-        self._cache[state.session_id] = state
-        self._cache.move_to_end(state.session_id)
-        while len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
-
-    def _forget(self, session_id: str) -> None:
-        self._cache.pop(session_id, None)
 
 
 __all__ = ["DEFAULT_TTL", "Ledger", "Profile", "ThinkOutcome"]

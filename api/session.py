@@ -2,9 +2,9 @@
 
 from collections.abc import AsyncIterator, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal, Protocol
 
-from api.service import Ledger, Profile, ThinkOutcome
+from api.outcome import ThinkOutcome
 from ledger.chain import VerifyReport
 from ledger.envelope import RecordedEvent
 from ledger.errors import InvalidInputError, SessionNotFoundError
@@ -18,12 +18,59 @@ from projections.views import (
     thought_history,
 )
 
+Profile = Literal["minimal", "official", "session"]
+"""The views a session reads as: the minimal response's, the official server's, the pattern's."""
+
+
+class SessionLedger(Protocol):
+    """What a :class:`Session` needs of its ledger; :class:`api.service.Ledger` provides it.
+
+    Named here, so that the handle does not import the facade that makes it.
+    """
+
+    async def think(
+        self,
+        session_id: str | None,
+        arguments: Mapping[str, Any],
+        *,
+        clear: bool = False,
+        metadata: Mapping[str, str] | None = None,
+    ) -> ThinkOutcome:
+        """See :meth:`api.service.Ledger.think`."""
+
+    async def state(
+        self,
+        session_id: str,
+        *,
+        as_of_version: int | None = None,
+        as_of_time: datetime | None = None,
+    ) -> SessionState:
+        """See :meth:`api.service.Ledger.state`."""
+
+    async def events(
+        self,
+        session_id: str,
+        *,
+        as_of_version: int | None = None,
+        as_of_time: datetime | None = None,
+    ) -> list[RecordedEvent]:
+        """See :meth:`api.service.Ledger.events`."""
+
+    def replay(self, session_id: str) -> AsyncIterator[tuple[RecordedEvent, SessionState]]:
+        """See :meth:`api.service.Ledger.replay`."""
+
+    async def clear_session(self, session_id: str, *, reason: str | None = None) -> bool:
+        """See :meth:`api.service.Ledger.clear_session`."""
+
+    async def verify(self, session_id: str) -> VerifyReport:
+        """See :meth:`api.service.Ledger.verify`."""
+
 
 class Session:
     """A handle on one session. After a clear or an expiry it follows the work to the new id."""
 
     def __init__(
-        self, ledger: Ledger, session_id: str, metadata: Mapping[str, str] | None = None
+        self, ledger: SessionLedger, session_id: str, metadata: Mapping[str, str] | None = None
     ) -> None:
         self._ledger = ledger
         self._id = session_id
@@ -161,4 +208,4 @@ class Session:
         return await self._ledger.verify(self._id)
 
 
-__all__ = ["Session"]
+__all__ = ["Profile", "Session", "SessionLedger"]

@@ -211,11 +211,6 @@ def empty(session_id: str) -> SessionState:
     return SessionState(session_id=session_id)
 
 
-def evolve(state: SessionState, record: Folded) -> SessionState:
-    """Fold one recorded event into ``state`` (pure: returns a new state)."""
-    return replay([record], state)
-
-
 def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
     """Fold ``records`` (one session, in version order) onto ``state``.
 
@@ -321,7 +316,6 @@ __all__ = [
     "Status",
     "ThoughtEntry",
     "empty",
-    "evolve",
     "join_branch",
     "replay",
     "trim",

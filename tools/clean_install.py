@@ -117,7 +117,7 @@ def check_imports() -> None:
 
 async def _check_absent_extras() -> None:
     import api
-    import api.tool_adapters as adapters
+    import api.tool.adapters as adapters
 
     async with api.open_ledger("memory://") as ledger:
         for extra, name in ADAPTERS.items():

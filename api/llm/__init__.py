@@ -1,4 +1,8 @@
-"""Language models writing thoughts: settings, prompts and the client (see :mod:`api.external`)."""
+"""Language models writing thoughts: settings, prompts, the client and the use case.
+
+The use case, :mod:`api.llm.external`, is loaded on its own: it needs the facade, which this
+client does not.
+"""
 
 from api.llm.client import FAILED, LLMWriter, ThoughtWriter, WrittenThought
 from api.llm.config import (

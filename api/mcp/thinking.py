@@ -13,11 +13,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
-from api.external import DEFAULT_TEMPERATURE, think_external
+from api.llm.external import DEFAULT_TEMPERATURE, think_external
 from api.mcp import descriptions as text
 from api.mcp.app import AppContext, Caller
 from api.mcp.render import render_thought
-from api.service import ThinkOutcome
+from api.outcome import ThinkOutcome
 from ledger.decide import checked_command
 from ledger.errors import LedgerError
 from ledger.thought import THOUGHT_FIELDS
@@ -166,7 +166,7 @@ async def sequential_thinking_external(
     """Record a thought a language model writes (or, with ``use_llm: false``, the caller's).
 
     On a session's first thought ``thought`` is the problem, afterwards guidance; the model's
-    thought is recorded with who wrote it and at what cost (see :mod:`api.external`).
+    thought is recorded with who wrote it and at what cost (see :mod:`api.llm.external`).
 
     Raises:
         ToolError: The thought breaks a rule, the session id is malformed, the model's provider
@@ -221,7 +221,7 @@ async def record(
         requested: The session the caller named; ``None`` for the connection's own.
         clear: Retire the session first and continue under a new id.
         use_llm: Have a language model write the thought (``thought`` is then the problem or
-            guidance); see :func:`api.external.think_external`.
+            guidance); see :func:`api.llm.external.think_external`.
         model: With ``use_llm``: the model or alias (``None``: the MCP API reference's
             ``LUX_MODEL_NORMAL``).
         temperature: With ``use_llm``: the sampling temperature.

@@ -19,7 +19,7 @@ from tests.support.backends import Backend
 pytestmark = pytest.mark.anyio
 
 API = Path(__file__).resolve().parents[2] / "api"
-BEHIND_THE_FACADE = [*sorted((API / "cli").glob("*.py")), API / "external.py"]
+BEHIND_THE_FACADE = [*sorted((API / "cli").glob("*.py")), API / "llm" / "external.py"]
 
 
 def thought(number: int, total: int = 3) -> dict[str, Any]:

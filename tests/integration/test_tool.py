@@ -333,7 +333,7 @@ async def test_concurrent_first_calls_on_one_instance_open_one_session(ledger: L
 
 def test_the_core_tool_imports_no_agent_framework() -> None:
     code = (
-        "import sys, api.tool, api.tool_adapters; "
+        "import sys, api.tool, api.tool.adapters; "
         "loaded = {'agents', 'pydantic_ai', 'langchain_core'} & set(sys.modules); "
         "print(sorted(loaded))"
     )

@@ -12,7 +12,7 @@ import pytest
 
 from api import Ledger
 from api.tool import DESCRIPTION, PARAMETERS, sequential_thinking_tool
-from api.tool_adapters import langchain_tool, openai_agents_tool, pydantic_ai_tool
+from api.tool.adapters import langchain_tool, openai_agents_tool, pydantic_ai_tool
 from tests.support.raw_store import raw_store
 
 pytestmark = pytest.mark.anyio

@@ -25,9 +25,9 @@ EXTRA_MODULES = {
     "ledger/store/postgres_setup.py": "postgres",
     "api/llm/client.py": "llm",
     "api/llm/answer.py": "llm",
-    "api/tool_adapters/openai_agents.py": "openai-agents",
-    "api/tool_adapters/pydantic_ai.py": "pydantic-ai",
-    "api/tool_adapters/langchain.py": "langchain",
+    "api/tool/adapters/openai_agents.py": "openai-agents",
+    "api/tool/adapters/pydantic_ai.py": "pydantic-ai",
+    "api/tool/adapters/langchain.py": "langchain",
 }
 """The modules allowed to import an extra's distributions, and which extra."""
 
@@ -174,7 +174,7 @@ def test_the_scan_sees_core_extra_and_deferred_imports() -> None:
     # Guards the test above against passing vacuously (a scan that finds nothing).
     found = {(i.path, i.top): i for i in product_imports()}
     assert found["api/mcp/server.py", "mcp"].when_imported
-    assert not found["api/tool_adapters/langchain.py", "langchain_core"].when_imported
+    assert not found["api/tool/adapters/langchain.py", "langchain_core"].when_imported
     assert not found["api/llm/client.py", "openai"].when_imported
     assert ("api/mcp/serve.py", "uvicorn") in found
     core, extras = declared()

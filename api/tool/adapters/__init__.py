@@ -17,8 +17,8 @@ adapter                      builds                         extra
 ===========================  =============================  ==============================
 """
 
-from api.tool_adapters.langchain import langchain_tool
-from api.tool_adapters.openai_agents import openai_agents_tool
-from api.tool_adapters.pydantic_ai import pydantic_ai_tool
+from api.tool.adapters.langchain import langchain_tool
+from api.tool.adapters.openai_agents import openai_agents_tool
+from api.tool.adapters.pydantic_ai import pydantic_ai_tool
 
 __all__ = ["langchain_tool", "openai_agents_tool", "pydantic_ai_tool"]

@@ -14,7 +14,7 @@ instances in one process share nothing but the ledger. Example::
 
 Agent code that builds its own requests takes the definition from ``to_openai_chat()``,
 ``to_openai_responses()`` or ``to_anthropic()``; framework tool objects come from
-:mod:`api.tool_adapters`.
+:mod:`api.tool.adapters`.
 """
 
 import asyncio

@@ -22,17 +22,15 @@ from typing import Any
 from api.llm.client import FAILED, LLMWriter, ThoughtWriter, WrittenThought
 from api.llm.prompt import (
     DEFAULT_MAX_PROMPT_CHARS,
-    PROMPT_VERSION,
     ThoughtPrompt,
     build_prompt,
-    prompt_sha256,
 )
 from api.logs import get_logger
-from api.service import Ledger, ThinkOutcome
+from api.outcome import ThinkOutcome
+from api.service import Ledger
 from ledger.decide import Generated, ThinkCommand, parse_command
 from ledger.errors import GenerationError, InvalidInputError, InvalidThoughtError
 from ledger.redact import mask_secrets
-from projections.asof import as_of_version
 from projections.state import SessionState, empty
 
 DEFAULT_TEMPERATURE = 0.7
@@ -119,64 +117,6 @@ async def think_external(
     return outcome
 
 
-async def prompt_matches(
-    ledger: Ledger,
-    session_id: str,
-    version: int,
-    *,
-    max_prompt_chars: int = DEFAULT_MAX_PROMPT_CHARS,
-) -> bool:
-    """Audit a model-written thought: rebuild its prompt from the log and compare the hashes.
-
-    The prompt is rebuilt from the session as of the recorded ``context_version`` and the
-    thought's own fields (its guidance and numbers), exactly as :func:`think_external` built it.
-
-    Args:
-        ledger: The ledger holding the session.
-        session_id: The session.
-        version: The version of the ``thought.generated`` event to audit.
-        max_prompt_chars: The bound the prompt was built with (the default unless changed).
-
-    Returns:
-        True when the rebuilt prompt hashes to the recorded ``prompt_sha256``.
-
-    Raises:
-        SessionNotFoundError: The session has no events.
-        InvalidInputError: Event ``version`` is not a thought a model wrote, its prompt came from
-            another version of the builder, or the session it saw is not this one's prefix.
-    """
-    state = await ledger.state(session_id)
-    entry = next((t for t in state.thoughts if t.version == version), None)
-    if entry is None or entry.generation is None or entry.guidance is None:
-        raise InvalidInputError(
-            f"event {version} of session {session_id!r} is not a thought a model wrote"
-        )
-    generation = entry.generation
-    if generation.prompt_version != PROMPT_VERSION:
-        raise InvalidInputError(
-            f"the prompt was built by prompt version {generation.prompt_version}; this "
-            f"thoughtledger builds version {PROMPT_VERSION}"
-        )
-    if generation.context_version >= version:
-        # Only when the session was retired while the model wrote: it saw another session.
-        raise InvalidInputError("the model saw another session (it was retired meanwhile)")
-    request = ThinkCommand(
-        thought=entry.guidance,
-        thought_number=entry.thought_number,
-        total_thoughts=entry.total_thoughts,
-        next_thought_needed=entry.next_thought_needed,
-        is_revision=entry.is_revision,
-        revises_thought=entry.revises_thought,
-        branch_from_thought=entry.branch_from_thought,
-        branch_id=entry.branch_id,
-        needs_more_thoughts=entry.needs_more_thoughts,
-    )
-    context = as_of_version(state, generation.context_version)
-    prompt = build_prompt(context, request, max_chars=max_prompt_chars)
-    hashes = {prompt_sha256(prompt.messages(structured=mode)) for mode in (True, False)}
-    return generation.prompt_sha256 in hashes
-
-
 async def _write(
     writer: ThoughtWriter | None,
     prompt: ThoughtPrompt,
@@ -243,4 +183,4 @@ def _check_model(model: object) -> str | None:
     return model.strip()
 
 
-__all__ = ["DEFAULT_TEMPERATURE", "prompt_matches", "think_external"]
+__all__ = ["DEFAULT_TEMPERATURE", "think_external"]

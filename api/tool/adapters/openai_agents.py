@@ -4,7 +4,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from api.tool import SequentialThinkingTool
-from api.tool_adapters._extras import missing_framework
+from api.tool.adapters._extras import missing_framework
 from ledger.errors import InvalidInputError
 
 if TYPE_CHECKING:
