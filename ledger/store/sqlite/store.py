@@ -13,7 +13,7 @@ under 2 ms, on a worker thread from the first commit that takes longer (a slow d
 every other task).
 
 Reads go through SQLAlchemy's async engine on aiosqlite, in their own connections (WAL lets them
-run beside the writer). Opened read-only (see :mod:`ledger.store.sqlite_readonly`), the store has no
+run beside the writer). Opened read-only (see :mod:`ledger.store.sqlite.readonly`), the store has no
 writer: one connection that refuses writes serves the short reads, and scans use more like it.
 """
 
@@ -47,7 +47,7 @@ from ledger.store.base import (
 from ledger.store.imports import plan_import
 from ledger.store.rows import decode_rows, head_time, stored_row
 from ledger.store.sql import SqlEventStore
-from ledger.store.sqlite_batch import (
+from ledger.store.sqlite.batch import (
     INSERT_FIRST,
     SELECT_HEAD,
     BatchWriter,
@@ -55,8 +55,8 @@ from ledger.store.sqlite_batch import (
     Rejected,
     Request,
 )
-from ledger.store.sqlite_readonly import connect_read_only
-from ledger.store.sqlite_setup import (
+from ledger.store.sqlite.readonly import connect_read_only
+from ledger.store.sqlite.setup import (
     BUSY_BUDGET_SECONDS,
     Durability,
     configure,
@@ -65,7 +65,7 @@ from ledger.store.sqlite_setup import (
     migrate,
     reader_engine,
 )
-from ledger.store.sqlite_sql import STATEMENTS
+from ledger.store.sqlite.statements import STATEMENTS
 
 _IMPORT_HEAD = STATEMENTS["import_head"]
 _READ_WINDOW = STATEMENTS["read_stream_to"]
