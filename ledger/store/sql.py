@@ -32,11 +32,16 @@ if TYPE_CHECKING:
 
 
 class SqlEventStore(EventStore):
-    """Base of the SQL backends: every read goes through one SQLAlchemy :class:`AsyncEngine`.
+    """Base of the SQL backends: the reads they share, through one SQLAlchemy :class:`AsyncEngine`.
+
+    Every read of the contract is implemented here with SQLAlchemy Core on the engine; a backend
+    overrides those it serves faster another way (SQLite answers one session's stream, its head
+    and pages of log rows inline on a held ``sqlite3`` connection, and never builds the engine
+    unless a scan needs it). Writes are each backend's own (:meth:`_append`, :meth:`_import`):
+    PostgreSQL's go through the same engine, SQLite's through a held connection of its own.
 
     Args:
-        engine: The engine reads (and, per backend, writes) go through, or a function that
-            makes it on first use.
+        engine: The engine the shared reads go through, or a function that makes it on first use.
         where: How to name the database in error messages (never carries a password).
     """
 
