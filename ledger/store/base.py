@@ -15,6 +15,7 @@ from ledger.errors import ConcurrencyError, EventDecodingError, InvalidInputErro
 from ledger.events import Event, LedgerEvent
 from ledger.ids import check_id, new_event_id
 from ledger.store.imports import check_import, check_stored, import_conflict
+from ledger.store.stats import StatsFilter, StatsRows
 
 DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 """Largest stored payload of one event, in bytes, unless a store is opened with another limit."""
@@ -358,6 +359,21 @@ class EventStore(ABC):
 
         Raises:
             InvalidInputError: A malformed session id.
+            StoreError: The backend failed.
+        """
+
+    @abstractmethod
+    async def stats_rows(self, where: StatsFilter | None = None) -> StatsRows:
+        """Return the facts of each session ``where`` selects, and the time between thoughts.
+
+        What the ledger's statistics are folded from (see :mod:`ledger.store.stats` for the
+        definitions): one row per session and a histogram, never one row per event.
+
+        Args:
+            where: Which sessions to count; ``None`` counts every session.
+
+        Raises:
+            EventDecodingError: (a store without SQL) a stored event cannot be decoded.
             StoreError: The backend failed.
         """
 

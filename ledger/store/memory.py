@@ -19,6 +19,7 @@ from ledger.store.base import (
     utc_now,
 )
 from ledger.store.imports import plan_import
+from ledger.store.stats import StatsFilter, StatsRows, fold_stats_rows
 
 
 class MemoryEventStore(EventStore):
@@ -133,6 +134,11 @@ class MemoryEventStore(EventStore):
         stream = self._streams.get(session_id, [])
         rows = (StoredRow.of(r) for r in stream)
         return verify_rows(session_id, rows, None)
+
+    async def stats_rows(self, where: StatsFilter | None = None) -> StatsRows:
+        """See :meth:`EventStore.stats_rows` (a fold over every session's events)."""
+        self._check_open()
+        return fold_stats_rows(self._streams, where or StatsFilter())
 
     async def aclose(self) -> None:
         """See :meth:`EventStore.aclose`."""

@@ -22,6 +22,7 @@ from ledger.store.base import (
     utc_now,
 )
 from ledger.store.rows import decode_rows, head_time, log_row, stored_row
+from ledger.store.stats import StatsFilter, StatsRows
 
 _ID_CHUNK = 1000
 """Event ids looked up per query (well within every driver's limit on bound parameters)."""
@@ -29,6 +30,8 @@ _ID_CHUNK = 1000
 if TYPE_CHECKING:
     import sqlalchemy as sa
     from sqlalchemy.ext.asyncio import AsyncEngine
+
+    from ledger.store.sql_stats import StatsDialect
 
 
 class SqlEventStore(EventStore):
@@ -178,6 +181,16 @@ class SqlEventStore(EventStore):
             )
             found.update(UUID(row[0]) for row in rows)
         return found
+
+    async def stats_rows(self, where: StatsFilter | None = None) -> StatsRows:
+        """See :meth:`EventStore.stats_rows` (two statements, see :mod:`ledger.store.sql_stats`)."""
+        from ledger.store.sql_stats import stats_rows
+
+        return await stats_rows(self._fetch, self._stats_dialect(), where or StatsFilter())
+
+    def _stats_dialect(self) -> "StatsDialect":
+        """Return the backend's expressions in the statistics' statements."""
+        raise NotImplementedError
 
     async def _fetch(self, query: "sa.Select[Any]") -> "list[sa.Row[Any]]":
         import sqlalchemy as sa

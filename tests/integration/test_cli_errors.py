@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import ledger.store.analytics
+import api.figures
 from api.cli.common import parse_time
 from tests.integration.test_cli_support import (
     _no_ambient_ledger,  # noqa: F401  # autouse: keeps the user's ledger out of reach
@@ -80,7 +80,7 @@ def test_an_unexpected_error_is_one_line_without_a_traceback(
     async def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("the disk is on fire")
 
-    monkeypatch.setattr(ledger.store.analytics, "ledger_stats", broken)
+    monkeypatch.setattr(api.figures, "ledger_stats", broken)
     ran = cli(capsys, "stats", "--db", url)
     assert ran.code == 1
     assert ran.err == (

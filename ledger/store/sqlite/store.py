@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from ledger.chain import GENESIS_HASH, PreparedEvent
@@ -66,6 +66,9 @@ from ledger.store.sqlite.setup import (
     reader_engine,
 )
 from ledger.store.sqlite.statements import STATEMENTS
+
+if TYPE_CHECKING:
+    from ledger.store.sql_stats import StatsDialect
 
 _IMPORT_HEAD = STATEMENTS["import_head"]
 _READ_WINDOW = STATEMENTS["read_stream_to"]
@@ -463,6 +466,11 @@ class SqliteEventStore(SqlEventStore):
             return None
         session, version, digest, started_at, updated_at = rows[0]
         return StreamHead(session, version, digest, head_time(started_at), head_time(updated_at))
+
+    def _stats_dialect(self) -> "StatsDialect":
+        from ledger.store.sqlite.stats import SQLITE_STATS  # imports SQLAlchemy: not on serving
+
+        return SQLITE_STATS
 
     def _read(self, statement: str, params: dict[str, object]) -> list[Any]:
         if self._closed:
