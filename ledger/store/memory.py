@@ -8,17 +8,10 @@ from ledger.chain import GENESIS_HASH, PreparedEvent, StoredRow, VerifyReport, s
 from ledger.envelope import RecordedEvent
 from ledger.errors import ConcurrencyError, InvalidInputError, StoreError
 from ledger.ids import check_id
-from ledger.store.base import (
-    DEFAULT_MAX_EVENT_BYTES,
-    Clock,
-    EventStore,
-    StreamHead,
-    check_page,
-    check_window,
-    to_recorded,
-    utc_now,
-)
+from ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, EventStore, StreamHead, utc_now
+from ledger.store.checks import check_page, check_window
 from ledger.store.imports import plan_import
+from ledger.store.rows import to_recorded
 from ledger.store.stats import StatsFilter, StatsRows, fold_stats_rows
 
 

@@ -12,15 +12,8 @@ from ledger.chain import GENESIS_HASH, VerifyReport, verify_rows
 from ledger.envelope import LogRow, RecordedEvent
 from ledger.errors import StoreError
 from ledger.ids import check_id
-from ledger.store.base import (
-    DEFAULT_MAX_EVENT_BYTES,
-    Clock,
-    EventStore,
-    StreamHead,
-    check_page,
-    check_window,
-    utc_now,
-)
+from ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, EventStore, StreamHead, utc_now
+from ledger.store.checks import check_page, check_window
 from ledger.store.rows import decode_rows, head_time, log_row, stored_row
 from ledger.store.stats import StatsFilter, StatsRows
 

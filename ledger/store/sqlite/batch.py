@@ -17,7 +17,7 @@ from uuid import UUID
 from ledger.chain import GENESIS_HASH, PreparedEvent, SealedEvent, seal
 from ledger.envelope import RecordedEvent, format_time, parse_time
 from ledger.errors import ConcurrencyError, InvalidInputError, LedgerError
-from ledger.store.base import to_recorded
+from ledger.store.rows import to_recorded
 from ledger.store.sqlite.statements import STATEMENTS
 
 INSERT_EVENT = STATEMENTS["insert_event"]

@@ -36,14 +36,8 @@ from ledger.errors import (
     StoreUnavailableError,
 )
 from ledger.ids import check_id
-from ledger.store.base import (
-    DEFAULT_MAX_EVENT_BYTES,
-    Clock,
-    StreamHead,
-    check_page,
-    check_window,
-    utc_now,
-)
+from ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, StreamHead, utc_now
+from ledger.store.checks import check_page, check_window
 from ledger.store.imports import plan_import
 from ledger.store.rows import decode_rows, head_time, stored_row
 from ledger.store.sql import SqlEventStore
