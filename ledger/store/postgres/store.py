@@ -48,9 +48,9 @@ from ledger.store.base import (
     utc_now,
 )
 from ledger.store.imports import import_conflict, plan_import
-from ledger.store.postgres_setup import check_ledger, lost_connection, migrate
-from ledger.store.postgres_setup import translate as _translate
-from ledger.store.postgres_stats import POSTGRES_STATS, PostgresStats
+from ledger.store.postgres.setup import check_ledger, lost_connection, migrate
+from ledger.store.postgres.setup import translate as _translate
+from ledger.store.postgres.stats import POSTGRES_STATS, PostgresStats
 from ledger.store.rows import stored_row
 from ledger.store.schema import events as EVENTS
 from ledger.store.schema import sessions as SESSIONS
