@@ -16,17 +16,24 @@ place, with its hash column left alone, would pass for the imported one.
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import Protocol
 from uuid import UUID
 
-from ledger.chain import GENESIS_HASH, StoredRow
+from ledger.chain import GENESIS_HASH, StoredRow, VerifyReport
 from ledger.codec import decode_payload
 from ledger.envelope import RecordedEvent, parse_time
 from ledger.errors import EventDecodingError, IntegrityError, InvalidInputError
 from ledger.ids import check_id
 
-if TYPE_CHECKING:
-    from ledger.store.base import EventStore
+
+class _Reads(Protocol):
+    """What :func:`held_versions` reads of a store (two methods of its contract)."""
+
+    async def read_stream(
+        self, session_id: str, *, after_version: int = 0, to_version: int | None = None
+    ) -> list[RecordedEvent]: ...
+
+    async def verify(self, session_id: str) -> VerifyReport: ...
 
 
 def check_import(
@@ -115,7 +122,7 @@ def check_stored(
     return compared
 
 
-async def held_versions(store: "EventStore", session_id: str, hashes: Sequence[str]) -> int:
+async def held_versions(store: _Reads, session_id: str, hashes: Sequence[str]) -> int:
     """Return how many of a session's events, from version 1, ``store`` holds already.
 
     See :meth:`EventStore.already_imported <ledger.store.base.EventStore.already_imported>`.

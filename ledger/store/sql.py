@@ -1,4 +1,4 @@
-"""What the SQL backends share: reads, heads and verification through SQLAlchemy's async engine.
+"""What the SQL backends share: reads, heads, verification and statistics through SQLAlchemy.
 
 SQLAlchemy is imported on first use, not with this module: the SQLite backend serves its hot path
 without it, and a server spawned per conversation should not pay a third of a second for it.
