@@ -1,19 +1,27 @@
 """Figures over a whole ledger: how its sessions went, and what the models that wrote cost.
 
-A part of the facade (:class:`api.service.Ledger` is built on it). The statistics are worked out
-by the store's analytics, in SQL where the store speaks it; they need SQLAlchemy, which is
-imported on the first figures asked for rather than whenever a ledger is made (``serve`` starts
-without it).
+A part of the facade (:class:`api.service.Ledger` is built on it). The statistics are a fold
+(:mod:`projections.analytics`) over the rows the store answers, in SQL where the store speaks it
+(which imports SQLAlchemy on the first figures asked for, not whenever a ledger is made).
 """
 
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from ledger.store.base import EventStore
+from ledger.store.stats import StatsFilter
+from projections.analytics import GroupStats, LedgerStats, summarize
 from projections.usage import ModelUsage, generations, usage_by_model
 
-if TYPE_CHECKING:
-    from ledger.store.analytics import GroupStats, LedgerStats
+
+async def ledger_stats(store: EventStore, where: StatsFilter | None = None) -> LedgerStats:
+    """Compute the figures of ``store`` over the sessions ``where`` selects.
+
+    Raises:
+        EventDecodingError: (in-memory store) a stored event cannot be decoded.
+        StoreError: The store failed.
+    """
+    rows = await store.stats_rows(where or StatsFilter())
+    return summarize(rows.facts, rows.gaps_ms)
 
 
 class Figures:
@@ -28,7 +36,7 @@ class Figures:
         until: datetime | None = None,
         agent: str | None = None,
         client: str | None = None,
-    ) -> "LedgerStats":
+    ) -> LedgerStats:
         """Rates and percentiles over the sessions started in ``[since, until)``.
 
         Args:
@@ -41,10 +49,8 @@ class Figures:
             EventDecodingError: (in-memory store) a stored event cannot be decoded.
             StoreError: The store failed.
         """
-        from ledger.store import analytics
-
-        where = analytics.StatsFilter(since=since, until=until, agent=agent, client=client)
-        return await analytics.ledger_stats(self._store, where)
+        where = StatsFilter(since=since, until=until, agent=agent, client=client)
+        return await ledger_stats(self._store, where)
 
     async def model_usage(
         self,
@@ -55,7 +61,7 @@ class Figures:
     ) -> list[ModelUsage]:
         """Tokens, latency and cost per model over every thought a model wrote in the ledger.
 
-        Reads the whole log in pages (the store's own analytics do their work in SQL; this is the
+        Reads the whole log in pages (the store's statistics are worked out in SQL; this is the
         plain definition, for ``thoughtledger stats`` and for checking faster versions against).
 
         Args:
@@ -79,14 +85,4 @@ class Figures:
         return usage_by_model(found)
 
 
-def __getattr__(name: str) -> object:
-    # The figures' types are handed on from the analytics on first use, so that importing the
-    # facade does not import SQLAlchemy.
-    if name in ("GroupStats", "LedgerStats"):
-        from ledger.store import analytics
-
-        return getattr(analytics, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = ["Figures", "GroupStats", "LedgerStats"]
+__all__ = ["Figures", "GroupStats", "LedgerStats", "ledger_stats"]

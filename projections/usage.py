@@ -1,8 +1,8 @@
 """What language models cost: tokens, latency and reported cost per model, from generated thoughts.
 
 A pure fold over recorded events (one session's, or a whole store's from ``read_all``), for
-``thoughtledger show`` and ``stats``. Percentiles are nearest-rank, as in the store's analytics:
-the p-th of n sorted values is the ceil(p * n / 100)-th.
+``thoughtledger show`` and ``stats``. Percentiles are nearest-rank, as in
+:mod:`projections.analytics`: the p-th of n sorted values is the ceil(p * n / 100)-th.
 """
 
 from collections.abc import Iterable

@@ -22,9 +22,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from api.figures import ledger_stats
 from ledger.chain import GENESIS_HASH, compute_hash
 from ledger.envelope import format_time
-from ledger.store.analytics import ledger_stats
 from ledger.store.sqlite import SqliteEventStore
 
 AGENTS = [("planner", "claude-desktop"), ("coder", "cursor"), ("reviewer", "claude-code")]

@@ -9,12 +9,14 @@ from types import TracebackType
 from typing import Self
 from uuid import UUID
 
-from ledger.chain import PreparedEvent, SealedEvent, StoredRow, VerifyReport, prepare
+from ledger.chain import PreparedEvent, VerifyReport, prepare
 from ledger.envelope import LogRow, RecordedEvent, format_time
-from ledger.errors import ConcurrencyError, EventDecodingError, InvalidInputError
+from ledger.errors import ConcurrencyError, InvalidInputError
 from ledger.events import Event, LedgerEvent
 from ledger.ids import check_id, new_event_id
-from ledger.store.imports import check_import, check_stored, import_conflict
+from ledger.store.checks import check_ids
+from ledger.store.imports import check_import, held_versions
+from ledger.store.stats import StatsFilter, StatsRows
 
 DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 """Largest stored payload of one event, in bytes, unless a store is opened with another limit."""
@@ -115,7 +117,7 @@ class EventStore(ABC):
             if not isinstance(event, Event):
                 raise InvalidInputError(f"not a ledger event: {type(event).__name__}")
         explicit_ids = event_ids is not None
-        ids = _check_ids(event_ids, len(events)) if event_ids is not None else None
+        ids = check_ids(event_ids, len(events)) if event_ids is not None else None
         prepared = prepare(events, max_event_bytes=self.max_event_bytes)
         if ids is None:
             ids = [new_event_id() for _ in prepared]
@@ -221,20 +223,7 @@ class EventStore(ABC):
             EventDecodingError: A stored event cannot be decoded although its hash verifies.
             StoreError: The backend failed.
         """
-        if not hashes:
-            return 0
-        try:
-            stored = await self.read_stream(session_id, to_version=len(hashes))
-        except InvalidInputError:
-            raise
-        except (EventDecodingError, ValueError) as exc:
-            # An event edited in place may no longer decode: name the first that does not verify.
-            report = await self.verify(session_id)
-            if report.ok or report.first_bad_version is None:
-                raise
-            raise import_conflict(session_id, report.first_bad_version) from exc
-        rows = (StoredRow.of(record) for record in stored)
-        return check_stored(session_id, hashes, rows, first_version=1)
+        return await held_versions(self, session_id, hashes)
 
     def holds_file(self, path: Path) -> bool:
         """Whether ``path`` is one of the files this store keeps the ledger in.
@@ -362,6 +351,21 @@ class EventStore(ABC):
         """
 
     @abstractmethod
+    async def stats_rows(self, where: StatsFilter | None = None) -> StatsRows:
+        """Return the facts of each session ``where`` selects, and the time between thoughts.
+
+        What the ledger's statistics are folded from (see :mod:`ledger.store.stats` for the
+        definitions): one row per session and a histogram, never one row per event.
+
+        Args:
+            where: Which sessions to count; ``None`` counts every session.
+
+        Raises:
+            EventDecodingError: (a store without SQL) a stored event cannot be decoded.
+            StoreError: The backend failed.
+        """
+
+    @abstractmethod
     async def aclose(self) -> None:
         """Release connections and files. The store cannot be used afterwards."""
 
@@ -377,56 +381,11 @@ class EventStore(ABC):
         await self.aclose()
 
 
-def check_window(after: int, to: int | None) -> None:
-    """Validate a version window.
-
-    Raises:
-        InvalidInputError: ``after`` is negative or ``to`` is below ``after``.
-    """
-    if isinstance(after, bool) or not isinstance(after, int) or after < 0:
-        raise InvalidInputError("after_version must be an integer >= 0")
-    if to is not None and (isinstance(to, bool) or not isinstance(to, int) or to < after):
-        raise InvalidInputError("to_version must be an integer >= after_version")
-
-
-def check_page(after_position: int, limit: int) -> None:
-    """Validate a page of :meth:`EventStore.read_all`.
-
-    Raises:
-        InvalidInputError: A negative position or a limit below 1.
-    """
-    if isinstance(after_position, bool) or not isinstance(after_position, int):
-        raise InvalidInputError("after_position must be an integer")
-    if after_position < 0:
-        raise InvalidInputError("after_position must be >= 0")
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise InvalidInputError("limit must be an integer >= 1")
-
-
-def _check_ids(event_ids: Sequence[UUID], count: int) -> list[UUID]:
-    ids = list(event_ids)
-    if len(ids) != count:
-        raise InvalidInputError(f"got {len(ids)} event ids for {count} events")
-    if not all(isinstance(event_id, UUID) for event_id in ids):
-        raise InvalidInputError("event ids must be UUIDs")
-    if len(set(ids)) != len(ids):
-        raise InvalidInputError("event ids within one append must be distinct")
-    return ids
-
-
-def to_recorded(sealed: Sequence[SealedEvent], first_position: int) -> list[RecordedEvent]:
-    """Give sealed events consecutive positions from ``first_position``."""
-    return [item.at(first_position + index) for index, item in enumerate(sealed)]
-
-
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "MAX_BATCH",
     "Clock",
     "EventStore",
     "StreamHead",
-    "check_page",
-    "check_window",
-    "to_recorded",
     "utc_now",
 ]

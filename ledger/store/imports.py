@@ -1,10 +1,11 @@
-"""The pure rules of importing events recorded elsewhere: checking them, and against what is stored.
+"""The rules of importing events recorded elsewhere: checking them, and against what is stored.
 
 :meth:`EventStore.import_records` runs :func:`check_import` on the records alone, then each backend,
 inside its write transaction, plans every session with :func:`plan_import` from the stored head,
 reads the stored rows the plan names and hands them to :meth:`ImportPlan.check`. The same
 comparison (:func:`check_stored`) serves :meth:`EventStore.already_imported`, which tells an
-importer beforehand how much of a session a store holds.
+importer beforehand how much of a session a store holds (:func:`held_versions`, the one rule here
+that reads, through the store's own contract). Every other rule is pure.
 
 An event counts as already stored only when the stored one is the same in every column: its
 stored columns must hash to its stored hash, and that hash must be the imported one (a hash covers
@@ -15,13 +16,24 @@ place, with its hash column left alone, would pass for the imported one.
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Protocol
 from uuid import UUID
 
-from ledger.chain import GENESIS_HASH, StoredRow
+from ledger.chain import GENESIS_HASH, StoredRow, VerifyReport
 from ledger.codec import decode_payload
 from ledger.envelope import RecordedEvent, parse_time
-from ledger.errors import IntegrityError, InvalidInputError
+from ledger.errors import EventDecodingError, IntegrityError, InvalidInputError
 from ledger.ids import check_id
+
+
+class _Reads(Protocol):
+    """What :func:`held_versions` reads of a store (two methods of its contract)."""
+
+    async def read_stream(
+        self, session_id: str, *, after_version: int = 0, to_version: int | None = None
+    ) -> list[RecordedEvent]: ...
+
+    async def verify(self, session_id: str) -> VerifyReport: ...
 
 
 def check_import(
@@ -108,6 +120,33 @@ def check_stored(
             raise import_conflict(session_id, version)
         compared += 1
     return compared
+
+
+async def held_versions(store: _Reads, session_id: str, hashes: Sequence[str]) -> int:
+    """Return how many of a session's events, from version 1, ``store`` holds already.
+
+    See :meth:`EventStore.already_imported <ledger.store.base.EventStore.already_imported>`.
+
+    Raises:
+        InvalidInputError: A malformed session id, or a stored event that differs from the
+            imported one (the message names the version).
+        EventDecodingError: A stored event cannot be decoded although its hash verifies.
+        StoreError: The backend failed.
+    """
+    if not hashes:
+        return 0
+    try:
+        stored = await store.read_stream(session_id, to_version=len(hashes))
+    except InvalidInputError:
+        raise
+    except (EventDecodingError, ValueError) as exc:
+        # An event edited in place may no longer decode: name the first that does not verify.
+        report = await store.verify(session_id)
+        if report.ok or report.first_bad_version is None:
+            raise
+        raise import_conflict(session_id, report.first_bad_version) from exc
+    rows = (StoredRow.of(record) for record in stored)
+    return check_stored(session_id, hashes, rows, first_version=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,4 +266,11 @@ def import_conflict(session_id: str, version: int) -> InvalidInputError:
     )
 
 
-__all__ = ["ImportPlan", "check_import", "check_stored", "import_conflict", "plan_import"]
+__all__ = [
+    "ImportPlan",
+    "check_import",
+    "check_stored",
+    "held_versions",
+    "import_conflict",
+    "plan_import",
+]

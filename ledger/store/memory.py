@@ -8,17 +8,11 @@ from ledger.chain import GENESIS_HASH, PreparedEvent, StoredRow, VerifyReport, s
 from ledger.envelope import RecordedEvent
 from ledger.errors import ConcurrencyError, InvalidInputError, StoreError
 from ledger.ids import check_id
-from ledger.store.base import (
-    DEFAULT_MAX_EVENT_BYTES,
-    Clock,
-    EventStore,
-    StreamHead,
-    check_page,
-    check_window,
-    to_recorded,
-    utc_now,
-)
+from ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, EventStore, StreamHead, utc_now
+from ledger.store.checks import check_page, check_window
 from ledger.store.imports import plan_import
+from ledger.store.rows import to_recorded
+from ledger.store.stats import StatsFilter, StatsRows, fold_stats_rows
 
 
 class MemoryEventStore(EventStore):
@@ -133,6 +127,11 @@ class MemoryEventStore(EventStore):
         stream = self._streams.get(session_id, [])
         rows = (StoredRow.of(r) for r in stream)
         return verify_rows(session_id, rows, None)
+
+    async def stats_rows(self, where: StatsFilter | None = None) -> StatsRows:
+        """See :meth:`EventStore.stats_rows` (a fold over every session's events)."""
+        self._check_open()
+        return fold_stats_rows(self._streams, where or StatsFilter())
 
     async def aclose(self) -> None:
         """See :meth:`EventStore.aclose`."""

@@ -1,5 +1,7 @@
 """Turning stored rows of the SQL backends back into events, and into what verification reads.
 
+(And sealed events into the recorded events a backend returns, at their positions.)
+
 Rows arrive as plain tuples in ``tl_events`` column order (position, session_id, version,
 event_id, recorded_at, schema_version, event_type, payload, prev_hash, hash): decoding is the
 hot loop of every replay, so it avoids per-row attribute lookups and repeated parsing.
@@ -10,7 +12,7 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID, SafeUUID
 
-from ledger.chain import StoredRow
+from ledger.chain import SealedEvent, StoredRow
 from ledger.codec import decode_payload
 from ledger.envelope import LogRow, RecordedEvent, format_time, parse_time
 
@@ -101,4 +103,9 @@ def head_time(value: Any) -> datetime:
     return value if isinstance(value, datetime) else parse_time(value)
 
 
-__all__ = ["decode_rows", "head_time", "log_row", "stored_row"]
+def to_recorded(sealed: Sequence[SealedEvent], first_position: int) -> list[RecordedEvent]:
+    """Give sealed events consecutive positions from ``first_position``."""
+    return [item.at(first_position + index) for index, item in enumerate(sealed)]
+
+
+__all__ = ["decode_rows", "head_time", "log_row", "stored_row", "to_recorded"]

@@ -1,4 +1,4 @@
-"""What the SQL backends share: reads, heads and verification through SQLAlchemy's async engine.
+"""What the SQL backends share: reads, heads, verification and statistics through SQLAlchemy.
 
 SQLAlchemy is imported on first use, not with this module: the SQLite backend serves its hot path
 without it, and a server spawned per conversation should not pay a third of a second for it.
@@ -12,16 +12,10 @@ from ledger.chain import GENESIS_HASH, VerifyReport, verify_rows
 from ledger.envelope import LogRow, RecordedEvent
 from ledger.errors import StoreError
 from ledger.ids import check_id
-from ledger.store.base import (
-    DEFAULT_MAX_EVENT_BYTES,
-    Clock,
-    EventStore,
-    StreamHead,
-    check_page,
-    check_window,
-    utc_now,
-)
+from ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, EventStore, StreamHead, utc_now
+from ledger.store.checks import check_page, check_window
 from ledger.store.rows import decode_rows, head_time, log_row, stored_row
+from ledger.store.stats import StatsFilter, StatsRows
 
 _ID_CHUNK = 1000
 """Event ids looked up per query (well within every driver's limit on bound parameters)."""
@@ -30,13 +24,20 @@ if TYPE_CHECKING:
     import sqlalchemy as sa
     from sqlalchemy.ext.asyncio import AsyncEngine
 
+    from ledger.store.sql_stats import StatsDialect
+
 
 class SqlEventStore(EventStore):
-    """Base of the SQL backends: every read goes through one SQLAlchemy :class:`AsyncEngine`.
+    """Base of the SQL backends: the reads they share, through one SQLAlchemy :class:`AsyncEngine`.
+
+    Every read of the contract is implemented here with SQLAlchemy Core on the engine; a backend
+    overrides those it serves faster another way (SQLite answers one session's stream, its head
+    and pages of log rows inline on a held ``sqlite3`` connection, and never builds the engine
+    unless a scan needs it). Writes are each backend's own (:meth:`_append`, :meth:`_import`):
+    PostgreSQL's go through the same engine, SQLite's through a held connection of its own.
 
     Args:
-        engine: The engine reads (and, per backend, writes) go through, or a function that
-            makes it on first use.
+        engine: The engine the shared reads go through, or a function that makes it on first use.
         where: How to name the database in error messages (never carries a password).
     """
 
@@ -173,6 +174,16 @@ class SqlEventStore(EventStore):
             )
             found.update(UUID(row[0]) for row in rows)
         return found
+
+    async def stats_rows(self, where: StatsFilter | None = None) -> StatsRows:
+        """See :meth:`EventStore.stats_rows` (two statements, see :mod:`ledger.store.sql_stats`)."""
+        from ledger.store.sql_stats import stats_rows
+
+        return await stats_rows(self._fetch, self._stats_dialect(), where or StatsFilter())
+
+    def _stats_dialect(self) -> "StatsDialect":
+        """Return the backend's expressions in the statistics' statements."""
+        raise NotImplementedError
 
     async def _fetch(self, query: "sa.Select[Any]") -> "list[sa.Row[Any]]":
         import sqlalchemy as sa

@@ -16,11 +16,12 @@ from typing import Any
 import pytest
 
 from api import open_store
+from api.figures import ledger_stats
 from api.service import Ledger
 from ledger.envelope import RecordedEvent
 from ledger.events import THOUGHT_TYPES, Generation, SessionStarted, ThoughtGenerated
-from ledger.store.analytics import StatsFilter, ledger_stats
 from ledger.store.memory import MemoryEventStore
+from ledger.store.stats import StatsFilter
 from projections.state import empty, replay
 from tests.support.cli import cli, sqlite_url
 from tests.support.samples import SAMPLE, Clock, record_sample

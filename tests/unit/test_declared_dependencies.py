@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("ledger", "projections", "api")
 
 EXTRA_MODULES = {
-    "ledger/store/postgres.py": "postgres",
-    "ledger/store/postgres_setup.py": "postgres",
+    "ledger/store/postgres/store.py": "postgres",
+    "ledger/store/postgres/setup.py": "postgres",
     "api/llm/client.py": "llm",
     "api/llm/answer.py": "llm",
     "api/tool/adapters/openai_agents.py": "openai-agents",

@@ -1,7 +1,7 @@
 """The SQLite backend's pre-compiled statements are what the table definitions compile to."""
 
 from ledger.store import schema
-from ledger.store.sqlite_sql import DATABASE_SCHEMA_VERSION, STATEMENTS, compile_statements
+from ledger.store.sqlite.statements import DATABASE_SCHEMA_VERSION, STATEMENTS, compile_statements
 
 
 def test_the_hot_statements_match_the_tables() -> None:

@@ -1,6 +1,6 @@
 """Writing one group commit's appends to SQLite: the SQL inside the transaction.
 
-:class:`~ledger.store.sqlite.SqliteEventStore` queues appends and owns the transaction; a
+:class:`~ledger.store.sqlite.store.SqliteEventStore` queues appends and owns the transaction; a
 :class:`BatchWriter` writes the queued appends inside it and remembers the session heads this
 process wrote, a hint that lets the common batch skip reading them back (every head move is still
 checked against the database).
@@ -17,8 +17,8 @@ from uuid import UUID
 from ledger.chain import GENESIS_HASH, PreparedEvent, SealedEvent, seal
 from ledger.envelope import RecordedEvent, format_time, parse_time
 from ledger.errors import ConcurrencyError, InvalidInputError, LedgerError
-from ledger.store.base import to_recorded
-from ledger.store.sqlite_sql import STATEMENTS
+from ledger.store.rows import to_recorded
+from ledger.store.sqlite.statements import STATEMENTS
 
 INSERT_EVENT = STATEMENTS["insert_event"]
 INSERT_FIRST = STATEMENTS["insert_first"]

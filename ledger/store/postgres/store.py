@@ -48,8 +48,9 @@ from ledger.store.base import (
     utc_now,
 )
 from ledger.store.imports import import_conflict, plan_import
-from ledger.store.postgres_setup import check_ledger, lost_connection, migrate
-from ledger.store.postgres_setup import translate as _translate
+from ledger.store.postgres.setup import check_ledger, lost_connection, migrate
+from ledger.store.postgres.setup import translate as _translate
+from ledger.store.postgres.stats import POSTGRES_STATS, PostgresStats
 from ledger.store.rows import stored_row
 from ledger.store.schema import events as EVENTS
 from ledger.store.schema import sessions as SESSIONS
@@ -309,6 +310,9 @@ class PostgresEventStore(SqlEventStore):
             raise ConcurrencyError(session_id, expected_version, head.version if head else 0)
         self._remember(session_id, last.version, last.hash, now)
         return [item.at(row[0]) for item, row in zip(sealed, positions, strict=True)]
+
+    def _stats_dialect(self) -> PostgresStats:
+        return POSTGRES_STATS
 
     async def _fetch(self, query: "sa.Select[Any]") -> "list[sa.Row[Any]]":
         """Run a read; a lost connection is retried once, on a new one.

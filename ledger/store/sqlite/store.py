@@ -13,7 +13,7 @@ under 2 ms, on a worker thread from the first commit that takes longer (a slow d
 every other task).
 
 Reads go through SQLAlchemy's async engine on aiosqlite, in their own connections (WAL lets them
-run beside the writer). Opened read-only (see :mod:`ledger.store.sqlite_readonly`), the store has no
+run beside the writer). Opened read-only (see :mod:`ledger.store.sqlite.readonly`), the store has no
 writer: one connection that refuses writes serves the short reads, and scans use more like it.
 """
 
@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from ledger.chain import GENESIS_HASH, PreparedEvent
@@ -36,18 +36,12 @@ from ledger.errors import (
     StoreUnavailableError,
 )
 from ledger.ids import check_id
-from ledger.store.base import (
-    DEFAULT_MAX_EVENT_BYTES,
-    Clock,
-    StreamHead,
-    check_page,
-    check_window,
-    utc_now,
-)
+from ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, StreamHead, utc_now
+from ledger.store.checks import check_page, check_window
 from ledger.store.imports import plan_import
 from ledger.store.rows import decode_rows, head_time, stored_row
 from ledger.store.sql import SqlEventStore
-from ledger.store.sqlite_batch import (
+from ledger.store.sqlite.batch import (
     INSERT_FIRST,
     SELECT_HEAD,
     BatchWriter,
@@ -55,8 +49,8 @@ from ledger.store.sqlite_batch import (
     Rejected,
     Request,
 )
-from ledger.store.sqlite_readonly import connect_read_only
-from ledger.store.sqlite_setup import (
+from ledger.store.sqlite.readonly import connect_read_only
+from ledger.store.sqlite.setup import (
     BUSY_BUDGET_SECONDS,
     Durability,
     configure,
@@ -65,7 +59,10 @@ from ledger.store.sqlite_setup import (
     migrate,
     reader_engine,
 )
-from ledger.store.sqlite_sql import STATEMENTS
+from ledger.store.sqlite.statements import STATEMENTS
+
+if TYPE_CHECKING:
+    from ledger.store.sql_stats import StatsDialect
 
 _IMPORT_HEAD = STATEMENTS["import_head"]
 _READ_WINDOW = STATEMENTS["read_stream_to"]
@@ -463,6 +460,11 @@ class SqliteEventStore(SqlEventStore):
             return None
         session, version, digest, started_at, updated_at = rows[0]
         return StreamHead(session, version, digest, head_time(started_at), head_time(updated_at))
+
+    def _stats_dialect(self) -> "StatsDialect":
+        from ledger.store.sqlite.stats import SQLITE_STATS  # imports SQLAlchemy: not on serving
+
+        return SQLITE_STATS
 
     def _read(self, statement: str, params: dict[str, object]) -> list[Any]:
         if self._closed:

@@ -33,7 +33,7 @@ from ledger.errors import (
     SchemaVersionError,
     StoreUnavailableError,
 )
-from ledger.store.sqlite_sql import DATABASE_SCHEMA_VERSION, STATEMENTS
+from ledger.store.sqlite.statements import DATABASE_SCHEMA_VERSION, STATEMENTS
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 """The first 16 bytes of every SQLite database file."""

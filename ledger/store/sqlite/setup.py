@@ -19,7 +19,7 @@ from ledger.errors import (
     StoreUnavailableError,
 )
 from ledger.store.base import utc_now
-from ledger.store.sqlite_sql import DATABASE_SCHEMA_VERSION, STATEMENTS
+from ledger.store.sqlite.statements import DATABASE_SCHEMA_VERSION, STATEMENTS
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
