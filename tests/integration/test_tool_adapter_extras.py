@@ -34,6 +34,9 @@ async def test_an_adapter_without_its_framework_names_the_extra_to_install(
     framework: str,
     extra: str,
 ) -> None:
+    # Its submodules too: one already imported (by another test) would be found without it.
+    for name in [name for name in sys.modules if name.split(".")[0] == framework] or [framework]:
+        monkeypatch.setitem(sys.modules, name, None)
     monkeypatch.setitem(sys.modules, framework, None)
     with pytest.raises(ImportError) as raised:
         adapter(sequential_thinking_tool(ledger))
