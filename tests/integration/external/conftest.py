@@ -1,0 +1,36 @@
+"""Fixtures of the external-thought tests: a scripted OpenAI-compatible server, a writer that
+records its backoff instead of waiting, and a ledger in memory."""
+
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from api.llm.client import LLMWriter
+from api.llm.config import LLMSettings
+from api.service import Ledger
+from ledger.store.memory import MemoryEventStore
+from tests.support.external import Pauses
+from tests.support.llm_server import FakeLLM, fake_llm
+
+
+@pytest.fixture
+def llm() -> Iterator[FakeLLM]:
+    with fake_llm() as server:
+        yield server
+
+
+@pytest.fixture
+def pauses() -> Pauses:
+    return Pauses()
+
+
+@pytest.fixture
+async def writer(llm: FakeLLM, pauses: Pauses) -> AsyncIterator[LLMWriter]:
+    settings = LLMSettings(local_base_url=llm.base_url, timeout=5, backoff=0.25)
+    async with LLMWriter(settings, sleep=pauses) as opened:
+        yield opened
+
+
+@pytest.fixture
+def ledger() -> Ledger:
+    return Ledger(MemoryEventStore())
