@@ -16,15 +16,16 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 import anyio
+from mcp.server.mcpserver import MCPServer
 
 from api.bootstrap import open_ledger, resolve_url
 from api.logs import SessionIdRedaction, event_line, route_to_stdlib
-from api.mcp.app import ProfileName
+from api.mcp.app import AppState, ProfileName
 from api.mcp.render import ThoughtSink, thought_logging_enabled
 from api.mcp.server import DEFAULT_TOOLS, DESCRIPTIONS, PROFILES, TOOL_NAMES, create_server
 from api.mcp.stdio import run_stdio, stdio_transport
 from api.mcp.stopping import http_server, signals_handled
-from api.service import DEFAULT_TTL
+from api.service import DEFAULT_TTL, Ledger
 from ledger.errors import InvalidInputError, LedgerError
 from ledger.redact import redact_text, redact_url
 
@@ -144,14 +145,7 @@ async def _serve_stdio(
     args: argparse.Namespace, *, ttl: timedelta | None, sink: ThoughtSink | None
 ) -> int:
     async with open_ledger(args.db, ttl=ttl) as ledger:
-        server = create_server(
-            ledger,
-            profile=_profile(args),
-            tools=args.tools,
-            thought_sink=sink,
-            transport="stdio",
-            descriptions=args.descriptions,
-        )
+        server = _server(ledger, args, sink, transport="stdio")
         with anyio.CancelScope() as serving:
             async with signals_handled(serving.cancel):
                 _event(logging.INFO, "serving_stdio", stdio=stdio_transport(), **_facts(args))
@@ -168,14 +162,7 @@ async def _serve_http(
     import uvicorn
 
     async with open_ledger(args.db, ttl=ttl) as ledger:
-        server = create_server(
-            ledger,
-            profile=_profile(args),
-            tools=args.tools,
-            thought_sink=sink,
-            transport="http",
-            descriptions=args.descriptions,
-        )
+        server = _server(ledger, args, sink, transport="http")
         # host= turns on the SDK's DNS-rebinding protection for loopback names.
         app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=args.host)
         # Bind first, so --port 0 can be logged with the port it got.
@@ -234,9 +221,19 @@ def _stderr_sink(rendered: str) -> None:
     print(rendered, file=sys.stderr, flush=True)
 
 
-def _profile(args: argparse.Namespace) -> ProfileName:
-    chosen: ProfileName = args.profile
-    return chosen
+def _server(
+    ledger: Ledger, args: argparse.Namespace, sink: ThoughtSink | None, *, transport: str
+) -> MCPServer[AppState]:
+    """The MCP server as the serve options ask, for either transport."""
+    profile: ProfileName = args.profile
+    return create_server(
+        ledger,
+        profile=profile,
+        tools=args.tools,
+        thought_sink=sink,
+        transport=transport,
+        descriptions=args.descriptions,
+    )
 
 
 def _facts(args: argparse.Namespace) -> dict[str, object]:
