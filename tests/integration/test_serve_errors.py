@@ -19,22 +19,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.backends import pg_url
-from tests.support.processes import ROOT, WAIT, child_env
+from tests.support.processes import ROOT, WAIT, child_env, thoughtledger
 
 SECRETS = ("pw-in-userinfo", "pw-in-query", "ssl-pw-in-query")
-
-
-def thoughtledger(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "api.cli", *argv],
-        cwd=ROOT,
-        env=child_env(),
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=WAIT,
-        check=False,
-    )
 
 
 def test_a_ledger_url_of_no_known_form_is_refused_as_every_command_refuses_it() -> None:

@@ -1,11 +1,8 @@
 """No command prints a ledger URL's passwords: not in the user part, not in the query."""
 
-import subprocess
-import sys
-
 import pytest
 
-from tests.support.processes import ROOT, WAIT, child_env
+from tests.support.processes import thoughtledger
 
 SECRETS = ("pw-in-userinfo", "pw-in-query")
 
@@ -21,15 +18,7 @@ SECRETS = ("pw-in-userinfo", "pw-in-query")
 )
 @pytest.mark.parametrize("command", ["sessions", "verify", "stats"])
 def test_a_failing_command_names_the_ledger_without_its_passwords(command: str, url: str) -> None:
-    done = subprocess.run(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "api.cli", command, "--db", url],
-        cwd=ROOT,
-        env=child_env(),
-        capture_output=True,
-        text=True,
-        timeout=WAIT,
-        check=False,
-    )
+    done = thoughtledger(command, "--db", url)
     assert done.returncode in (1, 2)
     assert done.stderr.startswith("thoughtledger: error: ")
     assert "***" in done.stderr  # the URL is still named, masked
@@ -41,15 +30,7 @@ def test_an_option_the_driver_does_not_take_is_refused_by_name_without_its_value
     option: str,
 ) -> None:
     url = f"postgresql://agent@127.0.0.1:1/none?{option}={SECRETS[1]}"
-    done = subprocess.run(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "api.cli", "sessions", "--db", url],
-        cwd=ROOT,
-        env=child_env(),
-        capture_output=True,
-        text=True,
-        timeout=WAIT,
-        check=False,
-    )
+    done = thoughtledger("sessions", "--db", url)
     assert done.returncode == 2
     assert done.stderr.startswith(f"thoughtledger: error: unknown PostgreSQL URL option '{option}'")
     assert done.stderr.count("\n") == 1

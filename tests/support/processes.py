@@ -2,6 +2,7 @@
 
 import os
 import re
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -22,6 +23,20 @@ def child_env(**extra: str) -> dict[str, str]:
     """This environment minus the variables that would steer the server, plus ``extra``."""
     env = {key: value for key, value in os.environ.items() if key not in HERMETIC}
     return {**env, **extra}
+
+
+def thoughtledger(*argv: str) -> subprocess.CompletedProcess[str]:
+    """Run the ``thoughtledger`` command in a child process with no input; text out, any exit."""
+    return subprocess.run(  # noqa: S603  # our interpreter, our module
+        [sys.executable, "-m", "api.cli", *argv],
+        cwd=ROOT,
+        env=child_env(),
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        check=False,
+    )
 
 
 def serve_command(db: str, *options: str) -> list[str]:
