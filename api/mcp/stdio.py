@@ -23,6 +23,7 @@ own ``stdio_server``, which reads a terminal on the event loop
 """
 
 import os
+from abc import ABC, abstractmethod
 from collections import Counter
 from dataclasses import replace
 from types import TracebackType
@@ -90,7 +91,27 @@ class _Exchange:
             await self._changed.wait()
 
 
-class AnsweringReadStream:
+class _ClosedOnExit(ABC):
+    """``async with`` closes the stream (both wrappers are used as context managers)."""
+
+    @abstractmethod
+    async def aclose(self) -> None:
+        """Close the stream."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
+class AnsweringReadStream(_ClosedOnExit):
     """The read stream the server sees: messages only, its end held back until all is answered.
 
     Args:
@@ -180,20 +201,8 @@ class AnsweringReadStream:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def __aenter__(self) -> Self:
-        return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        await self.aclose()
-        return None
-
-
-class AnsweringWriteStream:
+class AnsweringWriteStream(_ClosedOnExit):
     """The write stream the server sees: notes each answer, and keeps the wire encodable.
 
     Args:
@@ -226,18 +235,6 @@ class AnsweringWriteStream:
     async def aclose(self) -> None:
         """Close the underlying stream."""
         await self._inner.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        await self.aclose()
-        return None
 
 
 def answering_streams(
