@@ -128,8 +128,8 @@ async def open_ledger(
         clock: Source of the current time (UTC).
         max_thought_bytes: Largest accepted thought, in UTF-8 bytes.
         cache_size: Session states kept in memory.
-        read_only: Open an existing ledger for reading only (see :func:`open_store`); pass
-            ``ttl=None`` too, since recording an expiry is a write.
+        read_only: Open an existing ledger for reading only (see :func:`open_store`). Such a
+            ledger records no expiry (that is a write): ``ttl`` does not apply to it.
 
     Raises:
         InvalidInputError: The URL is of no known form.
@@ -141,7 +141,11 @@ async def open_ledger(
     """
     store = await open_store(url, clock=clock, read_only=read_only)
     ledger = Ledger(
-        store, ttl=ttl, clock=clock, max_thought_bytes=max_thought_bytes, cache_size=cache_size
+        store,
+        ttl=None if read_only else ttl,
+        clock=clock,
+        max_thought_bytes=max_thought_bytes,
+        cache_size=cache_size,
     )
     try:
         yield ledger

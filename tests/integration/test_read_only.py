@@ -4,6 +4,7 @@ database and a ledger that is only read are all left exactly as they were."""
 import asyncio
 import sqlite3
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -169,3 +170,31 @@ async def test_an_older_schema_is_refused_when_reading_and_never_upgraded(
     with pytest.raises(SchemaVersionError, match="older than this thoughtledger reads"):
         await open_store(sqlite_url(sample), read_only=True)
     assert snapshot(sample.parent) == before
+
+
+def test_a_read_only_ledger_reads_an_idle_session_without_recording_its_expiry(
+    tmp_path: Path,
+) -> None:
+    url = sqlite_url(tmp_path / "l.db")
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+
+    async def record() -> str:
+        async with open_ledger(url, clock=lambda: start) as ledger:
+            session = await ledger.new_session()
+            await session.process_sequential_thinking(
+                thought="t", thought_number=1, total_thoughts=2, next_thought_needed=True
+            )
+            return session.id
+
+    async def read(session_id: str) -> None:
+        # A year idle, far past the default TTL: a writable ledger records the expiry here.
+        later = start + timedelta(days=365)
+        async with open_ledger(url, read_only=True, clock=lambda: later) as reader:
+            state = await reader.get_session(session_id)
+            assert state is not None
+            assert state.ended is None
+
+    session_id = asyncio.run(record())
+    recorded = snapshot(tmp_path)
+    asyncio.run(read(session_id))
+    assert snapshot(tmp_path) == recorded
