@@ -3,8 +3,10 @@
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver import Context
 
+from api.access import Principal, role_of
 from api.llm.client import ThoughtWriter
 from api.mcp.render import ThoughtSink
 from api.mcp.sessions import SessionDirectory, connection_handle, name_handle
@@ -55,12 +57,15 @@ class Caller:
         key: What identifies the calling connection, or ``None`` where nothing does.
         over_http: Whether the call came over HTTP.
         ctx: The request, for what is rarely needed.
+        principal: Who the call's bearer token stands for; ``None`` without authentication
+            (stdio, in-process, HTTP without ``--auth``): the ledger's own user, allowed all.
     """
 
     app: AppState
     key: str | None
     over_http: bool
     ctx: AppContext
+    principal: Principal | None = None
 
     @classmethod
     def of(cls, ctx: AppContext) -> "Caller":
@@ -77,7 +82,13 @@ class Caller:
         if headers is None:
             return cls(app, app.connection_key, over_http=False, ctx=ctx)
         http_session = headers.get("mcp-session-id")
-        return cls(app, f"http:{http_session}" if http_session else None, over_http=True, ctx=ctx)
+        return cls(
+            app,
+            f"http:{http_session}" if http_session else None,
+            over_http=True,
+            ctx=ctx,
+            principal=principal_of_request(),
+        )
 
     def thinking_target(self, requested: str | None) -> tuple[str | None, str | None]:
         """Return ``(handle, session_id)`` for a thought: the handle to rebind, the id to use.
@@ -123,4 +134,17 @@ class Caller:
         return facts
 
 
-__all__ = ["AppContext", "AppState", "Caller", "ProfileName"]
+def principal_of_request() -> Principal | None:
+    """The principal the current HTTP request's verified bearer token stands for, if any.
+
+    The SDK's bearer middleware verified the token and keeps it for the request; an OAuth
+    token names its user in ``subject`` and the client acting for it in ``client_id``: the
+    user is the principal.
+    """
+    token = get_access_token()
+    if token is None:
+        return None
+    return Principal(token.subject or token.client_id, role_of(token.scopes))
+
+
+__all__ = ["AppContext", "AppState", "Caller", "ProfileName", "principal_of_request"]
