@@ -7,6 +7,7 @@ principal at all (stdio, the Python API, HTTP without ``--auth``) the caller is 
 owner and everything is allowed. Pure rules, no I/O.
 """
 
+import uuid
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -47,6 +48,20 @@ class Principal:
         return self.writes and owner is not None and owner == self.name
 
 
+_NAMESPACE = uuid.UUID("6f1c1a52-2f0e-4c55-9d7e-1b3c7f0d5a10")
+
+
+def namespaced(principal: str, name: str) -> str:
+    """The session id a caller-chosen ``name`` stands for when ``principal`` uses it.
+
+    A name (``"default"``, ``"my-task"``, or another principal's session id) that is not one of
+    the principal's own sessions is the principal's own session under a derived id: the same for
+    the same principal and name across restarts, different for every principal, and the same
+    answer whether or not the name is someone else's session (so it reveals nothing).
+    """
+    return str(uuid.uuid5(_NAMESPACE, f"{principal}\x00{name}"))
+
+
 def role_of(scopes: list[str]) -> Role:
     """The role a token's scopes grant: the widest read among them, else :data:`DEFAULT_ROLE`.
 
@@ -59,4 +74,13 @@ def role_of(scopes: list[str]) -> Role:
     return DEFAULT_ROLE
 
 
-__all__ = ["DEFAULT_ROLE", "ROLES", "ROLE_SCOPES", "SCOPE_PREFIX", "Principal", "Role", "role_of"]
+__all__ = [
+    "DEFAULT_ROLE",
+    "ROLES",
+    "ROLE_SCOPES",
+    "SCOPE_PREFIX",
+    "Principal",
+    "Role",
+    "namespaced",
+    "role_of",
+]

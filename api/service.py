@@ -14,6 +14,7 @@ from api.bounds import check_time, check_version, not_found
 from api.caches import Heads, Histories
 from api.figures import Figures
 from api.gc_pause import cyclic_gc_paused
+from api.listing import DEFAULT_PAGE, SessionsPage, check_page_size, cursor_of, parse_cursor
 from api.lookup import Lookup
 from api.outcome import ThinkOutcome
 from api.session import Profile, Session
@@ -25,6 +26,7 @@ from ledger.decide import (
     ThinkCommand,
     decide_thought,
     parse_command,
+    starts_a_run,
 )
 from ledger.envelope import RecordedEvent
 from ledger.errors import ConcurrencyError, InvalidInputError, SessionNotFoundError
@@ -111,6 +113,8 @@ class Ledger(Lookup, Transfer, Figures):
         clear: bool = False,
         metadata: Mapping[str, str] | None = None,
         generated: Generated | None = None,
+        owner: str | None = None,
+        new_run: bool = False,
     ) -> ThinkOutcome:
         """Record one thought: the use-case behind every tool and the Python API.
 
@@ -124,6 +128,12 @@ class Ledger(Lookup, Transfer, Figures):
             metadata: Facts to record if a session starts here.
             generated: When a model wrote the thought: the guidance and the generation, recorded
                 with it in one ``thought.generated`` event (see :mod:`api.llm.external`).
+            owner: The principal recording (see :mod:`api.access`): recorded as the owner of a
+                session that starts here; a session another principal (or nobody) owns is
+                answered as not found. ``None``: the ledger's own user, who may write anywhere.
+            new_run: A plain thought numbered 1 on a session that already holds thoughts starts
+                a new session that records the one it follows (one session per run of an
+                agent), instead of joining the old one.
 
         Returns:
             The outcome, with the session id the thought landed in.
@@ -131,6 +141,7 @@ class Ledger(Lookup, Transfer, Figures):
         Raises:
             InvalidThoughtError: The arguments break a rule; nothing was appended.
             InvalidInputError: The session id is malformed; nothing was appended.
+            SessionNotFoundError: ``owner`` does not own the session; nothing was appended.
             StoreError: The store failed; nothing was appended.
         """
         command = (
@@ -145,11 +156,17 @@ class Ledger(Lookup, Transfer, Figures):
         conflict: ConcurrencyError | None = None
         for attempt in range(_ATTEMPTS):
             state = await self._load(current, fresh=fresh)
+            if owner is not None and state.version and state.owner != owner:
+                raise not_found(current)
             retire = self._retirement(state, clear=clear and replaced is None)
             try:
                 if retire is not None:
                     recorded += await self._append(state, [retire])
-                if state.version and (retire is not None or state.ended is not None):
+                if state.version and (
+                    retire is not None
+                    or state.ended is not None
+                    or (new_run and state.thought_count and starts_a_run(command))
+                ):
                     replaced, current = current, new_session_id()
                     state = empty(current)
                 events = decide_thought(
@@ -159,6 +176,7 @@ class Ledger(Lookup, Transfer, Figures):
                     metadata=metadata,
                     predecessor_id=replaced,
                     generated=generated,
+                    owner=owner,
                 )
                 stored = await self._append(state, events)
             except ConcurrencyError as exc:
@@ -174,6 +192,19 @@ class Ledger(Lookup, Transfer, Figures):
             return ThinkOutcome(current, after, after.last, recorded, replaced)
         assert conflict is not None  # noqa: S101  # the loop only ends early on success
         raise conflict
+
+    async def facts(self, session_id: str) -> SessionState | None:
+        """Return a session's state as recording holds it (only its latest thoughts), or ``None``.
+
+        Cheap: it reads only what the log gained since this process last looked. For the
+        session's facts (owner, status, version, counts), not its history.
+
+        Raises:
+            InvalidInputError: The id is malformed.
+            StoreError: The store failed.
+        """
+        state = await self._load(check_id(session_id), fresh=True)
+        return state if state.version else None
 
     def _retirement(self, state: SessionState, *, clear: bool) -> LedgerEvent | None:
         if state.version == 0 or state.ended is not None:
@@ -255,6 +286,30 @@ class Ledger(Lookup, Transfer, Figures):
         """
         heads = await self._store.list_heads(after_session_id=after_session_id, limit=limit)
         return [await self._complete(head.session_id) for head in heads]
+
+    async def recent_sessions(
+        self, *, limit: int = DEFAULT_PAGE, cursor: str | None = None, owner: str | None = None
+    ) -> SessionsPage:
+        """Return a page of sessions, newest first (by start), with the cursor to the next page.
+
+        Args:
+            limit: Sessions in the page (1 to :data:`api.listing.MAX_PAGE`).
+            cursor: The ``next_cursor`` of the previous page; ``None`` for the newest.
+            owner: Only the sessions this principal started; ``None``: every session.
+
+        Raises:
+            InvalidInputError: A limit out of range or a cursor no listing gave.
+            StoreError: The store failed.
+        """
+        before = parse_cursor(cursor) if cursor is not None else None
+        heads = await self._store.recent_heads(
+            owner=owner, before=before, limit=check_page_size(limit) + 1
+        )
+        more = len(heads) > limit
+        heads = heads[:limit]
+        states = [state for head in heads if (state := await self.facts(head.session_id))]
+        last = heads[-1] if more else None
+        return SessionsPage(states, cursor_of(last.started_at, last.session_id) if last else None)
 
     # -- reading back ---------------------------------------------------------------------------
 

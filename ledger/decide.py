@@ -135,6 +135,20 @@ _BY_KIND: dict[ThoughtKind, _HandWritten] = {
 }
 
 
+def starts_a_run(command: ThinkCommand) -> bool:
+    """Whether ``command`` opens a new line of reasoning: a plain thought numbered 1.
+
+    Not a revision, not a branch: an agent that starts again from thought 1 is on a new problem.
+    """
+    return (
+        command.thought_number == 1
+        and not command.is_revision
+        and command.revises_thought is None
+        and command.branch_from_thought is None
+        and command.branch_id is None
+    )
+
+
 def decide_thought(
     command: ThinkCommand,
     *,
@@ -143,6 +157,7 @@ def decide_thought(
     metadata: Mapping[str, str] | None = None,
     predecessor_id: str | None = None,
     generated: Generated | None = None,
+    owner: str | None = None,
 ) -> list[LedgerEvent]:
     """Return the events that record ``command`` on a session at ``version``.
 
@@ -170,7 +185,10 @@ def decide_thought(
     else:
         event = from_checked(_BY_KIND[kind], facts)
     if version == 0:
-        return [SessionStarted(metadata=dict(metadata or {}), predecessor_id=predecessor_id), event]
+        started = SessionStarted(
+            metadata=dict(metadata or {}), predecessor_id=predecessor_id, owner=owner
+        )
+        return [started, event]
     return [event]
 
 
@@ -183,4 +201,5 @@ __all__ = [
     "decide_thought",
     "describe",
     "parse_command",
+    "starts_a_run",
 ]

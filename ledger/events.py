@@ -37,6 +37,9 @@ class SessionStarted(Event):
     metadata: dict[str, str] = Field(default_factory=dict)
     predecessor_id: str | None = None
     """The session this one replaces after a clear, if any."""
+    owner: str | None = None
+    """The principal that started it (an authenticated HTTP caller); ``None`` when the ledger's
+    own user did (stdio, the Python API, HTTP without authentication)."""
 
 
 class _Requested(BaseModel):

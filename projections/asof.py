@@ -69,6 +69,7 @@ def as_of_version(state: SessionState, version: int) -> SessionState:
         ended_version=state.ended_version if ended else None,
         started_version=state.started_version if started else None,
         thought_count=len(kept),
+        owner=state.owner if started else None,
     )
 
 

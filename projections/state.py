@@ -108,6 +108,7 @@ class SessionState(NamedTuple):
         updated_at: When its last folded event was recorded.
         metadata: Facts recorded when it started (client, agent, transport...).
         predecessor_id: The session it replaced after a clear, if any.
+        owner: The principal that started it; ``None`` for the ledger's own user.
         thoughts: Every thought, in order (main line, revisions and branches alike); after
             :func:`trim`, only the most recent ones.
         thought_count: How many thoughts the session has, held or not.
@@ -130,6 +131,7 @@ class SessionState(NamedTuple):
     ended_version: int | None = None
     started_version: int | None = None
     thought_count: int = 0
+    owner: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -221,6 +223,7 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
     branches = dict(state.branches)
     started_at, updated_at = state.started_at, state.updated_at
     metadata, predecessor, ended = state.metadata, state.predecessor_id, state.ended
+    owner = state.owner
     ended_version, started_version = state.ended_version, state.started_version
     version = state.version
     for record in records:
@@ -233,6 +236,7 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
             case SessionStarted():
                 metadata = MappingProxyType(dict(event.metadata))
                 predecessor = event.predecessor_id
+                owner = event.owner
                 started_version = record.version
             case (
                 ThoughtRecorded()
@@ -287,6 +291,7 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
         ended_version=ended_version,
         started_version=started_version,
         thought_count=state.thought_count + len(thoughts) - held_before,
+        owner=owner,
     )
 
 

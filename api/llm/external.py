@@ -51,6 +51,7 @@ async def think_external(
     clear: bool = False,
     metadata: Mapping[str, str] | None = None,
     max_prompt_chars: int = DEFAULT_MAX_PROMPT_CHARS,
+    owner: str | None = None,
 ) -> ThinkOutcome:
     """Record the next thought, written by a language model (or, in manual mode, by the caller).
 
@@ -69,6 +70,7 @@ async def think_external(
         clear: Retire ``session_id`` first and start afresh (the model then sees no history).
         metadata: Facts to record if a session starts here.
         max_prompt_chars: Roughly how long the prompt may be, in characters.
+        owner: The principal recording (see :meth:`Ledger.think`).
 
     Returns:
         The outcome; for a generated thought its entry carries ``guidance`` and ``generation``.
@@ -88,7 +90,7 @@ async def think_external(
         else parse_command(arguments, max_thought_bytes=ledger.max_thought_bytes)
     )
     if not use_llm:
-        return await ledger.think(session_id, request, clear=clear, metadata=metadata)
+        return await ledger.think(session_id, request, clear=clear, metadata=metadata, owner=owner)
     temperature = _check_temperature(temperature)
     model = _check_model(model)
     context = await _context(ledger, session_id, clear=clear)
@@ -101,6 +103,7 @@ async def think_external(
         clear=clear,
         metadata=metadata,
         generated=Generated(guidance=request.thought, generation=written.generation),
+        owner=owner,
     )
     generation = written.generation
     log.info(

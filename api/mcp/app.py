@@ -9,10 +9,12 @@ from mcp.server.mcpserver import Context
 from api.access import Principal, role_of
 from api.llm.client import ThoughtWriter
 from api.mcp.render import ThoughtSink
-from api.mcp.sessions import SessionDirectory, connection_handle, name_handle
+from api.mcp.sessions import Directories, SessionDirectory
 from api.service import Ledger
-from ledger.ids import check_id, new_session_id
 
+RunsName = Literal["separate", "continuous"]
+"""How a connection's thinking is split into sessions: one per run (a plain thought numbered 1
+starts the next) or one accumulating history (the official server's)."""
 ProfileName = Literal["minimal", "official", "full"]
 """Which projection ``sequentialthinking`` answers with: the minimal-response spec, the official
 view, or the session pattern."""
@@ -29,7 +31,10 @@ class AppState:
             in-process): minted when the lifespan starts, so one per process or client.
         transport: Recorded in a new session's metadata when no headers tell otherwise.
         thought_sink: Where each recorded thought is rendered, if anywhere.
-        directory: Which session each connection and name currently continues.
+        directories: Which session each connection and name currently continues, per
+            principal.
+        runs: Whether a plain thought numbered 1 on a connection's session that holds thoughts
+            starts a new session (``separate``) or joins it (``continuous``).
         metadata: Session-start facts already worked out, per connection and tool.
         writer: Who writes ``sequential_thinking_external``'s thoughts when ``use_llm`` is true
             (a language model; ``None``: one configured from the environment, per call).
@@ -40,9 +45,10 @@ class AppState:
     connection_key: str
     transport: str
     thought_sink: ThoughtSink | None = None
-    directory: SessionDirectory = field(default_factory=SessionDirectory)
+    directories: Directories = field(default_factory=Directories)
     metadata: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
     writer: ThoughtWriter | None = None
+    runs: RunsName = "separate"
 
 
 AppContext = Context[AppState, Any]
@@ -90,32 +96,10 @@ class Caller:
             principal=principal_of_request(),
         )
 
-    def thinking_target(self, requested: str | None) -> tuple[str | None, str | None]:
-        """Return ``(handle, session_id)`` for a thought: the handle to rebind, the id to use.
-
-        Args:
-            requested: The session the caller named, or ``None`` for the connection's own.
-
-        Returns:
-            ``(None, None)`` when the caller named none and the connection has no identity: the
-            thought starts a new session.
-
-        Raises:
-            InvalidInputError: ``requested`` is not a valid session id.
-        """
-        directory = self.app.directory
-        if requested is not None:
-            name = check_id(requested)
-            handle = name_handle(name)
-            return handle, directory.resolve(handle, lambda: name)
-        if self.key is None:
-            return None, None
-        handle = connection_handle(self.key)
-        return handle, directory.resolve(handle, new_session_id)
-
-    def connection_session(self) -> str | None:
-        """The session the calling connection currently continues, if it has one yet."""
-        return None if self.key is None else self.app.directory.peek(connection_handle(self.key))
+    @property
+    def directory(self) -> SessionDirectory:
+        """The calling principal's directory of handles (see :mod:`api.mcp.sessions`)."""
+        return self.app.directories.of(self.principal.name if self.principal else None)
 
     def session_metadata(self, tool: str) -> dict[str, str]:
         """Facts recorded when a call starts a session: tool, transport and client software."""
@@ -128,7 +112,7 @@ class Caller:
             facts["client"] = f"{params.client_info.name} {params.client_info.version}".strip()
         if cache_key is not None:
             # Bounded like the directory: a long-lived HTTP server sees many connections.
-            if len(self.app.metadata) >= self.app.directory.capacity:
+            if len(self.app.metadata) >= self.app.directories.capacity:
                 self.app.metadata.clear()
             self.app.metadata[cache_key] = facts
         return facts
@@ -147,4 +131,11 @@ def principal_of_request() -> Principal | None:
     return Principal(token.subject or token.client_id, role_of(token.scopes))
 
 
-__all__ = ["AppContext", "AppState", "Caller", "ProfileName", "principal_of_request"]
+__all__ = [
+    "AppContext",
+    "AppState",
+    "Caller",
+    "ProfileName",
+    "RunsName",
+    "principal_of_request",
+]

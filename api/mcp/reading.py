@@ -15,7 +15,8 @@ from mcp.types import CallToolResult
 from pydantic import AwareDatetime, Field
 
 from api.mcp import descriptions as text
-from api.mcp.app import AppContext, Caller
+from api.mcp.app import AppContext, Caller, principal_of_request
+from api.mcp.targets import connection_session, reading_target
 from api.mcp.thinking import DEFAULT_SESSION, answer
 from api.service import Ledger
 from ledger.envelope import format_time
@@ -26,8 +27,9 @@ from projections.views import JsonDict, branch_sets, session_view, thought_histo
 
 SESSIONS_URI = "thoughtledger://sessions"
 SESSION_URI = "thoughtledger://sessions/{session_id}"
+SESSIONS_PAGE_URI = "thoughtledger://sessions/page/{cursor}"
 SESSIONS_LISTED = 100
-"""Sessions in the ``thoughtledger://sessions`` listing (ordered by id: oldest UUIDv7s first)."""
+"""Sessions in one page of the ``thoughtledger://sessions`` listing (newest first)."""
 
 Show = Literal["history", "branches", "view"]
 
@@ -55,9 +57,9 @@ async def thinking_history(
             session, a bound past the session's end, or a ledger failure.
     """
     caller = Caller.of(ctx)
-    target = _read_target(caller, session_id)
     ledger = caller.app.ledger
     try:
+        target = await _read_target(caller, session_id)
         state = await ledger.state(target, as_of_version=as_of_version, as_of_time=as_of_time)
     except LedgerError as exc:
         raise ToolError(str(exc)) from exc
@@ -65,7 +67,7 @@ async def thinking_history(
         "sessionId": state.session_id,
         "status": state.status,
         "version": state.version,
-        "thoughtHistoryLength": len(state.thoughts),
+        "thoughtHistoryLength": state.thought_count,
     }
     if as_of_version is not None:
         result["asOfVersion"] = as_of_version
@@ -80,18 +82,18 @@ async def thinking_history(
     return answer(result)
 
 
-def _read_target(caller: Caller, requested: str | None) -> str:
-    # An id given is read literally: it names the session an answer reported, even one that was
-    # cleared since. Omitted (or the MCP API reference's "default"), it is the connection's current
-    # session.
+async def _read_target(caller: Caller, requested: str | None) -> str:
+    # An id given names the session an answer reported, even one that was cleared since (for a
+    # principal: one it may read; see api.mcp.targets). Omitted (or the MCP API reference's
+    # "default"), it is the connection's current session.
     if requested is not None and (requested != DEFAULT_SESSION or caller.key is None):
-        return requested
+        return await reading_target(caller.app.ledger, caller.principal, requested)
     if caller.key is None:
         raise ToolError(
             "this connection has no identity of its own: pass sessionId (the sessionId of an "
             "earlier answer)"
         )
-    current = caller.connection_session()
+    current = connection_session(caller)
     if current is None:
         raise ToolError(
             "no thoughts recorded on this connection yet: record one, or pass the sessionId of an "
@@ -107,20 +109,42 @@ def register_resources(server: MCPServer[Any], ledger: Ledger) -> None:
         ValueError: The SDK refused a registration (a programming error).
     """
 
+    async def listing(cursor: str | None) -> str:
+        principal = principal_of_request()
+        # A principal lists what it owns; an auditor, like the ledger's own user, everything.
+        owner = principal.name if principal is not None and principal.role != "auditor" else None
+        try:
+            page = await ledger.recent_sessions(limit=SESSIONS_LISTED, cursor=cursor, owner=owner)
+        except InvalidInputError as exc:
+            raise ResourceNotFoundError(str(exc)) from exc
+        except LedgerError as exc:
+            raise ResourceError(str(exc)) from exc
+        listing: JsonDict = {"sessions": [_summary(state) for state in page.sessions]}
+        if page.next_cursor is not None:
+            listing["nextCursor"] = page.next_cursor
+            listing["next"] = SESSIONS_PAGE_URI.format(cursor=page.next_cursor)
+        return json.dumps(listing, indent=2, ensure_ascii=False)
+
     @server.resource(
         SESSIONS_URI,
         name="sessions",
         title="Thinking sessions",
-        description=f"The first {SESSIONS_LISTED} sessions in this ledger, by id",
+        description=f"The newest {SESSIONS_LISTED} sessions you may read, newest first; "
+        "'next' names the page after",
         mime_type="application/json",
     )
     async def list_sessions() -> str:
-        try:
-            states = await ledger.list_sessions(limit=SESSIONS_LISTED)
-        except LedgerError as exc:
-            raise ResourceError(str(exc)) from exc
-        listing = {"sessions": [_summary(state) for state in states]}
-        return json.dumps(listing, indent=2, ensure_ascii=False)
+        return await listing(None)
+
+    @server.resource(
+        SESSIONS_PAGE_URI,
+        name="sessions-page",
+        title="Thinking sessions (a later page)",
+        description="The sessions after a page's nextCursor, newest first",
+        mime_type="application/json",
+    )
+    async def list_sessions_after(cursor: str) -> str:
+        return await listing(cursor)
 
     @server.resource(
         SESSION_URI,
@@ -131,6 +155,7 @@ def register_resources(server: MCPServer[Any], ledger: Ledger) -> None:
     )
     async def read_session(session_id: str) -> str:
         try:
+            session_id = await reading_target(ledger, principal_of_request(), session_id)
             state = await ledger.state(session_id)
         except (SessionNotFoundError, InvalidInputError) as exc:
             raise ResourceNotFoundError(str(exc)) from exc
@@ -152,10 +177,11 @@ def _summary(state: SessionState) -> JsonDict:
         "uri": SESSION_URI.format(session_id=state.session_id),
         "status": state.status,
         "version": state.version,
-        "thoughtHistoryLength": len(state.thoughts),
+        "thoughtHistoryLength": state.thought_count,
         "branches": list(state.branches),
         "startedAt": _time(state.started_at),
         "updatedAt": _time(state.updated_at),
+        "agent": state.metadata.get("agent") or state.metadata.get("client"),
     }
 
 
@@ -165,6 +191,7 @@ def _time(moment: datetime | None) -> str | None:
 
 __all__ = [
     "SESSIONS_LISTED",
+    "SESSIONS_PAGE_URI",
     "SESSIONS_URI",
     "SESSION_URI",
     "register_resources",

@@ -22,7 +22,14 @@ from api.bootstrap import open_ledger, resolve_url
 from api.logs import SessionIdRedaction, event_line, route_to_stdlib
 from api.mcp.app import AppState, ProfileName
 from api.mcp.render import ThoughtSink, thought_logging_enabled
-from api.mcp.server import DEFAULT_TOOLS, DESCRIPTIONS, PROFILES, TOOL_NAMES, create_server
+from api.mcp.server import (
+    DEFAULT_TOOLS,
+    DESCRIPTIONS,
+    PROFILES,
+    RUNS,
+    TOOL_NAMES,
+    create_server,
+)
 from api.mcp.stdio import run_stdio, stdio_transport
 from api.mcp.stopping import http_server, signals_handled
 from api.service import DEFAULT_TTL, Ledger
@@ -93,6 +100,15 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         choices=DESCRIPTIONS,
         help="tool descriptions: official (the official server's words) or compact (each "
         "within the 1,024 characters OpenAI's API accepts, for OpenAI-backed clients)",
+    )
+    parser.add_argument(
+        "--runs",
+        default="separate",
+        choices=RUNS,
+        help="separate: a plain thought numbered 1 after earlier thoughts on a connection starts "
+        "a new session, linked to the one before (one session per run of an agent); continuous: "
+        "one accumulating history per connection, as the official server keeps (default: "
+        "%(default)s)",
     )
     parser.add_argument(
         "--ttl-minutes",
@@ -233,6 +249,7 @@ def _server(
         thought_sink=sink,
         transport=transport,
         descriptions=args.descriptions,
+        runs=args.runs,
     )
 
 
@@ -241,6 +258,7 @@ def _facts(args: argparse.Namespace) -> dict[str, object]:
         "ledger": redact_url(resolve_url(args.db)),
         "profile": args.profile,
         "tools": ",".join(args.tools),
+        "runs": args.runs,
         "ttl_minutes": args.ttl_minutes,
     }
 

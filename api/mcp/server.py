@@ -32,7 +32,7 @@ from api.mcp.answers import (
     StatusAnswer,
     output_schema,
 )
-from api.mcp.app import AppState, ProfileName
+from api.mcp.app import AppState, ProfileName, RunsName
 from api.mcp.reading import register_resources, thinking_history
 from api.mcp.render import ThoughtSink
 from api.mcp.thinking import sequential_thinking, sequential_thinking_external, sequentialthinking
@@ -50,6 +50,7 @@ TOOL_NAMES = (OFFICIAL_TOOL, HISTORY_TOOL, STATUS_TOOL, EXTERNAL_TOOL)
 DEFAULT_TOOLS = (OFFICIAL_TOOL, HISTORY_TOOL)
 """Listed unless ``--tools`` says otherwise: the official tool and the read tool."""
 PROFILES: tuple[ProfileName, ...] = ("minimal", "official", "full")
+RUNS: tuple[RunsName, ...] = ("separate", "continuous")
 DescriptionsName = Literal["official", "compact"]
 """How the tools describe themselves: the official text, or one within OpenAI's limits."""
 DESCRIPTIONS: tuple[DescriptionsName, ...] = ("official", "compact")
@@ -119,6 +120,7 @@ def create_server(
     transport: str = "in-process",
     writer: ThoughtWriter | None = None,
     descriptions: DescriptionsName = "official",
+    runs: RunsName = "separate",
 ) -> MCPServer[AppState]:
     """Build the MCP server over ``ledger`` (which the caller opens and closes).
 
@@ -138,13 +140,20 @@ def create_server(
         descriptions: ``official`` (the official server's words, for drop-in parity) or
             ``compact``: every tool's description within the 1,024 characters OpenAI's API
             accepts, the official advice moved into the parameters' descriptions.
+        runs: ``separate``: on a connection's own session, a plain thought numbered 1 after
+            earlier thoughts starts a new session that records the one it follows (one session
+            per run of an agent); ``continuous``: one accumulating history, as the official
+            server keeps.
 
     Returns:
         The server; sessions are resources under ``thoughtledger://sessions``.
 
     Raises:
-        InvalidInputError: An unknown profile, tool name or descriptions style, or no tool.
+        InvalidInputError: An unknown profile, tool name, descriptions style or runs mode, or
+            no tool.
     """
+    if runs not in RUNS:
+        raise InvalidInputError(f"unknown runs {runs!r}: use {', '.join(RUNS)}")
     if profile not in PROFILES:
         raise InvalidInputError(f"unknown profile {profile!r}: use {', '.join(PROFILES)}")
     if descriptions not in DESCRIPTIONS:
@@ -170,6 +179,7 @@ def create_server(
                 transport=transport,
                 thought_sink=thought_sink,
                 writer=writer or own,
+                runs=runs,
             )
         finally:
             if own is not None:
@@ -256,6 +266,7 @@ __all__ = [
     "HISTORY_TOOL",
     "OFFICIAL_TOOL",
     "PROFILES",
+    "RUNS",
     "STATUS_TOOL",
     "TOOL_NAMES",
     "DescriptionsName",

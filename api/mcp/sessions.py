@@ -60,6 +60,35 @@ class SessionDirectory:
             self._current.popitem(last=False)
 
 
+PRINCIPALS_REMEMBERED = 1024
+"""Principals whose directories are kept (least recently active go first)."""
+
+
+@dataclass
+class Directories:
+    """One :class:`SessionDirectory` per principal: each one's handles compete only with its own.
+
+    No caller can push another's handles out by naming many sessions.
+
+    Args:
+        capacity: Handles each principal's directory remembers.
+    """
+
+    capacity: int = DEFAULT_CAPACITY
+    _by_principal: OrderedDict[str | None, SessionDirectory] = field(default_factory=OrderedDict)
+
+    def of(self, principal: str | None) -> SessionDirectory:
+        """The directory of ``principal`` (``None``: unauthenticated callers share one)."""
+        directory = self._by_principal.get(principal)
+        if directory is None:
+            directory = self._by_principal[principal] = SessionDirectory(self.capacity)
+            while len(self._by_principal) > PRINCIPALS_REMEMBERED:
+                self._by_principal.popitem(last=False)
+        else:
+            self._by_principal.move_to_end(principal)
+        return directory
+
+
 def connection_handle(key: str) -> str:
     """The directory handle of a connection."""
     return f"connection:{key}"
@@ -70,4 +99,11 @@ def name_handle(name: str) -> str:
     return f"name:{name}"
 
 
-__all__ = ["DEFAULT_CAPACITY", "SessionDirectory", "connection_handle", "name_handle"]
+__all__ = [
+    "DEFAULT_CAPACITY",
+    "PRINCIPALS_REMEMBERED",
+    "Directories",
+    "SessionDirectory",
+    "connection_handle",
+    "name_handle",
+]

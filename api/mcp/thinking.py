@@ -17,6 +17,7 @@ from api.llm.external import DEFAULT_TEMPERATURE, think_external
 from api.mcp import descriptions as text
 from api.mcp.app import AppContext, Caller
 from api.mcp.render import render_thought
+from api.mcp.targets import thinking_target
 from api.outcome import ThinkOutcome
 from ledger.decide import checked_command
 from ledger.errors import LedgerError
@@ -230,8 +231,9 @@ async def record(
         ToolError: The ledger refused or failed (its message says why); nothing was appended.
     """
     app = caller.app
+    owner = caller.principal.name if caller.principal is not None else None
     try:
-        handle, session_id = caller.thinking_target(requested)
+        handle, session_id = await thinking_target(caller, requested)
         metadata = caller.session_metadata(tool)
         # The SDK validated every field with the lax types: the command is not validated again.
         arguments = checked_command(fields, max_thought_bytes=app.ledger.max_thought_bytes)
@@ -245,13 +247,23 @@ async def record(
                 temperature=temperature,
                 clear=clear,
                 metadata=metadata,
+                owner=owner,
             )
         else:
-            outcome = await app.ledger.think(session_id, arguments, clear=clear, metadata=metadata)
+            outcome = await app.ledger.think(
+                session_id,
+                arguments,
+                clear=clear,
+                metadata=metadata,
+                owner=owner,
+                # One session per run: only for the connection's own session, which the agent
+                # did not name (a named session is the caller's to continue as it likes).
+                new_run=requested is None and app.runs == "separate",
+            )
     except LedgerError as exc:
         raise ToolError(str(exc)) from exc
     if handle is not None:
-        app.directory.bind(handle, outcome.session_id)
+        caller.directory.bind(handle, outcome.session_id)
     if app.thought_sink is not None:
         app.thought_sink(render_thought(outcome.entry))
     return outcome

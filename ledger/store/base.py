@@ -339,6 +339,27 @@ class EventStore(ABC):
         """
 
     @abstractmethod
+    async def recent_heads(
+        self,
+        *,
+        owner: str | None = None,
+        before: tuple[datetime, str] | None = None,
+        limit: int = 100,
+    ) -> list[StreamHead]:
+        """Return session heads newest first (by start time, then id), paging before a key.
+
+        Args:
+            owner: Only the sessions this principal started (``session.started``'s ``owner``);
+                ``None``: every session.
+            before: The ``(started_at, session_id)`` of the last head of the previous page.
+            limit: The most heads to return.
+
+        Raises:
+            InvalidInputError: A limit below 1.
+            StoreError: The backend failed.
+        """
+
+    @abstractmethod
     async def verify(self, session_id: str) -> VerifyReport:
         """Walk the hash chain of ``session_id`` from its stored columns, trusting nothing decoded.
 

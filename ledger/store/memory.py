@@ -2,11 +2,13 @@
 
 from collections.abc import Collection, Sequence
 from dataclasses import replace
+from datetime import datetime
 from uuid import UUID
 
 from ledger.chain import GENESIS_HASH, PreparedEvent, StoredRow, VerifyReport, seal, verify_rows
 from ledger.envelope import RecordedEvent
 from ledger.errors import ConcurrencyError, InvalidInputError, StoreError
+from ledger.events import SessionStarted
 from ledger.ids import check_id
 from ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, EventStore, StreamHead, utc_now
 from ledger.store.checks import check_page, check_window
@@ -120,6 +122,26 @@ class MemoryEventStore(EventStore):
         )
         return [_head(name, self._streams[name]) for name in names[:limit]]
 
+    async def recent_heads(
+        self,
+        *,
+        owner: str | None = None,
+        before: tuple[datetime, str] | None = None,
+        limit: int = 100,
+    ) -> list[StreamHead]:
+        """See :meth:`EventStore.recent_heads`."""
+        check_page(0, limit)
+        self._check_open()
+        heads = [
+            _head(name, stream)
+            for name, stream in self._streams.items()
+            if owner is None or _owner(stream) == owner
+        ]
+        heads.sort(key=lambda head: (head.started_at, head.session_id), reverse=True)
+        if before is not None:
+            heads = [head for head in heads if (head.started_at, head.session_id) < before]
+        return heads[:limit]
+
     async def verify(self, session_id: str) -> VerifyReport:
         """See :meth:`EventStore.verify`."""
         check_id(session_id)
@@ -140,6 +162,13 @@ class MemoryEventStore(EventStore):
     def _check_open(self) -> None:
         if self._closed:
             raise StoreError("the store is closed")
+
+
+def _owner(stream: list[RecordedEvent]) -> str | None:
+    for record in stream:
+        if isinstance(record.event, SessionStarted):
+            return record.event.owner
+    return None
 
 
 def _head(session_id: str, stream: list[RecordedEvent]) -> StreamHead:

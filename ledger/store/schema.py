@@ -7,10 +7,19 @@ recreated. (The version of an event's payload is another matter:
 :data:`ledger.events.PAYLOAD_SCHEMA_VERSION`.)
 """
 
+from collections.abc import Callable
+from typing import Any
+
 import sqlalchemy as sa
 
-DATABASE_SCHEMA_VERSION = 1
+DATABASE_SCHEMA_VERSION = 2
 """The version of the database's tables this code creates and reads."""
+READABLE_FROM = 1
+"""The oldest schema this code reads without upgrading it: the steps since only add indexes, so
+a read-only opening of an older ledger answers the same, if more slowly."""
+
+JsonText = Callable[["sa.ColumnElement[str]", str], Any]
+"""A backend's expression for one top-level field of a JSON payload stored as text."""
 
 metadata = sa.MetaData()
 
@@ -61,13 +70,43 @@ schema_versions = sa.Table(
 )
 
 
-MIGRATIONS: dict[int, list[sa.schema.ExecutableDDLElement]] = {
-    1: [
+def _tables(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    return [
         sa.schema.CreateTable(events, if_not_exists=True),
         sa.schema.CreateTable(sessions, if_not_exists=True),
-    ],
+    ]
+
+
+def _listing_indexes(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    started = events.c.event_type == "session.started"
+    return [
+        # Sessions newest first, paged by (start, id).
+        sa.schema.CreateIndex(
+            sa.Index("tl_sessions_started", sessions.c.started_at, sessions.c.session_id),
+            if_not_exists=True,
+        ),
+        # One principal's sessions newest first: the owner is a fact of the session's first
+        # event (never a mutable column), indexed where it is written.
+        sa.schema.CreateIndex(
+            sa.Index(
+                "tl_events_owner",
+                json(events.c.payload, "owner"),
+                events.c.recorded_at,
+                events.c.session_id,
+                sqlite_where=started,
+                postgresql_where=started,
+            ),
+            if_not_exists=True,
+        ),
+    ]
+
+
+MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
+    1: _tables,
+    2: _listing_indexes,
 }
-"""Schema step N brings a database from version N-1 to N: DDL statements run in one transaction."""
+"""Schema step N brings a database from version N-1 to N: given the backend's JSON expression,
+the DDL statements it runs, in one transaction."""
 
 assert max(MIGRATIONS) == DATABASE_SCHEMA_VERSION  # noqa: S101  # a step exists for every version
 
@@ -80,6 +119,8 @@ def pending_steps(current: int) -> list[int]:
 __all__ = [
     "DATABASE_SCHEMA_VERSION",
     "MIGRATIONS",
+    "READABLE_FROM",
+    "JsonText",
     "events",
     "metadata",
     "pending_steps",

@@ -5,6 +5,7 @@ without it, and a server spawned per conversation should not pay a third of a se
 """
 
 from collections.abc import Callable, Collection
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -143,6 +144,40 @@ class SqlEventStore(EventStore):
         if after_session_id is not None:
             query = query.where(SESSIONS.c.session_id > after_session_id)
         return [_head(row) for row in await self._fetch(query)]
+
+    async def recent_heads(
+        self,
+        *,
+        owner: str | None = None,
+        before: tuple[datetime, str] | None = None,
+        limit: int = 100,
+    ) -> list[StreamHead]:
+        """See :meth:`EventStore.recent_heads`."""
+        import sqlalchemy as sa
+
+        from ledger.store.schema import events as EVENTS
+        from ledger.store.schema import sessions as SESSIONS
+
+        check_page(0, limit)
+        dialect = self._stats_dialect()
+        query = sa.select(SESSIONS)
+        if owner is not None:
+            # The owner is a fact of the session's start event (indexed: see the schema).
+            started = sa.select(EVENTS.c.session_id).where(
+                EVENTS.c.event_type == "session.started",
+                dialect.json(EVENTS.c.payload, "owner") == owner,
+            )
+            query = query.where(SESSIONS.c.session_id.in_(started))
+        if before is not None:
+            moment, session_id = dialect.started_bound(before[0]), before[1]
+            query = query.where(
+                sa.or_(
+                    SESSIONS.c.started_at < moment,
+                    sa.and_(SESSIONS.c.started_at == moment, SESSIONS.c.session_id < session_id),
+                )
+            )
+        query = query.order_by(SESSIONS.c.started_at.desc(), SESSIONS.c.session_id.desc())
+        return [_head(row) for row in await self._fetch(query.limit(limit))]
 
     async def verify(self, session_id: str) -> VerifyReport:
         """See :meth:`EventStore.verify`."""

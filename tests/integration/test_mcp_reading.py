@@ -1,17 +1,25 @@
 """Reading back over MCP: ``thinking_history`` (now and as of a version or time) and resources."""
 
-import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from mcp import Client, MCPError
-from mcp.types import TextResourceContents
 
 from api.bootstrap import open_ledger
 from api.service import Ledger
-from tests.support.mcp import Json, Mode, call, connect, event_count, refused, think, thought
+from tests.support.mcp import (
+    Json,
+    Mode,
+    call,
+    connect,
+    event_count,
+    refused,
+    resource_text,
+    think,
+    thought,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -42,13 +50,6 @@ async def timed_ledger(tmp_path: Path, clock: Clock) -> AsyncIterator[Ledger]:
 
 async def history(client: Client, **arguments: object) -> Json:
     return await call(client, "thinking_history", dict(arguments))
-
-
-async def resource_text(client: Client, uri: str) -> Json:
-    contents = (await client.read_resource(uri)).contents
-    assert isinstance(contents[0], TextResourceContents)
-    document: Json = json.loads(contents[0].text)
-    return document
 
 
 async def test_history_reads_this_connections_thoughts_back(ledger: Ledger, mode: Mode) -> None:
@@ -166,7 +167,10 @@ async def test_sessions_are_listed_and_read_as_resources(ledger: Ledger, mode: M
         listing = await resource_text(client, "thoughtledger://sessions")
         session = await resource_text(client, f"thoughtledger://sessions/{answer['sessionId']}")
     assert [str(r.uri) for r in resources] == ["thoughtledger://sessions"]
-    assert [t.uri_template for t in templates] == ["thoughtledger://sessions/{session_id}"]
+    assert sorted(t.uri_template for t in templates) == [
+        "thoughtledger://sessions/page/{cursor}",
+        "thoughtledger://sessions/{session_id}",
+    ]
     [summary] = listing["sessions"]
     assert summary["sessionId"] == answer["sessionId"]
     assert summary["uri"] == f"thoughtledger://sessions/{answer['sessionId']}"

@@ -6,10 +6,10 @@ from contextlib import asynccontextmanager
 from typing import Any, Literal
 
 from mcp import Client
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, TextContent, TextResourceContents
 
 from api.mcp import create_server
-from api.mcp.app import ProfileName
+from api.mcp.app import ProfileName, RunsName
 from api.mcp.render import ThoughtSink
 from api.service import Ledger
 from tests.support.raw_store import raw_store
@@ -26,8 +26,11 @@ async def connect(
     profile: ProfileName = "official",
     tools: Sequence[str] = ("sequentialthinking", "thinking_history"),
     thought_sink: ThoughtSink | None = None,
+    runs: RunsName = "separate",
 ) -> AsyncIterator[Client]:
-    server = create_server(ledger, profile=profile, tools=tools, thought_sink=thought_sink)
+    server = create_server(
+        ledger, profile=profile, tools=tools, thought_sink=thought_sink, runs=runs
+    )
     async with Client(server, mode=mode) as client:
         yield client
 
@@ -72,3 +75,11 @@ async def refused(client: Client, tool: str, arguments: Json) -> str:
 
 async def event_count(ledger: Ledger) -> int:
     return len(await raw_store(ledger).read_all(limit=10_000))
+
+
+async def resource_text(client: Client, uri: str) -> Json:
+    """The JSON document a text resource holds."""
+    contents = (await client.read_resource(uri)).contents
+    assert isinstance(contents[0], TextResourceContents)
+    document: Json = json.loads(contents[0].text)
+    return document

@@ -16,6 +16,7 @@ from ledger.errors import (
 )
 from ledger.store import schema
 from ledger.store.base import utc_now
+from ledger.store.postgres.stats import PostgresStats
 
 _LOST_STATES = ("08", "57P01", "57P02")
 """SQLSTATEs of a lost connection: connection exceptions, administrator and crash shutdown."""
@@ -51,7 +52,7 @@ async def migrate(engine: AsyncEngine, where: str, pg_schema: str | None) -> Non
                     "upgrade thoughtledger"
                 )
             for step in schema.pending_steps(current):
-                for ddl in schema.MIGRATIONS[step]:
+                for ddl in schema.MIGRATIONS[step](PostgresStats().json):
                     await connection.execute(ddl)
                 await connection.execute(
                     sa.insert(versions).values(version=step, applied_at=format_time(utc_now()))
@@ -94,10 +95,10 @@ async def check_ledger(engine: AsyncEngine, where: str, pg_schema: str | None) -
             f"{place} has schema version {current}, newer than this thoughtledger "
             f"understands ({schema.DATABASE_SCHEMA_VERSION}); upgrade thoughtledger"
         )
-    if current < schema.DATABASE_SCHEMA_VERSION:
+    if current < schema.READABLE_FROM:
         raise SchemaVersionError(
             f"{place} has schema version {current}, older than this thoughtledger reads "
-            f"({schema.DATABASE_SCHEMA_VERSION}), and reading never upgrades it; open it once for "
+            f"({schema.READABLE_FROM}), and reading never upgrades it; open it once for "
             "writing (for example with thoughtledger serve) to upgrade it"
         )
 

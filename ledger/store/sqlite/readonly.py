@@ -33,7 +33,7 @@ from ledger.errors import (
     SchemaVersionError,
     StoreUnavailableError,
 )
-from ledger.store.sqlite.statements import DATABASE_SCHEMA_VERSION, STATEMENTS
+from ledger.store.sqlite.statements import DATABASE_SCHEMA_VERSION, READABLE_FROM, STATEMENTS
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 """The first 16 bytes of every SQLite database file."""
@@ -149,10 +149,10 @@ def _check_schema(connection: sqlite3.Connection, found: set[str], file: Path) -
             f"{file} has schema version {current}, newer than this thoughtledger "
             f"understands ({DATABASE_SCHEMA_VERSION}); upgrade thoughtledger"
         )
-    if current < DATABASE_SCHEMA_VERSION:
+    if current < READABLE_FROM:
         raise SchemaVersionError(
             f"{file} has schema version {current}, older than this thoughtledger reads "
-            f"({DATABASE_SCHEMA_VERSION}), and reading never upgrades it; open it once for writing "
+            f"({READABLE_FROM}), and reading never upgrades it; open it once for writing "
             "(for example with thoughtledger serve) to upgrade it"
         )
 

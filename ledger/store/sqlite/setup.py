@@ -161,6 +161,7 @@ def _apply_schema_steps(writer: sqlite3.Connection, file: Path) -> None:
     from sqlalchemy.dialects import sqlite as sqlite_dialect
 
     from ledger.store import schema
+    from ledger.store.sqlite.stats import SqliteStats
 
     dialect = sqlite_dialect.dialect(paramstyle="named")
 
@@ -176,7 +177,7 @@ def _apply_schema_steps(writer: sqlite3.Connection, file: Path) -> None:
             f"understands ({schema.DATABASE_SCHEMA_VERSION}); upgrade thoughtledger"
         )
     for step in schema.pending_steps(current):
-        for ddl in schema.MIGRATIONS[step]:
+        for ddl in schema.MIGRATIONS[step](SqliteStats().json):
             writer.execute(sql(ddl))
         writer.execute(
             sql(sa.insert(schema.schema_versions)),

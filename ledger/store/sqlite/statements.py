@@ -8,8 +8,10 @@ the one source of truth and no SQL is assembled at run time.
 
 from typing import Any
 
-DATABASE_SCHEMA_VERSION = 1
+DATABASE_SCHEMA_VERSION = 2
 """The database schema version the statements are for (``schema.DATABASE_SCHEMA_VERSION``)."""
+READABLE_FROM = 1
+"""``schema.READABLE_FROM``: the oldest schema read without upgrading (later steps add indexes)."""
 
 STATEMENTS: dict[str, str] = {
     "read_all": (
@@ -195,4 +197,4 @@ def compile_statements() -> dict[str, str]:
     }
 
 
-__all__ = ["DATABASE_SCHEMA_VERSION", "STATEMENTS", "compile_statements"]
+__all__ = ["DATABASE_SCHEMA_VERSION", "READABLE_FROM", "STATEMENTS", "compile_statements"]

@@ -1,0 +1,54 @@
+"""A ledger written before the listing indexes existed (schema 1) upgrades when opened for
+writing, and reads as it is, untouched, when opened read-only."""
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from api import open_ledger
+from tests.support.cli import snapshot, sqlite_url
+
+pytestmark = pytest.mark.anyio
+
+FIRST = {"thought": "t", "thought_number": 1, "total_thoughts": 1, "next_thought_needed": False}
+
+
+async def schema_1_ledger(path: Path) -> str:
+    """A ledger with one session, taken back to schema 1 as the previous release left it."""
+    async with open_ledger(sqlite_url(path)) as ledger:
+        session = (await ledger.think(None, FIRST)).session_id
+    with sqlite3.connect(path) as db:
+        db.execute("DROP INDEX tl_sessions_started")
+        db.execute("DROP INDEX tl_events_owner")
+        db.execute("DELETE FROM tl_schema WHERE version = 2")
+    db.close()
+    return session
+
+
+def indexes(path: Path) -> set[str]:
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT name FROM sqlite_master WHERE type = 'index'").fetchall()
+        version = db.execute("SELECT max(version) FROM tl_schema").fetchone()[0]
+    db.close()
+    return {name for (name,) in rows if name.startswith("tl_")} | {f"schema {version}"}
+
+
+async def test_a_schema_1_ledger_reads_read_only_without_being_upgraded(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.db"
+    session = await schema_1_ledger(path)
+    before = snapshot(tmp_path)
+    async with open_ledger(sqlite_url(path), read_only=True) as ledger:
+        page = await ledger.recent_sessions()
+    assert [state.session_id for state in page.sessions] == [session]
+    assert snapshot(tmp_path) == before
+    assert indexes(path) == {"schema 1"}
+
+
+async def test_a_schema_1_ledger_is_upgraded_when_opened_for_writing(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.db"
+    session = await schema_1_ledger(path)
+    async with open_ledger(sqlite_url(path)) as ledger:
+        page = await ledger.recent_sessions()
+    assert [state.session_id for state in page.sessions] == [session]
+    assert indexes(path) == {"schema 2", "tl_sessions_started", "tl_events_owner"}

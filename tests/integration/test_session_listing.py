@@ -1,0 +1,124 @@
+"""Sessions listed newest first, in pages, for everyone or one owner, on every backend."""
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from api import Ledger
+from ledger.errors import InvalidInputError, SessionNotFoundError
+from ledger.store.sqlite import SqliteEventStore
+from tests.support.backends import Backend
+from tests.support.mcp import connect, resource_text
+
+pytestmark = pytest.mark.anyio
+
+START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+
+
+class Ticking:
+    """A clock that moves one second per reading, so start times are all distinct."""
+
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(seconds=1)
+        return self.now
+
+
+def first(text: str = "t") -> dict[str, object]:
+    return {"thought": text, "thought_number": 1, "total_thoughts": 2, "next_thought_needed": True}
+
+
+async def test_pages_list_every_session_newest_first_without_gaps(backend: Backend) -> None:
+    clock = Ticking()
+    ledger = Ledger(await backend.open(clock=clock), clock=clock)
+    try:
+        made = [(await ledger.think(f"s{n:02d}", first())).session_id for n in range(25)]
+        seen: list[str] = []
+        cursor: str | None = None
+        while True:
+            page = await ledger.recent_sessions(limit=7, cursor=cursor)
+            seen += [state.session_id for state in page.sessions]
+            if page.next_cursor is None:
+                break
+            cursor = page.next_cursor
+            # A session started while paging arrives at the top, never inside later pages.
+            if len(seen) == 7:
+                await ledger.think("late", first())
+        assert seen == list(reversed(made))
+    finally:
+        await ledger.aclose()
+
+
+async def test_an_owner_lists_only_the_sessions_it_started(backend: Backend) -> None:
+    clock = Ticking()
+    ledger = Ledger(await backend.open(clock=clock), clock=clock)
+    try:
+        for n in range(4):
+            await ledger.think(f"alice-{n}", first(), owner="alice")
+            await ledger.think(f"bob-{n}", first(), owner="bob")
+        await ledger.think("nobody", first())
+        alice = await ledger.recent_sessions(owner="alice", limit=3)
+        rest = await ledger.recent_sessions(owner="alice", cursor=alice.next_cursor)
+        everyone = await ledger.recent_sessions()
+        only = await ledger.recent_sessions(owner="carol", limit=1)
+    finally:
+        await ledger.aclose()
+    assert [s.session_id for s in alice.sessions + rest.sessions] == [
+        "alice-3",
+        "alice-2",
+        "alice-1",
+        "alice-0",
+    ]
+    assert rest.next_cursor is None
+    assert {s.owner for s in alice.sessions} == {"alice"}
+    assert len(everyone.sessions) == 9
+    assert only.sessions == []
+    assert only.next_cursor is None
+
+
+async def test_a_principal_cannot_write_to_a_session_it_does_not_own(backend: Backend) -> None:
+    ledger = Ledger(await backend.open())
+    try:
+        await ledger.think("mine", first("alice's"), owner="alice")
+        with pytest.raises(SessionNotFoundError) as refused:
+            await ledger.think("mine", {**first("INJECTED"), "thought_number": 2}, owner="bob")
+        state = await ledger.state("mine")
+    finally:
+        await ledger.aclose()
+    assert str(refused.value) == "no session 'mine' in this ledger"
+    assert [t.thought for t in state.thoughts] == ["alice's"]
+    assert state.owner == "alice"
+
+
+@pytest.mark.parametrize(
+    ("cursor", "limit"), [("not a cursor", 5), ("2026-01-01T00:00:00~x", 5), (None, 0)]
+)
+async def test_a_bad_cursor_or_limit_is_refused_by_name(
+    backend: Backend, cursor: str | None, limit: int
+) -> None:
+    ledger = Ledger(await backend.open())
+    try:
+        with pytest.raises(InvalidInputError) as refused:
+            await ledger.recent_sessions(cursor=cursor, limit=limit)
+    finally:
+        await ledger.aclose()
+    assert "cursor" in str(refused.value) or "limit" in str(refused.value)
+
+
+async def test_the_sessions_resource_pages_newest_first(tmp_path: Path) -> None:
+    clock = Ticking()
+    ledger = Ledger(await SqliteEventStore.open(tmp_path / "l.db", clock=clock), clock=clock)
+    try:
+        made = [(await ledger.think(None, first())).session_id for _ in range(130)]
+        async with connect(ledger, "legacy") as client:
+            newest = await resource_text(client, "thoughtledger://sessions")
+            older = await resource_text(client, newest["next"])
+    finally:
+        await ledger.aclose()
+    listed = [s["sessionId"] for s in newest["sessions"] + older["sessions"]]
+    assert listed == list(reversed(made))
+    assert len(newest["sessions"]) == 100
+    assert "next" not in older
