@@ -14,6 +14,8 @@ from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Literal
 
+from mcp.server.auth.provider import TokenVerifier
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.mcpserver.tools import Tool
@@ -119,6 +121,8 @@ def create_server(
     transport: str = "in-process",
     writer: ThoughtWriter | None = None,
     descriptions: DescriptionsName = "official",
+    token_verifier: TokenVerifier | None = None,
+    auth: AuthSettings | None = None,
 ) -> MCPServer[AppState]:
     """Build the MCP server over ``ledger`` (which the caller opens and closes).
 
@@ -138,13 +142,23 @@ def create_server(
         descriptions: ``official`` (the official server's words, for drop-in parity) or
             ``compact``: every tool's description within the 1,024 characters OpenAI's API
             accepts, the official advice moved into the parameters' descriptions.
+        token_verifier: Who HTTP bearer tokens stand for (the SDK's ``TokenVerifier``: a
+            :class:`~api.auth.verifier.FileTokenVerifier`, or one asking an OAuth authorization
+            server); given with ``auth``, every HTTP request needs a token it accepts. The
+            principal is the token's ``subject``, else its ``client_id``; its role comes from
+            the ``thoughtledger:<role>`` scopes (see :mod:`api.access`).
+        auth: The SDK's ``AuthSettings`` (``issuer_url``, ``resource_server_url`` = the served
+            ``/mcp`` URL); both or neither of ``token_verifier`` and ``auth``.
 
     Returns:
         The server; sessions are resources under ``thoughtledger://sessions``.
 
     Raises:
-        InvalidInputError: An unknown profile, tool name or descriptions style, or no tool.
+        InvalidInputError: An unknown profile, tool name or descriptions style, or no tool;
+            or only one of ``token_verifier`` and ``auth``.
     """
+    if (token_verifier is None) != (auth is None):
+        raise InvalidInputError("pass token_verifier and auth together, or neither")
     if profile not in PROFILES:
         raise InvalidInputError(f"unknown profile {profile!r}: use {', '.join(PROFILES)}")
     if descriptions not in DESCRIPTIONS:
@@ -202,6 +216,8 @@ def create_server(
         version=_version(),
         lifespan=lifespan,
         tools=[builders[name]() for name in chosen],
+        token_verifier=token_verifier,
+        auth=auth,
     )
     register_resources(server, ledger)
     return server
