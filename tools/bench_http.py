@@ -17,6 +17,7 @@ from typing import Any
 
 import anyio
 import httpx2
+from anyio.abc import ByteReceiveStream
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -45,29 +46,40 @@ async def _flood(cap: int, calls: int, folder: Path) -> tuple[int, Counter[int]]
     command = [sys.executable, "-m", "api.cli", "serve", "--http", "--port", "0"]
     command += ["--db", f"sqlite:///{folder / f'cap{cap}.db'}", "--max-http-sessions", str(cap)]
     process = await anyio.open_process(command, cwd=ROOT, stderr=subprocess.PIPE)
+    stderr = process.stderr
+    assert stderr is not None
     try:
-        assert process.stderr is not None
         log = b""
         while (match := _URL.search(log)) is None:
-            log += await process.stderr.receive()
+            log += await stderr.receive()
         url = match.group(1).decode()
         statuses: Counter[int] = Counter()
         limiter = anyio.Semaphore(16)
         headers = {"Accept": "application/json, text/event-stream"}
-        async with httpx2.AsyncClient(timeout=60) as http, anyio.create_task_group() as group:
+        async with anyio.create_task_group() as drain:
+            # The server logs each session it opens: a pipe nobody reads would block it.
+            drain.start_soon(_drain, stderr)
+            async with httpx2.AsyncClient(timeout=60) as http, anyio.create_task_group() as group:
 
-            async def one() -> None:
-                async with limiter:
-                    response = await http.post(url, json=_INITIALIZE, headers=headers)
-                    statuses[response.status_code] += 1
+                async def one() -> None:
+                    async with limiter:
+                        response = await http.post(url, json=_INITIALIZE, headers=headers)
+                        statuses[response.status_code] += 1
 
-            for _ in range(calls):
-                group.start_soon(one)
-        await anyio.sleep(1)  # let the server settle what the last responses left behind
-        return _rss_kib(process.pid), statuses
+                for _ in range(calls):
+                    group.start_soon(one)
+            await anyio.sleep(1)  # let the server settle what the last responses left behind
+            rss = _rss_kib(process.pid)
+            drain.cancel_scope.cancel()
+        return rss, statuses
     finally:
         process.terminate()
         await process.wait()
+
+
+async def _drain(stream: ByteReceiveStream) -> None:
+    async for _chunk in stream:
+        pass
 
 
 async def bench_http_sessions(calls: int = 6000) -> Result:
