@@ -16,10 +16,16 @@ import json
 import os
 import secrets
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; concurrent edits of one token file are not serialised
+    fcntl = None  # type: ignore[assignment]
 
 import platformdirs
 
@@ -27,6 +33,7 @@ from api.access import ROLES, Role
 from ledger.errors import InvalidInputError, LedgerError
 from ledger.ids import check_id
 
+_T = TypeVar("_T")
 FILE_VERSION = 1
 TOKEN_PREFIX = "tl_"  # noqa: S105  # the public prefix of every token, not a secret
 TOKEN_BYTES = 32
@@ -207,6 +214,31 @@ def save_tokens(path: Path, tokens: TokenFile) -> None:
         raise TokenFileError(f"cannot write the token file {path}: {_reason(exc)}") from exc
 
 
+def update_tokens(path: Path, change: Callable[[TokenFile], tuple[TokenFile, _T]]) -> _T:
+    """Read the file (missing: empty), apply ``change``, save what it returns; return the rest.
+
+    Two commands changing the file at once take turns (a lock on its folder, where the system
+    has ``flock``), so neither loses the other's token.
+
+    Raises:
+        TokenFileError: The file is unreadable, not a token file, or cannot be written.
+        InvalidInputError: Whatever ``change`` raises for bad input (nothing is written).
+    """
+    try:
+        _private_folder(path.parent)
+        folder = os.open(path.parent, os.O_RDONLY)
+    except OSError as exc:
+        raise TokenFileError(f"cannot write the token file {path}: {_reason(exc)}") from exc
+    try:
+        if fcntl is not None:
+            fcntl.flock(folder, fcntl.LOCK_EX)
+        tokens, result = change(load_tokens_or_empty(path))
+        save_tokens(path, tokens)
+        return result
+    finally:
+        os.close(folder)  # closing releases the lock
+
+
 def _private_folder(folder: Path) -> None:
     missing: list[Path] = []
     current = folder
@@ -255,4 +287,5 @@ __all__ = [
     "new_token",
     "save_tokens",
     "token_hash",
+    "update_tokens",
 ]

@@ -14,10 +14,11 @@ from api.access import DEFAULT_ROLE, ROLES
 from api.auth.tokens import (
     TokenFile,
     TokenRecord,
+    check_name,
     default_token_path,
     load_tokens,
     load_tokens_or_empty,
-    save_tokens,
+    update_tokens,
 )
 from api.cli.common import EXIT_OK, Commands, Parser, Ui, add_json_option, when
 
@@ -84,10 +85,13 @@ async def _add(args: argparse.Namespace, ui: Ui) -> int:
         TokenFileError: The file is unreadable, not a token file, or cannot be written.
     """
     path = _path(args)
-    tokens, token, record = load_tokens_or_empty(path).add(
-        args.name, args.role, now=datetime.now(UTC)
-    )
-    save_tokens(path, tokens)
+    check_name(args.name)  # before anything is created for it
+
+    def add(tokens: TokenFile) -> tuple[TokenFile, tuple[str, TokenRecord]]:
+        more, token, record = tokens.add(args.name, args.role, now=datetime.now(UTC))
+        return more, (token, record)
+
+    token, record = update_tokens(path, add)
     sys.stdout.write(token + "\n")
     sys.stdout.flush()
     ui.err.print(
@@ -129,9 +133,8 @@ async def _revoke(args: argparse.Namespace, ui: Ui) -> int:
         TokenFileError: The file is missing, unreadable, or cannot be written.
     """
     path = _path(args)
-    tokens: TokenFile
-    tokens, count = load_tokens(path).revoke(args.name, args.token_id)
-    save_tokens(path, tokens)
+    load_tokens(path)  # a missing file is an error here, not an empty one to create
+    count = update_tokens(path, lambda tokens: tokens.revoke(args.name, args.token_id))
     ui.err.print(
         f"revoked {count} token{'s' if count != 1 else ''} of {args.name}; a server using "
         f"{path} refuses {'them' if count != 1 else 'it'} from its next request",

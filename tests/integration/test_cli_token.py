@@ -8,12 +8,15 @@ creates nothing; bad input is one line and changes nothing.
 import hashlib
 import json
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from api.auth.tokens import default_token_path
+from api.auth.tokens import default_token_path, load_tokens
 from tests.support.cli import Ran, cli
+from tests.support.processes import ROOT, WAIT, child_env
 
 
 def _add(capsys: pytest.CaptureFixture[str], path: Path, name: str, *options: str) -> Ran:
@@ -144,6 +147,33 @@ def test_bad_input_is_one_line_and_changes_nothing(
     assert ran.err.count("\n") == 1
     assert message in ran.err
     assert path.read_bytes() == before
+
+
+def test_a_bad_name_creates_no_folder(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    ran = cli(capsys, "token", "add", "bad/name", "--file", str(tmp_path / "new" / "t.json"))
+    assert ran.code == 2
+    assert "invalid principal name 'bad/name'" in ran.err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_tokens_added_at_the_same_time_are_all_kept(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.json"
+    adders = [
+        subprocess.Popen(  # noqa: S603  # our interpreter, our module
+            [sys.executable, "-m", "api.cli", "token", "add", f"agent{n}", "--file", str(path)],
+            cwd=ROOT,
+            env=child_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        for n in range(6)
+    ]
+    tokens = [adder.communicate(timeout=WAIT)[0].strip() for adder in adders]
+    assert [adder.returncode for adder in adders] == [0] * 6
+    kept = load_tokens(path)
+    assert sorted(record.name for record in kept.records) == [f"agent{n}" for n in range(6)]
+    assert all(kept.find(token) is not None for token in tokens)
 
 
 def test_a_corrupt_token_file_is_one_line_and_left_alone(
