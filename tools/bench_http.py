@@ -48,17 +48,17 @@ async def _flood(cap: int, calls: int, folder: Path) -> tuple[int, Counter[int]]
     process = await anyio.open_process(command, cwd=ROOT, stderr=subprocess.PIPE)
     stderr = process.stderr
     assert stderr is not None
-    try:
-        log = b""
-        while (match := _URL.search(log)) is None:
-            log += await stderr.receive()
-        url = match.group(1).decode()
-        statuses: Counter[int] = Counter()
-        limiter = anyio.Semaphore(16)
-        headers = {"Accept": "application/json, text/event-stream"}
-        async with anyio.create_task_group() as drain:
-            # The server logs each session it opens: a pipe nobody reads would block it.
-            drain.start_soon(_drain, stderr)
+    log = b""
+    while (match := _URL.search(log)) is None:
+        log += await stderr.receive()
+    url = match.group(1).decode()
+    statuses: Counter[int] = Counter()
+    limiter = anyio.Semaphore(16)
+    headers = {"Accept": "application/json, text/event-stream"}
+    async with anyio.create_task_group() as drain:
+        # The server logs each session it opens and ends: a pipe nobody read would block it.
+        drain.start_soon(_drain, stderr)
+        try:
             async with httpx2.AsyncClient(timeout=60) as http, anyio.create_task_group() as group:
 
                 async def one() -> None:
@@ -70,11 +70,10 @@ async def _flood(cap: int, calls: int, folder: Path) -> tuple[int, Counter[int]]
                     group.start_soon(one)
             await anyio.sleep(1)  # let the server settle what the last responses left behind
             rss = _rss_kib(process.pid)
-            drain.cancel_scope.cancel()
-        return rss, statuses
-    finally:
-        process.terminate()
-        await process.wait()
+        finally:
+            process.terminate()
+            await process.wait()
+    return rss, statuses
 
 
 async def _drain(stream: ByteReceiveStream) -> None:

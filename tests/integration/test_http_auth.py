@@ -171,11 +171,13 @@ async def test_serving_without_auth_says_at_start_up_that_it_is_single_principal
     assert not [line for line in log if "single-principal" in line]
 
 
-def test_auth_with_stdio_is_a_usage_error(tmp_path: Path) -> None:
-    ran = thoughtledger("serve", "--db", sqlite_in(tmp_path), "--auth", str(tmp_path / "t.json"))
+@pytest.mark.parametrize(("option", "value"), [("--auth", "t.json"), ("--max-http-sessions", "4")])
+def test_http_options_with_stdio_are_a_usage_error(tmp_path: Path, option: str, value: str) -> None:
+    ran = thoughtledger("serve", "--db", sqlite_in(tmp_path), option, value)
     assert ran.returncode == 2
     assert ran.stderr == (
-        "thoughtledger: error: --auth applies to --http only (stdio has one client: its parent)\n"
+        f"thoughtledger: error: {option} applies to --http only (stdio has one client: its "
+        "parent)\n"
     )
     assert ran.stdout == ""
     assert list(tmp_path.iterdir()) == []
