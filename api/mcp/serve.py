@@ -149,7 +149,9 @@ def run_serve(args: argparse.Namespace) -> int:
     """
     if not args.http and (args.auth is not None or args.max_http_sessions is not None):
         option = "--auth" if args.auth is not None else "--max-http-sessions"
-        return _fail(f"{option} applies to --http only (stdio has one client: its parent)", 2)
+        return _fail(
+            f"{option} applies to --http only (stdio has one client: its parent)", EXIT_USAGE
+        )
     configure_logging()
     sink: ThoughtSink | None = _stderr_sink if thought_logging_enabled() else None
     minutes: float = args.ttl_minutes
