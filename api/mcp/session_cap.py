@@ -107,21 +107,30 @@ class SessionCap:
             return
         self._opening[principal] = pending + 1
         opened: str | None = None
+        settled = False
+
+        def settle() -> None:  # no longer opening: either a live session now, or nothing
+            nonlocal settled
+            if not settled:
+                settled = True
+                self._opening[principal] -= 1
+                if not self._opening[principal]:
+                    del self._opening[principal]
 
         async def watch(message: Message) -> None:
             nonlocal opened
-            if message["type"] == "http.response.start" and message["status"] < 400:
-                opened = Headers(raw=message.get("headers", [])).get(SESSION_HEADER)
+            if message["type"] == "http.response.start":
+                if message["status"] < 400:
+                    opened = Headers(raw=message.get("headers", [])).get(SESSION_HEADER)
                 if opened is not None:
                     self._sessions[opened] = _Live(principal, 1, self.clock())
+                settle()  # counted once: as live from here on, or not at all
             await send(message)
 
         try:
             await self.app(scope, receive, watch)
         finally:
-            self._opening[principal] -= 1
-            if not self._opening[principal]:
-                del self._opening[principal]
+            settle()
             if opened is not None:
                 self._done(opened)
 

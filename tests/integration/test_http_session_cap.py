@@ -8,6 +8,7 @@ too), a session still in use counts again, and the refusal says when a slot free
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio
 import httpx2
 import pytest
 
@@ -113,3 +114,18 @@ async def test_a_session_ended_behind_the_caps_back_is_forgotten_on_its_404() ->
         again = await open_session(http, "/mcp")
     assert (first.status_code, refused.status_code, still.status_code) == (200, 429, 429)
     assert (gone.status_code, again.status_code) == (404, 200)
+
+
+async def test_openings_at_once_fill_the_cap_exactly() -> None:
+    clock = Clock()
+    answers: list[int] = []
+    async with capped(8, clock) as http:
+
+        async def opening() -> None:
+            answers.append((await open_session(http, "/mcp")).status_code)
+
+        async with anyio.create_task_group() as group:
+            for _ in range(8):
+                group.start_soon(opening)
+        answers.append((await open_session(http, "/mcp")).status_code)
+    assert answers == [200] * 8 + [429]
