@@ -207,3 +207,29 @@ def test_a_missing_or_corrupt_token_file_stops_serve_in_one_line(
     assert expected in ran.stderr
     assert ran.stderr.count("\n") == 1
     assert not db.exists()  # refused before the ledger was opened
+
+
+async def test_an_http_session_answers_only_its_own_principals_tokens(tmp_path: Path) -> None:
+    async with serving_with_auth(tmp_path) as server:
+        alice, dashboard, bob = (
+            server.mint("alice"),
+            server.mint("alice", "reader"),
+            server.mint("bob"),
+        )
+        async with server.http(alice) as http:
+            session = (await open_session(http, server.url)).headers["mcp-session-id"]
+        ping = {"jsonrpc": "2.0", "id": 7, "method": "ping"}
+        headers = {
+            "Accept": "application/json, text/event-stream",
+            "mcp-session-id": session,
+            "mcp-protocol-version": "2025-11-25",
+        }
+        answers = {}
+        for name, token in (("bob", bob), ("dashboard", dashboard), ("alice", alice)):
+            async with server.http(token) as http:
+                answers[name] = (
+                    await http.post(server.url, json=ping, headers=headers)
+                ).status_code
+    # Another principal's request on it answers as an unknown session; the same principal's
+    # other token may use it (its role still comes from the token of each request).
+    assert answers == {"bob": 404, "dashboard": 200, "alice": 200}
