@@ -403,6 +403,7 @@ async def main(argv: list[str]) -> int:
             "memory",
             "startup",
             "peers",
+            "http-sessions",
             "all",
         ],
         nargs="?",
@@ -449,6 +450,10 @@ async def main(argv: list[str]) -> int:
         from bench_scale import bench_startup
 
         results.append(await bench_startup())
+    if args.bench in ("http-sessions", "all"):
+        from bench_http import bench_http_sessions
+
+        results.append(await bench_http_sessions())
     if args.bench in ("peers", "all"):
         from bench_peers import bench_peers
 

@@ -20,6 +20,7 @@ from api.cli import (
     sessions,
     show,
     stats,
+    token,
     verify,
 )
 from api.cli.common import EXIT_FAILURE, EXIT_USAGE, CliError, Parser, Ui
@@ -56,7 +57,19 @@ def build_parser() -> Parser:
         help="print the installed version and exit",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (sessions, show, replay, diff, verify, stats, export, importing, demo, serve):
+    for module in (
+        sessions,
+        show,
+        replay,
+        diff,
+        verify,
+        stats,
+        export,
+        importing,
+        demo,
+        serve,
+        token,
+    ):
         module.register(commands)
     return parser
 

@@ -14,10 +14,16 @@ import sys
 import time
 from collections.abc import Sequence
 from datetime import timedelta
+from pathlib import Path
 
 import anyio
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
+from mcp.server.streamable_http_manager import DEFAULT_SESSION_IDLE_TIMEOUT
+from pydantic import AnyHttpUrl
+from starlette.middleware import Middleware
 
+from api.auth.verifier import FileTokenVerifier
 from api.bootstrap import open_ledger, resolve_url
 from api.logs import SessionIdRedaction, event_line, route_to_stdlib
 from api.mcp.app import AppState, ProfileName
@@ -30,6 +36,7 @@ from api.mcp.server import (
     TOOL_NAMES,
     create_server,
 )
+from api.mcp.session_cap import SessionCap
 from api.mcp.stdio import run_stdio, stdio_transport
 from api.mcp.stopping import http_server, signals_handled
 from api.service import DEFAULT_TTL, Ledger
@@ -41,6 +48,16 @@ EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 HTTP_PATH = "/mcp"
+HTTP_IDLE_TIMEOUT = float(DEFAULT_SESSION_IDLE_TIMEOUT)
+"""Seconds an HTTP session may idle before the SDK ends it (the SDK's default, 30 minutes)."""
+DEFAULT_MAX_HTTP_SESSIONS = 32
+"""Live MCP HTTP sessions per principal: ample for a few agents and dashboards at once."""
+PRINCIPALS_ROOM = 32
+"""With --auth, the SDK's global cap is this many principals at their cap."""
+SINGLE_PRINCIPAL_WARNING = (
+    "serving without --auth: single-principal, any process on this machine can read and "
+    "write every session (use --auth FILE; see: thoughtledger token add --help)"
+)
 
 # The server's own lifecycle lines use the standard library: structlog is imported only when
 # something else logs (see api.logs).
@@ -54,8 +71,9 @@ def _event(level: int, event: str, **facts: object) -> None:
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the serve options to ``parser``.
 
-    ``--db``, ``--http``, ``--host``, ``--port``, ``--profile``, ``--tools``,
-    ``--descriptions`` and ``--ttl-minutes``; :func:`run_serve` reads them back.
+    ``--db``, ``--http``, ``--auth``, ``--max-http-sessions``, ``--host``, ``--port``,
+    ``--profile``, ``--tools``, ``--descriptions`` and ``--ttl-minutes``; :func:`run_serve`
+    reads them back.
     """
     parser.add_argument(
         "--db",
@@ -67,6 +85,20 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--http",
         action="store_true",
         help="serve streamable HTTP on a loopback address instead of stdio",
+    )
+    parser.add_argument(
+        "--auth",
+        type=Path,
+        metavar="FILE",
+        help="with --http: accept only bearer tokens in this token file (thoughtledger token "
+        "add NAME makes one); each token's principal sees only its own sessions",
+    )
+    parser.add_argument(
+        "--max-http-sessions",
+        type=_sessions,
+        metavar="N",
+        help=f"with --http: live MCP sessions each principal may hold; more get HTTP 429 until "
+        f"one ends or idles out (default: {DEFAULT_MAX_HTTP_SESSIONS})",
     )
     parser.add_argument(
         "--host",
@@ -127,9 +159,15 @@ def run_serve(args: argparse.Namespace) -> int:
 
     Returns:
         0 after a clean stop (stdin closed, or SIGTERM on HTTP); 2 for a ledger URL of no known
-        form; 1 when the ledger cannot be opened or fails, or the port cannot be bound; 130
-        after Ctrl-C, which stops either transport at once.
+        form, or HTTP options without ``--http``; 1 when the ledger cannot be opened or fails,
+        the token file cannot be read, or the port cannot be bound; 130 after Ctrl-C, which
+        stops either transport at once.
     """
+    if not args.http and (args.auth is not None or args.max_http_sessions is not None):
+        option = "--auth" if args.auth is not None else "--max-http-sessions"
+        return _fail(
+            f"{option} applies to --http only (stdio has one client: its parent)", EXIT_USAGE
+        )
     configure_logging()
     sink: ThoughtSink | None = _stderr_sink if thought_logging_enabled() else None
     minutes: float = args.ttl_minutes
@@ -177,15 +215,35 @@ async def _serve_http(
 ) -> int:
     import uvicorn
 
+    # The token file first: a bad one stops the server before the ledger is touched.
+    verifier = FileTokenVerifier(args.auth) if args.auth is not None else None
+    per_principal: int = args.max_http_sessions or DEFAULT_MAX_HTTP_SESSIONS
     async with open_ledger(args.db, ttl=ttl) as ledger:
-        server = _server(ledger, args, sink, transport="http")
-        # host= turns on the SDK's DNS-rebinding protection for loopback names.
-        app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=args.host)
-        # Bind first, so --port 0 can be logged with the port it got.
+        # Bind first, so --port 0 is known: it is in the URL, and the URL is in the auth
+        # settings (the resource the tokens are for).
         listener = bind(args.host, args.port)
         port = listener.getsockname()[1]
+        base = f"http://{_url_host(args.host)}:{port}"
+        url = base + HTTP_PATH
+        auth = _auth_settings(base, url) if verifier is not None else None
+        server = _server(ledger, args, sink, transport="http", verifier=verifier, auth=auth)
+        app = server.streamable_http_app(
+            streamable_http_path=HTTP_PATH,
+            host=args.host,  # turns on the SDK's DNS-rebinding protection for loopback names
+            session_idle_timeout=HTTP_IDLE_TIMEOUT,
+            # The SDK's own cap on every session together: room for that many principals.
+            max_sessions=per_principal * (PRINCIPALS_ROOM if verifier is not None else 1),
+        )
+        # Inside the SDK's bearer middleware (appended after it), where scope["user"] is set.
+        app.user_middleware.append(
+            Middleware(
+                SessionCap,
+                per_principal=per_principal,
+                idle_timeout=HTTP_IDLE_TIMEOUT,
+                path=HTTP_PATH,
+            )
+        )
         config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
-        url = f"http://{_url_host(args.host)}:{port}{HTTP_PATH}"
         http = http_server(config)
 
         def stop_now() -> None:  # Ctrl-C: drop open streams rather than wait for them
@@ -196,7 +254,16 @@ async def _serve_http(
 
         # Signals are ours before the URL is out: a client may act on the line at once.
         async with signals_handled(stop_now, on_term=stop):
-            _event(logging.INFO, "serving_http", url=url, **_facts(args))
+            if verifier is None:
+                _log.warning("%s", SINGLE_PRINCIPAL_WARNING)
+            _event(
+                logging.INFO,
+                "serving_http",
+                url=url,
+                auth=args.auth if verifier is not None else "none",
+                max_http_sessions=per_principal,
+                **_facts(args),
+            )
             await http.serve(sockets=[listener])
         if http.force_exit:
             # uvicorn skips the app's shutdown when forced; run it, so the MCP sessions end
@@ -238,7 +305,13 @@ def _stderr_sink(rendered: str) -> None:
 
 
 def _server(
-    ledger: Ledger, args: argparse.Namespace, sink: ThoughtSink | None, *, transport: str
+    ledger: Ledger,
+    args: argparse.Namespace,
+    sink: ThoughtSink | None,
+    *,
+    transport: str,
+    verifier: FileTokenVerifier | None = None,
+    auth: AuthSettings | None = None,
 ) -> MCPServer[AppState]:
     """The MCP server as the serve options ask, for either transport."""
     profile: ProfileName = args.profile
@@ -250,6 +323,18 @@ def _server(
         transport=transport,
         descriptions=args.descriptions,
         runs=args.runs,
+        token_verifier=verifier,
+        auth=auth,
+    )
+
+
+def _auth_settings(base: str, url: str) -> AuthSettings:
+    # The tokens are this server's own: no authorization server issues them, so the issuer is
+    # the server itself, and the verifier (not an audience claim) says a token is for it.
+    return AuthSettings(
+        issuer_url=AnyHttpUrl(base),
+        resource_server_url=AnyHttpUrl(url),
+        validate_token_resource=False,
     )
 
 
@@ -267,17 +352,28 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
+def _sessions(value: str) -> int:
+    try:
+        count = int(value)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of sessions >= 1, got {value!r}")
+    return count
+
+
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 """The hosts the SDK guards against DNS rebinding; the HTTP server listens on nothing else."""
 
 
 def _loopback(value: str) -> str:
-    # There is no authentication on the HTTP endpoint: it must not be reachable from elsewhere,
-    # nor from a web page through DNS rebinding (the SDK checks Host only for these three names).
+    # Without --auth there is no authentication, and with it the tokens cross plain HTTP: the
+    # endpoint must not be reachable from elsewhere, nor from a web page through DNS rebinding
+    # (the SDK checks Host only for these three names).
     if value not in LOOPBACK_HOSTS:
         raise argparse.ArgumentTypeError(
-            f"{value!r} is not one of {', '.join(LOOPBACK_HOSTS)}: the HTTP server has no "
-            "authentication, so it listens on loopback only (put a proxy in front to share it)"
+            f"{value!r} is not one of {', '.join(LOOPBACK_HOSTS)}: the HTTP server speaks plain "
+            "HTTP, so it listens on loopback only (put a TLS proxy in front to share it)"
         )
     return value
 

@@ -14,6 +14,8 @@ from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Literal
 
+from mcp.server.auth.provider import TokenVerifier
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.mcpserver.tools import Tool
@@ -121,6 +123,8 @@ def create_server(
     writer: ThoughtWriter | None = None,
     descriptions: DescriptionsName = "official",
     runs: RunsName = "separate",
+    token_verifier: TokenVerifier | None = None,
+    auth: AuthSettings | None = None,
 ) -> MCPServer[AppState]:
     """Build the MCP server over ``ledger`` (which the caller opens and closes).
 
@@ -144,16 +148,25 @@ def create_server(
             earlier thoughts starts a new session that records the one it follows (one session
             per run of an agent); ``continuous``: one accumulating history, as the official
             server keeps.
+        token_verifier: Who HTTP bearer tokens stand for (the SDK's ``TokenVerifier``: a
+            :class:`~api.auth.verifier.FileTokenVerifier`, or one asking an OAuth authorization
+            server); given with ``auth``, every HTTP request needs a token it accepts. The
+            principal is the token's ``subject``, else its ``client_id``; its role comes from
+            the ``thoughtledger:<role>`` scopes (see :mod:`api.access`).
+        auth: The SDK's ``AuthSettings`` (``issuer_url``, ``resource_server_url`` = the served
+            ``/mcp`` URL); both or neither of ``token_verifier`` and ``auth``.
 
     Returns:
         The server; sessions are resources under ``thoughtledger://sessions``.
 
     Raises:
         InvalidInputError: An unknown profile, tool name, descriptions style or runs mode, or
-            no tool.
+            no tool; or only one of ``token_verifier`` and ``auth``.
     """
     if runs not in RUNS:
         raise InvalidInputError(f"unknown runs {runs!r}: use {', '.join(RUNS)}")
+    if (token_verifier is None) != (auth is None):
+        raise InvalidInputError("pass token_verifier and auth together, or neither")
     if profile not in PROFILES:
         raise InvalidInputError(f"unknown profile {profile!r}: use {', '.join(PROFILES)}")
     if descriptions not in DESCRIPTIONS:
@@ -212,6 +225,8 @@ def create_server(
         version=_version(),
         lifespan=lifespan,
         tools=[builders[name]() for name in chosen],
+        token_verifier=token_verifier,
+        auth=auth,
     )
     register_resources(server, ledger)
     return server

@@ -4,6 +4,7 @@
 - :mod:`~tests.support.samples`: sample sessions recorded through the API, a recording clock
 - :mod:`~tests.support.mcp`: MCP clients in this process and the calls they make
 - :mod:`~tests.support.processes`: the server as a subprocess (stdio and HTTP), its environment
+- :mod:`~tests.support.auth`: ``serve --http --auth FILE`` as a subprocess, tokens, clients with one
 - :mod:`~tests.support.backends`: memory, SQLite and PostgreSQL stores for the contract suite
 - :mod:`~tests.support.factories`: small builders of events
 - :mod:`~tests.support.forged`: chains sealed by hand, as a foreign writer could

@@ -52,9 +52,10 @@ URL = re.compile(r"url=(http://127\.0\.0\.1:\d+/mcp)")
 
 
 @asynccontextmanager
-async def serving_http(db: str, *options: str) -> AsyncIterator[str]:
+async def serving_http(db: str, *options: str, log: list[str] | None = None) -> AsyncIterator[str]:
     """Start the server on the ledger ``db`` on a free loopback port; yield its URL, read from
-    its log on stderr. It must stop gracefully (exit 0) when terminated."""
+    its log on stderr (the log so far, up to the URL line, is appended to ``log``). It must stop
+    gracefully (exit 0) when terminated."""
     command = [sys.executable, "-m", "api.cli", "serve", "--db", db]
     process = await anyio.open_process(
         [*command, "--http", "--port", "0", *options],
@@ -70,6 +71,8 @@ async def serving_http(db: str, *options: str) -> AsyncIterator[str]:
             with anyio.fail_after(WAIT):
                 await ready.wait()
             assert found, "the server stopped before it logged its URL"
+            if log is not None:
+                log.extend(found[1:])
             yield found[0]
         finally:
             if process.returncode is None:
@@ -87,5 +90,6 @@ async def _read_log(process: Process, found: list[str], ready: anyio.Event) -> N
         match = URL.search(buffered)
         if match and not ready.is_set():
             found.append(match.group(1))
+            found.extend(buffered[: match.end()].splitlines())
             ready.set()
     ready.set()
