@@ -14,6 +14,7 @@ from api.bounds import check_time, check_version, not_found
 from api.caches import Heads, Histories
 from api.figures import Figures
 from api.gc_pause import cyclic_gc_paused
+from api.history import HistoryPage, Paging
 from api.lookup import Lookup
 from api.outcome import ThinkOutcome
 from api.session import Profile, Session
@@ -42,7 +43,7 @@ DEFAULT_TTL = timedelta(minutes=30)
 _ATTEMPTS = 32
 
 
-class Ledger(Lookup, Transfer, Figures):
+class Ledger(Lookup, Transfer, Figures, Paging):
     """Sequential thinking over an event store: sessions, thoughts, views and time travel.
 
     Args:
@@ -429,4 +430,4 @@ class Ledger(Lookup, Transfer, Figures):
         return full
 
 
-__all__ = ["DEFAULT_TTL", "Ledger", "Profile", "ThinkOutcome"]
+__all__ = ["DEFAULT_TTL", "HistoryPage", "Ledger", "Profile", "ThinkOutcome"]
