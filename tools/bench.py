@@ -2,6 +2,7 @@
 
 Usage:
     tools/bench append [--events N] [--pg URL]
+    tools/bench history [--history-thoughts N]
     tools/bench all [--quick] [--json FILE]
 """
 
@@ -403,6 +404,7 @@ async def main(argv: list[str]) -> int:
             "memory",
             "startup",
             "peers",
+            "history",
             "all",
         ],
         nargs="?",
@@ -411,6 +413,7 @@ async def main(argv: list[str]) -> int:
     parser.add_argument("--events", type=int, default=5000)
     parser.add_argument("--replay-events", type=int, default=1_000_000)
     parser.add_argument("--memory-thoughts", type=int, default=100_000)
+    parser.add_argument("--history-thoughts", type=int, default=1_000_000)
     parser.add_argument(
         "--quick", action="store_true", help="smaller sizes (100k events, 20k thoughts)"
     )
@@ -419,6 +422,7 @@ async def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.quick:
         args.replay_events, args.memory_thoughts = 100_000, 20_000
+        args.history_thoughts = 100_000
     results: list[Result] = []
     if args.bench in ("append", "all"):
         results.append(await bench_append_sqlite(args.events))
@@ -453,6 +457,10 @@ async def main(argv: list[str]) -> int:
         from bench_peers import bench_peers
 
         results += await bench_peers()
+    if args.bench in ("history", "all"):
+        from bench_history import bench_history
+
+        results += await bench_history(args.history_thoughts)
     _print(results)
     target = args.json
     if target is None and args.bench == "all":
