@@ -169,7 +169,8 @@ async def _read_session(
     if paging.after is not None or paging.branch is not None:
         raise InvalidInputError("after and branch page show=history; leave them out here")
     head = await ledger.head(target)
-    if head is not None and (as_of_version or head.version) > WHOLE_READ_MAX:
+    # The session's length now, not the bound's: a state as of a version is cut from the whole.
+    if head is not None and head.version > WHOLE_READ_MAX:
         raise InvalidInputError(
             f"session {target!r} has {head.version:,} events: show={show} reads a session "
             f"whole, up to {WHOLE_READ_MAX:,}; read it page by page with show=history "

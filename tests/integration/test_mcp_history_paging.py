@@ -113,6 +113,10 @@ async def test_branches_and_view_of_a_session_too_long_to_read_whole_point_to_pa
     version = await long_session(raw_store(ledger), "s", WHOLE_READ_MAX)
     async with connect(ledger, mode) as client:
         said = await refused(client, "thinking_history", {"sessionId": "s", "show": "view"})
+        early = {"sessionId": "s", "show": "branches", "asOfVersion": 3}
+        assert "show=branches reads a session whole" in await refused(
+            client, "thinking_history", early
+        )
         page = await call(client, "thinking_history", {"sessionId": "s", "limit": 3})
         end = await call(client, "thinking_history", {"sessionId": "s", "asOfVersion": 4})
     assert said == (
