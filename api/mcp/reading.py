@@ -15,6 +15,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.types import CallToolResult
 from pydantic import AwareDatetime, Field
 
+from api.history import DEFAULT_HISTORY_LIMIT
 from api.mcp import descriptions as text
 from api.mcp.app import AppContext, Caller
 from api.mcp.thinking import DEFAULT_SESSION, answer
@@ -33,7 +34,7 @@ SESSIONS_LISTED = 100
 Show = Literal["history", "branches", "view"]
 
 
-HISTORY_LIMIT = 100
+HISTORY_LIMIT = DEFAULT_HISTORY_LIMIT
 """Thoughts in a ``thinking_history`` answer when the caller does not say."""
 
 HISTORY_MOST = 1000

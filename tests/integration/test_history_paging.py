@@ -1,6 +1,7 @@
 """Paged history through the facade, on every backend: pages, cursors, bounds and refusals."""
 
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -8,6 +9,7 @@ import pytest
 from api import Ledger
 from api.history import HistoryPage
 from ledger.errors import InvalidInputError, SessionNotFoundError
+from projections.views import thought_history
 from tests.support.backends import Backend
 from tests.support.samples import Clock, thought
 
@@ -101,6 +103,19 @@ async def test_a_cleared_session_pages_to_its_end_with_its_status(ledger: Ledger
     pages = await _all_pages(ledger, "s", limit=3)
     assert len(pages) == 1  # the trailing clear is read with the page: no empty last page
     assert (pages[0].status, pages[0].thought_count, pages[0].more) == ("cleared", 3, False)
+
+
+async def test_an_expired_session_pages_with_its_status_and_count(backend: Backend) -> None:
+    now = [datetime(2024, 5, 2, tzinfo=UTC)]
+    store = await backend.open(clock=lambda: now[0])
+    async with Ledger(store, ttl=timedelta(minutes=30), clock=lambda: now[0]) as ledger:
+        await _record(ledger, "s", 3)
+        now[0] += timedelta(hours=1)
+        assert await ledger.get_session("s") is not None  # records the expiry
+        page = await ledger.history("s")
+        state = await ledger.state("s")
+    assert (page.status, page.thought_count, page.version) == ("expired", 3, state.version)
+    assert page.items == thought_history(state)
 
 
 async def test_a_page_stops_at_the_byte_cap_but_never_comes_back_empty(ledger: Ledger) -> None:
