@@ -93,7 +93,8 @@ class Paging:
 
         Args:
             session_id: The session.
-            limit: Most thoughts on the page (at least 1).
+            limit: Most thoughts on the page (at least 1). A page reads at most
+                :data:`SCAN_BUDGET` events, so a larger limit gives pages of at most that many.
             after: The ``next_cursor`` of the previous page (``None``: the first page).
             branch: Only the thoughts whose ``branchId`` is this. An unknown branch is refused
                 once the read reaches the end without seeing it: on the first page unless the
