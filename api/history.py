@@ -7,7 +7,7 @@ the session besides its items is read with two indexed point reads, not a fold (
 :meth:`Paging.history`).
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -97,8 +97,9 @@ class Paging:
                 :data:`SCAN_BUDGET` events, so a larger limit gives pages of at most that many.
             after: The ``next_cursor`` of the previous page (``None``: the first page).
             branch: Only the thoughts whose ``branchId`` is this. An unknown branch is refused
-                once the read reaches the end without seeing it: on the first page unless the
-                session is longer than :data:`SCAN_BUDGET` events.
+                on the first page when the ledger holds the session's state (it is recording
+                it), else once the read reaches the end without seeing it: on the first page
+                unless the session is longer than :data:`SCAN_BUDGET` events.
             as_of_version: Read the session as of its first N events.
             as_of_time: Read the session as it was at this (aware) time.
             max_bytes: Most bytes the page's items may take, as ``size_of`` measures them; a
@@ -139,6 +140,10 @@ class Paging:
                 )
             pinned = cursor.to_version
         to = pinned if pinned is not None else head.version
+        if branch is not None and cursor is None:
+            known = self._known_branches(session_id, head.version)
+            if known is not None and branch not in known:
+                raise InvalidInputError(f"session {session_id!r} has no branch {branch!r}")
         start = cursor.after_version if cursor is not None else 0
         if start > to:
             raise InvalidInputError("this cursor is past the session's end: not a cursor of it")
@@ -180,6 +185,14 @@ class Paging:
             thought_count=count,
             branch=branch,
         )
+
+    def _known_branches(self, session_id: str, version: int) -> Collection[str] | None:
+        """The session's branch ids at ``version`` when known without reading, else ``None``.
+
+        The facade answers from the state it holds for recording, so that a mistyped branch of
+        a long session it is working on is refused at once rather than when a scan ends.
+        """
+        return None
 
     async def _bound(
         self,

@@ -6,7 +6,7 @@ No SQL, no MCP, no argument parsing lives here: only the use-cases over the stor
 import asyncio
 import contextlib
 import random
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -387,6 +387,12 @@ class Ledger(Lookup, Transfer, Figures, Paging):
         await self.aclose()
 
     # -- internals ------------------------------------------------------------------------------
+
+    def _known_branches(self, session_id: str, version: int) -> Collection[str] | None:
+        # Every branch id stays in a held state, trimmed or not; only a state at the session's
+        # current version answers (one behind could miss a branch another writer opened).
+        held = self._cache.get(session_id)
+        return held.branches.keys() if held is not None and held.version == version else None
 
     async def _load(self, session_id: str, *, fresh: bool) -> SessionState:
         cached = self._cache.get(session_id)

@@ -7,10 +7,11 @@ from typing import Any
 import pytest
 
 from api import Ledger
-from api.history import HistoryPage
+from api.history import SCAN_BUDGET, HistoryPage
 from ledger.errors import InvalidInputError, SessionNotFoundError
 from projections.views import thought_history
 from tests.support.backends import Backend
+from tests.support.factories import long_session
 from tests.support.samples import Clock, thought
 
 pytestmark = pytest.mark.anyio
@@ -165,6 +166,23 @@ async def test_bad_paging_arguments_are_refused_and_write_nothing(
     with pytest.raises(InvalidInputError, match=message):
         await ledger.history("s", **options)
     assert await ledger.events("s") == before
+
+
+async def test_an_unknown_branch_of_a_long_session_is_refused_at_once_while_recording_it(
+    backend: Backend,
+) -> None:
+    store = await backend.open()
+    version = await long_session(store, "long", SCAN_BUDGET + 10)
+    async with Ledger(store, ttl=None) as reader:
+        # Not held: the first page scans its budget and cannot tell yet.
+        page = await reader.history("long", branch="nope")
+        assert (page.items, page.more) == ([], True)
+        await reader.think("long", thought(version, version, branch_from_thought=1, branch_id="b"))
+        with pytest.raises(InvalidInputError, match="session 'long' has no branch 'nope'"):
+            await reader.history("long", branch="nope")
+        pages = await _all_pages(reader, "long", branch="b")
+    assert [len(page.items) for page in pages] == [0, 1]  # a scan of its budget, then the end
+    assert pages[-1].items[0]["branchId"] == "b"
 
 
 async def test_a_cursor_is_refused_for_another_session_or_branch(ledger: Ledger) -> None:
