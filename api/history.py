@@ -96,7 +96,8 @@ class Paging:
             limit: Most thoughts on the page (at least 1). A page reads at most
                 :data:`SCAN_BUDGET` events, so a larger limit gives pages of at most that many.
             after: The ``next_cursor`` of the previous page (``None``: the first page).
-            branch: Only the thoughts whose ``branchId`` is this. An unknown branch is refused
+            branch: Only the thoughts of this branch, those that open or extend it (as
+                :meth:`Session.branches` lists them). An unknown branch is refused
                 on the first page when the ledger holds the session's state (it is recording
                 it), else once the read reaches the end without seeing it: on the first page
                 unless the session is longer than :data:`SCAN_BUDGET` events.

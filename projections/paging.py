@@ -34,7 +34,7 @@ class HistoryCursor:
         after_version: The last version the previous pages read (the next page starts after it).
         to_version: The version reading stops at, when pinned (a read as of a version or time);
             ``None``: the session's latest version at each page.
-        branch: Only the thoughts whose ``branchId`` is this (``None``: every thought).
+        branch: Only the thoughts of this branch (``None``: every thought).
         seen: Whether an earlier page held a thought (with a branch filter: the branch exists).
     """
 
@@ -105,7 +105,8 @@ class PageBuilder:
 
     Args:
         limit: Most items on the page (at least 1).
-        branch: Only thoughts whose ``branchId`` is this (``None``: every thought).
+        branch: Only the thoughts of this branch, those :func:`~projections.views.branch_sets`
+            lists under it (``None``: every thought).
         max_bytes: Most bytes the items may take, by ``size_of`` (``None``: no cap).
         size_of: How many bytes an item takes in the answer.
         after_version: The version the page starts after.
@@ -135,7 +136,7 @@ class PageBuilder:
         """
         for record in records:
             entry = thought_entry(record)
-            if entry is not None and (self.branch is None or entry.branch_id == self.branch):
+            if entry is not None and (self.branch is None or entry.branch == self.branch):
                 if len(self.items) >= self.limit:
                     self.stopped = True
                     break

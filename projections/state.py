@@ -72,6 +72,15 @@ class ThoughtEntry(NamedTuple):
         return self.generation is not None
 
     @property
+    def branch(self) -> str | None:
+        """The branch this thought opens or extends (``None`` for the main line).
+
+        A thought given a ``branch_id`` without ``branch_from_thought`` keeps its id but is on no
+        branch: the official server registers a branch only when both are given.
+        """
+        return self.branch_id if self.kind in _BRANCH_KINDS else None
+
+    @property
     def status(self) -> Status:
         """This thought's status: ``complete`` once no next thought is needed, else its kind."""
         if not self.next_thought_needed:

@@ -198,7 +198,7 @@ HISTORY_AFTER = (
     "show=history: the nextCursor of the previous answer, to read the next page (it keeps that "
     "read's branch and as-of bound)"
 )
-HISTORY_BRANCH = "show=history: only the thoughts of this branch (its branchId)"
+HISTORY_BRANCH = "show=history: only the thoughts of this branch (as show=branches lists them)"
 HISTORY_MAX_BYTES = (
     "show=history: most bytes of this answer's JSON (default {default}); a single thought larger "
     "than that comes alone"
