@@ -44,7 +44,8 @@ def register(commands: Commands) -> None:
         "--limit",
         metavar="N",
         type=whole(1),
-        help=f"show N thoughts from the start (or from --after), as a list (default {PAGE})",
+        help="show the first N thoughts (or the N after --after) as a list; "
+        f"{PAGE} when only --after is given or the session is long",
     )
     parser.add_argument(
         "--after",
@@ -130,6 +131,8 @@ def _print_page(args: argparse.Namespace, ui: Ui, page: HistoryPage) -> int:
         command = ["thoughtledger", "show", page.session_id, "--after", page.next_cursor]
         if args.limit is not None:
             command += ["--limit", str(args.limit)]
+        if args.json:
+            command.append("--json")
         if args.db is not None:
             command += ["--db", args.db]
         ui.err.print(f"more thoughts: {shlex.join(command)}", soft_wrap=True, highlight=False)

@@ -62,7 +62,9 @@ def test_json_pages_concatenate_to_the_whole_session(
     url = sqlite_url(tmp_path / "ledger.db")
     _record(url, 7)
     whole = cli(capsys, "show", "s", "--json", "--db", url).json()["thoughts"]
-    pages = [cli(capsys, "show", "s", "--json", "--limit", "3", "--db", url).json()]
+    first = cli(capsys, "show", "s", "--json", "--limit", "3", "--db", url)
+    assert _next_command(first)[-3:] == ["--json", "--db", url]
+    pages = [first.json()]
     while pages[-1]["more"]:
         after = pages[-1]["nextCursor"]
         argv = ["show", "s", "--json", "--limit", "3", "--after", after, "--db", url]
