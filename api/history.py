@@ -148,9 +148,7 @@ class Paging:
         start = cursor.after_version if cursor is not None else 0
         if start > to:
             raise InvalidInputError("this cursor is past the session's end: not a cursor of it")
-        builder = PageBuilder(
-            limit, branch, max_bytes, size_of if max_bytes is not None else compact_size, start
-        )
+        builder = PageBuilder(limit, branch, max_bytes, size_of, start)
         chunk = limit + 2 if branch is None else max(limit + 2, _BRANCH_CHUNK)
         scanned = 0
         while not builder.full and builder.after_version < to and scanned < SCAN_BUDGET:
