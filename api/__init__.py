@@ -14,6 +14,7 @@ Example::
 from typing import TYPE_CHECKING, Any
 
 from api.bootstrap import open_ledger, open_store
+from api.history import HistoryPage
 from api.outcome import ThinkOutcome
 from api.service import DEFAULT_TTL, Ledger
 from api.session import Session
@@ -58,6 +59,7 @@ __all__ = [
     "DEFAULT_TTL",
     "ConcurrencyError",
     "GenerationError",
+    "HistoryPage",
     "IntegrityError",
     "InvalidInputError",
     "InvalidThoughtError",

@@ -32,10 +32,13 @@ class Heads:
             self._states.move_to_end(session_id)
         return state
 
+    def bounded(self, state: SessionState) -> SessionState:
+        """``state`` trimmed to its latest thoughts if it holds more than a head keeps."""
+        return trim(state, self._hold) if len(state.thoughts) > 2 * self._hold else state
+
     def remember(self, state: SessionState) -> None:
         """Keep ``state`` (trimmed to its latest thoughts) as its session's head."""
-        if len(state.thoughts) > 2 * self._hold:
-            state = trim(state, self._hold)
+        state = self.bounded(state)
         self._states[state.session_id] = state
         self._states.move_to_end(state.session_id)
         while len(self._states) > self._size:

@@ -6,7 +6,7 @@ No SQL, no MCP, no argument parsing lives here: only the use-cases over the stor
 import asyncio
 import contextlib
 import random
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -14,6 +14,7 @@ from api.bounds import check_time, check_version, not_found
 from api.caches import Heads, Histories
 from api.figures import Figures
 from api.gc_pause import cyclic_gc_paused
+from api.history import HistoryPage, Paging
 from api.listing import DEFAULT_PAGE, SessionsPage, check_page_size, cursor_of, parse_cursor
 from api.lookup import Lookup
 from api.outcome import ThinkOutcome
@@ -30,7 +31,7 @@ from ledger.decide import (
 )
 from ledger.envelope import RecordedEvent
 from ledger.errors import ConcurrencyError, InvalidInputError, SessionNotFoundError
-from ledger.events import LedgerEvent, SessionCleared, SessionExpired
+from ledger.events import LedgerEvent, SessionCleared, SessionExpired, SessionStarted
 from ledger.ids import check_id, new_session_id
 from ledger.store.base import EventStore, utc_now
 from projections.asof import as_of_version as as_of
@@ -42,9 +43,11 @@ DEFAULT_TTL = timedelta(minutes=30)
 """Idle time after which a session expires (the session pattern's default)."""
 
 _ATTEMPTS = 32
+_LOAD_PAGE = 10_000
+"""Events read per page when a session's head catches up with the log."""
 
 
-class Ledger(Lookup, Transfer, Figures):
+class Ledger(Lookup, Transfer, Figures, Paging):
     """Sequential thinking over an event store: sessions, thoughts, views and time travel.
 
     Args:
@@ -442,16 +445,44 @@ class Ledger(Lookup, Transfer, Figures):
 
     # -- internals ------------------------------------------------------------------------------
 
+    def _known_branches(self, session_id: str, version: int) -> Collection[str] | None:
+        # Every branch id stays in a held state, trimmed or not; only a state at the session's
+        # current version answers (one behind could miss a branch another writer opened).
+        held = self._cache.get(session_id)
+        return held.branches.keys() if held is not None and held.version == version else None
+
     async def _load(self, session_id: str, *, fresh: bool) -> SessionState:
         cached = self._cache.get(session_id)
         if cached is not None and not fresh:
             return cached
-        base = cached if cached is not None else empty(session_id)
-        records = await self._store.read_stream(session_id, after_version=base.version)
-        state = replay(records, base) if records else base
+        state = cached if cached is not None else empty(session_id)
+        # In pages, trimmed between them: a head needs only the latest thoughts, so catching
+        # up with a session of a million thoughts holds one page at a time, not the million.
+        while records := await self._store.read_stream(
+            session_id, after_version=state.version, limit=_LOAD_PAGE
+        ):
+            state = self._cache.bounded(replay(records, state))
+            if len(records) < _LOAD_PAGE:
+                break
         if state.version:
             self._cache.remember(state)
         return state
+
+    async def owner_of(self, session_id: str) -> tuple[bool, str | None]:
+        """Return whether a session exists and who owns it, from its first event (no fold).
+
+        Raises:
+            InvalidInputError: The id is malformed.
+            StoreError: The store failed.
+        """
+        cached = self._cache.get(check_id(session_id))
+        if cached is not None and cached.version:
+            return True, cached.owner  # an owner, once recorded, never changes
+        first = await self._store.read_stream(session_id, to_version=1)
+        if not first:
+            return False, None
+        event = first[0].event
+        return True, event.owner if isinstance(event, SessionStarted) else None
 
     async def _append(self, state: SessionState, events: list[LedgerEvent]) -> list[RecordedEvent]:
         try:
@@ -484,4 +515,4 @@ class Ledger(Lookup, Transfer, Figures):
         return full
 
 
-__all__ = ["DEFAULT_TTL", "Ledger", "Profile", "ThinkOutcome"]
+__all__ = ["DEFAULT_TTL", "HistoryPage", "Ledger", "Profile", "ThinkOutcome"]

@@ -2,7 +2,7 @@
 
 from collections.abc import AsyncIterator, Mapping
 from datetime import datetime
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
 
 from api.outcome import ThinkOutcome
 from ledger.chain import VerifyReport
@@ -17,6 +17,9 @@ from projections.views import (
     session_view,
     thought_history,
 )
+
+if TYPE_CHECKING:
+    from api.history import HistoryPage
 
 Profile = Literal["minimal", "official", "session"]
 """The views a session reads as: the minimal response's, the official server's, the pattern's."""
@@ -55,6 +58,18 @@ class SessionLedger(Protocol):
         as_of_time: datetime | None = None,
     ) -> list[RecordedEvent]:
         """See :meth:`api.service.Ledger.events`."""
+
+    async def history(
+        self,
+        session_id: str,
+        *,
+        limit: int = ...,
+        after: str | None = None,
+        branch: str | None = None,
+        as_of_version: int | None = None,
+        as_of_time: datetime | None = None,
+    ) -> "HistoryPage":
+        """See :meth:`api.service.Ledger.history`."""
 
     def replay(self, session_id: str) -> AsyncIterator[tuple[RecordedEvent, SessionState]]:
         """See :meth:`api.service.Ledger.replay`."""
@@ -167,15 +182,66 @@ class Session:
             return minimal_response(state.last)
         raise InvalidInputError(f"unknown profile {profile!r}: use minimal, official or session")
 
+    @overload
     async def history(
         self, *, as_of_version: int | None = None, as_of_time: datetime | None = None
-    ) -> list[JsonDict]:
-        """Every thought with all its fields, now or as of a version or time.
+    ) -> list[JsonDict]: ...
+
+    @overload
+    async def history(
+        self,
+        *,
+        limit: int,
+        after: str | None = None,
+        branch: str | None = None,
+        as_of_version: int | None = None,
+        as_of_time: datetime | None = None,
+    ) -> "HistoryPage": ...
+
+    @overload
+    async def history(
+        self,
+        *,
+        after: str,
+        limit: int | None = None,
+        branch: str | None = None,
+        as_of_version: int | None = None,
+        as_of_time: datetime | None = None,
+    ) -> "HistoryPage": ...
+
+    async def history(
+        self,
+        *,
+        limit: int | None = None,
+        after: str | None = None,
+        branch: str | None = None,
+        as_of_version: int | None = None,
+        as_of_time: datetime | None = None,
+    ) -> "list[JsonDict] | HistoryPage":
+        """Every thought with all its fields, now or as of a version or time; or one page of them.
+
+        Without ``limit``, ``after`` or ``branch``: a list of every thought (the session is
+        folded whole). With any of them: one :class:`~api.history.HistoryPage` (see
+        :meth:`Ledger.history`, whose default limit applies when only ``after`` is given); pass
+        its ``next_cursor`` as ``after`` for the next page, while its ``more`` is true.
 
         Raises:
             SessionNotFoundError: The session has no events.
+            InvalidInputError: A limit below 1, a bad cursor or an unknown branch (paged).
         """
-        return thought_history(await self.state(as_of_version=as_of_version, as_of_time=as_of_time))
+        if limit is None and after is None and branch is None:
+            return thought_history(
+                await self.state(as_of_version=as_of_version, as_of_time=as_of_time)
+            )
+        paging: dict[str, Any] = {} if limit is None else {"limit": limit}
+        return await self._ledger.history(
+            self._id,
+            after=after,
+            branch=branch,
+            as_of_version=as_of_version,
+            as_of_time=as_of_time,
+            **paging,
+        )
 
     async def branches(
         self, *, as_of_version: int | None = None, as_of_time: datetime | None = None

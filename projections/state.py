@@ -72,6 +72,15 @@ class ThoughtEntry(NamedTuple):
         return self.generation is not None
 
     @property
+    def branch(self) -> str | None:
+        """The branch this thought opens or extends (``None`` for the main line).
+
+        A thought given a ``branch_id`` without ``branch_from_thought`` keeps its id but is on no
+        branch: the official server registers a branch only when both are given.
+        """
+        return self.branch_id if self.kind in _BRANCH_KINDS else None
+
+    @property
     def status(self) -> Status:
         """This thought's status: ``complete`` once no next thought is needed, else its kind."""
         if not self.next_thought_needed:
@@ -208,6 +217,49 @@ def join_branch(branches: dict[str, Branch], entry: ThoughtEntry) -> None:
         branches[branch_id] = replace(known, versions=(*known.versions, entry.version))
 
 
+_ThoughtEvent = ThoughtRecorded | ThoughtRevised | BranchOpened | BranchExtended | ThoughtGenerated
+
+
+def thought_entry(record: Folded) -> ThoughtEntry | None:
+    """The thought ``record`` carries, exactly as :func:`replay` holds it; ``None`` if none.
+
+    A thought's entry depends on its own event alone (its estimate is recorded already raised),
+    which is what lets a page of a history be read without folding the events before it.
+    """
+    event = record.event
+    if isinstance(
+        event, ThoughtRecorded | ThoughtRevised | BranchOpened | BranchExtended | ThoughtGenerated
+    ):
+        return _entry(record, event)
+    return None
+
+
+def _entry(record: Folded, event: _ThoughtEvent) -> ThoughtEntry:
+    guidance: str | None = None
+    generation: Generation | None = None
+    if isinstance(event, ThoughtGenerated):
+        kind, guidance, generation = event.kind, event.guidance, event.generation
+    else:
+        kind = event.type
+    return ThoughtEntry(
+        record.version,
+        record.position,
+        record.recorded_at,
+        kind,
+        event.thought,
+        event.thought_number,
+        event.total_thoughts,
+        event.next_thought_needed,
+        event.is_revision,
+        event.revises_thought,
+        event.branch_from_thought,
+        event.branch_id,
+        event.needs_more_thoughts,
+        guidance,
+        generation,
+    )
+
+
 def empty(session_id: str) -> SessionState:
     """The state of a session before its first event."""
     return SessionState(session_id=session_id)
@@ -245,33 +297,10 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
                 | BranchExtended()
                 | ThoughtGenerated()
             ):
-                guidance: str | None = None
-                generation: Generation | None = None
-                if isinstance(event, ThoughtGenerated):
-                    kind, guidance, generation = event.kind, event.guidance, event.generation
-                else:
-                    kind = event.type
-                thoughts.append(
-                    ThoughtEntry(
-                        record.version,
-                        record.position,
-                        record.recorded_at,
-                        kind,
-                        event.thought,
-                        event.thought_number,
-                        event.total_thoughts,
-                        event.next_thought_needed,
-                        event.is_revision,
-                        event.revises_thought,
-                        event.branch_from_thought,
-                        event.branch_id,
-                        event.needs_more_thoughts,
-                        guidance,
-                        generation,
-                    )
-                )
-                if kind in _BRANCH_KINDS:
-                    join_branch(branches, thoughts[-1])
+                entry = _entry(record, event)
+                thoughts.append(entry)
+                if entry.kind in _BRANCH_KINDS:
+                    join_branch(branches, entry)
             case SessionCleared():
                 ended, ended_version = "cleared", record.version
             case SessionExpired():
@@ -323,5 +352,6 @@ __all__ = [
     "empty",
     "join_branch",
     "replay",
+    "thought_entry",
     "trim",
 ]

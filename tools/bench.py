@@ -2,6 +2,7 @@
 
 Usage:
     tools/bench append [--events N] [--pg URL]
+    tools/bench history [--history-thoughts N]
     tools/bench all [--quick] [--json FILE]
 """
 
@@ -404,6 +405,7 @@ async def main(argv: list[str]) -> int:
             "startup",
             "peers",
             "http-sessions",
+            "history",
             "all",
         ],
         nargs="?",
@@ -412,6 +414,7 @@ async def main(argv: list[str]) -> int:
     parser.add_argument("--events", type=int, default=5000)
     parser.add_argument("--replay-events", type=int, default=1_000_000)
     parser.add_argument("--memory-thoughts", type=int, default=100_000)
+    parser.add_argument("--history-thoughts", type=int, default=1_000_000)
     parser.add_argument(
         "--quick", action="store_true", help="smaller sizes (100k events, 20k thoughts)"
     )
@@ -420,6 +423,7 @@ async def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.quick:
         args.replay_events, args.memory_thoughts = 100_000, 20_000
+        args.history_thoughts = 100_000
     results: list[Result] = []
     if args.bench in ("append", "all"):
         results.append(await bench_append_sqlite(args.events))
@@ -458,6 +462,10 @@ async def main(argv: list[str]) -> int:
         from bench_peers import bench_peers
 
         results += await bench_peers()
+    if args.bench in ("history", "all"):
+        from bench_history import bench_history
+
+        results += await bench_history(args.history_thoughts)
     _print(results)
     target = args.json
     if target is None and args.bench == "all":

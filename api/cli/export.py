@@ -114,23 +114,41 @@ async def _chosen(ledger: Ledger, given: list[str]) -> list[str]:
 async def _write(
     ledger: Ledger, chosen: list[str], out: TextIO, step: Step
 ) -> list[ManifestSession]:
-    """Write each session's events to ``out``; return the manifest's entries."""
+    """Write each session's events to ``out``; return the manifest's entries.
+
+    A long session comes in several slices (see :meth:`Ledger.export`): its entry grows with
+    each, and the progress moves on when the next session begins.
+    """
     manifest: list[ManifestSession] = []
-    async with contextlib.aclosing(ledger.export(chosen)) as sessions:
-        async for records in sessions:
+    begun = 0
+    async with contextlib.aclosing(ledger.export(chosen)) as slices:
+        async for records in slices:
+            # Sessions start at version 1, so a slice starting there (or empty) is a new one.
+            if not records or records[0].version == 1:
+                if begun:
+                    step.advance()
+                begun += 1
             for record in records:
                 out.write(to_line(record))
             if records:  # always, as sessions never lose events; a manifest entry needs one
                 last = records[-1]
+                held = 0
+                if (
+                    records[0].version > 1
+                    and manifest
+                    and manifest[-1].session_id == last.session_id
+                ):
+                    held = manifest.pop().events
                 manifest.append(
                     ManifestSession(
                         session_id=last.session_id,
                         version=last.version,
                         hash=last.hash,
-                        events=len(records),
+                        events=held + len(records),
                     )
                 )
-            step.advance()
+    if begun:
+        step.advance()
     return manifest
 
 

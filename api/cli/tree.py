@@ -7,6 +7,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from api.cli.common import plural, when
+from api.history import HistoryPage
 from ledger.envelope import format_time
 from projections.state import SessionState, ThoughtEntry
 from projections.usage import cost_note
@@ -104,6 +105,42 @@ def session_json(state: SessionState) -> dict[str, Any]:
     }
 
 
+def page_lines(page: HistoryPage) -> list[Text]:
+    """A page of a session's thoughts: a headline, then one line per thought, in version order.
+
+    A page is a slice of the session, so it is a list rather than a tree: each thought says what
+    it revises and which branch it is on, which is what the tree's shape says.
+    """
+    first = page.items[0]["version"] if page.items else None
+    last = page.items[-1]["version"] if page.items else None
+    span = f"versions {first}-{last}" if first is not None else "no thoughts on this page"
+    lines = [
+        Text.assemble(
+            ("session ", "bold"),
+            (page.session_id, "bold cyan"),
+            f" · {plural(page.thought_count, 'thought')} · ",
+            (page.status, _status_style(page.status)),
+            (f" · {span} of {page.version}", "dim"),
+        )
+    ]
+    for item in page.items:
+        label = Text.assemble((f"#{item['thoughtNumber']}", "bold"), " ")
+        if "branchId" in item:
+            label.append(f"⑂ {item['branchId']}: ", style="magenta")
+        if item["kind"] == "thought.revised" or item.get("isRevision"):
+            target = f" #{item['revisesThought']}" if "revisesThought" in item else ""
+            label.append(f"↺ revises{target}: ", style="yellow")
+        label.append(item["thought"])
+        if not item["nextThoughtNeeded"]:
+            label.append("  ✓ done", style="green")
+        label.append(
+            f"  [v{item['version']} · {item['recordedAt']} · est. {item['totalThoughts']}]",
+            style="dim",
+        )
+        lines.append(label)
+    return lines
+
+
 def _label(entry: ThoughtEntry, revisions: list[int], current: int | None) -> Text:
     label = Text.assemble((f"#{entry.thought_number}", "bold"), " ")
     if entry.kind == "thought.revised" or entry.is_revision:
@@ -128,4 +165,4 @@ def _status_style(status: str) -> str:
     return {"complete": "green", "cleared": "red", "expired": "red"}.get(status, "yellow")
 
 
-__all__ = ["counts", "headline", "session_json", "session_tree", "summary"]
+__all__ = ["counts", "headline", "page_lines", "session_json", "session_tree", "summary"]

@@ -88,7 +88,10 @@ class HistoryAnswer(BaseModel):
     thoughtHistoryLength: int
     asOfVersion: int | None = None
     asOfTime: str | None = None
+    branch: str | None = None
     history: list[dict[str, Any]] | None = None
+    more: bool | None = None
+    nextCursor: str | None = None
     branches: list[dict[str, Any]] | None = None
     view: dict[str, Any] | None = None
 

@@ -184,11 +184,25 @@ HISTORY_DESCRIPTION = (
 )
 HISTORY_SESSION_ID = "Session to read; omit for this connection's session"
 HISTORY_SHOW = (
-    "history: every thought with all its fields; branches: each branch and its thoughts; "
-    "view: the session summary with thoughtHistory"
+    "history: the thoughts with all their fields, a page at a time; branches: each branch and its "
+    "thoughts; view: the session summary with thoughtHistory (branches and view read a session "
+    "whole, so only one of up to {whole} events)"
 )
 HISTORY_AS_OF_VERSION = "Read the session as of this version (its first N events)"
 HISTORY_AS_OF_TIME = "Read the session as it was at this time (ISO 8601 with a time zone)"
+HISTORY_LIMIT = (
+    "show=history: most thoughts in this answer (default {default}, at most {most}); when more "
+    "remain the answer has more: true and a nextCursor"
+)
+HISTORY_AFTER = (
+    "show=history: the nextCursor of the previous answer, to read the next page (it keeps that "
+    "read's branch and as-of bound)"
+)
+HISTORY_BRANCH = "show=history: only the thoughts of this branch (as show=branches lists them)"
+HISTORY_MAX_BYTES = (
+    "show=history: most bytes of this answer's JSON (default {default}); a single thought larger "
+    "than that comes alone"
+)
 
 __all__ = [
     "BRANCH_FROM_THOUGHT",
@@ -198,9 +212,13 @@ __all__ = [
     "COMPACT_HISTORY_NOTE",
     "COMPACT_PARAMETERS",
     "EXTERNAL_DESCRIPTION",
+    "HISTORY_AFTER",
     "HISTORY_AS_OF_TIME",
     "HISTORY_AS_OF_VERSION",
+    "HISTORY_BRANCH",
     "HISTORY_DESCRIPTION",
+    "HISTORY_LIMIT",
+    "HISTORY_MAX_BYTES",
     "HISTORY_NOTE",
     "HISTORY_SESSION_ID",
     "HISTORY_SHOW",

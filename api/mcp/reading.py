@@ -1,19 +1,21 @@
 """Reading back: the ``thinking_history`` tool and the sessions as MCP resources.
 
-Nothing here appends: the tool reads ``Ledger.state`` (which never records an expiry), and the
-resources list and read sessions. Time travel is the ledger's: a state as of a version or time is
-a replay of that prefix of the session's events.
+Nothing here appends: the tool reads a page of the history with ``Ledger.history`` (memory bounded
+by the page, however long the session) or, for branches and the view, ``Ledger.state`` (neither
+records an expiry); the resources list and read sessions. Time travel is the ledger's: a state as
+of a version or time is that prefix of the session's events.
 """
 
 import json
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.types import CallToolResult
 from pydantic import AwareDatetime, Field
 
+from api.history import DEFAULT_HISTORY_LIMIT
 from api.mcp import descriptions as text
 from api.mcp.app import AppContext, Caller, principal_of_request
 from api.mcp.targets import connection_session, reading_target
@@ -34,11 +36,34 @@ SESSIONS_LISTED = 100
 Show = Literal["history", "branches", "view"]
 
 
+HISTORY_LIMIT = DEFAULT_HISTORY_LIMIT
+"""Thoughts in a ``thinking_history`` answer when the caller does not say."""
+
+HISTORY_MOST = 1000
+"""Most thoughts one ``thinking_history`` answer may hold."""
+
+HISTORY_MAX_BYTES = 256 * 1024
+"""Default cap on the bytes of a ``thinking_history`` answer's JSON text."""
+
+HISTORY_MOST_BYTES = 4 * 1024 * 1024
+"""Largest cap a caller may ask for."""
+
+WHOLE_READ_MAX = 10_000
+"""Longest session (in events) ``show: branches`` and ``show: view`` read whole: past it, the
+answer would be as large as the session, so the caller is sent to ``show: history``'s pages."""
+
+_ENVELOPE_BYTES = 2048
+"""What a ``history`` answer takes besides its items (ids, counts, a cursor), reserved from the
+byte cap: the items are measured one by one as :func:`answer` will write them."""
+
+
 async def thinking_history(
     session_id: Annotated[
         LaxText | None, Field(validation_alias="sessionId", description=text.HISTORY_SESSION_ID)
     ] = None,
-    show: Annotated[Show, Field(description=text.HISTORY_SHOW)] = "history",
+    show: Annotated[
+        Show, Field(description=text.HISTORY_SHOW.format(whole=f"{WHOLE_READ_MAX:,}"))
+    ] = "history",
     as_of_version: Annotated[
         LaxCount | None,
         Field(validation_alias="asOfVersion", description=text.HISTORY_AS_OF_VERSION),
@@ -47,39 +72,133 @@ async def thinking_history(
         AwareDatetime | None,
         Field(validation_alias="asOfTime", description=text.HISTORY_AS_OF_TIME),
     ] = None,
+    limit: Annotated[
+        int,
+        Field(
+            ge=1,
+            le=HISTORY_MOST,
+            description=text.HISTORY_LIMIT.format(default=HISTORY_LIMIT, most=HISTORY_MOST),
+        ),
+    ] = HISTORY_LIMIT,
+    after: Annotated[str | None, Field(max_length=4096, description=text.HISTORY_AFTER)] = None,
+    branch: Annotated[LaxText | None, Field(description=text.HISTORY_BRANCH)] = None,
+    max_bytes: Annotated[
+        int,
+        Field(
+            validation_alias="maxBytes",
+            ge=_ENVELOPE_BYTES * 2,
+            le=HISTORY_MOST_BYTES,
+            description=text.HISTORY_MAX_BYTES.format(default=HISTORY_MAX_BYTES),
+        ),
+    ] = HISTORY_MAX_BYTES,
     *,
     ctx: AppContext,
 ) -> CallToolResult:
-    """Return a session's history, branches or view, now or as of a version or time.
+    """Return a session's history (a page of it), branches or view, now or as of a version or time.
 
     Raises:
         ToolError: No session to read (none named and none on this connection), an unknown
-            session, a bound past the session's end, or a ledger failure.
+            session, a bound past the session's end, a bad cursor or branch, a session too long
+            to show whole, or a ledger failure.
     """
     caller = Caller.of(ctx)
-    ledger = caller.app.ledger
     try:
         target = await _read_target(caller, session_id)
-        state = await ledger.state(target, as_of_version=as_of_version, as_of_time=as_of_time)
+        result = await _read_session(
+            caller.app.ledger,
+            target,
+            show,
+            as_of_version=as_of_version,
+            as_of_time=as_of_time,
+            paging=_Paging(limit, after, branch, max_bytes),
+        )
     except LedgerError as exc:
         raise ToolError(str(exc)) from exc
-    result: JsonDict = {
+    return answer(result)
+
+
+class _Paging(NamedTuple):
+    limit: int
+    after: str | None
+    branch: str | None
+    max_bytes: int
+
+
+async def _read_session(
+    ledger: Ledger,
+    target: str,
+    show: Show,
+    *,
+    as_of_version: int | None,
+    as_of_time: datetime | None,
+    paging: _Paging,
+) -> JsonDict:
+    """The one read of the session behind ``thinking_history``: a page, or the state whole.
+
+    Raises:
+        LedgerError: Unknown session, a bound past its end, a bad cursor or branch, a session
+            too long to show whole, or a ledger failure.
+    """
+    bounds: JsonDict = {}
+    if as_of_version is not None:
+        bounds["asOfVersion"] = as_of_version
+    if as_of_time is not None:
+        bounds["asOfTime"] = format_time(as_of_time)
+    if show == "history":
+        page = await ledger.history(
+            target,
+            limit=paging.limit,
+            after=paging.after,
+            branch=paging.branch,
+            as_of_version=as_of_version,
+            as_of_time=as_of_time,
+            max_bytes=paging.max_bytes - _ENVELOPE_BYTES,
+            size_of=_answer_bytes,
+        )
+        result: JsonDict = {
+            "sessionId": page.session_id,
+            "status": page.status,
+            "version": page.version,
+            "thoughtHistoryLength": page.thought_count,
+            **bounds,
+        }
+        if page.branch is not None:
+            result["branch"] = page.branch
+        result["history"] = page.items
+        result["more"] = page.more
+        if page.next_cursor is not None:
+            result["nextCursor"] = page.next_cursor
+        return result
+    if paging.after is not None or paging.branch is not None:
+        raise InvalidInputError("after and branch page show=history; leave them out here")
+    head = await ledger.head(target)
+    # The session's length now, not the bound's: a state as of a version is cut from the whole.
+    if head is not None and head.version > WHOLE_READ_MAX:
+        raise InvalidInputError(
+            f"session {target!r} has {head.version:,} events: show={show} reads a session "
+            f"whole, up to {WHOLE_READ_MAX:,}; read it page by page with show=history "
+            "(limit, after, branch)"
+        )
+    state = await ledger.state(target, as_of_version=as_of_version, as_of_time=as_of_time)
+    result = {
         "sessionId": state.session_id,
         "status": state.status,
         "version": state.version,
         "thoughtHistoryLength": state.thought_count,
+        **bounds,
     }
-    if as_of_version is not None:
-        result["asOfVersion"] = as_of_version
-    if as_of_time is not None:
-        result["asOfTime"] = format_time(as_of_time)
     if show == "branches":
         result["branches"] = branch_sets(state)
-    elif show == "view":
-        result["view"] = session_view(state)
     else:
-        result["history"] = thought_history(state)
-    return answer(result)
+        result["view"] = session_view(state)
+    return result
+
+
+def _answer_bytes(item: JsonDict) -> int:
+    # As :func:`answer` writes it: pretty JSON, each line indented 4 more under "history", and a
+    # separator after it.
+    pretty = json.dumps(item, indent=2, ensure_ascii=False)
+    return len(pretty.encode()) + 4 * (pretty.count("\n") + 1) + 2
 
 
 async def _read_target(caller: Caller, requested: str | None) -> str:
@@ -156,6 +275,13 @@ def register_resources(server: MCPServer[Any], ledger: Ledger) -> None:
     async def read_session(session_id: str) -> str:
         try:
             session_id = await reading_target(ledger, principal_of_request(), session_id)
+            head = await ledger.head(session_id)
+            if head is not None and head.version > WHOLE_READ_MAX:
+                raise ResourceError(
+                    f"session {session_id!r} has {head.version:,} events: this resource holds a "
+                    f"session whole, up to {WHOLE_READ_MAX:,}; read it page by page with the "
+                    "thinking_history tool (limit, after, branch)"
+                )
             state = await ledger.state(session_id)
         except (SessionNotFoundError, InvalidInputError) as exc:
             raise ResourceNotFoundError(str(exc)) from exc

@@ -49,8 +49,8 @@ async def thinking_target(caller: Caller, requested: str | None) -> tuple[str | 
             return handle, bound
         target = name
         if principal is not None:
-            facts = await caller.app.ledger.facts(name)
-            if facts is None or not principal.may_write(facts.owner):
+            exists, owner = await caller.app.ledger.owner_of(name)
+            if not (exists and principal.may_write(owner)):
                 target = namespaced(principal.name, name)
         return handle, directory.resolve(handle, lambda: target)
     if caller.key is None:
@@ -71,8 +71,8 @@ async def reading_target(ledger: Ledger, principal: Principal | None, requested:
     if principal is None:
         return name
     for candidate in (name, namespaced(principal.name, name)):
-        facts = await ledger.facts(candidate)
-        if facts is not None and principal.may_read(facts.owner):
+        exists, owner = await ledger.owner_of(candidate)
+        if exists and principal.may_read(owner):
             return candidate
     raise not_found(name)
 

@@ -16,6 +16,9 @@ from api.transfer.progress import NoProgress, Progress
 from ledger.envelope import RecordedEvent
 from ledger.store.base import EventStore
 
+EXPORT_SLICE = 10_000
+"""Most events :meth:`Transfer.export` yields at once (a longer session comes in slices)."""
+
 
 class Transfer:
     """The facade's export and import (mixed into :class:`api.service.Ledger`)."""
@@ -33,7 +36,12 @@ class Transfer:
     async def export(
         self, session_ids: Iterable[str] | None = None
     ) -> AsyncGenerator[list[RecordedEvent]]:
-        """Yield each session's events, one session at a time, as they were recorded.
+        """Yield each session's events as they were recorded, in slices of a session at a time.
+
+        A session comes whole in one list, unless it is longer than :data:`EXPORT_SLICE`
+        events: then in consecutive lists of that many (the last one shorter), so that memory
+        is bounded by the slice, not by the session. Each session is read up to the version its
+        head had when its first slice was read.
 
         Args:
             session_ids: The sessions, in the order to export them; ``None`` exports every
@@ -46,7 +54,19 @@ class Transfer:
         if session_ids is None:
             session_ids = [head.session_id for head in await all_heads(self._store)]
         for session_id in session_ids:
-            yield await self._store.read_stream(session_id)
+            head = await self._store.stream_head(session_id)
+            if head is None:
+                yield []
+                continue
+            after = 0
+            while after < head.version:
+                records = await self._store.read_stream(
+                    session_id, after_version=after, to_version=head.version, limit=EXPORT_SLICE
+                )
+                if not records:
+                    break
+                yield records
+                after = records[-1].version
 
     async def pending_import(self, checked: CheckedFile) -> PendingImport:
         """Check a checked export file against this ledger: what is left to import.

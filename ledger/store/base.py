@@ -267,20 +267,30 @@ class EventStore(ABC):
 
     @abstractmethod
     async def read_stream(
-        self, session_id: str, *, after_version: int = 0, to_version: int | None = None
+        self,
+        session_id: str,
+        *,
+        after_version: int = 0,
+        to_version: int | None = None,
+        limit: int | None = None,
     ) -> list[RecordedEvent]:
         """Return a session's events with ``after_version < version <= to_version``, in order.
+
+        A long session is read in pages by keyset: pass the last version of one page as the
+        next page's ``after_version`` (an indexed range on ``(session_id, version)``, never an
+        offset, so every page costs the same wherever it starts).
 
         Args:
             session_id: The session to read.
             after_version: Exclusive lower bound (0 reads from the first event).
             to_version: Inclusive upper bound; ``None`` reads to the end.
+            limit: At most this many events, the first of the window (``None``: all of them).
 
         Returns:
             The events in version order; empty for an unknown session.
 
         Raises:
-            InvalidInputError: A malformed session id or window.
+            InvalidInputError: A malformed session id, window or limit.
             EventDecodingError: A stored event cannot be decoded.
             StoreError: The backend failed.
         """

@@ -6,12 +6,15 @@ from uuid import UUID
 from ledger.errors import InvalidInputError
 
 
-def check_window(after: int, to: int | None) -> None:
-    """Validate a version window.
+def check_window(after: int, to: int | None, limit: int | None = None) -> None:
+    """Validate a version window, and the most events to read of it.
 
     Raises:
-        InvalidInputError: ``after`` is negative or ``to`` is below ``after``.
+        InvalidInputError: ``after`` is negative, ``to`` is below ``after``, or ``limit`` is
+            below 1.
     """
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise InvalidInputError("limit must be an integer >= 1")
     if isinstance(after, bool) or not isinstance(after, int) or after < 0:
         raise InvalidInputError("after_version must be an integer >= 0")
     if to is not None and (isinstance(to, bool) or not isinstance(to, int) or to < after):

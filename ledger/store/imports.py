@@ -30,7 +30,12 @@ class _Reads(Protocol):
     """What :func:`held_versions` reads of a store (two methods of its contract)."""
 
     async def read_stream(
-        self, session_id: str, *, after_version: int = 0, to_version: int | None = None
+        self,
+        session_id: str,
+        *,
+        after_version: int = 0,
+        to_version: int | None = None,
+        limit: int | None = None,
     ) -> list[RecordedEvent]: ...
 
     async def verify(self, session_id: str) -> VerifyReport: ...

@@ -89,14 +89,22 @@ class MemoryEventStore(EventStore):
         return self._event_ids.intersection(event_ids)
 
     async def read_stream(
-        self, session_id: str, *, after_version: int = 0, to_version: int | None = None
+        self,
+        session_id: str,
+        *,
+        after_version: int = 0,
+        to_version: int | None = None,
+        limit: int | None = None,
     ) -> list[RecordedEvent]:
         """See :meth:`EventStore.read_stream`."""
         check_id(session_id)
-        check_window(after_version, to_version)
+        check_window(after_version, to_version, limit)
         self._check_open()
         stream = self._streams.get(session_id, [])
-        return stream[after_version:to_version]
+        end = len(stream) if to_version is None else min(to_version, len(stream))
+        if limit is not None:
+            end = min(end, after_version + limit)
+        return stream[after_version:end]
 
     async def read_all(self, *, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
         """See :meth:`EventStore.read_all`."""

@@ -76,7 +76,12 @@ class SqlEventStore(EventStore):
         return None
 
     async def read_stream(
-        self, session_id: str, *, after_version: int = 0, to_version: int | None = None
+        self,
+        session_id: str,
+        *,
+        after_version: int = 0,
+        to_version: int | None = None,
+        limit: int | None = None,
     ) -> list[RecordedEvent]:
         """See :meth:`EventStore.read_stream`."""
         import sqlalchemy as sa
@@ -84,13 +89,16 @@ class SqlEventStore(EventStore):
         from ledger.store.schema import events as EVENTS
 
         check_id(session_id)
-        check_window(after_version, to_version)
+        check_window(after_version, to_version, limit)
         query = sa.select(EVENTS).where(
             EVENTS.c.session_id == session_id, EVENTS.c.version > after_version
         )
         if to_version is not None:
             query = query.where(EVENTS.c.version <= to_version)
-        return decode_rows(await self._fetch(query.order_by(EVENTS.c.version)))
+        query = query.order_by(EVENTS.c.version)
+        if limit is not None:
+            query = query.limit(limit)
+        return decode_rows(await self._fetch(query))
 
     async def read_all(self, *, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
         """See :meth:`EventStore.read_all`."""

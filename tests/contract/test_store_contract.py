@@ -45,6 +45,28 @@ async def test_read_stream_returns_the_requested_version_window(store: EventStor
     assert await store.read_stream("s1", after_version=10) == []
 
 
+async def test_read_stream_pages_a_session_by_version_with_a_limit(store: EventStore) -> None:
+    await store.append("s1", [thought(n) for n in range(1, 11)], expected_version=0)
+    await store.append("other", [thought(1)], expected_version=0)
+    pages: list[list[int]] = []
+    after = 0
+    while page := await store.read_stream("s1", after_version=after, limit=3):
+        pages.append([r.version for r in page])
+        after = page[-1].version
+    assert pages == [[1, 2, 3], [4, 5, 6], [7, 8, 9], [10]]
+    window = await store.read_stream("s1", after_version=2, to_version=7, limit=4)
+    assert [r.version for r in window] == [3, 4, 5, 6]
+    assert [r.version for r in await store.read_stream("s1", to_version=2, limit=5)] == [1, 2]
+    assert await store.read_stream("nobody", limit=5) == []
+
+
+@pytest.mark.parametrize("limit", [0, -1, True, 2.5])
+async def test_read_stream_refuses_a_limit_below_one(store: EventStore, limit: object) -> None:
+    await store.append("s1", [thought(1)], expected_version=0)
+    with pytest.raises(InvalidInputError, match="limit must be an integer >= 1"):
+        await store.read_stream("s1", limit=limit)  # type: ignore[arg-type]  # bad on purpose
+
+
 async def test_a_stale_expected_version_raises_and_writes_nothing(store: EventStore) -> None:
     await store.append("s1", [thought(1)], expected_version=0)
     with pytest.raises(ConcurrencyError) as caught:

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from ledger.events import Generation, LedgerEvent, SessionStarted, ThoughtRecorded
+from ledger.store.base import MAX_BATCH, EventStore
 from projections.state import SessionState, empty, replay
 
 
@@ -63,3 +64,17 @@ def fold(
 ) -> SessionState:
     """The state of a session whose log is ``events`` (see :func:`recorded`)."""
     return replay(recorded(*events, times=times), empty(session_id))
+
+
+async def long_session(store: EventStore, session_id: str, thoughts: int) -> int:
+    """Append a session of ``thoughts`` plain thoughts in batches (fast); return its version."""
+    events: list[LedgerEvent] = [
+        started(),
+        *(thought(n, total=thoughts) for n in range(1, 1 + thoughts)),
+    ]
+    version = 0
+    for start in range(0, len(events), MAX_BATCH):
+        batch = events[start : start + MAX_BATCH]
+        await store.append(session_id, batch, expected_version=version)
+        version += len(batch)
+    return version

@@ -73,6 +73,14 @@ STATEMENTS: dict[str, str] = {
         "vents.version > :after AND tl_events.version <= :to ORDER BY tl_events"
         ".version"
     ),
+    "read_stream_page": (
+        "SELECT tl_events.position, tl_events.session_id, tl_events.version, tl"
+        "_events.event_id, tl_events.recorded_at, tl_events.schema_version, tl_"
+        "events.event_type, tl_events.payload, tl_events.prev_hash, tl_events.h"
+        "ash \nFROM tl_events \nWHERE tl_events.session_id = :session_id AND tl_e"
+        "vents.version > :after AND tl_events.version <= :to ORDER BY tl_events"
+        ".version\n LIMIT :limit OFFSET :offset"
+    ),
     "session_head": (
         "SELECT tl_sessions.session_id, tl_sessions.version, tl_sessions.hash, "
         "tl_sessions.started_at, tl_sessions.updated_at \nFROM tl_sessions \nWHER"
@@ -159,6 +167,14 @@ def compile_statements() -> dict[str, str]:
         "read_stream": sql(stream.order_by(t.c.version)),
         "read_stream_to": sql(
             stream.where(t.c.version <= sa.bindparam("to")).order_by(t.c.version)
+        ),
+        # A page of a long session: keyset on version, so every page is one short index range
+        # (the offset is always 0: SQLite's dialect writes one wherever it writes a limit).
+        "read_stream_page": sql(
+            stream.where(t.c.version <= sa.bindparam("to"))
+            .order_by(t.c.version)
+            .limit(sa.bindparam("limit"))
+            .offset(sa.bindparam("offset"))
         ),
         "session_head": sql(sa.select(s).where(s.c.session_id == sa.bindparam("session_id"))),
         "read_log_rows": sql(

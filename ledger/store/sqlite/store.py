@@ -66,6 +66,8 @@ if TYPE_CHECKING:
 
 _IMPORT_HEAD = STATEMENTS["import_head"]
 _READ_WINDOW = STATEMENTS["read_stream_to"]
+_NO_BOUND = 2**63 - 1
+"""The largest version SQLite stores: a window bound that excludes nothing."""
 
 _INLINE_SYNC_SECONDS = 0.002
 """A commit at durability="full" slower than this moves later commits to a worker thread."""
@@ -434,16 +436,24 @@ class SqliteEventStore(SqlEventStore):
         return written
 
     async def read_stream(
-        self, session_id: str, *, after_version: int = 0, to_version: int | None = None
+        self,
+        session_id: str,
+        *,
+        after_version: int = 0,
+        to_version: int | None = None,
+        limit: int | None = None,
     ) -> list[RecordedEvent]:
         """See :meth:`EventStore.read_stream` (read inline: one indexed range of one session)."""
         check_id(session_id)
-        check_window(after_version, to_version)
+        check_window(after_version, to_version, limit)
         params: dict[str, object] = {"session_id": session_id, "after": after_version}
         statement = STATEMENTS["read_stream"]
-        if to_version is not None:
-            params["to"] = to_version
-            statement = STATEMENTS["read_stream_to"]
+        if to_version is not None or limit is not None:
+            # One statement for every page: the bound and the limit are always bound (-1: none).
+            params["to"] = to_version if to_version is not None else _NO_BOUND
+            params["limit"] = limit if limit is not None else -1
+            params["offset"] = 0
+            statement = STATEMENTS["read_stream_page"]
         return decode_rows(self._read(statement, params))
 
     async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:

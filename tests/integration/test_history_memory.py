@@ -1,0 +1,59 @@
+"""Reading a page of a history takes memory bounded by the page, not by the session."""
+
+import tracemalloc
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from api import Ledger, open_ledger
+from projections.paging import HistoryCursor
+from tests.support.factories import long_session
+from tests.support.raw_store import raw_store
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+SMALL, LARGE = 1_000, 50_000
+
+
+@pytest.fixture
+async def ledger(tmp_path: Path) -> AsyncIterator[Ledger]:
+    async with open_ledger(f"sqlite:///{tmp_path / 'ledger.db'}", ttl=None) as opened:
+        await long_session(raw_store(opened), "small", SMALL)
+        await long_session(raw_store(opened), "large", LARGE)
+        yield opened
+
+
+async def _peak(read: Callable[[], Awaitable[object]]) -> int:
+    """The most memory Python held at once during ``read``, above what it held before."""
+    await read()  # once first, so that imports and statement caches are not counted
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        await read()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak - before
+
+
+async def test_a_page_of_a_50k_session_takes_the_memory_of_a_page_of_a_1k_session(
+    ledger: Ledger,
+) -> None:
+    peaks: dict[str, list[int]] = {"small": [], "large": []}
+    for session_id, thoughts in (("small", SMALL), ("large", LARGE)):
+        version = thoughts + 1
+        for after in (None, version // 2, version - 100):
+            cursor = HistoryCursor(session_id, after).encode() if after is not None else None
+
+            async def page(session_id: str = session_id, cursor: str | None = cursor) -> object:
+                read = await ledger.history(session_id, limit=100, after=cursor)
+                assert len(read.items) == 100
+                return read
+
+            peaks[session_id].append(await _peak(page))
+    whole = await _peak(lambda: ledger.state("large"))
+    # Within a small factor (allocator noise on a peak of some hundred KiB), and far below
+    # folding the session whole, which is what the measure would show if a page grew with it.
+    assert max(peaks["large"]) <= 2 * max(peaks["small"]) + 64 * 1024, peaks
+    assert whole > 20 * max(peaks["large"]), (whole, peaks)
