@@ -470,6 +470,7 @@ class PostgresEventStore(SqlEventStore):
         if self._closed:
             return
         self._closed = True
+        self._committed.notify()  # subscribers wake, see the store closed, and end
         for connection in list(self._all_writers):
             with contextlib.suppress(Exception):  # closing is best effort on a broken link
                 await connection.close()
