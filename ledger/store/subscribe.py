@@ -71,12 +71,13 @@ class Watch(Protocol):
     def mark(self) -> int:
         """Return a token to pass to :meth:`wait` after the next read (taken before it)."""
 
-    async def wait(self, seen: int, cursor: int) -> None:
+    async def wait(self, seen: int, cursor: int | None) -> None:
         """Return once something may have committed after the read that followed :meth:`mark`.
 
         Args:
             seen: The token :meth:`mark` returned before that read.
-            cursor: The last position the subscription has read up to.
+            cursor: The last position read from the whole log; ``None`` when following one
+                session (whose reads by version a later commit can never precede).
 
         Raises:
             StoreError: The backend failed in a way that retrying cannot mend.
@@ -154,7 +155,6 @@ async def _follow_session(
     store: "EventStore", watching: Watch, after: int, session_id: str, page: int
 ) -> AsyncGenerator[RecordedEvent]:
     version = await store._version_before(session_id, after)
-    cursor = after
     while not store.closed:
         seen = watching.mark()
         records = await store.read_stream(
@@ -165,10 +165,9 @@ async def _follow_session(
             # The session's events after ``after`` by position: one that committed below it
             # after the version was looked up (PostgreSQL) belongs before the start.
             if record.position > after:
-                cursor = record.position
                 yield record
         if len(records) < page:
-            await watching.wait(seen, cursor)
+            await watching.wait(seen, None)
 
 
 class SignalWatch:
@@ -192,7 +191,7 @@ class SignalWatch:
         """See :meth:`Watch.mark`."""
         return self._signal.generation
 
-    async def wait(self, seen: int, cursor: int) -> None:
+    async def wait(self, seen: int, cursor: int | None) -> None:
         """See :meth:`Watch.wait`."""
         await self._signal.wait(seen, self._interval)
 
@@ -215,7 +214,7 @@ class PollingWatch(SignalWatch):
         self._reading = self._probe()
         return self._signal.generation
 
-    async def wait(self, seen: int, cursor: int) -> None:
+    async def wait(self, seen: int, cursor: int | None) -> None:
         """See :meth:`Watch.wait`."""
         while not await self._signal.wait(seen, self._interval):
             if self._probe() != self._reading:
