@@ -57,6 +57,16 @@ async def whole_log(store: EventStore, *, after: int = 0) -> list[RecordedEvent]
     return found
 
 
+async def stored(store: EventStore, *session_ids: str) -> list[RecordedEvent]:
+    """Every event of these sessions, in position order, as soon as each append has returned.
+
+    (On PostgreSQL :func:`whole_log` may lag: it waits for every older transaction of the server
+    to end, other tests' included, to be sure no lower position can still commit.)
+    """
+    found = [record for name in session_ids for record in await store.read_stream(name)]
+    return sorted(found, key=lambda record: record.position)
+
+
 async def append_thoughts(store: EventStore, session_id: str, count: int, *, start: int = 0) -> int:
     """Append ``count`` thoughts to ``session_id``, one append each, from version ``start``."""
     for version in range(start, start + count):
