@@ -15,17 +15,27 @@ because every watch also re-reads after a bounded time.
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from functools import partial
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+import structlog
 
 from ledger.envelope import RecordedEvent
-from ledger.errors import InvalidInputError, StoreError
+from ledger.errors import InvalidInputError, StoreError, StoreUnavailableError
 
 if TYPE_CHECKING:
     from ledger.store.base import EventStore
 
 DEFAULT_PAGE = 500
 """Events read per catch-up page."""
+
+OUTAGE_SECONDS = 30.0
+"""How long a subscription keeps retrying reads while the database is unreachable (a server
+restart) before it raises :class:`StoreUnavailableError`."""
+
+_log = structlog.get_logger("ledger.store")
+_T = TypeVar("_T")
 
 
 class Signal:
@@ -143,7 +153,7 @@ async def _follow_log(
     cursor = after
     while not store.closed:
         seen = watching.mark()
-        records = await store.read_all(after_position=cursor, limit=page)
+        records = await _patiently(partial(store.read_all, after_position=cursor, limit=page))
         for record in records:
             cursor = record.position
             yield record
@@ -154,11 +164,11 @@ async def _follow_log(
 async def _follow_session(
     store: "EventStore", watching: Watch, after: int, session_id: str, page: int
 ) -> AsyncGenerator[RecordedEvent]:
-    version = await store._version_before(session_id, after)
+    version = await _patiently(partial(store._version_before, session_id, after))
     while not store.closed:
         seen = watching.mark()
-        records = await store.read_stream(
-            session_id, after_version=version, to_version=version + page
+        records = await _patiently(
+            partial(store.read_stream, session_id, after_version=version, to_version=version + page)
         )
         for record in records:
             version = record.version
@@ -168,6 +178,26 @@ async def _follow_session(
                 yield record
         if len(records) < page:
             await watching.wait(seen, None)
+
+
+async def _patiently(read: Callable[[], Awaitable[_T]]) -> _T:
+    """Run ``read``, retrying with growing pauses while the database is unreachable.
+
+    Raises:
+        StoreUnavailableError: Still unreachable after :data:`OUTAGE_SECONDS`.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + OUTAGE_SECONDS
+    pause = 0.1
+    while True:
+        try:
+            return await read()
+        except StoreUnavailableError as exc:
+            if loop.time() + pause > deadline:
+                raise
+            _log.warning("subscription_waits_for_store", error=str(exc), retry_in=pause)
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 2.0)
 
 
 class SignalWatch:

@@ -125,6 +125,23 @@ async def listening_connections(application_name: str) -> int:
     return int(count)
 
 
+async def end_connections(application_name: str) -> None:
+    """End every server process named ``application_name``, as a server restart does."""
+    url = pg_url()
+    assert url is not None
+    admin = await asyncpg.connect(dsn(url))
+    try:
+        pids = await admin.fetch(
+            "SELECT pid FROM pg_stat_activity "
+            "WHERE application_name = $1 AND pid <> pg_backend_pid()",
+            application_name,
+        )
+        for row in pids:
+            await admin.fetchval("SELECT pg_terminate_backend($1, 5000)", row["pid"])
+    finally:
+        await admin.close()
+
+
 async def eventually(check: Callable[[], Awaitable[bool]]) -> None:
     """Wait until ``check()`` holds, re-checking every 10 ms (failing after :data:`WAIT`)."""
     async with asyncio.timeout(WAIT):

@@ -27,7 +27,7 @@ from typing import Any
 import structlog
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ledger.errors import StoreError
+from ledger.errors import StoreError, StoreUnavailableError
 from ledger.store.subscribe import Signal
 
 CHANNEL = "thoughtledger"
@@ -47,6 +47,8 @@ CLOSE_SECONDS = 2.0
 
 _FIRST_HELD_BACK = 0.002
 """First wait when committed events are held back behind an older transaction (doubles)."""
+_LAST_HELD_BACK = 0.5
+"""Longest wait between re-reads while committed events are held back."""
 
 _log = structlog.get_logger("ledger.store.postgres")
 
@@ -70,6 +72,7 @@ class Listener:
         self._held: AsyncConnection | None = None
         self._driver: Any = None
         self._schema: str | None = None
+        self._recovering: asyncio.Task[None] | None = None
 
     @property
     def up(self) -> bool:
@@ -101,6 +104,8 @@ class Listener:
 
     async def close(self) -> None:
         """Stop listening whoever still subscribes (the store is closing)."""
+        if self._recovering is not None:
+            self._recovering.cancel()
         async with self._lock:
             await self._stop()
 
@@ -151,9 +156,21 @@ class Listener:
             return
         _log.info("listen_lost")
         held, self._held, self._driver = self._held, None, None
-        if held is not None:
-            asyncio.get_running_loop().create_task(_discard(held))
+        if self._recovering is None or self._recovering.done():
+            self._recovering = asyncio.get_running_loop().create_task(self._recover(held))
         self._signal.notify()
+
+    async def _recover(self, lost: AsyncConnection | None) -> None:
+        """Listen again, with growing pauses, while subscriptions want it (the server restarts)."""
+        if lost is not None:
+            await _discard(lost)
+        pause = RETRY_SECONDS
+        while True:
+            await self.restore()
+            if self._held is not None or not self._users:
+                return
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 5.0)
 
 
 async def _discard(connection: AsyncConnection) -> None:
@@ -240,6 +257,12 @@ class PostgresWatch:
         self._interval = interval
         self._delay = _FIRST_HELD_BACK
 
+    async def _held_back_or_unknown(self, cursor: int) -> bool:
+        try:
+            return await self._held_back(cursor)
+        except StoreUnavailableError:
+            return True  # the next read finds out, patiently (see ledger.store.subscribe)
+
     async def __aenter__(self) -> "PostgresWatch":
         await self._listener.acquire()
         return self
@@ -260,9 +283,9 @@ class PostgresWatch:
         """
         if not self._listener.up:
             await self._listener.restore()
-        if cursor is not None and await self._held_back(cursor):
+        if cursor is not None and await self._held_back_or_unknown(cursor):
             within = self._delay
-            self._delay = min(self._delay * 2, self._interval)
+            self._delay = min(self._delay * 2, self._interval, _LAST_HELD_BACK)
         else:
             self._delay = _FIRST_HELD_BACK
             within = self._interval if self._listener.up else min(self._interval, RETRY_SECONDS)
