@@ -74,6 +74,8 @@ class EventStore(ABC):
     * a session's recorded times never go backwards: an append records the clock's reading, or
       the session's last recorded time when the clock is behind it (a clock set back, or
       writers with skewed clocks sharing a database), so an export always imports.
+    * a subscription (:meth:`subscribe`) yields every event after its start position once, in
+      position order, then each new one as it commits, whichever store or process appended it.
 
     Args:
         clock: Where recorded times come from (UTC); tests pass a fixed clock.

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from api.bootstrap import open_store
 from ledger.envelope import RecordedEvent
 from ledger.errors import InvalidInputError
 from ledger.store.base import EventStore
@@ -94,6 +95,23 @@ async def test_a_subscription_follows_the_appends_of_another_os_process(
         await finished(process)
     assert [(r.session_id, r.version) for r in there] == [("there", n) for n in range(1, 61)]
     assert here + there == await whole_log(store)
+
+
+async def test_a_read_only_store_follows_the_appends_of_a_writing_one(
+    backend: Backend, store: EventStore
+) -> None:
+    if backend.url is None:
+        pytest.skip("a memory ledger cannot be opened a second time, read-only")
+    await append_thoughts(store, "a", 1)
+    reader = await open_store(backend.url, read_only=True)
+    try:
+        events = reader.subscribe()
+        assert len(await take(events, 1)) == 1
+        waiting = asyncio.ensure_future(take(events, 2))
+        await append_thoughts(store, "a", 2, start=1)
+        assert [r.version for r in await waiting] == [2, 3]
+    finally:
+        await reader.aclose()
 
 
 async def test_a_session_filter_yields_only_that_sessions_events_after_the_position(
