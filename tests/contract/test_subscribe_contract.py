@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from api.bootstrap import open_store
 from ledger.envelope import RecordedEvent
-from ledger.errors import InvalidInputError
+from ledger.errors import InvalidInputError, StoreError
 from ledger.store.base import EventStore
 from ledger.store.memory import MemoryEventStore
 from tests.support.backends import Backend
@@ -173,6 +173,8 @@ async def test_closing_the_store_ends_its_subscriptions(backend: Backend) -> Non
     await _turns()
     await store.aclose()
     assert await waiting == []
+    with pytest.raises(StoreError, match="closed"):
+        store.subscribe()
 
 
 async def _turns() -> None:
