@@ -164,3 +164,21 @@ async def test_a_store_that_appends_and_closes_at_once_still_wakes_subscribers(
             assert [r.session_id for r in await waiting] == ["brief"]
         finally:
             await store.aclose()
+
+
+async def test_an_event_whose_notification_never_comes_is_read_at_the_next_re_read(
+    tmp_path: Path,
+) -> None:
+    async with postgres(tmp_path) as backend:
+        store = await backend.open()
+        try:
+            events = store.subscribe(poll_interval=0.2)
+            waiting = asyncio.ensure_future(take(events, 1))
+            # Written by another client that sends no NOTIFY (an older thoughtledger, a restore):
+            # the notification is only a hint, the periodic re-read finds the event.
+            async with open_transaction(backend) as other:
+                position = await insert_late_event(other, "silent")
+                await other.execute("COMMIT")
+            assert [(r.session_id, r.position) for r in await waiting] == [("silent", position)]
+        finally:
+            await store.aclose()
