@@ -3,6 +3,7 @@
 Usage:
     tools/bench append [--events N] [--pg URL]
     tools/bench history [--history-thoughts N]
+    tools/bench subscribe [--pg URL]
     tools/bench all [--quick] [--json FILE]
 """
 
@@ -406,6 +407,7 @@ async def main(argv: list[str]) -> int:
             "peers",
             "http-sessions",
             "history",
+            "subscribe",
             "all",
         ],
         nargs="?",
@@ -458,6 +460,11 @@ async def main(argv: list[str]) -> int:
         from bench_http import bench_http_sessions
 
         results.append(await bench_http_sessions())
+    if args.bench in ("subscribe", "all"):
+        from bench_subscribe import bench_subscribe
+
+        reachable = await pg_available(args.pg)
+        results += await bench_subscribe(args.pg if reachable else None)
     if args.bench in ("peers", "all"):
         from bench_peers import bench_peers
 
