@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.backends import pg_url
 from tests.support.processes import ROOT, WAIT, child_env, thoughtledger
 
 SECRETS = ("pw-in-userinfo", "pw-in-query", "ssl-pw-in-query")
@@ -83,28 +82,25 @@ def logged(log: Path, pattern: str) -> re.Match[str]:
     return found
 
 
-def ledger_urls(tmp_path: Path) -> list[str]:
-    urls = [f"sqlite:///{tmp_path / 'l.db'}?password={SECRETS[1]}&sslpassword={SECRETS[2]}"]
-    if (pg := pg_url()) is not None:  # a trusting server ignores the password it is given
-        urls.append(
-            pg.replace("postgres@", f"postgres:{SECRETS[0]}@", 1) + f"?password={SECRETS[1]}"
-        )
-    return urls
+def with_secrets(url: str) -> str:
+    """``url`` carrying passwords (a trusting PostgreSQL server ignores the ones it is given)."""
+    if url.startswith("sqlite"):
+        return f"{url}?password={SECRETS[1]}&sslpassword={SECRETS[2]}"
+    return url.replace("postgres@", f"postgres:{SECRETS[0]}@", 1) + f"&password={SECRETS[1]}"
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_the_serving_line_names_the_ledger_without_its_passwords(
-    tmp_path: Path, transport: str
+    tmp_path: Path, transport: str, ledger_url: str
 ) -> None:
-    for number, url in enumerate(ledger_urls(tmp_path)):
-        log = tmp_path / f"{transport}-{number}.err"
-        options = ["--http", "--port", "0"] if transport == "http" else []
-        with serving(url, log, *options) as process:
-            line = logged(log, rf"serving_{transport} .*").group()
-            stop(process, transport)
-        stderr = log.read_text(encoding="utf-8")
-        assert "password=***" in line
-        assert not [secret for secret in SECRETS if secret in stderr], stderr
+    log = tmp_path / f"{transport}.err"
+    options = ["--http", "--port", "0"] if transport == "http" else []
+    with serving(with_secrets(ledger_url), log, *options) as process:
+        line = logged(log, rf"serving_{transport} .*").group()
+        stop(process, transport)
+    stderr = log.read_text(encoding="utf-8")
+    assert "password=***" in line
+    assert not [secret for secret in SECRETS if secret in stderr], stderr
 
 
 def test_http_session_ids_never_reach_the_log(tmp_path: Path) -> None:
