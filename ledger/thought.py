@@ -66,11 +66,11 @@ def from_checked(model: type[_M], fields: Mapping[str, Any]) -> _M:
     on the path, not much time). Only for models without validators of their own; fields not
     named take their defaults.
     """
-    order, defaults = _layout(model)
-    merged = {**defaults, **fields}
+    get = fields.get
     instance = model.__new__(model)
     # In the model's field order, as validation would leave them (repr and dumps follow it).
-    object.__setattr__(instance, "__dict__", {name: merged[name] for name in order})
+    values = {name: get(name, default) for name, default in _layout(model)}
+    object.__setattr__(instance, "__dict__", values)
     object.__setattr__(instance, "__pydantic_fields_set__", set(fields))
     object.__setattr__(instance, "__pydantic_extra__", None)
     object.__setattr__(instance, "__pydantic_private__", None)
@@ -78,12 +78,14 @@ def from_checked(model: type[_M], fields: Mapping[str, Any]) -> _M:
 
 
 @functools.cache
-def _layout(model: type[BaseModel]) -> tuple[tuple[str, ...], dict[str, Any]]:
-    # A model's field order and plain defaults, read once (models here have no default factory).
+def _layout(model: type[BaseModel]) -> tuple[tuple[str, Any], ...]:
+    # A model's fields in order, each with its plain default (models here have no default
+    # factory); a required field's default is never read, as ``fields`` always names it.
     fields = model.model_fields
     assert all(info.default_factory is None for info in fields.values())  # noqa: S101
-    defaults = {name: info.default for name, info in fields.items() if not info.is_required()}
-    return tuple(fields), defaults
+    return tuple(
+        (name, None if info.is_required() else info.default) for name, info in fields.items()
+    )
 
 
 class HistoryItem(BaseModel):

@@ -214,11 +214,12 @@ def empty(session_id: str) -> SessionState:
 def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
     """Fold ``records`` (one session, in version order) onto ``state``.
 
-    Builds into local lists and freezes once at the end, so replaying n events costs O(n).
+    Builds the new thoughts into a local list and freezes once at the end, so replaying n events
+    costs O(n); the held thoughts and branches are copied once, and branches only when one grows
+    (recording a thought folds one event onto a state holding many: this is its hot path).
     """
-    thoughts = list(state.thoughts)
-    held_before = len(thoughts)
-    branches = dict(state.branches)
+    thoughts: list[ThoughtEntry] = []
+    branches: dict[str, Branch] | None = None
     started_at, updated_at = state.started_at, state.updated_at
     metadata, predecessor, ended = state.metadata, state.predecessor_id, state.ended
     ended_version, started_version = state.ended_version, state.started_version
@@ -267,6 +268,8 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
                     )
                 )
                 if kind in _BRANCH_KINDS:
+                    if branches is None:
+                        branches = dict(state.branches)
                     join_branch(branches, thoughts[-1])
             case SessionCleared():
                 ended, ended_version = "cleared", record.version
@@ -281,12 +284,12 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
         updated_at=updated_at,
         metadata=metadata,
         predecessor_id=predecessor,
-        thoughts=tuple(thoughts),
-        branches=MappingProxyType(branches),
+        thoughts=state.thoughts + tuple(thoughts) if thoughts else state.thoughts,
+        branches=state.branches if branches is None else MappingProxyType(branches),
         ended=ended,
         ended_version=ended_version,
         started_version=started_version,
-        thought_count=state.thought_count + len(thoughts) - held_before,
+        thought_count=state.thought_count + len(thoughts),
     )
 
 
