@@ -19,6 +19,7 @@ from api.outcome import ThinkOutcome
 from api.session import Profile, Session
 from api.transfer import Transfer
 from ledger.chain import VerifyReport
+from ledger.closing import ClosedOnExit
 from ledger.decide import (
     DEFAULT_MAX_THOUGHT_BYTES,
     Generated,
@@ -42,7 +43,7 @@ DEFAULT_TTL = timedelta(minutes=30)
 _ATTEMPTS = 32
 
 
-class Ledger(Lookup, Transfer, Figures):
+class Ledger(Lookup, Transfer, Figures, ClosedOnExit):
     """Sequential thinking over an event store: sessions, thoughts, views and time travel.
 
     Args:
@@ -378,12 +379,6 @@ class Ledger(Lookup, Transfer, Figures):
     async def aclose(self) -> None:
         """Close the store."""
         await self._store.aclose()
-
-    async def __aenter__(self) -> "Ledger":
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
 
     # -- internals ------------------------------------------------------------------------------
 
