@@ -46,7 +46,7 @@ def test_tools_are_a_comma_separated_list_or_all() -> None:
         (["--host", "0.0.0.0"], "listens on loopback only"),  # noqa: S104  # the refused case
         (["--host", "example.com"], "is not one of 127.0.0.1, localhost, ::1"),
         (["--host", "127.0.0.2"], "listens on loopback only"),
-        (["--port", "70000"], "outside 0-65535"),
+        (["--port", "70000"], "expected a port number, 0-65535"),
         (["--profile", "verbose"], "invalid choice"),
         (["--ttl-minutes", "-1"], "0 (never) or a positive number"),
     ],
