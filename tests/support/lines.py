@@ -16,6 +16,24 @@ Json = dict[str, Any]
 _MAX_LINE = 1 << 26
 
 
+def initialize(client_name: str, request_id: int = 0) -> Json:
+    """The ``initialize`` request a client opens an MCP session with."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": client_name, "version": "1"},
+        },
+    }
+
+
+INITIALIZED: Json = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+"""The notification that completes the opening handshake."""
+
+
 class LineClient:
     """One message a line, each exchange bounded by ``wait`` seconds.
 
@@ -67,15 +85,8 @@ class LineClient:
 
     async def handshake(self, client_name: str = "line-client") -> Json:
         """Initialize the session; return the server's answer to ``initialize``."""
-        reply = await self.request(
-            "initialize",
-            {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": client_name, "version": "1"},
-            },
-        )
-        await self.send_line(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        reply = await self.request("initialize", initialize(client_name)["params"])
+        await self.send_line(json.dumps(INITIALIZED))
         return reply
 
     async def call_tool(self, name: str, arguments: Json) -> Json:
@@ -85,4 +96,4 @@ class LineClient:
         return result
 
 
-__all__ = ["Json", "LineClient"]
+__all__ = ["INITIALIZED", "Json", "LineClient", "initialize"]
