@@ -35,6 +35,7 @@ from ledger.events import (
 )
 from ledger.store.memory import MemoryEventStore
 from ledger.thought import CAMEL_NAMES, THOUGHT_FIELDS, HistoryItem, ThoughtCore, ThoughtMarks
+from tests.support.samples import thought
 
 pytestmark = pytest.mark.anyio
 
@@ -86,12 +87,7 @@ def validations_by(models: tuple[type[BaseModel], ...]) -> Iterator[list[str]]:
 
 
 def snake(number: int) -> dict[str, Any]:
-    return {
-        "thought": f"thought {number}",
-        "thought_number": number,
-        "total_thoughts": 3,
-        "next_thought_needed": True,
-    }
+    return thought(number, 3)
 
 
 # -- one definition ---------------------------------------------------------------------------
