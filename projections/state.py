@@ -277,19 +277,19 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
                 ended, ended_version = "expired", record.version
             case _:
                 assert_never(event)
-    return SessionState(
-        session_id=state.session_id,
-        version=version,
-        started_at=started_at,
-        updated_at=updated_at,
-        metadata=metadata,
-        predecessor_id=predecessor,
-        thoughts=state.thoughts + tuple(thoughts) if thoughts else state.thoughts,
-        branches=state.branches if branches is None else MappingProxyType(branches),
-        ended=ended,
-        ended_version=ended_version,
-        started_version=started_version,
-        thought_count=state.thought_count + len(thoughts),
+    return SessionState(  # positional, in field order: one is built for every thought recorded
+        state.session_id,
+        version,
+        started_at,
+        updated_at,
+        metadata,
+        predecessor,
+        state.thoughts + tuple(thoughts) if thoughts else state.thoughts,
+        state.branches if branches is None else MappingProxyType(branches),
+        ended,
+        ended_version,
+        started_version,
+        state.thought_count + len(thoughts),
     )
 
 
