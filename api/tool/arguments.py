@@ -104,7 +104,9 @@ def _thought_field(name: str) -> tuple[Any, Any]:
         if get_origin(kind) is Annotated:
             kind, *inner = get_args(kind)
             bounds += _bounds(inner)
-    strict = _STRICT[kind]
+    strict = _STRICT.get(kind)
+    if strict is None:  # a thought field of a new kind: say where its strict type goes
+        raise TypeError(f"no strict type for the thought field {name!r} ({kind!r}) in _STRICT")
     # Only the bounds the strict type does not carry already (a count's ``ge=1``).
     carried = _bounds(get_args(strict)[1:])
     bounds = [rule for rule in _bounds(bounds) if rule not in carried]
@@ -133,7 +135,11 @@ def _fields() -> dict[str, tuple[Any, Any]]:
 
 
 ThinkingInput: type[ToolArguments] = create_model(  # type: ignore[call-overload]
-    "ThinkingInput", __base__=ToolArguments, __module__=__name__, **_fields()
+    "ThinkingInput",
+    __base__=ToolArguments,
+    __module__=__name__,
+    __doc__="The in-process tool's arguments, derived from ledger.thought (see its module).",
+    **_fields(),
 )
 """The tool's arguments, camelCase as in the session pattern (see the module docstring)."""
 
