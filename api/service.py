@@ -21,6 +21,7 @@ from api.outcome import ThinkOutcome
 from api.session import Profile, Session
 from api.transfer import Transfer
 from ledger.chain import VerifyReport
+from ledger.closing import ClosedOnExit
 from ledger.decide import (
     DEFAULT_MAX_THOUGHT_BYTES,
     Generated,
@@ -47,7 +48,7 @@ _LOAD_PAGE = 10_000
 """Events read per page when a session's head catches up with the log."""
 
 
-class Ledger(Lookup, Transfer, Figures, Paging):
+class Ledger(Lookup, Transfer, Figures, Paging, ClosedOnExit):
     """Sequential thinking over an event store: sessions, thoughts, views and time travel.
 
     Args:
@@ -470,12 +471,6 @@ class Ledger(Lookup, Transfer, Figures, Paging):
     async def aclose(self) -> None:
         """Close the store."""
         await self._store.aclose()
-
-    async def __aenter__(self) -> "Ledger":
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
 
     # -- internals ------------------------------------------------------------------------------
 

@@ -74,18 +74,19 @@ class SealedEvent:
 
     def at(self, position: int) -> RecordedEvent:
         """Return the recorded form of this event at global ``position``."""
+        # Positional, in RecordedEvent's field order: one is built for every event written.
         return RecordedEvent(
-            position=position,
-            session_id=self.session_id,
-            version=self.version,
-            event_id=self.event_id,
-            recorded_at=self.recorded_at,
-            schema_version=self.schema_version,
-            event_type=self.event_type,
-            payload=self.payload,
-            prev_hash=self.prev_hash,
-            hash=self.hash,
-            event=self.event,
+            position,
+            self.session_id,
+            self.version,
+            self.event_id,
+            self.recorded_at,
+            self.schema_version,
+            self.event_type,
+            self.payload,
+            self.prev_hash,
+            self.hash,
+            self.event,
         )
 
 
@@ -152,19 +153,19 @@ def seal(
             payload=item.payload,
         )
         sealed.append(
-            SealedEvent(
-                session_id=session_id,
-                version=version + offset,
-                event_id=event_id,
-                event_id_text=event_id_text,
-                recorded_at=recorded_at,
-                recorded_at_text=moment,
-                schema_version=PAYLOAD_SCHEMA_VERSION,
-                event_type=item.event_type,
-                payload=item.payload,
-                prev_hash=prev,
-                hash=digest,
-                event=item.event,
+            SealedEvent(  # positional, in field order (see SealedEvent.at)
+                session_id,
+                version + offset,
+                event_id,
+                event_id_text,
+                recorded_at,
+                moment,
+                PAYLOAD_SCHEMA_VERSION,
+                item.event_type,
+                item.payload,
+                prev,
+                digest,
+                item.event,
             )
         )
         prev = digest

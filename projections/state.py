@@ -268,11 +268,12 @@ def empty(session_id: str) -> SessionState:
 def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
     """Fold ``records`` (one session, in version order) onto ``state``.
 
-    Builds into local lists and freezes once at the end, so replaying n events costs O(n).
+    Builds the new thoughts into a local list and freezes once at the end, so replaying n events
+    costs O(n); the held thoughts and branches are copied once, and branches only when one grows
+    (recording a thought folds one event onto a state holding many: this is its hot path).
     """
-    thoughts = list(state.thoughts)
-    held_before = len(thoughts)
-    branches = dict(state.branches)
+    thoughts: list[ThoughtEntry] = []
+    branches: dict[str, Branch] | None = None
     started_at, updated_at = state.started_at, state.updated_at
     metadata, predecessor, ended = state.metadata, state.predecessor_id, state.ended
     owner = state.owner
@@ -300,6 +301,8 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
                 entry = _entry(record, event)
                 thoughts.append(entry)
                 if entry.kind in _BRANCH_KINDS:
+                    if branches is None:
+                        branches = dict(state.branches)
                     join_branch(branches, entry)
             case SessionCleared():
                 ended, ended_version = "cleared", record.version
@@ -307,20 +310,20 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
                 ended, ended_version = "expired", record.version
             case _:
                 assert_never(event)
-    return SessionState(
-        session_id=state.session_id,
-        version=version,
-        started_at=started_at,
-        updated_at=updated_at,
-        metadata=metadata,
-        predecessor_id=predecessor,
-        thoughts=tuple(thoughts),
-        branches=MappingProxyType(branches),
-        ended=ended,
-        ended_version=ended_version,
-        started_version=started_version,
-        thought_count=state.thought_count + len(thoughts) - held_before,
-        owner=owner,
+    return SessionState(  # positional, in field order: one is built for every thought recorded
+        state.session_id,
+        version,
+        started_at,
+        updated_at,
+        metadata,
+        predecessor,
+        state.thoughts + tuple(thoughts) if thoughts else state.thoughts,
+        state.branches if branches is None else MappingProxyType(branches),
+        ended,
+        ended_version,
+        started_version,
+        state.thought_count + len(thoughts),
+        owner,
     )
 
 

@@ -23,7 +23,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from ledger.chain import GENESIS_HASH, compute_hash
+from bench_stats import chained_rows
+
+from ledger.codec import encode_payload
 from ledger.envelope import format_time
 from ledger.events import ThoughtRecorded
 from ledger.store.base import utc_now
@@ -45,24 +47,12 @@ def _event(n: int) -> ThoughtRecorded:
 
 def _raw_rows(count: int, session_id: str) -> list[tuple[Any, ...]]:
     """Rows with real payloads and hashes, computed before the clock starts."""
-    rows, prev = [], GENESIS_HASH
     now = format_time(utc_now())
-    for n in range(1, count + 1):
-        payload = _event(n).model_dump_json(exclude={"type", "schema_version"}, exclude_none=True)
-        event_id = str(uuid.uuid4())
-        digest = compute_hash(
-            prev_hash=prev,
-            session_id=session_id,
-            version=n,
-            event_id=event_id,
-            recorded_at=now,
-            event_type="thought.recorded",
-            schema_version=1,
-            payload=payload,
-        )
-        rows.append((n, session_id, n, event_id, now, 1, "thought.recorded", payload, prev, digest))
-        prev = digest
-    return rows
+    events = [
+        (str(uuid.uuid4()), now, "thought.recorded", encode_payload(_event(n)))
+        for n in range(1, count + 1)
+    ]
+    return [(row[1], *row) for row in chained_rows(session_id, events)]
 
 
 _SQLITE_INSERT = (

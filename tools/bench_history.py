@@ -26,12 +26,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_mcp import LineClient, ours, spawned
+from bench_mcp import call, ours, spawned
 
 from ledger.events import LedgerEvent, SessionStarted, ThoughtRecorded
 from ledger.store.base import MAX_BATCH
 from ledger.store.sqlite import SqliteEventStore
 from projections.paging import HistoryCursor
+from tests.support.lines import LineClient
 
 Result = dict[str, Any]
 RSS_BUDGET_MB = 50.0
@@ -81,7 +82,7 @@ def _rss_mb(pid: int) -> float:
 
 async def _timed(client: LineClient, arguments: dict[str, Any]) -> tuple[float, dict[str, Any]]:
     start = time.perf_counter()
-    line = await client.call("thinking_history", arguments)
+    line = await call(client, "thinking_history", arguments)
     elapsed = (time.perf_counter() - start) * 1000
     answer: dict[str, Any] = json.loads(line)["result"]["structuredContent"]
     return elapsed, answer

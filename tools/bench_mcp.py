@@ -32,11 +32,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from anyio.abc import Process
-from anyio.streams.buffered import BufferedByteReceiveStream
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from tests.support.lines import LineClient  # noqa: E402  # the stdio tests' client, on the path just set
 
 Result = dict[str, Any]
 WAIT = 30.0  # seconds: bounds every exchange, start-up included
@@ -44,46 +44,11 @@ WAIT = 30.0  # seconds: bounds every exchange, start-up included
 PROFILES = ("minimal", "official", "full")
 
 
-class LineClient:
-    """A bare JSON-RPC client over a subprocess's stdin/stdout, one message per line."""
-
-    def __init__(self, process: Process) -> None:
-        assert process.stdin is not None
-        assert process.stdout is not None
-        self.process = process
-        self._stdin = process.stdin
-        self._stdout = BufferedByteReceiveStream(process.stdout)
-        self._next_id = 0
-
-    async def request(self, method: str, params: dict[str, Any] | None = None) -> bytes:
-        """Send a request; return its response line, raw (notifications are skipped)."""
-        self._next_id += 1
-        request: dict[str, Any] = {"jsonrpc": "2.0", "id": self._next_id, "method": method}
-        if params is not None:
-            request["params"] = params
-        await self._stdin.send(json.dumps(request).encode() + b"\n")
-        while True:
-            with anyio.fail_after(WAIT):
-                line = await self._stdout.receive_until(b"\n", 1 << 26)
-            if json.loads(line).get("id") == self._next_id:
-                return line
-
-    async def call(self, tool: str, arguments: dict[str, Any]) -> bytes:
-        line = await self.request("tools/call", {"name": tool, "arguments": arguments})
-        assert json.loads(line)["result"]["isError"] is False, line[:300]
-        return line
-
-    async def handshake(self) -> None:
-        await self.request(
-            "initialize",
-            {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "bench", "version": "1"},
-            },
-        )
-        note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-        await self._stdin.send(json.dumps(note).encode() + b"\n")
+async def call(client: LineClient, tool: str, arguments: dict[str, Any]) -> bytes:
+    """Call a tool; return the response line, raw (its size is a figure)."""
+    line = await client.request_line("tools/call", {"name": tool, "arguments": arguments})
+    assert json.loads(line)["result"]["isError"] is False, line[:300]
+    return line
 
 
 @asynccontextmanager
@@ -92,8 +57,8 @@ async def spawned(command: list[str], **extra_env: str) -> AsyncIterator[LineCli
     # The servers' own log lines would bury the figures; a failure still shows as an error here.
     process = await anyio.open_process(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
     try:
-        client = LineClient(process)
-        await client.handshake()
+        client = LineClient(process, wait=WAIT)
+        await client.handshake("bench")
         yield client
     finally:
         assert process.stdin is not None
@@ -153,7 +118,7 @@ async def bench_round_trip(calls: int, warmup: int, chars: int) -> list[Result]:
                     ("echo", echo, "echo", {"text": _text(n, chars)}),
                 ):
                     start = time.perf_counter()
-                    await client.call(tool, arguments)
+                    await call(client, tool, arguments)
                     if n > warmup:
                         samples[name].append((time.perf_counter() - start) * 1000)
     base_p50, base_p99 = statistics.median(samples["echo"]), _percentile(samples["echo"], 0.99)
@@ -197,7 +162,7 @@ async def bench_response_bytes(chars: int) -> list[Result]:
         for profile in PROFILES:
             async with spawned(ours(Path(tmp) / f"{profile}.db", "--profile", profile)) as client:
                 lines = [
-                    await client.call("sequentialthinking", arguments)
+                    await call(client, "sequentialthinking", arguments)
                     for arguments in _session_script(chars)
                 ]
             totals[profile] = sum(len(line) for line in lines)
@@ -227,7 +192,7 @@ async def bench_tools_list() -> list[Result]:
             for style in ("official", "compact"):
                 served = ours(Path(tmp) / "tools.db", *options, "--descriptions", style)
                 async with spawned(served) as client:
-                    line = await client.request("tools/list")
+                    line = await client.request_line("tools/list")
                 result = json.loads(line)["result"]
                 size = len(json.dumps(result, ensure_ascii=False).encode())
                 sizes[label, style] = size

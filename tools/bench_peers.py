@@ -5,7 +5,6 @@ Usage: tools/bench peers
 """
 
 import asyncio
-import json
 import os
 import shutil
 import sqlite3
@@ -117,18 +116,14 @@ async def _official_server() -> list[Result]:
             "thinking` somewhere and set THOUGHTLEDGER_OFFICIAL_SERVER to its dist/index.js)"
         )
         return []
-    from bench_mcp import _percentile, _thought, ours, spawned
+    from bench_mcp import _percentile, _thought, call, ours, spawned
 
     async def latency(command: list[str]) -> tuple[float, float]:
         samples: list[float] = []
         async with spawned(command) as client:
-            await client.handshake()
             for n in range(1, 501):
                 start = time.perf_counter()
-                line = await client.request(
-                    "tools/call", {"name": "sequentialthinking", "arguments": _thought(n, 200, 500)}
-                )
-                assert not json.loads(line)["result"].get("isError"), line[:300]
+                await call(client, "sequentialthinking", _thought(n, 200, 500))
                 samples.append(time.perf_counter() - start)
         samples = samples[50:]
         return _percentile(samples, 0.5) * 1000, _percentile(samples, 0.99) * 1000

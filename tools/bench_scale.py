@@ -15,7 +15,7 @@ import anyio
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_mcp import _thought, echo_server, spawned
+from bench_mcp import _thought, call, echo_server, spawned
 from bench_mcp import ours as our_server
 
 Result = dict[str, Any]
@@ -35,7 +35,7 @@ async def bench_memory(total: int = 100_000, first: int = 1_000) -> Result:
             marks: dict[int, int] = {}
             start = time.perf_counter()
             for n in range(1, total + 1):
-                await client.call("sequentialthinking", _thought(n, 200, total))
+                await call(client, "sequentialthinking", _thought(n, 200, total))
                 if n in (first, total) or n % 10_000 == 0:
                     marks[n] = _rss_kib(client.process.pid)
             elapsed = time.perf_counter() - start

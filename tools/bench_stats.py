@@ -15,7 +15,7 @@ import sqlite3
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -90,30 +90,41 @@ def generate_rows(
     while written < events:
         session_id = f"gen-{index:07d}"
         micros = ((index % 96) * 3600 + rng.randint(0, 3000)) * 1_000_000
-        rows: list[Row] = []
-        prev = GENESIS_HASH
-        for version, (kind, payload) in enumerate(
-            _session(rng, index, events - written, lengths), start=1
-        ):
+        events_of: list[tuple[str, str, str, str]] = []
+        for kind, payload in _session(rng, index, events - written, lengths):
             micros += rng.randint(500_000, 40_000_000)
-            at = _time_text(micros)
             bits = f"{rng.getrandbits(128):032x}"
             event_id = f"{bits[:8]}-{bits[8:12]}-{bits[12:16]}-{bits[16:20]}-{bits[20:]}"
-            digest = compute_hash(
-                prev_hash=prev,
-                session_id=session_id,
-                version=version,
-                event_id=event_id,
-                recorded_at=at,
-                event_type=kind,
-                schema_version=1,
-                payload=payload,
-            )
-            rows.append((session_id, version, event_id, at, 1, kind, payload, prev, digest))
-            prev = digest
+            events_of.append((event_id, _time_text(micros), kind, payload))
+        rows = chained_rows(session_id, events_of)
         written += len(rows)
         index += 1
-        yield rows, (session_id, len(rows), prev, rows[0][3], rows[-1][3])
+        yield rows, (session_id, len(rows), rows[-1][8], rows[0][3], rows[-1][3])
+
+
+def chained_rows(session_id: str, events: Iterable[tuple[str, str, str, str]]) -> list[Row]:
+    """``tl_events`` rows (without position) of a session's events, each sealed onto the last.
+
+    Args:
+        session_id: The session.
+        events: Each event's id, recorded time (stored text), type and payload, in order.
+    """
+    rows: list[Row] = []
+    prev = GENESIS_HASH
+    for version, (event_id, at, kind, payload) in enumerate(events, start=1):
+        digest = compute_hash(
+            prev_hash=prev,
+            session_id=session_id,
+            version=version,
+            event_id=event_id,
+            recorded_at=at,
+            event_type=kind,
+            schema_version=1,
+            payload=payload,
+        )
+        rows.append((session_id, version, event_id, at, 1, kind, payload, prev, digest))
+        prev = digest
+    return rows
 
 
 async def generate_ledger(

@@ -25,6 +25,7 @@ from rich.progress import (
 from rich.table import Table
 
 from api.bootstrap import open_ledger
+from api.options import bounded
 from api.service import Ledger
 from ledger.errors import InvalidInputError
 
@@ -184,17 +185,7 @@ async def ledger_from(args: argparse.Namespace, *, read_only: bool) -> AsyncIter
 
 def whole(minimum: int) -> Callable[[str], int]:
     """An argparse type: a whole number of at least ``minimum``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = minimum - 1
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected a whole number >= {minimum}, got {text!r}")
-        return value
-
-    return parse
+    return bounded(int, lambda value: value >= minimum, f"a whole number >= {minimum}")
 
 
 _AGE = re.compile(r"(\d+(?:\.\d+)?)\s*([smhdw])")

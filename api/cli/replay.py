@@ -24,6 +24,7 @@ from api.cli.common import (
     when,
 )
 from api.cli.tree import session_tree, summary
+from api.options import bounded
 from ledger.envelope import RecordedEvent
 from ledger.events import (
     BranchExtended,
@@ -171,11 +172,6 @@ def _keys() -> Iterator[KeyReader]:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
-def _speed(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0
-    if not 0 < value <= 1000:
-        raise argparse.ArgumentTypeError(f"speed is events per second, 0 < S <= 1000; got {text!r}")
-    return value
+_speed = bounded(
+    float, lambda value: 0 < value <= 1000, "a speed in events per second, 0 < S <= 1000"
+)

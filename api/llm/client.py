@@ -27,6 +27,7 @@ from api.llm.answer import Failure, read_completion
 from api.llm.config import Endpoint, LLMSettings, Structured
 from api.llm.prompt import ANSWER_SCHEMA, Message, ThoughtPrompt, prompt_sha256
 from api.logs import get_logger
+from ledger.closing import ClosedOnExit
 from ledger.errors import GenerationError
 from ledger.events import Generation
 from ledger.redact import mask_secrets
@@ -65,7 +66,7 @@ class ThoughtWriter(Protocol):
         ...
 
 
-class LLMWriter:
+class LLMWriter(ClosedOnExit):
     """Writes thoughts with the model an endpoint serves; one per process is enough.
 
     Args:
@@ -210,12 +211,6 @@ class LLMWriter:
         clients, self._clients = list(self._clients.values()), {}
         for client in clients:
             await client.close()
-
-    async def __aenter__(self) -> "LLMWriter":
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
 
     def _client_for(self, endpoint: Endpoint, timeout: float) -> "openai.AsyncOpenAI":
         key = (endpoint.base_url, endpoint.api_key, timeout)

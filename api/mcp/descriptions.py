@@ -7,6 +7,8 @@ from the MCP API reference. Every sentence here is paid for in tokens
 on every ``tools/list``, so the additions are short.
 """
 
+from api.tool.description import GUIDANCE
+
 OFFICIAL_DESCRIPTION = """\
 A detailed tool for dynamic and reflective problem-solving through thoughts.
 This tool helps analyze problems through a flexible thinking process that can adapt and evolve.
@@ -74,24 +76,10 @@ HISTORY_NOTE = """
 - {tool} reads earlier thoughts back, so you need not repeat them"""
 
 # --descriptions compact: every tool's description within OpenAI's 1,024 characters.
-COMPACT_DESCRIPTION = """\
-A detailed tool for dynamic and reflective problem-solving through thoughts.
-Each thought can build on, question, or revise previous insights as understanding deepens.
-
-When to use this tool:
-- Breaking down complex problems into steps
-- Planning and design with room for revision
-- Analysis that might need course correction
-- Problems where the full scope might not be clear initially
-
-You should:
-1. Start with an initial estimate of needed thoughts, but be ready to adjust
-2. Feel free to question or revise previous thoughts, or branch to explore alternatives
-3. Express uncertainty when present; ignore what is irrelevant to the current step
-4. Generate a solution hypothesis and verify it against your earlier steps until satisfied
-5. Provide a single, ideally correct answer as the final output
-
-Each parameter's description says how to use it; every thought is kept in a session."""
+COMPACT_DESCRIPTION = (
+    GUIDANCE
+    + "Each parameter's description says how to use it; every thought is kept in a session."
+)
 """The official description cut to what a model needs besides the parameters' own words.
 
 OpenAI-backed MCP clients fail on the official 2,781 characters (``string_above_max_length``).

@@ -39,6 +39,7 @@ from api.mcp.server import (
 from api.mcp.session_cap import SessionCap
 from api.mcp.stdio import run_stdio, stdio_transport
 from api.mcp.stopping import http_server, signals_handled
+from api.options import bounded
 from api.service import DEFAULT_TTL, Ledger
 from ledger.errors import InvalidInputError, LedgerError
 from ledger.redact import redact_text, redact_url
@@ -378,24 +379,8 @@ def _loopback(value: str) -> str:
     return value
 
 
-def _port(value: str) -> int:
-    try:
-        port = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a port number") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"port {port} is outside 0-65535")
-    return port
-
-
-def _minutes(value: str) -> float:
-    try:
-        minutes = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number of minutes") from None
-    if minutes < 0 or minutes != minutes or minutes == float("inf"):
-        raise argparse.ArgumentTypeError("--ttl-minutes must be 0 (never) or a positive number")
-    return minutes
+_port = bounded(int, lambda port: 0 <= port <= 65535, "a port number, 0-65535")
+_minutes = bounded(float, lambda minutes: minutes >= 0, "0 (never) or a positive number of minutes")
 
 
 def _tool_list(value: str) -> Sequence[str]:

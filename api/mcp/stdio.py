@@ -23,10 +23,8 @@ own ``stdio_server``, which reads a terminal on the event loop
 """
 
 import os
-from abc import ABC, abstractmethod
 from collections import Counter
 from dataclasses import replace
-from types import TracebackType
 from typing import Any, Self
 
 import anyio
@@ -49,6 +47,7 @@ from api.mcp.pipes import (
     terminal_available,
 )
 from api.mcp.wire import encodable, error_reply, reparsed
+from ledger.closing import ClosedOnExit
 
 TRANSPORT_ENV = "THOUGHTLEDGER_STDIO"
 """Set to ``sdk`` to serve stdio on the SDK's own transport (worker threads) whatever the pipes."""
@@ -91,27 +90,7 @@ class _Exchange:
             await self._changed.wait()
 
 
-class _ClosedOnExit(ABC):
-    """``async with`` closes the stream (both wrappers are used as context managers)."""
-
-    @abstractmethod
-    async def aclose(self) -> None:
-        """Close the stream."""
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        await self.aclose()
-        return None
-
-
-class AnsweringReadStream(_ClosedOnExit):
+class AnsweringReadStream(ClosedOnExit):
     """The read stream the server sees: messages only, its end held back until all is answered.
 
     Args:
@@ -202,7 +181,7 @@ class AnsweringReadStream(_ClosedOnExit):
             raise StopAsyncIteration from None
 
 
-class AnsweringWriteStream(_ClosedOnExit):
+class AnsweringWriteStream(ClosedOnExit):
     """The write stream the server sees: notes each answer, and keeps the wire encodable.
 
     Args:

@@ -1,16 +1,15 @@
 """The store contract: the port every backend implements and the contract suite proves."""
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
-from typing import Self
 from uuid import UUID
 
 from ledger.chain import PreparedEvent, VerifyReport, prepare
+from ledger.closing import ClosedOnExit
 from ledger.envelope import LogRow, RecordedEvent, format_time
 from ledger.errors import ConcurrencyError, InvalidInputError, StoreError
 from ledger.events import Event, LedgerEvent
@@ -60,7 +59,7 @@ class StreamHead:
     updated_at: datetime
 
 
-class EventStore(ABC):
+class EventStore(ClosedOnExit):
     """An append-only log of events, grouped in sessions (streams), each a hash chain.
 
     Guarantees every backend keeps (proved by ``tests/contract``):
@@ -478,17 +477,6 @@ class EventStore(ABC):
     @abstractmethod
     async def aclose(self) -> None:
         """Release connections and files. The store cannot be used afterwards."""
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
 
 __all__ = [

@@ -39,7 +39,7 @@ def url(tmp_path: Path) -> str:
         (["diff", "s-a", "1", "9"], "as_of_version 9 is past its end"),
         (["verify", "s-a", "--all"], "give a SESSION or --all, not both"),
         (["stats", "--json", "--csv"], "argument --csv: not allowed with argument --json"),
-        (["replay", "s-a", "--speed", "fast"], "speed is events per second"),
+        (["replay", "s-a", "--speed", "fast"], "a speed in events per second"),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
         ([], "the following arguments are required: COMMAND"),
     ],

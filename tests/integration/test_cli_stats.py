@@ -260,13 +260,20 @@ async def create_empty(url: str) -> None:
     await (await open_store(url)).aclose()
 
 
+def generated_stats(capsys: pytest.CaptureFixture[str], path: Path, events: int) -> dict[str, Any]:
+    """Generate a ledger of ``events`` events at ``path``; return what ``stats --json`` says."""
+    asyncio.run(load_generator()(path, events))
+    figures = stats(capsys, sqlite_url(path))
+    assert figures["overall"]["events"] == events
+    assert sum(day["events"] for day in figures["by_day"]) == events
+    return figures
+
+
 def test_stats_on_a_generated_ledger_are_correct(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     path = tmp_path / "generated.db"
-    asyncio.run(load_generator()(path, 20_000))
-    figures = stats(capsys, sqlite_url(path))
-    assert figures["overall"]["events"] == 20_000
+    figures = generated_stats(capsys, path, 20_000)
     assert figures == reference(asyncio.run(streams_of(sqlite_url(path))))
 
 
@@ -274,11 +281,7 @@ def test_stats_on_a_generated_ledger_are_correct(
 def test_stats_over_a_million_events_finish(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    path = tmp_path / "million.db"
-    asyncio.run(load_generator()(path, 1_000_000))
-    figures = stats(capsys, sqlite_url(path))
-    assert figures["overall"]["events"] == 1_000_000
-    assert sum(day["events"] for day in figures["by_day"]) == 1_000_000
+    generated_stats(capsys, tmp_path / "million.db", 1_000_000)
 
 
 def generated(number: int, kind: str, **extra: Any) -> ThoughtGenerated:

@@ -39,14 +39,22 @@ def test_export_then_import_gives_identical_sessions_and_verifying_chains(
     ]
 
 
+def export_sample(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> tuple[list[dict[str, object]], str]:
+    """Record the sample in ``a.db`` and export it to ``all.jsonl``; return its lines and the
+    URL of a ledger still to be created, ``b.db``."""
+    source = sqlite_url(tmp_path / "a.db")
+    asyncio.run(record_sample(source))
+    return exported(capsys, source, tmp_path / "all.jsonl"), sqlite_url(tmp_path / "b.db")
+
+
 @pytest.mark.parametrize("bulk", [200, 0], ids=["head-by-head", "heads-in-pages"])
 def test_importing_the_same_file_twice_changes_nothing(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bulk: int
 ) -> None:
     monkeypatch.setattr(api.transfer.importing, "BULK", bulk)
-    source, target = sqlite_url(tmp_path / "a.db"), sqlite_url(tmp_path / "b.db")
-    asyncio.run(record_sample(source))
-    exported(capsys, source, tmp_path / "all.jsonl")
+    _lines, target = export_sample(capsys, tmp_path)
     assert cli(capsys, "import", str(tmp_path / "all.jsonl"), "--db", target).code == 0
     before = exported(capsys, target, tmp_path / "before.jsonl")
     again = cli(capsys, "import", str(tmp_path / "all.jsonl"), "--db", target, "--json")
@@ -77,9 +85,7 @@ def test_an_import_adds_what_a_session_gained_since_an_earlier_import(
 def test_a_tampered_export_is_refused_and_nothing_is_imported(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    source, target = sqlite_url(tmp_path / "a.db"), sqlite_url(tmp_path / "b.db")
-    asyncio.run(record_sample(source))
-    lines = exported(capsys, source, tmp_path / "all.jsonl")
+    lines, target = export_sample(capsys, tmp_path)
     forged = next(i for i, line in enumerate(lines) if line["session_id"] == "s-d")
     lines[forged + 2]["payload"] = str(lines[forged + 2]["payload"]).replace("thought", "idea")
     write_export(tmp_path / "forged.jsonl", lines)
@@ -124,9 +130,7 @@ def test_an_import_that_conflicts_with_the_ledger_writes_nothing(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bulk: int
 ) -> None:
     monkeypatch.setattr(api.transfer.importing, "BULK", bulk)
-    source, target = sqlite_url(tmp_path / "a.db"), sqlite_url(tmp_path / "b.db")
-    asyncio.run(record_sample(source))
-    exported(capsys, source, tmp_path / "all.jsonl")
+    _lines, target = export_sample(capsys, tmp_path)
     asyncio.run(record_sample(target))  # same ids, recorded at other times: other hashes
     before = exported(capsys, target, tmp_path / "before.jsonl")
     ran = cli(capsys, "import", str(tmp_path / "all.jsonl"), "--db", target)

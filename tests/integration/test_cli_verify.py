@@ -33,9 +33,16 @@ def event_id(path: Path, session_id: str, version: int) -> str:
     return found
 
 
-def test_an_untouched_ledger_verifies(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    url = sqlite_url(tmp_path / "l.db")
-    asyncio.run(record_sample(url))
+@pytest.fixture
+def sample(tmp_path: Path) -> Path:
+    """The SQLite file of a ledger holding the sample sessions."""
+    path = tmp_path / "l.db"
+    asyncio.run(record_sample(sqlite_url(path)))
+    return path
+
+
+def test_an_untouched_ledger_verifies(capsys: pytest.CaptureFixture[str], sample: Path) -> None:
+    url = sqlite_url(sample)
     ran = cli(capsys, "verify", "--db", url)
     assert (ran.code, ran.err) == (0, "")
     assert ran.out == "ok: 5 sessions, 21 events verified; every chain verifies\n"
@@ -44,10 +51,9 @@ def test_an_untouched_ledger_verifies(capsys: pytest.CaptureFixture[str], tmp_pa
 
 
 def test_an_edited_payload_fails_verify_and_names_the_event(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+    capsys: pytest.CaptureFixture[str], sample: Path
 ) -> None:
-    path = tmp_path / "l.db"
-    asyncio.run(record_sample(sqlite_url(path)))
+    path = sample
     tamper(
         path,
         "UPDATE tl_events SET payload = replace(payload, 'thought 2', 'thought two') "
@@ -84,10 +90,9 @@ def test_a_deleted_event_fails_verify_and_names_the_missing_version(
 
 
 def test_every_broken_session_is_listed_and_the_others_still_verify(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+    capsys: pytest.CaptureFixture[str], sample: Path
 ) -> None:
-    path = tmp_path / "l.db"
-    asyncio.run(record_sample(sqlite_url(path)))
+    path = sample
     tamper(
         path,
         "UPDATE tl_events SET recorded_at = '2030-01-01T00:00:00.000000Z' "

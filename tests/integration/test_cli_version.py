@@ -1,13 +1,12 @@
 """``thoughtledger --version``: the installed package's version, without loading the heavy parts."""
 
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
 from api.cli import main
+from tests.support.processes import python_output
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,12 +26,4 @@ def test_version_loads_neither_the_mcp_server_nor_a_database_engine() -> None:
         "code = main(['--version'])\n"
         f"print(code, [name for name in {heavy!r} if name in sys.modules])\n"
     )
-    done = subprocess.run(  # noqa: S603  # this interpreter, a fixed script
-        [sys.executable, "-c", script],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    assert done.stdout.splitlines() == [f"thoughtledger {VERSION}", "0 []"]
+    assert python_output(script).splitlines() == [f"thoughtledger {VERSION}", "0 []"]

@@ -3,8 +3,6 @@
 import argparse
 import re
 import socket
-import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -14,7 +12,7 @@ from api.mcp.serve import add_serve_arguments
 from api.service import Ledger
 from ledger.errors import InvalidInputError
 from ledger.store.memory import MemoryEventStore
-from tests.support.processes import ROOT, WAIT, child_env
+from tests.support.processes import thoughtledger
 
 
 def parse(*argv: str) -> argparse.Namespace:
@@ -46,7 +44,7 @@ def test_tools_are_a_comma_separated_list_or_all() -> None:
         (["--host", "0.0.0.0"], "listens on loopback only"),  # noqa: S104  # the refused case
         (["--host", "example.com"], "is not one of 127.0.0.1, localhost, ::1"),
         (["--host", "127.0.0.2"], "listens on loopback only"),
-        (["--port", "70000"], "outside 0-65535"),
+        (["--port", "70000"], "expected a port number, 0-65535"),
         (["--profile", "verbose"], "invalid choice"),
         (["--ttl-minutes", "-1"], "0 (never) or a positive number"),
     ],
@@ -66,44 +64,19 @@ def test_loopback_hosts_are_accepted() -> None:
 
 
 def test_a_ledger_url_of_no_known_form_exits_2_with_the_reason_on_stderr() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "api.cli", "serve", "--db", "nosuch://ledger"],
-        cwd=ROOT,
-        env=child_env(),
-        input=b"",
-        capture_output=True,
-        timeout=WAIT,
-        check=False,
-    )
+    done = thoughtledger("serve", "--db", "nosuch://ledger")
     assert done.returncode == 2
-    assert done.stdout == b""
-    assert done.stderr.startswith(b"thoughtledger: error: unknown ledger URL 'nosuch://ledger'")
+    assert done.stdout == ""
+    assert done.stderr.startswith("thoughtledger: error: unknown ledger URL 'nosuch://ledger'")
 
 
 def test_a_port_in_use_exits_1_with_the_reason_on_stderr() -> None:
     with socket.create_server(("127.0.0.1", 0)) as taken:
         port = str(taken.getsockname()[1])
-        done = subprocess.run(  # noqa: S603  # our interpreter, our module, a port we chose
-            [
-                sys.executable,
-                "-m",
-                "api.cli",
-                "serve",
-                "--db",
-                "memory://",
-                "--http",
-                "--port",
-                port,
-            ],
-            cwd=ROOT,
-            env=child_env(),
-            capture_output=True,
-            timeout=WAIT,
-            check=False,
-        )
+        done = thoughtledger("serve", "--db", "memory://", "--http", "--port", port)
     assert done.returncode == 1
-    assert b"thoughtledger: error: " in done.stderr
-    assert b"in use" in done.stderr
+    assert "thoughtledger: error: " in done.stderr
+    assert "in use" in done.stderr
 
 
 def test_the_serve_module_exposes_exactly_what_the_cli_wires() -> None:
@@ -126,23 +99,8 @@ def test_create_server_refuses_unknown_tools_and_profiles(
 
 
 def test_a_database_password_never_reaches_the_logs() -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "api.cli",
-            "serve",
-            "--db",
-            "postgresql://agent:s3cr3t-pw@127.0.0.1:1/none",
-        ],
-        cwd=ROOT,
-        env=child_env(),
-        input=b"",
-        capture_output=True,
-        timeout=WAIT,
-        check=False,
-    )
+    done = thoughtledger("serve", "--db", "postgresql://agent:s3cr3t-pw@127.0.0.1:1/none")
     assert done.returncode == 1
-    assert b"thoughtledger: error: cannot reach" in done.stderr
-    assert b"s3cr3t-pw" not in done.stderr
-    assert b"s3cr3t-pw" not in done.stdout
+    assert "thoughtledger: error: cannot reach" in done.stderr
+    assert "s3cr3t-pw" not in done.stderr
+    assert "s3cr3t-pw" not in done.stdout

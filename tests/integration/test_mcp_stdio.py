@@ -5,7 +5,6 @@ checked to be a JSON-RPC message and bad lines can be sent. The restart is read 
 SDK's own stdio client, over the read tool: nothing the first run acknowledged may be lost.
 """
 
-import json
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -14,65 +13,13 @@ from typing import Any
 
 import anyio
 import pytest
-from anyio.abc import Process
-from anyio.streams.buffered import BufferedByteReceiveStream
 from mcp import Client, StdioServerParameters
 
+from tests.support.lines import LineClient
 from tests.support.mcp import Json, text_of
 from tests.support.processes import ROOT, WAIT, child_env, serve_command, sqlite_in
 
 pytestmark = pytest.mark.anyio
-
-
-class LineClient:
-    """A bare JSON-RPC client over a subprocess's stdin/stdout, one message per line."""
-
-    def __init__(self, process: Process) -> None:
-        assert process.stdin is not None
-        assert process.stdout is not None
-        self.process = process
-        self._stdin = process.stdin
-        self._stdout = BufferedByteReceiveStream(process.stdout)
-        self._next_id = 0
-
-    async def send_line(self, line: str) -> None:
-        await self._stdin.send(line.encode() + b"\n")
-
-    async def receive(self) -> Json:
-        """The next line on stdout, which must be one JSON-RPC 2.0 message."""
-        with anyio.fail_after(WAIT):
-            line = await self._stdout.receive_until(b"\n", 1 << 24)
-        message: Json = json.loads(line)
-        assert message["jsonrpc"] == "2.0"
-        return message
-
-    async def request(self, method: str, params: Json | None = None) -> Json:
-        self._next_id += 1
-        request: Json = {"jsonrpc": "2.0", "id": self._next_id, "method": method}
-        if params is not None:
-            request["params"] = params
-        await self.send_line(json.dumps(request))
-        while True:
-            message = await self.receive()
-            if message.get("id") == self._next_id:
-                return message
-
-    async def handshake(self) -> None:
-        reply = await self.request(
-            "initialize",
-            {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "line-client", "version": "1"},
-            },
-        )
-        assert reply["result"]["serverInfo"]["name"] == "thoughtledger"
-        await self.send_line(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-
-    async def call_tool(self, name: str, arguments: Json) -> Json:
-        reply = await self.request("tools/call", {"name": name, "arguments": arguments})
-        result: Json = reply["result"]
-        return result
 
 
 @asynccontextmanager
@@ -84,7 +31,7 @@ async def line_server(
             serve_command(db, *options), cwd=ROOT, env=child_env(**env), stderr=log
         )
         try:
-            yield LineClient(process)
+            yield LineClient(process, wait=WAIT)
         finally:
             if process.returncode is None:
                 process.kill()
@@ -105,7 +52,7 @@ def thought(number: int, total: int = 4, **extra: Any) -> Json:
 async def test_a_killed_server_loses_nothing_it_acknowledged(tmp_path: Path) -> None:
     db = sqlite_in(tmp_path)
     async with line_server(db, tmp_path / "first.err") as client:
-        await client.handshake()
+        assert (await client.handshake())["result"]["serverInfo"]["name"] == "thoughtledger"
         answers = [
             await client.call_tool("sequentialthinking", arguments)
             for arguments in (
@@ -158,7 +105,7 @@ async def test_bad_lines_get_json_rpc_errors_and_the_server_keeps_serving(
         await client.send_line('{"jsonrpc": "2.0", "id": 7}')
         invalid_request = await client.receive()
         await client.send_line("")  # a blank line is no request: nothing to answer
-        await client.handshake()
+        assert (await client.handshake())["result"]["serverInfo"]["name"] == "thoughtledger"
         unknown_method = await client.request("thoughts/flush")
         invalid_params = await client.request("tools/call", {"arguments": {}})
         answer = await client.call_tool("sequentialthinking", thought(1))
@@ -179,7 +126,7 @@ async def test_each_thought_is_rendered_on_stderr_unless_disabled(tmp_path: Path
     for disabled, name in ((None, "shown.err"), ("TRUE", "hidden.err")):
         env = {"DISABLE_THOUGHT_LOGGING": disabled} if disabled else {}
         async with line_server(sqlite_in(tmp_path), tmp_path / name, **env) as client:
-            await client.handshake()
+            assert (await client.handshake())["result"]["serverInfo"]["name"] == "thoughtledger"
             await client.call_tool("sequentialthinking", thought(1))
         rendered = (tmp_path / name).read_text(encoding="utf-8")
         assert "serving_stdio" in rendered

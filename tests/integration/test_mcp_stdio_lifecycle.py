@@ -14,28 +14,13 @@ import anyio
 import pytest
 
 from api import open_ledger
+from tests.support.lines import INITIALIZED, initialize
 from tests.support.mcp import Json
 from tests.support.processes import ROOT, WAIT, child_env, serve_command, sqlite_in
 
 pytestmark = pytest.mark.anyio
 
 TRANSPORTS = ["pipes", "sdk"]
-
-
-def initialize(request_id: int = 0, client: str = "piped-client") -> Json:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": client, "version": "1"},
-        },
-    }
-
-
-INITIALIZED: Json = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
 def call(request_id: int, tool: str, arguments: Json) -> Json:
@@ -86,7 +71,7 @@ async def test_every_request_piped_before_eof_is_answered_once_and_recorded(
 ) -> None:
     db = sqlite_in(tmp_path)
     count = 12
-    requests = [initialize(), INITIALIZED]
+    requests = [initialize("piped-client"), INITIALIZED]
     requests += [call(n, "sequentialthinking", thought(n, count)) for n in range(1, count + 1)]
     requests.append(call(count + 1, "thinking_history", {}))
 
@@ -111,7 +96,7 @@ async def test_a_request_the_client_cancelled_does_not_hold_the_exit(
         "params": {"requestId": 2, "reason": "changed my mind"},
     }
     requests = [
-        initialize(),
+        initialize("piped-client"),
         INITIALIZED,
         call(1, "sequentialthinking", thought(1, 2)),
         call(2, "sequentialthinking", thought(2, 2)),
@@ -144,7 +129,7 @@ async def test_a_lone_surrogate_is_refused_by_field_name_and_nothing_is_recorded
 ) -> None:
     db = sqlite_in(tmp_path)
     # A lone surrogate outside a tool's arguments (here the client's name) is kept as its escape.
-    opening = json.dumps(initialize(client="piped CLIENT")).replace("CLIENT", r"\udfff")
+    opening = json.dumps(initialize("piped CLIENT")).replace("CLIENT", r"\udfff")
     lines = [opening, json.dumps(INITIALIZED)]
     lines += [
         CALL % (request_id, arguments)

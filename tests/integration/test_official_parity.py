@@ -26,6 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.lines import INITIALIZED, initialize
 from tests.support.processes import ROOT, WAIT, child_env
 
 Json = dict[str, Any]
@@ -119,22 +120,9 @@ class Peer:
         return answers
 
     def handshake(self) -> None:
-        self.send(
-            [
-                {
-                    "jsonrpc": "2.0",
-                    "id": 0,
-                    "method": "initialize",
-                    "params": {
-                        "protocolVersion": "2025-06-18",
-                        "capabilities": {},
-                        "clientInfo": {"name": "parity", "version": "1"},
-                    },
-                }
-            ]
-        )
+        self.send([initialize("parity")])
         self.receive({0})
-        self.send([{"jsonrpc": "2.0", "method": "notifications/initialized"}])
+        self.send([INITIALIZED])
 
     def calls(self, batch: list[Json]) -> list[Json]:
         """Send every call in ``batch`` at once; return the answers in the same order."""

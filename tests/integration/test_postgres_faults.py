@@ -13,17 +13,13 @@ import sqlalchemy as sa
 from api import Ledger, open_ledger
 from tests.support.backends import base_url, dsn
 from tests.support.raw_store import raw_store
+from tests.support.samples import thought as sample_thought
 
 pytestmark = [pytest.mark.anyio, pytest.mark.postgres]
 
 
 def thought(number: int) -> dict[str, Any]:
-    return {
-        "thought": f"thought {number}",
-        "thought_number": number,
-        "total_thoughts": 3,
-        "next_thought_needed": True,
-    }
+    return sample_thought(number, 3)
 
 
 @asynccontextmanager

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from api import StoreError, open_ledger, open_store
+from api import open_ledger, open_store
 from ledger.errors import SchemaVersionError
 from tests.support.cli import READS, cli, command_id, snapshot, sqlite_url
-from tests.support.samples import record_sample
+from tests.support.samples import assert_refuses_writes, record_sample
 
 
 def read(capsys: pytest.CaptureFixture[str], argv: list[str], db: Path, out: Path) -> Any:
@@ -149,13 +149,7 @@ def thought(number: int) -> dict[str, Any]:
 async def test_a_store_opened_read_only_refuses_every_write(sample: Path) -> None:
     before = snapshot(sample.parent)
     store = await open_store(sqlite_url(sample), read_only=True)
-    try:
-        events = [record.event for record in await store.read_stream("s-a")]
-        with pytest.raises(StoreError, match="opened read-only; nothing was written"):
-            await store.append("s-new", events[:1], expected_version=0)
-        assert await store.stream_head("s-new") is None
-    finally:
-        await store.aclose()
+    await assert_refuses_writes(store)
     assert snapshot(sample.parent) == before
 
 

@@ -10,11 +10,11 @@ import asyncpg
 import pytest
 import sqlalchemy as sa
 
-from api import StoreError, open_ledger, open_store
+from api import open_ledger, open_store
 from ledger.errors import SchemaVersionError
 from tests.support.backends import base_url, dsn
 from tests.support.cli import READS, cli, command_id
-from tests.support.samples import record_sample
+from tests.support.samples import assert_refuses_writes, record_sample
 
 pytestmark = pytest.mark.postgres
 
@@ -113,13 +113,7 @@ async def test_a_postgres_store_opened_read_only_refuses_every_write(schema_name
     url = f"{base_url()}?schema={schema_name}"
     await record_sample(url)
     store = await open_store(url, read_only=True)
-    try:
-        events = [record.event for record in await store.read_stream("s-a")]
-        with pytest.raises(StoreError, match="opened read-only; nothing was written"):
-            await store.append("s-new", events[:1], expected_version=0)
-        assert await store.stream_head("s-new") is None
-    finally:
-        await store.aclose()
+    await assert_refuses_writes(store)
 
 
 @pytest.mark.anyio

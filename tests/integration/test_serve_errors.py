@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.lines import initialize
 from tests.support.processes import ROOT, WAIT, child_env, thoughtledger
 
 SECRETS = ("pw-in-userinfo", "pw-in-query", "ssl-pw-in-query")
@@ -108,16 +109,7 @@ def test_http_session_ids_never_reach_the_log(tmp_path: Path) -> None:
     with serving(f"sqlite:///{tmp_path / 'l.db'}", log, "--http", "--port", "0") as process:
         port = int(logged(log, r"url=http://127\.0\.0\.1:(\d+)/mcp").group(1))
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT)
-        opening = {
-            "jsonrpc": "2.0",
-            "id": 0,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "log-reader", "version": "1"},
-            },
-        }
+        opening = initialize("log-reader")
         headers = {
             "Content-Type": "application/json",
             "Accept": "application/json, text/event-stream",

@@ -1,12 +1,14 @@
 """A thought is defined once and validated once on its way in, by every way in.
 
-``ledger.thought`` names a thought's fields; the command, every thought event, the MCP tools,
-the in-process tool and the history item all carry exactly those (a new field that one of them
-misses fails here). Each way in validates a thought once: the MCP tools with the SDK's lax
+``ledger.thought`` names a thought's fields; the command, every thought event and the in-process
+tool derive from it, and the MCP tools, the Python API and the history item, which spell the
+fields out, all carry exactly those (a new field that one of them misses fails here, naming the
+place to add it). Each way in validates a thought once: the MCP tools with the SDK's lax
 arguments model, the in-process tool with its strict one, the Python API with the command; the
 command and the event built from it are not validated again, and store the same bytes as before.
 """
 
+import inspect
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
@@ -19,6 +21,7 @@ from pydantic import BaseModel
 
 from api.mcp import create_server
 from api.service import Ledger
+from api.session import Session
 from api.tool import PARAMETERS, ThinkingInput, sequential_thinking_tool
 from ledger.codec import encode_payload
 from ledger.decide import ThinkCommand, checked_command, decide_thought, parse_command
@@ -31,7 +34,8 @@ from ledger.events import (
     ThoughtRevised,
 )
 from ledger.store.memory import MemoryEventStore
-from ledger.thought import CAMEL_NAMES, THOUGHT_FIELDS, HistoryItem, ThoughtCore
+from ledger.thought import CAMEL_NAMES, THOUGHT_FIELDS, HistoryItem, ThoughtCore, ThoughtMarks
+from tests.support.samples import thought
 
 pytestmark = pytest.mark.anyio
 
@@ -46,6 +50,9 @@ OURS: tuple[type[BaseModel], ...] = (ThinkCommand, *THOUGHT_EVENTS)
 """The models a thought passes through inside the ledger, after its way in."""
 
 SNAKE_TOOLS = ("sequential_thinking", "sequential_thinking_external")
+
+THOUGHT_MODEL_FIELDS = {**ThoughtCore.model_fields, **ThoughtMarks.model_fields}
+"""Each field of a thought as ``ledger.thought`` defines it."""
 
 
 @pytest.fixture
@@ -80,12 +87,7 @@ def validations_by(models: tuple[type[BaseModel], ...]) -> Iterator[list[str]]:
 
 
 def snake(number: int) -> dict[str, Any]:
-    return {
-        "thought": f"thought {number}",
-        "thought_number": number,
-        "total_thoughts": 3,
-        "next_thought_needed": True,
-    }
+    return thought(number, 3)
 
 
 # -- one definition ---------------------------------------------------------------------------
@@ -104,9 +106,17 @@ def test_the_in_process_tool_offers_every_field_by_its_camel_case_name() -> None
     assert set(ThinkingInput.model_fields) - set(THOUGHT_FIELDS) == {"session_id", "clear_session"}
 
 
+def test_the_in_process_tool_takes_each_fields_words_from_its_definition() -> None:
+    for name in THOUGHT_FIELDS:
+        offered = PARAMETERS["properties"][CAMEL_NAMES[name]]["description"]
+        assert offered == THOUGHT_MODEL_FIELDS[name].description, name
+
+
 def test_the_history_item_shows_every_field_but_the_estimate_and_what_comes_next() -> None:
     shown = {field.alias for field in HistoryItem.model_fields.values()}
     hidden = {CAMEL_NAMES[name] for name in ("total_thoughts", "next_thought_needed")}
+    missing = sorted(set(CAMEL_NAMES.values()) - hidden - shown)
+    assert missing == [], f"add {missing} to HistoryItem (ledger/thought.py)"
     assert shown == set(CAMEL_NAMES.values()) - hidden
     assert set(ThoughtCore.model_fields) <= set(THOUGHT_FIELDS)
 
@@ -117,9 +127,38 @@ async def test_every_mcp_thinking_tool_takes_every_field(ledger: Ledger) -> None
         listed = {
             tool.name: tool.input_schema["properties"] for tool in (await client.list_tools()).tools
         }
-    assert set(CAMEL_NAMES.values()) <= set(listed["sequentialthinking"])
+    where = "add it as a parameter in api/mcp/thinking.py, with its words in descriptions.py"
+    missing = [CAMEL_NAMES[n] for n in THOUGHT_FIELDS if CAMEL_NAMES[n] not in listed[tools[0]]]
+    assert missing == [], f"sequentialthinking lacks {missing}: {where}"
     for name in SNAKE_TOOLS:
-        assert set(THOUGHT_FIELDS) <= set(listed[name]), name
+        missing = [field for field in THOUGHT_FIELDS if field not in listed[name]]
+        assert missing == [], f"{name} lacks {missing}: {where}"
+
+
+def test_the_python_api_takes_every_field_by_name() -> None:
+    # Its explicit signature is what users call and their editors complete: it is written out.
+    taken = inspect.signature(Session.process_sequential_thinking).parameters
+    missing = [name for name in THOUGHT_FIELDS if name not in taken]
+    assert missing == [], f"add {missing} to Session.process_sequential_thinking (api/session.py)"
+    for name in ThoughtMarks.model_fields:
+        assert taken[name].default is None, f"{name} must be optional (default None)"
+
+
+def a_value_for(name: str) -> object:
+    """A valid value of a thought field, by its type (so a new field needs none written here)."""
+    annotation = str(THOUGHT_MODEL_FIELDS[name].annotation)
+    for kind, value in (("bool", True), ("int", 1), ("str", f"{name} given")):
+        if kind in annotation:
+            return value
+    raise AssertionError(f"no example value for {name}: {annotation}")
+
+
+async def test_the_python_api_records_every_field_it_is_given(ledger: Ledger) -> None:
+    session = await ledger.new_session()
+    given = {name: a_value_for(name) for name in THOUGHT_FIELDS}
+    await session.process_sequential_thinking(**given)  # type: ignore[arg-type]
+    recorded = (await session.events())[-1].event
+    assert {name: getattr(recorded, name) for name in THOUGHT_FIELDS} == given
 
 
 # -- validated once ---------------------------------------------------------------------------

@@ -3,8 +3,6 @@ many agents."""
 
 import asyncio
 import json
-import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -13,6 +11,7 @@ import pytest
 
 from api import InvalidInputError, InvalidThoughtError, Ledger, open_ledger
 from api.tool import SequentialThinkingTool, sequential_thinking_tool
+from tests.support.processes import python_output
 from tests.support.raw_store import raw_store
 
 pytestmark = pytest.mark.anyio
@@ -337,7 +336,4 @@ def test_the_core_tool_imports_no_agent_framework() -> None:
         "loaded = {'agents', 'pydantic_ai', 'langchain_core'} & set(sys.modules); "
         "print(sorted(loaded))"
     )
-    result = subprocess.run(  # noqa: S603  # our own interpreter on a fixed snippet
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip() == "[]"
+    assert python_output(code).strip() == "[]"

@@ -12,6 +12,7 @@ from jsonschema import Draft202012Validator
 from pydantic import TypeAdapter
 
 from api import InvalidThoughtError, Ledger
+from api.mcp.descriptions import COMPACT_DESCRIPTION
 from api.tool import DESCRIPTION, OUTPUT_SCHEMA, PARAMETERS, sequential_thinking_tool
 
 pytestmark = pytest.mark.anyio
@@ -99,13 +100,20 @@ def test_the_parameters_are_001s_in_camel_case_with_001s_words() -> None:
     assert "ThinkingInput" not in text
 
 
-def test_the_description_is_the_session_patterns_words_without_the_parameter_list() -> None:
+def test_the_description_is_the_official_advice_without_the_parameter_list() -> None:
     assert DESCRIPTION.startswith(
         "A detailed tool for dynamic and reflective problem-solving through thoughts.\n"
     )
     # The parameter list moved into the parameters' descriptions (test_provider_limits.py).
     assert "Parameters explained" not in DESCRIPTION
-    assert "5. Only set nextThoughtNeeded to false when truly done\n" in DESCRIPTION
+    assert "5. Provide a single, ideally correct answer as the final output\n" in DESCRIPTION
+    described = {name: spec["description"] for name, spec in PARAMETERS["properties"].items()}
+    assert "false only when truly done" in described["nextThoughtNeeded"]
+
+
+def test_the_tool_and_the_compact_mcp_tool_share_one_description() -> None:
+    compact = COMPACT_DESCRIPTION.removesuffix("; every thought is kept in a session.")
+    assert compact == DESCRIPTION.removesuffix(".")
 
 
 @pytest.mark.parametrize(

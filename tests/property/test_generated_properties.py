@@ -10,13 +10,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from api.service import Ledger
-from ledger.decide import Generated
 from ledger.events import Generation
 from ledger.store.memory import MemoryEventStore
 from ledger.store.sqlite import SqliteEventStore
-from projections.state import SessionState, ThoughtEntry, empty, replay
+from projections.state import SessionState, ThoughtEntry
 from projections.views import official_view, session_view, status_view
 from tests.property.strategies import generations, thinking_call
+from tests.support.folding import (
+    assert_as_of_is_prefix,
+    assert_prefix_then_suffix_is_whole,
+    record_calls,
+    recorded,
+)
 
 authored_calls = st.lists(
     st.tuples(thinking_call(), st.none() | generations),
@@ -24,12 +29,6 @@ authored_calls = st.lists(
     max_size=10,
 )
 """Calls, each written by hand (``None``) or by a model (its generation)."""
-
-
-async def _record(ledger: Ledger, sequence: list[tuple[dict[str, Any], Generation | None]]) -> None:
-    for call, generation in sequence:
-        generated = None if generation is None else Generated("guidance", generation)
-        await ledger.think("s", call, generated=generated)
 
 
 def _shape(state: SessionState) -> list[ThoughtEntry]:
@@ -48,8 +47,8 @@ def test_a_generated_thought_folds_like_the_same_thought_written_by_hand(
 ) -> None:
     async def scenario() -> None:
         mixed, plain = Ledger(MemoryEventStore()), Ledger(MemoryEventStore())
-        await _record(mixed, sequence)
-        await _record(plain, [(call, None) for call, _ in sequence])
+        await record_calls(mixed, sequence)
+        await record_calls(plain, [(call, None) for call, _ in sequence])
         authored, hand = await mixed.state("s"), await plain.state("s")
         assert official_view(authored) == official_view(hand)
         assert session_view(authored) == session_view(hand)
@@ -71,13 +70,10 @@ def test_as_of_and_prefix_replays_hold_with_generated_thoughts(
     sequence: list[tuple[dict[str, Any], Generation | None]], data: st.DataObject
 ) -> None:
     async def scenario() -> None:
-        ledger = Ledger(MemoryEventStore())
-        await _record(ledger, sequence)
-        records = await ledger.events("s")
+        ledger, records = await recorded(sequence)
         n = data.draw(st.integers(1, len(records)), label="version")
-        whole = replay(records, empty("s"))
-        assert replay(records[n:], replay(records[:n], empty("s"))) == whole
-        assert await ledger.state("s", as_of_version=n) == replay(records[:n], empty("s"))
+        assert_prefix_then_suffix_is_whole(records, n)
+        await assert_as_of_is_prefix(ledger, records, n)
 
     asyncio.run(scenario())
 
@@ -90,7 +86,7 @@ def test_generated_thoughts_read_back_the_same_after_reopening(
     async def scenario(path: Path) -> None:
         store = await SqliteEventStore.open(path)
         ledger = Ledger(store)
-        await _record(ledger, sequence)
+        await record_calls(ledger, sequence)
         live = await ledger.state("s")
         await store.aclose()
         reopened = Ledger(await SqliteEventStore.open(path))

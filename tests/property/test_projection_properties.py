@@ -14,14 +14,12 @@ from ledger.store.sqlite import SqliteEventStore
 from projections.state import empty, replay
 from projections.views import official_view, session_view
 from tests.property.strategies import calls, thinking_call
-
-
-async def _record(ledger: Ledger, sequence: list[dict[str, Any]]) -> Any:
-    outcome = None
-    for call in sequence:
-        outcome = await ledger.think("s", call)
-    assert outcome is not None
-    return outcome.state
+from tests.support.folding import (
+    assert_as_of_is_prefix,
+    assert_prefix_then_suffix_is_whole,
+    record_calls,
+    recorded,
+)
 
 
 @settings(max_examples=25, deadline=None)
@@ -31,7 +29,7 @@ def test_the_live_view_equals_the_view_rebuilt_after_reopening(
 ) -> None:
     async def scenario(path: Path) -> None:
         store = await SqliteEventStore.open(path)
-        live = await _record(Ledger(store), sequence)
+        live = await record_calls(Ledger(store), sequence)
         await store.aclose()
         reopened = Ledger(await SqliteEventStore.open(path))
         try:
@@ -52,12 +50,8 @@ def test_replaying_a_prefix_then_the_suffix_equals_replaying_all(
     sequence: list[dict[str, Any]], data: st.DataObject
 ) -> None:
     async def scenario() -> None:
-        ledger = Ledger(MemoryEventStore())
-        await _record(ledger, sequence)
-        records = await ledger.events("s")
-        cut = data.draw(st.integers(0, len(records)), label="cut")
-        whole = replay(records, empty("s"))
-        assert replay(records[cut:], replay(records[:cut], empty("s"))) == whole
+        _ledger, records = await recorded(sequence)
+        assert_prefix_then_suffix_is_whole(records, data.draw(st.integers(0, len(records))))
 
     asyncio.run(scenario())
 
@@ -68,11 +62,8 @@ def test_as_of_version_n_equals_replaying_the_first_n_events(
     sequence: list[dict[str, Any]], data: st.DataObject
 ) -> None:
     async def scenario() -> None:
-        ledger = Ledger(MemoryEventStore())
-        await _record(ledger, sequence)
-        records = await ledger.events("s")
-        n = data.draw(st.integers(1, len(records)), label="version")
-        assert await ledger.state("s", as_of_version=n) == replay(records[:n], empty("s"))
+        ledger, records = await recorded(sequence)
+        await assert_as_of_is_prefix(ledger, records, data.draw(st.integers(1, len(records))))
 
     asyncio.run(scenario())
 
@@ -86,9 +77,7 @@ def test_a_trimmed_state_answers_the_head_like_the_full_one(
     from projections.views import status_view
 
     async def scenario() -> None:
-        ledger = Ledger(MemoryEventStore())
-        await _record(ledger, sequence)
-        records = await ledger.events("s")
+        _ledger, records = await recorded(sequence)
         keep = data.draw(st.integers(0, 4), label="keep")
         cut = data.draw(st.integers(0, len(records)), label="cut")
         full = replay(records, empty("s"))

@@ -18,22 +18,13 @@ from api.service import Ledger
 from ledger.errors import InvalidInputError, LedgerError
 from ledger.store.memory import MemoryEventStore
 from ledger.store.sqlite import SqliteEventStore
+from ledger.thought import THOUGHT_FIELDS
 from tests.support.hostile import nasty_text, numbers, values
 from tests.support.raw_store import raw_store
 
 EXAMPLES = int(os.environ.get("THOUGHTLEDGER_FUZZ_EXAMPLES", "10000"))
 
-fields = [
-    "thought",
-    "thought_number",
-    "total_thoughts",
-    "next_thought_needed",
-    "is_revision",
-    "revises_thought",
-    "branch_from_thought",
-    "branch_id",
-    "needs_more_thoughts",
-]
+fields = list(THOUGHT_FIELDS)
 
 
 @st.composite

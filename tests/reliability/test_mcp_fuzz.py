@@ -19,6 +19,7 @@ from mcp import Client
 from api.bootstrap import open_ledger
 from api.mcp import create_server
 from api.mcp.server import TOOL_NAMES
+from ledger.thought import CAMEL_NAMES, THOUGHT_FIELDS
 from tests.support.hostile import nasty_text, values
 from tests.support.raw_store import raw_store
 
@@ -27,34 +28,8 @@ pytestmark = pytest.mark.slow  # thousands of calls per tool: CI runs them, a lo
 # 1,000 calls per tool in a full run; the dedicated run sets 10,000 (see the README).
 EXAMPLES = int(os.environ.get("THOUGHTLEDGER_MCP_FUZZ_EXAMPLES", "1000"))
 
-CAMEL = [
-    "thought",
-    "thoughtNumber",
-    "totalThoughts",
-    "nextThoughtNeeded",
-    "isRevision",
-    "revisesThought",
-    "branchFromThought",
-    "branchId",
-    "needsMoreThoughts",
-    "sessionId",
-    "clearSession",
-]
-SNAKE = [
-    "thought",
-    "thought_number",
-    "total_thoughts",
-    "next_thought_needed",
-    "is_revision",
-    "revises_thought",
-    "branch_from_thought",
-    "branch_id",
-    "needs_more_thoughts",
-    "session_id",
-    "model",
-    "temperature",
-    "use_llm",
-]
+CAMEL = [*CAMEL_NAMES.values(), "sessionId", "clearSession"]
+SNAKE = [*THOUGHT_FIELDS, "session_id", "model", "temperature", "use_llm"]
 READ = ["sessionId", "show", "asOfVersion", "asOfTime"]
 
 

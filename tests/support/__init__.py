@@ -7,6 +7,7 @@
 - :mod:`~tests.support.auth`: ``serve --http --auth FILE`` as a subprocess, tokens, clients with one
 - :mod:`~tests.support.backends`: memory, SQLite and PostgreSQL stores for the contract suite
 - :mod:`~tests.support.factories`: small builders of events
+- :mod:`~tests.support.folding`: sessions recorded from generated calls, the fold laws
 - :mod:`~tests.support.forged`: chains sealed by hand, as a foreign writer could
 - :mod:`~tests.support.hostile`: hypothesis strategies of hostile values
 - :mod:`~tests.support.llm_server`: a scripted OpenAI-compatible server on loopback

@@ -39,6 +39,25 @@ def thoughtledger(*argv: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def python_output(script: str) -> str:
+    """Run a fixed Python script in this interpreter, from the repository; return its stdout.
+
+    What a fresh process imports is the usual question (start-up cost), so it must be a child.
+
+    Raises:
+        subprocess.CalledProcessError: The script failed (its stderr is on the error).
+    """
+    done = subprocess.run(  # noqa: S603  # our own interpreter, a fixed script
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout
+
+
 def serve_command(db: str, *options: str) -> list[str]:
     return [sys.executable, "-m", "api.cli", "serve", "--db", db, *options]
 

@@ -3,7 +3,10 @@
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from api import open_ledger
+import pytest
+
+from api import StoreError, open_ledger
+from ledger.store.base import EventStore
 
 
 class Clock:
@@ -73,3 +76,14 @@ async def record_sample(url: str, clock: Clock | None = None) -> None:
             for arguments in thoughts:
                 await session.think(**arguments)
         await ledger.clear_session("s-c", reason="done")
+
+
+async def assert_refuses_writes(store: EventStore) -> None:
+    """A store opened read-only on the sample refuses an append, writes nothing, and is closed."""
+    try:
+        events = [record.event for record in await store.read_stream("s-a")]
+        with pytest.raises(StoreError, match="opened read-only; nothing was written"):
+            await store.append("s-new", events[:1], expected_version=0)
+        assert await store.stream_head("s-new") is None
+    finally:
+        await store.aclose()

@@ -1,12 +1,11 @@
 import logging
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
 import structlog
 
 from api import logs
+from tests.support.processes import python_output
 
 
 @pytest.fixture
@@ -51,7 +50,4 @@ def test_serving_does_not_import_structlog_before_something_logs() -> None:
         "serve.configure_logging()\n"
         "print('structlog' in sys.modules)\n"
     )
-    done = subprocess.run(  # noqa: S603  # our own interpreter, a fixed script
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
-    )
-    assert done.stdout.strip() == "False", done.stderr
+    assert python_output(probe).strip() == "False"

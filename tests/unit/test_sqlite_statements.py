@@ -2,6 +2,7 @@
 
 from ledger.store import schema
 from ledger.store.sqlite.statements import DATABASE_SCHEMA_VERSION, STATEMENTS, compile_statements
+from tests.support.processes import python_output
 
 
 def test_the_hot_statements_match_the_tables() -> None:
@@ -13,9 +14,6 @@ def test_the_statements_are_for_the_current_schema() -> None:
 
 
 def test_serving_from_sqlite_does_not_import_sqlalchemy() -> None:
-    import subprocess
-    import sys
-
     probe = (
         "import asyncio, sys, tempfile, pathlib\n"
         "from api.service import Ledger\n"
@@ -34,7 +32,4 @@ def test_serving_from_sqlite_does_not_import_sqlalchemy() -> None:
         "    print(any(m.startswith('sqlalchemy') for m in sys.modules))\n"
         "asyncio.run(main())\n"
     )
-    done = subprocess.run(  # noqa: S603  # our own interpreter, a fixed script
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
-    )
-    assert done.stdout.strip() == "False", done.stderr
+    assert python_output(probe).strip() == "False"
