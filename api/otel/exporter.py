@@ -1,0 +1,116 @@
+"""Sending spans over OTLP/HTTP (protobuf) with the OpenTelemetry SDK (the ``otel`` extra).
+
+The only module that imports OpenTelemetry, and only when an export runs
+(``pip install 'thoughtledger[otel]'``). Spans are built as the SDK's finished spans straight
+from :class:`api.otel.spans.SpanData` (ids and times are the ledger's, never the SDK's own) and
+handed to its OTLP/HTTP exporter in batches. Sending blocks, so it runs in a worker thread.
+"""
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from api.otel.spans import SEMCONV_SCHEMA_URL, SpanData
+from ledger.errors import InvalidInputError, MissingExtraError, TelemetryExportError
+
+BATCH = 2048
+"""Spans per request: large enough to keep the per-request cost small, small enough to stay
+well under receivers' request limits (Langfuse and Phoenix take a few MB)."""
+
+
+def traces_url(given: str) -> str:
+    """Return the OTLP/HTTP traces endpoint for ``given`` (a base URL gets ``/v1/traces``).
+
+    Raises:
+        InvalidInputError: ``given`` is not an http(s) URL.
+    """
+    parts = urlsplit(given)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise InvalidInputError(
+            f"--otlp needs an http(s) URL such as http://localhost:4318, not {given!r}"
+        )
+    if parts.path in ("", "/"):
+        return given.rstrip("/") + "/v1/traces"
+    return given
+
+
+class OtlpSender:
+    """Converts spans to the SDK's and sends them to one endpoint.
+
+    Raises:
+        MissingExtraError: OpenTelemetry is not installed (names the extra).
+    """
+
+    def __init__(self, url: str, *, service_name: str = "thoughtledger", version: str = "") -> None:
+        try:
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+            from opentelemetry.sdk.resources import Resource
+            from opentelemetry.sdk.trace import Event, ReadableSpan
+            from opentelemetry.sdk.trace.export import SpanExportResult
+            from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+            from opentelemetry.trace import Link, SpanContext, SpanKind, TraceFlags
+        except ImportError as exc:
+            raise MissingExtraError(
+                "OpenTelemetry export needs the otel extra; install it with "
+                "pip install 'thoughtledger[otel]'"
+            ) from exc
+        self._url = url
+        self._exporter = OTLPSpanExporter(endpoint=url, timeout=30)
+        self._ok = SpanExportResult.SUCCESS
+        self._resource = Resource.create({"service.name": service_name})
+        self._scope = InstrumentationScope("thoughtledger", version, SEMCONV_SCHEMA_URL)
+        self._sdk: Any = (ReadableSpan, SpanContext, TraceFlags(TraceFlags.SAMPLED), Link, Event)
+        self._kinds = {"internal": SpanKind.INTERNAL, "client": SpanKind.CLIENT}
+
+    def _convert(self, span: SpanData) -> Any:
+        readable, context, flags, link, event = self._sdk
+
+        def ctx(span_id: int) -> Any:
+            return context(span.trace_id, span_id, is_remote=False, trace_flags=flags)
+
+        return readable(
+            name=span.name,
+            context=ctx(span.span_id),
+            parent=None if span.parent_span_id is None else ctx(span.parent_span_id),
+            resource=self._resource,
+            attributes=span.attributes,
+            events=[event(name, attributes, timestamp=at) for name, at, attributes in span.events],
+            links=[link(ctx(target.span_id), target.attributes) for target in span.links],
+            kind=self._kinds[span.kind],
+            start_time=span.start_ns,
+            end_time=span.end_ns,
+            instrumentation_scope=self._scope,
+        )
+
+    def send_now(self, spans: Sequence[SpanData]) -> None:
+        """Send ``spans`` in batches, blocking until each is accepted.
+
+        Raises:
+            TelemetryExportError: The endpoint refused a batch or could not be reached.
+        """
+        for start in range(0, len(spans), BATCH):
+            batch = [self._convert(span) for span in spans[start : start + BATCH]]
+            try:
+                result = self._exporter.export(batch)
+            except Exception as exc:  # the SDK retries, then may raise anything requests does
+                raise TelemetryExportError(f"cannot send spans to {self._url}: {exc}") from exc
+            if result != self._ok:
+                raise TelemetryExportError(
+                    f"{self._url} did not accept the spans (see the warning above for why)"
+                )
+
+    async def send(self, spans: Sequence[SpanData]) -> None:
+        """Send ``spans`` from a worker thread (see :meth:`send_now`).
+
+        Raises:
+            TelemetryExportError: The endpoint refused a batch or could not be reached.
+        """
+        await asyncio.to_thread(self.send_now, spans)
+
+    def close(self) -> None:
+        """Release the exporter's connections."""
+        self._exporter.shutdown()  # type: ignore[no-untyped-call]
+
+
+__all__ = ["BATCH", "OtlpSender", "traces_url"]
