@@ -24,8 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_stats import generate_ledger
 
@@ -33,15 +32,17 @@ from api import open_ledger
 from api.otel.exporter import OtlpSender
 from api.otel.spans import Conventions, session_spans
 
+ROOT = Path(__file__).resolve().parent.parent
+
 
 class _Sink(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", "0")))
         self.send_response(200)
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         return
 
 
@@ -105,7 +106,8 @@ async def bench_parquet(events: int) -> dict[str, Any]:
         await generate_ledger(path, events)
         url, out = f"sqlite:///{path}", str(Path(tmp) / "rows.parquet")
         start = time.perf_counter()
-        done = subprocess.run(  # noqa: S603  # our own interpreter and script
+        done = await asyncio.to_thread(
+            subprocess.run,  # our own interpreter and script
             [sys.executable, "-c", _CHILD.format(root=str(ROOT), url=url, out=out)],
             capture_output=True,
             text=True,
@@ -136,14 +138,16 @@ def main(argv: list[str]) -> int:
     print(
         f"{otlp['name']}: ours {otlp['ours_per_s']} spans/s, baseline {otlp['baseline_per_s']}"
         f" spans/s ({otlp['baseline']}), ratio {otlp['ratio']} (target >= "
-        f"{otlp['target_per_s']}/s): {'ok' if otlp['ours_per_s'] >= otlp['target_per_s'] else 'BELOW'}"
+        f"{otlp['target_per_s']}/s): "
+        + ("ok" if otlp["ours_per_s"] >= otlp["target_per_s"] else "BELOW")
     )
     parquet = asyncio.run(bench_parquet(args.events))
     growth = parquet["peak_rss_growth_mb"]
     print(
         f"{parquet['name']}: peak RSS +{growth} MB over {parquet['baseline_mb']} MB"
         f" ({parquet['baseline']}), {parquet['seconds']} s (target <= +"
-        f"{parquet['target_growth_mb']} MB): {'ok' if growth <= parquet['target_growth_mb'] else 'ABOVE'}"
+        f"{parquet['target_growth_mb']} MB): "
+        + ("ok" if growth <= parquet["target_growth_mb"] else "ABOVE")
     )
     if args.json:
         args.json.write_text(json.dumps([otlp, parquet], indent=2) + "\n")
