@@ -6,13 +6,14 @@ on stdio, stdout carries JSON-RPC and nothing else.
 """
 
 import argparse
+import contextlib
 import functools
 import logging
 import signal
 import socket
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from datetime import timedelta
 
 import anyio
@@ -117,6 +118,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="MINUTES",
         help="idle time after which a session expires; 0 never expires (default: %(default)g)",
     )
+    parser.add_argument(
+        "--otlp",
+        metavar="URL",
+        help="also send each thought, as it is recorded, as an OpenTelemetry span to this "
+        "OTLP/HTTP endpoint (needs the otel extra)",
+    )
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -160,7 +167,7 @@ def _fail(message: str, code: int) -> int:
 async def _serve_stdio(
     args: argparse.Namespace, *, ttl: timedelta | None, sink: ThoughtSink | None
 ) -> int:
-    async with open_ledger(args.db, ttl=ttl) as ledger:
+    async with open_ledger(args.db, ttl=ttl) as ledger, _telemetry(ledger, args.otlp):
         server = _server(ledger, args, sink, transport="stdio")
         with anyio.CancelScope() as serving:
             async with signals_handled(serving.cancel):
@@ -177,7 +184,7 @@ async def _serve_http(
 ) -> int:
     import uvicorn
 
-    async with open_ledger(args.db, ttl=ttl) as ledger:
+    async with open_ledger(args.db, ttl=ttl) as ledger, _telemetry(ledger, args.otlp):
         server = _server(ledger, args, sink, transport="http")
         # host= turns on the SDK's DNS-rebinding protection for loopback names.
         app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=args.host)
@@ -204,6 +211,19 @@ async def _serve_http(
             await http.lifespan.shutdown()
             return EXIT_INTERRUPTED
         return 0
+
+
+@contextlib.asynccontextmanager
+async def _telemetry(ledger: Ledger, url: str | None) -> AsyncIterator[None]:
+    """Stream the ledger's thoughts to ``url`` while serving (nothing without a URL)."""
+    if url is None:
+        yield
+        return
+    from api.otel.live import live_traces
+
+    async with live_traces(ledger, url) as live:
+        yield
+    _event(logging.INFO, "otlp_sent", spans=live.sent, dropped=live.dropped)
 
 
 def bind(host: str, port: int) -> socket.socket:

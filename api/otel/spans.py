@@ -124,23 +124,18 @@ def session_spans(records: Sequence[RecordedEvent], conventions: Conventions) ->
     """
     if not records:
         return []
-    first = records[0]
-    context = _Context(first, conventions)
-    spans = [context.thought_spans(record, previous) for previous, record in _pairs(records)]
-    root = context.root(records)
-    return [root, *(span for pair in spans for span in pair)]
+    trace = SessionTrace(records[0], conventions)
+    spans = [span for record in records for span in trace.add(record)]
+    return [trace.root(), *spans]
 
 
-def _pairs(records: Sequence[RecordedEvent]) -> list[tuple[RecordedEvent, RecordedEvent]]:
-    return [
-        (records[index - 1] if index else record, record)
-        for index, record in enumerate(records)
-        if hasattr(record.event, "thought_number")
-    ]
+class SessionTrace:
+    """One session's trace, built event by event (a whole export, or a server as it records).
 
-
-class _Context:
-    """What every span of one session shares: its trace, root and opening facts."""
+    Args:
+        first: The session's first event (version 1): its hash names the trace.
+        conventions: What the environment asks for.
+    """
 
     def __init__(self, first: RecordedEvent, conventions: Conventions) -> None:
         self.conventions = conventions
@@ -151,8 +146,38 @@ class _Context:
         self.metadata: dict[str, str] = (
             dict(opened.metadata) if isinstance(opened, SessionStarted) else {}
         )
-        self.by_number: dict[tuple[str | None, int], int] = {}
+        self._first = first
+        self._last = first
+        self._events = 0
+        self._provider_seen: str | None = None
+        self._marks: list[tuple[str, int, Attributes]] = []
+        self._by_number: dict[tuple[str | None, int], int] = {}
         """The span of the latest thought with each (branch, number), for links."""
+
+    @property
+    def ended(self) -> bool:
+        """Whether the session has ended: its last thought needs no next one, or it was retired."""
+        event = self._last.event
+        if isinstance(event, SessionCleared | SessionExpired):
+            return True
+        return hasattr(event, "next_thought_needed") and not event.next_thought_needed
+
+    def add(self, record: RecordedEvent) -> list[SpanData]:
+        """Take the session's next event; return its spans (none for an event that is no thought).
+
+        Events must come in version order, each once, from the first.
+        """
+        previous, self._last = self._last, record
+        self._events += 1
+        event = record.event
+        if isinstance(event, SessionCleared | SessionExpired):
+            self._marks.append((f"thoughtledger.{event.type}", _ns(record), {}))
+            return []
+        if not hasattr(event, "thought_number"):
+            return []
+        if isinstance(event, ThoughtGenerated) and self._provider_seen is None:
+            self._provider_seen = event.generation.provider
+        return self._thought_spans(record, previous)
 
     def _shared(self) -> Attributes:
         return {"gen_ai.conversation.id": self.session_id, "session.id": self.session_id}
@@ -162,46 +187,36 @@ class _Context:
         if not self.conventions.latest_only:
             attributes["gen_ai.system"] = provider  # the name before v1.37.0
 
-    def root(self, records: Sequence[RecordedEvent]) -> SpanData:
-        """The ``invoke_agent`` span: the whole session, first event to last."""
+    def root(self) -> SpanData:
+        """The ``invoke_agent`` span: the session from its first event to the last one added."""
         agent = self.metadata.get("agent") or self.metadata.get("client") or "thoughtledger"
-        generated = [r.event for r in records if isinstance(r.event, ThoughtGenerated)]
-        provider = (
-            generated[0].generation.provider
-            if generated
-            else self.metadata.get("client", "thoughtledger")
-        )
+        provider = self._provider_seen or self.metadata.get("client", "thoughtledger")
         attributes: Attributes = {
             "gen_ai.operation.name": "invoke_agent",
             "gen_ai.agent.name": agent,
             **self._shared(),
-            "thoughtledger.session.events": len(records),
-            "thoughtledger.session.head_hash": records[-1].hash,
+            "thoughtledger.session.events": self._events,
+            "thoughtledger.session.head_hash": self._last.hash,
         }
         self._provider(attributes, provider)
         for key in ("client", "transport"):
             if key in self.metadata:
                 attributes[f"thoughtledger.session.{key}"] = self.metadata[key]
-        events: list[tuple[str, int, Attributes]] = []
-        for record in records:
-            event = record.event
-            if isinstance(event, SessionCleared | SessionExpired):
-                events.append((f"thoughtledger.{event.type}", _ns(record), {}))
         return SpanData(
             trace_id=self.trace_id,
             span_id=self.root_id,
             parent_span_id=None,
             name=f"invoke_agent {agent}",
             kind="internal",
-            start_ns=_ns(records[0]),
-            end_ns=_ns(records[-1]),
+            start_ns=_ns(self._first),
+            end_ns=_ns(self._last),
             attributes=attributes,
-            events=events,
+            events=list(self._marks),
         )
 
-    def thought_spans(self, record: RecordedEvent, previous: RecordedEvent) -> list[SpanData]:
+    def _thought_spans(self, record: RecordedEvent, previous: RecordedEvent) -> list[SpanData]:
         """The ``execute_tool`` span of one thought, and its ``chat`` span if a model wrote it."""
-        event: ThoughtEvent = record.event  # type: ignore[assignment]  # _pairs keeps thoughts
+        event: ThoughtEvent = record.event  # type: ignore[assignment]  # add() keeps thoughts
         span_id = _id(record.hash, 64)
         end = _ns(record)
         start = min(_ns(previous), end)
@@ -235,7 +250,7 @@ class _Context:
             )
         links = self._links(event)
         branch = event.branch_id if isinstance(event, BranchOpened | BranchExtended) else None
-        self.by_number[branch, event.thought_number] = span_id
+        self._by_number[branch, event.thought_number] = span_id
         spans = []
         if isinstance(event, ThoughtGenerated):
             chat = self._chat(record, event, span_id, end)
@@ -258,7 +273,7 @@ class _Context:
         links = []
         revised = event.revises_thought
         if revised is not None:
-            target = self.by_number.get((event.branch_id, revised)) or self.by_number.get(
+            target = self._by_number.get((event.branch_id, revised)) or self._by_number.get(
                 (None, revised)
             )
             if target is not None:
@@ -267,7 +282,7 @@ class _Context:
             isinstance(event, ThoughtGenerated) and event.kind == "branch.opened"
         ):
             origin = event.branch_from_thought
-            target = None if origin is None else self.by_number.get((None, origin))
+            target = None if origin is None else self._by_number.get((None, origin))
             if target is not None:
                 links.append(SpanLink(target, {"thoughtledger.link": "branches_from"}))
         return links
@@ -317,6 +332,7 @@ __all__ = [
     "SEMCONV_VERSION",
     "TOOL_NAME",
     "Conventions",
+    "SessionTrace",
     "SpanData",
     "SpanLink",
     "root_span_id",
