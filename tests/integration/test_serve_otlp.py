@@ -8,6 +8,8 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
+from api import open_ledger
+from api.otel.live import live_traces
 from tests.support.mcp import text_of, thought
 from tests.support.otlp import Received, attributes, otlp_receiver
 from tests.support.processes import ROOT, child_env, serve_command, sqlite_in
@@ -62,3 +64,22 @@ async def test_thoughts_are_sent_as_they_are_recorded_and_the_root_when_the_sess
     roots = [s for s in received.spans if not s.parent_span_id]
     assert len(roots) == 2
     assert len({s.trace_id for s in received.spans}) == 2
+
+
+async def test_a_session_begun_before_the_stream_joins_its_trace(tmp_path: Path) -> None:
+    url = sqlite_in(tmp_path)
+    first = {"thought": "a", "thought_number": 1, "total_thoughts": 2, "next_thought_needed": True}
+    async with open_ledger(url) as ledger:
+        session_id = (await ledger.think(None, first)).session_id
+    with otlp_receiver() as (endpoint, received):
+        async with open_ledger(url) as ledger, live_traces(ledger, endpoint) as live:
+            last = {**first, "thought": "b", "thought_number": 2, "next_thought_needed": False}
+            await ledger.think(session_id, last)
+        assert live.sent == 2
+    (tool,) = [s for s in received.spans if s.parent_span_id]
+    (root,) = [s for s in received.spans if not s.parent_span_id]
+    assert (tool.parent_span_id, tool.trace_id) == (root.span_id, root.trace_id)
+    assert attributes(tool)["thoughtledger.thought_number"] == 2
+    assert attributes(root)["thoughtledger.session.events"] == 3  # the start and both thoughts
+    assert root.start_time_unix_nano <= tool.start_time_unix_nano <= tool.end_time_unix_nano
+    assert tool.end_time_unix_nano == root.end_time_unix_nano  # the last event: both end there
