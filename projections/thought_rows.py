@@ -17,7 +17,7 @@ import orjson
 from ledger.envelope import LogRow
 from ledger.errors import EventDecodingError
 from ledger.events import THOUGHT_TYPES
-from ledger.store.views import LARGEST_COUNT, THOUGHT_COLUMNS
+from ledger.store.views import LARGEST_COUNT, NUL_ESCAPE, NUL_STANDIN, THOUGHT_COLUMNS
 
 ThoughtRow = tuple[Any, ...]
 """One row of :data:`THOUGHT_COLUMNS`: plain values (text, integers, booleans, floats, None)."""
@@ -51,6 +51,13 @@ _COUNTS = frozenset(
 def _count(value: Any) -> int | None:
     """A count as the views show it: unknown from 10**18 on (orjson reads past 64 bits as float)."""
     return value if type(value) is int and value <= LARGEST_COUNT else None
+
+
+def _loads(payload: str) -> Any:
+    """Parse a payload as the views read it: each NUL escape read as U+FFFD (see the views)."""
+    if NUL_ESCAPE in payload:
+        payload = payload.replace(NUL_ESCAPE, NUL_STANDIN)
+    return orjson.loads(payload)
 
 
 def _field(payload: dict[str, Any], name: str) -> Any:
@@ -95,12 +102,12 @@ class ThoughtRowFold:
             event_type = row.event_type
             if event_type == "session.started":
                 if row.version == 1:
-                    metadata = orjson.loads(row.payload).get("metadata") or {}
+                    metadata = _loads(row.payload).get("metadata") or {}
                     openers[row.session_id] = (metadata.get("agent"), metadata.get("client"))
                 continue
             if event_type not in THOUGHT_TYPES:
                 continue
-            payload = orjson.loads(row.payload)
+            payload = _loads(row.payload)
             generation = payload.get("generation")
             kind = payload.get("kind") if event_type == "thought.generated" else event_type
             usage = (

@@ -171,6 +171,57 @@ def _create_view_postgres(element: CreateView, compiler: DDLCompiler, **_kw: Any
     return f"CREATE OR REPLACE VIEW {element.name} AS {body}"
 
 
+NUL_ESCAPE = "\\u0000"
+"""How a NUL character is written in a stored payload (JSON's escape)."""
+NUL_STANDIN = "\\ufffd"
+"""What the views read it as: U+FFFD. PostgreSQL's text cannot hold NUL (reading one fails the
+whole query) and SQLite's JSON functions cut a string short at one; so text values are read
+from the payload with every NUL escape replaced, on both backends and in the fold alike. (The
+replacement is textual: a thought holding the six characters backslash-u-0-0-0-0 reads with
+them as U+FFFD's escape too.)"""
+
+
+class Cleaned(sa.sql.expression.ColumnElement[str]):
+    """A stored payload with its NUL escapes read as U+FFFD's, where the backend needs it.
+
+    PostgreSQL fails to read any field of a ``json`` value holding a NUL escape, so there every
+    read goes through the replacement; SQLite reads numbers past it, and only cuts strings short
+    at a NUL, so there only text reads (``for_text``) do.
+    """
+
+    type = sa.Text()
+    inherit_cache = True
+
+    def __init__(self, payload: sa.ColumnElement[str], *, for_text: bool) -> None:
+        self.payload = payload
+        self.for_text = for_text
+
+
+def _replaced(element: Cleaned, compiler: SQLCompiler, **kw: Any) -> str:
+    payload = compiler.process(element.payload, **kw)
+    return f"replace({payload}, '{NUL_ESCAPE}', '{NUL_STANDIN}')"
+
+
+@compiles(Cleaned, "sqlite")
+def _cleaned_sqlite(element: Cleaned, compiler: SQLCompiler, **kw: Any) -> str:
+    if element.for_text:
+        return _replaced(element, compiler, **kw)
+    return compiler.process(element.payload, **kw)
+
+
+@compiles(Cleaned, "postgresql")
+def _cleaned_postgres(element: Cleaned, compiler: SQLCompiler, **kw: Any) -> str:
+    return _replaced(element, compiler, **kw)
+
+
+def _clean(payload: sa.ColumnElement[str]) -> Any:
+    return Cleaned(payload, for_text=True)
+
+
+def _any(payload: sa.ColumnElement[str]) -> Any:
+    return Cleaned(payload, for_text=False)
+
+
 def _thought_types() -> list[str]:
     return sorted(THOUGHT_TYPES)
 
@@ -180,13 +231,16 @@ def thoughts_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
     e, start = events.alias("e"), events.alias("s")
 
     def integer(*path: str) -> Any:
-        return JsonCount(json(e.c.payload, *path))
+        return JsonCount(json(_any(e.c.payload), *path))
 
     def boolean(*path: str) -> Any:
-        return sa.cast(json(e.c.payload, *path), sa.Boolean)
+        return sa.cast(json(_any(e.c.payload), *path), sa.Boolean)
+
+    def text(alias: Any, *path: str) -> Any:
+        return json(_clean(alias.c.payload), *path)
 
     kind = sa.case(
-        (e.c.event_type == "thought.generated", json(e.c.payload, "kind")),
+        (e.c.event_type == "thought.generated", text(e, "kind")),
         else_=e.c.event_type,
     )
     columns: dict[str, Any] = {
@@ -194,23 +248,23 @@ def thoughts_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
         "session_id": e.c.session_id,
         "version": e.c.version,
         "recorded_at": e.c.recorded_at,
-        "agent": json(start.c.payload, "metadata", "agent"),
-        "client": json(start.c.payload, "metadata", "client"),
+        "agent": text(start, "metadata", "agent"),
+        "client": text(start, "metadata", "client"),
         "kind": kind,
         "thought_number": integer("thought_number"),
         "total_thoughts": integer("total_thoughts"),
         "next_thought_needed": boolean("next_thought_needed"),
-        "thought": json(e.c.payload, "thought"),
+        "thought": text(e, "thought"),
         "is_revision": boolean("is_revision"),
         "revises_thought": integer("revises_thought"),
         "branch_from_thought": integer("branch_from_thought"),
-        "branch_id": json(e.c.payload, "branch_id"),
+        "branch_id": text(e, "branch_id"),
         "needs_more_thoughts": boolean("needs_more_thoughts"),
-        "model": json(e.c.payload, "generation", "model"),
-        "provider": json(e.c.payload, "generation", "provider"),
+        "model": text(e, "generation", "model"),
+        "provider": text(e, "generation", "provider"),
         "prompt_tokens": integer("generation", "prompt_tokens"),
         "completion_tokens": integer("generation", "completion_tokens"),
-        "cost": sa.cast(json(e.c.payload, "generation", "cost"), sa.Float),
+        "cost": sa.cast(json(_any(e.c.payload), "generation", "cost"), sa.Float),
         "latency_ms": integer("generation", "latency_ms"),
     }
     assert tuple(columns) == THOUGHT_COLUMNS  # noqa: S101  # the documented order
@@ -241,10 +295,10 @@ def sessions_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
     e = events
     thought = e.c.event_type.in_(_thought_types())
     generated = e.c.event_type == "thought.generated"
-    kind = sa.case((generated, json(e.c.payload, "kind")), else_=e.c.event_type)
+    kind = sa.case((generated, json(_any(e.c.payload), "kind")), else_=e.c.event_type)
 
     def usage(field: str, as_type: Any) -> Any:
-        return sa.func.sum(as_type(json(e.c.payload, "generation", field))).filter(generated)
+        return sa.func.sum(as_type(json(_any(e.c.payload), "generation", field))).filter(generated)
 
     per_session = (
         sa.select(
@@ -275,9 +329,9 @@ def sessions_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
         )
 
     def estimate(alias: Any) -> Any:
-        return JsonCount(json(alias.c.payload, "total_thoughts"))
+        return JsonCount(json(_any(alias.c.payload), "total_thoughts"))
 
-    completed = sa.cast(json(last.c.payload, "next_thought_needed"), sa.Boolean) == sa.false()
+    completed = sa.cast(json(_any(last.c.payload), "next_thought_needed"), sa.Boolean) == sa.false()
     status = sa.case(
         (per_session.c.cleared > 0, "cleared"),
         (per_session.c.expired > 0, "expired"),
@@ -288,8 +342,8 @@ def sessions_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
         "session_id": per_session.c.session_id,
         "started_at": per_session.c.started_at,
         "updated_at": per_session.c.updated_at,
-        "agent": json(start.c.payload, "metadata", "agent"),
-        "client": json(start.c.payload, "metadata", "client"),
+        "agent": json(_clean(start.c.payload), "metadata", "agent"),
+        "client": json(_clean(start.c.payload), "metadata", "client"),
         "status": status,
         "events": per_session.c.events,
         "thoughts": per_session.c.thoughts,
@@ -324,11 +378,14 @@ VIEWS: dict[str, Callable[[JsonPath, sa.Table], sa.Select[Any]]] = {
 
 __all__ = [
     "LARGEST_COUNT",
+    "NUL_ESCAPE",
+    "NUL_STANDIN",
     "SESSIONS_VIEW",
     "SESSION_COLUMNS",
     "THOUGHTS_VIEW",
     "THOUGHT_COLUMNS",
     "VIEWS",
+    "Cleaned",
     "CreateView",
     "JsonCount",
     "JsonPath",

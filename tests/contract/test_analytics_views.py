@@ -71,8 +71,20 @@ LOGS: dict[str, list[LedgerEvent]] = {
     "expired": [thought(1), SessionExpired(idle_seconds=4000, ttl_seconds=1800)],
     "empty": [started(client="cursor")],
 }
-HUGE: list[LedgerEvent] = [started(), thought(2**70, total=2**70)]
-"""A count beyond any column (the statistics' own SQL cannot read it on PostgreSQL)."""
+HUGE: list[LedgerEvent] = [
+    started(agent="huge"),
+    thought(2**70, total=2**70),
+    BranchOpened(
+        thought="a NUL \x00 inside",
+        thought_number=2,
+        total_thoughts=2,
+        next_thought_needed=False,
+        branch_from_thought=1,
+        branch_id="b\x00",
+    ),
+]
+"""A count beyond any column, and NUL characters, which neither backend's SQL text can hold (the
+statistics' own SQL cannot read the count on PostgreSQL)."""
 
 
 async def _ledger_with_logs(backend: Backend, logs: dict[str, list[LedgerEvent]]) -> Ledger:
@@ -88,7 +100,7 @@ async def test_the_thoughts_view_holds_the_rows_the_log_folds_into(backend: Back
         folded = [row async for _, rows in ledger.thought_rows(page=3) for row in rows]
     viewed = await view_rows(backend, "tl_thoughts", "position")
     assert viewed == as_dicts(folded)
-    assert len(viewed) == 1 + sum(1 for log in LOGS.values() for e in log if hasattr(e, "thought"))
+    assert len(viewed) == 2 + sum(1 for log in LOGS.values() for e in log if hasattr(e, "thought"))
     by_session = {(row["session_id"], row["version"]): row for row in viewed}
     model = by_session["planned", 5]
     assert (model["kind"], model["model"], model["prompt_tokens"], model["cost"]) == (
@@ -103,6 +115,9 @@ async def test_the_thoughts_view_holds_the_rows_the_log_folds_into(backend: Back
     )
     # A count no column holds reads as unknown, and the view still answers.
     assert by_session["huge", 2]["thought_number"] is None
+    # A NUL reads as U+FFFD (the view would fail on PostgreSQL, and cut text short on SQLite).
+    nul = by_session["huge", 3]
+    assert (nul["thought"], nul["branch_id"]) == ("a NUL \ufffd inside", "b\ufffd")
 
 
 @pytest.mark.parametrize("backend", SQL_BACKENDS, indirect=True)
