@@ -12,6 +12,7 @@ views' time over hand-written time (target: <= 2).
 import argparse
 import asyncio
 import json
+import os
 import sqlite3
 import sys
 import tempfile
@@ -21,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_stats import generate_ledger
+from bench_stats import generate_ledger, generate_rows
 
 from ledger.store.sqlite import SqliteEventStore
 
@@ -88,14 +89,93 @@ async def bench_views(events: int) -> list[dict[str, Any]]:
     ]
 
 
+PG_FACTS = (
+    "SELECT session_id, to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), agent, client,"
+    " events, thoughts, revisions, branches, first_estimate, last_estimate, completed"
+    " FROM tl_session_stats"
+)
+PG_GAPS = (
+    "SELECT CAST(floor(extract(epoch FROM b.recorded_at) * 1000 + 0.5)"
+    " - floor(extract(epoch FROM a.recorded_at) * 1000 + 0.5) AS BIGINT) AS ms, count(*)"
+    " FROM tl_thoughts a JOIN tl_thoughts b"
+    " ON b.session_id = a.session_id AND b.version = a.version + 1 GROUP BY ms"
+)
+
+
+async def bench_views_postgres(url: str, events: int) -> list[dict[str, Any]]:
+    """The same comparison on PostgreSQL: the generated rows copied into a fresh schema."""
+    import uuid
+    from datetime import datetime
+
+    import asyncpg
+
+    from ledger.store.postgres import PostgresEventStore
+
+    schema = f"tl_bench_{uuid.uuid4().hex[:8]}"
+    dsn = url.replace("postgresql+asyncpg://", "postgresql://", 1)
+    store = await PostgresEventStore.open(url, pg_schema=schema, pool_size=2)
+    await store.aclose()
+    connection = await asyncpg.connect(dsn, server_settings={"search_path": schema})
+
+    def moment(text: str) -> datetime:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+    try:
+        position = 0
+        events_rows, heads = [], []
+        for rows, head in generate_rows(events):
+            for row in rows:
+                position += 1
+                events_rows.append((position, row[0], row[1], row[2], moment(row[3]), *row[4:]))
+            heads.append((head[0], head[1], head[2], moment(head[3]), moment(head[4])))
+        await connection.copy_records_to_table("tl_events", records=events_rows)
+        await connection.copy_records_to_table("tl_sessions", records=heads)
+        await connection.execute("ANALYZE")
+        ours: list[float] = []
+        hand: list[float] = []
+        for _ in range(3):
+            pool = await asyncpg.create_pool(
+                dsn, min_size=2, max_size=2, server_settings={"search_path": schema}
+            )
+            start = time.perf_counter()
+            facts, gaps = await asyncio.gather(pool.fetch(PG_FACTS), pool.fetch(PG_GAPS))
+            ours.append(time.perf_counter() - start)
+            await pool.close()
+            opened = await PostgresEventStore.open(url, pg_schema=schema, pool_size=2)
+            start = time.perf_counter()
+            rows_hand = await opened.stats_rows()
+            hand.append(time.perf_counter() - start)
+            await opened.aclose()
+            assert len(facts) == len(rows_hand.facts), "the views answer differently"
+            assert sum(r[1] for r in gaps) == sum(rows_hand.gaps_ms.values())
+    finally:
+        await connection.execute(f"DROP SCHEMA {schema} CASCADE")
+        await connection.close()
+    best, best_hand = min(ours), min(hand)
+    return [
+        {
+            "name": f"stats from the views, postgres ({events} events)",
+            "views_s": round(best, 3),
+            "hand_written_s": round(best_hand, 3),
+            "ratio": round(best / best_hand, 3),
+            "target": 2.0,
+        }
+    ]
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="tools/bench_views.py", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--events", type=int, default=200_000)
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    parser.add_argument("--pg", default=os.environ.get("THOUGHTLEDGER_TEST_PG_URL"))
     args = parser.parse_args(argv)
     rows = asyncio.run(bench_views(args.events))
+    if args.pg:
+        rows += asyncio.run(bench_views_postgres(args.pg, args.events))
+    else:
+        print("(no --pg / THOUGHTLEDGER_TEST_PG_URL: the PostgreSQL figures are skipped)")
     for row in rows:
         verdict = "ok" if row["ratio"] <= row["target"] else "ABOVE"
         print(
