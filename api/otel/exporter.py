@@ -11,6 +11,7 @@ Ids and times are the ledger's, never the SDK's. Sending blocks, so it runs in a
 """
 
 import asyncio
+import logging
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -61,7 +62,10 @@ class OtlpSender:
                 "pip install 'thoughtledger[otel]'"
             ) from exc
         self._url = url
-        self._exporter = OTLPSpanExporter(endpoint=url, timeout=30)
+        # Timeout, headers and compression from the SDK's own settings (OTEL_EXPORTER_OTLP_*).
+        self._exporter = OTLPSpanExporter(endpoint=url)
+        # The SDK logs each retry; our caller reports the outcome in one line instead.
+        logging.getLogger("opentelemetry.exporter").setLevel(logging.CRITICAL)
         self._ok = SpanExportResult.SUCCESS
         self._resource = Resource.create({"service.name": service_name})
         self._scope = InstrumentationScope("thoughtledger", version, SEMCONV_SCHEMA_URL)
@@ -100,15 +104,17 @@ class OtlpSender:
         for start in range(0, len(spans), BATCH):
             batch = spans[start : start + BATCH]
             try:
-                accepted = self._send_batch(batch)
+                refusal = self._send_batch(batch)
             except Exception as exc:  # the SDK retries, then may raise anything requests does
                 raise TelemetryExportError(f"cannot send spans to {self._url}: {exc}") from exc
-            if not accepted:
-                raise TelemetryExportError(f"{self._url} did not accept the spans")
+            if refusal is not None:
+                raise TelemetryExportError(refusal)
 
-    def _send_batch(self, batch: Sequence[SpanData]) -> bool:
+    def _send_batch(self, batch: Sequence[SpanData]) -> str | None:
+        """Send one batch; return why it was not accepted, or ``None``."""
         if self._client is None:
-            return bool(self._exporter.export([self._convert(span) for span in batch]) == self._ok)
+            result = self._exporter.export([self._convert(span) for span in batch])
+            return None if result == self._ok else f"{self._url} did not accept the spans"
         body = encode_request(
             batch,
             resource=dict(self._resource.attributes),
@@ -116,7 +122,17 @@ class OtlpSender:
             scope_version=self._version,
             schema_url=SEMCONV_SCHEMA_URL,
         )
-        return bool(self._client.export(body).success)
+        outcome = self._client.export(body)
+        if outcome.success:
+            return None
+        status = getattr(outcome, "status_code", None)
+        if status is not None:
+            return f"{self._url} did not accept the spans (HTTP {status})"
+        error = getattr(outcome, "error", None)
+        reason = str(error).splitlines()[0][:200] if error is not None else "no answer"
+        if "Connection refused" in reason or "NewConnectionError" in reason:
+            reason = "connection refused"
+        return f"cannot send spans to {self._url} (after retrying): {reason}"
 
     async def send(self, spans: Sequence[SpanData]) -> None:
         """Send ``spans`` from a worker thread (see :meth:`send_now`).
