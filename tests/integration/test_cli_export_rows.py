@@ -78,3 +78,25 @@ def test_a_ledger_from_before_the_views_exports_rows_read_only_untouched(
     assert ran.code == 0, ran.err
     assert len(ran.out.splitlines()) == 10  # the header and nine thoughts
     assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--all"], "name the file to write with -o FILE"),
+        (["--all", "--otlp", "http://127.0.0.1:9", "-o", "x.csv"], "drop -o and --format"),
+        (["--all", "--otlp", "http://127.0.0.1:9", "--format", "csv"], "drop -o and --format"),
+        (["--all", "--format", "xml", "-o", "x"], "invalid choice: 'xml'"),
+    ],
+)
+def test_conflicting_or_missing_outputs_are_refused_without_writing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], message: str
+) -> None:
+    url = sqlite_url(tmp_path / "ledger.db")
+    demo(capsys, url)
+    before = snapshot(tmp_path)
+    ran = cli(capsys, "export", *argv, "--db", url)
+    assert ran.code == 2
+    assert message in ran.err
+    assert len(ran.err.strip().splitlines()) <= 2  # argparse adds its usage line
+    assert snapshot(tmp_path) == before
