@@ -73,18 +73,33 @@ def _any_value(value: Any) -> bytes:
 
 
 _KEYS: dict[str, bytes] = {}
+_PAIRS: dict[tuple[str, str], bytes] = {}
+"""Encoded key-value pairs of short text values: most repeat on every span of a session (the
+operation, the tool, the session id), so each is encoded once. Cleared when it grows large."""
+_PAIRS_LIMIT = 4096
+
+
+def _pair(key: str, value: Any) -> bytes:
+    encoded = _KEYS.get(key)
+    if encoded is None:
+        encoded = _KEYS[key] = _text(1, key)
+    any_value = _any_value(value)
+    size = len(any_value)
+    return encoded + _VALUE_TAG + (_SHORT[size] if size < 128 else _varint(size)) + any_value
 
 
 def _attributes(number: int, attributes: Mapping[str, Any]) -> bytes:
     parts = []
-    keys = _KEYS
+    pairs = _PAIRS
     for key, value in attributes.items():
-        encoded = keys.get(key)
-        if encoded is None:
-            encoded = keys[key] = _text(1, key)
-        any_value = _any_value(value)
-        size = len(any_value)
-        pair = encoded + _VALUE_TAG + (_SHORT[size] if size < 128 else _varint(size)) + any_value
+        if type(value) is str and len(value) <= 40:
+            pair = pairs.get((key, value))
+            if pair is None:
+                if len(pairs) >= _PAIRS_LIMIT:
+                    pairs.clear()
+                pair = pairs[key, value] = _pair(key, value)
+        else:
+            pair = _pair(key, value)
         parts.append(_bytes(number, pair))
     return b"".join(parts)
 
