@@ -2,8 +2,8 @@
 
 The CSV and Parquet exports use this fold rather than the view, so that they work the same on
 every backend (the in-memory store has no SQL) and on a ledger whose schema predates the views.
-The columns and their meaning are those of :data:`ledger.store.views.THOUGHT_COLUMNS`; a contract
-test holds the fold and the views equal.
+The columns and their meaning are :data:`THOUGHT_COLUMNS` (from :mod:`ledger.store.columns`,
+re-exported for the exports); a contract test holds the fold and the views equal.
 
 The fold reads stored rows undecoded (one JSON parse per event, no model validation), page by
 page; it remembers only each session's agent and client, never an event.
@@ -17,7 +17,7 @@ import orjson
 from ledger.envelope import LogRow
 from ledger.errors import EventDecodingError
 from ledger.events import THOUGHT_TYPES
-from ledger.store.views import LARGEST_COUNT, NUL_ESCAPE, NUL_STANDIN, THOUGHT_COLUMNS
+from ledger.store.columns import LARGEST_COUNT, NUL_ESCAPE, NUL_STANDIN, THOUGHT_COLUMNS
 
 ThoughtRow = tuple[Any, ...]
 """One row of :data:`THOUGHT_COLUMNS`: plain values (text, integers, booleans, floats, None)."""
@@ -131,4 +131,4 @@ class ThoughtRowFold:
         return out
 
 
-__all__ = ["ThoughtRow", "ThoughtRowFold"]
+__all__ = ["THOUGHT_COLUMNS", "ThoughtRow", "ThoughtRowFold"]

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from api.cli.common import EXIT_OK, Ui, UsageError, ledger_from, plural, resolve_session
 from api.cli.outfile import atomic_file, exists, standard_output
 from api.service import Ledger
-from ledger.store.views import THOUGHT_COLUMNS
+from projections.thought_rows import THOUGHT_COLUMNS
 
 ROW_FORMATS = ("csv", "parquet")
 """The formats of one row per thought (``jsonl``, the default, is the lossless export)."""

@@ -9,7 +9,7 @@ from typing import IO, Any
 
 from api.cli.common import CliError
 from ledger.envelope import parse_time
-from ledger.store.views import THOUGHT_COLUMNS
+from projections.thought_rows import THOUGHT_COLUMNS
 
 _TYPES = {
     "position": "int64",

@@ -21,61 +21,15 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import DDLCompiler, SQLCompiler
 
 from ledger.events import THOUGHT_TYPES
-
-THOUGHTS_VIEW = "tl_thoughts"
-"""The name of the view with one row per thought."""
-SESSIONS_VIEW = "tl_session_stats"
-"""The name of the view with one row per session."""
-
-THOUGHT_COLUMNS: tuple[str, ...] = (
-    "position",
-    "session_id",
-    "version",
-    "recorded_at",
-    "agent",
-    "client",
-    "kind",
-    "thought_number",
-    "total_thoughts",
-    "next_thought_needed",
-    "thought",
-    "is_revision",
-    "revises_thought",
-    "branch_from_thought",
-    "branch_id",
-    "needs_more_thoughts",
-    "model",
-    "provider",
-    "prompt_tokens",
-    "completion_tokens",
-    "cost",
-    "latency_ms",
+from ledger.store.columns import (
+    LARGEST_COUNT,
+    NUL_ESCAPE,
+    NUL_STANDIN,
+    SESSION_COLUMNS,
+    SESSIONS_VIEW,
+    THOUGHT_COLUMNS,
+    THOUGHTS_VIEW,
 )
-"""The columns of ``tl_thoughts``, in order (documented in the README)."""
-
-SESSION_COLUMNS: tuple[str, ...] = (
-    "session_id",
-    "started_at",
-    "updated_at",
-    "agent",
-    "client",
-    "status",
-    "events",
-    "thoughts",
-    "revisions",
-    "branches",
-    "generated",
-    "first_estimate",
-    "last_estimate",
-    "estimate_drift",
-    "completed",
-    "duration_ms",
-    "thinking_ms",
-    "prompt_tokens",
-    "completion_tokens",
-    "cost",
-)
-"""The columns of ``tl_session_stats``, in order (documented in the README)."""
 
 
 class JsonPath(Protocol):
@@ -130,10 +84,6 @@ class JsonCount(sa.sql.expression.ColumnElement[int]):
         self.value = value
 
 
-LARGEST_COUNT = 10**18 - 1
-"""The largest count the views show (larger ones read as ``NULL``)."""
-
-
 @compiles(JsonCount, "sqlite")
 def _count_sqlite(element: JsonCount, compiler: SQLCompiler, **kw: Any) -> str:
     # json_extract gives an integer up to 64 bits, a real beyond.
@@ -169,16 +119,6 @@ def _create_view_postgres(element: CreateView, compiler: DDLCompiler, **_kw: Any
     # PostgreSQL has no CREATE VIEW IF NOT EXISTS; a step runs once, under the schema lock.
     body = compiler.sql_compiler.process(element.select, literal_binds=True)
     return f"CREATE OR REPLACE VIEW {element.name} AS {body}"
-
-
-NUL_ESCAPE = "\\u0000"
-"""How a NUL character is written in a stored payload (JSON's escape)."""
-NUL_STANDIN = "\\ufffd"
-"""What the views read it as: U+FFFD. PostgreSQL's text cannot hold NUL (reading one fails the
-whole query) and SQLite's JSON functions cut a string short at one; so text values are read
-from the payload with every NUL escape replaced, on both backends and in the fold alike. (The
-replacement is textual: a thought holding the six characters backslash-u-0-0-0-0 reads with
-them as U+FFFD's escape too.)"""
 
 
 class Cleaned(sa.sql.expression.ColumnElement[str]):
@@ -377,13 +317,6 @@ VIEWS: dict[str, Callable[[JsonPath, sa.Table], sa.Select[Any]]] = {
 """Each view's name and the function building its select."""
 
 __all__ = [
-    "LARGEST_COUNT",
-    "NUL_ESCAPE",
-    "NUL_STANDIN",
-    "SESSIONS_VIEW",
-    "SESSION_COLUMNS",
-    "THOUGHTS_VIEW",
-    "THOUGHT_COLUMNS",
     "VIEWS",
     "Cleaned",
     "CreateView",

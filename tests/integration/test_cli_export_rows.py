@@ -7,7 +7,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from ledger.store.views import THOUGHT_COLUMNS
+from ledger.store.columns import THOUGHT_COLUMNS
 from tests.support.cli import cli, demo, snapshot, sqlite_url
 
 

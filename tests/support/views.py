@@ -7,7 +7,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from ledger.envelope import format_time
-from ledger.store.views import SESSION_COLUMNS, THOUGHT_COLUMNS
+from ledger.store.columns import SESSION_COLUMNS, THOUGHT_COLUMNS
 from tests.support.backends import Backend, pg_url
 
 _BOOLEANS = {"next_thought_needed", "is_revision", "needs_more_thoughts", "completed"}
