@@ -6,8 +6,9 @@ Two views are part of the schema (step 3, see :mod:`ledger.store.schema`) on eve
 * ``tl_session_stats``: one row per session (:data:`SESSION_COLUMNS`).
 
 Their definitions are SQLAlchemy selects over the log (``tl_events``) alone, compiled for each
-backend with its JSON expression; the only other difference between backends, the time between
-two recorded times, is a construct compiled per dialect (:class:`MillisBetween`). The same rows
+backend with its JSON expression; what else differs between backends is in constructs compiled
+per dialect: the time between two recorded times (:class:`MillisBetween`), a count read from a
+payload (:class:`JsonCount`) and a payload's NUL characters (:class:`Cleaned`). The same rows
 are folded from the log in Python by :mod:`projections.thought_rows` (which the CSV and Parquet
 exports use, so that they work on every backend and every readable schema); a contract test holds
 the two equal.
