@@ -79,6 +79,7 @@ class Ledger(Lookup, Transfer, Figures, Paging, ClosedOnExit):
         cache_thoughts: int = 32_768,
     ) -> None:
         self._store = store
+        self._observers: list[Callable[[list[RecordedEvent]], None]] = []
         self.ttl = ttl
         self.max_thought_bytes = max_thought_bytes
         self._clock = clock
@@ -468,6 +469,14 @@ class Ledger(Lookup, Transfer, Figures, Paging, ClosedOnExit):
         """
         return await self._store.verify(check_id(session_id))
 
+    def observe(self, observer: Callable[[list[RecordedEvent]], None]) -> None:
+        """Call ``observer`` with the events of each append through this ledger, once stored.
+
+        It runs on the appending task, right after the commit: it must be quick and must not
+        raise (a telemetry stream only queues them, see :mod:`api.otel.live`).
+        """
+        self._observers.append(observer)
+
     async def aclose(self) -> None:
         """Close the store."""
         await self._store.aclose()
@@ -522,6 +531,8 @@ class Ledger(Lookup, Transfer, Figures, Paging, ClosedOnExit):
             self._cache.forget(state.session_id)
             raise
         self._cache.remember(replay(recorded, state))
+        for observer in self._observers:
+            observer(recorded)
         return recorded
 
     async def _complete(self, session_id: str) -> SessionState:

@@ -115,6 +115,14 @@ class SchemaVersionError(StoreError):
     """
 
 
+class TelemetryExportError(LedgerError):
+    """Spans could not be sent: the OTLP endpoint refused them or could not be reached."""
+
+
+class MissingExtraError(LedgerError):
+    """An optional extra the operation needs is not installed (the message names it)."""
+
+
 __all__ = [
     "ConcurrencyError",
     "EventDecodingError",
@@ -124,10 +132,12 @@ __all__ = [
     "InvalidThoughtError",
     "LedgerError",
     "LedgerNotFoundError",
+    "MissingExtraError",
     "NotALedgerError",
     "ProviderNotConfiguredError",
     "SchemaVersionError",
     "SessionNotFoundError",
     "StoreError",
     "StoreUnavailableError",
+    "TelemetryExportError",
 ]

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
+from api.cli import export_otlp, export_rows
 from api.cli.common import (
     EXIT_OK,
     Commands,
@@ -41,11 +42,12 @@ def register(commands: Commands) -> None:
         "-o",
         "--output",
         metavar="FILE",
-        required=True,
         help="the file to write (FILE.jsonl), or - for standard output",
     )
     parser.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
     add_json_option(parser)
+    export_rows.add_options(parser)
+    export_otlp.add_options(parser)
 
 
 async def run(args: argparse.Namespace, ui: Ui) -> int:
@@ -60,6 +62,12 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     """
     if bool(args.sessions) == args.all:
         raise UsageError("name the sessions to export, or give --all (not both)")
+    if args.otlp is not None:
+        return await export_otlp.run_otlp(args, ui)
+    if args.output is None:
+        raise UsageError("name the file to write with -o FILE (or -o - for standard output)")
+    if args.format in export_rows.ROW_FORMATS:
+        return await export_rows.run_rows(args, ui)
     target = None if args.output == "-" else _output(args.output)
     async with ledger_from(args, read_only=True) as ledger:
         if target is not None:

@@ -6,13 +6,14 @@ on stdio, stdout carries JSON-RPC and nothing else.
 """
 
 import argparse
+import contextlib
 import functools
 import logging
 import signal
 import socket
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from datetime import timedelta
 from pathlib import Path
 
@@ -150,6 +151,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="MINUTES",
         help="idle time after which a session expires; 0 never expires (default: %(default)g)",
     )
+    parser.add_argument(
+        "--otlp",
+        metavar="URL",
+        help="also send each thought, as it is recorded, as an OpenTelemetry span to this "
+        "OTLP/HTTP endpoint (needs the otel extra)",
+    )
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -199,7 +206,7 @@ def _fail(message: str, code: int) -> int:
 async def _serve_stdio(
     args: argparse.Namespace, *, ttl: timedelta | None, sink: ThoughtSink | None
 ) -> int:
-    async with open_ledger(args.db, ttl=ttl) as ledger:
+    async with open_ledger(args.db, ttl=ttl) as ledger, _telemetry(ledger, args.otlp):
         server = _server(ledger, args, sink, transport="stdio")
         with anyio.CancelScope() as serving:
             async with signals_handled(serving.cancel):
@@ -219,7 +226,7 @@ async def _serve_http(
     # The token file first: a bad one stops the server before the ledger is touched.
     verifier = FileTokenVerifier(args.auth) if args.auth is not None else None
     per_principal: int = args.max_http_sessions or DEFAULT_MAX_HTTP_SESSIONS
-    async with open_ledger(args.db, ttl=ttl) as ledger:
+    async with open_ledger(args.db, ttl=ttl) as ledger, _telemetry(ledger, args.otlp):
         # Bind first, so --port 0 is known: it is in the URL, and the URL is in the auth
         # settings (the resource the tokens are for).
         listener = bind(args.host, args.port)
@@ -272,6 +279,19 @@ async def _serve_http(
             await http.lifespan.shutdown()
             return EXIT_INTERRUPTED
         return 0
+
+
+@contextlib.asynccontextmanager
+async def _telemetry(ledger: Ledger, url: str | None) -> AsyncIterator[None]:
+    """Stream the ledger's thoughts to ``url`` while serving (nothing without a URL)."""
+    if url is None:
+        yield
+        return
+    from api.otel.live import live_traces
+
+    async with live_traces(ledger, url) as live:
+        yield
+    _event(logging.INFO, "otlp_sent", spans=live.sent, dropped=live.dropped)
 
 
 def bind(host: str, port: int) -> socket.socket:

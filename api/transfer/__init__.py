@@ -15,6 +15,7 @@ from api.transfer.importing import PendingImport, pending_import, write_import
 from api.transfer.progress import NoProgress, Progress
 from ledger.envelope import RecordedEvent
 from ledger.store.base import EventStore
+from projections.thought_rows import ThoughtRow, ThoughtRowFold
 
 EXPORT_SLICE = 10_000
 """Most events :meth:`Transfer.export` yields at once (a longer session comes in slices)."""
@@ -67,6 +68,26 @@ class Transfer:
                     break
                 yield records
                 after = records[-1].version
+
+    async def thought_rows(
+        self, *, page: int = 20_000
+    ) -> AsyncGenerator[tuple[int, list[ThoughtRow]]]:
+        """Yield every thought as one flat row (the ``tl_thoughts`` view's), a page at a time.
+
+        Reads the whole log in position order, ``page`` events at a time, so that memory stays
+        bounded whatever the ledger's size (see :mod:`projections.thought_rows`).
+
+        Yields:
+            How many events the page read, and the rows of its thoughts.
+
+        Raises:
+            StoreError: The store failed.
+        """
+        fold = ThoughtRowFold()
+        after = 0
+        while rows := await self._store.read_all_rows(after_position=after, limit=page):
+            after = rows[-1].position
+            yield len(rows), fold.fold(rows)
 
     async def pending_import(self, checked: CheckedFile) -> PendingImport:
         """Check a checked export file against this ledger: what is left to import.

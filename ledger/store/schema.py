@@ -8,18 +8,23 @@ recreated. (The version of an event's payload is another matter:
 """
 
 from collections.abc import Callable
-from typing import Any
 
 import sqlalchemy as sa
 
-DATABASE_SCHEMA_VERSION = 2
+from ledger.store.views import VIEWS, CreateView, JsonPath
+
+DATABASE_SCHEMA_VERSION = 3
 """The version of the database's tables this code creates and reads."""
 READABLE_FROM = 1
-"""The oldest schema this code reads without upgrading it: the steps since only add indexes, so
-a read-only opening of an older ledger answers the same, if more slowly."""
+"""The oldest schema this code reads without upgrading it: the steps since add indexes (a
+read-only opening of an older ledger answers the same, if more slowly) and the analytics views,
+which this code never reads itself (its exports fold the log, see :mod:`ledger.store.views`): an
+older ledger opened read-only simply has no views for other SQL tools until it is opened once for
+writing."""
 
-JsonText = Callable[["sa.ColumnElement[str]", str], Any]
-"""A backend's expression for one top-level field of a JSON payload stored as text."""
+JsonText = JsonPath
+"""A backend's expression for the value at a path (one or more keys) in a JSON payload stored
+as text."""
 
 metadata = sa.MetaData()
 
@@ -101,9 +106,16 @@ def _listing_indexes(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     ]
 
 
+def _analytics_views(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # Views store no rows: creating them on a large ledger is instant, and they follow every
+    # later append without any write of their own.
+    return [CreateView(name, build(json, events)) for name, build in VIEWS.items()]
+
+
 MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
     1: _tables,
     2: _listing_indexes,
+    3: _analytics_views,
 }
 """Schema step N brings a database from version N-1 to N: given the backend's JSON expression,
 the DDL statements it runs, in one transaction."""

@@ -1,5 +1,5 @@
-"""A ledger written before the listing indexes existed (schema 1) upgrades when opened for
-writing, and reads as it is, untouched, when opened read-only."""
+"""A ledger written before the listing indexes and the analytics views existed (schema 1)
+upgrades when opened for writing, and reads as it is, untouched, when opened read-only."""
 
 import sqlite3
 from pathlib import Path
@@ -19,16 +19,20 @@ async def schema_1_ledger(path: Path) -> str:
     async with open_ledger(sqlite_url(path)) as ledger:
         session = (await ledger.think(None, FIRST)).session_id
     with sqlite3.connect(path) as db:
+        db.execute("DROP VIEW tl_thoughts")
+        db.execute("DROP VIEW tl_session_stats")
         db.execute("DROP INDEX tl_sessions_started")
         db.execute("DROP INDEX tl_events_owner")
-        db.execute("DELETE FROM tl_schema WHERE version = 2")
+        db.execute("DELETE FROM tl_schema WHERE version > 1")
     db.close()
     return session
 
 
 def indexes(path: Path) -> set[str]:
     with sqlite3.connect(path) as db:
-        rows = db.execute("SELECT name FROM sqlite_master WHERE type = 'index'").fetchall()
+        rows = db.execute(
+            "SELECT name FROM sqlite_master WHERE type IN ('index', 'view')"
+        ).fetchall()
         version = db.execute("SELECT max(version) FROM tl_schema").fetchone()[0]
     db.close()
     return {name for (name,) in rows if name.startswith("tl_")} | {f"schema {version}"}
@@ -51,4 +55,10 @@ async def test_a_schema_1_ledger_is_upgraded_when_opened_for_writing(tmp_path: P
     async with open_ledger(sqlite_url(path)) as ledger:
         page = await ledger.recent_sessions()
     assert [state.session_id for state in page.sessions] == [session]
-    assert indexes(path) == {"schema 2", "tl_sessions_started", "tl_events_owner"}
+    assert indexes(path) == {
+        "schema 3",
+        "tl_sessions_started",
+        "tl_events_owner",
+        "tl_thoughts",
+        "tl_session_stats",
+    }

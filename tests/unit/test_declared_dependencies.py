@@ -28,6 +28,8 @@ EXTRA_MODULES = {
     "api/tool/adapters/openai_agents.py": "openai-agents",
     "api/tool/adapters/pydantic_ai.py": "pydantic-ai",
     "api/tool/adapters/langchain.py": "langchain",
+    "api/cli/parquet_out.py": "parquet",
+    "api/otel/exporter.py": "otel",
 }
 """The modules allowed to import an extra's distributions, and which extra."""
 

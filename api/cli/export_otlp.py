@@ -1,0 +1,78 @@
+"""``thoughtledger export SESSION... | --all --otlp URL``: sessions as OpenTelemetry traces.
+
+Each session becomes one trace (see :mod:`api.otel.spans`) sent to an OTLP/HTTP endpoint, such
+as a collector, Jaeger, Langfuse or Arize Phoenix. Ids derive from the events' hashes, so sending
+again sends the same spans. Needs the ``otel`` extra.
+"""
+
+import argparse
+import importlib.metadata
+
+from api.cli.common import EXIT_OK, Ui, UsageError, ledger_from, plural, resolve_session
+from api.otel.spans import Conventions, SpanData, session_spans
+
+FLUSH_SPANS = 8192
+"""Spans gathered before a send: sessions are batched together, memory stays bounded."""
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--otlp`` to the ``export`` command."""
+    parser.add_argument(
+        "--otlp",
+        metavar="URL",
+        help="send the sessions as OpenTelemetry traces to this OTLP/HTTP endpoint "
+        "(http://host:4318, or its /v1/traces URL) instead of writing a file",
+    )
+
+
+async def run_otlp(args: argparse.Namespace, ui: Ui) -> int:
+    """Send every chosen session as one trace.
+
+    Raises:
+        UsageError: -o or --format given with --otlp, or an unknown session.
+        InvalidInputError: The URL is not http(s).
+        MissingExtraError: The ``otel`` extra is not installed.
+        TelemetryExportError: The endpoint refused the spans or cannot be reached.
+        LedgerError: The ledger failed.
+    """
+    from api.otel.exporter import OtlpSender, traces_url
+
+    if args.output is not None or args.format != "jsonl":
+        raise UsageError("--otlp sends traces instead of writing a file: drop -o and --format")
+    url = traces_url(args.otlp)
+    conventions = Conventions.from_env()
+    async with ledger_from(args, read_only=True) as ledger:
+        if args.sessions:
+            chosen = [await resolve_session(ledger, name) for name in args.sessions]
+        else:
+            chosen = [head.session_id for head in await ledger.all_heads()]
+        sender = OtlpSender(url, version=_version())
+        sent = 0
+        pending: list[SpanData] = []
+        try:
+            with ui.progress("Sending", total=len(chosen)) as step:
+                async for records in ledger.export(dict.fromkeys(chosen)):
+                    pending += session_spans(records, conventions)
+                    if len(pending) >= FLUSH_SPANS:
+                        await sender.send(pending)
+                        sent, pending = sent + len(pending), []
+                    step.advance()
+                await sender.send(pending)
+                sent += len(pending)
+        finally:
+            sender.close()
+    if args.json:
+        ui.json({"endpoint": url, "sessions": len(chosen), "spans": sent})
+    else:
+        ui.out.print(f"sent {plural(sent, 'span')} of {plural(len(chosen), 'session')} to {url}")
+    return EXIT_OK
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("thoughtledger")
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+
+
+__all__ = ["add_options", "run_otlp"]

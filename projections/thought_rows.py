@@ -1,0 +1,134 @@
+"""One flat row per thought, folded from the log: what the ``tl_thoughts`` view answers in SQL.
+
+The CSV and Parquet exports use this fold rather than the view, so that they work the same on
+every backend (the in-memory store has no SQL) and on a ledger whose schema predates the views.
+The columns and their meaning are :data:`THOUGHT_COLUMNS` (from :mod:`ledger.store.columns`,
+re-exported for the exports); a contract test holds the fold and the views equal.
+
+The fold reads stored rows undecoded (one JSON parse per event, no model validation), page by
+page; it remembers only each session's agent and client, never an event.
+"""
+
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+
+from ledger.envelope import LogRow
+from ledger.errors import EventDecodingError
+from ledger.events import THOUGHT_TYPES
+from ledger.store.columns import LARGEST_COUNT, NUL_ESCAPE, NUL_STANDIN, THOUGHT_COLUMNS
+
+ThoughtRow = tuple[Any, ...]
+"""One row of :data:`THOUGHT_COLUMNS`: plain values (text, integers, booleans, floats, None)."""
+
+_FIELDS = (
+    "thought_number",
+    "total_thoughts",
+    "next_thought_needed",
+    "thought",
+    "is_revision",
+    "revises_thought",
+    "branch_from_thought",
+    "branch_id",
+    "needs_more_thoughts",
+)
+_USAGE = ("model", "provider", "prompt_tokens", "completion_tokens", "cost", "latency_ms")
+_NO_USAGE: tuple[None, ...] = (None,) * len(_USAGE)
+_COUNTS = frozenset(
+    {
+        "thought_number",
+        "total_thoughts",
+        "revises_thought",
+        "branch_from_thought",
+        "prompt_tokens",
+        "completion_tokens",
+        "latency_ms",
+    }
+)
+
+
+def _count(value: Any) -> int | None:
+    """A count as the views show it: unknown from 10**18 on (orjson reads past 64 bits as float)."""
+    return value if type(value) is int and value <= LARGEST_COUNT else None
+
+
+def _loads(payload: str) -> Any:
+    """Parse a payload as the views read it: each NUL escape read as U+FFFD (see the views)."""
+    if NUL_ESCAPE in payload:
+        payload = payload.replace(NUL_ESCAPE, NUL_STANDIN)
+    return orjson.loads(payload)
+
+
+def _field(payload: dict[str, Any], name: str) -> Any:
+    value = payload.get(name)
+    return _count(value) if name in _COUNTS else value
+
+
+assert (  # noqa: S101  # the fold builds the documented columns, in order
+    "position",
+    "session_id",
+    "version",
+    "recorded_at",
+    "agent",
+    "client",
+    "kind",
+    *_FIELDS,
+    *_USAGE,
+) == THOUGHT_COLUMNS
+
+
+class ThoughtRowFold:
+    """Turns pages of log rows (in position order) into thought rows, one page at a time."""
+
+    def __init__(self) -> None:
+        self._openers: dict[str, tuple[str | None, str | None]] = {}
+
+    def fold(self, rows: Iterable[LogRow]) -> list[ThoughtRow]:
+        """Return the thought rows of ``rows``, which continue the pages folded before.
+
+        Raises:
+            EventDecodingError: A stored payload is not a JSON object (a damaged ledger).
+        """
+        try:
+            return self._fold(rows)
+        except (orjson.JSONDecodeError, AttributeError) as exc:
+            raise EventDecodingError(f"a stored payload is malformed: {exc}") from exc
+
+    def _fold(self, rows: Iterable[LogRow]) -> list[ThoughtRow]:
+        out: list[ThoughtRow] = []
+        openers = self._openers
+        for row in rows:
+            event_type = row.event_type
+            if event_type == "session.started":
+                if row.version == 1:
+                    metadata = _loads(row.payload).get("metadata") or {}
+                    openers[row.session_id] = (metadata.get("agent"), metadata.get("client"))
+                continue
+            if event_type not in THOUGHT_TYPES:
+                continue
+            payload = _loads(row.payload)
+            generation = payload.get("generation")
+            kind = payload.get("kind") if event_type == "thought.generated" else event_type
+            usage = (
+                _NO_USAGE if generation is None else tuple(generation.get(name) for name in _USAGE)
+            )
+            cost = usage[4]
+            out.append(
+                (
+                    row.position,
+                    row.session_id,
+                    row.version,
+                    row.recorded_at,
+                    *openers.get(row.session_id, (None, None)),
+                    kind,
+                    *(_field(payload, name) for name in _FIELDS),
+                    *usage[:4],
+                    None if cost is None else float(cost),
+                    usage[5],
+                )
+            )
+        return out
+
+
+__all__ = ["THOUGHT_COLUMNS", "ThoughtRow", "ThoughtRowFold"]

@@ -1,0 +1,52 @@
+"""Reading the analytics views back as any SQL tool would: plain SQL on the backing database."""
+
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from ledger.envelope import format_time
+from ledger.store.columns import SESSION_COLUMNS, THOUGHT_COLUMNS
+from tests.support.backends import Backend, pg_url
+
+_BOOLEANS = {"next_thought_needed", "is_revision", "needs_more_thoughts", "completed"}
+
+
+def _plain(name: str, value: Any) -> Any:
+    """A value as the fold gives it: SQLite's 0/1 as booleans, PostgreSQL's times as text."""
+    if value is None:
+        return None
+    if name in _BOOLEANS:
+        return bool(value)
+    if isinstance(value, datetime):
+        return format_time(value)
+    return value
+
+
+async def view_rows(backend: Backend, view: str, order: str) -> list[dict[str, Any]]:
+    """Every row of ``view`` (``tl_thoughts`` or ``tl_session_stats``), ordered by ``order``."""
+    if backend.name == "sqlite":
+        engine = create_async_engine(f"sqlite+aiosqlite:///{backend.sqlite_path}")
+    else:
+        url = pg_url()
+        assert url is not None
+        engine = create_async_engine(
+            url, connect_args={"server_settings": {"search_path": backend.schema}}
+        )
+    try:
+        async with engine.connect() as connection:
+            query = f"SELECT * FROM {view} ORDER BY {order}"  # noqa: S608  # names from the tests
+            result = await connection.execute(sa.text(query))
+            names = list(result.keys())
+            rows = result.all()
+    finally:
+        await engine.dispose()
+    expected = THOUGHT_COLUMNS if view == "tl_thoughts" else SESSION_COLUMNS
+    assert tuple(names) == expected
+    return [{n: _plain(n, v) for n, v in zip(names, row, strict=True)} for row in rows]
+
+
+def as_dicts(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    """Thought rows of the fold, keyed by column, as :func:`view_rows` gives them."""
+    return [{n: _plain(n, v) for n, v in zip(THOUGHT_COLUMNS, row, strict=True)} for row in rows]
