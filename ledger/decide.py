@@ -185,9 +185,14 @@ def decide_thought(
     else:
         event = from_checked(_BY_KIND[kind], facts)
     if version == 0:
-        started = SessionStarted(
-            metadata=dict(metadata or {}), predecessor_id=predecessor_id, owner=owner
-        )
+        # Metadata are facts the caller's software gives (a client's name...): PostgreSQL's JSON
+        # operators cannot hold a NUL, and the owner index reads a start event's payload with
+        # them, so a NUL is kept as U+FFFD rather than failing the session's first append.
+        facts_given = {
+            key.replace("\x00", "\ufffd"): value.replace("\x00", "\ufffd")
+            for key, value in (metadata or {}).items()
+        }
+        started = SessionStarted(metadata=facts_given, predecessor_id=predecessor_id, owner=owner)
         return [started, event]
     return [event]
 

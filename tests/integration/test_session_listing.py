@@ -122,3 +122,15 @@ async def test_the_sessions_resource_pages_newest_first(tmp_path: Path) -> None:
     assert listed == list(reversed(made))
     assert len(newest["sessions"]) == 100
     assert "next" not in older
+
+
+async def test_metadata_with_a_nul_starts_a_session_on_every_backend(backend: Backend) -> None:
+    ledger = Ledger(await backend.open())
+    try:
+        outcome = await ledger.think(None, first(), metadata={"client": "evil\x00client"})
+        state = await ledger.state(outcome.session_id)
+        listed = await ledger.recent_sessions(owner=None)
+    finally:
+        await ledger.aclose()
+    assert state.metadata["client"] == "evil\ufffdclient"
+    assert [s.session_id for s in listed.sessions] == [outcome.session_id]
