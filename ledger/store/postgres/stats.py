@@ -11,6 +11,16 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
 
+class _WholeNumber(sa.types.TypeDecorator[int]):
+    """``numeric`` in SQL (no 32- or 64-bit ceiling), a Python ``int`` when read back."""
+
+    impl = sa.Numeric
+    cache_ok = True
+
+    def process_result_value(self, value: Any, dialect: sa.Dialect) -> int | None:
+        return None if value is None else int(value)
+
+
 class PostgresStats:
     """The :class:`~ledger.store.sql_stats.StatsDialect` of PostgreSQL."""
 
@@ -31,8 +41,8 @@ class PostgresStats:
         return sa.func.to_char(sa.func.timezone("UTC", started_at), "YYYY-MM-DD")
 
     def estimate(self, value: Any) -> Any:
-        """Return the text ``->>`` gives as an integer."""
-        return sa.cast(value, sa.Integer())
+        """Return the text ``->>`` gives as a whole number of any size (estimates are unbounded)."""
+        return sa.cast(value, _WholeNumber())
 
     def gap_ms(self, earlier: sa.ColumnElement[Any], later: sa.ColumnElement[Any]) -> Any:
         """Return the time between two recorded times in whole milliseconds (rounded half up)."""
