@@ -20,6 +20,7 @@ from api.cli import (
     sessions,
     show,
     stats,
+    ui,
     verify,
 )
 from api.cli.common import EXIT_FAILURE, EXIT_USAGE, CliError, Parser, Ui
@@ -36,6 +37,7 @@ start here:
   thoughtledger sessions             what your agents thought, newest first
   thoughtledger show SESSION         one session as a tree (--at / --as-of: time travel)
   thoughtledger verify --all         prove nothing was edited since it was recorded
+  thoughtledger ui                   the same in your browser: tree, version slider, live, charts
 
 times are UTC; every command takes --db URL (default: $THOUGHTLEDGER_URL, else the local file)
 """
@@ -56,7 +58,7 @@ def build_parser() -> Parser:
         help="print the installed version and exit",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (sessions, show, replay, diff, verify, stats, export, importing, demo, serve):
+    for module in (sessions, show, replay, diff, verify, stats, export, importing, demo, ui, serve):
         module.register(commands)
     return parser
 

@@ -1,0 +1,186 @@
+"""``thoughtledger ui`` and ``export --html`` in a real browser: what a person sees and can do.
+
+Each test starts the app as its own process on a real SQLite ledger and drives headless
+Chromium through Playwright; pictures of the main pages land in ``build/screenshots``.
+"""
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from api.cli.demo import THOUGHTS as DEMO_THOUGHTS
+from tests.support.browser import (
+    append_thought,
+    chromium,
+    record_demo,
+    screenshot,
+    ui_server,
+    watched_page,
+)
+from tests.support.cli import sqlite_url
+from tests.support.processes import thoughtledger
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Dialog, Page
+
+XSS = "</script><script>alert(1)</script><img src=x onerror=alert(2)> & <b>bold?</b>"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator["Browser"]:
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture
+def demo_ledger(tmp_path: Path) -> tuple[str, str]:
+    url = sqlite_url(tmp_path / "ledger.db")
+    return url, record_demo(url)
+
+
+def _visible_thoughts(page: "Page") -> list[str]:
+    texts: list[str] = page.locator("li.thought:visible .thought-text").all_text_contents()
+    return texts
+
+
+def test_the_demo_session_at_version_5_shows_exactly_its_first_four_thoughts(
+    browser: "Browser", demo_ledger: tuple[str, str]
+) -> None:
+    url, session_id = demo_ledger
+    first_four = [str(t["thought"]) for t in DEMO_THOUGHTS[:4]]
+    with ui_server(url) as base, watched_page(browser) as watched:
+        page = watched.page
+        page.goto(f"{base}sessions/{session_id}?v=5")
+        page.wait_for_selector("#tree li.thought")
+        assert _visible_thoughts(page) == first_four
+        assert page.locator("#version-slider").input_value() == "5"
+        counts = page.locator("#counts").inner_text()
+        assert counts.startswith("4 thoughts · 1 revision · 0 branches · estimate 6 · revision")
+        assert "as of version 5 of 10" in counts
+        # The revised thought says so; the inspector shows the event at version 5 and its link.
+        assert page.locator("li.thought:visible .revised-by").all_text_contents() == [
+            "(revised by #4)"
+        ]
+        inspector = page.locator("#inspector").inner_text()
+        assert "thought.revised" in inspector
+        assert "previous hash matches version 4" in inspector
+        screenshot(page, "session")
+        assert watched.errors == []
+
+
+def test_keys_move_through_versions_and_the_url_names_the_version(
+    browser: "Browser", demo_ledger: tuple[str, str]
+) -> None:
+    url, session_id = demo_ledger
+    with ui_server(url) as base, watched_page(browser) as watched:
+        page = watched.page
+        page.goto(f"{base}sessions/{session_id}?v=5")
+        page.wait_for_selector("#tree li.thought")
+        page.locator("#main").focus()
+        page.keyboard.press("ArrowRight")
+        assert len(_visible_thoughts(page)) == 5
+        assert page.locator("li.branch:visible .branch-label").all_text_contents() == [
+            "⑂ branch replica from #3"
+        ]
+        assert page.url.endswith("?v=6")
+        page.keyboard.press("ArrowLeft")
+        page.keyboard.press("ArrowLeft")
+        assert len(_visible_thoughts(page)) == 3
+        page.keyboard.press("End")
+        assert len(_visible_thoughts(page)) == len(DEMO_THOUGHTS)
+        assert page.url.endswith(f"/sessions/{session_id}")
+        # A shared link opens the same view: the session at 7, compared with 4 (the diff).
+        page.goto(f"{base}sessions/{session_id}?v=7&compare=4")
+        page.wait_for_selector("#compare-panel:visible")
+        panel = page.locator("#compare-panel").inner_text()
+        assert "version 4 → 7 (3 events)" in panel
+        assert page.locator("li.thought.added:visible").count() == 3
+        page.get_by_role("button", name="Verify chain").click()
+        page.wait_for_selector(".verify-result.ok")
+        assert "chain verified: 10 events" in page.locator(".verify-result").inner_text()
+        assert watched.errors == []
+
+
+def test_sessions_list_and_analytics_show_the_ledger(
+    browser: "Browser", demo_ledger: tuple[str, str]
+) -> None:
+    url, session_id = demo_ledger
+    with ui_server(url) as base, watched_page(browser) as watched:
+        page = watched.page
+        page.goto(base)
+        row = page.locator(f'#sessions tr[data-session="{session_id}"]')
+        row.locator(".badge.ok").wait_for()
+        cells = row.locator("td").all_inner_texts()
+        assert cells[1:3] == ["sre-assistant", "thoughtledger demo"]
+        assert cells[4:7] == ["9", "1", "2"]
+        assert cells[9] == "complete"
+        assert cells[11] == "verified"
+        screenshot(page, "sessions")
+        page.get_by_role("link", name="Analytics").click()
+        page.wait_for_selector("#chart-rates svg")
+        assert page.locator(".charts .chart svg").count() >= 4
+        assert "revision rate" in page.locator("table.figures").inner_text()
+        screenshot(page, "analytics")
+        page.go_back()
+        page.locator(f'#sessions tr[data-session="{session_id}"] a').click()
+        page.wait_for_selector("#tree li.thought")
+        assert len(_visible_thoughts(page)) == len(DEMO_THOUGHTS)
+        assert watched.errors == []
+
+
+def test_a_thought_appended_by_another_process_appears_within_a_second(
+    browser: "Browser", demo_ledger: tuple[str, str]
+) -> None:
+    url, session_id = demo_ledger
+    with ui_server(url) as base, watched_page(browser) as watched:
+        page = watched.page
+        page.goto(f"{base}sessions/{session_id}")
+        page.wait_for_selector(".live-dot.on")
+        # This test's process is not the app's: the thought comes from another writer.
+        append_thought(url, session_id, "A late idea, appended live", 10)
+        appended = time.monotonic()
+        page.locator("li.thought", has_text="A late idea, appended live").wait_for(timeout=1000)
+        seen = time.monotonic() - appended
+        assert seen < 1.0
+        assert page.locator("#version-slider").input_value() == "11"
+        assert len(_visible_thoughts(page)) == len(DEMO_THOUGHTS) + 1
+        assert watched.errors == []
+
+
+def test_a_thought_holding_markup_is_shown_as_text_in_the_app_and_the_export(
+    browser: "Browser", tmp_path: Path
+) -> None:
+    url = sqlite_url(tmp_path / "ledger.db")
+    session_id = record_demo(url)
+    append_thought(url, session_id, XSS, 10)
+    page_file = tmp_path / "session.html"
+    ran = thoughtledger("export", session_id, "--html", str(page_file), "--db", url)
+    assert ran.returncode == 0, ran.stderr
+    assert page_file.stat().st_mode & 0o777 == 0o600
+    with ui_server(url) as base, watched_page(browser) as watched:
+        page = watched.page
+        dialogs: list[str] = []
+
+        def dismissed(dialog: "Dialog") -> None:
+            dialogs.append(dialog.message)
+            dialog.dismiss()
+
+        page.on("dialog", dismissed)
+        for where in (f"{base}sessions/{session_id}", page_file.as_uri()):
+            page.goto(where)
+            page.wait_for_selector("#main li.thought")
+            shown = page.locator("li.thought .thought-text").last
+            assert shown.text_content() == XSS
+            assert page.locator("#main img, #main b, main script").count() == 0
+            # The export works offline: keys move its slider as in the app.
+            page.locator("#main").focus()
+            page.keyboard.press("Home")
+            assert _visible_thoughts(page) == []
+            page.keyboard.press("ArrowRight")
+            assert _visible_thoughts(page) == [DEMO_THOUGHTS[0]["thought"]]
+        screenshot(page, "export")
+        assert dialogs == []
+        assert watched.errors == []
