@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 import orjson
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -192,7 +193,13 @@ def create_app(ledger: Ledger) -> ASGIApp:
         Route("/api/sessions/{session_id}/live", _guarded(live)),
         Route("/api/stats", _guarded(stats)),
     ]
-    return _LoopbackOnly(_Headers(Starlette(routes=routes)))
+    async def refused(request: Request, exc: Exception) -> Response:
+        # Starlette's own answers (no such route, a method other than GET) as JSON too.
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        return _error(status, f"{request.method} {request.url.path[:80]}: not here (read-only)")
+
+    app = Starlette(routes=routes, exception_handlers={HTTPException: refused})
+    return _LoopbackOnly(_Headers(app))
 
 
 async def _feed(ledger: Ledger, session_id: str, after: int) -> AsyncIterator[bytes]:
