@@ -193,6 +193,7 @@ def create_app(ledger: Ledger) -> ASGIApp:
         Route("/api/sessions/{session_id}/live", _guarded(live)),
         Route("/api/stats", _guarded(stats)),
     ]
+
     async def refused(request: Request, exc: Exception) -> Response:
         # Starlette's own answers (no such route, a method other than GET) as JSON too.
         status = exc.status_code if isinstance(exc, HTTPException) else 500

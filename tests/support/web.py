@@ -21,7 +21,7 @@ async def app_on_loopback(ledger: Ledger) -> AsyncIterator[str]:
     task = asyncio.create_task(server.serve(sockets=[listener]))
     try:
         async with asyncio.timeout(20):
-            while not server.started:
+            while not server.started:  # noqa: ASYNC110  # uvicorn offers a flag, no event
                 await asyncio.sleep(0.01)
         yield f"http://127.0.0.1:{port}/"
     finally:
