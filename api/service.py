@@ -401,6 +401,39 @@ class Ledger(Lookup, Transfer, Figures):
             state = replay([record], state)
             yield record, state
 
+    def subscribe(
+        self,
+        *,
+        after: int = 0,
+        session_id: str | None = None,
+        poll_interval: float | None = None,
+    ) -> AsyncIterator[RecordedEvent]:
+        """Iterate over every event after position ``after``, then over each one as it commits.
+
+        ``async for event in ledger.subscribe(after=position)``: the events already stored come
+        first, in position order, then each new one as it is appended by this process or any
+        other sharing the ledger, with no gap and no duplicate at the switch. Resume after a
+        restart by passing the last ``event.position`` seen. The iteration ends when the ledger
+        is closed; leaving it earlier (``break``, cancelling the task) releases what it holds.
+
+        Args:
+            after: The last position already seen (0: from the beginning of the log).
+            session_id: Only this session's events (a session continued under a new id, after
+                it was cleared or expired, is another session).
+            poll_interval: Seconds between checks for other processes' commits on SQLite, or
+                between safety re-reads on PostgreSQL (woken by NOTIFY otherwise); ``None``:
+                the backend's default.
+
+        Raises:
+            InvalidInputError: A negative position, a malformed session id or interval (raised
+                at the call, before iterating).
+            EventDecodingError: (while iterating) a stored event cannot be decoded.
+            StoreError: (while iterating) the store failed.
+        """
+        return self._store.subscribe(
+            after=after, session_id=session_id, poll_interval=poll_interval
+        )
+
     async def rebuild(self, *, page: int = 20_000) -> dict[str, SessionState]:
         """Rebuild every session's complete state (history, branch sets) from the whole log.
 

@@ -1,7 +1,8 @@
 """The store contract: the port every backend implements and the contract suite proves."""
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +18,14 @@ from ledger.ids import check_id, new_event_id
 from ledger.store.checks import check_ids
 from ledger.store.imports import check_import, held_versions
 from ledger.store.stats import StatsFilter, StatsRows
+from ledger.store.subscribe import (
+    DEFAULT_PAGE,
+    Signal,
+    SignalWatch,
+    Watch,
+    check_subscription,
+    follow,
+)
 
 DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 """Largest stored payload of one event, in bytes, unless a store is opened with another limit."""
@@ -76,6 +85,14 @@ class EventStore(ABC):
     ) -> None:
         self._clock = clock
         self.max_event_bytes = max_event_bytes
+        self._closed = False
+        # Raised after every commit of this store (and on closing), so its subscribers wake.
+        self._committed = Signal()
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`aclose` was called (the store can no longer be used)."""
+        return self._closed
 
     async def append(
         self,
@@ -151,6 +168,59 @@ class EventStore(ABC):
             ):
                 return None
         return stored
+
+    def subscribe(
+        self,
+        *,
+        after: int = 0,
+        session_id: str | None = None,
+        page: int = DEFAULT_PAGE,
+        poll_interval: float | None = None,
+    ) -> AsyncIterator[RecordedEvent]:
+        """Iterate over every event after position ``after``, then over each new one as it commits.
+
+        Catch-up and live are one loop of reads (see :mod:`ledger.store.subscribe`): events come
+        in position order with no gap and no duplicate, whichever process appended them. The
+        iteration never ends by itself; breaking out of it, cancelling its task or closing it
+        releases what it holds (a listening connection on PostgreSQL).
+
+        Args:
+            after: The last position already seen (0: from the beginning).
+            session_id: Only this session's events.
+            page: Events read per round trip while catching up.
+            poll_interval: Seconds between checks for commits by other processes (SQLite) or
+                between safety re-reads (PostgreSQL, where NOTIFY wakes subscribers at once);
+                ``None``: the backend's default.
+
+        Raises:
+            InvalidInputError: A negative position, a malformed session id, a page below 1 or
+                an interval that is not a positive number (raised here, before iterating).
+            EventDecodingError: (while iterating) a stored event cannot be decoded.
+            StoreError: (while iterating) the backend failed.
+        """
+        check_subscription(after, page, poll_interval)
+        if session_id is not None:
+            check_id(session_id)
+        return follow(
+            self, self._watch(poll_interval), after=after, session_id=session_id, page=page
+        )
+
+    def _watch(self, poll_interval: float | None) -> AbstractAsyncContextManager[Watch]:
+        """Return how a subscription of this backend hears of commits (see :class:`Watch`)."""
+        return SignalWatch(self._committed, poll_interval)
+
+    async def _version_before(self, session_id: str, position: int) -> int:
+        """Return the last version of ``session_id`` at a position up to ``position`` (0: none).
+
+        Raises:
+            StoreError: The backend failed.
+        """
+        version = 0
+        for record in await self.read_stream(session_id):
+            if record.position > position:
+                break
+            version = record.version
+        return version
 
     def _now(self) -> datetime:
         return self._clock()

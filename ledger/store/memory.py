@@ -59,6 +59,7 @@ class MemoryEventStore(EventStore):
         self._log.extend(recorded)
         self._streams.setdefault(session_id, []).extend(recorded)
         self._event_ids.update(ids)
+        self._committed.notify()
         return recorded
 
     async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
@@ -81,7 +82,14 @@ class MemoryEventStore(EventStore):
             self._log.append(placed)
             self._streams.setdefault(record.session_id, []).append(placed)
             self._event_ids.add(record.event_id)
+        if writes:
+            self._committed.notify()
         return len(writes)
+
+    async def _version_before(self, session_id: str, position: int) -> int:
+        self._check_open()
+        stream = self._streams.get(session_id, [])
+        return sum(1 for record in stream if record.position <= position)
 
     async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
         """See :meth:`EventStore.recorded_event_ids`."""
@@ -158,6 +166,7 @@ class MemoryEventStore(EventStore):
     async def aclose(self) -> None:
         """See :meth:`EventStore.aclose`."""
         self._closed = True
+        self._committed.notify()  # subscribers wake, see the store closed, and end
 
     def _check_open(self) -> None:
         if self._closed:

@@ -131,6 +131,16 @@ class SqlEventStore(EventStore):
         rows = await self._fetch(sa.select(SESSIONS).where(SESSIONS.c.session_id == session_id))
         return _head(rows[0]) if rows else None
 
+    async def _version_before(self, session_id: str, position: int) -> int:
+        import sqlalchemy as sa
+
+        from ledger.store.schema import events as EVENTS
+
+        query = sa.select(sa.func.coalesce(sa.func.max(EVENTS.c.version), 0)).where(
+            EVENTS.c.session_id == session_id, EVENTS.c.position <= position
+        )
+        return int((await self._fetch(query))[0][0])
+
     async def list_heads(
         self, *, after_session_id: str | None = None, limit: int = 1000
     ) -> list[StreamHead]:

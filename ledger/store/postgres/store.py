@@ -48,6 +48,7 @@ from ledger.store.base import (
     utc_now,
 )
 from ledger.store.imports import import_conflict, plan_import
+from ledger.store.postgres.listen import POLL_INTERVAL, Listener, Notifier, PostgresWatch
 from ledger.store.postgres.setup import check_ledger, lost_connection, migrate
 from ledger.store.postgres.setup import translate as _translate
 from ledger.store.postgres.stats import POSTGRES_STATS, PostgresStats
@@ -117,6 +118,8 @@ class PostgresEventStore(SqlEventStore):
         self._idle_writers: list[tuple[AsyncConnection, Any]] = []
         self._writer_slots = asyncio.Semaphore(writers)
         self._all_writers: set[AsyncConnection] = set()
+        self._listener = Listener(self._listening_connection, self._committed)
+        self._notifier = Notifier(self._listening_connection)
 
     @asynccontextmanager
     async def _writer(self) -> AsyncIterator[Any]:
@@ -305,11 +308,43 @@ class PostgresEventStore(SqlEventStore):
                     self._remember(
                         session_id, last_stored.version, last_stored.hash, last_stored.recorded_at
                     )
+                    self._notifier.committed()
                     return stored
             head = await self.stream_head(session_id)
             raise ConcurrencyError(session_id, expected_version, head.version if head else 0)
         self._remember(session_id, last.version, last.hash, now)
+        self._notifier.committed()
         return [item.at(row[0]) for item, row in zip(sealed, positions, strict=True)]
+
+    def _watch(self, poll_interval: float | None) -> PostgresWatch:
+        """Subscriptions share one LISTEN connection (see :mod:`ledger.store.postgres.listen`)."""
+        return PostgresWatch(
+            self._listener, self._committed, self._held_back, poll_interval or POLL_INTERVAL
+        )
+
+    async def _listening_connection(self) -> AsyncConnection:
+        """Open a connection of the store's own (settings, search path) to listen or notify on.
+
+        Raises:
+            StoreError: The server cannot be reached (``StoreUnavailableError``) or refused.
+        """
+        if self._closed:
+            raise StoreError("the store is closed")
+        try:
+            return await self._engine.connect()
+        except sa.exc.DBAPIError as exc:
+            raise _translate(exc, self._where, doing="listen on") from exc
+        except OSError as exc:
+            raise StoreUnavailableError(f"cannot reach {self._where}: {exc}") from exc
+
+    async def _held_back(self, cursor: int) -> bool:
+        """Whether committed events follow ``cursor`` that :meth:`read_all` cannot return yet.
+
+        Raises:
+            StoreError: The read failed.
+        """
+        last = await self._fetch(sa.select(sa.func.max(EVENTS.c.position)))
+        return last[0][0] is not None and last[0][0] > cursor
 
     def _stats_dialect(self) -> PostgresStats:
         return POSTGRES_STATS
@@ -367,7 +402,10 @@ class PostgresEventStore(SqlEventStore):
             self._heads.pop(session_id, None)
         try:
             async with self._engine.begin() as connection:
-                return await self._import_in(connection, streams)
+                written = await self._import_in(connection, streams)
+            if written:
+                self._notifier.committed()
+            return written
         except sa.exc.IntegrityError as exc:
             constraint = getattr(exc.orig, "constraint_name", None) or str(exc.orig)
             if "tl_events_event_id_key" in constraint:
@@ -469,7 +507,10 @@ class PostgresEventStore(SqlEventStore):
         """Close every pooled connection."""
         if self._closed:
             return
+        await self._notifier.close()  # announce the last commits before the engine goes
         self._closed = True
+        self._committed.notify()  # subscribers wake, see the store closed, and end
+        await self._listener.close()
         for connection in list(self._all_writers):
             with contextlib.suppress(Exception):  # closing is best effort on a broken link
                 await connection.close()

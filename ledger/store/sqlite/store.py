@@ -60,12 +60,16 @@ from ledger.store.sqlite.setup import (
     reader_engine,
 )
 from ledger.store.sqlite.statements import STATEMENTS
+from ledger.store.subscribe import PollingWatch
 
 if TYPE_CHECKING:
     from ledger.store.sql_stats import StatsDialect
 
 _IMPORT_HEAD = STATEMENTS["import_head"]
 _READ_WINDOW = STATEMENTS["read_stream_to"]
+
+POLL_INTERVAL = 0.05
+"""Seconds between a subscription's checks for commits by other processes, unless told."""
 
 _INLINE_SYNC_SECONDS = 0.002
 """A commit at durability="full" slower than this moves later commits to a worker thread."""
@@ -262,6 +266,8 @@ class SqliteEventStore(SqlEventStore):
         asyncio.get_running_loop().call_later(delay, self._flush, batch)
 
     def _settle(self, requests: list[Request], outcomes: list[Outcome]) -> None:
+        if any(outcome.error is None for outcome in outcomes):
+            self._committed.notify()
         for request, outcome in zip(requests, outcomes, strict=True):
             if request.future.done():  # the caller was cancelled; the outcome stands regardless
                 continue
@@ -358,7 +364,7 @@ class SqliteEventStore(SqlEventStore):
             if self._closed:
                 raise StoreError("the store is closed")
             try:
-                return self._import_now(streams)
+                written = self._import_now(streams)
             except _Busy:
                 if time.monotonic() + delay > deadline:
                     raise StoreUnavailableError(
@@ -367,6 +373,10 @@ class SqliteEventStore(SqlEventStore):
                     ) from None
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 0.1)
+            else:
+                if written:
+                    self._committed.notify()
+                return written
 
     def _import_now(self, streams: dict[str, list[RecordedEvent]]) -> int:
         """Write checked records in one transaction on the writer connection.
@@ -461,6 +471,26 @@ class SqliteEventStore(SqlEventStore):
         session, version, digest, started_at, updated_at = rows[0]
         return StreamHead(session, version, digest, head_time(started_at), head_time(updated_at))
 
+    def _watch(self, poll_interval: float | None) -> PollingWatch:
+        """Subscriptions wake on this store's commits and poll for other processes' commits."""
+        return PollingWatch(self._committed, poll_interval or POLL_INTERVAL, self._data_version)
+
+    def _data_version(self) -> int:
+        """Return SQLite's count of commits by other connections, the writer's included.
+
+        Read on the reader connection: one look at the shared-memory index, no I/O (-1 once
+        the store is closed).
+
+        Raises:
+            StoreError: The reader failed.
+        """
+        if self._closed:
+            return -1
+        try:
+            return int(self._reader.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error as exc:
+            raise StoreError(f"read from {self.path} failed: {exc}") from exc
+
     def _stats_dialect(self) -> "StatsDialect":
         from ledger.store.sqlite.stats import SQLITE_STATS  # imports SQLAlchemy: not on serving
 
@@ -480,6 +510,7 @@ class SqliteEventStore(SqlEventStore):
             return
         await self._idle.wait()
         self._closed = True
+        self._committed.notify()  # subscribers wake, see the store closed, and end
         self._writer.close()
         self._reader.close()
         await self._dispose_engine()
