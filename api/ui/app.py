@@ -7,6 +7,7 @@ app through DNS rebinding.
 """
 
 import asyncio
+import contextlib
 import importlib.resources
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
@@ -24,7 +25,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from api.listing import DEFAULT_PAGE
 from api.service import Ledger
 from api.ui.listing import SessionFilter, sessions_page
-from api.ui.live import follow
 from api.ui.payload import badge_json, event_json, report_json, session_payload
 from ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
 from ledger.ids import check_id
@@ -177,6 +177,8 @@ def create_app(ledger: Ledger) -> ASGIApp:
     async def live(request: Request) -> Response:
         session_id = _session_id(request)
         after = _number(request, "after", 0)
+        if after < 0:
+            raise InvalidInputError(f"after must be a position (0 or more), not {after}")
         if await ledger.head(session_id) is None:
             raise SessionNotFoundError(f"no session {session_id!r} in this ledger")
         return StreamingResponse(_feed(ledger, session_id, after), media_type="text/event-stream")
@@ -204,8 +206,12 @@ def create_app(ledger: Ledger) -> ASGIApp:
 
 
 async def _feed(ledger: Ledger, session_id: str, after: int) -> AsyncIterator[bytes]:
-    """Server-sent events: each new event as ``data: {json}``, a comment now and then."""
-    events = follow(ledger, session_id, after=after).__aiter__()
+    """Server-sent events: each new event as ``data: {json}``, a comment now and then.
+
+    Built on the ledger's catch-up subscription: the events after ``after`` (the last the page
+    holds), then each one as any process commits it, none missed and none twice.
+    """
+    events = ledger.subscribe(after=after, session_id=session_id).__aiter__()
     waiting: asyncio.Task[Any] | None = None
     try:
         yield b": following\n\n"
@@ -226,6 +232,11 @@ async def _feed(ledger: Ledger, session_id: str, after: int) -> AsyncIterator[by
     finally:
         if waiting is not None:
             waiting.cancel()
+            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration, LedgerError):
+                await waiting
+        close = getattr(events, "aclose", None)
+        if close is not None:  # releases what the subscription holds (a listening connection)
+            await close()
 
 
 class _Headers:
