@@ -155,3 +155,40 @@ def record_demo(url: str) -> str:
     assert ran.returncode == 0, ran.stderr
     session_id: str = json.loads(ran.stdout)["sessionId"]
     return session_id
+
+
+_STATES = """
+import asyncio, json, sys
+from api import open_ledger
+
+async def main() -> None:
+    url, session_id = sys.argv[1:3]
+    async with open_ledger(url, ttl=None, read_only=True) as ledger:
+        latest = (await ledger.state(session_id)).version
+        rows = []
+        for version in range(1, latest + 1):
+            state = await ledger.state(session_id, as_of_version=version)
+            last = state.last
+            rows.append({"thoughts": len(state.thoughts), "revisions": state.revisions,
+                         "branches": len(state.branches), "status": state.status,
+                         "total": None if last is None else last.total_thoughts,
+                         "texts": [t.thought for t in state.thoughts]})
+    print(json.dumps(rows))
+
+asyncio.run(main())
+"""
+
+
+def states_by_version(url: str, session_id: str) -> list[dict[str, Any]]:
+    """The ledger's own fold of ``session_id`` at every version (item 0: version 1)."""
+    ran = subprocess.run(  # noqa: S603  # our interpreter, a fixed script
+        [sys.executable, "-c", _STATES, url, session_id],
+        cwd=ROOT,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=WAIT,
+    )
+    rows: list[dict[str, Any]] = json.loads(ran.stdout)
+    return rows
