@@ -2,6 +2,7 @@
 
 Usage:
     tools/bench append [--events N] [--pg URL]
+    tools/bench ui [--quick]     (Chromium at /usr/bin/chromium, playwright from the dev extra)
     tools/bench all [--quick] [--json FILE]
 """
 
@@ -403,6 +404,7 @@ async def main(argv: list[str]) -> int:
             "memory",
             "startup",
             "peers",
+            "ui",
             "all",
         ],
         nargs="?",
@@ -453,6 +455,10 @@ async def main(argv: list[str]) -> int:
         from bench_peers import bench_peers
 
         results += await bench_peers()
+    if args.bench in ("ui", "all"):
+        from bench_ui import bench_ui
+
+        results += await bench_ui(sessions=10_000 if args.quick else 100_000)
     _print(results)
     target = args.json
     if target is None and args.bench == "all":

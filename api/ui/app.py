@@ -9,6 +9,7 @@ app through DNS rebinding.
 import asyncio
 import contextlib
 import importlib.resources
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -123,6 +124,7 @@ def create_app(ledger: Ledger) -> ASGIApp:
     Returns:
         An ASGI app: pages at ``/``, ``/sessions/{id}``, ``/analytics``; JSON under ``/api``.
     """
+    payloads = _Payloads()
 
     async def page(request: Request) -> Response:
         return Response(static_text("index.html"), media_type="text/html; charset=utf-8")
@@ -161,7 +163,15 @@ def create_app(ledger: Ledger) -> ASGIApp:
 
     async def session(request: Request) -> Response:
         session_id = _session_id(request)
-        return _Json(session_payload(session_id, await ledger.events(session_id)))
+        head = await ledger.head(session_id)
+        if head is None:
+            raise SessionNotFoundError(f"no session {session_id!r} in this ledger")
+        body = payloads.get(session_id, head.version, head.hash)
+        if body is None:
+            records = await ledger.events(session_id, as_of_version=head.version)
+            body = orjson.dumps(session_payload(session_id, records))
+            payloads.keep(session_id, head.version, head.hash, body)
+        return Response(body, media_type="application/json")
 
     async def verify(request: Request) -> Response:
         return _Json(report_json(await ledger.verify(_session_id(request))))
@@ -237,6 +247,33 @@ async def _feed(ledger: Ledger, session_id: str, after: int) -> AsyncIterator[by
         close = getattr(events, "aclose", None)
         if close is not None:  # releases what the subscription holds (a listening connection)
             await close()
+
+
+class _Payloads:
+    """The session payloads last sent, by session and head.
+
+    A reload of a long session (or a second reader) costs one head look-up. A session only
+    grows, so a head names one payload.
+    """
+
+    def __init__(self, budget: int = 64 * 2**20) -> None:
+        self._budget = budget
+        self._held: OrderedDict[str, tuple[int, str, bytes]] = OrderedDict()
+
+    def get(self, session_id: str, version: int, hash_: str) -> bytes | None:
+        held = self._held.get(session_id)
+        if held is None or held[:2] != (version, hash_):
+            return None
+        self._held.move_to_end(session_id)
+        return held[2]
+
+    def keep(self, session_id: str, version: int, hash_: str, body: bytes) -> None:
+        self._held[session_id] = (version, hash_, body)
+        self._held.move_to_end(session_id)
+        while sum(len(item[2]) for item in self._held.values()) > self._budget:
+            if len(self._held) == 1:
+                break
+            self._held.popitem(last=False)
 
 
 class _Headers:

@@ -76,8 +76,21 @@ def event_json(record: RecordedEvent) -> JsonDict:
 
 
 def session_payload(session_id: str, records: Iterable[RecordedEvent]) -> JsonDict:
-    """Everything the session page needs, in one object: the session's id and its events."""
-    return {"sessionId": session_id, "events": [event_json(record) for record in records]}
+    """Everything the session page needs, in one object: the session's id and its events.
+
+    An event's ``ph`` (previous hash) is left out when it is the hash of the event before it,
+    as it is on an intact chain: the page reads it from there, and a long session travels a
+    fifth lighter. Where a link is broken the stored value is sent, and the page shows it.
+    """
+    events: list[JsonDict] = []
+    before: str | None = None
+    for record in records:
+        item = event_json(record)
+        if item["ph"] == before:
+            del item["ph"]
+        before = item["h"]
+        events.append(item)
+    return {"sessionId": session_id, "events": events}
 
 
 def session_row(state: SessionState) -> JsonDict:

@@ -144,7 +144,9 @@
 
   async function sessionPage(sessionId) {
     document.title = "Session " + sessionId.slice(0, 13) + " · thoughtledger";
+    performance.mark("tl-fetch");
     const payload = await getJson("/api/sessions/" + encodeURIComponent(sessionId));
+    performance.measure("tl-fetched-and-parsed", "tl-fetch");
     const wanted = readState(location.search);
     main.textContent = "";
     const view = new SessionView(main, payload, {
@@ -159,6 +161,7 @@
       },
       verify: () => getJson("/api/sessions/" + encodeURIComponent(sessionId) + "/verify"),
     });
+    performance.measure("tl-drawn", "tl-fetch");
     global.thoughtLedgerView = view; // for the benchmark and the curious, from the console
     const onKey = (event) => view.onKey(event);
     document.addEventListener("keydown", onKey);

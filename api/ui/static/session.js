@@ -4,6 +4,10 @@
 "use strict";
 (function (global) {
   const BRANCH_KINDS = new Set(["branch.opened", "branch.extended"]);
+  // Main-line rows go in chunks of this many: hiding a chunk is one change, and the browser
+  // skips laying out chunks off screen (content-visibility), so a jump across 10,000
+  // versions redraws a screenful, not the session.
+  const CHUNK = 64;
   const THOUGHT_KINDS = new Set([
     "thought.recorded", "thought.revised", "branch.opened", "branch.extended",
   ]);
@@ -101,7 +105,11 @@
       this.compareFrom = null;
       this.followLatest = true;
       this.build();
+      // Drawn off the page, then put in at once: one layout instead of one per row.
+      const card = this.tree.parentNode;
+      this.tree.remove();
       for (const e of payload.events) this.add(e);
+      card.prepend(this.tree);
       const latest = this.timeline.latest;
       const wanted = this.options.version;
       const start = wanted && wanted >= 1 && wanted <= latest ? wanted : latest;
@@ -155,10 +163,12 @@
       controls.append(this.compareBoxPanel);
       const layout = el("div", "layout");
       const treeCard = el("div", "card");
-      this.tree = el("ol", "tree");
+      this.tree = el("div", "tree");
       this.tree.id = "tree";
+      this.chunk = null;
+      this.chunkRows = 0;
       this.tree.setAttribute("aria-label", "thoughts");
-      this.orphans = el("ol", "tree");
+      this.orphans = el("ol", "orphans");
       treeCard.append(this.tree, this.orphans);
       this.inspector = el("aside", "inspector card");
       this.inspector.id = "inspector";
@@ -187,13 +197,18 @@
     }
 
     clicked(event) {
-      const row = event.target.closest("li[data-v]");
-      if (row) this.showVersion(Number(row.dataset.v));
+      const row = event.target.closest("li.thought, li.event, li.branch");
+      if (row && row.tlv !== undefined) this.showVersion(row.tlv);
     }
 
     // Add one event (in version order): to the timeline, and its row to the tree.
     add(e) {
       if (e.v <= this.timeline.latest) return false; // already held (a live feed may repeat)
+      // An intact link is sent once: the previous hash is the hash of the event before.
+      if (e.ph === undefined) {
+        const before = this.timeline.events[this.timeline.events.length - 1];
+        e.ph = before ? before.h : "0".repeat(64);
+      }
       this.timeline.push(e);
       if (e.k === "session.started") {
         this.meta = e.md || {};
@@ -205,7 +220,7 @@
       if (isThought(e) && BRANCH_KINDS.has(e.k)) {
         this.placeInBranch(e, row);
       } else {
-        this.tree.append(row);
+        this.mainList(e.v).append(row);
         if (isThought(e)) {
           const same = this.mainByNumber.get(e.n) || [];
           same.push(row);
@@ -217,21 +232,37 @@
       return true;
     }
 
-    thoughtRow(e) {
-      const row = el("li", "thought");
-      row.dataset.v = String(e.v);
-      row.tabIndex = -1;
-      row.append(el("span", "num-mark", "#" + e.n));
-      if (e.k === "thought.revised" || e.ir) {
-        row.append(el("span", "rev-mark", "↺ revises" + (e.rv !== undefined ? " #" + e.rv : "") + ":"));
+    // The chunk the next main-line row goes in (a new one every CHUNK rows).
+    mainList(v) {
+      if (!this.chunk || this.chunkRows >= CHUNK) {
+        this.chunk = el("ol", "chunk");
+        this.chunkRows = 0;
+        this.tree.append(this.chunk);
+        this.items.push({ v, node: this.chunk });
       }
-      if (e.gen) row.append(el("span", "model-mark", "[" + e.m + "]"));
-      row.append(el("span", "thought-text", e.x));
-      if (!e.nx) row.append(el("span", "done-mark", "✓ done"));
+      this.chunkRows += 1;
+      return this.chunk;
+    }
+
+    // A row is two elements: the text, and the row whose number and trailer are drawn by CSS
+    // from two attributes (ten thousand rows build in a fraction of the time of six nodes each).
+    thoughtRow(e) {
+      const row = document.createElement("li");
+      const revision = e.k === "thought.revised" || e.ir === true;
+      row.className = "thought" + (revision ? " rev" : "") + (e.nx ? "" : " done");
+      row.tlv = e.v;
+      let head = "#" + e.n;
+      if (revision) head += " ↺ revises" + (e.rv !== undefined ? " #" + e.rv : "") + ":";
+      if (e.gen) head += " [" + e.m + "]";
+      row.setAttribute("data-n", head);
       const who = e.gen ? e.m : (this.meta.agent || this.meta.client || "caller");
       const cost = e.c !== undefined && e.c !== null ? " · $" + e.c : "";
-      row.append(el("span", "trailer",
-        "v" + e.v + " · " + shortTime(e.at) + " · est. " + e.tt + " · " + who + cost));
+      row.setAttribute("data-t", (e.nx ? "" : "✓ done · ") + "v" + e.v + " · " +
+        shortTime(e.at) + " · est. " + e.tt + " · " + who + cost);
+      const text = document.createElement("span");
+      text.className = "thought-text";
+      text.textContent = e.x;
+      row.append(text);
       return row;
     }
 
@@ -242,8 +273,7 @@
         "session.expired": "session " + (e.why || "expired"),
       };
       const row = el("li", "event", (words[e.k] || e.k) + " · v" + e.v + " · " + shortTime(e.at));
-      row.dataset.v = String(e.v);
-      row.tabIndex = -1;
+      row.tlv = e.v;
       return row;
     }
 
@@ -251,8 +281,8 @@
       let group = this.branchGroups.get(e.b);
       if (!group) {
         const node = el("li", "branch");
-        node.dataset.v = String(e.v);
-        const origins = (this.mainByNumber.get(e.bf) || []).filter((r) => Number(r.dataset.v) < e.v);
+        node.tlv = e.v;
+        const origins = (this.mainByNumber.get(e.bf) || []).filter((r) => r.tlv < e.v);
         const note = origins.length ? "" : " (its origin is not on the main line)";
         node.append(el("div", "branch-label", "⑂ branch " + e.b + " from #" + e.bf + note));
         const list = el("ol", "branch-thoughts");
@@ -277,11 +307,11 @@
     }
 
     markRevised(e) {
-      const targets = (this.mainByNumber.get(e.rv) || []).filter((r) => Number(r.dataset.v) < e.v);
+      const targets = (this.mainByNumber.get(e.rv) || []).filter((r) => r.tlv < e.v);
       if (!targets.length) return;
       const mark = el("span", "revised-by", "(revised by #" + e.n + ")");
       const target = targets[targets.length - 1];
-      target.insertBefore(mark, target.querySelector(".trailer"));
+      target.append(mark);
       this.items.push({ v: e.v, node: mark });
     }
 
@@ -307,7 +337,9 @@
       const latest = this.timeline.latest;
       v = Math.max(latest ? 1 : 0, Math.min(v, latest));
       if (first) {
-        for (const item of this.items) item.node.classList.toggle("hidden", item.v > v);
+        for (let i = this.firstAfter(v); i < this.items.length; i++) {
+          this.items[i].node.classList.add("hidden");
+        }
       } else if (v !== this.version) {
         this.toggleRange(this.version, v);
       }
