@@ -96,7 +96,7 @@ def test_keys_move_through_versions_and_the_url_names_the_version(
         page.keyboard.press("ArrowRight")
         assert len(_visible_thoughts(page)) == 5
         assert page.locator("li.branch:visible .branch-label").all_text_contents() == [
-            "⑂ branch replica from #3"
+            "↳ branch replica from #3"
         ]
         assert page.url.endswith("?v=6")
         page.keyboard.press("ArrowLeft")
@@ -111,6 +111,7 @@ def test_keys_move_through_versions_and_the_url_names_the_version(
         panel = page.locator("#compare-panel").inner_text()
         assert "version 4 → 7 (3 events)" in panel
         assert page.locator("li.thought.added:visible").count() == 3
+        screenshot(page, "session-compare")
         page.get_by_role("button", name="Verify chain").click()
         page.wait_for_selector(".verify-result.ok")
         assert "chain verified: 10 events" in page.locator(".verify-result").inner_text()

@@ -160,7 +160,6 @@
       controls.append(row, this.countsText);
       this.compareBoxPanel = el("div", "compare card hidden");
       this.compareBoxPanel.id = "compare-panel";
-      controls.append(this.compareBoxPanel);
       const layout = el("div", "layout");
       const treeCard = el("div", "card");
       this.tree = el("div", "tree");
@@ -173,7 +172,7 @@
       this.inspector = el("aside", "inspector card");
       this.inspector.id = "inspector";
       layout.append(treeCard, this.inspector);
-      r.append(head, controls, layout);
+      r.append(head, controls, this.compareBoxPanel, layout);
       this.slider.addEventListener("input", () => {
         this.showVersion(Number(this.slider.value));
       });
@@ -284,7 +283,7 @@
         node.tlv = e.v;
         const origins = (this.mainByNumber.get(e.bf) || []).filter((r) => r.tlv < e.v);
         const note = origins.length ? "" : " (its origin is not on the main line)";
-        node.append(el("div", "branch-label", "⑂ branch " + e.b + " from #" + e.bf + note));
+        node.append(el("div", "branch-label", "↳ branch " + e.b + " from #" + e.bf + note));
         const list = el("ol", "branch-thoughts");
         node.append(list);
         const parent = origins.length ? origins[origins.length - 1] : null;
