@@ -427,8 +427,9 @@ class Ledger(Lookup, Transfer, Figures):
         Raises:
             InvalidInputError: A negative position, a malformed session id or interval (raised
                 at the call, before iterating).
+            StoreError: The ledger is closed (raised at the call); (while iterating) the store
+                failed.
             EventDecodingError: (while iterating) a stored event cannot be decoded.
-            StoreError: (while iterating) the store failed.
         """
         return self._store.subscribe(
             after=after, session_id=session_id, poll_interval=poll_interval

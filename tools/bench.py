@@ -3,6 +3,7 @@
 Usage:
     tools/bench append [--events N] [--pg URL]
     tools/bench ui [--quick]     (Chromium at /usr/bin/chromium, playwright from the dev extra)
+    tools/bench subscribe [--pg URL]
     tools/bench all [--quick] [--json FILE]
 """
 
@@ -405,6 +406,7 @@ async def main(argv: list[str]) -> int:
             "startup",
             "peers",
             "ui",
+            "subscribe",
             "all",
         ],
         nargs="?",
@@ -451,6 +453,11 @@ async def main(argv: list[str]) -> int:
         from bench_scale import bench_startup
 
         results.append(await bench_startup())
+    if args.bench in ("subscribe", "all"):
+        from bench_subscribe import bench_subscribe
+
+        reachable = await pg_available(args.pg)
+        results += await bench_subscribe(args.pg if reachable else None)
     if args.bench in ("peers", "all"):
         from bench_peers import bench_peers
 

@@ -12,7 +12,7 @@ from uuid import UUID
 
 from ledger.chain import PreparedEvent, VerifyReport, prepare
 from ledger.envelope import LogRow, RecordedEvent, format_time
-from ledger.errors import ConcurrencyError, InvalidInputError
+from ledger.errors import ConcurrencyError, InvalidInputError, StoreError
 from ledger.events import Event, LedgerEvent
 from ledger.ids import check_id, new_event_id
 from ledger.store.checks import check_ids
@@ -74,6 +74,8 @@ class EventStore(ABC):
     * a session's recorded times never go backwards: an append records the clock's reading, or
       the session's last recorded time when the clock is behind it (a clock set back, or
       writers with skewed clocks sharing a database), so an export always imports.
+    * a subscription (:meth:`subscribe`) yields every event after its start position once, in
+      position order, then each new one as it commits, whichever store or process appended it.
 
     Args:
         clock: Where recorded times come from (UTC); tests pass a fixed clock.
@@ -181,8 +183,8 @@ class EventStore(ABC):
 
         Catch-up and live are one loop of reads (see :mod:`ledger.store.subscribe`): events come
         in position order with no gap and no duplicate, whichever process appended them. The
-        iteration never ends by itself; breaking out of it, cancelling its task or closing it
-        releases what it holds (a listening connection on PostgreSQL).
+        iteration ends when the store is closed; breaking out of it earlier, cancelling its task
+        or closing it releases what it holds (a listening connection on PostgreSQL).
 
         Args:
             after: The last position already seen (0: from the beginning).
@@ -195,10 +197,12 @@ class EventStore(ABC):
         Raises:
             InvalidInputError: A negative position, a malformed session id, a page below 1 or
                 an interval that is not a positive number (raised here, before iterating).
+            StoreError: The store is closed (raised here); (while iterating) the backend failed.
             EventDecodingError: (while iterating) a stored event cannot be decoded.
-            StoreError: (while iterating) the backend failed.
         """
         check_subscription(after, page, poll_interval)
+        if self._closed:
+            raise StoreError("the store is closed")
         if session_id is not None:
             check_id(session_id)
         return follow(
@@ -206,7 +210,12 @@ class EventStore(ABC):
         )
 
     def _watch(self, poll_interval: float | None) -> AbstractAsyncContextManager[Watch]:
-        """Return how a subscription of this backend hears of commits (see :class:`Watch`)."""
+        """Return how a subscription of this backend hears of commits (see :class:`Watch`).
+
+        This default hears only this store's own commits (and re-reads every ``poll_interval``
+        seconds when one is given): right for memory, where no other process writes. A backend
+        whose storage other processes share overrides it.
+        """
         return SignalWatch(self._committed, poll_interval)
 
     async def _version_before(self, session_id: str, position: int) -> int:

@@ -19,8 +19,6 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-import structlog
-
 from ledger.envelope import RecordedEvent
 from ledger.errors import InvalidInputError, StoreError, StoreUnavailableError
 
@@ -34,7 +32,6 @@ OUTAGE_SECONDS = 30.0
 """How long a subscription keeps retrying reads while the database is unreachable (a server
 restart) before it raises :class:`StoreUnavailableError`."""
 
-_log = structlog.get_logger("ledger.store")
 _T = TypeVar("_T")
 
 
@@ -195,7 +192,7 @@ async def _patiently(read: Callable[[], Awaitable[_T]]) -> _T:
         except StoreUnavailableError as exc:
             if loop.time() + pause > deadline:
                 raise
-            _log.warning("subscription_waits_for_store", error=str(exc), retry_in=pause)
+            _log("warning", "subscription_waits_for_store", error=str(exc), retry_in=pause)
             await asyncio.sleep(pause)
             pause = min(pause * 2, 2.0)
 
@@ -249,6 +246,13 @@ class PollingWatch(SignalWatch):
         while not await self._signal.wait(seen, self._interval):
             if self._probe() != self._reading:
                 return
+
+
+def _log(level: str, event: str, **facts: object) -> None:
+    """Log through structlog, imported on first use (a server must not pay for it at start)."""
+    import structlog
+
+    getattr(structlog.get_logger("ledger.store"), level)(event, **facts)
 
 
 __all__ = [

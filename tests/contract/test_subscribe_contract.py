@@ -9,8 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from api.bootstrap import open_store
 from ledger.envelope import RecordedEvent
-from ledger.errors import InvalidInputError
+from ledger.errors import InvalidInputError, StoreError
 from ledger.store.base import EventStore
 from ledger.store.memory import MemoryEventStore
 from tests.support.backends import Backend
@@ -96,6 +97,23 @@ async def test_a_subscription_follows_the_appends_of_another_os_process(
     assert here + there == await whole_log(store)
 
 
+async def test_a_read_only_store_follows_the_appends_of_a_writing_one(
+    backend: Backend, store: EventStore
+) -> None:
+    if backend.url is None:
+        pytest.skip("a memory ledger cannot be opened a second time, read-only")
+    await append_thoughts(store, "a", 1)
+    reader = await open_store(backend.url, read_only=True)
+    try:
+        events = reader.subscribe()
+        assert len(await take(events, 1)) == 1
+        waiting = asyncio.ensure_future(take(events, 2))
+        await append_thoughts(store, "a", 2, start=1)
+        assert [r.version for r in await waiting] == [2, 3]
+    finally:
+        await reader.aclose()
+
+
 async def test_a_session_filter_yields_only_that_sessions_events_after_the_position(
     store: EventStore,
 ) -> None:
@@ -155,6 +173,8 @@ async def test_closing_the_store_ends_its_subscriptions(backend: Backend) -> Non
     await _turns()
     await store.aclose()
     assert await waiting == []
+    with pytest.raises(StoreError, match="closed"):
+        store.subscribe()
 
 
 async def _turns() -> None:
@@ -180,6 +200,8 @@ async def test_leaving_a_subscription_releases_what_it_holds(backend: Backend) -
         if backend.name == "postgres":
             assert await listening() == 1
         await left.aclose()  # type: ignore[attr-defined]  # an async generator underneath
+        if backend.name == "postgres":
+            assert await listening() == 1  # still held for the other one
         # Cancelling the task of the other releases the rest.
         task = asyncio.ensure_future(take(kept, 1))
         await _turns()

@@ -24,7 +24,6 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import structlog
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ledger.errors import StoreError, StoreUnavailableError
@@ -33,8 +32,9 @@ from ledger.store.subscribe import Signal
 CHANNEL = "thoughtledger"
 """The notification channel; the payload names the schema whose log grew."""
 
-NOTIFY = f"SELECT pg_notify('{CHANNEL}', current_schema())"
-"""The statement that announces a commit (run inside the committing transaction)."""
+NOTIFY = "SELECT pg_notify('thoughtledger', current_schema())"
+"""The statement that announces a commit (a literal: no SQL is assembled by formatting)."""
+assert f"pg_notify('{CHANNEL}'," in NOTIFY  # noqa: S101  # announced where subscribers listen
 
 POLL_INTERVAL = 1.0
 """Seconds between a subscription's safety re-reads while notifications flow, unless told."""
@@ -50,7 +50,6 @@ _FIRST_HELD_BACK = 0.002
 _LAST_HELD_BACK = 0.5
 """Longest wait between re-reads while committed events are held back."""
 
-_log = structlog.get_logger("ledger.store.postgres")
 
 Connect = Callable[[], Awaitable[AsyncConnection]]
 
@@ -119,7 +118,7 @@ class Listener:
         try:
             connection = await self._connect()
         except (StoreError, OSError) as exc:
-            _log.warning("listen_failed", error=str(exc))
+            _log("warning", "listen_failed", error=str(exc))
             return
         try:
             driver: Any = (await connection.get_raw_connection()).driver_connection
@@ -130,7 +129,7 @@ class Listener:
             await asyncio.shield(_discard(connection))
             if not isinstance(exc, Exception):
                 raise
-            _log.warning("listen_failed", error=str(exc))
+            _log("warning", "listen_failed", error=str(exc))
             return
         self._held, self._driver = connection, driver
         # Commits made while nobody listened went unannounced: subscriptions read once more.
@@ -154,7 +153,7 @@ class Listener:
     def _lost(self, connection: object) -> None:
         if connection is not self._driver:
             return
-        _log.info("listen_lost")
+        _log("info", "listen_lost")
         held, self._held, self._driver = self._held, None, None
         if self._recovering is None or self._recovering.done():
             self._recovering = asyncio.get_running_loop().create_task(self._recover(held))
@@ -214,7 +213,7 @@ class Notifier:
                 await self._drop(exc)
 
     async def _drop(self, exc: BaseException) -> None:
-        _log.warning("notify_failed", error=str(exc))
+        _log("warning", "notify_failed", error=str(exc))
         held, self._held, self._driver = self._held, None, None
         if held is not None:
             await _discard(held)
@@ -290,6 +289,13 @@ class PostgresWatch:
             self._delay = _FIRST_HELD_BACK
             within = self._interval if self._listener.up else min(self._interval, RETRY_SECONDS)
         await self._signal.wait(seen, within)
+
+
+def _log(level: str, event: str, **facts: object) -> None:
+    """Log through structlog, imported on first use (a server must not pay for it at start)."""
+    import structlog
+
+    getattr(structlog.get_logger("ledger.store.postgres"), level)(event, **facts)
 
 
 __all__ = [

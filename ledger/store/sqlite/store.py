@@ -520,4 +520,4 @@ class _Busy(Exception):
     """Another connection holds the write lock."""
 
 
-__all__ = ["Durability", "SqliteEventStore"]
+__all__ = ["POLL_INTERVAL", "Durability", "SqliteEventStore"]
