@@ -9,6 +9,7 @@ app through DNS rebinding.
 import asyncio
 import contextlib
 import importlib.resources
+import json
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
@@ -61,9 +62,17 @@ def static_text(name: str) -> str:
     return (importlib.resources.files("api.ui") / "static" / name).read_text(encoding="utf-8")
 
 
+def _dumps(content: Any) -> bytes:
+    """``content`` as JSON: orjson, or the standard library for integers past 64 bits."""
+    try:
+        return orjson.dumps(content)
+    except orjson.JSONEncodeError:  # estimates have no upper bound; orjson stops at 64 bits
+        return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 class _Json(JSONResponse):
     def render(self, content: Any) -> bytes:
-        return orjson.dumps(content)
+        return _dumps(content)
 
 
 def _error(status: int, message: str) -> Response:
@@ -169,7 +178,7 @@ def create_app(ledger: Ledger) -> ASGIApp:
         body = payloads.get(session_id, head.version, head.hash)
         if body is None:
             records = await ledger.events(session_id, as_of_version=head.version)
-            body = orjson.dumps(session_payload(session_id, records))
+            body = _dumps(session_payload(session_id, records))
             payloads.keep(session_id, head.version, head.hash, body)
         return Response(body, media_type="application/json")
 
@@ -211,7 +220,11 @@ def create_app(ledger: Ledger) -> ASGIApp:
         status = exc.status_code if isinstance(exc, HTTPException) else 500
         return _error(status, f"{request.method} {request.url.path[:80]}: not here (read-only)")
 
-    app = Starlette(routes=routes, exception_handlers={HTTPException: refused})
+    async def failed(request: Request, exc: Exception) -> Response:
+        # Anything else: one line, never a traceback (the server goes on serving).
+        return _error(500, f"unexpected {type(exc).__name__}: {str(exc)[:200]}")
+
+    app = Starlette(routes=routes, exception_handlers={HTTPException: refused, Exception: failed})
     return _LoopbackOnly(_Headers(app))
 
 
@@ -234,7 +247,7 @@ async def _feed(ledger: Ledger, session_id: str, after: int) -> AsyncIterator[by
                 continue
             record = waiting.result()
             waiting = None
-            yield b"data: " + orjson.dumps(event_json(record)) + b"\n\n"
+            yield b"data: " + _dumps(event_json(record)) + b"\n\n"
     except StopAsyncIteration:
         return
     except LedgerError as exc:

@@ -25,6 +25,9 @@ from projections.state import SessionState
 
 JsonDict = dict[str, Any]
 
+_SAFE = 2**53 - 1
+"""The largest whole number JavaScript holds exactly; larger counts travel as their digits."""
+
 _THOUGHTS = (ThoughtRecorded, ThoughtRevised, BranchOpened, BranchExtended, ThoughtGenerated)
 
 
@@ -49,15 +52,15 @@ def event_json(record: RecordedEvent) -> JsonDict:
     event = record.event
     if isinstance(event, _THOUGHTS):
         item |= {
-            "n": event.thought_number,
-            "tt": event.total_thoughts,
+            "n": _count(event.thought_number),
+            "tt": _count(event.total_thoughts),
             "nx": event.next_thought_needed,
             "x": event.thought,
         }
         marks = (
             ("ir", event.is_revision),
-            ("rv", event.revises_thought),
-            ("bf", event.branch_from_thought),
+            ("rv", _count(event.revises_thought)),
+            ("bf", _count(event.branch_from_thought)),
             ("b", event.branch_id),
             ("nm", event.needs_more_thoughts),
         )
@@ -73,6 +76,11 @@ def event_json(record: RecordedEvent) -> JsonDict:
     elif isinstance(event, SessionExpired):
         item["why"] = f"expired after {event.idle_seconds:.0f} s idle"
     return item
+
+
+def _count(value: int | None) -> int | str | None:
+    # The API takes any whole number from 1; past 2**53 a page would show a rounded one.
+    return str(value) if value is not None and value > _SAFE else value
 
 
 def session_payload(session_id: str, records: Iterable[RecordedEvent]) -> JsonDict:

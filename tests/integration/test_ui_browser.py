@@ -5,16 +5,21 @@ Chromium through Playwright; pictures of the main pages land in ``build/screensh
 """
 
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from api.cli.demo import THOUGHTS as DEMO_THOUGHTS
+from tests.property.strategies import calls
 from tests.support.browser import (
     append_thought,
     chromium,
+    record_calls,
     record_demo,
     screenshot,
     states_by_version,
@@ -138,6 +143,43 @@ def test_every_version_on_the_slider_is_the_ledger_state_at_that_version(
                 f"{_counted(state['branches'], 'branch')} · estimate {total} · {state['status']}"
             ), (version, counts)
             assert sorted(_visible_thoughts(page)) == sorted(state["texts"]), version
+        assert watched.errors == []
+
+
+@pytest.mark.slow
+@settings(
+    max_examples=4,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(st.lists(calls, min_size=2, max_size=2))
+def test_generated_sessions_show_the_ledger_state_at_every_version(
+    browser: "Browser", base: str, ledger_url: str, sessions: list[list[dict[str, Any]]]
+) -> None:
+    named = {f"prop-{uuid.uuid4().hex[:12]}": session for session in sessions}
+    record_calls(ledger_url, named)
+    with watched_page(browser) as watched:
+        page = watched.page
+        for session_id in named:
+            expected = states_by_version(ledger_url, session_id)
+            page.goto(f"{base}sessions/{session_id}?v=1")
+            page.wait_for_selector("#tree li")
+            page.locator("#main").focus()
+            for version, state in enumerate(expected, start=1):
+                if version > 1:
+                    page.keyboard.press("ArrowRight")
+                total = "-" if state["total"] is None else state["total"]
+                assert (
+                    page.locator("#counts")
+                    .inner_text()
+                    .startswith(
+                        f"{_counted(state['thoughts'], 'thought')} · "
+                        f"{_counted(state['revisions'], 'revision')} · "
+                        f"{_counted(state['branches'], 'branch')} · estimate {total} · "
+                        f"{state['status']}"
+                    )
+                ), version
+                assert sorted(_visible_thoughts(page)) == sorted(state["texts"]), version
         assert watched.errors == []
 
 

@@ -206,3 +206,16 @@ async def test_bad_requests_get_one_line_and_change_nothing(backend: Backend) ->
         assert await _log_size(ledger) == before
     finally:
         await ledger.aclose()
+
+
+async def test_counts_past_what_javascript_holds_travel_as_exact_digits(backend: Backend) -> None:
+    ledger = Ledger(await backend.open(), ttl=None)
+    try:
+        huge = 2**70
+        sid = (await ledger.think(None, {**thought(1), "total_thoughts": huge})).session_id
+        async with app_on_loopback(ledger) as base, httpx.AsyncClient(base_url=base) as http:
+            events = (await http.get(f"api/sessions/{sid}")).json()["events"]
+            assert events[1]["tt"] == str(huge)
+            assert events[1]["n"] == 1
+    finally:
+        await ledger.aclose()

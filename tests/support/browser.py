@@ -192,3 +192,32 @@ def states_by_version(url: str, session_id: str) -> list[dict[str, Any]]:
     )
     rows: list[dict[str, Any]] = json.loads(ran.stdout)
     return rows
+
+
+_CALLS = """
+import asyncio, json, sys
+from api import open_ledger
+
+async def main() -> None:
+    url = sys.argv[1]
+    sessions = json.load(sys.stdin)
+    async with open_ledger(url, ttl=None) as ledger:
+        for session_id, calls in sessions.items():
+            for call in calls:
+                await ledger.think(session_id, call)
+
+asyncio.run(main())
+"""
+
+
+def record_calls(url: str, sessions: dict[str, list[dict[str, Any]]]) -> None:
+    """Record each session's thinking calls (snake_case arguments) from a child process."""
+    subprocess.run(  # noqa: S603  # our interpreter, a fixed script
+        [sys.executable, "-c", _CALLS, url],
+        input=json.dumps(sessions),
+        cwd=ROOT,
+        env=child_env(),
+        text=True,
+        check=True,
+        timeout=WAIT,
+    )
