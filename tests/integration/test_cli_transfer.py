@@ -203,7 +203,7 @@ def test_an_unwritable_output_fails_in_one_line(
         (["export", "s-a", "--all", "-o", "{tmp}/x.jsonl"], "name the sessions to export"),
         (["export", "s-z", "-o", "{tmp}/x.jsonl"], "no session 's-z' in this ledger; did you"),
         (["export", "--all", "-o", "{tmp}/a.db"], "is the ledger's own database"),
-        (["export", "--all"], "the following arguments are required: -o/--output"),
+        (["export", "--all"], "give -o FILE.jsonl or --html FILE.html (one of them)"),
         (["import", "{tmp}"], "{tmp} is a directory; name an export file"),
         (["import", "{tmp}/missing.jsonl"], "no such file: {tmp}/missing.jsonl"),
     ],

@@ -4,6 +4,7 @@ Each test starts the app as its own process on a real SQLite ledger and drives h
 Chromium through Playwright; pictures of the main pages land in ``build/screenshots``.
 """
 
+import sqlite3
 import time
 import uuid
 from collections.abc import Iterator
@@ -231,6 +232,33 @@ def test_a_thought_appended_by_another_process_appears_within_a_second(
         assert time.monotonic() - appended < 1.0
         assert page.locator("#version-slider").input_value() == "3"
         assert _visible_thoughts(page) == ["The first thought", "A late idea, appended live"]
+        assert watched.errors == []
+
+
+def test_an_edited_event_is_named_by_verify_and_badged_broken_in_the_list(
+    browser: "Browser", base: str, ledger_url: str
+) -> None:
+    session_id = "edited-session"
+    append_thought(ledger_url, session_id, "What was really thought", 1)
+    append_thought(ledger_url, session_id, "And then this", 2)
+    # Someone edits the stored text of version 2 by hand, behind the ledger's back.
+    with sqlite3.connect(ledger_url.removeprefix("sqlite:///")) as db:
+        db.execute(
+            "UPDATE tl_events SET payload = replace(payload, 'really', 'never') "
+            "WHERE session_id = ? AND version = 2",
+            (session_id,),
+        )
+    with watched_page(browser) as watched:
+        page = watched.page
+        page.goto(f"{base}sessions/{session_id}")
+        page.get_by_role("button", name="Verify chain").click()
+        page.wait_for_selector(".verify-result.bad")
+        verdict = page.locator(".verify-result").inner_text()
+        assert "broken at version 2" in verdict
+        assert page.locator("#version-slider").input_value() == "2"
+        page.goto(base)
+        row = page.locator(f'#sessions tr[data-session="{session_id}"]')
+        assert row.locator(".badge.bad").inner_text() == "broken"
         assert watched.errors == []
 
 
