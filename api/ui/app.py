@@ -28,6 +28,7 @@ from api.listing import DEFAULT_PAGE
 from api.service import Ledger
 from api.ui.listing import SessionFilter, sessions_page
 from api.ui.payload import badge_json, event_json, report_json, session_payload
+from ledger.envelope import RecordedEvent
 from ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
 from ledger.ids import check_id
 
@@ -177,7 +178,7 @@ def create_app(ledger: Ledger) -> ASGIApp:
             raise SessionNotFoundError(f"no session {session_id!r} in this ledger")
         body = payloads.get(session_id, head.version, head.hash)
         if body is None:
-            records = await ledger.events(session_id, as_of_version=head.version)
+            records = await _stream(ledger, session_id, head.version)
             body = _dumps(session_payload(session_id, records))
             payloads.keep(session_id, head.version, head.hash, body)
         return Response(body, media_type="application/json")
@@ -226,6 +227,13 @@ def create_app(ledger: Ledger) -> ASGIApp:
 
     app = Starlette(routes=routes, exception_handlers={HTTPException: refused, Exception: failed})
     return _LoopbackOnly(_Headers(app))
+
+
+async def _stream(ledger: Ledger, session_id: str, version: int) -> list[RecordedEvent]:
+    """A session's events up to ``version``, as stored: read, not folded (a page folds them)."""
+    async with contextlib.aclosing(ledger.export([session_id])) as sessions:
+        records = [record async for batch in sessions for record in batch]
+    return [record for record in records if record.version <= version]
 
 
 async def _feed(ledger: Ledger, session_id: str, after: int) -> AsyncIterator[bytes]:
