@@ -204,6 +204,16 @@ def test_sessions_list_and_analytics_show_the_ledger(
         assert cells[9] == "complete"
         assert cells[11] == "verified"
         screenshot(page, "sessions")
+        # The filters narrow the list, and the address keeps them.
+        page.get_by_label("agent").fill("nobody")
+        page.get_by_role("button", name="Filter").click()
+        page.get_by_text("No sessions match.").wait_for()
+        assert page.url.endswith("/?agent=nobody")
+        page.get_by_label("agent").fill("sre-assistant")
+        page.get_by_label("status").select_option("complete")
+        page.get_by_role("button", name="Filter").click()
+        row.locator(".badge.ok").wait_for()
+        assert page.locator("#sessions tbody tr").count() == 1
         page.get_by_role("link", name="Analytics").click()
         page.wait_for_selector("#chart-rates svg")
         assert page.locator(".charts .chart svg").count() >= 4

@@ -91,3 +91,17 @@ def test_ui_serves_until_terminated_then_stops_cleanly_leaving_the_ledger_as_it_
     assert process.returncode == 0
     assert (out, err) == ("", "")
     assert db.read_bytes() == before
+
+
+def test_an_html_export_of_every_session_holds_each_of_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = sqlite_url(tmp_path / "l.db")
+    first, second = record_demo(url), record_demo(url)
+    target = tmp_path / "all.html"
+    ran = cli(capsys, "export", "--all", "--html", str(target), "--db", url, "--json")
+    assert ran.code == 0, ran.err
+    assert ran.json() == {"file": str(target), "sessions": 2, "events": 20}
+    page = target.read_text()
+    assert page.count(f'"sessionId":"{first}"') == 1
+    assert page.count(f'"sessionId":"{second}"') == 1
