@@ -219,6 +219,14 @@ def test_sessions_list_and_analytics_show_the_ledger(
         assert page.locator(".charts .chart svg").count() >= 4
         assert "revision rate" in page.locator("table.figures").inner_text()
         screenshot(page, "analytics")
+        page.get_by_label("agent").fill("nobody")
+        page.get_by_role("button", name="Filter").click()
+        page.wait_for_url("**/analytics?agent=nobody")
+        page.locator("#chart-rates", has_text="no data yet").wait_for()
+        assert "sessions\t0" in page.locator("table.figures").inner_text()
+        # Back goes back: through the filtered analytics to the filtered list.
+        page.go_back()
+        page.wait_for_selector("#chart-rates svg")
         page.go_back()
         page.locator(f'#sessions tr[data-session="{session_id}"] a').click()
         page.wait_for_selector("#tree li.thought")

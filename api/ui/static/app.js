@@ -5,6 +5,7 @@
   const { SessionView, el, plural, shortTime, readState } = global.ThoughtLedger;
   const main = document.getElementById("main");
   let leave = () => {};
+  let shown = 0; // which navigation the page is drawing: a slow answer for an earlier one is dropped
 
   async function getJson(url) {
     const response = await fetch(url, { headers: { Accept: "application/json" } });
@@ -34,35 +35,9 @@
     const query = new URLSearchParams(location.search);
     main.textContent = "";
     main.append(el("h1", null, "Sessions"));
-    const form = el("form", "filters");
-    form.setAttribute("role", "search");
-    const inputs = {};
-    for (const [name, label, type] of [["agent", "agent", "text"], ["client", "client", "text"],
+    main.append(filterForm("/", query, [["agent", "agent", "text"], ["client", "client", "text"],
       ["status", "status", "select"], ["since", "started since", "datetime-local"],
-      ["until", "started before", "datetime-local"]]) {
-      const wrap = el("label", null, label);
-      let input;
-      if (type === "select") {
-        input = el("select");
-        for (const s of STATUSES) {
-          const option = el("option", null, s || "any");
-          option.value = s;
-          input.append(option);
-        }
-      } else {
-        input = el("input");
-        input.type = type;
-      }
-      input.name = name;
-      input.value = (query.get(name) || "").replace(/Z$/, "");
-      wrap.append(input);
-      form.append(wrap);
-      inputs[name] = input;
-    }
-    const apply = el("button", null, "Filter");
-    apply.type = "submit";
-    form.append(apply);
-    main.append(form);
+      ["until", "started before", "datetime-local"]]));
     const table = el("table", "list");
     table.id = "sessions";
     const head = el("tr");
@@ -78,14 +53,6 @@
     more.id = "more";
     const note = el("p", "muted");
     main.append(more, note);
-    form.addEventListener("submit", (event) => {
-      event.preventDefault();
-      const next = new URLSearchParams();
-      for (const [name, input] of Object.entries(inputs)) {
-        if (input.value) next.set(name, input.type === "datetime-local" ? input.value + "Z" : input.value);
-      }
-      navigate("/" + (next.toString() ? "?" + next : ""));
-    });
     let cursor = null;
     async function load() {
       const params = new URLSearchParams(query);
@@ -140,12 +107,53 @@
     load().catch(fail);
   }
 
+  // Filters as a form whose values travel in the address (so a filtered view is a link).
+  function filterForm(path, query, fields) {
+    const form = el("form", "filters");
+    form.setAttribute("role", "search");
+    const inputs = {};
+    for (const [name, label, type] of fields) {
+      const wrap = el("label", null, label);
+      let input;
+      if (type === "select") {
+        input = el("select");
+        for (const s of STATUSES) {
+          const option = el("option", null, s || "any");
+          option.value = s;
+          input.append(option);
+        }
+      } else {
+        input = el("input");
+        input.type = type;
+      }
+      input.name = name;
+      input.value = (query.get(name) || "").replace(/Z$/, "");
+      wrap.append(input);
+      form.append(wrap);
+      inputs[name] = input;
+    }
+    const apply = el("button", null, "Filter");
+    apply.type = "submit";
+    form.append(apply);
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const next = new URLSearchParams();
+      for (const [name, input] of Object.entries(inputs)) {
+        if (input.value) next.set(name, input.type === "datetime-local" ? input.value + "Z" : input.value);
+      }
+      navigate(path + (next.toString() ? "?" + next : ""));
+    });
+    return form;
+  }
+
   // -- one session ------------------------------------------------------------------------
 
   async function sessionPage(sessionId) {
     document.title = "Session " + sessionId.slice(0, 13) + " · thoughtledger";
     performance.mark("tl-fetch");
+    const mine = shown;
     const payload = await getJson("/api/sessions/" + encodeURIComponent(sessionId));
+    if (mine !== shown) return;
     performance.measure("tl-fetched-and-parsed", "tl-fetch");
     const wanted = readState(location.search);
     main.textContent = "";
@@ -267,9 +275,14 @@
 
   async function analyticsPage() {
     document.title = "Analytics · thoughtledger";
+    const mine = shown;
     const stats = await getJson("/api/stats" + location.search);
+    if (mine !== shown) return;
     main.textContent = "";
     main.append(el("h1", null, "Analytics"));
+    main.append(filterForm("/analytics", new URLSearchParams(location.search), [
+      ["agent", "agent", "text"], ["client", "client", "text"],
+      ["since", "started since", "datetime-local"], ["until", "started before", "datetime-local"]]));
     const o = stats.overall;
     const table = el("table", "figures card");
     const pct = (v) => (v * 100).toFixed(1) + "%";
@@ -307,6 +320,7 @@
   // -- routing ----------------------------------------------------------------------------
 
   function route() {
+    shown += 1;
     leave();
     leave = () => {};
     const path = location.pathname;
