@@ -3,6 +3,7 @@
 Usage:
     tools/bench append [--events N] [--pg URL]
     tools/bench history [--history-thoughts N]
+    tools/bench ui [--quick]     (Chromium at /usr/bin/chromium, playwright from the dev extra)
     tools/bench subscribe [--pg URL]
     tools/bench all [--quick] [--json FILE]
 """
@@ -397,6 +398,7 @@ async def main(argv: list[str]) -> int:
             "peers",
             "http-sessions",
             "history",
+            "ui",
             "subscribe",
             "all",
         ],
@@ -463,6 +465,10 @@ async def main(argv: list[str]) -> int:
         from bench_history import bench_history
 
         results += await bench_history(args.history_thoughts)
+    if args.bench in ("ui", "all"):
+        from bench_ui import bench_ui
+
+        results += await bench_ui(sessions=10_000 if args.quick else 100_000)
     _print(results)
     target = args.json
     if target is None and args.bench == "all":

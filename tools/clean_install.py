@@ -5,7 +5,7 @@ so it can rely only on what a plain ``pip install thoughtledger`` brings; the MC
 is among that, since ``mcp`` is a core dependency.
 
 Usage:
-    python -I tools/clean_install.py core VERSION   --version, demo, every module, MCP on SQLite
+    python -I tools/clean_install.py core VERSION   --version, demo, ui, every module, MCP on SQLite
     python -I tools/clean_install.py imports        every module imports; an absent extra says so
     python -I tools/clean_install.py postgres URL   MCP on PostgreSQL (URL with ?schema=tl_test_*)
 """
@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import traceback
+import urllib.request
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -86,6 +87,48 @@ def check_cli(home: Path, version: str) -> None:
     if not demo.strip():
         raise Failed("thoughtledger demo printed nothing")
     print(f"   demo: {len(demo.splitlines())} lines")
+
+
+def check_ui(home: Path) -> None:
+    """``ui`` serves its pages (the shipped static files) and a session; ``export --html``."""
+    url = f"sqlite:///{home / 'ui.db'}"
+    session_id = json.loads(run_cli(home, "demo", "--db", url, "--json"))["sessionId"]
+    page = home / "session.html"
+    run_cli(home, "export", session_id, "--html", str(page), "--db", url)
+    if 'id="tl-data"' not in page.read_text(encoding="utf-8"):
+        raise Failed("export --html wrote a page without the session's data")
+    with subprocess.Popen(  # noqa: S603  # our own installed command, fixed arguments
+        [THOUGHTLEDGER, "ui", "--db", url, "--port", "0"],
+        env=child_env(home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as process:
+        try:
+            assert process.stdout is not None
+            found = re.search(r"(http://127\.0\.0\.1:\d+/)", process.stdout.readline())
+            if found is None:
+                raise Failed(f"thoughtledger ui printed no URL: {process.communicate()}")
+            base = found.group(1)
+            fetched = {
+                path: _get(base + path)
+                for path in ("", "static/session.js", "static/app.js", "static/app.css")
+            }
+            sessions = json.loads(_get(base + "api/sessions"))["sessions"]
+        finally:
+            process.terminate()
+            process.communicate(timeout=WAIT)
+    if '<script src="/static/session.js"' not in fetched[""] or not all(fetched.values()):
+        raise Failed("thoughtledger ui did not serve its page and its files")
+    if [row["sessionId"] for row in sessions] != [session_id]:
+        raise Failed(f"thoughtledger ui listed {sessions!r}")
+    print(f"   ui: page, 3 files and the demo session served; export --html: {page.name}")
+
+
+def _get(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=WAIT) as answer:  # noqa: S310  # loopback, ours
+        text: str = answer.read().decode("utf-8")
+        return text
 
 
 # -- every module, with only the core dependencies ------------------------------------------
@@ -279,6 +322,7 @@ def run(command: str, rest: list[str], home: Path, log: TextIO) -> bool:
     """Run one of the usage's commands; ``False`` when there is no such command."""
     if command == "core" and len(rest) == 1:
         check_cli(home, rest[0])
+        check_ui(home)
         ledger = f"sqlite:///{home / 'ledger.db'}"
         anyio.run(lambda: check_mcp(ledger, home, log, external=True))
         log.seek(0)  # the servers' stderr matters only if they failed

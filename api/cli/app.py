@@ -21,6 +21,7 @@ from api.cli import (
     show,
     stats,
     token,
+    ui,
     verify,
 )
 from api.cli.common import EXIT_FAILURE, EXIT_USAGE, CliError, Parser, Ui
@@ -37,6 +38,7 @@ start here:
   thoughtledger sessions             what your agents thought, newest first
   thoughtledger show SESSION         one session as a tree (--at / --as-of: time travel)
   thoughtledger verify --all         prove nothing was edited since it was recorded
+  thoughtledger ui                   the same in your browser: tree, version slider, live, charts
 
 times are UTC; every command takes --db URL (default: $THOUGHTLEDGER_URL, else the local file)
 """
@@ -67,6 +69,7 @@ def build_parser() -> Parser:
         export,
         importing,
         demo,
+        ui,
         serve,
         token,
     ):

@@ -44,6 +44,12 @@ def register(commands: Commands) -> None:
         metavar="FILE",
         help="the file to write (FILE.jsonl), or - for standard output",
     )
+    parser.add_argument(
+        "--html",
+        metavar="FILE",
+        help="write the sessions as one self-contained web page instead (tree, version "
+        "slider; opens offline in any browser)",
+    )
     parser.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
     add_json_option(parser)
     export_rows.add_options(parser)
@@ -64,8 +70,15 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         raise UsageError("name the sessions to export, or give --all (not both)")
     if args.otlp is not None:
         return await export_otlp.run_otlp(args, ui)
+    if args.html is not None:
+        if args.output is not None:
+            raise UsageError("give -o FILE or --html FILE.html, not both")
+        return await _html(args, ui)
     if args.output is None:
-        raise UsageError("name the file to write with -o FILE (or -o - for standard output)")
+        raise UsageError(
+            "name the file to write with -o FILE (or -o - for standard output), "
+            "or --html FILE.html for the session page"
+        )
     if args.format in export_rows.ROW_FORMATS:
         return await export_rows.run_rows(args, ui)
     target = None if args.output == "-" else _output(args.output)
@@ -158,6 +171,41 @@ async def _write(
     if begun:
         step.advance()
     return manifest
+
+
+async def _html(args: argparse.Namespace, ui: Ui) -> int:
+    """Write the sessions' page: each session's events embedded, its script allowed by hash."""
+    from api.ui.export import html_export
+    from api.ui.payload import session_payload
+
+    target = _output(args.html)
+    async with ledger_from(args, read_only=True) as ledger:
+        if ledger.is_own_file(target):
+            raise UsageError(f"{target} is the ledger's own database; choose another file")
+        if not args.force and (target.exists() or target.is_symlink()):
+            raise exists(target)
+        chosen = (
+            await _chosen(ledger, args.sessions)
+            if args.sessions
+            else [head.session_id for head in await ledger.all_heads()]
+        )
+        payloads = []
+        with ui.progress("Exporting", total=len(chosen)) as step:
+            for session_id in chosen:
+                payloads.append(session_payload(session_id, await ledger.events(session_id)))
+                step.advance()
+    title = f"thoughtledger: session {chosen[0]}" if len(chosen) == 1 else "thoughtledger sessions"
+    with atomic_file(target, overwrite=args.force) as out:
+        out.write(html_export(payloads, title=title))
+    events = sum(len(payload["events"]) for payload in payloads)
+    if args.json:
+        ui.json({"file": str(target), "sessions": len(payloads), "events": events})
+    else:
+        ui.out.print(
+            f"exported {plural(events, 'event')} of {plural(len(payloads), 'session')} "
+            f"to {target} (a web page)"
+        )
+    return EXIT_OK
 
 
 def _output(given: str) -> Path:

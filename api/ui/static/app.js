@@ -1,0 +1,348 @@
+// The web app: sessions list, a session (with the live feed), analytics. Reads only.
+"use strict";
+(function (global) {
+  global.ThoughtLedgerApp = true;
+  const { SessionView, el, plural, shortTime, readState } = global.ThoughtLedger;
+  const main = document.getElementById("main");
+  let leave = () => {};
+  let shown = 0; // which navigation the page is drawing: a slow answer for an earlier one is dropped
+
+  async function getJson(url) {
+    const response = await fetch(url, { headers: { Accept: "application/json" } });
+    const body = await response.json();
+    if (!response.ok) throw new Error(body.error || response.statusText);
+    return body;
+  }
+
+  function fail(error) {
+    main.textContent = "";
+    main.append(el("p", "error", error.message || String(error)));
+  }
+
+  function duration(seconds) {
+    if (seconds === null || seconds === undefined) return "-";
+    if (seconds < 60) return seconds.toFixed(1) + " s";
+    if (seconds < 3600) return (seconds / 60).toFixed(1) + " min";
+    return (seconds / 3600).toFixed(1) + " h";
+  }
+
+  // -- sessions ---------------------------------------------------------------------------
+
+  const STATUSES = ["", "open", "recorded", "revision", "branch", "complete", "cleared", "expired"];
+
+  function sessionsPage() {
+    document.title = "Sessions · thoughtledger";
+    const query = new URLSearchParams(location.search);
+    main.textContent = "";
+    main.append(el("h1", null, "Sessions"));
+    main.append(filterForm("/", query, [["agent", "agent", "text"], ["client", "client", "text"],
+      ["status", "status", "select"], ["since", "started since", "datetime-local"],
+      ["until", "started before", "datetime-local"]]));
+    const table = el("table", "list");
+    table.id = "sessions";
+    const head = el("tr");
+    for (const name of ["session", "agent", "client", "first thought", "thoughts", "revisions",
+      "branches", "duration", "cost", "status", "started", "chain"]) head.append(el("th", null, name));
+    const thead = el("thead");
+    thead.append(head);
+    const body = el("tbody");
+    table.append(thead, body);
+    main.append(table);
+    const more = el("button", "hidden", "Older sessions");
+    more.type = "button";
+    more.id = "more";
+    const note = el("p", "muted");
+    main.append(more, note);
+    let cursor = null;
+    async function load() {
+      const params = new URLSearchParams(query);
+      params.set("limit", "50");
+      if (cursor) params.set("cursor", cursor);
+      const page = await getJson("/api/sessions?" + params);
+      const ids = [];
+      for (const s of page.sessions) {
+        const tr = el("tr");
+        tr.dataset.session = s.sessionId;
+        const link = el("a", "mono", s.sessionId.slice(0, 18));
+        link.href = "/sessions/" + encodeURIComponent(s.sessionId);
+        const first = el("td", "first", s.first || "");
+        first.title = s.first || "";
+        const cells = [
+          link, s.agent || "-", s.client || "-", first, s.thoughts, "…", s.branches,
+          duration(s.seconds), "…", s.status, shortTime(s.startedAt), "…",
+        ];
+        cells.forEach((cell, i) => {
+          const td = cell instanceof HTMLTableCellElement ? cell : el("td");
+          if (!(cell instanceof HTMLTableCellElement)) {
+            if (cell instanceof Node) td.append(cell); else td.textContent = String(cell);
+          }
+          if ([4, 5, 6, 8].includes(i)) td.classList.add("num");
+          if (i === 9) td.classList.add("status-" + s.status);
+          tr.append(td);
+        });
+        body.append(tr);
+        ids.push(s.sessionId);
+      }
+      cursor = page.next;
+      more.classList.toggle("hidden", !cursor);
+      note.textContent = body.children.length ? "" : "No sessions" + (query.toString() ? " match." : " yet: try thoughtledger demo.");
+      badges(ids);
+    }
+    async function badges(ids) {
+      for (let i = 0; i < ids.length; i += 25) {
+        const found = await getJson("/api/badges?ids=" + ids.slice(i, i + 25).join(","));
+        for (const b of found.badges) {
+          const tr = body.querySelector('tr[data-session="' + CSS.escape(b.sessionId) + '"]');
+          if (!tr) continue;
+          tr.children[5].textContent = String(b.revisions);
+          tr.children[8].textContent = b.cost === null ? "-" : "$" + b.cost;
+          const badge = el("span", "badge " + (b.ok ? "ok" : "bad"), b.ok ? "verified" : "broken");
+          badge.title = b.ok ? plural(b.checked, "event") + " verified" : "version " + b.badVersion + ": " + b.reason;
+          tr.children[11].textContent = "";
+          tr.children[11].append(badge);
+        }
+      }
+    }
+    more.addEventListener("click", () => load().catch(fail));
+    load().catch(fail);
+  }
+
+  // Filters as a form whose values travel in the address (so a filtered view is a link).
+  function filterForm(path, query, fields) {
+    const form = el("form", "filters");
+    form.setAttribute("role", "search");
+    const inputs = {};
+    for (const [name, label, type] of fields) {
+      const wrap = el("label", null, label);
+      let input;
+      if (type === "select") {
+        input = el("select");
+        for (const s of STATUSES) {
+          const option = el("option", null, s || "any");
+          option.value = s;
+          input.append(option);
+        }
+      } else {
+        input = el("input");
+        input.type = type;
+      }
+      input.name = name;
+      input.value = (query.get(name) || "").replace(/Z$/, "");
+      wrap.append(input);
+      form.append(wrap);
+      inputs[name] = input;
+    }
+    const apply = el("button", null, "Filter");
+    apply.type = "submit";
+    form.append(apply);
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const next = new URLSearchParams();
+      for (const [name, input] of Object.entries(inputs)) {
+        if (input.value) next.set(name, input.type === "datetime-local" ? input.value + "Z" : input.value);
+      }
+      navigate(path + (next.toString() ? "?" + next : ""));
+    });
+    return form;
+  }
+
+  // -- one session ------------------------------------------------------------------------
+
+  async function sessionPage(sessionId) {
+    document.title = "Session " + sessionId.slice(0, 13) + " · thoughtledger";
+    performance.mark("tl-fetch");
+    const mine = shown;
+    const payload = await getJson("/api/sessions/" + encodeURIComponent(sessionId));
+    if (mine !== shown) return;
+    performance.measure("tl-fetched-and-parsed", "tl-fetch");
+    const wanted = readState(location.search);
+    main.textContent = "";
+    const view = new SessionView(main, payload, {
+      version: wanted.version,
+      compare: wanted.compare,
+      onState: (v, compare, latest) => {
+        const params = new URLSearchParams();
+        if (v !== latest) params.set("v", String(v));
+        if (compare !== null) params.set("compare", String(compare));
+        const url = location.pathname + (params.toString() ? "?" + params : "");
+        if (url !== location.pathname + location.search) history.replaceState(null, "", url);
+      },
+      verify: () => getJson("/api/sessions/" + encodeURIComponent(sessionId) + "/verify"),
+    });
+    performance.measure("tl-drawn", "tl-fetch");
+    global.thoughtLedgerView = view; // for the benchmark and the curious, from the console
+    const onKey = (event) => view.onKey(event);
+    document.addEventListener("keydown", onKey);
+    let source = null;
+    let closed = false;
+    const dot = el("span", "live-dot");
+    view.liveNote.append(dot, document.createTextNode("live"));
+    function open() {
+      source = new EventSource("/api/sessions/" + encodeURIComponent(sessionId) + "/live?after=" + view.lastPosition);
+      source.onopen = () => dot.classList.add("on");
+      source.onmessage = (message) => view.append(JSON.parse(message.data));
+      source.onerror = () => {
+        dot.classList.remove("on");
+        source.close();
+        // Reopen from the last event held, so nothing is missed or drawn twice.
+        if (!closed) setTimeout(() => { if (!closed) open(); }, 1000);
+      };
+    }
+    open();
+    leave = () => {
+      closed = true;
+      if (source) source.close();
+      document.removeEventListener("keydown", onKey);
+    };
+  }
+
+  // -- analytics --------------------------------------------------------------------------
+
+  const SVG = "http://www.w3.org/2000/svg";
+
+  function svg(tag, attrs, text) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
+    if (text !== undefined) node.textContent = String(text);
+    return node;
+  }
+
+  function chartCard(title, drawing, id) {
+    const card = el("div", "card chart");
+    if (id) card.id = id;
+    card.append(el("h3", null, title));
+    if (drawing) card.append(drawing); else card.append(el("p", "muted", "no data yet"));
+    return card;
+  }
+
+  // Horizontal bars: one row per label, one or two values each.
+  function bars(rows, format, legend) {
+    if (!rows.length) return null;
+    const width = 440, labelWidth = 150, rowHeight = legend ? 30 : 22;
+    const height = rows.length * rowHeight + (legend ? 22 : 6);
+    const max = Math.max(...rows.flatMap((r) => r.values.filter((v) => v !== null)), 1e-9);
+    const root = svg("svg", { viewBox: "0 0 " + width + " " + height, role: "img" });
+    const span = width - labelWidth - 70;
+    rows.forEach((row, i) => {
+      const y = i * rowHeight + 4;
+      const label = row.label.length > 22 ? row.label.slice(0, 21) + "…" : row.label;
+      root.append(svg("text", { x: 0, y: y + 12 }, label));
+      row.values.forEach((value, j) => {
+        if (value === null) return;
+        const h = legend ? 11 : 14;
+        const w = Math.max(1, (Math.max(value, 0) / max) * span);
+        const bar = svg("rect", { x: labelWidth, y: y + j * (h + 1), width: w, height: h, class: "bar" + (j + 1) });
+        bar.append(svg("title", {}, row.label + ": " + format(value)));
+        root.append(bar, svg("text", { x: labelWidth + w + 4, y: y + j * (h + 1) + h - 2 }, format(value)));
+      });
+    });
+    if (legend) {
+      legend.forEach((name, j) => {
+        root.append(svg("rect", { x: labelWidth + j * 110, y: height - 14, width: 10, height: 10, class: "bar" + (j + 1) }),
+          svg("text", { x: labelWidth + j * 110 + 14, y: height - 5 }, name));
+      });
+    }
+    return root;
+  }
+
+  // Lines over days: rates in [0, 1], one line per series.
+  function lines(days, series) {
+    if (!days.length) return null;
+    const width = 440, height = 200, left = 36, bottom = 40, top = 10;
+    const root = svg("svg", { viewBox: "0 0 " + width + " " + height, role: "img" });
+    const max = Math.max(...series.flatMap((s) => s.values), 0.01);
+    const x = (i) => left + (days.length === 1 ? (width - left - 10) / 2 : (i * (width - left - 10)) / (days.length - 1));
+    const y = (v) => top + (1 - v / max) * (height - top - bottom);
+    root.append(svg("line", { x1: left, y1: y(0), x2: width - 6, y2: y(0), class: "axis" }),
+      svg("line", { x1: left, y1: top, x2: left, y2: y(0), class: "axis" }),
+      svg("text", { x: 0, y: top + 8 }, (max * 100).toFixed(0) + "%"),
+      svg("text", { x: 0, y: y(0) }, "0%"),
+      svg("text", { x: left, y: height - bottom + 14 }, days[0]),
+      svg("text", { x: width - 80, y: height - bottom + 14 }, days.length > 1 ? days[days.length - 1] : ""));
+    series.forEach((s, j) => {
+      const points = s.values.map((v, i) => x(i) + "," + y(v)).join(" ");
+      root.append(svg("polyline", { points, class: "line" + (j + 1) }));
+      s.values.forEach((v, i) => {
+        const dot = svg("circle", { cx: x(i), cy: y(v), r: 3, class: "dot" + (j + 1) });
+        dot.append(svg("title", {}, days[i] + " " + s.name + ": " + (v * 100).toFixed(1) + "%"));
+        root.append(dot);
+      });
+      root.append(svg("rect", { x: left + j * 150, y: height - 16, width: 10, height: 10, class: "dot" + (j + 1) }),
+        svg("text", { x: left + j * 150 + 14, y: height - 7 }, s.name));
+    });
+    return root;
+  }
+
+  async function analyticsPage() {
+    document.title = "Analytics · thoughtledger";
+    const mine = shown;
+    const stats = await getJson("/api/stats" + location.search);
+    if (mine !== shown) return;
+    main.textContent = "";
+    main.append(el("h1", null, "Analytics"));
+    main.append(filterForm("/analytics", new URLSearchParams(location.search), [
+      ["agent", "agent", "text"], ["client", "client", "text"],
+      ["since", "started since", "datetime-local"], ["until", "started before", "datetime-local"]]));
+    const o = stats.overall;
+    const table = el("table", "figures card");
+    const pct = (v) => (v * 100).toFixed(1) + "%";
+    for (const [name, value] of [
+      ["sessions", o.sessions], ["thoughts", o.thoughts],
+      ["completion rate", pct(o.completion_rate)], ["revision rate", pct(o.revision_rate)],
+      ["branch rate", pct(o.branch_rate)], ["fan-out", o.fan_out + " branches per branching session"],
+      ["thoughts per session", "p50 " + o.thoughts_p50 + " · p95 " + o.thoughts_p95],
+      ["estimate drift", o.drift_mean === null ? "-" : "mean " + o.drift_mean + " · p50 " + o.drift_p50 + " · p95 " + o.drift_p95],
+      ["time between thoughts", o.gap_p50_seconds === null ? "-" : "p50 " + o.gap_p50_seconds + " s · p95 " + o.gap_p95_seconds + " s"],
+    ]) {
+      const tr = el("tr");
+      tr.append(el("td", "muted", name), el("td", null, value));
+      table.append(tr);
+    }
+    main.append(table);
+    const charts = el("div", "charts");
+    const agentName = (g) => (g.agent || "-") + (g.client ? " / " + g.client : "");
+    const days = stats.by_day.map((d) => d.day);
+    charts.append(
+      chartCard("Sessions and thoughts per day", bars(stats.by_day.map((d) => ({ label: d.day, values: [d.sessions, d.thoughts] })), String, ["sessions", "thoughts"]), "chart-days"),
+      chartCard("Revision and branch rates over time", lines(days, [
+        { name: "revision rate", values: stats.by_day.map((d) => d.revision_rate) },
+        { name: "branch rate", values: stats.by_day.map((d) => d.branch_rate) }]), "chart-rates"),
+      chartCard("Thoughts per session by agent (p50, p95)", bars(stats.by_agent.map((g) => ({ label: agentName(g), values: [g.thoughts_p50, g.thoughts_p95] })), String, ["p50", "p95"]), "chart-thoughts"),
+      chartCard("Estimate drift by agent (mean of last − first totalThoughts)", bars(stats.by_agent.filter((g) => g.drift_mean !== null).map((g) => ({ label: agentName(g), values: [g.drift_mean] })), (v) => (v >= 0 ? "+" : "") + v), "chart-drift"),
+      chartCard("Time between thoughts", o.gap_p50_seconds === null ? null : bars([
+        { label: "p50", values: [o.gap_p50_seconds] }, { label: "p95", values: [o.gap_p95_seconds] }], (v) => v + " s"), "chart-gaps"),
+      chartCard("Thoughts by model", bars(stats.byModel.map((m) => ({ label: m.model, values: [m.thoughts] })), String), "chart-models"),
+      chartCard("Cost by model", bars(stats.byModel.filter((m) => m.cost !== null).map((m) => ({ label: m.model, values: [m.cost] })), (v) => "$" + v.toFixed(4)), "chart-cost"),
+    );
+    main.append(charts);
+  }
+
+  // -- routing ----------------------------------------------------------------------------
+
+  function route() {
+    shown += 1;
+    leave();
+    leave = () => {};
+    const path = location.pathname;
+    const session = path.match(/^\/sessions\/([^/]+)$/);
+    let work;
+    if (session) work = sessionPage(decodeURIComponent(session[1]));
+    else if (path === "/analytics") work = analyticsPage();
+    else work = Promise.resolve(sessionsPage());
+    Promise.resolve(work).catch(fail);
+  }
+
+  function navigate(url) {
+    history.pushState(null, "", url);
+    route();
+  }
+
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest("a[href^='/']");
+    if (!link || event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+    event.preventDefault();
+    navigate(link.getAttribute("href"));
+  });
+  window.addEventListener("popstate", route);
+  document.addEventListener("DOMContentLoaded", route);
+})(window);
