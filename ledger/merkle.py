@@ -262,6 +262,22 @@ class CompactRange:
         self.size += 1
         return completed
 
+    def extend(self, leaves: Iterable[bytes]) -> None:
+        """Add (leaf-hashed) leaves, keeping nothing but the peaks (recomputing a root)."""
+        peaks = self.peaks
+        size = self.size
+        sha256 = hashlib.sha256
+        for leaf in leaves:
+            digest = leaf
+            # The peaks merge as the bits of the size carry: one merge per trailing 1 bit.
+            carry = size
+            while carry & 1:
+                digest = sha256(b"\x01" + peaks.pop()[1] + digest).digest()
+                carry >>= 1
+            peaks.append(((size ^ (size + 1)).bit_length() - 1, digest))
+            size += 1
+        self.size = size
+
     def root(self) -> bytes:
         """Return the root over every leaf appended so far."""
         if not self.peaks:

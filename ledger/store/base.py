@@ -17,6 +17,7 @@ from ledger.ids import check_id, new_event_id
 from ledger.store.checks import check_ids
 from ledger.store.imports import check_import, held_versions
 from ledger.store.stats import StatsFilter, StatsRows
+from ledger.store.tree import TreeStore
 
 DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 """Largest stored payload of one event, in bytes, unless a store is opened with another limit."""
@@ -51,7 +52,7 @@ class StreamHead:
     updated_at: datetime
 
 
-class EventStore(ABC):
+class EventStore(TreeStore, ABC):
     """An append-only log of events, grouped in sessions (streams), each a hash chain.
 
     Guarantees every backend keeps (proved by ``tests/contract``):
@@ -64,7 +65,10 @@ class EventStore(ABC):
       instead of writing them twice;
     * a session's recorded times never go backwards: an append records the clock's reading, or
       the session's last recorded time when the clock is behind it (a clock set back, or
-      writers with skewed clocks sharing a database), so an export always imports.
+      writers with skewed clocks sharing a database), so an export always imports;
+    * a Merkle tree over the log in position order (:class:`~ledger.store.tree.TreeStore`)
+      only ever grows over events no later commit can precede, so a checkpoint's prefix is
+      never changed by a later commit.
 
     Args:
         clock: Where recorded times come from (UTC); tests pass a fixed clock.

@@ -12,11 +12,13 @@ from typing import Any
 
 import sqlalchemy as sa
 
-DATABASE_SCHEMA_VERSION = 2
+DATABASE_SCHEMA_VERSION = 3
 """The version of the database's tables this code creates and reads."""
 READABLE_FROM = 1
-"""The oldest schema this code reads without upgrading it: the steps since only add indexes, so
-a read-only opening of an older ledger answers the same, if more slowly."""
+"""The oldest schema this code reads without upgrading it: the steps since add indexes, so a
+read-only opening of an older ledger answers the same, if more slowly, and the Merkle tree's
+tables, which a read-only opening does without (it answers no proof; it still verifies a
+checkpoint, from the log itself)."""
 
 JsonText = Callable[["sa.ColumnElement[str]", str], Any]
 """A backend's expression for one top-level field of a JSON payload stored as text."""
@@ -62,6 +64,30 @@ sessions = sa.Table(
 """One row per session: its head (last version and hash). An index beside the log, kept in the
 same transaction as every append; it makes listing cheap and a truncated tail detectable."""
 
+tree_nodes = sa.Table(
+    "tl_tree_nodes",
+    metadata,
+    sa.Column("level", sa.SmallInteger, primary_key=True, autoincrement=False),
+    sa.Column("idx", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("hash", sa.String(64), nullable=False),
+    sa.Column("first_position", sa.BigInteger, nullable=True),
+    sa.Column("last_position", sa.BigInteger, nullable=True),
+)
+"""The Merkle tree's full subtrees from :data:`ledger.store.tree.BLOCK_LEVEL` up (see
+:mod:`ledger.store.tree`); a block (a subtree at that level) also names the positions of its
+first and last event, where its leaves are read from. Derived from the log, never trusted by
+verification: a wrong row makes proofs that fail, never a proof that passes."""
+
+tree_tip = sa.Table(
+    "tl_tree",
+    metadata,
+    sa.Column("id", sa.SmallInteger, primary_key=True, autoincrement=False),
+    sa.Column("size", sa.BigInteger, nullable=False),
+    sa.Column("position", sa.BigInteger, nullable=False),
+)
+"""One row (``id`` 1): how many events the tree covers, and the position of the last one. The
+guard every extension of the tree moves (``WHERE size = <the size it read>``)."""
+
 schema_versions = sa.Table(
     "tl_schema",
     metadata,
@@ -101,9 +127,27 @@ def _listing_indexes(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     ]
 
 
+def _merkle_tree(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    return [
+        sa.schema.CreateTable(tree_nodes, if_not_exists=True),
+        sa.schema.CreateTable(tree_tip, if_not_exists=True),
+        # A block is found by the position of an event in it (proving that event).
+        sa.schema.CreateIndex(
+            sa.Index(
+                "tl_tree_blocks",
+                tree_nodes.c.first_position,
+                sqlite_where=tree_nodes.c.first_position.isnot(None),
+                postgresql_where=tree_nodes.c.first_position.isnot(None),
+            ),
+            if_not_exists=True,
+        ),
+    ]
+
+
 MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
     1: _tables,
     2: _listing_indexes,
+    3: _merkle_tree,
 }
 """Schema step N brings a database from version N-1 to N: given the backend's JSON expression,
 the DDL statements it runs, in one transaction."""
@@ -126,4 +170,6 @@ __all__ = [
     "pending_steps",
     "schema_versions",
     "sessions",
+    "tree_nodes",
+    "tree_tip",
 ]

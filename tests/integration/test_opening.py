@@ -14,6 +14,7 @@ from ledger.errors import (
 )
 from ledger.store.memory import MemoryEventStore
 from ledger.store.postgres import PostgresEventStore
+from ledger.store.schema import DATABASE_SCHEMA_VERSION
 from ledger.store.sqlite import SqliteEventStore
 from tests.support.backends import pg_url
 
@@ -106,7 +107,8 @@ async def test_reopening_an_up_to_date_schema_changes_nothing(tmp_path: Path) ->
     for _ in range(3):
         await (await SqliteEventStore.open(path)).aclose()
     with sqlite3.connect(path) as db:
-        assert db.execute("SELECT version FROM tl_schema").fetchall() == [(1,)]
+        steps = db.execute("SELECT version FROM tl_schema").fetchall()
+    assert steps == [(step,) for step in range(1, DATABASE_SCHEMA_VERSION + 1)]
 
 
 async def test_an_unreachable_postgres_is_a_clear_error() -> None:

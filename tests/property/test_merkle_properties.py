@@ -125,3 +125,6 @@ def test_proofs_from_stored_subtrees_equal_proofs_from_every_leaf(
         assert needed_nodes(ranges) <= nodes.keys()
         assert [range_hash(a, b, nodes) for a, b in ranges] == proof_from_leaves(tree, ranges)
     assert grown.root() == root_of(tree)
+    folded = CompactRange()
+    folded.extend(tree)
+    assert (folded.size, folded.peaks, folded.root()) == (grown.size, grown.peaks, grown.root())

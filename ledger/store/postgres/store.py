@@ -54,7 +54,10 @@ from ledger.store.postgres.stats import POSTGRES_STATS, PostgresStats
 from ledger.store.rows import stored_row
 from ledger.store.schema import events as EVENTS
 from ledger.store.schema import sessions as SESSIONS
+from ledger.store.schema import tree_nodes as TREE_NODES
+from ledger.store.schema import tree_tip as TREE_TIP
 from ledger.store.sql import SqlEventStore
+from ledger.store.tree import StoredNode, TreeTip
 
 POSITION_SHIFT = 16
 """Bits of a position that number events within one transaction."""
@@ -310,6 +313,56 @@ class PostgresEventStore(SqlEventStore):
             raise ConcurrencyError(session_id, expected_version, head.version if head else 0)
         self._remember(session_id, last.version, last.hash, now)
         return [item.at(row[0]) for item, row in zip(sealed, positions, strict=True)]
+
+    async def _tree_grow(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
+        if self._closed:
+            raise StoreError("the store is closed")
+        if self.read_only:
+            raise StoreError(f"{self._where} was opened read-only; nothing was written")
+        try:
+            async with self._engine.begin() as connection:
+                if old.size == 0:
+                    moved = await connection.execute(
+                        postgresql.insert(TREE_TIP)
+                        .values(id=1, size=new.size, position=new.position)
+                        .on_conflict_do_nothing()
+                        .returning(TREE_TIP.c.id)
+                    )
+                else:
+                    # The guarded update locks the tip: a racing extender waits, then finds
+                    # the size moved and writes nothing.
+                    moved = await connection.execute(
+                        sa.update(TREE_TIP)
+                        .where(
+                            TREE_TIP.c.id == 1,
+                            TREE_TIP.c.size == old.size,
+                            TREE_TIP.c.position == old.position,
+                        )
+                        .values(size=new.size, position=new.position)
+                        .returning(TREE_TIP.c.id)
+                    )
+                if moved.first() is None:
+                    await connection.rollback()
+                    return False
+                if nodes:
+                    await connection.execute(
+                        sa.insert(TREE_NODES),
+                        [
+                            {
+                                "level": n.level,
+                                "idx": n.index,
+                                "hash": n.hash,
+                                "first_position": n.first_position,
+                                "last_position": n.last_position,
+                            }
+                            for n in nodes
+                        ],
+                    )
+        except sa.exc.DBAPIError as exc:
+            raise _translate(exc, self._where) from exc
+        except OSError as exc:  # TimeoutError included
+            raise StoreUnavailableError(f"cannot reach {self._where}: {exc}") from exc
+        return True
 
     def _stats_dialect(self) -> PostgresStats:
         return POSTGRES_STATS

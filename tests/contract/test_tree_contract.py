@@ -1,0 +1,82 @@
+"""The Merkle tree over the log: every backend keeps it and answers the same proofs."""
+
+import pytest
+
+from ledger.errors import InvalidInputError
+from ledger.merkle import leaf_hash, root_of, verify_consistency, verify_inclusion
+from ledger.store.base import EventStore
+from ledger.store.tree import BLOCK
+from tests.support.factories import thought
+
+pytestmark = pytest.mark.anyio
+
+
+async def fill(store: EventStore, sessions: int, per: int) -> None:
+    for s in range(sessions):
+        await store.append(f"s{s}", [thought(n) for n in range(1, per + 1)], expected_version=0)
+
+
+async def leaves(store: EventStore) -> list[tuple[int, bytes]]:
+    return [
+        (r.position, leaf_hash(bytes.fromhex(r.hash))) for r in await store.read_all(limit=10_000)
+    ]
+
+
+async def test_an_empty_log_has_the_empty_tree(store: EventStore) -> None:
+    head = await store.tree_head()
+    assert (head.size, head.root) == (0, root_of([]))
+
+
+async def test_the_tree_covers_the_log_in_position_order(store: EventStore) -> None:
+    await fill(store, 5, 31)
+    head = await store.tree_head()
+    log = await leaves(store)
+    assert head.size == len(log) == 155
+    assert head.root == root_of([leaf for _, leaf in log])
+    assert await store.log_root(head.size) == head
+
+
+async def test_every_event_has_an_inclusion_proof(store: EventStore) -> None:
+    await fill(store, 2, BLOCK + 7)
+    head = await store.tree_head()
+    log = await leaves(store)
+    for index, (position, leaf) in enumerate(log):
+        assert await store.leaf_index(position) == index
+        sizes = {head.size, index + 1} if index % 5 == 0 else {head.size}
+        for size in sizes:
+            proof = await store.inclusion_proof(position, size)
+            root = root_of([leaf for _, leaf in log[:size]])
+            assert proof.index == index
+            assert verify_inclusion(leaf, index, size, proof.path, root)
+
+
+async def test_the_tree_only_grows_and_each_head_is_a_prefix_of_the_next(
+    store: EventStore,
+) -> None:
+    heads = []
+    for round_ in range(4):
+        await store.append(
+            f"r{round_}", [thought(n) for n in range(1, 40 + round_)], expected_version=0
+        )
+        heads.append(await store.tree_head())
+    assert [h.size for h in heads] == sorted(h.size for h in heads)
+    for old in heads:
+        for new in heads:
+            if old.size <= new.size:
+                proof = await store.consistency_proof(old.size, new.size)
+                assert verify_consistency(old.size, new.size, proof, old.root, new.root)
+
+
+async def test_a_proof_beyond_the_tree_is_refused(store: EventStore) -> None:
+    await fill(store, 1, 3)
+    head = await store.tree_head()
+    recorded = await store.append("late", [thought(1)], expected_version=0)
+    with pytest.raises(InvalidInputError, match="holds no event"):
+        await store.inclusion_proof(recorded[0].position, head.size)
+    with pytest.raises(InvalidInputError, match="leaves"):
+        await store.inclusion_proof(recorded[0].position, head.size + 1)
+    with pytest.raises(InvalidInputError, match="cannot prove"):
+        await store.consistency_proof(head.size, head.size + 1)
+    assert await store.leaf_index(recorded[0].position) is None
+    assert (await store.tree_head()).size == head.size + 1
+    assert await store.leaf_index(recorded[0].position) == head.size
