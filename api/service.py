@@ -17,6 +17,7 @@ from api.gc_pause import cyclic_gc_paused
 from api.listing import DEFAULT_PAGE, SessionsPage, check_page_size, cursor_of, parse_cursor
 from api.lookup import Lookup
 from api.outcome import ThinkOutcome
+from api.proofs import Proofs
 from api.session import Profile, Session
 from api.transfer import Transfer
 from ledger.chain import VerifyReport
@@ -44,7 +45,7 @@ DEFAULT_TTL = timedelta(minutes=30)
 _ATTEMPTS = 32
 
 
-class Ledger(Lookup, Transfer, Figures):
+class Ledger(Lookup, Transfer, Figures, Proofs):
     """Sequential thinking over an event store: sessions, thoughts, views and time travel.
 
     Args:

@@ -15,6 +15,7 @@ from api.cli import (
     diff,
     export,
     importing,
+    proofs,
     replay,
     serve,
     sessions,
@@ -56,7 +57,19 @@ def build_parser() -> Parser:
         help="print the installed version and exit",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (sessions, show, replay, diff, verify, stats, export, importing, demo, serve):
+    for module in (
+        sessions,
+        show,
+        replay,
+        diff,
+        verify,
+        proofs,
+        stats,
+        export,
+        importing,
+        demo,
+        serve,
+    ):
         module.register(commands)
     return parser
 
