@@ -14,6 +14,8 @@ import sys
 import time
 from collections.abc import Sequence
 from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -35,6 +37,10 @@ from api.mcp.stopping import http_server, signals_handled
 from api.service import DEFAULT_TTL, Ledger
 from ledger.errors import InvalidInputError, LedgerError
 from ledger.redact import redact_text, redact_url
+
+if TYPE_CHECKING:
+    from api.checkpoints import CheckpointWriter
+    from ledger.checkpoint import Signer
 
 PROG = "thoughtledger"
 EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
@@ -111,6 +117,23 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "%(default)s)",
     )
     parser.add_argument(
+        "--checkpoint-dir",
+        metavar="DIR",
+        help="write signed checkpoints of the ledger here as it grows (0700; files 0600); "
+        "needs --checkpoint-key. Copy them where the database's owner cannot rewrite them",
+    )
+    parser.add_argument(
+        "--checkpoint-key", metavar="FILE", help="the private key (thoughtledger keygen)"
+    )
+    parser.add_argument(
+        "--checkpoint-every",
+        default=1000,
+        type=_count,
+        metavar="N",
+        help="a new checkpoint once the log grew by N events (default: %(default)s); one more "
+        "when serving stops",
+    )
+    parser.add_argument(
         "--ttl-minutes",
         default=DEFAULT_TTL.total_seconds() / 60,
         type=_minutes,
@@ -136,7 +159,11 @@ def run_serve(args: argparse.Namespace) -> int:
     ttl = timedelta(minutes=minutes) if minutes > 0 else None
     serve = _serve_http if args.http else _serve_stdio
     try:
-        code: int = anyio.run(functools.partial(serve, args, ttl=ttl, sink=sink))
+        signer = _checkpoint_signer(args)
+    except InvalidInputError as exc:
+        return _fail(str(exc), EXIT_USAGE)
+    try:
+        code: int = anyio.run(functools.partial(serve, args, ttl=ttl, sink=sink, signer=signer))
     except InvalidInputError as exc:  # a URL of no known form: the command line was wrong
         return _fail(redact_text(str(exc), resolve_url(args.db)), EXIT_USAGE)
     except (LedgerError, OSError) as exc:  # a ledger that cannot be opened, a port in use
@@ -157,10 +184,49 @@ def _fail(message: str, code: int) -> int:
     return code
 
 
+def _checkpoint_signer(args: argparse.Namespace) -> "Signer | None":
+    """The key ``--checkpoint-key`` names, when ``--checkpoint-dir`` asks for checkpoints.
+
+    Raises:
+        InvalidInputError: One option without the other, or a key that cannot be read.
+    """
+    from ledger.checkpoint import Signer
+
+    if (args.checkpoint_dir is None) != (args.checkpoint_key is None):
+        raise InvalidInputError("--checkpoint-dir and --checkpoint-key go together")
+    if args.checkpoint_key is None:
+        return None
+    try:
+        return Signer.parse(Path(args.checkpoint_key).read_text("utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"cannot read {args.checkpoint_key}: {exc}") from exc
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{args.checkpoint_key}: {exc}") from exc
+
+
+def _checkpoints(
+    ledger: Ledger, args: argparse.Namespace, signer: "Signer | None"
+) -> "CheckpointWriter | None":
+    from api.checkpoints import CheckpointWriter
+
+    if signer is None:
+        return None
+    return CheckpointWriter(ledger, signer, Path(args.checkpoint_dir), args.checkpoint_every)
+
+
 async def _serve_stdio(
-    args: argparse.Namespace, *, ttl: timedelta | None, sink: ThoughtSink | None
+    args: argparse.Namespace,
+    *,
+    ttl: timedelta | None,
+    sink: ThoughtSink | None,
+    signer: "Signer | None" = None,
 ) -> int:
-    async with open_ledger(args.db, ttl=ttl) as ledger:
+    from api.checkpoints import checkpoints_kept
+
+    async with (
+        open_ledger(args.db, ttl=ttl) as ledger,
+        checkpoints_kept(_checkpoints(ledger, args, signer)),
+    ):
         server = _server(ledger, args, sink, transport="stdio")
         with anyio.CancelScope() as serving:
             async with signals_handled(serving.cancel):
@@ -173,11 +239,20 @@ async def _serve_stdio(
 
 
 async def _serve_http(
-    args: argparse.Namespace, *, ttl: timedelta | None, sink: ThoughtSink | None
+    args: argparse.Namespace,
+    *,
+    ttl: timedelta | None,
+    sink: ThoughtSink | None,
+    signer: "Signer | None" = None,
 ) -> int:
     import uvicorn
 
-    async with open_ledger(args.db, ttl=ttl) as ledger:
+    from api.checkpoints import checkpoints_kept
+
+    async with (
+        open_ledger(args.db, ttl=ttl) as ledger,
+        checkpoints_kept(_checkpoints(ledger, args, signer)),
+    ):
         server = _server(ledger, args, sink, transport="http")
         # host= turns on the SDK's DNS-rebinding protection for loopback names.
         app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=args.host)
@@ -290,6 +365,16 @@ def _port(value: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"port {port} is outside 0-65535")
     return port
+
+
+def _count(value: str) -> int:
+    try:
+        count = int(value)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value!r}")
+    return count
 
 
 def _minutes(value: str) -> float:
