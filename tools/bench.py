@@ -2,6 +2,7 @@
 
 Usage:
     tools/bench append [--events N] [--pg URL]
+    tools/bench proofs [--replay-events N] [--events N]
     tools/bench all [--quick] [--json FILE]
 """
 
@@ -403,6 +404,7 @@ async def main(argv: list[str]) -> int:
             "memory",
             "startup",
             "peers",
+            "proofs",
             "all",
         ],
         nargs="?",
@@ -449,6 +451,10 @@ async def main(argv: list[str]) -> int:
         from bench_scale import bench_startup
 
         results.append(await bench_startup())
+    if args.bench in ("proofs", "all"):
+        from bench_proofs import bench_proofs
+
+        results += await bench_proofs(args.replay_events, appends=args.events)
     if args.bench in ("peers", "all"):
         from bench_peers import bench_peers
 

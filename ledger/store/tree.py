@@ -317,7 +317,7 @@ class TreeStore(ABC):
             rows = await self._log_hashes(after=after, limit=min(PAGE, size - tree.size))
             if not rows:
                 break
-            tree.extend(leaf_hash(bytes.fromhex(digest)) for _, digest in rows)
+            tree.extend_hex([digest for _, digest in rows])
             after = rows[-1][0]
         return TreeHead(tree.size, tree.root())
 
