@@ -131,7 +131,8 @@ class Proofs:
         Raises:
             InvalidInputError: No such thought, a malformed checkpoint, or one that does not
                 cover the event (take a newer one).
-            IntegrityError: The stored tree does not match the log.
+            IntegrityError: The checkpoint is not of this ledger (or the ledger was rewritten
+                since it), or the stored tree does not match the log.
             StoreError: The store failed.
         """
         from ledger.checkpoint import split_note
@@ -139,7 +140,14 @@ class Proofs:
         text, _ = split_note(note)
         checkpoint = Checkpoint.parse(text)
         record = await self._thought_event(session_id, thought)
-        await self._store.tree_head()
+        head = await self._store.tree_head()
+        if checkpoint.size <= head.size and (
+            await self._store.tree_root(checkpoint.size) != checkpoint.root
+        ):
+            raise IntegrityError(
+                f"the checkpoint is not of this ledger: its first {checkpoint.size} events hash "
+                "to another root"
+            )
         index = await self._store.leaf_index(record.position)
         if index is None or index >= checkpoint.size:
             raise InvalidInputError(

@@ -300,6 +300,22 @@ class TreeStore(ABC):
         nodes = await self._hashes(needed_nodes(ranges), tip)
         return [range_hash(a, b, nodes) for a, b in ranges]
 
+    async def tree_root(self, size: int) -> bytes:
+        """Return the stored tree's root over its first ``size`` leaves.
+
+        Raises:
+            InvalidInputError: The tree is not that large yet (ask :meth:`tree_head` first).
+            IntegrityError: The stored tree does not match the log.
+            StoreError: The backend failed.
+        """
+        tip = await self._tree_tip()
+        if not 0 <= size <= tip.size:
+            raise InvalidInputError(f"the tree has {tip.size} leaves, not {size}")
+        if size == 0:
+            return CompactRange().root()
+        nodes = await self._hashes(needed_nodes([(0, size)]), tip)
+        return range_hash(0, size, nodes)
+
     async def log_root(self, size: int) -> TreeHead:
         """Recompute the root over the first ``size`` events from the log itself.
 

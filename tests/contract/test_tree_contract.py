@@ -34,6 +34,8 @@ async def test_the_tree_covers_the_log_in_position_order(store: EventStore) -> N
     assert head.size == len(log) == 155
     assert head.root == root_of([leaf for _, leaf in log])
     assert await store.log_root(head.size) == head
+    for size in (0, 1, 63, 64, 65, 100, head.size):
+        assert await store.tree_root(size) == root_of([leaf for _, leaf in log[:size]])
 
 
 async def test_every_event_has_an_inclusion_proof(store: EventStore) -> None:

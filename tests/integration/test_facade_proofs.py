@@ -53,5 +53,8 @@ async def test_a_thought_is_proved_in_a_checkpoint_and_the_log_only_grows(
         await ledger.prove(second, 3, old)
     with pytest.raises(InvalidInputError, match="has no thought 9"):
         await ledger.prove(second, 9, new)
+    foreign = Checkpoint("ledger.example/log", 71, bytes(32)).sign(signer)
+    with pytest.raises(IntegrityError, match="not of this ledger"):
+        await ledger.prove(first, 1, foreign)
     with pytest.raises(IntegrityError):
         verify_bundle(await ledger.prove(first, 2, new), Signer.generate("x").verifier())
