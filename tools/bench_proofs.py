@@ -68,15 +68,20 @@ async def _proofs(path: Path, events: int, samples: int) -> list[Result]:
             times.append((time.perf_counter() - begun) * 1000)
             leaf = leaf_hash(bytes.fromhex(digest))
             assert verify_inclusion(leaf, proof.index, head.size, proof.path, head.root)
-        start, cpu = time.perf_counter(), time.process_time()
-        again = await store.log_root(head.size)
-        verify = events / (time.perf_counter() - start)
-        verify_cpu = events / (time.process_time() - cpu)
-        assert again == head
+        # Alternated with the raw scan, best of two each: both read a warm page cache, and a
+        # drift of the machine shows in both.
+        verify = verify_cpu = raw_scan = raw_scan_cpu = 0.0
+        for _ in range(2):
+            wall, cpu = _raw_scan_rate(path)
+            raw_scan, raw_scan_cpu = max(raw_scan, wall), max(raw_scan_cpu, cpu)
+            start, begun = time.perf_counter(), time.process_time()
+            again = await store.log_root(head.size)
+            verify = max(verify, events / (time.perf_counter() - start))
+            verify_cpu = max(verify_cpu, events / (time.process_time() - begun))
+            assert again == head
     finally:
         await store.aclose()
     raw_ms = _raw_lookup_ms(path, [position for position, _ in rows])
-    raw_scan, raw_scan_cpu = _raw_scan_rate(path)
     times.sort()
     mean = sum(times) / len(times)
     worst = times[-1]
