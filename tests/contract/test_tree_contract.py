@@ -1,11 +1,14 @@
 """The Merkle tree over the log: every backend keeps it and answers the same proofs."""
 
+import asyncio
+
 import pytest
 
 from ledger.errors import InvalidInputError
 from ledger.merkle import leaf_hash, root_of, verify_consistency, verify_inclusion
 from ledger.store.base import EventStore
-from ledger.store.tree import BLOCK
+from ledger.store.tree import BLOCK, TreeHead
+from tests.support.backends import Backend
 from tests.support.factories import thought
 
 pytestmark = pytest.mark.anyio
@@ -82,3 +85,22 @@ async def test_a_proof_beyond_the_tree_is_refused(store: EventStore) -> None:
     assert await store.leaf_index(recorded[0].position) is None
     assert (await store.tree_head()).size == head.size + 1
     assert await store.leaf_index(recorded[0].position) == head.size
+
+
+async def test_two_writers_extending_the_tree_at_once_agree(backend: Backend) -> None:
+    first, second = await backend.open(), await backend.open()
+    try:
+        await fill(first, 4, 50)
+        heads = await asyncio.gather(first.tree_head(), second.tree_head(), first.tree_head())
+        assert len(set(heads)) == 1
+        log = await leaves(first)
+        assert heads[0] == TreeHead(len(log), root_of([leaf for _, leaf in log]))
+        await second.append("later", [thought(n) for n in range(1, 91)], expected_version=0)
+        grown = await asyncio.gather(second.tree_head(), first.tree_head())
+        assert grown[0] == grown[1]
+        proof = await first.consistency_proof(heads[0].size, grown[0].size)
+        assert verify_consistency(heads[0].size, grown[0].size, proof, heads[0].root, grown[0].root)
+    finally:
+        await first.aclose()
+        if second is not first:
+            await second.aclose()

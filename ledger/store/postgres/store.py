@@ -342,8 +342,7 @@ class PostgresEventStore(SqlEventStore):
                         .returning(TREE_TIP.c.id)
                     )
                 if moved.first() is None:
-                    await connection.rollback()
-                    return False
+                    raise _LostRace  # leaving the block rolls the transaction back
                 if nodes:
                     await connection.execute(
                         sa.insert(TREE_NODES),
@@ -358,6 +357,8 @@ class PostgresEventStore(SqlEventStore):
                             for n in nodes
                         ],
                     )
+        except _LostRace:
+            return False
         except sa.exc.DBAPIError as exc:
             raise _translate(exc, self._where) from exc
         except OSError as exc:  # TimeoutError included
@@ -529,6 +530,10 @@ class PostgresEventStore(SqlEventStore):
         self._all_writers.clear()
         self._idle_writers.clear()
         await self._engine.dispose()
+
+
+class _LostRace(Exception):
+    """Another writer extended the Merkle tree first: roll back, write nothing."""
 
 
 __all__ = ["POSITION_SHIFT", "PostgresEventStore"]
