@@ -295,6 +295,7 @@ class TreeStore(ABC):
         if not 0 <= old_size <= new_size <= tip.size:
             raise InvalidInputError(
                 f"cannot prove {old_size} leaves a prefix of {new_size} in a tree of {tip.size}"
+                + (" (sign a checkpoint of this ledger first)" if new_size > tip.size else "")
             )
         ranges = consistency_ranges(old_size, new_size)
         nodes = await self._hashes(needed_nodes(ranges), tip)
