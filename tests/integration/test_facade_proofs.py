@@ -58,3 +58,27 @@ async def test_a_thought_is_proved_in_a_checkpoint_and_the_log_only_grows(
         await ledger.prove(first, 1, foreign)
     with pytest.raises(IntegrityError):
         verify_bundle(await ledger.prove(first, 2, new), Signer.generate("x").verifier())
+
+
+@pytest.mark.parametrize(
+    "bundle",
+    [
+        [],
+        "text",
+        {},
+        {"format": "something else"},
+        {"format": "thoughtledger-proof/1"},
+        {"format": "thoughtledger-proof/1", "event": [], "leafIndex": 0},
+        {
+            "format": "thoughtledger-proof/1",
+            "event": {"sessionId": "s", "version": "x"},
+            "leafIndex": 0,
+            "treeSize": 1,
+            "auditPath": [],
+            "checkpoint": "",
+        },
+    ],
+)
+def test_a_malformed_bundle_is_refused_as_input(bundle: object) -> None:
+    with pytest.raises(InvalidInputError):
+        verify_bundle(bundle, Signer.generate("log").verifier())
