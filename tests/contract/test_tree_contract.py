@@ -8,7 +8,7 @@ from ledger.errors import InvalidInputError
 from ledger.merkle import leaf_hash, root_of, verify_consistency, verify_inclusion
 from ledger.store.base import EventStore
 from ledger.store.tree import BLOCK, TreeHead
-from tests.support.backends import Backend
+from tests.support.backends import Backend, settled
 from tests.support.factories import thought
 
 pytestmark = pytest.mark.anyio
@@ -17,6 +17,7 @@ pytestmark = pytest.mark.anyio
 async def fill(store: EventStore, sessions: int, per: int) -> None:
     for s in range(sessions):
         await store.append(f"s{s}", [thought(n) for n in range(1, per + 1)], expected_version=0)
+    await settled(store, sessions * per)
 
 
 async def leaves(store: EventStore) -> list[tuple[int, bytes]]:
@@ -63,6 +64,7 @@ async def test_the_tree_only_grows_and_each_head_is_a_prefix_of_the_next(
         await store.append(
             f"r{round_}", [thought(n) for n in range(1, 40 + round_)], expected_version=0
         )
+        await settled(store, sum(39 + r for r in range(round_ + 1)))
         heads.append(await store.tree_head())
     assert [h.size for h in heads] == sorted(h.size for h in heads)
     for old in heads:
@@ -76,6 +78,7 @@ async def test_a_proof_beyond_the_tree_is_refused(store: EventStore) -> None:
     await fill(store, 1, 3)
     head = await store.tree_head()
     recorded = await store.append("late", [thought(1)], expected_version=0)
+    await settled(store, 4)
     with pytest.raises(InvalidInputError, match="holds no event"):
         await store.inclusion_proof(recorded[0].position, head.size)
     with pytest.raises(InvalidInputError, match="leaves"):
@@ -96,6 +99,7 @@ async def test_two_writers_extending_the_tree_at_once_agree(backend: Backend) ->
         log = await leaves(first)
         assert heads[0] == TreeHead(len(log), root_of([leaf for _, leaf in log]))
         await second.append("later", [thought(n) for n in range(1, 91)], expected_version=0)
+        await settled(second, 290)
         grown = await asyncio.gather(second.tree_head(), first.tree_head())
         assert grown[0] == grown[1]
         proof = await first.consistency_proof(heads[0].size, grown[0].size)

@@ -10,7 +10,7 @@ import pytest
 
 from ledger.store.base import EventStore
 from tests.support import attacks
-from tests.support.backends import Backend, pg_url
+from tests.support.backends import Backend, pg_url, settled
 from tests.support.cli import cli
 from tests.support.samples import record_sample
 
@@ -58,6 +58,7 @@ def test_verify_against_a_checkpoint_catches_what_the_chain_misses(
         url = backend.url
         assert url is not None
         asyncio.run(record_sample(url))
+        asyncio.run(_settled(backend, 21))
         key, public = keys(capsys, tmp_path)
         note = tmp_path / "checkpoint.txt"
         ran = cli(capsys, "checkpoint", "--key", str(key), "-o", str(note), "--db", url)
@@ -81,6 +82,14 @@ def test_verify_against_a_checkpoint_catches_what_the_chain_misses(
         assert len(ran.err.splitlines()) == 1
     finally:
         asyncio.run(backend.drop())
+
+
+async def _settled(backend: Backend, count: int) -> None:
+    store = await backend.open()
+    try:
+        await settled(store, count)
+    finally:
+        await store.aclose()
 
 
 async def _attack(backend: Backend, attack: Attack) -> None:

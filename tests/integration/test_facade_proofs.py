@@ -9,6 +9,7 @@ from api.proofs import verify_bundle
 from ledger.checkpoint import Checkpoint, Signer
 from ledger.errors import IntegrityError, InvalidInputError
 from ledger.store.base import EventStore
+from tests.support.backends import settled
 
 pytestmark = pytest.mark.anyio
 
@@ -32,11 +33,13 @@ async def test_a_thought_is_proved_in_a_checkpoint_and_the_log_only_grows(
     signer = Signer.generate("ledger.example/log")
     verifier = signer.verifier()
     first = await think(ledger, 70)
+    await settled(store, 71)
     old = await ledger.checkpoint(signer)
     report = await ledger.verify_checkpoint(old, verifier)
     assert (report.ok, report.held, report.checkpoint.size) == (True, 71, 71)
 
     second = await think(ledger, 5)
+    await settled(store, 77)
     new = await ledger.checkpoint(signer)
     assert Checkpoint.open(new, verifier).size == 77
     proof = await ledger.consistency(old, new, verifier)

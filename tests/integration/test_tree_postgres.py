@@ -10,7 +10,7 @@ from ledger.events import PAYLOAD_SCHEMA_VERSION
 from ledger.ids import new_event_id
 from ledger.merkle import leaf_hash, root_of, verify_consistency, verify_inclusion
 from ledger.store.base import utc_now
-from tests.support.backends import backend_for, dsn
+from tests.support.backends import backend_for, dsn, settled
 from tests.support.factories import thought
 
 pytestmark = [pytest.mark.anyio, pytest.mark.postgres]
@@ -29,6 +29,7 @@ async def test_an_event_committed_late_with_a_lower_position_never_lands_in_a_ch
         store = await backend.open()
         try:
             await store.append("before", [thought(1), thought(2)], expected_version=0)
+            await settled(store, 2)
             url = backend.url
             assert url is not None
             slow = await asyncpg.connect(
@@ -66,6 +67,7 @@ async def test_an_event_committed_late_with_a_lower_position_never_lands_in_a_ch
                 await transaction.commit()
             finally:
                 await slow.close()
+            await settled(store, 4)
             grown = await store.tree_head()
             assert grown.size == 4
             log = await store.read_all()
