@@ -454,7 +454,8 @@ async def main(argv: list[str]) -> int:
     if args.bench in ("proofs", "all"):
         from bench_proofs import bench_proofs
 
-        results += await bench_proofs(args.replay_events, appends=args.events)
+        pg = args.pg if await pg_available(args.pg) else None
+        results += await bench_proofs(args.replay_events, appends=args.events, pg=pg)
     if args.bench in ("peers", "all"):
         from bench_peers import bench_peers
 

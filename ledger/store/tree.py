@@ -96,6 +96,7 @@ class TreeStore(ABC):
     """
 
     read_only: bool = False
+    _tree_memo: tuple[TreeTip, CompactRange, list[int]] | None = None
 
     # -- what a backend implements -------------------------------------------------------------
 
@@ -145,14 +146,14 @@ class TreeStore(ABC):
             IntegrityError: The stored tree does not match the log under it (tampered with).
             StoreError: The backend failed.
         """
+        if self.read_only:
+            return await self._stored_head()
         for _ in range(_RACES):
-            tip = await self._tree_tip()
-            tree, block = await self._resume(tip)
-            if self.read_only:
-                return TreeHead(tree.size, tree.root())
+            tip, tree, block = await self._grown()
             while True:
                 rows = await self._log_hashes(after=tip.position)
                 if not rows:
+                    self._tree_memo = (tip, tree, block)
                     return TreeHead(tree.size, tree.root())
                 nodes: list[StoredNode] = []
                 for position, digest in rows:
@@ -165,10 +166,29 @@ class TreeStore(ABC):
                         elif level > BLOCK_LEVEL:
                             nodes.append(StoredNode(level, index, node.hex()))
                 new = TreeTip(tree.size, rows[-1][0])
+                self._tree_memo = None  # until the write is known to have happened
                 if not await self._tree_grow(tip, new, nodes):
                     break  # another writer extended the tree meanwhile: start again from its tip
                 tip = new
+                if len(rows) < PAGE:  # the last page: no need to ask again
+                    self._tree_memo = (tip, tree, block)
+                    return TreeHead(tree.size, tree.root())
         return await self._stored_head()
+
+    async def _grown(self) -> tuple[TreeTip, CompactRange, list[int]]:
+        """The tree as this store last extended it, or as stored when it has not (a copy).
+
+        Remembering it saves reading the tree back before each extension; a stale memory is
+        harmless, since an extension from the wrong tip is refused by the tip's guard (then
+        the memory is dropped and the stored tree read).
+        """
+        memo = self._tree_memo
+        if memo is None:
+            tip = await self._tree_tip()
+            tree, block = await self._resume(tip)
+            return tip, tree, block
+        tip, tree, block = memo
+        return tip, CompactRange(tree.size, list(tree.peaks)), list(block)
 
     async def _stored_head(self) -> TreeHead:
         tree, _ = await self._resume(await self._tree_tip())
