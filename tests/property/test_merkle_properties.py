@@ -128,7 +128,7 @@ def test_proofs_from_stored_subtrees_equal_proofs_from_every_leaf(
     folded = CompactRange()
     folded.extend(tree)
     assert (folded.size, folded.peaks, folded.root()) == (grown.size, grown.peaks, grown.root())
-    data = [hashlib.sha256(str(i).encode()).digest() for i in range(size)]
+    raw = [hashlib.sha256(str(i).encode()).digest() for i in range(size)]
     from_hex = CompactRange()
-    from_hex.extend_hex([d.hex() for d in data])
+    from_hex.extend_hex([d.hex() for d in raw])
     assert from_hex.root() == grown.root()
