@@ -5,6 +5,7 @@ Usage:
     tools/bench history [--history-thoughts N]
     tools/bench ui [--quick]     (Chromium at /usr/bin/chromium, playwright from the dev extra)
     tools/bench subscribe [--pg URL]
+    tools/bench proofs [--replay-events N] [--events N]
     tools/bench all [--quick] [--json FILE]
 """
 
@@ -400,6 +401,7 @@ async def main(argv: list[str]) -> int:
             "history",
             "ui",
             "subscribe",
+            "proofs",
             "all",
         ],
         nargs="?",
@@ -457,6 +459,11 @@ async def main(argv: list[str]) -> int:
 
         reachable = await pg_available(args.pg)
         results += await bench_subscribe(args.pg if reachable else None)
+    if args.bench in ("proofs", "all"):
+        from bench_proofs import bench_proofs
+
+        pg = args.pg if await pg_available(args.pg) else None
+        results += await bench_proofs(args.replay_events, appends=args.events, pg=pg)
     if args.bench in ("peers", "all"):
         from bench_peers import bench_peers
 

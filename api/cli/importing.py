@@ -39,6 +39,13 @@ def register(commands: Commands) -> None:
         help="accept a file with no manifest (written before exports had one); whether it "
         "was cut short cannot be checked",
     )
+    parser.add_argument(
+        "--checkpoint",
+        metavar="FILE",
+        help="require the file to be exactly the log this signed checkpoint covers (a whole "
+        "export): a forged, altered, dropped or reordered event refuses it",
+    )
+    parser.add_argument("--pubkey", metavar="FILE", help="the key that signed --checkpoint")
     add_json_option(parser)
 
 
@@ -53,8 +60,19 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         LedgerError: The ledger failed before anything was written.
     """
     path, size = _input(args.file)
+    if (args.checkpoint is None) != (args.pubkey is None):
+        raise UsageError("--checkpoint and --pubkey go together")
+    signed = None
+    if args.checkpoint is not None:
+        from api.cli.proofs import read_text, read_verifier
+
+        signed = (read_text(args.checkpoint, "checkpoint"), read_verifier(args.pubkey))
     with ui.progress(f"Checking {path.name}", total=size, in_bytes=True) as step:
         checked = check_file(path, step, without_manifest=args.without_manifest)
+    if signed is not None:
+        from api.transfer.signed import check_checkpoint
+
+        check_checkpoint(checked, *signed)
     if not checked.has_manifest:
         sys.stderr.write(
             f"thoughtledger: warning: {path} has no manifest: whether it was cut short cannot "

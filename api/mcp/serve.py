@@ -16,6 +16,7 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 from mcp.server.auth.settings import AuthSettings
@@ -44,6 +45,10 @@ from api.options import bounded
 from api.service import DEFAULT_TTL, Ledger
 from ledger.errors import InvalidInputError, LedgerError
 from ledger.redact import redact_text, redact_url
+
+if TYPE_CHECKING:
+    from api.checkpoints import CheckpointWriter
+    from ledger.checkpoint import Signer
 
 PROG = "thoughtledger"
 EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
@@ -145,6 +150,23 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "%(default)s)",
     )
     parser.add_argument(
+        "--checkpoint-dir",
+        metavar="DIR",
+        help="write signed checkpoints of the ledger here as it grows (0700; files 0600); "
+        "needs --checkpoint-key. Copy them where the database's owner cannot rewrite them",
+    )
+    parser.add_argument(
+        "--checkpoint-key", metavar="FILE", help="the private key (thoughtledger keygen)"
+    )
+    parser.add_argument(
+        "--checkpoint-every",
+        default=1000,
+        type=_count,
+        metavar="N",
+        help="a new checkpoint once the log grew by N events (default: %(default)s); one more "
+        "when serving stops",
+    )
+    parser.add_argument(
         "--ttl-minutes",
         default=DEFAULT_TTL.total_seconds() / 60,
         type=_minutes,
@@ -182,7 +204,11 @@ def run_serve(args: argparse.Namespace) -> int:
     ttl = timedelta(minutes=minutes) if minutes > 0 else None
     serve = _serve_http if args.http else _serve_stdio
     try:
-        code: int = anyio.run(functools.partial(serve, args, ttl=ttl, sink=sink))
+        signer = _checkpoint_signer(args)
+    except InvalidInputError as exc:
+        return _fail(str(exc), EXIT_USAGE)
+    try:
+        code: int = anyio.run(functools.partial(serve, args, ttl=ttl, sink=sink, signer=signer))
     except InvalidInputError as exc:  # a URL of no known form: the command line was wrong
         return _fail(redact_text(str(exc), resolve_url(args.db)), EXIT_USAGE)
     except (LedgerError, OSError) as exc:  # a ledger that cannot be opened, a port in use
@@ -203,10 +229,50 @@ def _fail(message: str, code: int) -> int:
     return code
 
 
+def _checkpoint_signer(args: argparse.Namespace) -> "Signer | None":
+    """The key ``--checkpoint-key`` names, when ``--checkpoint-dir`` asks for checkpoints.
+
+    Raises:
+        InvalidInputError: One option without the other, or a key that cannot be read.
+    """
+    from ledger.checkpoint import Signer
+
+    if (args.checkpoint_dir is None) != (args.checkpoint_key is None):
+        raise InvalidInputError("--checkpoint-dir and --checkpoint-key go together")
+    if args.checkpoint_key is None:
+        return None
+    try:
+        return Signer.parse(Path(args.checkpoint_key).read_text("utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"cannot read {args.checkpoint_key}: {exc}") from exc
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{args.checkpoint_key}: {exc}") from exc
+
+
+def _checkpoints(
+    ledger: Ledger, args: argparse.Namespace, signer: "Signer | None"
+) -> "CheckpointWriter | None":
+    from api.checkpoints import CheckpointWriter
+
+    if signer is None:
+        return None
+    return CheckpointWriter(ledger, signer, Path(args.checkpoint_dir), args.checkpoint_every)
+
+
 async def _serve_stdio(
-    args: argparse.Namespace, *, ttl: timedelta | None, sink: ThoughtSink | None
+    args: argparse.Namespace,
+    *,
+    ttl: timedelta | None,
+    sink: ThoughtSink | None,
+    signer: "Signer | None" = None,
 ) -> int:
-    async with open_ledger(args.db, ttl=ttl) as ledger, _telemetry(ledger, args.otlp):
+    from api.checkpoints import checkpoints_kept
+
+    async with (
+        open_ledger(args.db, ttl=ttl) as ledger,
+        _telemetry(ledger, args.otlp),
+        checkpoints_kept(_checkpoints(ledger, args, signer)),
+    ):
         server = _server(ledger, args, sink, transport="stdio")
         with anyio.CancelScope() as serving:
             async with signals_handled(serving.cancel):
@@ -219,14 +285,24 @@ async def _serve_stdio(
 
 
 async def _serve_http(
-    args: argparse.Namespace, *, ttl: timedelta | None, sink: ThoughtSink | None
+    args: argparse.Namespace,
+    *,
+    ttl: timedelta | None,
+    sink: ThoughtSink | None,
+    signer: "Signer | None" = None,
 ) -> int:
     import uvicorn
+
+    from api.checkpoints import checkpoints_kept
 
     # The token file first: a bad one stops the server before the ledger is touched.
     verifier = FileTokenVerifier(args.auth) if args.auth is not None else None
     per_principal: int = args.max_http_sessions or DEFAULT_MAX_HTTP_SESSIONS
-    async with open_ledger(args.db, ttl=ttl) as ledger, _telemetry(ledger, args.otlp):
+    async with (
+        open_ledger(args.db, ttl=ttl) as ledger,
+        _telemetry(ledger, args.otlp),
+        checkpoints_kept(_checkpoints(ledger, args, signer)),
+    ):
         # Bind first, so --port 0 is known: it is in the URL, and the URL is in the auth
         # settings (the resource the tokens are for).
         listener = bind(args.host, args.port)
@@ -401,6 +477,7 @@ def _loopback(value: str) -> str:
 
 _port = bounded(int, lambda port: 0 <= port <= 65535, "a port number, 0-65535")
 _minutes = bounded(float, lambda minutes: minutes >= 0, "0 (never) or a positive number of minutes")
+_count = bounded(int, lambda count: count >= 1, "a whole number >= 1")
 
 
 def _tool_list(value: str) -> Sequence[str]:

@@ -25,6 +25,7 @@ from ledger.store.subscribe import (
     check_subscription,
     follow,
 )
+from ledger.store.tree import TreeStore
 
 DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 """Largest stored payload of one event, in bytes, unless a store is opened with another limit."""
@@ -59,7 +60,7 @@ class StreamHead:
     updated_at: datetime
 
 
-class EventStore(ClosedOnExit):
+class EventStore(TreeStore, ClosedOnExit):
     """An append-only log of events, grouped in sessions (streams), each a hash chain.
 
     Guarantees every backend keeps (proved by ``tests/contract``):
@@ -72,9 +73,12 @@ class EventStore(ClosedOnExit):
       instead of writing them twice;
     * a session's recorded times never go backwards: an append records the clock's reading, or
       the session's last recorded time when the clock is behind it (a clock set back, or
-      writers with skewed clocks sharing a database), so an export always imports.
+      writers with skewed clocks sharing a database), so an export always imports;
     * a subscription (:meth:`subscribe`) yields every event after its start position once, in
-      position order, then each new one as it commits, whichever store or process appended it.
+      position order, then each new one as it commits, whichever store or process appended it;
+    * a Merkle tree over the log in position order (:class:`~ledger.store.tree.TreeStore`)
+      only ever grows over events no later commit can precede, so a checkpoint's prefix is
+      never changed by a later commit.
 
     Args:
         clock: Where recorded times come from (UTC); tests pass a fixed clock.

@@ -10,11 +10,13 @@ from ledger.envelope import RecordedEvent
 from ledger.errors import ConcurrencyError, InvalidInputError, StoreError
 from ledger.events import SessionStarted
 from ledger.ids import check_id
+from ledger.merkle import NodeId
 from ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, EventStore, StreamHead, utc_now
 from ledger.store.checks import check_page, check_window
 from ledger.store.imports import plan_import
 from ledger.store.rows import to_recorded
 from ledger.store.stats import StatsFilter, StatsRows, fold_stats_rows
+from ledger.store.tree import BLOCK_LEVEL, PAGE, StoredNode, TreeTip
 
 
 class MemoryEventStore(EventStore):
@@ -31,6 +33,8 @@ class MemoryEventStore(EventStore):
         self._streams: dict[str, list[RecordedEvent]] = {}
         self._event_ids: set[UUID] = set()
         self._closed = False
+        self._tip = TreeTip(0, 0)
+        self._nodes: dict[NodeId, tuple[bytes, tuple[int, int] | None]] = {}
 
     async def _append(
         self,
@@ -170,6 +174,50 @@ class MemoryEventStore(EventStore):
         """See :meth:`EventStore.stats_rows` (a fold over every session's events)."""
         self._check_open()
         return fold_stats_rows(self._streams, where or StatsFilter())
+
+    # -- the Merkle tree (see ledger.store.tree) -----------------------------------------------
+
+    async def _tree_tip(self) -> TreeTip:
+        self._check_open()
+        return self._tip
+
+    async def _tree_nodes(self, ids: Collection[NodeId]) -> dict[NodeId, bytes]:
+        self._check_open()
+        return {node: self._nodes[node][0] for node in ids if node in self._nodes}
+
+    async def _tree_block(self, index: int) -> tuple[int, int] | None:
+        self._check_open()
+        stored = self._nodes.get((BLOCK_LEVEL, index))
+        return stored[1] if stored else None
+
+    async def _tree_block_at(self, position: int) -> tuple[int, int, int] | None:
+        self._check_open()
+        for (level, index), (_, span) in self._nodes.items():
+            if level == BLOCK_LEVEL and span is not None and span[0] <= position <= span[1]:
+                return index, span[0], span[1]
+        return None
+
+    async def _log_hashes(
+        self, *, after: int, through: int | None = None, limit: int = PAGE
+    ) -> list[tuple[int, str]]:
+        self._check_open()
+        # Positions here are 1, 2, 3...: the record at position p is self._log[p - 1].
+        end = min(after + limit, through if through is not None else after + limit)
+        return [(r.position, r.hash) for r in self._log[after:end]]
+
+    async def _tree_grow(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
+        self._check_open()
+        if self._tip != old:
+            return False
+        for node in nodes:
+            span = (
+                (node.first_position, node.last_position)
+                if node.first_position is not None and node.last_position is not None
+                else None
+            )
+            self._nodes[node.level, node.index] = (bytes.fromhex(node.hash), span)
+        self._tip = new
+        return True
 
     async def aclose(self) -> None:
         """See :meth:`EventStore.aclose`."""

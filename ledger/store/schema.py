@@ -13,14 +13,15 @@ import sqlalchemy as sa
 
 from ledger.store.views import VIEWS, CreateView, JsonPath
 
-DATABASE_SCHEMA_VERSION = 3
+DATABASE_SCHEMA_VERSION = 4
 """The version of the database's tables this code creates and reads."""
 READABLE_FROM = 1
-"""The oldest schema this code reads without upgrading it: the steps since add indexes (a
-read-only opening of an older ledger answers the same, if more slowly) and the analytics views,
-which this code never reads itself (its exports fold the log, see :mod:`ledger.store.views`): an
-older ledger opened read-only simply has no views for other SQL tools until it is opened once for
-writing."""
+"""The oldest schema this code reads without upgrading it. The steps since add indexes (a
+read-only opening of an older ledger answers the same, if more slowly); the analytics views,
+which this code never reads itself (its exports fold the log, see :mod:`ledger.store.views`), so
+an older ledger opened read-only simply has none for other SQL tools until it is opened once for
+writing; and the Merkle tree's tables, which a read-only opening does without (it answers no
+proof; it still verifies a checkpoint, from the log itself)."""
 
 JsonText = JsonPath
 """A backend's expression for the value at a path (one or more keys) in a JSON payload stored
@@ -67,6 +68,30 @@ sessions = sa.Table(
 """One row per session: its head (last version and hash). An index beside the log, kept in the
 same transaction as every append; it makes listing cheap and a truncated tail detectable."""
 
+tree_nodes = sa.Table(
+    "tl_tree_nodes",
+    metadata,
+    sa.Column("level", sa.SmallInteger, primary_key=True, autoincrement=False),
+    sa.Column("idx", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("hash", sa.String(64), nullable=False),
+    sa.Column("first_position", sa.BigInteger, nullable=True),
+    sa.Column("last_position", sa.BigInteger, nullable=True),
+)
+"""The Merkle tree's full subtrees from :data:`ledger.store.tree.BLOCK_LEVEL` up (see
+:mod:`ledger.store.tree`); a block (a subtree at that level) also names the positions of its
+first and last event, where its leaves are read from. Derived from the log, never trusted by
+verification: a wrong row makes proofs that fail, never a proof that passes."""
+
+tree_tip = sa.Table(
+    "tl_tree",
+    metadata,
+    sa.Column("id", sa.SmallInteger, primary_key=True, autoincrement=False),
+    sa.Column("size", sa.BigInteger, nullable=False),
+    sa.Column("position", sa.BigInteger, nullable=False),
+)
+"""One row (``id`` 1): how many events the tree covers, and the position of the last one. The
+guard every extension of the tree moves (``WHERE size = <the size it read>``)."""
+
 schema_versions = sa.Table(
     "tl_schema",
     metadata,
@@ -112,10 +137,28 @@ def _analytics_views(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     return [CreateView(name, build(json, events)) for name, build in VIEWS.items()]
 
 
+def _merkle_tree(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    return [
+        sa.schema.CreateTable(tree_nodes, if_not_exists=True),
+        sa.schema.CreateTable(tree_tip, if_not_exists=True),
+        # A block is found by the position of an event in it (proving that event).
+        sa.schema.CreateIndex(
+            sa.Index(
+                "tl_tree_blocks",
+                tree_nodes.c.first_position,
+                sqlite_where=tree_nodes.c.first_position.isnot(None),
+                postgresql_where=tree_nodes.c.first_position.isnot(None),
+            ),
+            if_not_exists=True,
+        ),
+    ]
+
+
 MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
     1: _tables,
     2: _listing_indexes,
     3: _analytics_views,
+    4: _merkle_tree,
 }
 """Schema step N brings a database from version N-1 to N: given the backend's JSON expression,
 the DDL statements it runs, in one transaction."""
@@ -138,4 +181,6 @@ __all__ = [
     "pending_steps",
     "schema_versions",
     "sessions",
+    "tree_nodes",
+    "tree_tip",
 ]

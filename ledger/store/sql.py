@@ -13,10 +13,12 @@ from ledger.chain import GENESIS_HASH, VerifyReport, verify_rows
 from ledger.envelope import LogRow, RecordedEvent
 from ledger.errors import StoreError
 from ledger.ids import check_id
+from ledger.merkle import NodeId
 from ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, EventStore, StreamHead, utc_now
 from ledger.store.checks import check_page, check_window
 from ledger.store.rows import decode_rows, head_time, log_row, stored_row
 from ledger.store.stats import StatsFilter, StatsRows
+from ledger.store.tree import BLOCK_LEVEL, PAGE, TreeTip
 
 _ID_CHUNK = 1000
 """Event ids looked up per query (well within every driver's limit on bound parameters)."""
@@ -233,6 +235,75 @@ class SqlEventStore(EventStore):
         from ledger.store.sql_stats import stats_rows
 
         return await stats_rows(self._fetch, self._stats_dialect(), where or StatsFilter())
+
+    # -- the Merkle tree (see ledger.store.tree) -----------------------------------------------
+
+    async def _tree_tip(self) -> TreeTip:
+        import sqlalchemy as sa
+
+        from ledger.store.schema import tree_tip as TIP
+
+        rows = await self._fetch(sa.select(TIP.c.size, TIP.c.position).where(TIP.c.id == 1))
+        return TreeTip(rows[0].size, rows[0].position) if rows else TreeTip(0, 0)
+
+    async def _tree_nodes(self, ids: Collection[NodeId]) -> dict[NodeId, bytes]:
+        import sqlalchemy as sa
+
+        from ledger.store.schema import tree_nodes as NODES
+
+        wanted = sorted(ids)
+        found: dict[NodeId, bytes] = {}
+        for start in range(0, len(wanted), _ID_CHUNK):
+            rows = await self._fetch(
+                sa.select(NODES.c.level, NODES.c.idx, NODES.c.hash).where(
+                    sa.tuple_(NODES.c.level, NODES.c.idx).in_(wanted[start : start + _ID_CHUNK])
+                )
+            )
+            found.update(((row.level, row.idx), bytes.fromhex(row.hash)) for row in rows)
+        return found
+
+    async def _tree_block(self, index: int) -> tuple[int, int] | None:
+        import sqlalchemy as sa
+
+        from ledger.store.schema import tree_nodes as NODES
+
+        rows = await self._fetch(
+            sa.select(NODES.c.first_position, NODES.c.last_position).where(
+                NODES.c.level == BLOCK_LEVEL, NODES.c.idx == index
+            )
+        )
+        return (rows[0].first_position, rows[0].last_position) if rows else None
+
+    async def _tree_block_at(self, position: int) -> tuple[int, int, int] | None:
+        import sqlalchemy as sa
+
+        from ledger.store.schema import tree_nodes as NODES
+
+        rows = await self._fetch(
+            sa.select(NODES.c.idx, NODES.c.first_position, NODES.c.last_position)
+            .where(NODES.c.first_position.isnot(None), NODES.c.first_position <= position)
+            .order_by(NODES.c.first_position.desc())
+            .limit(1)
+        )
+        if not rows or rows[0].last_position < position:
+            return None
+        return rows[0].idx, rows[0].first_position, rows[0].last_position
+
+    async def _log_hashes(
+        self, *, after: int, through: int | None = None, limit: int = PAGE
+    ) -> list[tuple[int, str]]:
+        import sqlalchemy as sa
+
+        from ledger.store.schema import events as EVENTS
+
+        query = sa.select(EVENTS.c.position, EVENTS.c.hash).where(EVENTS.c.position > after)
+        if through is not None:
+            query = query.where(EVENTS.c.position <= through)
+        visible = self._visible_below()
+        if visible is not None:
+            query = query.where(visible)
+        rows = await self._fetch(query.order_by(EVENTS.c.position).limit(limit))
+        return [(row.position, row.hash) for row in rows]
 
     def _stats_dialect(self) -> "StatsDialect":
         """Return the backend's expressions in the statistics' statements."""

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from api import open_ledger
+from ledger.checkpoint import Checkpoint, Signer
 from tests.support.cli import snapshot, sqlite_url
 
 pytestmark = pytest.mark.anyio
@@ -23,6 +24,8 @@ async def schema_1_ledger(path: Path) -> str:
         db.execute("DROP VIEW tl_session_stats")
         db.execute("DROP INDEX tl_sessions_started")
         db.execute("DROP INDEX tl_events_owner")
+        db.execute("DROP TABLE tl_tree_nodes")  # its index goes with it
+        db.execute("DROP TABLE tl_tree")
         db.execute("DELETE FROM tl_schema WHERE version > 1")
     db.close()
     return session
@@ -52,13 +55,19 @@ async def test_a_schema_1_ledger_reads_read_only_without_being_upgraded(tmp_path
 async def test_a_schema_1_ledger_is_upgraded_when_opened_for_writing(tmp_path: Path) -> None:
     path = tmp_path / "ledger.db"
     session = await schema_1_ledger(path)
+    signer = Signer.generate("log")
     async with open_ledger(sqlite_url(path)) as ledger:
         page = await ledger.recent_sessions()
+        # The tree is built over the events recorded before it existed.
+        note = await ledger.checkpoint(signer)
+        assert (await ledger.verify_checkpoint(note, signer.verifier())).ok
+    assert Checkpoint.open(note, signer.verifier()).size == 2
     assert [state.session_id for state in page.sessions] == [session]
     assert indexes(path) == {
-        "schema 3",
+        "schema 4",
         "tl_sessions_started",
         "tl_events_owner",
         "tl_thoughts",
         "tl_session_stats",
+        "tl_tree_blocks",
     }

@@ -125,3 +125,17 @@ async def backend_for(name: str, tmp: Path) -> AsyncIterator[Backend]:
         yield backend
     finally:
         await backend.drop()
+
+
+async def settled(store: EventStore, count: int) -> None:
+    """Wait (bounded) until readers see ``count`` events in the log.
+
+    On PostgreSQL a reader sees positions below the oldest transaction in flight anywhere on the
+    server (see ledger.store.postgres), so on a server shared with other work an event committed
+    here shows a moment later; the Merkle tree grows over the same prefix.
+    """
+    import anyio
+
+    with anyio.fail_after(30):
+        while len(await store.read_all(limit=count + 1)) < count:  # noqa: ASYNC110  # polls the server
+            await anyio.sleep(0.05)

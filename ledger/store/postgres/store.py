@@ -56,6 +56,7 @@ from ledger.store.rows import stored_row
 from ledger.store.schema import events as EVENTS
 from ledger.store.schema import sessions as SESSIONS
 from ledger.store.sql import SqlEventStore
+from ledger.store.tree import StoredNode, TreeTip
 
 POSITION_SHIFT = 16
 """Bits of a position that number events within one transaction."""
@@ -83,6 +84,31 @@ FROM head,
          WITH ORDINALITY AS e(version, event_id, event_type, payload, prev_hash, hash, ord)
 ORDER BY e.ord
 RETURNING position
+"""
+
+# One statement (one round trip, atomic without a transaction): move the tree's tip only if it is
+# still where this extension started (a racing extender waits on the row, then finds it moved),
+# and store the new subtrees only if it moved. Every value is bound.
+_GROW_TREE = """
+WITH tip AS (
+    UPDATE tl_tree SET size = $1, position = $2
+    WHERE id = 1 AND size = $3 AND position = $4
+    RETURNING 1
+), first_tip AS (
+    INSERT INTO tl_tree (id, size, position) SELECT 1, $1, $2 WHERE $3 = 0
+    ON CONFLICT (id) DO NOTHING
+    RETURNING 1
+), moved AS (
+    SELECT 1 FROM tip UNION ALL SELECT 1 FROM first_tip
+), stored AS (
+    INSERT INTO tl_tree_nodes (level, idx, hash, first_position, last_position)
+    SELECT n.level, n.idx, n.hash, n.first_position, n.last_position
+    FROM (SELECT 1 FROM moved LIMIT 1) AS m,
+         unnest($5::smallint[], $6::bigint[], $7::text[], $8::bigint[], $9::bigint[])
+             AS n(level, idx, hash, first_position, last_position)
+    RETURNING 1
+)
+SELECT count(*) FROM moved
 """
 
 _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
@@ -345,6 +371,33 @@ class PostgresEventStore(SqlEventStore):
         """
         last = await self._fetch(sa.select(sa.func.max(EVENTS.c.position)))
         return last[0][0] is not None and last[0][0] > cursor
+
+    async def _tree_grow(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
+        import asyncpg
+
+        if self._closed:
+            raise StoreError("the store is closed")
+        if self.read_only:
+            raise StoreError(f"{self._where} was opened read-only; nothing was written")
+        try:
+            async with self._writer() as driver:
+                moved = await driver.fetchval(
+                    _GROW_TREE,
+                    new.size,
+                    new.position,
+                    old.size,
+                    old.position,
+                    [n.level for n in nodes],
+                    [n.index for n in nodes],
+                    [n.hash for n in nodes],
+                    [n.first_position for n in nodes],
+                    [n.last_position for n in nodes],
+                )
+        except asyncpg.PostgresError as exc:  # the driver's errors are translated right here
+            raise StoreError(f"extending the Merkle tree in {self._where} failed: {exc}") from exc
+        except OSError as exc:  # TimeoutError included
+            raise StoreUnavailableError(f"cannot reach {self._where}: {exc}") from exc
+        return bool(moved)
 
     def _stats_dialect(self) -> PostgresStats:
         return POSTGRES_STATS

@@ -60,7 +60,9 @@ from ledger.store.sqlite.setup import (
     reader_engine,
 )
 from ledger.store.sqlite.statements import STATEMENTS
+from ledger.store.sqlite.tree import SqliteTree, grow
 from ledger.store.subscribe import PollingWatch
+from ledger.store.tree import StoredNode, TreeTip
 
 if TYPE_CHECKING:
     from ledger.store.sql_stats import StatsDialect
@@ -84,7 +86,7 @@ class _Batch:
     delay: float = 0.001
 
 
-class SqliteEventStore(SqlEventStore):
+class SqliteEventStore(SqliteTree, SqlEventStore):
     """An event store in one SQLite file (WAL mode). Open it with :meth:`open`.
 
     Attributes:
@@ -444,6 +446,34 @@ class SqliteEventStore(SqlEventStore):
             )
             raise
         return written
+
+    async def _tree_grow(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
+        # Like an import: between group commits, on the writer connection, retried while busy.
+        deadline = time.monotonic() + BUSY_BUDGET_SECONDS
+        delay = 0.001
+        while True:
+            while self._flushing:
+                await self._idle.wait()
+            if self._closed:
+                raise StoreError("the store is closed")
+            try:
+                db = self._begin()
+                break
+            except _Busy:
+                if time.monotonic() + delay > deadline:
+                    raise StoreUnavailableError(
+                        f"the ledger at {self.path} stayed locked by another writer for "
+                        f"{BUSY_BUDGET_SECONDS:.0f} s; the Merkle tree was not extended"
+                    ) from None
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 0.1)
+        try:
+            moved = grow(db, old, new, nodes)
+            db.execute("COMMIT" if moved else "ROLLBACK")
+        except BaseException as exc:
+            self._roll_back_after(exc, "extend the Merkle tree in")
+            raise
+        return moved
 
     async def read_stream(
         self,

@@ -1,0 +1,72 @@
+"""What an attacker with write access to the database does to hide an edit from the hash chain."""
+
+from ledger.chain import GENESIS_HASH, compute_hash
+from ledger.envelope import format_time
+from ledger.store.base import EventStore
+from tests.support.backends import Backend
+
+
+async def rewrite_consistently(backend: Backend, store: EventStore, session_id: str) -> None:
+    """Edit a session's first thought and recompute every hash after it, and the head."""
+    prev = GENESIS_HASH
+    for record in await store.read_stream(session_id):
+        payload = record.payload.replace("thought 1", "a forged thought")
+        digest = compute_hash(
+            prev_hash=prev,
+            session_id=session_id,
+            version=record.version,
+            event_id=str(record.event_id),
+            recorded_at=format_time(record.recorded_at),
+            event_type=record.event_type,
+            schema_version=record.schema_version,
+            payload=payload,
+        )
+        await backend.execute(
+            "UPDATE tl_events SET payload = :payload, prev_hash = :prev, hash = :hash "
+            "WHERE position = :position",
+            payload=payload,
+            prev=prev,
+            hash=digest,
+            position=record.position,
+        )
+        prev = digest
+    await backend.execute(
+        "UPDATE tl_sessions SET hash = :hash WHERE session_id = :session",
+        hash=prev,
+        session=session_id,
+    )
+
+
+async def delete_session(backend: Backend, session_id: str) -> None:
+    """Remove a session, its head included."""
+    await backend.execute("DELETE FROM tl_events WHERE session_id = :s", s=session_id)
+    await backend.execute("DELETE FROM tl_sessions WHERE session_id = :s", s=session_id)
+
+
+async def cut_tail(backend: Backend, store: EventStore) -> None:
+    """Remove the log's last event and move its session's head back onto the event before."""
+    last = (await store.read_all(limit=100_000))[-1]
+    previous = (await store.read_stream(last.session_id))[-2]
+    await backend.execute("DELETE FROM tl_events WHERE position = :p", p=last.position)
+    await backend.execute(
+        "UPDATE tl_sessions SET version = :v, hash = :h WHERE session_id = :s",
+        v=previous.version,
+        h=previous.hash,
+        s=last.session_id,
+    )
+
+
+async def swap_positions(backend: Backend, store: EventStore) -> None:
+    """Swap the places in the log of two events of different sessions (each chain unchanged)."""
+    log = await store.read_all(limit=100_000)
+    first = log[0]
+    other = next(r for r in log if r.session_id != first.session_id)
+    await backend.execute(
+        "UPDATE tl_events SET position = -1 WHERE position = :p", p=first.position
+    )
+    await backend.execute(
+        "UPDATE tl_events SET position = :a WHERE position = :b", a=first.position, b=other.position
+    )
+    await backend.execute(
+        "UPDATE tl_events SET position = :b WHERE position = -1", b=other.position
+    )
