@@ -22,18 +22,12 @@ from ledger.store.columns import LARGEST_COUNT, NUL_ESCAPE, NUL_STANDIN, THOUGHT
 ThoughtRow = tuple[Any, ...]
 """One row of :data:`THOUGHT_COLUMNS`: plain values (text, integers, booleans, floats, None)."""
 
-_FIELDS = (
-    "thought_number",
-    "total_thoughts",
-    "next_thought_needed",
-    "thought",
-    "is_revision",
-    "revises_thought",
-    "branch_from_thought",
-    "branch_id",
-    "needs_more_thoughts",
-)
-_USAGE = ("model", "provider", "prompt_tokens", "completion_tokens", "cost", "latency_ms")
+# The thought's own fields and the model's usage, as they stand in the columns (read from there,
+# so the fold cannot drift from the view).
+_FIELDS = THOUGHT_COLUMNS[
+    THOUGHT_COLUMNS.index("thought_number") : THOUGHT_COLUMNS.index("needs_more_thoughts") + 1
+]
+_USAGE = THOUGHT_COLUMNS[THOUGHT_COLUMNS.index("model") :]
 _NO_USAGE: tuple[None, ...] = (None,) * len(_USAGE)
 _COUNTS = frozenset(
     {
