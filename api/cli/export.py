@@ -26,7 +26,7 @@ from api.cli.common import (
     plural,
     resolve_session,
 )
-from api.cli.outfile import atomic_file, exists, standard_output
+from api.cli.outfile import atomic_file, exists, output_path, standard_output
 from api.service import Ledger
 from api.transfer.jsonl import ManifestSession, manifest_line, to_line
 
@@ -81,7 +81,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         )
     if args.format in export_rows.ROW_FORMATS:
         return await export_rows.run_rows(args, ui)
-    target = None if args.output == "-" else _output(args.output)
+    target = None if args.output == "-" else output_path(args.output, "ledger.jsonl")
     async with ledger_from(args, read_only=True) as ledger:
         if target is not None:
             if ledger.is_own_file(target):
@@ -178,7 +178,7 @@ async def _html(args: argparse.Namespace, ui: Ui) -> int:
     from api.ui.export import html_export
     from api.ui.payload import session_payload
 
-    target = _output(args.html)
+    target = output_path(args.html, "session.html")
     async with ledger_from(args, read_only=True) as ledger:
         if ledger.is_own_file(target):
             raise UsageError(f"{target} is the ledger's own database; choose another file")
@@ -206,12 +206,3 @@ async def _html(args: argparse.Namespace, ui: Ui) -> int:
             f"to {target} (a web page)"
         )
     return EXIT_OK
-
-
-def _output(given: str) -> Path:
-    target = Path(given)
-    if target.is_dir():
-        raise UsageError(f"{target} is a directory; name a file, such as {target / 'ledger.jsonl'}")
-    if not target.parent.is_dir():
-        raise UsageError(f"cannot write {target}: {target.parent} is not a directory")
-    return target

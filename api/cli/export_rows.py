@@ -10,11 +10,10 @@ import argparse
 import csv
 import json
 import sys
-from pathlib import Path
 from typing import Any, TextIO
 
 from api.cli.common import EXIT_OK, Ui, UsageError, ledger_from, plural, resolve_session
-from api.cli.outfile import atomic_file, exists, standard_output
+from api.cli.outfile import atomic_file, exists, output_path, standard_output
 from api.service import Ledger
 from projections.thought_rows import THOUGHT_COLUMNS
 
@@ -42,7 +41,7 @@ async def run_rows(args: argparse.Namespace, ui: Ui) -> int:
         CliError: The file exists (without --force), cannot be written, or pyarrow is missing.
         LedgerError: The ledger failed.
     """
-    target = None if args.output == "-" else _output(args.output)
+    target = None if args.output == "-" else output_path(args.output, "thoughts.csv")
     if target is None and args.format == "parquet":
         raise UsageError("Parquet is a binary file: name one with -o FILE.parquet")
     async with ledger_from(args, read_only=True) as ledger:
@@ -111,15 +110,6 @@ class _CsvRows:
 
     def close(self) -> None:
         """Nothing to finish: every row is written as it comes."""
-
-
-def _output(given: str) -> Path:
-    target = Path(given)
-    if target.is_dir():
-        raise UsageError(f"{target} is a directory; name a file, such as {target / 'thoughts.csv'}")
-    if not target.parent.is_dir():
-        raise UsageError(f"cannot write {target}: {target.parent} is not a directory")
-    return target
 
 
 __all__ = ["ROW_FORMATS", "add_options", "run_rows"]

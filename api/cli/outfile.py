@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
-from api.cli.common import CliError
+from api.cli.common import CliError, UsageError
 
 
 @contextlib.contextmanager
@@ -54,6 +54,24 @@ def exists(target: Path) -> CliError:
     return CliError(f"{target} exists; --force to overwrite")
 
 
+def output_path(given: str, example: str) -> Path:
+    """The file ``-o``/``--html`` names, checked before anything is read or written.
+
+    Args:
+        given: The path as given.
+        example: A file name to suggest when ``given`` is a directory.
+
+    Raises:
+        UsageError: It is a directory, or its folder does not exist.
+    """
+    target = Path(given)
+    if target.is_dir():
+        raise UsageError(f"{target} is a directory; name a file, such as {target / example}")
+    if not target.parent.is_dir():
+        raise UsageError(f"cannot write {target}: {target.parent} is not a directory")
+    return target
+
+
 @contextlib.contextmanager
 def standard_output() -> Iterator[TextIO]:
     """Standard output as UTF-8 text with Unix line ends, whatever the locale's encoding."""
@@ -83,4 +101,4 @@ def _place_new(temporary: Path, target: Path) -> None:
     os.unlink(temporary)
 
 
-__all__ = ["atomic_file", "exists", "standard_output"]
+__all__ = ["atomic_file", "exists", "output_path", "standard_output"]
