@@ -21,10 +21,10 @@ import asyncio
 import contextlib
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import UUID
 
 from ledger.chain import GENESIS_HASH, PreparedEvent
@@ -70,6 +70,7 @@ if TYPE_CHECKING:
 _IMPORT_HEAD = STATEMENTS["import_head"]
 _READ_WINDOW = STATEMENTS["read_stream_to"]
 _NO_BOUND = 2**63 - 1
+_T = TypeVar("_T")
 """The largest version SQLite stores: a window bound that excludes nothing."""
 
 POLL_INTERVAL = 0.05
@@ -358,29 +359,42 @@ class SqliteEventStore(SqliteTree, SqlEventStore):
             raise StoreError(f"{doing} {self.path} failed: {exc}") from exc
 
     async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
+        written = await self._between_commits(
+            lambda: self._import_now(streams), "nothing was imported, try again"
+        )
+        if written:
+            self._committed.notify()
+        return written
+
+    async def _between_commits(self, work: Callable[[], _T], undone: str) -> _T:
+        """Run ``work`` on the writer connection between group commits, retried while busy.
+
+        ``work`` opens its own transaction (:meth:`_begin`, which raises :class:`_Busy` while
+        another connection holds the write lock) and must not await: from the wait below to its
+        end, no append can start on the held connection.
+
+        Raises:
+            StoreError: The store is closed.
+            StoreUnavailableError: Another writer kept the lock past the budget (``undone``
+                says what was not done).
+        """
         deadline = time.monotonic() + BUSY_BUDGET_SECONDS
         delay = 0.001
         while True:
-            # Wait until no group commit is in flight; from here to the end of _import_now nothing
-            # awaits, so no append can start on the held writer connection meanwhile.
             while self._flushing:
                 await self._idle.wait()
             if self._closed:
                 raise StoreError("the store is closed")
             try:
-                written = self._import_now(streams)
+                return work()
             except _Busy:
                 if time.monotonic() + delay > deadline:
                     raise StoreUnavailableError(
                         f"the ledger at {self.path} stayed locked by another writer for "
-                        f"{BUSY_BUDGET_SECONDS:.0f} s; nothing was imported, try again"
+                        f"{BUSY_BUDGET_SECONDS:.0f} s; {undone}"
                     ) from None
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 0.1)
-            else:
-                if written:
-                    self._committed.notify()
-                return written
 
     def _import_now(self, streams: dict[str, list[RecordedEvent]]) -> int:
         """Write checked records in one transaction on the writer connection.
@@ -449,24 +463,12 @@ class SqliteEventStore(SqliteTree, SqlEventStore):
 
     async def _tree_grow(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
         # Like an import: between group commits, on the writer connection, retried while busy.
-        deadline = time.monotonic() + BUSY_BUDGET_SECONDS
-        delay = 0.001
-        while True:
-            while self._flushing:
-                await self._idle.wait()
-            if self._closed:
-                raise StoreError("the store is closed")
-            try:
-                db = self._begin()
-                break
-            except _Busy:
-                if time.monotonic() + delay > deadline:
-                    raise StoreUnavailableError(
-                        f"the ledger at {self.path} stayed locked by another writer for "
-                        f"{BUSY_BUDGET_SECONDS:.0f} s; the Merkle tree was not extended"
-                    ) from None
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 0.1)
+        return await self._between_commits(
+            lambda: self._grow_now(old, new, nodes), "the Merkle tree was not extended"
+        )
+
+    def _grow_now(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
+        db = self._begin()
         try:
             moved = grow(db, old, new, nodes)
             db.execute("COMMIT" if moved else "ROLLBACK")
