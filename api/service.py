@@ -6,22 +6,21 @@ No SQL, no MCP, no argument parsing lives here: only the use-cases over the stor
 import asyncio
 import contextlib
 import random
-from collections.abc import AsyncIterator, Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from api.bounds import check_time, check_version, not_found
+from api.bounds import not_found
 from api.caches import Heads, Histories
 from api.figures import Figures
-from api.gc_pause import cyclic_gc_paused
 from api.history import HistoryPage, Paging
-from api.listing import DEFAULT_PAGE, SessionsPage, check_page_size, cursor_of, parse_cursor
+from api.listing import Listing
 from api.lookup import Lookup
 from api.outcome import ThinkOutcome
 from api.proofs import Proofs
+from api.reading import Reading
 from api.session import Profile, Session
 from api.transfer import Transfer
-from ledger.chain import VerifyReport
 from ledger.closing import ClosedOnExit
 from ledger.decide import (
     DEFAULT_MAX_THOUGHT_BYTES,
@@ -32,13 +31,10 @@ from ledger.decide import (
     starts_a_run,
 )
 from ledger.envelope import RecordedEvent
-from ledger.errors import ConcurrencyError, InvalidInputError, SessionNotFoundError
-from ledger.events import LedgerEvent, SessionCleared, SessionExpired, SessionStarted
+from ledger.errors import ConcurrencyError
+from ledger.events import LedgerEvent, SessionCleared, SessionExpired
 from ledger.ids import check_id, new_session_id
 from ledger.store.base import EventStore, utc_now
-from projections.asof import as_of_version as as_of
-from projections.asof import version_at
-from projections.fastfold import fold_rows
 from projections.state import SessionState, empty, replay
 
 DEFAULT_TTL = timedelta(minutes=30)
@@ -49,7 +45,7 @@ _LOAD_PAGE = 10_000
 """Events read per page when a session's head catches up with the log."""
 
 
-class Ledger(Lookup, Transfer, Figures, Paging, Proofs, ClosedOnExit):
+class Ledger(Lookup, Listing, Reading, Transfer, Figures, Paging, Proofs, ClosedOnExit):
     """Sequential thinking over an event store: sessions, thoughts, views and time travel.
 
     Args:
@@ -199,19 +195,6 @@ class Ledger(Lookup, Transfer, Figures, Paging, Proofs, ClosedOnExit):
         assert conflict is not None  # noqa: S101  # the loop only ends early on success
         raise conflict
 
-    async def facts(self, session_id: str) -> SessionState | None:
-        """Return a session's state as recording holds it (only its latest thoughts), or ``None``.
-
-        Cheap: it reads only what the log gained since this process last looked. For the
-        session's facts (owner, status, version, counts), not its history.
-
-        Raises:
-            InvalidInputError: The id is malformed.
-            StoreError: The store failed.
-        """
-        state = await self._load(check_id(session_id), fresh=True)
-        return state if state.version else None
-
     def _retirement(self, state: SessionState, *, clear: bool) -> LedgerEvent | None:
         if state.version == 0 or state.ended is not None:
             return None
@@ -281,194 +264,7 @@ class Ledger(Lookup, Transfer, Figures, Paging, Proofs, ClosedOnExit):
             after = heads[-1].session_id
         return cleared
 
-    async def list_sessions(
-        self, *, limit: int = 100, after_session_id: str | None = None
-    ) -> list[SessionState]:
-        """Return up to ``limit`` sessions ordered by id, paging after ``after_session_id``.
-
-        Raises:
-            InvalidInputError: A limit below 1.
-            StoreError: The store failed.
-        """
-        heads = await self._store.list_heads(after_session_id=after_session_id, limit=limit)
-        return [await self._complete(head.session_id) for head in heads]
-
-    async def recent_sessions(
-        self, *, limit: int = DEFAULT_PAGE, cursor: str | None = None, owner: str | None = None
-    ) -> SessionsPage:
-        """Return a page of sessions, newest first (by start), with the cursor to the next page.
-
-        Args:
-            limit: Sessions in the page (1 to :data:`api.listing.MAX_PAGE`).
-            cursor: The ``next_cursor`` of the previous page; ``None`` for the newest.
-            owner: Only the sessions this principal started; ``None``: every session.
-
-        Raises:
-            InvalidInputError: A limit out of range or a cursor no listing gave.
-            StoreError: The store failed.
-        """
-        before = parse_cursor(cursor) if cursor is not None else None
-        heads = await self._store.recent_heads(
-            owner=owner, before=before, limit=check_page_size(limit) + 1
-        )
-        more = len(heads) > limit
-        heads = heads[:limit]
-        states = [state for head in heads if (state := await self.facts(head.session_id))]
-        last = heads[-1] if more else None
-        return SessionsPage(states, cursor_of(last.started_at, last.session_id) if last else None)
-
-    # -- reading back ---------------------------------------------------------------------------
-
-    async def state(
-        self,
-        session_id: str,
-        *,
-        as_of_version: int | None = None,
-        as_of_time: datetime | None = None,
-    ) -> SessionState:
-        """Return a session's state now, or as it was at a version or a time.
-
-        Args:
-            session_id: The session.
-            as_of_version: Fold only the first N events.
-            as_of_time: Fold only the events recorded at or before this (aware) time.
-
-        Raises:
-            SessionNotFoundError: The session has no events (or none at that time).
-            InvalidInputError: A malformed id, both bounds given, or a bound out of range.
-            StoreError: The store failed.
-        """
-        state, _latest = await self.state_with_latest(
-            session_id, as_of_version=as_of_version, as_of_time=as_of_time
-        )
-        return state
-
-    async def state_with_latest(
-        self,
-        session_id: str,
-        *,
-        as_of_version: int | None = None,
-        as_of_time: datetime | None = None,
-    ) -> tuple[SessionState, int]:
-        """Like :meth:`state`, with the session's latest version from the same read.
-
-        Returns:
-            The state (now, or as of the bound) and the version the session is at now.
-
-        Raises:
-            SessionNotFoundError: The session has no events (or none at that time).
-            InvalidInputError: A malformed id, both bounds given, or a bound out of range.
-            StoreError: The store failed.
-        """
-        check_id(session_id)
-        if as_of_version is not None and as_of_time is not None:
-            raise InvalidInputError("give as_of_version or as_of_time, not both")
-        state = await self._complete(session_id)
-        latest = state.version
-        if latest == 0:
-            raise not_found(session_id)
-        if as_of_version is not None:
-            return as_of(state, check_version(session_id, as_of_version, latest)), latest
-        if as_of_time is not None:
-            version = version_at(state, check_time(as_of_time))
-            if version == 0:
-                raise SessionNotFoundError(
-                    f"session {session_id!r} had no events yet at {as_of_time.isoformat()}"
-                )
-            return as_of(state, version), latest
-        return state, latest
-
-    async def events(
-        self,
-        session_id: str,
-        *,
-        as_of_version: int | None = None,
-        as_of_time: datetime | None = None,
-    ) -> list[RecordedEvent]:
-        """Return a session's events, all or up to a version or a time.
-
-        Raises:
-            SessionNotFoundError: The session has no events (or none at that time).
-            InvalidInputError: A malformed id or bound.
-            StoreError: The store failed.
-        """
-        state = await self.state(session_id, as_of_version=as_of_version, as_of_time=as_of_time)
-        return await self._store.read_stream(session_id, to_version=state.version)
-
-    async def replay(self, session_id: str) -> AsyncIterator[tuple[RecordedEvent, SessionState]]:
-        """Yield each event of a session with the state just after it, for stepping through.
-
-        Raises:
-            SessionNotFoundError: The session has no events.
-            StoreError: The store failed.
-        """
-        state = empty(check_id(session_id))
-        for record in await self.events(session_id):
-            state = replay([record], state)
-            yield record, state
-
-    def subscribe(
-        self,
-        *,
-        after: int = 0,
-        session_id: str | None = None,
-        poll_interval: float | None = None,
-    ) -> AsyncIterator[RecordedEvent]:
-        """Iterate over every event after position ``after``, then over each one as it commits.
-
-        ``async for event in ledger.subscribe(after=position)``: the events already stored come
-        first, in position order, then each new one as it is appended by this process or any
-        other sharing the ledger, with no gap and no duplicate at the switch. Resume after a
-        restart by passing the last ``event.position`` seen. The iteration ends when the ledger
-        is closed; leaving it earlier (``break``, cancelling the task) releases what it holds.
-
-        Args:
-            after: The last position already seen (0: from the beginning of the log).
-            session_id: Only this session's events (a session continued under a new id, after
-                it was cleared or expired, is another session).
-            poll_interval: Seconds between checks for other processes' commits on SQLite, or
-                between safety re-reads on PostgreSQL (woken by NOTIFY otherwise); ``None``:
-                the backend's default.
-
-        Raises:
-            InvalidInputError: A negative position, a malformed session id or interval (raised
-                at the call, before iterating).
-            StoreError: The ledger is closed (raised at the call); (while iterating) the store
-                failed.
-            EventDecodingError: (while iterating) a stored event cannot be decoded.
-        """
-        return self._store.subscribe(
-            after=after, session_id=session_id, poll_interval=poll_interval
-        )
-
-    async def rebuild(self, *, page: int = 20_000) -> dict[str, SessionState]:
-        """Rebuild every session's complete state (history, branch sets) from the whole log.
-
-        For analysis across many runs: stored rows are folded without decoding each event (see
-        :mod:`projections.fastfold`), in pages of ``page`` events.
-
-        Raises:
-            EventDecodingError: A stored event cannot be read.
-            StoreError: The store failed.
-        """
-        states: dict[str, SessionState] = {}
-        after = 0
-        with cyclic_gc_paused():
-            while rows := await self._store.read_all_rows(after_position=after, limit=page):
-                fold_rows(rows, states)
-                after = rows[-1].position
-                # A long rebuild lets the loop's other tasks run between pages.
-                await asyncio.sleep(0)
-        return states
-
-    async def verify(self, session_id: str) -> VerifyReport:
-        """Walk a session's hash chain (see :meth:`EventStore.verify`).
-
-        Raises:
-            InvalidInputError: The id is malformed.
-            StoreError: The store failed.
-        """
-        return await self._store.verify(check_id(session_id))
+    # -- observing and closing ------------------------------------------------------------------
 
     def observe(self, observer: Callable[[list[RecordedEvent]], None]) -> None:
         """Call ``observer`` with the events of each append through this ledger, once stored.
@@ -506,22 +302,6 @@ class Ledger(Lookup, Transfer, Figures, Paging, Proofs, ClosedOnExit):
         if state.version:
             self._cache.remember(state)
         return state
-
-    async def owner_of(self, session_id: str) -> tuple[bool, str | None]:
-        """Return whether a session exists and who owns it, from its first event (no fold).
-
-        Raises:
-            InvalidInputError: The id is malformed.
-            StoreError: The store failed.
-        """
-        cached = self._cache.get(check_id(session_id))
-        if cached is not None and cached.version:
-            return True, cached.owner  # an owner, once recorded, never changes
-        first = await self._store.read_stream(session_id, to_version=1)
-        if not first:
-            return False, None
-        event = first[0].event
-        return True, event.owner if isinstance(event, SessionStarted) else None
 
     async def _append(self, state: SessionState, events: list[LedgerEvent]) -> list[RecordedEvent]:
         try:

@@ -28,7 +28,6 @@ from typing import Any
 from uuid import UUID
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from ledger.chain import GENESIS_HASH, PreparedEvent, seal
@@ -43,25 +42,17 @@ from ledger.events import PAYLOAD_SCHEMA_VERSION
 from ledger.redact import redact_url
 from ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
-    MAX_BATCH,
     Clock,
     utc_now,
 )
-from ledger.store.imports import import_conflict, plan_import
+from ledger.store.postgres.imports import PostgresImports
 from ledger.store.postgres.listen import POLL_INTERVAL, Listener, Notifier, PostgresWatch
+from ledger.store.postgres.positions import POSITION_SHIFT, PostgresPositions
 from ledger.store.postgres.setup import check_ledger, lost_connection, migrate
 from ledger.store.postgres.setup import translate as _translate
 from ledger.store.postgres.stats import POSTGRES_STATS, PostgresStats
-from ledger.store.rows import stored_row
-from ledger.store.schema import events as EVENTS
-from ledger.store.schema import sessions as SESSIONS
+from ledger.store.postgres.tree import PostgresTree
 from ledger.store.sql import SqlEventStore
-from ledger.store.tree import StoredNode, TreeTip
-
-POSITION_SHIFT = 16
-"""Bits of a position that number events within one transaction."""
-
-assert MAX_BATCH < 1 << POSITION_SHIFT  # noqa: S101  # one append never overflows its slot
 
 _HEAD_CACHE_SIZE = 4096
 
@@ -86,31 +77,6 @@ ORDER BY e.ord
 RETURNING position
 """
 
-# One statement (one round trip, atomic without a transaction): move the tree's tip only if it is
-# still where this extension started (a racing extender waits on the row, then finds it moved),
-# and store the new subtrees only if it moved. Every value is bound.
-_GROW_TREE = """
-WITH tip AS (
-    UPDATE tl_tree SET size = $1, position = $2
-    WHERE id = 1 AND size = $3 AND position = $4
-    RETURNING 1
-), first_tip AS (
-    INSERT INTO tl_tree (id, size, position) SELECT 1, $1, $2 WHERE $3 = 0
-    ON CONFLICT (id) DO NOTHING
-    RETURNING 1
-), moved AS (
-    SELECT 1 FROM tip UNION ALL SELECT 1 FROM first_tip
-), stored AS (
-    INSERT INTO tl_tree_nodes (level, idx, hash, first_position, last_position)
-    SELECT n.level, n.idx, n.hash, n.first_position, n.last_position
-    FROM (SELECT 1 FROM moved LIMIT 1) AS m,
-         unnest($5::smallint[], $6::bigint[], $7::text[], $8::bigint[], $9::bigint[])
-             AS n(level, idx, hash, first_position, last_position)
-    RETURNING 1
-)
-SELECT count(*) FROM moved
-"""
-
 _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
 
@@ -122,7 +88,7 @@ def _connect_options() -> set[str]:
     return keywords | {"prepared_statement_cache_size", "prepared_statement_name_func"}
 
 
-class PostgresEventStore(SqlEventStore):
+class PostgresEventStore(PostgresImports, PostgresPositions, PostgresTree, SqlEventStore):
     """An event store in a PostgreSQL database. Open it with :meth:`open`."""
 
     def __init__(
@@ -261,14 +227,6 @@ class PostgresEventStore(SqlEventStore):
             raise
         return store
 
-    def _visible_below(self) -> sa.ColumnElement[bool]:
-        xmin = sa.cast(
-            sa.cast(sa.func.pg_snapshot_xmin(sa.func.pg_current_snapshot()), sa.Text),
-            sa.BigInteger,
-        )
-        shift = sa.cast(sa.literal(POSITION_SHIFT), sa.Integer)
-        return EVENTS.c.position < xmin.op("<<")(shift)
-
     async def _append(
         self,
         session_id: str,
@@ -363,42 +321,6 @@ class PostgresEventStore(SqlEventStore):
         except OSError as exc:
             raise StoreUnavailableError(f"cannot reach {self._where}: {exc}") from exc
 
-    async def _held_back(self, cursor: int) -> bool:
-        """Whether committed events follow ``cursor`` that :meth:`read_all` cannot return yet.
-
-        Raises:
-            StoreError: The read failed.
-        """
-        last = await self._fetch(sa.select(sa.func.max(EVENTS.c.position)))
-        return last[0][0] is not None and last[0][0] > cursor
-
-    async def _tree_grow(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
-        import asyncpg
-
-        if self._closed:
-            raise StoreError("the store is closed")
-        if self.read_only:
-            raise StoreError(f"{self._where} was opened read-only; nothing was written")
-        try:
-            async with self._writer() as driver:
-                moved = await driver.fetchval(
-                    _GROW_TREE,
-                    new.size,
-                    new.position,
-                    old.size,
-                    old.position,
-                    [n.level for n in nodes],
-                    [n.index for n in nodes],
-                    [n.hash for n in nodes],
-                    [n.first_position for n in nodes],
-                    [n.last_position for n in nodes],
-                )
-        except asyncpg.PostgresError as exc:  # the driver's errors are translated right here
-            raise StoreError(f"extending the Merkle tree in {self._where} failed: {exc}") from exc
-        except OSError as exc:  # TimeoutError included
-            raise StoreUnavailableError(f"cannot reach {self._where}: {exc}") from exc
-        return bool(moved)
-
     def _stats_dialect(self) -> PostgresStats:
         return POSTGRES_STATS
 
@@ -447,108 +369,6 @@ class PostgresEventStore(SqlEventStore):
         if isinstance(exc, OSError | asyncio.TimeoutError):
             return StoreUnavailableError(f"cannot reach {self._where}: {exc}")
         return StoreError(f"append to {self._where} failed: {exc}")
-
-    async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
-        if self._closed:
-            raise StoreError("the store is closed")
-        for session_id in streams:
-            self._heads.pop(session_id, None)
-        try:
-            async with self._engine.begin() as connection:
-                written = await self._import_in(connection, streams)
-            if written:
-                self._notifier.committed()
-            return written
-        except sa.exc.IntegrityError as exc:
-            constraint = getattr(exc.orig, "constraint_name", None) or str(exc.orig)
-            if "tl_events_event_id_key" in constraint:
-                raise InvalidInputError(
-                    "an imported event id is already recorded for another event"
-                ) from exc
-            raise StoreError(
-                f"import into {self._where} raced another writer of the same session; nothing "
-                "was imported, try again"
-            ) from exc
-        except sa.exc.DBAPIError as exc:
-            raise _translate(exc, self._where) from exc
-        except OSError as exc:  # TimeoutError included
-            raise StoreUnavailableError(f"cannot reach {self._where}: {exc}") from exc
-
-    async def _import_in(
-        self, connection: AsyncConnection, streams: dict[str, list[RecordedEvent]]
-    ) -> int:
-        # One transaction: its id numbers the positions, as an append's does (see the docstring).
-        xid = (
-            await connection.execute(sa.text("SELECT pg_current_xact_id()::text::bigint"))
-        ).scalar_one()
-        written = 0
-        for session_id, records in streams.items():
-            head = (
-                await connection.execute(
-                    sa.select(SESSIONS.c.version, SESSIONS.c.hash)
-                    .where(SESSIONS.c.session_id == session_id)
-                    .with_for_update()
-                )
-            ).first()
-            version, head_hash = (head.version, head.hash) if head else (0, GENESIS_HASH)
-            plan = plan_import(session_id, records, version, head_hash)
-            if plan.stored_from:
-                window = await connection.execute(
-                    sa.select(EVENTS)
-                    .where(
-                        EVENTS.c.session_id == session_id,
-                        EVENTS.c.version.between(plan.stored_from, plan.stored_to),
-                    )
-                    .order_by(EVENTS.c.version)
-                )
-                plan.check([stored_row(row) for row in window])
-            if not plan.new:
-                continue
-            await connection.execute(
-                sa.insert(EVENTS),
-                [
-                    {
-                        "position": (xid << POSITION_SHIFT) + written + offset,
-                        "session_id": session_id,
-                        "version": r.version,
-                        "event_id": str(r.event_id),
-                        "recorded_at": r.recorded_at,
-                        "schema_version": r.schema_version,
-                        "event_type": r.event_type,
-                        "payload": r.payload,
-                        "prev_hash": r.prev_hash,
-                        "hash": r.hash,
-                    }
-                    for offset, r in enumerate(plan.new, start=1)
-                ],
-            )
-            last = plan.new[-1]
-            # A new session's head row did not exist to be locked: the guarded upsert (as in an
-            # append) makes a racing creator lose cleanly instead of forking the session.
-            moved = await connection.execute(
-                postgresql.insert(SESSIONS)
-                .values(
-                    session_id=session_id,
-                    version=last.version,
-                    hash=last.hash,
-                    started_at=records[0].recorded_at,
-                    updated_at=last.recorded_at,
-                )
-                .on_conflict_do_update(
-                    index_elements=[SESSIONS.c.session_id],
-                    set_={
-                        "version": last.version,
-                        "hash": last.hash,
-                        "updated_at": last.recorded_at,
-                    },
-                    where=sa.and_(SESSIONS.c.version == version, SESSIONS.c.hash == head_hash),
-                )
-                .returning(SESSIONS.c.version)
-            )
-            if moved.first() is None:
-                raise import_conflict(session_id, version)
-            written += len(plan.new)
-        return written
 
     def _remember(self, session_id: str, version: int, head_hash: str, moment: datetime) -> None:
         self._heads[session_id] = (version, head_hash, moment)

@@ -18,63 +18,45 @@ writer: one connection that refuses writes serves the short reads, and scans use
 """
 
 import asyncio
-import contextlib
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 from uuid import UUID
 
-from ledger.chain import GENESIS_HASH, PreparedEvent
-from ledger.envelope import LogRow, RecordedEvent, format_time
+from ledger.chain import PreparedEvent
+from ledger.envelope import RecordedEvent
 from ledger.errors import (
     InvalidInputError,
-    LedgerError,
     StoreError,
     StoreUnavailableError,
 )
-from ledger.ids import check_id
-from ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, StreamHead, utc_now
-from ledger.store.checks import check_page, check_window
-from ledger.store.imports import plan_import
-from ledger.store.rows import decode_rows, head_time, stored_row
+from ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, utc_now
 from ledger.store.sql import SqlEventStore
 from ledger.store.sqlite.batch import (
-    INSERT_FIRST,
-    SELECT_HEAD,
     BatchWriter,
     Outcome,
     Rejected,
     Request,
 )
+from ledger.store.sqlite.imports import SqliteImports
 from ledger.store.sqlite.readonly import connect_read_only
+from ledger.store.sqlite.reads import POLL_INTERVAL, SqliteReads
 from ledger.store.sqlite.setup import (
     BUSY_BUDGET_SECONDS,
     Durability,
     configure,
     connect_writer,
-    is_busy,
     migrate,
     reader_engine,
 )
-from ledger.store.sqlite.statements import STATEMENTS
-from ledger.store.sqlite.tree import SqliteTree, grow
-from ledger.store.subscribe import PollingWatch
-from ledger.store.tree import StoredNode, TreeTip
+from ledger.store.sqlite.tree import SqliteTree
+from ledger.store.sqlite.writer import Busy
 
 if TYPE_CHECKING:
     from ledger.store.sql_stats import StatsDialect
-
-_IMPORT_HEAD = STATEMENTS["import_head"]
-_READ_WINDOW = STATEMENTS["read_stream_to"]
-_NO_BOUND = 2**63 - 1
-_T = TypeVar("_T")
-"""The largest version SQLite stores: a window bound that excludes nothing."""
-
-POLL_INTERVAL = 0.05
-"""Seconds between a subscription's checks for commits by other processes, unless told."""
 
 _INLINE_SYNC_SECONDS = 0.002
 """A commit at durability="full" slower than this moves later commits to a worker thread."""
@@ -87,7 +69,7 @@ class _Batch:
     delay: float = 0.001
 
 
-class SqliteEventStore(SqliteTree, SqlEventStore):
+class SqliteEventStore(SqliteImports, SqliteReads, SqliteTree, SqlEventStore):
     """An event store in one SQLite file (WAL mode). Open it with :meth:`open`.
 
     Attributes:
@@ -237,7 +219,7 @@ class SqliteEventStore(SqliteTree, SqlEventStore):
         started = time.perf_counter()
         try:
             outcomes = self._transact(batch.requests)
-        except _Busy:
+        except Busy:
             self._retry_later(batch)
             return
         except StoreError as exc:
@@ -251,7 +233,7 @@ class SqliteEventStore(SqliteTree, SqlEventStore):
     async def _flush_in_thread(self, batch: _Batch) -> None:
         try:
             outcomes = await asyncio.to_thread(self._transact, batch.requests)
-        except _Busy:
+        except Busy:
             self._retry_later(batch)
             return
         except StoreError as exc:
@@ -297,7 +279,7 @@ class SqliteEventStore(SqliteTree, SqlEventStore):
         with a savepoint per request so that only the offender fails.
 
         Raises:
-            _Busy: Another connection holds the write lock; nothing was done.
+            Busy: Another connection holds the write lock; nothing was done.
             StoreError: The transaction failed; nothing was written.
         """
         db = self._begin()
@@ -317,234 +299,10 @@ class SqliteEventStore(SqliteTree, SqlEventStore):
         self._batch.committed()
         return outcomes
 
-    def _begin(self) -> sqlite3.Connection:
-        """Start a write transaction on the writer connection and return it.
-
-        Raises:
-            _Busy: Another connection holds the write lock.
-            StoreError: The transaction cannot start.
-        """
-        if self.read_only:
-            raise StoreError(f"the ledger at {self.path} was opened read-only; nothing was written")
-        db = self._writer
-        try:
-            db.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            if is_busy(exc):
-                raise _Busy from exc
-            raise StoreError(f"cannot start a write on {self.path}: {exc}") from exc
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot start a write on {self.path}: {exc}") from exc
-        return db
-
-    def _roll_back_after(
-        self, exc: BaseException, doing: str, *, integrity: LedgerError | None = None
-    ) -> None:
-        """Roll back the write ``exc`` interrupted and raise what it means for the caller.
-
-        Returns only when ``exc`` is not a driver error; the caller then re-raises it.
-
-        Raises:
-            _Busy: Another connection held the lock; retry later.
-            LedgerError: ``integrity``, when given and ``exc`` broke a uniqueness rule.
-            StoreError: Any other driver error.
-        """
-        with contextlib.suppress(sqlite3.Error):  # a failed COMMIT may have rolled back
-            self._writer.execute("ROLLBACK")
-        if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
-            raise _Busy from exc
-        if integrity is not None and isinstance(exc, sqlite3.IntegrityError):
-            raise integrity from exc
-        if isinstance(exc, sqlite3.Error):
-            raise StoreError(f"{doing} {self.path} failed: {exc}") from exc
-
-    async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
-        written = await self._between_commits(
-            lambda: self._import_now(streams), "nothing was imported, try again"
-        )
-        if written:
-            self._committed.notify()
-        return written
-
-    async def _between_commits(self, work: Callable[[], _T], undone: str) -> _T:
-        """Run ``work`` on the writer connection between group commits, retried while busy.
-
-        ``work`` opens its own transaction (:meth:`_begin`, which raises :class:`_Busy` while
-        another connection holds the write lock) and must not await: from the wait below to its
-        end, no append can start on the held connection.
-
-        Raises:
-            StoreError: The store is closed.
-            StoreUnavailableError: Another writer kept the lock past the budget (``undone``
-                says what was not done).
-        """
-        deadline = time.monotonic() + BUSY_BUDGET_SECONDS
-        delay = 0.001
-        while True:
-            while self._flushing:
-                await self._idle.wait()
-            if self._closed:
-                raise StoreError("the store is closed")
-            try:
-                return work()
-            except _Busy:
-                if time.monotonic() + delay > deadline:
-                    raise StoreUnavailableError(
-                        f"the ledger at {self.path} stayed locked by another writer for "
-                        f"{BUSY_BUDGET_SECONDS:.0f} s; {undone}"
-                    ) from None
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 0.1)
-
-    def _import_now(self, streams: dict[str, list[RecordedEvent]]) -> int:
-        """Write checked records in one transaction on the writer connection.
-
-        Raises:
-            _Busy: Another connection holds the write lock; nothing was done.
-            InvalidInputError: A stored session differs, or an event id is recorded elsewhere.
-            StoreError: The transaction failed; nothing was written.
-        """
-        db = self._begin()
-        written = 0
-        try:
-            for session_id, records in streams.items():
-                self._batch.forget(session_id)
-                row = db.execute(SELECT_HEAD, {"session_id": session_id}).fetchone()
-                version, head_hash = (row[0], row[1]) if row else (0, GENESIS_HASH)
-                plan = plan_import(session_id, records, version, head_hash)
-                if plan.stored_from:
-                    window = {
-                        "session_id": session_id,
-                        "after": plan.stored_from - 1,
-                        "to": plan.stored_to,
-                    }
-                    plan.check([stored_row(r) for r in db.execute(_READ_WINDOW, window)])
-                if not plan.new:
-                    continue
-                db.executemany(
-                    INSERT_FIRST,
-                    [
-                        (
-                            session_id,
-                            r.version,
-                            str(r.event_id),
-                            format_time(r.recorded_at),
-                            r.schema_version,
-                            r.event_type,
-                            r.payload,
-                            r.prev_hash,
-                            r.hash,
-                        )
-                        for r in plan.new
-                    ],
-                )
-                db.execute(
-                    _IMPORT_HEAD,
-                    {
-                        "session_id": session_id,
-                        "version": plan.new[-1].version,
-                        "hash": plan.new[-1].hash,
-                        "started_at": format_time(records[0].recorded_at),
-                        "updated_at": format_time(plan.new[-1].recorded_at),
-                    },
-                )
-                written += len(plan.new)
-            db.execute("COMMIT")
-        except BaseException as exc:
-            self._roll_back_after(
-                exc,
-                "import into",
-                integrity=InvalidInputError(
-                    f"an imported event id is already recorded for another event ({exc})"
-                ),
-            )
-            raise
-        return written
-
-    async def _tree_grow(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
-        # Like an import: between group commits, on the writer connection, retried while busy.
-        return await self._between_commits(
-            lambda: self._grow_now(old, new, nodes), "the Merkle tree was not extended"
-        )
-
-    def _grow_now(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
-        db = self._begin()
-        try:
-            moved = grow(db, old, new, nodes)
-            db.execute("COMMIT" if moved else "ROLLBACK")
-        except BaseException as exc:
-            self._roll_back_after(exc, "extend the Merkle tree in")
-            raise
-        return moved
-
-    async def read_stream(
-        self,
-        session_id: str,
-        *,
-        after_version: int = 0,
-        to_version: int | None = None,
-        limit: int | None = None,
-    ) -> list[RecordedEvent]:
-        """See :meth:`EventStore.read_stream` (read inline: one indexed range of one session)."""
-        check_id(session_id)
-        check_window(after_version, to_version, limit)
-        params: dict[str, object] = {"session_id": session_id, "after": after_version}
-        statement = STATEMENTS["read_stream"]
-        if to_version is not None or limit is not None:
-            # One statement for every page: the bound and the limit are always bound (-1: none).
-            params["to"] = to_version if to_version is not None else _NO_BOUND
-            params["limit"] = limit if limit is not None else -1
-            params["offset"] = 0
-            statement = STATEMENTS["read_stream_page"]
-        return decode_rows(self._read(statement, params))
-
-    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
-        """See :meth:`EventStore.read_all_rows` (read inline: an indexed range of positions)."""
-        check_page(after_position, limit)
-        page: dict[str, object] = {"after": after_position, "limit": limit, "offset": 0}
-        return list(map(LogRow._make, self._read(STATEMENTS["read_log_rows"], page)))
-
-    async def stream_head(self, session_id: str) -> StreamHead | None:
-        """See :meth:`EventStore.stream_head` (read inline: one row by key)."""
-        check_id(session_id)
-        rows = self._read(STATEMENTS["session_head"], {"session_id": session_id})
-        if not rows:
-            return None
-        session, version, digest, started_at, updated_at = rows[0]
-        return StreamHead(session, version, digest, head_time(started_at), head_time(updated_at))
-
-    def _watch(self, poll_interval: float | None) -> PollingWatch:
-        """Subscriptions wake on this store's commits and poll for other processes' commits."""
-        return PollingWatch(self._committed, poll_interval or POLL_INTERVAL, self._data_version)
-
-    def _data_version(self) -> int:
-        """Return SQLite's count of commits by other connections, the writer's included.
-
-        Read on the reader connection: one look at the shared-memory index, no I/O (-1 once
-        the store is closed).
-
-        Raises:
-            StoreError: The reader failed.
-        """
-        if self._closed:
-            return -1
-        try:
-            return int(self._reader.execute("PRAGMA data_version").fetchone()[0])
-        except sqlite3.Error as exc:
-            raise StoreError(f"read from {self.path} failed: {exc}") from exc
-
     def _stats_dialect(self) -> "StatsDialect":
         from ledger.store.sqlite.stats import SQLITE_STATS  # imports SQLAlchemy: not on serving
 
         return SQLITE_STATS
-
-    def _read(self, statement: str, params: dict[str, object]) -> list[Any]:
-        if self._closed:
-            raise StoreError("the store is closed")
-        try:
-            return self._reader.execute(statement, params).fetchall()
-        except sqlite3.Error as exc:
-            raise StoreError(f"read from {self.path} failed: {exc}") from exc
 
     async def aclose(self) -> None:
         """Wait for queued appends to commit, then close the writer and every reader."""
@@ -556,10 +314,6 @@ class SqliteEventStore(SqliteTree, SqlEventStore):
         self._writer.close()
         self._reader.close()
         await self._dispose_engine()
-
-
-class _Busy(Exception):
-    """Another connection holds the write lock."""
 
 
 __all__ = ["POLL_INTERVAL", "Durability", "SqliteEventStore"]

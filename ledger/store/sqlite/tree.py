@@ -4,6 +4,8 @@ Read inline on the store's held reader connection, like its other short reads: a
 handful of indexed lookups, and recomputing a root scans ``(position, hash)`` pages, both far
 cheaper without a hop to a driver thread. Every committed event is visible to a reader: SQLite has
 one writer at a time, so a later commit never takes a lower position.
+An extension is written like an import: between group commits, on the writer connection
+(:mod:`ledger.store.sqlite.writer`).
 """
 
 import sqlite3
@@ -11,7 +13,8 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from ledger.merkle import NodeId
-from ledger.store.tree import BLOCK_LEVEL, PAGE, StoredNode, TreeStore, TreeTip
+from ledger.store.sqlite.writer import SqliteWriter
+from ledger.store.tree import BLOCK_LEVEL, PAGE, StoredNode, TreeTip
 
 TIP = "SELECT size, position FROM tl_tree WHERE id = 1"
 NODE = "SELECT hash FROM tl_tree_nodes WHERE level = ? AND idx = ?"
@@ -34,8 +37,8 @@ INSERT_NODE = (
 )
 
 
-class SqliteTree(TreeStore):
-    """The tree's reads on the held reader connection (a mixin of the SQLite store)."""
+class SqliteTree(SqliteWriter):
+    """The tree's reads on the reader connection, its extension on the writer (a store base)."""
 
     def _read(self, statement: str, params: Any) -> list[Any]:
         raise NotImplementedError  # the store's own
@@ -68,6 +71,22 @@ class SqliteTree(TreeStore):
         if through is None:
             return self._read(HASHES, (after, limit))
         return self._read(HASHES_THROUGH, (after, through, limit))
+
+    async def _tree_grow(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
+        # Like an import: between group commits, on the writer connection, retried while busy.
+        return await self._between_commits(
+            lambda: self._grow_now(old, new, nodes), "the Merkle tree was not extended"
+        )
+
+    def _grow_now(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
+        db = self._begin()
+        try:
+            moved = grow(db, old, new, nodes)
+            db.execute("COMMIT" if moved else "ROLLBACK")
+        except BaseException as exc:
+            self._roll_back_after(exc, "extend the Merkle tree in")
+            raise
+        return moved
 
 
 def grow(db: sqlite3.Connection, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
