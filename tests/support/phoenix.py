@@ -24,8 +24,8 @@ import pytest
 PHOENIX_ENV = "THOUGHTLEDGER_TEST_PHOENIX"
 DONE_ENV = "THOUGHTLEDGER_TEST_PHOENIX_DONE"
 INSTALL_WAIT = 240
-"""Seconds to wait for a background install: it takes well under one in CI, started minutes
-before this test runs."""
+"""Seconds to wait for a background install: it takes up to about a minute, and CI starts it
+minutes before this test runs."""
 
 
 def _unavailable(reason: str) -> NoReturn:
