@@ -9,7 +9,9 @@ import pytest
 from tests.support.cli import cli, demo, sqlite_url
 from tests.support.phoenix import get_json, phoenix_server
 
-pytestmark = pytest.mark.slow
+# Slow: Phoenix takes some 20 s to start. The time limit leaves room to wait for the background
+# install in CI (tests/support/phoenix.py).
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 
 def test_a_session_arrives_in_phoenix_as_one_session_of_one_trace(

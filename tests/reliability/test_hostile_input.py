@@ -2,6 +2,8 @@
 
 The MCP tools get the same treatment in the MCP test suite; here the facade and the store are
 driven directly, against the in-memory store (for volume) and a real SQLite file (for the driver).
+Each example first records a few valid thoughts, so that hostile calls meet a session with a
+history (thoughts to revise or branch from, an estimate, a next number) as well as new ones.
 """
 
 import asyncio
@@ -22,21 +24,27 @@ from ledger.thought import THOUGHT_FIELDS
 from tests.support.hostile import nasty_text, numbers, values
 from tests.support.raw_store import raw_store
 
-EXAMPLES = int(os.environ.get("THOUGHTLEDGER_FUZZ_EXAMPLES", "10000"))
+# 2,000 examples of up to three hostile calls each; a dedicated run may set more.
+EXAMPLES = int(os.environ.get("THOUGHTLEDGER_FUZZ_EXAMPLES", "2000"))
 
 fields = list(THOUGHT_FIELDS)
 
 
+# Near a session's history: thought numbers around the few recorded, flags, a branch id.
+plausible = st.one_of(st.integers(-1, 6), st.booleans(), st.sampled_from(["alt", "", "b" * 65]))
+
+
 @st.composite
-def arguments(draw: st.DrawFn) -> dict[str, Any]:
+def arguments(draw: st.DrawFn, number: int = 1) -> dict[str, Any]:
+    """A call that breaks the rules somewhere (mostly), around thought ``number`` of a session."""
     args: dict[str, Any] = {
         "thought": draw(st.one_of(st.just("fine"), nasty_text)),
-        "thought_number": draw(st.one_of(st.just(1), numbers)),
-        "total_thoughts": draw(st.one_of(st.just(2), numbers)),
+        "thought_number": draw(st.one_of(st.just(number), numbers)),
+        "total_thoughts": draw(st.one_of(st.just(number + 1), numbers)),
         "next_thought_needed": draw(st.one_of(st.just(True), values)),
     }
     for name in draw(st.lists(st.sampled_from(fields), max_size=4)):
-        args[name] = draw(values)
+        args[name] = draw(st.one_of(plausible, values))
     if draw(st.booleans()):
         del args[draw(st.sampled_from(sorted(args)))]
     if draw(st.integers(0, 9)) == 0:
@@ -50,25 +58,49 @@ session_ids = st.one_of(st.none(), st.just("ok-session"), nasty_text)
 _LOOP = asyncio.new_event_loop()  # one loop for all examples: a loop per example costs more
 
 
+def valid(number: int) -> dict[str, Any]:
+    return {
+        "thought": f"step {number}",
+        "thought_number": number,
+        "total_thoughts": 3,
+        "next_thought_needed": True,
+    }
+
+
+@st.composite
+def examples(draw: st.DrawFn) -> tuple[int, list[tuple[str | None, dict[str, Any]]]]:
+    """How many valid thoughts ``ok-session`` holds first, then up to three hostile calls."""
+    history = draw(st.integers(0, 4))
+    calls = st.tuples(session_ids, arguments(history + 1))
+    return history, draw(st.lists(calls, min_size=1, max_size=3))
+
+
 @pytest.mark.slow
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-@given(session_ids, arguments())
+@given(examples())
 def test_any_input_to_think_is_recorded_or_refused_cleanly(
-    session_id: str | None, args: dict[str, Any]
+    example: tuple[int, list[tuple[str | None, dict[str, Any]]]],
 ) -> None:
-    async def scenario() -> LedgerError | None:
+    history, calls = example
+
+    async def scenario() -> list[LedgerError]:
         store = MemoryEventStore()
         ledger = Ledger(store)
-        try:
-            outcome = await ledger.think(session_id, args)
-        except LedgerError as exc:
-            assert await store.read_all() == []  # a refused call writes nothing
-            return exc
-        assert (await store.verify(outcome.session_id)).ok
-        return None
+        for number in range(1, history + 1):
+            await ledger.think("ok-session", valid(number))
+        refusals = []
+        for session_id, args in calls:
+            before = await store.read_all()
+            try:
+                outcome = await ledger.think(session_id, args)
+            except LedgerError as exc:
+                refusals.append(exc)
+                assert await store.read_all() == before  # a refused call writes nothing
+                continue
+            assert (await store.verify(outcome.session_id)).ok
+        return refusals
 
-    refusal = _LOOP.run_until_complete(scenario())
-    if refusal is not None:
+    for refusal in _LOOP.run_until_complete(scenario()):
         assert isinstance(refusal, InvalidInputError)  # bad input is always a ValueError kind
         assert str(refusal).strip()
 
