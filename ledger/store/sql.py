@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from ledger.chain import GENESIS_HASH, VerifyReport, verify_rows
+from ledger.chain import GENESIS_HASH, StoredRow, VerifyReport, verify_rows
 from ledger.envelope import LogRow, RecordedEvent
 from ledger.errors import StoreError
 from ledger.ids import check_id
@@ -130,6 +130,22 @@ class SqlEventStore(EventStore):
             query = query.where(visible)
         rows = await self._fetch(query.order_by(EVENTS.c.position).limit(limit))
         return [log_row(row) for row in rows]
+
+    async def read_all_stored(
+        self, *, after_position: int = 0, limit: int = 1000
+    ) -> list[StoredRow]:
+        """See :meth:`~ledger.store.stored.StoredReads.read_all_stored` (nothing decoded)."""
+        import sqlalchemy as sa
+
+        from ledger.store.schema import events as EVENTS
+
+        check_page(after_position, limit)
+        query = sa.select(EVENTS).where(EVENTS.c.position > after_position)
+        visible = self._visible_below()
+        if visible is not None:
+            query = query.where(visible)
+        rows = await self._fetch(query.order_by(EVENTS.c.position).limit(limit))
+        return [stored_row(row) for row in rows]
 
     async def stream_head(self, session_id: str) -> StreamHead | None:
         """See :meth:`EventStore.stream_head`."""

@@ -60,6 +60,7 @@ from ledger.store.sqlite.setup import (
     reader_engine,
 )
 from ledger.store.sqlite.statements import STATEMENTS
+from ledger.store.sqlite.stored import SqliteStoredReads
 from ledger.store.sqlite.tree import SqliteTree, grow
 from ledger.store.subscribe import PollingWatch
 from ledger.store.tree import StoredNode, TreeTip
@@ -87,7 +88,7 @@ class _Batch:
     delay: float = 0.001
 
 
-class SqliteEventStore(SqliteTree, SqlEventStore):
+class SqliteEventStore(SqliteStoredReads, SqliteTree, SqlEventStore):
     """An event store in one SQLite file (WAL mode). Open it with :meth:`open`.
 
     Attributes:
