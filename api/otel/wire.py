@@ -73,10 +73,12 @@ def _any_value(value: Any) -> bytes:
 
 
 _KEYS: dict[str, bytes] = {}
-_PAIRS: dict[tuple[str, str], bytes] = {}
-"""Encoded key-value pairs of short text values: most repeat on every span of a session (the
-operation, the tool, the session id), so each is encoded once. Cleared when it grows large."""
-_PAIRS_LIMIT = 4096
+_CACHE_LIMIT = 8192
+_CACHES: dict[tuple[int, type], dict[tuple[str, Any], bytes]] = {}
+"""Encoded attribute fields (tag, length and key-value pair) of short text, integer and boolean
+values, by field number and value type (so that ``True`` and ``1`` never share an entry). Most
+repeat on every span of a session (the operation, the tool, the session id, small counts), so
+each is encoded once. A cache is cleared when it grows large."""
 
 
 def _pair(key: str, value: Any) -> bytes:
@@ -88,19 +90,37 @@ def _pair(key: str, value: Any) -> bytes:
     return encoded + _VALUE_TAG + (_SHORT[size] if size < 128 else _varint(size)) + any_value
 
 
+def _cached(number: int, kind: type, key: str, value: Any) -> bytes:
+    cache = _CACHES.get((number, kind))
+    if cache is None:
+        cache = _CACHES[number, kind] = {}
+    elif len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    field = cache[key, value] = _bytes(number, _pair(key, value))
+    return field
+
+
 def _attributes(number: int, attributes: Mapping[str, Any]) -> bytes:
+    texts = _CACHES.get((number, str)) or {}
+    counts = _CACHES.get((number, int)) or {}
+    flags = _CACHES.get((number, bool)) or {}
     parts = []
-    pairs = _PAIRS
+    append = parts.append
     for key, value in attributes.items():
-        if type(value) is str and len(value) <= 40:
-            pair = pairs.get((key, value))
-            if pair is None:
-                if len(pairs) >= _PAIRS_LIMIT:
-                    pairs.clear()
-                pair = pairs[key, value] = _pair(key, value)
+        kind = type(value)
+        if kind is str:
+            if len(value) > 40:
+                append(_bytes(number, _pair(key, value)))
+                continue
+            field = texts.get((key, value))
+        elif kind is int:
+            field = counts.get((key, value))
+        elif kind is bool:
+            field = flags.get((key, value))
         else:
-            pair = _pair(key, value)
-        parts.append(_bytes(number, pair))
+            append(_bytes(number, _pair(key, value)))
+            continue
+        append(field or _cached(number, kind, key, value))
     return b"".join(parts)
 
 
@@ -111,19 +131,28 @@ def _fixed64(number: int, value: int) -> bytes:
 _PACK_Q = struct.Struct("<Q").pack
 _START_TAG, _END_TAG = _field(7, 1), _field(8, 1)
 _KIND_TAGS = {name: _field(6, 0) + _varint(value) for name, value in _KINDS.items()}
+_LINK_FLAGS = _field(6, 5) + struct.pack("<I", _LOCAL)
 _STATUS_UNSET_AND_FLAGS = _TAGS[15] + b"\x00" + _field(16, 5) + struct.pack("<I", _LOCAL)
 """An empty status (code unset), as the SDK sends it, then the flags."""
+_ID_FIELDS: dict[tuple[int, int, int], bytes] = {}
+"""The encoded ids a span shares with the others of its trace: the trace id, the root's id."""
+
+
+def _shared_id(number: int, size: int, value: int) -> bytes:
+    field = _ID_FIELDS.get((number, size, value))
+    if field is None:
+        if len(_ID_FIELDS) >= _CACHE_LIMIT:
+            _ID_FIELDS.clear()
+        field = _ID_FIELDS[number, size, value] = _bytes(number, value.to_bytes(size, "big"))
+    return field
 
 
 def encode_span(span: SpanData) -> bytes:
     """Return one ``Span`` message."""
-    trace_id = span.trace_id.to_bytes(16, "big")
-    parts = [
-        _bytes(1, trace_id),
-        _bytes(2, span.span_id.to_bytes(8, "big")),
-    ]
+    trace_id = _shared_id(1, 16, span.trace_id)
+    parts = [trace_id, _TAGS[2] + b"\x08" + span.span_id.to_bytes(8, "big")]
     if span.parent_span_id is not None:
-        parts.append(_bytes(4, span.parent_span_id.to_bytes(8, "big")))
+        parts.append(_shared_id(4, 8, span.parent_span_id))
     parts += [
         _text(5, span.name),
         _KIND_TAGS[span.kind],
@@ -135,11 +164,12 @@ def encode_span(span: SpanData) -> bytes:
         parts.append(_bytes(11, _fixed64(1, at) + _text(2, name) + _attributes(3, attributes)))
     for link in span.links:
         body = (
-            _bytes(1, trace_id)
-            + _bytes(2, link.span_id.to_bytes(8, "big"))
+            trace_id
+            + _TAGS[2]
+            + b"\x08"
+            + link.span_id.to_bytes(8, "big")
             + _attributes(4, link.attributes)
-            + _field(6, 5)
-            + struct.pack("<I", _LOCAL)
+            + _LINK_FLAGS
         )
         parts.append(_bytes(13, body))
     parts.append(_STATUS_UNSET_AND_FLAGS)
@@ -156,8 +186,13 @@ def encode_request(
 ) -> bytes:
     """Return an ``ExportTraceServiceRequest`` holding ``spans`` under one resource and scope."""
     scope = _text(1, scope_name) + (_text(2, scope_version) if scope_version else b"")
-    body = b"".join(_bytes(2, encode_span(span)) for span in spans)
-    scope_spans = _bytes(1, scope) + body + _text(3, schema_url)
+    tag, short = _TAGS[2], _SHORT
+    parts = []
+    for span in spans:
+        encoded = encode_span(span)
+        size = len(encoded)
+        parts += (tag, short[size] if size < 128 else _varint(size), encoded)
+    scope_spans = _bytes(1, scope) + b"".join(parts) + _text(3, schema_url)
     resource_spans = _bytes(1, _attributes(1, resource)) + _bytes(2, scope_spans)
     return _bytes(1, resource_spans)
 

@@ -13,6 +13,7 @@ from api.transfer.check import CheckedFile, check_file
 from api.transfer.errors import ImportRefusedError
 from api.transfer.importing import PendingImport, pending_import, write_import
 from api.transfer.progress import NoProgress, Progress
+from ledger.chain import StoredRow
 from ledger.envelope import RecordedEvent
 from ledger.store.base import EventStore
 from projections.thought_rows import ThoughtRow, ThoughtRowFold
@@ -88,6 +89,22 @@ class Transfer:
         while rows := await self._store.read_all_rows(after_position=after, limit=page):
             after = rows[-1].position
             yield len(rows), fold.fold(rows)
+
+    async def stored_rows(self, *, page: int = 5_000) -> AsyncGenerator[list[StoredRow]]:
+        """Yield every event as stored (undecoded, with its id and hashes), a page at a time.
+
+        Reads the whole log in position order, ``page`` events at a time, so that memory stays
+        bounded whatever the ledger's size; a bulk fold parses what it needs of each payload
+        (see :mod:`api.otel.log`).
+
+        Raises:
+            InvalidInputError: A page size below 1.
+            StoreError: The store failed.
+        """
+        after = 0
+        while rows := await self._store.read_all_stored(after_position=after, limit=page):
+            after = rows[-1].position
+            yield rows
 
     async def pending_import(self, checked: CheckedFile) -> PendingImport:
         """Check a checked export file against this ledger: what is left to import.
