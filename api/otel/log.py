@@ -1,24 +1,42 @@
 """Every session of a ledger as traces, from one read of its log in position order.
 
-Reading the log page by page (:meth:`~ledger.store.stored.StoredReads.read_all_stored`), with
-nothing decoded, is many times faster than reading each session's stream: one indexed range
-per page instead of two queries a session, and one JSON parse per event instead of a model.
-Sessions interleave in the log, so :class:`LogTraces` keeps one
-:class:`~api.otel.spans.SessionTrace` per session under way, and sends a session's root span
-once its last event (the head's, when the export began) has gone by: memory holds the sessions
-whose events are still to come, never the events.
+Reading the log page by page, with nothing decoded
+(:meth:`~ledger.store.event_rows.EventRowReads.read_all_event_rows`), is many times faster
+than reading each session's stream: one indexed range per page instead of two queries a
+session, and one JSON parse per event instead of a model. Sessions interleave in the log, so
+:class:`LogTraces` keeps one :class:`~api.otel.spans.SessionTrace` per session under way, and
+sends a session's root span once its last event (the head's, when the export began) has gone
+by: memory holds the sessions whose events are still to come, never the events.
 """
 
+import asyncio
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
-from api.otel.live import SpanSender
+from api.otel.exporter import BATCH
 from api.otel.spans import Conventions, SessionTrace, SpanData
 from api.service import Ledger
 from api.transfer.progress import NoProgress, Progress
-from ledger.chain import StoredRow
+from ledger.envelope import EventRow
 
-FLUSH_SPANS = 8192
-"""Spans gathered before a send: sessions are batched together, memory stays bounded."""
+FLUSH_SPANS = BATCH
+"""Spans gathered before a send (one request): sessions are batched together, and memory holds
+at most two batches' bytes (one being sent, one being made)."""
+
+
+_CHUNK = 256
+"""Events folded, then their spans encoded, at a time: spans die young, as the bytes of a batch
+replace them, so the garbage collector never has to look at them again."""
+
+
+class BulkSender(Protocol):
+    """Encodes spans as they are made, and sends them (:class:`api.otel.exporter.OtlpSender`)."""
+
+    def encode(self, spans: Sequence[SpanData]) -> list[Any]:
+        """Return each span ready to send."""
+
+    async def send_encoded(self, encoded: Sequence[Any]) -> None:
+        """Send spans made ready by :meth:`encode`; raise a ``LedgerError`` when refused."""
 
 
 class LogTraces:
@@ -42,7 +60,7 @@ class LogTraces:
         """Sessions still to be finished."""
         return len(self._heads)
 
-    def fold(self, rows: Iterable[StoredRow]) -> list[SpanData]:
+    def fold(self, rows: Iterable[EventRow]) -> list[SpanData]:
         """Return the spans of ``rows``, which continue the pages folded before.
 
         Raises:
@@ -115,14 +133,16 @@ class TraceExport:
         """How many sessions the export sends."""
         return len(self._heads)
 
-    async def send(self, sender: SpanSender, step: Progress | None = None) -> int:
+    async def send(self, sender: BulkSender, step: Progress | None = None) -> int:
         """Send the sessions' spans in batches; return how many spans were sent.
 
-        Every session is read from one pass over the whole log (:meth:`Ledger.stored_rows`)
-        when all are exported, else each chosen session's stream on its own.
+        Every session is read from one pass over the whole log (:meth:`Ledger.event_rows`)
+        when all are exported, else each chosen session's stream on its own. Spans are encoded
+        as they are made (only their bytes wait for a batch to fill), and a full batch is sent
+        from a worker thread while the next one is made.
 
         Args:
-            sender: Sends each batch of spans.
+            sender: Encodes and sends the spans.
             step: Advanced by one for each session sent whole.
 
         Raises:
@@ -131,29 +151,42 @@ class TraceExport:
         """
         step = step or NoProgress()
         rows = (
-            self._ledger.stored_rows()
+            self._ledger.event_rows()
             if self._whole_log
             else _rows_of(self._ledger, list(self._heads))
         )
         fold = LogTraces(self._heads, self._conventions)
         sent = 0
-        pending: list[SpanData] = []
-        async for page in rows:
-            before = fold.finished
-            pending += fold.fold(page)
-            if len(pending) >= FLUSH_SPANS:
-                await sender.send(pending)
-                sent, pending = sent + len(pending), []
-            step.advance(fold.finished - before)
-        pending += fold.rest()
-        await sender.send(pending)
+        pending: list[Any] = []
+        sending: asyncio.Future[None] | None = None
+        try:
+            async for page in rows:
+                before = fold.finished
+                for start in range(0, len(page), _CHUNK):
+                    pending += sender.encode(fold.fold(page[start : start + _CHUNK]))
+                if len(pending) >= FLUSH_SPANS:
+                    if sending is not None:
+                        await sending
+                    sending = asyncio.ensure_future(sender.send_encoded(pending))
+                    await asyncio.sleep(0)  # under way now: a store's reads may never yield
+                    sent, pending = sent + len(pending), []
+                step.advance(fold.finished - before)
+            pending += sender.encode(fold.rest())
+            if sending is not None:
+                await sending
+            sending = None
+            await sender.send_encoded(pending)
+        finally:
+            if sending is not None:  # stopped by an error: the batch under way is let go
+                sending.cancel()
+                await asyncio.gather(sending, return_exceptions=True)
         return sent + len(pending)
 
 
-async def _rows_of(ledger: Ledger, session_ids: list[str]) -> AsyncIterator[list[StoredRow]]:
+async def _rows_of(ledger: Ledger, session_ids: list[str]) -> AsyncIterator[list[EventRow]]:
     """The chosen sessions' events, each session read on its own (a few, not the whole log)."""
     async for records in ledger.export(session_ids):
-        yield [StoredRow.of(record) for record in records]
+        yield [EventRow.of(record) for record in records]
 
 
-__all__ = ["FLUSH_SPANS", "LogTraces", "TraceExport"]
+__all__ = ["FLUSH_SPANS", "BulkSender", "LogTraces", "TraceExport"]

@@ -12,8 +12,8 @@ from typing import Any
 
 import orjson
 
-from ledger.chain import StoredRow
 from ledger.codec import decode_payload
+from ledger.envelope import EventRow
 from ledger.events import EVENT_TYPES, PAYLOAD_SCHEMA_VERSION
 
 Fields = dict[str, Any]
@@ -22,7 +22,7 @@ _FLOATS = ("temperature", "cost", "confidence")
 """A generation's float fields: its model reads a JSON ``1`` as ``1.0``, and so must a span."""
 
 
-def event_fields(row: StoredRow) -> Fields:
+def event_fields(row: EventRow) -> Fields:
     """Return the fields of the event ``row`` holds, as its model has them.
 
     An optional field left out of the payload (the ledger stores ``None`` so) is left out here
@@ -47,7 +47,7 @@ def event_fields(row: StoredRow) -> Fields:
     return decoded_fields(row)
 
 
-def decoded_fields(row: StoredRow) -> Fields:
+def decoded_fields(row: EventRow) -> Fields:
     """Return the fields of ``row``'s event through its model (the slow, checked way).
 
     Raises:

@@ -18,18 +18,16 @@ span's from its event), and every time is the event's recorded time: exporting a
 sends the same spans, which a backend stores once.
 """
 
-import dataclasses
 import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from api.otel.payloads import Fields, decoded_fields, event_fields
-from ledger.chain import StoredRow
-from ledger.envelope import RecordedEvent
+from ledger.envelope import EventRow, RecordedEvent
 
 SEMCONV_VERSION = "1.37.0"
 """The version of the OpenTelemetry semantic conventions these spans follow."""
@@ -51,9 +49,11 @@ class SpanLink:
     attributes: Attributes
 
 
-@dataclass(frozen=True, slots=True)
-class SpanData:
-    """One span, as an exporter sends it (times in nanoseconds since the epoch, UTC)."""
+class SpanData(NamedTuple):
+    """One span, as an exporter sends it (times in nanoseconds since the epoch, UTC).
+
+    A named tuple: an export builds one per thought, and it is the cheapest immutable record.
+    """
 
     trace_id: int
     span_id: int
@@ -64,8 +64,8 @@ class SpanData:
     start_ns: int
     end_ns: int
     attributes: Attributes
-    links: list[SpanLink] = field(default_factory=list)
-    events: list[tuple[str, int, Attributes]] = field(default_factory=list)
+    links: Sequence[SpanLink] = ()
+    events: Sequence[tuple[str, int, Attributes]] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +119,7 @@ def session_spans(records: Sequence[RecordedEvent], conventions: Conventions) ->
     """
     if not records:
         return []
-    rows = [StoredRow.of(record) for record in records]
+    rows = [EventRow.of(record) for record in records]
     trace = SessionTrace(rows[0], conventions)
     spans = [span for row in rows for span in trace.add(row)]
     return [trace.root(), *spans]
@@ -133,7 +133,7 @@ _MARKS = ("is_revision", "revises_thought", "branch_from_thought", "branch_id")
 class SessionTrace:
     """One session's trace, built event by event (a whole export, or a server as it records).
 
-    Takes each event as it is stored (:class:`~ledger.chain.StoredRow`): the ids derive from its
+    Takes each event as it is stored (:class:`~ledger.envelope.EventRow`): the ids derive from its
     hashes, and only the few fields a span shows are read from its payload
     (:func:`api.otel.payloads.event_fields`).
 
@@ -145,7 +145,7 @@ class SessionTrace:
         EventDecodingError: The first event cannot be decoded.
     """
 
-    def __init__(self, first: StoredRow, conventions: Conventions) -> None:
+    def __init__(self, first: EventRow, conventions: Conventions) -> None:
         self.conventions = conventions
         self.session_id = first.session_id
         self.trace_id = trace_id_of(first.hash)
@@ -181,7 +181,7 @@ class SessionTrace:
         """Whether the session has ended: its last thought needs no next one, or it was retired."""
         return self._ended
 
-    def add(self, row: StoredRow) -> list[SpanData]:
+    def add(self, row: EventRow) -> list[SpanData]:
         """Take the session's next event; return its spans (none for an event that is no thought).
 
         Events must come in version order, each once, from the first.
@@ -196,7 +196,7 @@ class SessionTrace:
             # A payload that parses but does not fit its model: decoding says what is wrong.
             return self._add(row, decoded_fields(row))
 
-    def _add(self, row: StoredRow, fields: Fields) -> list[SpanData]:
+    def _add(self, row: EventRow, fields: Fields) -> list[SpanData]:
         previous_ns, at = self._last_ns, _ns(row.recorded_at)
         event_type = row.event_type
         if event_type in _RETIRED:
@@ -247,7 +247,7 @@ class SessionTrace:
         )
 
     def _thought_spans(
-        self, row: StoredRow, fields: Fields, previous_ns: int, end: int
+        self, row: EventRow, fields: Fields, previous_ns: int, end: int
     ) -> list[SpanData]:
         """The ``execute_tool`` span of one thought, and its ``chat`` span if a model wrote it."""
         event_type = row.event_type
@@ -299,7 +299,7 @@ class SessionTrace:
             self._provider_seen = generation["provider"]
         chat = self._chat(row, fields, generation, span_id, end)
         if chat.start_ns < start:
-            tool = dataclasses.replace(tool, start_ns=chat.start_ns)
+            tool = tool._replace(start_ns=chat.start_ns)
         return [tool, chat]
 
     def _links(self, event_type: str, kind: str, fields: Fields) -> list[SpanLink]:
@@ -321,7 +321,7 @@ class SessionTrace:
         return links
 
     def _chat(
-        self, row: StoredRow, fields: Fields, generation: Fields, parent: int, end: int
+        self, row: EventRow, fields: Fields, generation: Fields, parent: int, end: int
     ) -> SpanData:
         model = generation["model"]
         attributes: Attributes = {

@@ -73,6 +73,10 @@ def _any_value(value: Any) -> bytes:
 
 
 _KEYS: dict[str, bytes] = {}
+"""Each attribute key's encoded ``key`` field."""
+_TEXT_HEADS = [_VALUE_TAG + _SHORT[size + 2] + _TAGS[1] + _SHORT[size] for size in range(126)]
+"""What comes before a short text value's bytes in a pair: its ``AnyValue`` and text tags and
+lengths (one byte each below 126 bytes of text)."""
 _CACHE_LIMIT = 8192
 _CACHES: dict[tuple[int, type], dict[tuple[str, Any], bytes]] = {}
 """Encoded attribute fields (tag, length and key-value pair) of short text, integer and boolean
@@ -81,13 +85,30 @@ repeat on every span of a session (the operation, the tool, the session id, smal
 each is encoded once. A cache is cleared when it grows large."""
 
 
-def _pair(key: str, value: Any) -> bytes:
+def _key(key: str) -> bytes:
     encoded = _KEYS.get(key)
     if encoded is None:
         encoded = _KEYS[key] = _text(1, key)
+    return encoded
+
+
+def _pair(key: str, value: Any) -> bytes:
     any_value = _any_value(value)
     size = len(any_value)
-    return encoded + _VALUE_TAG + (_SHORT[size] if size < 128 else _varint(size)) + any_value
+    return _key(key) + _VALUE_TAG + (_SHORT[size] if size < 128 else _varint(size)) + any_value
+
+
+def _field_of(number: int, key: str, value: Any) -> bytes:
+    """One attribute field; text whose field stays under 128 bytes is written in one join."""
+    if type(value) is str:
+        data = value.encode("utf-8", "surrogatepass")
+        encoded_key = _KEYS.get(key) or _key(key)
+        size = len(encoded_key) + len(data) + 4
+        if size < 128:
+            return b"".join(
+                (_TAGS[number], _SHORT[size], encoded_key, _TEXT_HEADS[len(data)], data)
+            )
+    return _bytes(number, _pair(key, value))
 
 
 def _cached(number: int, kind: type, key: str, value: Any) -> bytes:
@@ -96,7 +117,7 @@ def _cached(number: int, kind: type, key: str, value: Any) -> bytes:
         cache = _CACHES[number, kind] = {}
     elif len(cache) >= _CACHE_LIMIT:
         cache.clear()
-    field = cache[key, value] = _bytes(number, _pair(key, value))
+    field = cache[key, value] = _field_of(number, key, value)
     return field
 
 
@@ -104,13 +125,13 @@ def _attributes(number: int, attributes: Mapping[str, Any]) -> bytes:
     texts = _CACHES.get((number, str)) or {}
     counts = _CACHES.get((number, int)) or {}
     flags = _CACHES.get((number, bool)) or {}
-    parts = []
+    parts: list[bytes] = []
     append = parts.append
     for key, value in attributes.items():
         kind = type(value)
         if kind is str:
             if len(value) > 40:
-                append(_bytes(number, _pair(key, value)))
+                append(_field_of(number, key, value))
                 continue
             field = texts.get((key, value))
         elif kind is int:
@@ -118,7 +139,7 @@ def _attributes(number: int, attributes: Mapping[str, Any]) -> bytes:
         elif kind is bool:
             field = flags.get((key, value))
         else:
-            append(_bytes(number, _pair(key, value)))
+            append(_field_of(number, key, value))
             continue
         append(field or _cached(number, kind, key, value))
     return b"".join(parts)
@@ -185,16 +206,37 @@ def encode_request(
     schema_url: str,
 ) -> bytes:
     """Return an ``ExportTraceServiceRequest`` holding ``spans`` under one resource and scope."""
+    return request_of(
+        [encode_span(span) for span in spans],
+        resource=resource,
+        scope_name=scope_name,
+        scope_version=scope_version,
+        schema_url=schema_url,
+    )
+
+
+def request_of(
+    encoded: Sequence[bytes],
+    *,
+    resource: Mapping[str, Any],
+    scope_name: str,
+    scope_version: str,
+    schema_url: str,
+) -> bytes:
+    """Return an ``ExportTraceServiceRequest`` of spans each already encoded by :func:`encode_span`.
+
+    An export encodes its spans as it makes them and keeps only their bytes (which the garbage
+    collector never scans) until a request is full.
+    """
     scope = _text(1, scope_name) + (_text(2, scope_version) if scope_version else b"")
     tag, short = _TAGS[2], _SHORT
-    parts = []
-    for span in spans:
-        encoded = encode_span(span)
-        size = len(encoded)
-        parts += (tag, short[size] if size < 128 else _varint(size), encoded)
+    parts: list[bytes] = []
+    for span in encoded:
+        size = len(span)
+        parts += (tag, short[size] if size < 128 else _varint(size), span)
     scope_spans = _bytes(1, scope) + b"".join(parts) + _text(3, schema_url)
     resource_spans = _bytes(1, _attributes(1, resource)) + _bytes(2, scope_spans)
     return _bytes(1, resource_spans)
 
 
-__all__ = ["encode_request", "encode_span"]
+__all__ = ["encode_request", "encode_span", "request_of"]

@@ -13,8 +13,7 @@ from api.transfer.check import CheckedFile, check_file
 from api.transfer.errors import ImportRefusedError
 from api.transfer.importing import PendingImport, pending_import, write_import
 from api.transfer.progress import NoProgress, Progress
-from ledger.chain import StoredRow
-from ledger.envelope import RecordedEvent
+from ledger.envelope import EventRow, RecordedEvent
 from ledger.store.base import EventStore
 from projections.thought_rows import ThoughtRow, ThoughtRowFold
 
@@ -90,7 +89,7 @@ class Transfer:
             after = rows[-1].position
             yield len(rows), fold.fold(rows)
 
-    async def stored_rows(self, *, page: int = 5_000) -> AsyncGenerator[list[StoredRow]]:
+    async def event_rows(self, *, page: int = 500) -> AsyncGenerator[list[EventRow]]:
         """Yield every event as stored (undecoded, with its id and hashes), a page at a time.
 
         Reads the whole log in position order, ``page`` events at a time, so that memory stays
@@ -102,7 +101,7 @@ class Transfer:
             StoreError: The store failed.
         """
         after = 0
-        while rows := await self._store.read_all_stored(after_position=after, limit=page):
+        while rows := await self._store.read_all_event_rows(after_position=after, limit=page):
             after = rows[-1].position
             yield rows
 

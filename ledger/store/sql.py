@@ -9,14 +9,14 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from ledger.chain import GENESIS_HASH, StoredRow, VerifyReport, verify_rows
-from ledger.envelope import LogRow, RecordedEvent
+from ledger.chain import GENESIS_HASH, VerifyReport, verify_rows
+from ledger.envelope import EventRow, LogRow, RecordedEvent
 from ledger.errors import StoreError
 from ledger.ids import check_id
 from ledger.merkle import NodeId
 from ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, EventStore, StreamHead, utc_now
 from ledger.store.checks import check_page, check_window
-from ledger.store.rows import decode_rows, head_time, log_row, stored_row
+from ledger.store.rows import decode_rows, event_row, head_time, log_row, stored_row
 from ledger.store.stats import StatsFilter, StatsRows
 from ledger.store.tree import BLOCK_LEVEL, PAGE, TreeTip
 
@@ -131,10 +131,10 @@ class SqlEventStore(EventStore):
         rows = await self._fetch(query.order_by(EVENTS.c.position).limit(limit))
         return [log_row(row) for row in rows]
 
-    async def read_all_stored(
+    async def read_all_event_rows(
         self, *, after_position: int = 0, limit: int = 1000
-    ) -> list[StoredRow]:
-        """See :meth:`~ledger.store.stored.StoredReads.read_all_stored` (nothing decoded)."""
+    ) -> list[EventRow]:
+        """See :meth:`~ledger.store.event_rows.EventRowReads.read_all_event_rows`."""
         import sqlalchemy as sa
 
         from ledger.store.schema import events as EVENTS
@@ -145,7 +145,7 @@ class SqlEventStore(EventStore):
         if visible is not None:
             query = query.where(visible)
         rows = await self._fetch(query.order_by(EVENTS.c.position).limit(limit))
-        return [stored_row(row) for row in rows]
+        return [event_row(row) for row in rows]
 
     async def stream_head(self, session_id: str) -> StreamHead | None:
         """See :meth:`EventStore.stream_head`."""

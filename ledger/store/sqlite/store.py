@@ -49,6 +49,7 @@ from ledger.store.sqlite.batch import (
     Rejected,
     Request,
 )
+from ledger.store.sqlite.event_rows import SqliteEventRowReads
 from ledger.store.sqlite.readonly import connect_read_only
 from ledger.store.sqlite.setup import (
     BUSY_BUDGET_SECONDS,
@@ -60,7 +61,6 @@ from ledger.store.sqlite.setup import (
     reader_engine,
 )
 from ledger.store.sqlite.statements import STATEMENTS
-from ledger.store.sqlite.stored import SqliteStoredReads
 from ledger.store.sqlite.tree import SqliteTree, grow
 from ledger.store.subscribe import PollingWatch
 from ledger.store.tree import StoredNode, TreeTip
@@ -88,7 +88,7 @@ class _Batch:
     delay: float = 0.001
 
 
-class SqliteEventStore(SqliteStoredReads, SqliteTree, SqlEventStore):
+class SqliteEventStore(SqliteEventRowReads, SqliteTree, SqlEventStore):
     """An event store in one SQLite file (WAL mode). Open it with :meth:`open`.
 
     Attributes:

@@ -1,29 +1,29 @@
-"""The SQLite backend's undecoded read of the log (see :mod:`ledger.store.stored`).
+"""The SQLite backend's undecoded read of the log (see :mod:`ledger.store.event_rows`).
 
 Read inline on the store's held reader connection, like a page of log rows: an indexed range of
-positions, whose rows become :class:`~ledger.chain.StoredRow` as they are (SQLite keeps times as
+positions, whose rows are :class:`~ledger.envelope.EventRow` as they come (SQLite keeps times as
 their canonical text already). Every committed event is visible: SQLite has one writer at a time,
 so a later commit never takes a lower position.
 """
 
 from typing import Any
 
-from ledger.chain import StoredRow
+from ledger.envelope import EventRow
 from ledger.store.checks import check_page
+from ledger.store.event_rows import EventRowReads
 from ledger.store.sqlite.statements import STATEMENTS
-from ledger.store.stored import StoredReads
 
 
-class SqliteStoredReads(StoredReads):
-    """:meth:`read_all_stored` on the held reader connection (a mixin of the SQLite store)."""
+class SqliteEventRowReads(EventRowReads):
+    """:meth:`read_all_event_rows` on the held reader connection (a mixin of the SQLite store)."""
 
     def _read(self, statement: str, params: Any) -> list[Any]:
         raise NotImplementedError  # the store's own
 
-    async def read_all_stored(
+    async def read_all_event_rows(
         self, *, after_position: int = 0, limit: int = 1000
-    ) -> list[StoredRow]:
-        """See :meth:`~ledger.store.stored.StoredReads.read_all_stored` (nothing decoded).
+    ) -> list[EventRow]:
+        """See :meth:`~ledger.store.event_rows.EventRowReads.read_all_event_rows`.
 
         Raises:
             InvalidInputError: A negative position or a limit below 1.
@@ -31,7 +31,7 @@ class SqliteStoredReads(StoredReads):
         """
         check_page(after_position, limit)
         page: dict[str, object] = {"after": after_position, "limit": limit, "offset": 0}
-        return [StoredRow(*row) for row in self._read(STATEMENTS["read_all"], page)]
+        return list(map(EventRow._make, self._read(STATEMENTS["read_all"], page)))
 
 
-__all__ = ["SqliteStoredReads"]
+__all__ = ["SqliteEventRowReads"]
