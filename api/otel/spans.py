@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 from api.otel.payloads import Fields, decoded_fields, event_fields
 from ledger.envelope import EventRow, RecordedEvent
+from ledger.events import THOUGHT_TYPES
 
 SEMCONV_VERSION = "1.37.0"
 """The version of the OpenTelemetry semantic conventions these spans follow."""
@@ -204,7 +205,7 @@ class SessionTrace:
             self._events += 1
             self._marks.append((f"thoughtledger.{event_type}", at, {}))
             return []
-        if "thought_number" not in fields:
+        if event_type not in THOUGHT_TYPES:
             self._last, self._last_ns, self._ended = row, at, False
             self._events += 1
             return []
