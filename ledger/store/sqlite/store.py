@@ -49,7 +49,7 @@ from ledger.store.sqlite.batch import (
     Rejected,
     Request,
 )
-from ledger.store.sqlite.event_rows import SqliteEventRowReads
+from ledger.store.sqlite.pages import SqlitePages
 from ledger.store.sqlite.readonly import connect_read_only
 from ledger.store.sqlite.setup import (
     BUSY_BUDGET_SECONDS,
@@ -88,7 +88,7 @@ class _Batch:
     delay: float = 0.001
 
 
-class SqliteEventStore(SqliteEventRowReads, SqliteTree, SqlEventStore):
+class SqliteEventStore(SqlitePages, SqliteTree, SqlEventStore):
     """An event store in one SQLite file (WAL mode). Open it with :meth:`open`.
 
     Attributes:
