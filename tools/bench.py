@@ -357,8 +357,6 @@ DURABILITY = (
 
 
 def _verdict(row: Result) -> str:
-    if "target_per_s" in row:
-        return "ok" if row["ours_per_s"] >= row["target_per_s"] else "MISSED"
     target, ratio = row.get("target"), row.get("ratio")
     if target is None or ratio is None:
         return "info"
@@ -372,8 +370,6 @@ def _print(results: list[Result]) -> None:
         target = row.get("target")
         sign = "<=" if row.get("lower_is_better") else ">="
         goal = f"target {sign} {target}" if target is not None else "no target"
-        if "target_per_s" in row:
-            goal = f"target >= {row['target_per_s']}/s"
         ratio = row.get("ratio")
         print(f"{row['name']}")
         if ratio is not None:

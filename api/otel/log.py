@@ -55,11 +55,6 @@ class LogTraces:
         self.finished = 0
         """Sessions whose every span (root included) has been returned."""
 
-    @property
-    def pending(self) -> int:
-        """Sessions still to be finished."""
-        return len(self._heads)
-
     def fold(self, rows: Iterable[EventRow]) -> list[SpanData]:
         """Return the spans of ``rows``, which continue the pages folded before.
 
