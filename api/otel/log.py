@@ -78,17 +78,57 @@ class LogTraces:
                 self.finished += 1
         return spans
 
-    def rest(self) -> list[SpanData]:
-        """Return the roots of sessions begun but not finished when the log ran out.
+    def unfinished(self) -> list[tuple[str, int, int]]:
+        """Each session not finished yet: its id, the last version folded (0: none), its head's."""
+        traces = self._traces
+        return [
+            (session_id, traces[session_id].version if session_id in traces else 0, last)
+            for session_id, last in self._heads.items()
+        ]
 
-        None in a ledger nobody writes to; a session appended to after its head was read ends
-        at its head, and one whose last events were not yet visible ends at what was read.
-        """
+    def rest(self) -> list[SpanData]:
+        """Return the roots of sessions begun but not finished (none once every event is read)."""
         roots = [trace.root() for trace in self._traces.values()]
         self.finished += len(roots)
         self._traces.clear()
         self._heads.clear()
         return roots
+
+
+class _Batches:
+    """Encoded spans waiting for a full request, and the request under way (one at a time)."""
+
+    def __init__(self, sender: BulkSender) -> None:
+        self._sender = sender
+        self._pending: list[Any] = []
+        self._sending: asyncio.Future[None] | None = None
+        self.sent = 0
+
+    async def add(self, encoded: list[Any]) -> None:
+        self._pending += encoded
+        if len(self._pending) >= FLUSH_SPANS:
+            if self._sending is not None:
+                await self._sending
+            self._sending = asyncio.ensure_future(self._sender.send_encoded(self._pending))
+            await asyncio.sleep(0)  # under way now: a store's reads may never yield
+            self.sent += len(self._pending)
+            self._pending = []
+
+    async def close(self) -> int:
+        """Send what is left, once the request under way is accepted; return the spans sent."""
+        if self._sending is not None:
+            sending, self._sending = self._sending, None
+            await sending
+        await self._sender.send_encoded(self._pending)
+        self.sent += len(self._pending)
+        self._pending = []
+        return self.sent
+
+    async def abandon(self) -> None:
+        """Let go of the request under way (the export stopped on an error)."""
+        if self._sending is not None:
+            self._sending.cancel()
+            await asyncio.gather(self._sending, return_exceptions=True)
 
 
 class TraceExport:
@@ -132,7 +172,8 @@ class TraceExport:
         """Send the sessions' spans in batches; return how many spans were sent.
 
         Every session is read from one pass over the whole log (:meth:`Ledger.event_rows`)
-        when all are exported, else each chosen session's stream on its own. Spans are encoded
+        when all are exported, else each chosen session's stream on its own; so is any
+        session whose last events the log's pages did not show yet. Spans are encoded
         as they are made (only their bytes wait for a batch to fill), and a full batch is sent
         from a worker thread while the next one is made.
 
@@ -145,43 +186,30 @@ class TraceExport:
             LedgerError: The ledger failed, or ``sender`` refused a batch.
         """
         step = step or NoProgress()
-        rows = (
-            self._ledger.event_rows()
-            if self._whole_log
-            else _rows_of(self._ledger, list(self._heads))
-        )
         fold = LogTraces(self._heads, self._conventions)
-        sent = 0
-        pending: list[Any] = []
-        sending: asyncio.Future[None] | None = None
+        batches = _Batches(sender)
         try:
-            async for page in rows:
+            async for page in self._pages(fold):
                 before = fold.finished
                 for start in range(0, len(page), _CHUNK):
-                    pending += sender.encode(fold.fold(page[start : start + _CHUNK]))
-                if len(pending) >= FLUSH_SPANS:
-                    if sending is not None:
-                        await sending
-                    sending = asyncio.ensure_future(sender.send_encoded(pending))
-                    await asyncio.sleep(0)  # under way now: a store's reads may never yield
-                    sent, pending = sent + len(pending), []
+                    await batches.add(sender.encode(fold.fold(page[start : start + _CHUNK])))
                 step.advance(fold.finished - before)
-            pending += sender.encode(fold.rest())
-            if sending is not None:
-                await sending
-            sending = None
-            await sender.send_encoded(pending)
+            await batches.add(sender.encode(fold.rest()))
+            return await batches.close()
         finally:
-            if sending is not None:  # stopped by an error: the batch under way is let go
-                sending.cancel()
-                await asyncio.gather(sending, return_exceptions=True)
-        return sent + len(pending)
+            await batches.abandon()
 
-
-async def _rows_of(ledger: Ledger, session_ids: list[str]) -> AsyncIterator[list[EventRow]]:
-    """The chosen sessions' events, each session read on its own (a few, not the whole log)."""
-    async for records in ledger.export(session_ids):
-        yield [EventRow.of(record) for record in records]
+    async def _pages(self, fold: LogTraces) -> AsyncIterator[list[EventRow]]:
+        if self._whole_log:
+            async for page in self._ledger.event_rows():
+                yield page
+        # Read session by session: every chosen session, or what the log's pages did not show
+        # (PostgreSQL shows a page reader no event that a transaction still in flight precedes).
+        for session_id, seen, last in fold.unfinished():
+            async for rows in self._ledger.session_rows(
+                session_id, after_version=seen, to_version=last
+            ):
+                yield rows
 
 
 __all__ = ["FLUSH_SPANS", "BulkSender", "LogTraces", "TraceExport"]

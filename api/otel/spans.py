@@ -178,6 +178,11 @@ class SessionTrace:
         """The span of the latest thought with each (branch, number), for links."""
 
     @property
+    def version(self) -> int:
+        """The version of the last event added (0 before the first)."""
+        return self._last.version if self._events else 0
+
+    @property
     def ended(self) -> bool:
         """Whether the session has ended: its last thought needs no next one, or it was retired."""
         return self._ended

@@ -105,6 +105,27 @@ class Transfer:
             after = rows[-1].position
             yield rows
 
+    async def session_rows(
+        self, session_id: str, *, after_version: int, to_version: int
+    ) -> AsyncGenerator[list[EventRow]]:
+        """Yield a session's events after ``after_version`` up to ``to_version``, as stored.
+
+        In slices of at most :data:`EXPORT_SLICE` events, each read from the session's stream
+        (and so visible however recently committed).
+
+        Raises:
+            InvalidInputError: A malformed id or bound.
+            StoreError: The store failed.
+        """
+        while after_version < to_version:
+            records = await self._store.read_stream(
+                session_id, after_version=after_version, to_version=to_version, limit=EXPORT_SLICE
+            )
+            if not records:
+                return
+            yield [EventRow.of(record) for record in records]
+            after_version = records[-1].version
+
     async def pending_import(self, checked: CheckedFile) -> PendingImport:
         """Check a checked export file against this ledger: what is left to import.
 
