@@ -64,6 +64,53 @@ class LogRow(NamedTuple):
     payload: str
 
 
+class EventRow(NamedTuple):
+    """Every stored column of one event, undecoded: a :class:`LogRow` with its id and hashes.
+
+    What a bulk fold reads when it needs an event's identity (an OpenTelemetry export derives
+    every span id from the hashes) but only a few of its fields, which it parses itself.
+
+    Attributes:
+        position: Global position in the log.
+        session_id: The session the event belongs to.
+        version: Its version in the session.
+        event_id: Its id, as stored (canonical UUID text).
+        recorded_at: When it was recorded, in the canonical text of :func:`format_time`.
+        schema_version: The payload schema version it was written with.
+        event_type: The stored type string.
+        payload: The stored JSON payload.
+        prev_hash: The hash of the session's previous event.
+        hash: Its own hash.
+    """
+
+    position: int
+    session_id: str
+    version: int
+    event_id: str
+    recorded_at: str
+    schema_version: int
+    event_type: str
+    payload: str
+    prev_hash: str
+    hash: str
+
+    @classmethod
+    def of(cls, record: RecordedEvent) -> "EventRow":
+        """Return the stored columns of a recorded event."""
+        return cls(
+            record.position,
+            record.session_id,
+            record.version,
+            str(record.event_id),
+            format_time(record.recorded_at),
+            record.schema_version,
+            record.event_type,
+            record.payload,
+            record.prev_hash,
+            record.hash,
+        )
+
+
 def format_time(moment: datetime) -> str:
     """Return the canonical text form of a UTC time, as hashed and as stored in SQLite.
 
@@ -81,4 +128,4 @@ def parse_time(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
-__all__ = ["LogRow", "RecordedEvent", "format_time", "parse_time"]
+__all__ = ["EventRow", "LogRow", "RecordedEvent", "format_time", "parse_time"]

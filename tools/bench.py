@@ -6,6 +6,7 @@ Usage:
     tools/bench ui [--quick]     (Chromium at /usr/bin/chromium, playwright from the dev extra)
     tools/bench subscribe [--pg URL]
     tools/bench proofs [--replay-events N] [--events N]
+    tools/bench otlp [--otlp-thoughts N]   (export --all --otlp: spans/s, peak RSS growth)
     tools/bench all [--quick] [--json FILE]
 """
 
@@ -402,6 +403,7 @@ async def main(argv: list[str]) -> int:
             "ui",
             "subscribe",
             "proofs",
+            "otlp",
             "all",
         ],
         nargs="?",
@@ -411,6 +413,7 @@ async def main(argv: list[str]) -> int:
     parser.add_argument("--replay-events", type=int, default=1_000_000)
     parser.add_argument("--memory-thoughts", type=int, default=100_000)
     parser.add_argument("--history-thoughts", type=int, default=1_000_000)
+    parser.add_argument("--otlp-thoughts", type=int, default=100_000)
     parser.add_argument(
         "--quick", action="store_true", help="smaller sizes (100k events, 20k thoughts)"
     )
@@ -420,6 +423,7 @@ async def main(argv: list[str]) -> int:
     if args.quick:
         args.replay_events, args.memory_thoughts = 100_000, 20_000
         args.history_thoughts = 100_000
+        args.otlp_thoughts = 20_000
     results: list[Result] = []
     if args.bench in ("append", "all"):
         results.append(await bench_append_sqlite(args.events))
@@ -464,6 +468,10 @@ async def main(argv: list[str]) -> int:
 
         pg = args.pg if await pg_available(args.pg) else None
         results += await bench_proofs(args.replay_events, appends=args.events, pg=pg)
+    if args.bench in ("otlp", "all"):
+        from bench_export import bench_otlp
+
+        results += await bench_otlp(args.otlp_thoughts)
     if args.bench in ("peers", "all"):
         from bench_peers import bench_peers
 

@@ -9,10 +9,8 @@ import argparse
 import importlib.metadata
 
 from api.cli.common import EXIT_OK, Ui, UsageError, ledger_from, plural, resolve_session
-from api.otel.spans import Conventions, SpanData, session_spans
-
-FLUSH_SPANS = 8192
-"""Spans gathered before a send: sessions are batched together, memory stays bounded."""
+from api.otel.log import TraceExport
+from api.otel.spans import Conventions
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -40,31 +38,22 @@ async def run_otlp(args: argparse.Namespace, ui: Ui) -> int:
     if args.output is not None or args.format != "jsonl":
         raise UsageError("--otlp sends traces instead of writing a file: drop -o and --format")
     url = traces_url(args.otlp)
-    conventions = Conventions.from_env()
     async with ledger_from(args, read_only=True) as ledger:
+        chosen = None
         if args.sessions:
             chosen = [await resolve_session(ledger, name) for name in args.sessions]
-        else:
-            chosen = [head.session_id for head in await ledger.all_heads()]
+        export = await TraceExport.of(ledger, Conventions.from_env(), chosen)
         sender = OtlpSender(url, version=_version())
-        sent = 0
-        pending: list[SpanData] = []
         try:
-            with ui.progress("Sending", total=len(chosen)) as step:
-                async for records in ledger.export(dict.fromkeys(chosen)):
-                    pending += session_spans(records, conventions)
-                    if len(pending) >= FLUSH_SPANS:
-                        await sender.send(pending)
-                        sent, pending = sent + len(pending), []
-                    step.advance()
-                await sender.send(pending)
-                sent += len(pending)
+            with ui.progress("Sending", total=export.sessions) as step:
+                sent = await export.send(sender, step)
         finally:
             sender.close()
+    sessions = export.sessions
     if args.json:
-        ui.json({"endpoint": url, "sessions": len(chosen), "spans": sent})
+        ui.json({"endpoint": url, "sessions": sessions, "spans": sent})
     else:
-        ui.out.print(f"sent {plural(sent, 'span')} of {plural(len(chosen), 'session')} to {url}")
+        ui.out.print(f"sent {plural(sent, 'span')} of {plural(sessions, 'session')} to {url}")
     return EXIT_OK
 
 

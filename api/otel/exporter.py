@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from api.otel.spans import SEMCONV_SCHEMA_URL, SpanData
-from api.otel.wire import encode_request
+from api.otel.wire import encode_span, request_of
 from ledger.errors import InvalidInputError, MissingExtraError, TelemetryExportError
 
 BATCH = 2048
@@ -101,8 +101,26 @@ class OtlpSender:
         Raises:
             TelemetryExportError: The endpoint refused a batch or could not be reached.
         """
-        for start in range(0, len(spans), BATCH):
-            batch = spans[start : start + BATCH]
+        self.send_encoded_now(self.encode(spans))
+
+    def encode(self, spans: Sequence[SpanData]) -> list[Any]:
+        """Return each span ready to send (for :meth:`send_encoded`).
+
+        Its encoded ``Span`` message, or, where the SDK's HTTP client is not at hand, the SDK's
+        own finished span.
+        """
+        if self._client is None:
+            return [self._convert(span) for span in spans]
+        return [encode_span(span) for span in spans]
+
+    def send_encoded_now(self, encoded: Sequence[Any]) -> None:
+        """Send spans made ready by :meth:`encode` in batches, blocking until each is accepted.
+
+        Raises:
+            TelemetryExportError: The endpoint refused a batch or could not be reached.
+        """
+        for start in range(0, len(encoded), BATCH):
+            batch = encoded[start : start + BATCH]
             try:
                 refusal = self._send_batch(batch)
             except Exception as exc:  # the SDK retries, then may raise anything requests does
@@ -110,12 +128,12 @@ class OtlpSender:
             if refusal is not None:
                 raise TelemetryExportError(refusal)
 
-    def _send_batch(self, batch: Sequence[SpanData]) -> str | None:
+    def _send_batch(self, batch: Sequence[Any]) -> str | None:
         """Send one batch; return why it was not accepted, or ``None``."""
         if self._client is None:
-            result = self._exporter.export([self._convert(span) for span in batch])
+            result = self._exporter.export(batch)
             return None if result == self._ok else f"{self._url} did not accept the spans"
-        body = encode_request(
+        body = request_of(
             batch,
             resource=dict(self._resource.attributes),
             scope_name="thoughtledger",
@@ -133,6 +151,14 @@ class OtlpSender:
         if "Connection refused" in reason or "NewConnectionError" in reason:
             reason = "connection refused"
         return f"cannot send spans to {self._url} (after retrying): {reason}"
+
+    async def send_encoded(self, encoded: Sequence[Any]) -> None:
+        """Send spans made ready by :meth:`encode` from a worker thread.
+
+        Raises:
+            TelemetryExportError: The endpoint refused a batch or could not be reached.
+        """
+        await asyncio.to_thread(self.send_encoded_now, encoded)
 
     async def send(self, spans: Sequence[SpanData]) -> None:
         """Send ``spans`` from a worker thread (see :meth:`send_now`).

@@ -20,7 +20,7 @@ from typing import Protocol
 
 from api.otel.spans import Conventions, SessionTrace, SpanData
 from api.service import Ledger
-from ledger.envelope import RecordedEvent
+from ledger.envelope import EventRow, RecordedEvent
 from ledger.errors import LedgerError
 
 QUEUE_LIMIT = 100_000
@@ -100,7 +100,7 @@ class LiveTraces:
                 trace = self._traces.get(record.session_id) or await self._trace_of(record)
                 if trace is None:
                     continue
-                spans += trace.add(record)
+                spans += trace.add(EventRow.of(record))
                 if trace.ended:
                     spans.append(trace.root())
                     del self._traces[record.session_id]
@@ -118,9 +118,11 @@ class LiveTraces:
                 _log.warning("otlp: cannot read the start of %s: %s", record.session_id, exc)
                 return None
         first = earlier[0] if earlier else record
-        trace = self._traces[record.session_id] = SessionTrace(first, self._conventions)
+        trace = SessionTrace(EventRow.of(first), self._conventions)
+        self._traces[record.session_id] = trace
         for previous in earlier:
-            trace.add(previous)  # their spans were sent before (or by an export): links only
+            # Their spans were sent before (or by an export): read for the links only.
+            trace.add(EventRow.of(previous))
         return trace
 
     async def _send(self, spans: list[SpanData]) -> None:

@@ -22,19 +22,13 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, NamedTuple
 
-from ledger.envelope import RecordedEvent
-from ledger.events import (
-    BranchExtended,
-    BranchOpened,
-    SessionCleared,
-    SessionExpired,
-    SessionStarted,
-    ThoughtEvent,
-    ThoughtGenerated,
-)
+from api.otel.payloads import Fields, decoded_fields, event_fields
+from ledger.envelope import EventRow, RecordedEvent
+from ledger.events import THOUGHT_TYPES
 
 SEMCONV_VERSION = "1.37.0"
 """The version of the OpenTelemetry semantic conventions these spans follow."""
@@ -56,9 +50,11 @@ class SpanLink:
     attributes: Attributes
 
 
-@dataclass(frozen=True, slots=True)
-class SpanData:
-    """One span, as an exporter sends it (times in nanoseconds since the epoch, UTC)."""
+class SpanData(NamedTuple):
+    """One span, as an exporter sends it (times in nanoseconds since the epoch, UTC).
+
+    A named tuple: an export builds one per thought, and it is the cheapest immutable record.
+    """
 
     trace_id: int
     span_id: int
@@ -69,8 +65,8 @@ class SpanData:
     start_ns: int
     end_ns: int
     attributes: Attributes
-    links: list[SpanLink] = field(default_factory=list)
-    events: list[tuple[str, int, Attributes]] = field(default_factory=list)
+    links: Sequence[SpanLink] = ()
+    events: Sequence[tuple[str, int, Attributes]] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +104,8 @@ def root_span_id(first_hash: str) -> int:
     return _derived(first_hash, "invoke_agent")
 
 
-def _ns(record: RecordedEvent) -> int:
-    moment = record.recorded_at
+def _ns(recorded_at: str) -> int:
+    moment = datetime.fromisoformat(recorded_at)
     return (
         int(moment.timestamp()) * 1_000_000_000 + moment.microsecond * 1000
     )  # exact to the microsecond the ledger keeps
@@ -124,30 +120,57 @@ def session_spans(records: Sequence[RecordedEvent], conventions: Conventions) ->
     """
     if not records:
         return []
-    trace = SessionTrace(records[0], conventions)
-    spans = [span for record in records for span in trace.add(record)]
+    rows = [EventRow.of(record) for record in records]
+    trace = SessionTrace(rows[0], conventions)
+    spans = [span for row in rows for span in trace.add(row)]
     return [trace.root(), *spans]
+
+
+_RETIRED = frozenset({"session.cleared", "session.expired"})
+_BRANCHES = frozenset({"branch.opened", "branch.extended"})
+_MARKS = ("is_revision", "revises_thought", "branch_from_thought", "branch_id")
 
 
 class SessionTrace:
     """One session's trace, built event by event (a whole export, or a server as it records).
 
+    Takes each event as it is stored (:class:`~ledger.envelope.EventRow`): the ids derive from its
+    hashes, and only the few fields a span shows are read from its payload
+    (:func:`api.otel.payloads.event_fields`).
+
     Args:
         first: The session's first event (version 1): its hash names the trace.
         conventions: What the environment asks for.
+
+    Raises:
+        EventDecodingError: The first event cannot be decoded.
     """
 
-    def __init__(self, first: RecordedEvent, conventions: Conventions) -> None:
+    def __init__(self, first: EventRow, conventions: Conventions) -> None:
         self.conventions = conventions
         self.session_id = first.session_id
         self.trace_id = trace_id_of(first.hash)
         self.root_id = root_span_id(first.hash)
-        opened = first.event
-        self.metadata: dict[str, str] = (
-            dict(opened.metadata) if isinstance(opened, SessionStarted) else {}
+        metadata = (
+            event_fields(first).get("metadata") if first.event_type == "session.started" else None
         )
-        self._first = first
+        self.metadata: dict[str, str] = dict(metadata or {})
+        self._shared: Attributes = {
+            "gen_ai.conversation.id": self.session_id,
+            "session.id": self.session_id,
+        }
+        transport = self.metadata.get("transport")
+        if transport in ("stdio", "http"):
+            self._shared_tool: Attributes = {
+                "mcp.method.name": "tools/call",
+                "mcp.session.id": self.metadata.get("mcp_session", self.session_id),
+            }
+        else:
+            self._shared_tool = {}
+        self._first_ns = _ns(first.recorded_at)
         self._last = first
+        self._last_ns = self._first_ns
+        self._ended = False
         self._events = 0
         self._provider_seen: str | None = None
         self._marks: list[tuple[str, int, Attributes]] = []
@@ -155,32 +178,47 @@ class SessionTrace:
         """The span of the latest thought with each (branch, number), for links."""
 
     @property
+    def version(self) -> int:
+        """The version of the last event added (0 before the first)."""
+        return self._last.version if self._events else 0
+
+    @property
     def ended(self) -> bool:
         """Whether the session has ended: its last thought needs no next one, or it was retired."""
-        event = self._last.event
-        if isinstance(event, SessionCleared | SessionExpired):
-            return True
-        return hasattr(event, "next_thought_needed") and not event.next_thought_needed
+        return self._ended
 
-    def add(self, record: RecordedEvent) -> list[SpanData]:
+    def add(self, row: EventRow) -> list[SpanData]:
         """Take the session's next event; return its spans (none for an event that is no thought).
 
         Events must come in version order, each once, from the first.
-        """
-        previous, self._last = self._last, record
-        self._events += 1
-        event = record.event
-        if isinstance(event, SessionCleared | SessionExpired):
-            self._marks.append((f"thoughtledger.{event.type}", _ns(record), {}))
-            return []
-        if not hasattr(event, "thought_number"):
-            return []
-        if isinstance(event, ThoughtGenerated) and self._provider_seen is None:
-            self._provider_seen = event.generation.provider
-        return self._thought_spans(record, previous)
 
-    def _shared(self) -> Attributes:
-        return {"gen_ai.conversation.id": self.session_id, "session.id": self.session_id}
+        Raises:
+            EventDecodingError: The event cannot be decoded.
+        """
+        fields = event_fields(row)
+        try:
+            return self._add(row, fields)
+        except (KeyError, TypeError, AttributeError):
+            # A payload that parses but does not fit its model: decoding says what is wrong.
+            return self._add(row, decoded_fields(row))
+
+    def _add(self, row: EventRow, fields: Fields) -> list[SpanData]:
+        previous_ns, at = self._last_ns, _ns(row.recorded_at)
+        event_type = row.event_type
+        if event_type in _RETIRED:
+            self._last, self._last_ns, self._ended = row, at, True
+            self._events += 1
+            self._marks.append((f"thoughtledger.{event_type}", at, {}))
+            return []
+        if event_type not in THOUGHT_TYPES:
+            self._last, self._last_ns, self._ended = row, at, False
+            self._events += 1
+            return []
+        spans = self._thought_spans(row, fields, previous_ns, at)
+        self._last, self._last_ns = row, at
+        self._ended = not fields["next_thought_needed"]
+        self._events += 1
+        return spans
 
     def _provider(self, attributes: Attributes, provider: str) -> None:
         attributes["gen_ai.provider.name"] = provider
@@ -194,7 +232,7 @@ class SessionTrace:
         attributes: Attributes = {
             "gen_ai.operation.name": "invoke_agent",
             "gen_ai.agent.name": agent,
-            **self._shared(),
+            **self._shared,
             "thoughtledger.session.events": self._events,
             "thoughtledger.session.head_hash": self._last.hash,
         }
@@ -208,54 +246,48 @@ class SessionTrace:
             parent_span_id=None,
             name=f"invoke_agent {agent}",
             kind="internal",
-            start_ns=_ns(self._first),
-            end_ns=_ns(self._last),
+            start_ns=self._first_ns,
+            end_ns=self._last_ns,
             attributes=attributes,
             events=list(self._marks),
         )
 
-    def _thought_spans(self, record: RecordedEvent, previous: RecordedEvent) -> list[SpanData]:
+    def _thought_spans(
+        self, row: EventRow, fields: Fields, previous_ns: int, end: int
+    ) -> list[SpanData]:
         """The ``execute_tool`` span of one thought, and its ``chat`` span if a model wrote it."""
-        event: ThoughtEvent = record.event  # type: ignore[assignment]  # add() keeps thoughts
-        span_id = _id(record.hash, 64)
-        end = _ns(record)
-        start = min(_ns(previous), end)
-        kind = event.kind if isinstance(event, ThoughtGenerated) else event.type
+        event_type = row.event_type
+        number = fields["thought_number"]
+        generation = fields["generation"] if event_type == "thought.generated" else None
+        kind = fields["kind"] if generation is not None else event_type
+        span_id = _id(row.hash, 64)
+        start = min(previous_ns, end)
         attributes: Attributes = {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": TOOL_NAME,
             "gen_ai.tool.type": "function",
-            "gen_ai.tool.call.id": str(record.event_id),
-            **self._shared(),
+            "gen_ai.tool.call.id": row.event_id,
+            **self._shared,
             "thoughtledger.kind": kind,
-            "thoughtledger.thought_number": event.thought_number,
-            "thoughtledger.total_thoughts": event.total_thoughts,
-            "thoughtledger.next_thought_needed": event.next_thought_needed,
-            "thoughtledger.event.version": record.version,
-            "thoughtledger.event.hash": record.hash,
-            "thoughtledger.event.prev_hash": record.prev_hash,
+            "thoughtledger.thought_number": number,
+            "thoughtledger.total_thoughts": fields["total_thoughts"],
+            "thoughtledger.next_thought_needed": fields["next_thought_needed"],
+            "thoughtledger.event.version": row.version,
+            "thoughtledger.event.hash": row.hash,
+            "thoughtledger.event.prev_hash": row.prev_hash,
+            **self._shared_tool,
         }
-        transport = self.metadata.get("transport")
-        if transport in ("stdio", "http"):
-            attributes["mcp.method.name"] = "tools/call"
-            attributes["mcp.session.id"] = self.metadata.get("mcp_session", self.session_id)
-        for name in ("is_revision", "revises_thought", "branch_from_thought", "branch_id"):
-            value = getattr(event, name, None)
+        for name in _MARKS:
+            value = fields.get(name)
             if value is not None:
                 attributes[f"thoughtledger.{name}"] = value
         if self.conventions.capture_content:
             attributes["gen_ai.tool.call.arguments"] = json.dumps(
-                {"thought": event.thought, "thoughtNumber": event.thought_number},
-                ensure_ascii=False,
+                {"thought": fields["thought"], "thoughtNumber": number}, ensure_ascii=False
             )
-        links = self._links(event)
-        branch = event.branch_id if isinstance(event, BranchOpened | BranchExtended) else None
-        self._by_number[branch, event.thought_number] = span_id
-        spans = []
-        if isinstance(event, ThoughtGenerated):
-            chat = self._chat(record, event, span_id, end)
-            start = min(start, chat.start_ns)
-            spans.append(chat)
+        links = self._links(event_type, kind, fields)
+        branch = fields.get("branch_id") if event_type in _BRANCHES else None
+        self._by_number[branch, number] = span_id
         tool = SpanData(
             trace_id=self.trace_id,
             span_id=span_id,
@@ -267,59 +299,70 @@ class SessionTrace:
             attributes=attributes,
             links=links,
         )
-        return [tool, *spans]
+        if generation is None:
+            return [tool]
+        if self._provider_seen is None:
+            self._provider_seen = generation["provider"]
+        chat = self._chat(row, fields, generation, span_id, end)
+        if chat.start_ns < start:
+            tool = tool._replace(start_ns=chat.start_ns)
+        return [tool, chat]
 
-    def _links(self, event: ThoughtEvent) -> list[SpanLink]:
+    def _links(self, event_type: str, kind: str, fields: Fields) -> list[SpanLink]:
         links = []
-        revised = event.revises_thought
+        revised = fields.get("revises_thought")
         if revised is not None:
-            target = self._by_number.get((event.branch_id, revised)) or self._by_number.get(
+            target = self._by_number.get((fields.get("branch_id"), revised)) or self._by_number.get(
                 (None, revised)
             )
             if target is not None:
                 links.append(SpanLink(target, {"thoughtledger.link": "revises"}))
-        if isinstance(event, BranchOpened) or (
-            isinstance(event, ThoughtGenerated) and event.kind == "branch.opened"
+        if event_type == "branch.opened" or (
+            event_type == "thought.generated" and kind == "branch.opened"
         ):
-            origin = event.branch_from_thought
+            origin = fields.get("branch_from_thought")
             target = None if origin is None else self._by_number.get((None, origin))
             if target is not None:
                 links.append(SpanLink(target, {"thoughtledger.link": "branches_from"}))
         return links
 
     def _chat(
-        self, record: RecordedEvent, event: ThoughtGenerated, parent: int, end: int
+        self, row: EventRow, fields: Fields, generation: Fields, parent: int, end: int
     ) -> SpanData:
-        generation = event.generation
+        model = generation["model"]
         attributes: Attributes = {
             "gen_ai.operation.name": "chat",
-            "gen_ai.request.model": generation.model,
-            **self._shared(),
+            "gen_ai.request.model": model,
+            **self._shared,
         }
-        self._provider(attributes, generation.provider)
+        self._provider(attributes, generation["provider"])
         optional = {
-            "gen_ai.response.model": generation.served_model,
-            "gen_ai.request.temperature": generation.temperature,
-            "gen_ai.response.id": generation.response_id,
-            "gen_ai.usage.input_tokens": generation.prompt_tokens,
-            "gen_ai.usage.output_tokens": generation.completion_tokens,
-            "thoughtledger.generation.cost": generation.cost,
-            "thoughtledger.generation.attempts": generation.attempts,
-            "thoughtledger.generation.prompt_sha256": generation.prompt_sha256,
+            "gen_ai.response.model": generation.get("served_model"),
+            "gen_ai.request.temperature": generation.get("temperature"),
+            "gen_ai.response.id": generation.get("response_id"),
+            "gen_ai.usage.input_tokens": generation.get("prompt_tokens"),
+            "gen_ai.usage.output_tokens": generation.get("completion_tokens"),
+            "thoughtledger.generation.cost": generation.get("cost"),
+            "thoughtledger.generation.attempts": generation["attempts"],
+            "thoughtledger.generation.prompt_sha256": generation["prompt_sha256"],
         }
         attributes.update({k: v for k, v in optional.items() if v is not None})
-        if generation.finish_reason is not None:
-            attributes["gen_ai.response.finish_reasons"] = [generation.finish_reason]
+        finish_reason = generation.get("finish_reason")
+        if finish_reason is not None:
+            attributes["gen_ai.response.finish_reasons"] = [finish_reason]
         if self.conventions.capture_content:
-            message = {"role": "assistant", "parts": [{"type": "text", "content": event.thought}]}
+            message = {
+                "role": "assistant",
+                "parts": [{"type": "text", "content": fields["thought"]}],
+            }
             attributes["gen_ai.output.messages"] = json.dumps([message], ensure_ascii=False)
         return SpanData(
             trace_id=self.trace_id,
-            span_id=_derived(record.hash, "chat"),
+            span_id=_derived(row.hash, "chat"),
             parent_span_id=parent,
-            name=f"chat {generation.model}",
+            name=f"chat {model}",
             kind="client",
-            start_ns=end - generation.latency_ms * 1_000_000,
+            start_ns=end - generation["latency_ms"] * 1_000_000,
             end_ns=end,
             attributes=attributes,
         )

@@ -73,34 +73,75 @@ def _any_value(value: Any) -> bytes:
 
 
 _KEYS: dict[str, bytes] = {}
-_PAIRS: dict[tuple[str, str], bytes] = {}
-"""Encoded key-value pairs of short text values: most repeat on every span of a session (the
-operation, the tool, the session id), so each is encoded once. Cleared when it grows large."""
-_PAIRS_LIMIT = 4096
+"""Each attribute key's encoded ``key`` field."""
+_TEXT_HEADS = [_VALUE_TAG + _SHORT[size + 2] + _TAGS[1] + _SHORT[size] for size in range(126)]
+"""What comes before a short text value's bytes in a pair: its ``AnyValue`` and text tags and
+lengths (one byte each below 126 bytes of text)."""
+_CACHE_LIMIT = 8192
+_CACHES: dict[tuple[int, type], dict[tuple[str, Any], bytes]] = {}
+"""Encoded attribute fields (tag, length and key-value pair) of short text, integer and boolean
+values, by field number and value type (so that ``True`` and ``1`` never share an entry). Most
+repeat on every span of a session (the operation, the tool, the session id, small counts), so
+each is encoded once. A cache is cleared when it grows large."""
 
 
-def _pair(key: str, value: Any) -> bytes:
+def _key(key: str) -> bytes:
     encoded = _KEYS.get(key)
     if encoded is None:
         encoded = _KEYS[key] = _text(1, key)
+    return encoded
+
+
+def _pair(key: str, value: Any) -> bytes:
     any_value = _any_value(value)
     size = len(any_value)
-    return encoded + _VALUE_TAG + (_SHORT[size] if size < 128 else _varint(size)) + any_value
+    return _key(key) + _VALUE_TAG + (_SHORT[size] if size < 128 else _varint(size)) + any_value
+
+
+def _field_of(number: int, key: str, value: Any) -> bytes:
+    """One attribute field; text whose field stays under 128 bytes is written in one join."""
+    if type(value) is str:
+        data = value.encode("utf-8", "surrogatepass")
+        encoded_key = _KEYS.get(key) or _key(key)
+        size = len(encoded_key) + len(data) + 4
+        if size < 128:
+            return b"".join(
+                (_TAGS[number], _SHORT[size], encoded_key, _TEXT_HEADS[len(data)], data)
+            )
+    return _bytes(number, _pair(key, value))
+
+
+def _cached(number: int, kind: type, key: str, value: Any) -> bytes:
+    cache = _CACHES.get((number, kind))
+    if cache is None:
+        cache = _CACHES[number, kind] = {}
+    elif len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    field = cache[key, value] = _field_of(number, key, value)
+    return field
 
 
 def _attributes(number: int, attributes: Mapping[str, Any]) -> bytes:
-    parts = []
-    pairs = _PAIRS
+    texts = _CACHES.get((number, str)) or {}
+    counts = _CACHES.get((number, int)) or {}
+    flags = _CACHES.get((number, bool)) or {}
+    parts: list[bytes] = []
+    append = parts.append
     for key, value in attributes.items():
-        if type(value) is str and len(value) <= 40:
-            pair = pairs.get((key, value))
-            if pair is None:
-                if len(pairs) >= _PAIRS_LIMIT:
-                    pairs.clear()
-                pair = pairs[key, value] = _pair(key, value)
+        kind = type(value)
+        if kind is str:
+            if len(value) > 40:
+                append(_field_of(number, key, value))
+                continue
+            field = texts.get((key, value))
+        elif kind is int:
+            field = counts.get((key, value))
+        elif kind is bool:
+            field = flags.get((key, value))
         else:
-            pair = _pair(key, value)
-        parts.append(_bytes(number, pair))
+            append(_field_of(number, key, value))
+            continue
+        append(field or _cached(number, kind, key, value))
     return b"".join(parts)
 
 
@@ -111,19 +152,28 @@ def _fixed64(number: int, value: int) -> bytes:
 _PACK_Q = struct.Struct("<Q").pack
 _START_TAG, _END_TAG = _field(7, 1), _field(8, 1)
 _KIND_TAGS = {name: _field(6, 0) + _varint(value) for name, value in _KINDS.items()}
+_LINK_FLAGS = _field(6, 5) + struct.pack("<I", _LOCAL)
 _STATUS_UNSET_AND_FLAGS = _TAGS[15] + b"\x00" + _field(16, 5) + struct.pack("<I", _LOCAL)
 """An empty status (code unset), as the SDK sends it, then the flags."""
+_ID_FIELDS: dict[tuple[int, int, int], bytes] = {}
+"""The encoded ids a span shares with the others of its trace: the trace id, the root's id."""
+
+
+def _shared_id(number: int, size: int, value: int) -> bytes:
+    field = _ID_FIELDS.get((number, size, value))
+    if field is None:
+        if len(_ID_FIELDS) >= _CACHE_LIMIT:
+            _ID_FIELDS.clear()
+        field = _ID_FIELDS[number, size, value] = _bytes(number, value.to_bytes(size, "big"))
+    return field
 
 
 def encode_span(span: SpanData) -> bytes:
     """Return one ``Span`` message."""
-    trace_id = span.trace_id.to_bytes(16, "big")
-    parts = [
-        _bytes(1, trace_id),
-        _bytes(2, span.span_id.to_bytes(8, "big")),
-    ]
+    trace_id = _shared_id(1, 16, span.trace_id)
+    parts = [trace_id, _TAGS[2] + b"\x08" + span.span_id.to_bytes(8, "big")]
     if span.parent_span_id is not None:
-        parts.append(_bytes(4, span.parent_span_id.to_bytes(8, "big")))
+        parts.append(_shared_id(4, 8, span.parent_span_id))
     parts += [
         _text(5, span.name),
         _KIND_TAGS[span.kind],
@@ -135,11 +185,12 @@ def encode_span(span: SpanData) -> bytes:
         parts.append(_bytes(11, _fixed64(1, at) + _text(2, name) + _attributes(3, attributes)))
     for link in span.links:
         body = (
-            _bytes(1, trace_id)
-            + _bytes(2, link.span_id.to_bytes(8, "big"))
+            trace_id
+            + _TAGS[2]
+            + b"\x08"
+            + link.span_id.to_bytes(8, "big")
             + _attributes(4, link.attributes)
-            + _field(6, 5)
-            + struct.pack("<I", _LOCAL)
+            + _LINK_FLAGS
         )
         parts.append(_bytes(13, body))
     parts.append(_STATUS_UNSET_AND_FLAGS)
@@ -155,11 +206,37 @@ def encode_request(
     schema_url: str,
 ) -> bytes:
     """Return an ``ExportTraceServiceRequest`` holding ``spans`` under one resource and scope."""
+    return request_of(
+        [encode_span(span) for span in spans],
+        resource=resource,
+        scope_name=scope_name,
+        scope_version=scope_version,
+        schema_url=schema_url,
+    )
+
+
+def request_of(
+    encoded: Sequence[bytes],
+    *,
+    resource: Mapping[str, Any],
+    scope_name: str,
+    scope_version: str,
+    schema_url: str,
+) -> bytes:
+    """Return an ``ExportTraceServiceRequest`` of spans each already encoded by :func:`encode_span`.
+
+    An export encodes its spans as it makes them and keeps only their bytes (which the garbage
+    collector never scans) until a request is full.
+    """
     scope = _text(1, scope_name) + (_text(2, scope_version) if scope_version else b"")
-    body = b"".join(_bytes(2, encode_span(span)) for span in spans)
-    scope_spans = _bytes(1, scope) + body + _text(3, schema_url)
+    tag, short = _TAGS[2], _SHORT
+    parts: list[bytes] = []
+    for span in encoded:
+        size = len(span)
+        parts += (tag, short[size] if size < 128 else _varint(size), span)
+    scope_spans = _bytes(1, scope) + b"".join(parts) + _text(3, schema_url)
     resource_spans = _bytes(1, _attributes(1, resource)) + _bytes(2, scope_spans)
     return _bytes(1, resource_spans)
 
 
-__all__ = ["encode_request", "encode_span"]
+__all__ = ["encode_request", "encode_span", "request_of"]

@@ -13,7 +13,7 @@ from api.transfer.check import CheckedFile, check_file
 from api.transfer.errors import ImportRefusedError
 from api.transfer.importing import PendingImport, pending_import, write_import
 from api.transfer.progress import NoProgress, Progress
-from ledger.envelope import RecordedEvent
+from ledger.envelope import EventRow, RecordedEvent
 from ledger.store.base import EventStore
 from projections.thought_rows import ThoughtRow, ThoughtRowFold
 
@@ -88,6 +88,43 @@ class Transfer:
         while rows := await self._store.read_all_rows(after_position=after, limit=page):
             after = rows[-1].position
             yield len(rows), fold.fold(rows)
+
+    async def event_rows(self, *, page: int = 500) -> AsyncGenerator[list[EventRow]]:
+        """Yield every event as stored (undecoded, with its id and hashes), a page at a time.
+
+        Reads the whole log in position order, ``page`` events at a time, so that memory stays
+        bounded whatever the ledger's size; a bulk fold parses what it needs of each payload
+        (see :mod:`api.otel.log`).
+
+        Raises:
+            InvalidInputError: A page size below 1.
+            StoreError: The store failed.
+        """
+        after = 0
+        while rows := await self._store.read_all_event_rows(after_position=after, limit=page):
+            after = rows[-1].position
+            yield rows
+
+    async def session_rows(
+        self, session_id: str, *, after_version: int, to_version: int
+    ) -> AsyncGenerator[list[EventRow]]:
+        """Yield a session's events after ``after_version`` up to ``to_version``, as stored.
+
+        In slices of at most :data:`EXPORT_SLICE` events, each read from the session's stream
+        (and so visible however recently committed).
+
+        Raises:
+            InvalidInputError: A malformed id or bound.
+            StoreError: The store failed.
+        """
+        while after_version < to_version:
+            records = await self._store.read_stream(
+                session_id, after_version=after_version, to_version=to_version, limit=EXPORT_SLICE
+            )
+            if not records:
+                return
+            yield [EventRow.of(record) for record in records]
+            after_version = records[-1].version
 
     async def pending_import(self, checked: CheckedFile) -> PendingImport:
         """Check a checked export file against this ledger: what is left to import.

@@ -15,6 +15,7 @@ from ledger.errors import ConcurrencyError, InvalidInputError, StoreError
 from ledger.events import Event, LedgerEvent
 from ledger.ids import check_id, new_event_id
 from ledger.store.checks import check_ids
+from ledger.store.event_rows import EventRowReads
 from ledger.store.imports import check_import, held_versions
 from ledger.store.stats import StatsFilter, StatsRows
 from ledger.store.subscribe import (
@@ -60,7 +61,7 @@ class StreamHead:
     updated_at: datetime
 
 
-class EventStore(TreeStore, ClosedOnExit):
+class EventStore(EventRowReads, TreeStore, ClosedOnExit):
     """An append-only log of events, grouped in sessions (streams), each a hash chain.
 
     Guarantees every backend keeps (proved by ``tests/contract``):

@@ -14,7 +14,7 @@ from uuid import UUID, SafeUUID
 
 from ledger.chain import SealedEvent, StoredRow
 from ledger.codec import decode_payload
-from ledger.envelope import LogRow, RecordedEvent, format_time, parse_time
+from ledger.envelope import EventRow, LogRow, RecordedEvent, format_time, parse_time
 
 Row = Sequence[Any]
 
@@ -91,6 +91,16 @@ def stored_row(row: Row) -> StoredRow:
     )
 
 
+def event_row(row: Row) -> EventRow:
+    """Return every column of one ``tl_events`` row, undecoded (see :class:`EventRow`)."""
+    position, session_id, version, event_id, recorded_at, schema, kind, payload, prev, digest = row
+    if isinstance(recorded_at, datetime):
+        recorded_at = format_time(recorded_at)
+    return EventRow(
+        position, session_id, version, event_id, recorded_at, schema, kind, payload, prev, digest
+    )
+
+
 def log_row(row: Row) -> LogRow:
     """Return the fold columns of one ``tl_events`` row (see :class:`LogRow`), time as text."""
     position, session_id, version, recorded_at, schema, kind, payload = row
@@ -108,4 +118,4 @@ def to_recorded(sealed: Sequence[SealedEvent], first_position: int) -> list[Reco
     return [item.at(first_position + index) for index, item in enumerate(sealed)]
 
 
-__all__ = ["decode_rows", "head_time", "log_row", "stored_row", "to_recorded"]
+__all__ = ["decode_rows", "event_row", "head_time", "log_row", "stored_row", "to_recorded"]

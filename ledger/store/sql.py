@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from ledger.chain import GENESIS_HASH, VerifyReport, verify_rows
-from ledger.envelope import LogRow, RecordedEvent
+from ledger.envelope import EventRow, LogRow, RecordedEvent
 from ledger.errors import StoreError
 from ledger.ids import check_id
 from ledger.merkle import NodeId
 from ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, EventStore, StreamHead, utc_now
 from ledger.store.checks import check_page, check_window
-from ledger.store.rows import decode_rows, head_time, log_row, stored_row
+from ledger.store.rows import decode_rows, event_row, head_time, log_row, stored_row
 from ledger.store.stats import StatsFilter, StatsRows
 from ledger.store.tree import BLOCK_LEVEL, PAGE, TreeTip
 
@@ -130,6 +130,22 @@ class SqlEventStore(EventStore):
             query = query.where(visible)
         rows = await self._fetch(query.order_by(EVENTS.c.position).limit(limit))
         return [log_row(row) for row in rows]
+
+    async def read_all_event_rows(
+        self, *, after_position: int = 0, limit: int = 1000
+    ) -> list[EventRow]:
+        """See :meth:`~ledger.store.event_rows.EventRowReads.read_all_event_rows`."""
+        import sqlalchemy as sa
+
+        from ledger.store.schema import events as EVENTS
+
+        check_page(after_position, limit)
+        query = sa.select(EVENTS).where(EVENTS.c.position > after_position)
+        visible = self._visible_below()
+        if visible is not None:
+            query = query.where(visible)
+        rows = await self._fetch(query.order_by(EVENTS.c.position).limit(limit))
+        return [event_row(row) for row in rows]
 
     async def stream_head(self, session_id: str) -> StreamHead | None:
         """See :meth:`EventStore.stream_head`."""

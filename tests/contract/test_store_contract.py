@@ -6,7 +6,8 @@ import uuid
 
 import pytest
 
-from ledger.envelope import format_time
+from ledger.chain import StoredRow
+from ledger.envelope import EventRow, format_time
 from ledger.errors import ConcurrencyError, InvalidInputError, LedgerError
 from ledger.events import BranchOpened, LedgerEvent, SessionCleared, ThoughtRevised
 from ledger.store.base import EventStore
@@ -359,3 +360,22 @@ async def test_log_rows_page_like_read_all_and_carry_the_stored_columns(store: E
     assert [(r.recorded_at, r.schema_version, r.event_type, r.payload) for r in rows] == [
         (format_time(r.recorded_at), r.schema_version, r.event_type, r.payload) for r in records
     ]
+
+
+async def test_event_rows_page_like_read_all_and_carry_every_stored_column(
+    store: EventStore,
+) -> None:
+    for name in ("a", "b"):
+        await store.append(name, [started(), thought(1), thought(2, "ü \x00")], expected_version=0)
+    await store.append("a", [thought(3)], expected_version=3)
+    records = await store.read_all()
+    rows, after = [], 0
+    while page := await store.read_all_event_rows(after_position=after, limit=4):
+        assert len(page) <= 4
+        rows += page
+        after = page[-1].position
+    assert rows == [EventRow.of(record) for record in records]
+    assert all(StoredRow(*row).digest() == row.hash for row in rows)
+    assert await store.read_all_event_rows(after_position=after) == []
+    with pytest.raises(InvalidInputError):
+        await store.read_all_event_rows(limit=0)

@@ -2,6 +2,7 @@
 that decodes them with the official protobuf messages."""
 
 import asyncio
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -158,3 +159,30 @@ def test_a_refused_or_malformed_endpoint_is_one_clear_line(
         f"thoughtledger: error: cannot send spans to {closed}/v1/traces (after retrying): "
         "connection refused"
     ]
+
+
+_DAMAGE = {
+    "not JSON": "UPDATE tl_events SET payload = '{not json' WHERE {row}",
+    "a field renamed": (
+        "UPDATE tl_events SET payload = replace(payload, 'thought_number', 'thought_numbr') "
+        "WHERE {row}"
+    ),
+    "an unknown type": "UPDATE tl_events SET event_type = 'thought.pondered' WHERE {row}",
+}
+
+
+@pytest.mark.parametrize("damage", list(_DAMAGE))
+def test_a_damaged_stored_event_stops_the_export_with_one_line(
+    capsys: pytest.CaptureFixture[str], ledger_db: tuple[str, str], tmp_path: Path, damage: str
+) -> None:
+    url, _ = ledger_db
+    db = sqlite3.connect(tmp_path / "ledger.db")
+    with db:
+        db.execute(_DAMAGE[damage].replace("{row}", "session_id = 'model-s' AND version = 2"))
+    db.close()
+    with otlp_receiver() as (endpoint, received):
+        ran = cli(capsys, "export", "--all", "--otlp", endpoint, "--db", url)
+    assert ran.code != 0
+    assert len(ran.err.splitlines()) == 1, ran.err
+    assert "Traceback" not in ran.err
+    assert "model-s" not in {attributes(s).get("session.id") for s in received.spans}

@@ -1,7 +1,10 @@
 """The SQLite backend's short reads, inline on the store's held reader connection.
 
-One session's stream, its head and pages of log rows are indexed lookups, far cheaper without a
-hop to a driver thread (scans go through the engine, see :class:`~ledger.store.sql.SqlEventStore`).
+One session's stream, its head, pages of log rows (decoded or not) and pages of heads are indexed
+ranges, far cheaper without a hop to a driver thread, and a command that only pages the log and
+its heads never builds the engine (other scans go through it, see
+:class:`~ledger.store.sql.SqlEventStore`). Every committed event is visible to a page: SQLite has
+one writer at a time, so a later commit never takes a lower position.
 A subscription wakes on this store's commits and, for other processes' commits, polls the reader
 connection's ``data_version``.
 """
@@ -10,7 +13,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from ledger.envelope import LogRow, RecordedEvent
+from ledger.envelope import EventRow, LogRow, RecordedEvent
 from ledger.errors import StoreError
 from ledger.ids import check_id
 from ledger.store.base import StreamHead
@@ -59,6 +62,37 @@ class SqliteReads(SqlEventStore):
         check_page(after_position, limit)
         page: dict[str, object] = {"after": after_position, "limit": limit, "offset": 0}
         return list(map(LogRow._make, self._read(STATEMENTS["read_log_rows"], page)))
+
+    async def read_all_event_rows(
+        self, *, after_position: int = 0, limit: int = 1000
+    ) -> list[EventRow]:
+        """See :meth:`~ledger.store.event_rows.EventRowReads.read_all_event_rows`.
+
+        Raises:
+            InvalidInputError: A negative position or a limit below 1.
+            StoreError: The read failed.
+        """
+        check_page(after_position, limit)
+        page: dict[str, object] = {"after": after_position, "limit": limit, "offset": 0}
+        return list(map(EventRow._make, self._read(STATEMENTS["read_all"], page)))
+
+    async def list_heads(
+        self, *, after_session_id: str | None = None, limit: int = 1000
+    ) -> list[StreamHead]:
+        """See :meth:`~ledger.store.base.EventStore.list_heads`.
+
+        Raises:
+            InvalidInputError: A limit below 1.
+            StoreError: The read failed.
+        """
+        check_page(0, limit)
+        page = {"after": after_session_id or "", "limit": limit, "offset": 0}
+        return [
+            StreamHead(session, version, digest, head_time(started), head_time(updated))
+            for session, version, digest, started, updated in self._read(
+                STATEMENTS["list_heads"], page
+            )
+        ]
 
     async def stream_head(self, session_id: str) -> StreamHead | None:
         """See :meth:`EventStore.stream_head` (read inline: one row by key)."""

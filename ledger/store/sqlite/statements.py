@@ -87,6 +87,12 @@ STATEMENTS: dict[str, str] = {
         "tl_sessions.started_at, tl_sessions.updated_at \nFROM tl_sessions \nWHER"
         "E tl_sessions.session_id = :session_id"
     ),
+    "list_heads": (
+        "SELECT tl_sessions.session_id, tl_sessions.version, tl_sessions.hash, "
+        "tl_sessions.started_at, tl_sessions.updated_at \nFROM tl_sessions \nWHER"
+        "E tl_sessions.session_id > :after ORDER BY tl_sessions.session_id\n LIMIT :l"
+        "imit OFFSET :offset"
+    ),
     "schema_version": ("SELECT coalesce(max(tl_schema.version), 0) AS coalesce_1 \nFROM tl_schema"),
     "last_position": "SELECT coalesce(max(tl_events.position), 0) AS coalesce_1 \nFROM tl_events",
 }
@@ -178,6 +184,14 @@ def compile_statements() -> dict[str, str]:
             .offset(sa.bindparam("offset"))
         ),
         "session_head": sql(sa.select(s).where(s.c.session_id == sa.bindparam("session_id"))),
+        # A page of heads in id order, after a given id ('' before the first: ids are not empty).
+        "list_heads": sql(
+            sa.select(s)
+            .where(s.c.session_id > sa.bindparam("after"))
+            .order_by(s.c.session_id)
+            .limit(sa.bindparam("limit"))
+            .offset(sa.bindparam("offset"))
+        ),
         "read_log_rows": sql(
             sa.select(
                 t.c.position,
