@@ -23,6 +23,7 @@ PACKAGES = ("ledger", "projections", "api")
 EXTRA_MODULES = {
     "ledger/store/postgres/store.py": "postgres",
     "ledger/store/postgres/setup.py": "postgres",
+    "ledger/store/postgres/redact.py": "postgres",
     "api/llm/client.py": "llm",
     "api/llm/answer.py": "llm",
     "api/tool/adapters/openai_agents.py": "openai-agents",

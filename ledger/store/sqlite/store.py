@@ -50,6 +50,7 @@ from ledger.store.sqlite.batch import (
     Request,
 )
 from ledger.store.sqlite.readonly import connect_read_only
+from ledger.store.sqlite.redact import SqliteRedaction
 from ledger.store.sqlite.setup import (
     BUSY_BUDGET_SECONDS,
     Durability,
@@ -87,7 +88,7 @@ class _Batch:
     delay: float = 0.001
 
 
-class SqliteEventStore(SqliteTree, SqlEventStore):
+class SqliteEventStore(SqliteRedaction, SqliteTree, SqlEventStore):
     """An event store in one SQLite file (WAL mode). Open it with :meth:`open`.
 
     Attributes:
