@@ -19,6 +19,7 @@ from api.listing import DEFAULT_PAGE, SessionsPage, check_page_size, cursor_of, 
 from api.lookup import Lookup
 from api.outcome import ThinkOutcome
 from api.proofs import Proofs
+from api.redaction import Redaction
 from api.session import Profile, Session
 from api.transfer import Transfer
 from ledger.chain import VerifyReport
@@ -49,7 +50,7 @@ _LOAD_PAGE = 10_000
 """Events read per page when a session's head catches up with the log."""
 
 
-class Ledger(Lookup, Transfer, Figures, Paging, Proofs, ClosedOnExit):
+class Ledger(Lookup, Transfer, Figures, Redaction, Paging, Proofs, ClosedOnExit):
     """Sequential thinking over an event store: sessions, thoughts, views and time travel.
 
     Args:

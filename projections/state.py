@@ -130,6 +130,7 @@ class SessionState(NamedTuple):
         ended: ``None`` while open; ``"cleared"`` or ``"expired"`` once retired.
         ended_version: The version of the event that retired it.
         started_version: The version of its ``session.started`` event (1 when recorded).
+        redactions: The versions of its ``thought.redacted`` events, in order.
     """
 
     session_id: str
@@ -145,6 +146,7 @@ class SessionState(NamedTuple):
     started_version: int | None = None
     thought_count: int = 0
     owner: str | None = None
+    redactions: tuple[int, ...] = ()
 
     @property
     def complete(self) -> bool:
@@ -294,7 +296,7 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
     owner = state.owner
     ended_version, started_version = state.ended_version, state.started_version
     version = state.version
-    redactions: set[int] | None = None
+    redactions: dict[int, int] | None = None  # redacted version -> version of the redaction
     for record in records:
         version = record.version
         if started_at is None:
@@ -327,13 +329,15 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
             case ThoughtRedacted():
                 # The text leaves the log after this event: a held copy leaves the view now.
                 if redactions is None:
-                    redactions = set()
-                redactions.add(event.version)
+                    redactions = {}
+                redactions[event.version] = record.version
             case _:
                 assert_never(event)
     held = state.thoughts + tuple(thoughts) if thoughts else state.thoughts
+    redaction_versions = state.redactions
     if redactions:
-        held = _redact(held, redactions)
+        held = _redact(held, set(redactions))
+        redaction_versions += tuple(redactions.values())
     return SessionState(  # positional, in field order: one is built for every thought recorded
         state.session_id,
         version,
@@ -348,6 +352,7 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
         started_version,
         state.thought_count + len(thoughts),
         owner,
+        redaction_versions,
     )
 
 
