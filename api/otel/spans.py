@@ -34,6 +34,7 @@ from ledger.events import (
     SessionStarted,
     ThoughtEvent,
     ThoughtGenerated,
+    ThoughtRedacted,
 )
 
 SEMCONV_VERSION = "1.37.0"
@@ -167,9 +168,17 @@ class SessionTrace:
 
         Events must come in version order, each once, from the first.
         """
-        previous, self._last = self._last, record
-        self._events += 1
         event = record.event
+        self._events += 1
+        if isinstance(event, ThoughtRedacted):
+            # A mark on the session, not a step of it: the session's end stays where it was.
+            attributes: Attributes = {
+                "thoughtledger.redacted.version": event.version,
+                "thoughtledger.thought_number": event.thought_number,
+            }
+            self._marks.append((f"thoughtledger.{event.type}", _ns(record), attributes))
+            return []
+        previous, self._last = self._last, record
         if isinstance(event, SessionCleared | SessionExpired):
             self._marks.append((f"thoughtledger.{event.type}", _ns(record), {}))
             return []
@@ -235,6 +244,8 @@ class SessionTrace:
             "thoughtledger.event.hash": record.hash,
             "thoughtledger.event.prev_hash": record.prev_hash,
         }
+        if event.redacted:
+            attributes["thoughtledger.redacted"] = True
         transport = self.metadata.get("transport")
         if transport in ("stdio", "http"):
             attributes["mcp.method.name"] = "tools/call"
