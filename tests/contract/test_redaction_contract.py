@@ -16,7 +16,7 @@ from tests.support.raw_store import raw_store
 
 pytestmark = pytest.mark.anyio
 
-SECRET = "the key is sk-live-7f3a9c-SECRET"
+SECRET = "the key is sk-live-7f3a9c-SECRET"  # noqa: S105  # the text a redaction removes
 
 
 async def session_with_secret(ledger: Ledger) -> str:
@@ -118,7 +118,8 @@ async def test_redacting_again_records_and_strips_nothing_more(backend: Backend)
         assert (again.recorded, again.stripped) == (0, 0)
         assert again.redacted == first.redacted
         head = await raw_store(ledger).stream_head(session_id)
-        assert head is not None and head.version == 7
+        assert head is not None
+        assert head.version == 7
         assert (await ledger.verify(session_id)).ok
     finally:
         await ledger.aclose()
@@ -164,7 +165,7 @@ async def test_a_store_strips_only_what_a_redaction_event_names(backend: Backend
     try:
         session_id = await session_with_secret(ledger)
         store = raw_store(ledger)
-        with pytest.raises(InvalidInputError, match="no thought.redacted event names it"):
+        with pytest.raises(InvalidInputError, match=r"no thought\.redacted event names it"):
             await store.strip_content(session_id, [3])
         with pytest.raises(InvalidInputError, match="not a redactable thought event"):
             await store.strip_content(session_id, [1])
@@ -188,7 +189,8 @@ async def test_bad_redactions_are_refused_and_write_nothing(backend: Backend) ->
             with pytest.raises(InvalidInputError, match=message):
                 await ledger.redact(session_id, **arguments)  # type: ignore[arg-type]
         head = await raw_store(ledger).stream_head(session_id)
-        assert head is not None and head.version == 4
+        assert head is not None
+        assert head.version == 4
     finally:
         await ledger.aclose()
 
@@ -205,7 +207,8 @@ async def test_a_ledger_of_schema_1_events_still_verifies_reads_and_refuses_reda
         with pytest.raises(InvalidInputError, match="written before redactable events existed"):
             await ledger.redact("old", thought_number=2, reason="erasure", by="dpo")
         head = await store.stream_head("old")
-        assert head is not None and head.version == 3
+        assert head is not None
+        assert head.version == 3
         assert SECRET in (await store.read_stream("old"))[2].payload
     finally:
         await ledger.aclose()
@@ -231,13 +234,13 @@ async def tampered(backend: Backend, statement: str) -> tuple[str, str | None, i
     ("edit", "reason"),
     [
         (
-            "substr(payload, 1, instr(payload, ',\"content\":{\"salt\":\"') - 1) || '}'",
+            'substr(payload, 1, instr(payload, \',"content":{"salt":"\') - 1) || \'}\'',
             "text is missing and no thought.redacted event explains it",
         ),
         ("replace(payload, 'SECRET', 'PUBLIC')", "content does not match its digest"),
         (
             "substr(payload, 1, instr(payload, '\"salt\":\"') + 7) || 'ff' || "
-            "substr(payload, instr(payload, '\"salt\":\"') + 10)",
+            'substr(payload, instr(payload, \'"salt":"\') + 10)',
             "content does not match its digest",
         ),
     ],
@@ -251,7 +254,7 @@ async def test_a_payload_edited_in_the_database_fails_verification(
     if backend.name == "postgres":
         edit = edit.replace("instr(payload, ", "strpos(payload, ")
     statement = (
-        f"UPDATE tl_events SET payload = {edit} "
+        f"UPDATE tl_events SET payload = {edit} "  # noqa: S608  # the test's own fixed SQL
         "WHERE session_id = :session AND version = :version"
     )
     _, found, version = await tampered(backend, statement)
