@@ -6,6 +6,7 @@ Usage:
     tools/bench ui [--quick]     (Chromium at /usr/bin/chromium, playwright from the dev extra)
     tools/bench subscribe [--pg URL]
     tools/bench proofs [--replay-events N] [--events N]
+    tools/bench redaction [--redaction-events N]
     tools/bench all [--quick] [--json FILE]
 """
 
@@ -402,6 +403,7 @@ async def main(argv: list[str]) -> int:
             "ui",
             "subscribe",
             "proofs",
+            "redaction",
             "all",
         ],
         nargs="?",
@@ -411,6 +413,7 @@ async def main(argv: list[str]) -> int:
     parser.add_argument("--replay-events", type=int, default=1_000_000)
     parser.add_argument("--memory-thoughts", type=int, default=100_000)
     parser.add_argument("--history-thoughts", type=int, default=1_000_000)
+    parser.add_argument("--redaction-events", type=int, default=200_000)
     parser.add_argument(
         "--quick", action="store_true", help="smaller sizes (100k events, 20k thoughts)"
     )
@@ -464,6 +467,10 @@ async def main(argv: list[str]) -> int:
 
         pg = args.pg if await pg_available(args.pg) else None
         results += await bench_proofs(args.replay_events, appends=args.events, pg=pg)
+    if args.bench in ("redaction", "all"):
+        from bench_redaction import bench_redaction
+
+        results += await bench_redaction(args.redaction_events)
     if args.bench in ("peers", "all"):
         from bench_peers import bench_peers
 
