@@ -233,7 +233,9 @@ def verify_bundle(bundle: Any, verifier: Verifier) -> tuple[Checkpoint, dict[str
     except UnicodeEncodeError as exc:
         raise IntegrityError("the event's payload is not valid Unicode") from exc
     except ContentError as exc:
-        raise IntegrityError(f"the event's {exc}: altered") from exc
+        raise IntegrityError(
+            f"the event's contents do not hash to its recorded hash: altered ({exc})"
+        ) from exc
     if digest != row.hash:
         raise IntegrityError("the event's contents do not hash to its recorded hash: altered")
     if not verify_inclusion(leaf, index, size, path, checkpoint.root):

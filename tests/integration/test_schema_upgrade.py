@@ -64,7 +64,7 @@ async def test_a_schema_1_ledger_is_upgraded_when_opened_for_writing(tmp_path: P
     assert Checkpoint.open(note, signer.verifier()).size == 2
     assert [state.session_id for state in page.sessions] == [session]
     assert indexes(path) == {
-        "schema 4",
+        "schema 5",
         "tl_sessions_started",
         "tl_events_owner",
         "tl_thoughts",
