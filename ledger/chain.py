@@ -30,7 +30,7 @@ from json.encoder import encode_basestring_ascii as _quote
 from uuid import UUID
 
 from ledger.codec import encode_payload, event_type_of
-from ledger.content import ContentError, committed_form
+from ledger.content import ContentError, committed_bytes, committed_form
 from ledger.envelope import RecordedEvent, format_time
 from ledger.errors import InvalidInputError
 from ledger.events import PAYLOAD_SCHEMA_VERSION, REDACTABLE_FROM, THOUGHT_TYPES, LedgerEvent
@@ -57,14 +57,30 @@ def compute_hash(
     would write, spelled out with the encoder's own string quoting because it is hashed for every
     event written and read back (four times faster; a property test holds the two equal).
     """
+    digest = _header_digest(
+        prev_hash, session_id, version, event_id, recorded_at, event_type, schema_version
+    )
+    digest.update(payload.encode("utf-8"))
+    return digest.hexdigest()
+
+
+def _header_digest(
+    prev_hash: str,
+    session_id: str,
+    version: int,
+    event_id: str,
+    recorded_at: str,
+    event_type: str,
+    schema_version: int,
+) -> "hashlib._Hash":
+    """A SHA-256 fed with an event's header and the newline (see :func:`compute_hash`)."""
     header = (
         f"[{_quote(prev_hash)},{_quote(session_id)},{int(version)},{_quote(event_id)},"
         f"{_quote(recorded_at)},{_quote(event_type)},{int(schema_version)}]"
     )
     digest = hashlib.sha256(header.encode("ascii"))
     digest.update(b"\n")
-    digest.update(payload.encode("utf-8"))
-    return digest.hexdigest()
+    return digest
 
 
 @dataclass(slots=True)
@@ -248,16 +264,32 @@ class StoredRow:
             ContentError: A redactable payload is malformed, or its content does not match its
                 digest.
         """
-        return compute_hash(
-            prev_hash=self.prev_hash,
-            session_id=self.session_id,
-            version=self.version,
-            event_id=self.event_id,
-            recorded_at=self.recorded_at,
-            event_type=self.event_type,
-            schema_version=self.schema_version,
-            payload=self.committed()[0],
+        return self.checked()[0]
+
+    def checked(self) -> tuple[str, bool]:
+        """Return the hash these columns should carry, and whether the payload was stripped.
+
+        Raises:
+            UnicodeEncodeError: The payload is not valid Unicode.
+            ContentError: A redactable payload is malformed, or its content does not match its
+                digest.
+        """
+        digest = _header_digest(
+            self.prev_hash,
+            self.session_id,
+            self.version,
+            self.event_id,
+            self.recorded_at,
+            self.event_type,
+            self.schema_version,
         )
+        if not self.redactable:
+            digest.update(self.payload.encode("utf-8"))
+            return digest.hexdigest(), False
+        committed, stripped = committed_bytes(self.payload)
+        digest.update(committed)
+        digest.update(b"}")
+        return digest.hexdigest(), stripped
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,17 +362,7 @@ def verify_rows(
         if row.prev_hash != expected_prev:
             return bad("prev_hash does not match the previous event's hash")
         try:
-            payload, removed = row.committed()
-            actual = compute_hash(
-                prev_hash=row.prev_hash,
-                session_id=row.session_id,
-                version=row.version,
-                event_id=row.event_id,
-                recorded_at=row.recorded_at,
-                event_type=row.event_type,
-                schema_version=row.schema_version,
-                payload=payload,
-            )
+            actual, removed = row.checked()
         except UnicodeEncodeError:
             return bad("payload is not valid Unicode")
         except ContentError as exc:

@@ -20,6 +20,7 @@ Everything here slices at fixed offsets and searches once from the end: verifica
 read millions of payloads and never parse one to find the text.
 """
 
+import binascii
 import hashlib
 import secrets
 
@@ -105,6 +106,46 @@ def committed_form(payload: str) -> tuple[str, bool]:
     return payload[:mark] + "}", False
 
 
+_PREFIX_BYTES = DIGEST_PREFIX.encode("ascii")
+_MARK_BYTES = CONTENT_MARK.encode("ascii")
+
+
+def committed_bytes(payload: str) -> tuple[bytes | memoryview, bool]:
+    """Like :func:`committed_form`, but the UTF-8 the hash covers, without its closing brace.
+
+    The verification path: the payload is encoded once and sliced without copies (the caller
+    hashes the returned bytes, then ``b"}"``).
+
+    Raises:
+        UnicodeEncodeError: The payload is not valid Unicode.
+        ContentError: See :func:`committed_form`.
+    """
+    data = payload.encode("utf-8")
+    if not data.startswith(_PREFIX_BYTES) or data[_DIGEST_END:_COMMITTED_AT] != b'",':
+        raise ContentError("payload does not have the layout of a redactable thought")
+    mark = data.rfind(_MARK_BYTES)
+    view = memoryview(data)
+    if mark < 0:
+        return view[:-1], True
+    salt = data[mark + _SALT_AT : mark + _FIELDS_AT - 2]
+    if data[mark + _FIELDS_AT - 2 : mark + _FIELDS_AT] != b'",' or data[-2:] != b"}}":
+        raise ContentError("payload does not have the layout of a redactable thought")
+    try:
+        # unhexlify takes only hex digits; lower() rules out the one other spelling of a salt.
+        raw = binascii.unhexlify(salt) if salt == salt.lower() else b""
+    except (binascii.Error, ValueError):
+        raw = b""
+    digest = hashlib.sha256(raw)
+    digest.update(b"{")
+    digest.update(view[mark + _FIELDS_AT : -1])
+    if (
+        len(raw) != SALT_BYTES
+        or digest.hexdigest().encode("ascii") != data[len(DIGEST_PREFIX) : _DIGEST_END]
+    ):
+        raise ContentError("content does not match its digest")
+    return view[:mark], False
+
+
 def strip(payload: str) -> str:
     """Return a schema-2 thought payload without its content member (its committed form).
 
@@ -174,6 +215,7 @@ __all__ = [
     "REDACTED",
     "SALT_BYTES",
     "ContentError",
+    "committed_bytes",
     "committed_form",
     "comparable",
     "content_digest",

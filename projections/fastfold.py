@@ -2,10 +2,10 @@
 
 Replaying a whole log spends most of its time building pydantic events it reads once. Rows read
 back from the store were validated when they were written, so this fold reads plain thoughts'
-JSON payloads (of either payload schema) directly into :class:`ThoughtEntry` tuples, and hands the few other events (a
-session's start, its end, a thought a model wrote) to :func:`projections.state.replay`. The result
-is the state ``replay`` builds from decoded events; the property tests hold the two equal for
-generated sessions.
+JSON payloads (of either payload schema) directly into :class:`ThoughtEntry` tuples, and hands the
+few other events (a session's start, its end, a thought a model wrote, a redaction) to
+:func:`projections.state.replay`. The result is the state ``replay`` builds from decoded events;
+the property tests hold the two equal for generated sessions.
 """
 
 import json
