@@ -172,10 +172,7 @@ class SessionTrace:
         self._events += 1
         if isinstance(event, ThoughtRedacted):
             # A mark on the session, not a step of it: the session's end stays where it was.
-            attributes: Attributes = {
-                "thoughtledger.redacted.version": event.version,
-                "thoughtledger.thought_number": event.thought_number,
-            }
+            attributes: Attributes = {"thoughtledger.redacted.version": event.version}
             self._marks.append((f"thoughtledger.{event.type}", _ns(record), attributes))
             return []
         previous, self._last = self._last, record
