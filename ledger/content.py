@@ -22,7 +22,7 @@ read millions of payloads and never parse one to find the text.
 
 import binascii
 import hashlib
-import secrets
+import os
 
 from pydantic_core import to_json
 
@@ -73,10 +73,26 @@ def seal_content(committed_json: str, texts: dict[str, str], *, salt: bytes | No
     Raises:
         PydanticSerializationError: A text is not valid Unicode (a lone surrogate).
     """
-    salt_hex = (salt if salt is not None else secrets.token_bytes(SALT_BYTES)).hex()
-    fields = ",".join(f'"{name}":{to_json(text).decode("utf-8")}' for name, text in texts.items())
-    digest = content_digest(salt_hex, "{" + fields + "}")
-    return f'{DIGEST_PREFIX}{digest}",{committed_json[1:-1]}{CONTENT_MARK}{salt_hex}",{fields}}}}}'
+    raw = salt if salt is not None else _random(SALT_BYTES)
+    # Every event written passes here: plain concatenation, one encoding, one hash.
+    fields = ",".join(['"' + name + '":' + to_json(text).decode() for name, text in texts.items()])
+    content = "{" + fields + "}"
+    digest = hashlib.sha256(raw + content.encode("utf-8")).hexdigest()
+    return (
+        DIGEST_PREFIX
+        + digest
+        + '",'
+        + committed_json[1:-1]
+        + CONTENT_MARK
+        + raw.hex()
+        + '",'
+        + content[1:]
+        + "}"
+    )
+
+
+_random = os.urandom
+"""Where salts come from: the operating system's CSPRNG (what ``secrets.token_bytes`` reads)."""
 
 
 def committed_form(payload: str) -> tuple[str, bool]:
