@@ -203,3 +203,22 @@ def test_an_export_with_a_text_removed_but_no_redaction_event_is_refused_whole(
     assert "text is missing and no thought.redacted event explains it" in ran.err
     assert "nothing was imported" in ran.err
     assert not target.exists()
+
+
+def test_redact_takes_the_ledger_url_like_every_command_and_leaves_vacuum_to_the_operator(
+    capsys: pytest.CaptureFixture[str], ledger_url: str
+) -> None:
+    recorded = cli(capsys, "demo", "--db", ledger_url, "--json")
+    assert recorded.code == 0, recorded.err
+    session_id = recorded.json()["sessionId"]
+    ran = cli(
+        capsys, "redact", session_id, "--thought", "1", "--reason", "erasure",
+        "--no-vacuum", "--db", ledger_url, "--json",
+    )  # fmt: skip
+    assert ran.code == 0, ran.err
+    assert ran.json()["stripped"] >= 1
+    assert cli(capsys, "verify", session_id, "--db", ledger_url).code == 0
+    shown = cli(capsys, "show", session_id, "--db", ledger_url, "--json").json()
+    first = [t for t in shown["thoughts"] if t["thoughtNumber"] == 1]
+    assert first
+    assert all(t["thought"] == REDACTED and t["redacted"] for t in first)
