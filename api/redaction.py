@@ -96,8 +96,8 @@ class Redaction:
         raise NotImplementedError  # the facade's own
 
     async def _redaction_versions(self, session_id: str) -> tuple[int, ...]:
-        """The versions of the session's ``thought.redacted`` events, from the state held."""
-        return (await self._load(session_id, fresh=True)).redactions
+        """The versions of the session's ``thought.redacted`` events (an indexed read)."""
+        return await self._store.redaction_versions(session_id)
 
     async def redact(
         self,

@@ -90,6 +90,22 @@ class Redactable(ABC):
             return 0
         return await self._strip(changes, vacuum=vacuum)
 
+    async def redaction_versions(self, session_id: str) -> tuple[int, ...]:
+        """Return the versions of the session's ``thought.redacted`` events, in order.
+
+        The SQL backends answer from an index of those events (schema step 5), so that a reader
+        of one page of a long session (see :mod:`api.history`) counts them without a scan.
+
+        Raises:
+            InvalidInputError: A malformed session id.
+            StoreError: The backend failed.
+        """
+        return tuple(
+            record.version
+            for record in await self.read_stream(session_id)
+            if record.event_type == "thought.redacted"
+        )
+
     @abstractmethod
     async def _strip(self, changes: Sequence[Stripping], *, vacuum: bool) -> int:
         """Replace each payload still stored as ``old`` by ``new``, atomically; return how many.

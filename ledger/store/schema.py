@@ -158,10 +158,22 @@ def _merkle_tree(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
 
 def _redactable_views(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     # tl_thoughts reads a thought's text where payload schema 2 keeps it, and says whether it
-    # was redacted (a new column: PostgreSQL's CREATE OR REPLACE VIEW cannot change columns).
+    # was redacted (it is dropped and created: a view's columns cannot be changed in place).
+    redacted = events.c.event_type == "thought.redacted"
     return [
         DropView(THOUGHTS_VIEW),
         CreateView(THOUGHTS_VIEW, VIEWS[THOUGHTS_VIEW](json, events)),
+        # A session's redactions, found without a scan (a history page counts them).
+        sa.schema.CreateIndex(
+            sa.Index(
+                "tl_events_redactions",
+                events.c.session_id,
+                events.c.version,
+                sqlite_where=redacted,
+                postgresql_where=redacted,
+            ),
+            if_not_exists=True,
+        ),
     ]
 
 

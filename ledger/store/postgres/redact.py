@@ -10,8 +10,12 @@ from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
+import sqlalchemy as sa
+
 from ledger.errors import StoreError, StoreUnavailableError
+from ledger.ids import check_id
 from ledger.store.redaction import Redactable, Stripping
+from ledger.store.schema import events as EVENTS
 
 STRIP = "UPDATE tl_events SET payload = $1 WHERE position = $2 AND payload = $3"
 
@@ -25,6 +29,19 @@ class PostgresRedaction(Redactable):
 
     def _writer(self) -> AbstractAsyncContextManager[Any]:
         raise NotImplementedError  # the store's own
+
+    async def _fetch(self, query: "sa.Select[Any]") -> "list[sa.Row[Any]]":
+        raise NotImplementedError  # the store's own
+
+    async def redaction_versions(self, session_id: str) -> tuple[int, ...]:
+        """See :meth:`Redactable.redaction_versions` (from the partial index)."""
+        check_id(session_id)
+        rows = await self._fetch(
+            sa.select(EVENTS.c.version)
+            .where(EVENTS.c.session_id == session_id, EVENTS.c.event_type == "thought.redacted")
+            .order_by(EVENTS.c.version)
+        )
+        return tuple(row[0] for row in rows)
 
     async def _strip(self, changes: Sequence[Stripping], *, vacuum: bool) -> int:
         import asyncpg

@@ -11,12 +11,17 @@ import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ledger.errors import StoreError
+from ledger.ids import check_id
 from ledger.store.redaction import Redactable, Stripping
 
 STRIP = "UPDATE tl_events SET payload = ? WHERE position = ? AND payload = ?"
+REDACTIONS = (
+    "SELECT version FROM tl_events WHERE session_id = ? AND event_type = 'thought.redacted' "
+    "ORDER BY version"
+)
 
 _CHECKPOINT_TRIES = 50
 """Checkpoints tried while a reader's snapshot keeps the write-ahead log from being emptied."""
@@ -38,6 +43,14 @@ class SqliteRedaction(Redactable):
 
     def _roll_back_after(self, exc: BaseException, doing: str) -> None:
         raise NotImplementedError  # the store's own
+
+    def _read(self, statement: str, params: Any) -> list[Any]:
+        raise NotImplementedError  # the store's own
+
+    async def redaction_versions(self, session_id: str) -> tuple[int, ...]:
+        """See :meth:`Redactable.redaction_versions` (read inline, from the partial index)."""
+        check_id(session_id)
+        return tuple(row[0] for row in self._read(REDACTIONS, (session_id,)))
 
     async def _strip(self, changes: Sequence[Stripping], *, vacuum: bool) -> int:
         stripped = await self._between_commits(
@@ -92,4 +105,4 @@ class SqliteRedaction(Redactable):
         )
 
 
-__all__ = ["STRIP", "SqliteRedaction"]
+__all__ = ["REDACTIONS", "STRIP", "SqliteRedaction"]
