@@ -13,6 +13,7 @@ from ledger.events import ThoughtRedacted
 from tests.support.backends import Backend, settled
 from tests.support.legacy import legacy_session
 from tests.support.raw_store import raw_store
+from tests.support.views import as_dicts, view_rows
 
 pytestmark = pytest.mark.anyio
 
@@ -260,3 +261,27 @@ async def test_a_payload_edited_in_the_database_fails_verification(
     )
     _, found, version = await tampered(backend, statement)
     assert (found, version) == (reason, 3)
+
+
+async def test_the_thoughts_view_reads_both_layouts_and_says_what_was_redacted(
+    backend: Backend,
+) -> None:
+    if not backend.durable:
+        pytest.skip("the in-memory store has no SQL views")
+    ledger = Ledger(await backend.open())
+    try:
+        session_id = await session_with_secret(ledger)
+        await ledger.redact(session_id, thought_number=2, reason="a pasted key", by="ops")
+        await raw_store(ledger).import_records(legacy_session("old", ["written before"]))
+        await settled(raw_store(ledger), 7)
+        folded = [row async for _, rows in ledger.thought_rows() for row in rows]
+    finally:
+        await ledger.aclose()
+    viewed = await view_rows(backend, "tl_thoughts", "position")
+    assert viewed == as_dicts(folded)
+    assert [(row["thought"], row["redacted"]) for row in viewed] == [
+        ("look at the logs", False),
+        (None, True),
+        ("rotate the key", False),
+        ("written before", False),
+    ]
