@@ -30,7 +30,7 @@ from json.encoder import encode_basestring_ascii as _quote
 from uuid import UUID
 
 from ledger.codec import encode_payload, event_type_of
-from ledger.content import ContentError, committed_bytes, committed_form
+from ledger.content import CONTENT_MARK, ContentError, committed_bytes
 from ledger.envelope import RecordedEvent, format_time
 from ledger.errors import InvalidInputError
 from ledger.events import PAYLOAD_SCHEMA_VERSION, REDACTABLE_FROM, THOUGHT_TYPES, LedgerEvent
@@ -155,7 +155,7 @@ def prepare(events: Sequence[LedgerEvent], *, max_event_bytes: int) -> list[Prep
             )
         committed = payload
         if event_type in THOUGHT_TYPES:
-            committed = payload[: payload.rfind(',"content":{"salt":"')] + "}"
+            committed = payload[: payload.rfind(CONTENT_MARK)] + "}"
         prepared.append(PreparedEvent(event, event_type, payload, committed))
     return prepared
 
@@ -244,17 +244,6 @@ class StoredRow:
     def redactable(self) -> bool:
         """Whether this is a thought event in the redactable layout (payload schema 2 on)."""
         return self.schema_version >= REDACTABLE_FROM and self.event_type in THOUGHT_TYPES
-
-    def committed(self) -> tuple[str, bool]:
-        """Return what the hash covers of the payload, and whether its content was removed.
-
-        Raises:
-            ContentError: A redactable payload is malformed, or its content does not match its
-                digest.
-        """
-        if self.redactable:
-            return committed_form(self.payload)
-        return self.payload, False
 
     def digest(self) -> str:
         """Return the hash these columns should carry (over the payload's committed form).

@@ -171,11 +171,6 @@ def strip(payload: str) -> str:
     return payload if mark < 0 else payload[:mark] + "}"
 
 
-def is_stripped(payload: str) -> bool:
-    """Whether a schema-2 thought payload has had its content removed."""
-    return payload.rfind(CONTENT_MARK) < 0
-
-
 def model_json(payload: str, *, guidance: bool) -> str:
     """Return the JSON an event model validates from a schema-2 thought payload (no parse).
 
@@ -235,7 +230,6 @@ __all__ = [
     "committed_form",
     "comparable",
     "content_digest",
-    "is_stripped",
     "model_json",
     "same_event",
     "seal_content",
