@@ -14,7 +14,7 @@ from datetime import datetime
 from api.bounds import check_time, check_version, not_found
 from ledger.envelope import RecordedEvent
 from ledger.errors import InvalidInputError, SessionNotFoundError
-from ledger.events import SessionCleared, SessionExpired, SessionStarted
+from ledger.events import SessionCleared, SessionExpired, SessionStarted, ThoughtRedacted
 from ledger.ids import check_id
 from ledger.store.base import EventStore
 from projections.paging import HistoryCursor, PageBuilder, compact_size
@@ -83,7 +83,8 @@ class Paging:
         version range, and the session's status and thought count come from two point reads (its
         first event and the last one read up to). The count relies on what every session the
         ledger records keeps: ``session.started`` only ever first, a clear or expiry only ever
-        last, every other event a thought.
+        last but for redactions, every other event a thought or a redaction (counted from the
+        state the facade holds).
 
         A cursor holds where the next page starts, the branch filter and, for a read as of a
         version or time, that version: later pages read the same snapshot without the bound
@@ -220,10 +221,23 @@ class Paging:
             )
         return low
 
+    async def _redaction_versions(self, session_id: str) -> tuple[int, ...]:
+        """The versions of the session's ``thought.redacted`` events (the facade's own)."""
+        return ()
+
     async def _summary(self, session_id: str, version: int) -> tuple[str, int]:
-        """The status and the number of thoughts after the first ``version`` events."""
+        """The status and the number of thoughts after the first ``version`` events.
+
+        A redaction (rare) is the one event besides the start and a retirement that is not a
+        thought: trailing ones are stepped over for the status, and all are counted out.
+        """
+        redactions = sum(1 for v in await self._redaction_versions(session_id) if v <= version)
         last = await self._event(session_id, version)
-        first = last if version == 1 else await self._event(session_id, 1)
+        at = version
+        while isinstance(last.event, ThoughtRedacted) and at > 1:
+            at -= 1
+            last = await self._event(session_id, at)
+        first = last if at == 1 else await self._event(session_id, 1)
         entry = thought_entry(last)
         retired = isinstance(last.event, SessionCleared | SessionExpired)
         if isinstance(last.event, SessionCleared):
@@ -232,7 +246,9 @@ class Paging:
             status = "expired"
         else:
             status = entry.status if entry is not None else "empty"
-        count = version - isinstance(first.event, SessionStarted) - (retired and version > 1)
+        count = (
+            version - isinstance(first.event, SessionStarted) - (retired and at > 1) - redactions
+        )
         return status, max(count, 0)
 
     async def _event(self, session_id: str, version: int) -> RecordedEvent:

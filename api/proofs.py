@@ -12,9 +12,10 @@ from typing import Any
 
 from ledger.chain import StoredRow
 from ledger.checkpoint import Checkpoint, Signer, Verifier
+from ledger.content import ContentError
 from ledger.envelope import RecordedEvent, format_time
 from ledger.errors import IntegrityError, InvalidInputError
-from ledger.events import Event
+from ledger.events import Event, ThoughtEvent
 from ledger.merkle import leaf_hash, verify_consistency, verify_inclusion
 from ledger.store.base import EventStore
 
@@ -167,7 +168,7 @@ class Proofs:
     async def _thought_event(self, session_id: str, thought: int) -> RecordedEvent:
         for record in await self._store.read_stream(session_id):
             event: Event = record.event
-            if getattr(event, "thought_number", None) == thought:
+            if isinstance(event, ThoughtEvent) and event.thought_number == thought:
                 return record
         raise InvalidInputError(f"session {session_id} has no thought {thought}")
 
@@ -231,6 +232,10 @@ def verify_bundle(bundle: Any, verifier: Verifier) -> tuple[Checkpoint, dict[str
         digest = row.digest()
     except UnicodeEncodeError as exc:
         raise IntegrityError("the event's payload is not valid Unicode") from exc
+    except ContentError as exc:
+        raise IntegrityError(
+            f"the event's contents do not hash to its recorded hash: altered ({exc})"
+        ) from exc
     if digest != row.hash:
         raise IntegrityError("the event's contents do not hash to its recorded hash: altered")
     if not verify_inclusion(leaf, index, size, path, checkpoint.root):

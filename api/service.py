@@ -19,6 +19,7 @@ from api.lookup import Lookup
 from api.outcome import ThinkOutcome
 from api.proofs import Proofs
 from api.reading import Reading
+from api.redaction import Redaction
 from api.session import Profile, Session
 from api.transfer import Transfer
 from ledger.closing import ClosedOnExit
@@ -45,7 +46,7 @@ _LOAD_PAGE = 10_000
 """Events read per page when a session's head catches up with the log."""
 
 
-class Ledger(Lookup, Listing, Reading, Transfer, Figures, Paging, Proofs, ClosedOnExit):
+class Ledger(Lookup, Listing, Reading, Transfer, Figures, Redaction, Paging, Proofs, ClosedOnExit):
     """Sequential thinking over an event store: sessions, thoughts, views and time travel.
 
     Args:

@@ -1,13 +1,28 @@
 """The hash chain: sealing new events onto a session and verifying stored ones.
 
 Each event's hash is SHA-256 over a canonical JSON header (previous hash, session, version, event
-id, time, type, schema version) followed by the exact stored payload bytes. Because every hash
-covers the previous one, editing, deleting or reordering any stored event breaks the chain from
-that event on, and the session head (last version and hash, kept beside the log) exposes a
-truncated tail.
+id, time, type, schema version), a newline, and the UTF-8 of the payload's **committed form**.
+Because every hash covers the previous one, editing, deleting or reordering any stored event
+breaks the chain from that event on, and the session head (last version and hash, kept beside
+the log) exposes a truncated tail.
+
+The committed form of a payload is the payload itself, except for a thought event of payload
+schema 2 or later (:data:`~ledger.events.REDACTABLE_FROM`), laid out as::
+
+    {"content_sha256":"<64 hex>",<committed fields>,"content":{"salt":"<32 hex>",<content fields>}}
+
+Its committed form is ``payload[:k] + "}"`` with ``k = payload.rfind(',"content":{"salt":"')``:
+everything but the content member, whose text the hash covers only through ``content_sha256`` =
+SHA-256(``bytes.fromhex(salt)`` + UTF-8 of ``{<content fields>}``), the content object as stored
+without its ``salt`` member (see :mod:`ledger.content`). Verifying such an event checks the
+content against that digest, then hashes the committed form. Removing the content member (a
+redaction) leaves the committed form, so every hash, the Merkle tree over them and every proof
+still verify; a payload without its content must be named by a ``thought.redacted`` event of its
+session (checked when the session's walk ends), else verification fails.
 """
 
 import hashlib
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -15,9 +30,10 @@ from json.encoder import encode_basestring_ascii as _quote
 from uuid import UUID
 
 from ledger.codec import encode_payload, event_type_of
+from ledger.content import CONTENT_MARK, ContentError, committed_bytes
 from ledger.envelope import RecordedEvent, format_time
 from ledger.errors import InvalidInputError
-from ledger.events import PAYLOAD_SCHEMA_VERSION, LedgerEvent
+from ledger.events import PAYLOAD_SCHEMA_VERSION, REDACTABLE_FROM, THOUGHT_TYPES, LedgerEvent
 
 GENESIS_HASH = "0" * 64
 """The ``prev_hash`` of every session's first event."""
@@ -41,14 +57,30 @@ def compute_hash(
     would write, spelled out with the encoder's own string quoting because it is hashed for every
     event written and read back (four times faster; a property test holds the two equal).
     """
+    digest = _header_digest(
+        prev_hash, session_id, version, event_id, recorded_at, event_type, schema_version
+    )
+    digest.update(payload.encode("utf-8"))
+    return digest.hexdigest()
+
+
+def _header_digest(
+    prev_hash: str,
+    session_id: str,
+    version: int,
+    event_id: str,
+    recorded_at: str,
+    event_type: str,
+    schema_version: int,
+) -> "hashlib._Hash":
+    """A SHA-256 fed with an event's header and the newline (see :func:`compute_hash`)."""
     header = (
         f"[{_quote(prev_hash)},{_quote(session_id)},{int(version)},{_quote(event_id)},"
         f"{_quote(recorded_at)},{_quote(event_type)},{int(schema_version)}]"
     )
     digest = hashlib.sha256(header.encode("ascii"))
     digest.update(b"\n")
-    digest.update(payload.encode("utf-8"))
-    return digest.hexdigest()
+    return digest
 
 
 @dataclass(slots=True)
@@ -100,6 +132,8 @@ class PreparedEvent:
     event: LedgerEvent
     event_type: str
     payload: str
+    committed: str
+    """What the hash covers: the payload's committed form (see the module docstring)."""
 
 
 def prepare(events: Sequence[LedgerEvent], *, max_event_bytes: int) -> list[PreparedEvent]:
@@ -119,7 +153,10 @@ def prepare(events: Sequence[LedgerEvent], *, max_event_bytes: int) -> list[Prep
                 f"{event_type} event is {len(payload.encode('utf-8'))} bytes encoded, over the "
                 f"limit of {max_event_bytes} bytes"
             )
-        prepared.append(PreparedEvent(event, event_type, payload))
+        committed = payload
+        if event_type in THOUGHT_TYPES:
+            committed = payload[: payload.rfind(CONTENT_MARK)] + "}"
+        prepared.append(PreparedEvent(event, event_type, payload, committed))
     return prepared
 
 
@@ -150,7 +187,7 @@ def seal(
             recorded_at=moment,
             event_type=item.event_type,
             schema_version=PAYLOAD_SCHEMA_VERSION,
-            payload=item.payload,
+            payload=item.committed,
         )
         sealed.append(
             SealedEvent(  # positional, in field order (see SealedEvent.at)
@@ -203,22 +240,45 @@ class StoredRow:
             hash=record.hash,
         )
 
+    @property
+    def redactable(self) -> bool:
+        """Whether this is a thought event in the redactable layout (payload schema 2 on)."""
+        return self.schema_version >= REDACTABLE_FROM and self.event_type in THOUGHT_TYPES
+
     def digest(self) -> str:
-        """Return the hash these columns should carry.
+        """Return the hash these columns should carry (over the payload's committed form).
 
         Raises:
             UnicodeEncodeError: The payload is not valid Unicode.
+            ContentError: A redactable payload is malformed, or its content does not match its
+                digest.
         """
-        return compute_hash(
-            prev_hash=self.prev_hash,
-            session_id=self.session_id,
-            version=self.version,
-            event_id=self.event_id,
-            recorded_at=self.recorded_at,
-            event_type=self.event_type,
-            schema_version=self.schema_version,
-            payload=self.payload,
+        return self.checked()[0]
+
+    def checked(self) -> tuple[str, bool]:
+        """Return the hash these columns should carry, and whether the payload was stripped.
+
+        Raises:
+            UnicodeEncodeError: The payload is not valid Unicode.
+            ContentError: A redactable payload is malformed, or its content does not match its
+                digest.
+        """
+        digest = _header_digest(
+            self.prev_hash,
+            self.session_id,
+            self.version,
+            self.event_id,
+            self.recorded_at,
+            self.event_type,
+            self.schema_version,
         )
+        if not self.redactable:
+            digest.update(self.payload.encode("utf-8"))
+            return digest.hexdigest(), False
+        committed, stripped = committed_bytes(self.payload)
+        digest.update(committed)
+        digest.update(b"}")
+        return digest.hexdigest(), stripped
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,6 +320,8 @@ def verify_rows(
     """
     expected_prev = GENESIS_HASH
     checked = 0
+    stripped: list[StoredRow] = []
+    named: set[tuple[int, str]] = set()
     for row in rows:
         expected_version = checked + 1
 
@@ -289,13 +351,30 @@ def verify_rows(
         if row.prev_hash != expected_prev:
             return bad("prev_hash does not match the previous event's hash")
         try:
-            actual = row.digest()
+            actual, removed = row.checked()
         except UnicodeEncodeError:
             return bad("payload is not valid Unicode")
+        except ContentError as exc:
+            return bad(str(exc))
         if actual != row.hash:
             return bad("hash does not match the event's contents")
+        if removed:
+            stripped.append(row)
+        elif row.event_type == "thought.redacted":
+            named.add(_named(row.payload))
         expected_prev = row.hash
         checked += 1
+    for row in stripped:
+        if (row.version, row.event_id) not in named:
+            return VerifyReport(
+                session_id=session_id,
+                ok=False,
+                checked=checked,
+                first_bad_version=row.version,
+                first_bad_event_id=row.event_id,
+                first_bad_position=row.position,
+                reason="text is missing and no thought.redacted event explains it",
+            )
     if head is not None:
         head_version, head_hash = head
         if head_version != checked or (checked and head_hash != expected_prev):
@@ -313,6 +392,15 @@ def verify_rows(
                 ),
             )
     return VerifyReport(session_id=session_id, ok=True, checked=checked)
+
+
+def _named(payload: str) -> tuple[int, str]:
+    """The (version, event id) a ``thought.redacted`` payload names (rare: parsed in full)."""
+    try:
+        fields = json.loads(payload)
+        return int(fields["version"]), str(fields["event_id"])
+    except (ValueError, KeyError, TypeError):
+        return 0, ""
 
 
 __all__ = [

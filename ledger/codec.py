@@ -1,16 +1,36 @@
-"""Encoding events to stored JSON and decoding them back, including schema upcasts."""
+"""Encoding events to stored JSON and decoding them back, including schema upcasts.
+
+A thought event is written in payload schema 2's redactable layout (its text under a salted
+digest, see :mod:`ledger.content`); every other event as its fields. A schema-1 payload (every
+event is its fields) decodes as it always did.
+"""
 
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
+from ledger.content import ContentError, model_json, seal_content
 from ledger.errors import EventDecodingError, InvalidInputError
-from ledger.events import EVENT_TYPES, PAYLOAD_SCHEMA_VERSION, Event, LedgerEvent
+from ledger.events import (
+    EVENT_TYPES,
+    PAYLOAD_SCHEMA_VERSION,
+    REDACTABLE_FROM,
+    THOUGHT_TYPES,
+    Event,
+    LedgerEvent,
+    ThoughtEvent,
+    ThoughtGenerated,
+)
 
 _ENVELOPE_FIELDS = {"type", "schema_version"}
+_COMMITTED_THOUGHT = {"type", "schema_version", "thought", "redacted"}
+_COMMITTED_GENERATED = {"type", "schema_version", "thought", "guidance", "redacted"}
 
 
 def encode_payload(event: Event) -> str:
     """Return the stored JSON payload of ``event``: its fields but ``type`` and ``schema_version``.
+
+    A thought event's text (and guidance) goes into its content member under a fresh salt and
+    the digest that commits to it (:func:`ledger.content.seal_content`).
 
     Args:
         event: The event to encode.
@@ -25,7 +45,15 @@ def encode_payload(event: Event) -> str:
     if type(event) not in _KNOWN_MODELS:
         raise InvalidInputError(f"not a ledger event: {type(event).__name__}")
     try:
-        return event.model_dump_json(exclude=_ENVELOPE_FIELDS, exclude_none=True)
+        if not isinstance(event, ThoughtEvent):
+            return event.model_dump_json(exclude=_ENVELOPE_FIELDS, exclude_none=True)
+        texts = {"thought": event.thought}
+        if isinstance(event, ThoughtGenerated):
+            texts["guidance"] = event.guidance
+            committed = event.model_dump_json(exclude=_COMMITTED_GENERATED, exclude_none=True)
+        else:
+            committed = event.model_dump_json(exclude=_COMMITTED_THOUGHT, exclude_none=True)
+        return seal_content(committed, texts)
     except PydanticSerializationError as exc:
         # The only text pydantic cannot serialise is text that is not valid Unicode.
         raise InvalidInputError(
@@ -68,10 +96,12 @@ def decode_payload(event_type: str, schema_version: int, payload: str) -> Ledger
             f"event schema version {schema_version} is newer than this thoughtledger "
             f"understands ({PAYLOAD_SCHEMA_VERSION}); upgrade thoughtledger"
         )
-    # Upcast steps for older schema versions go here, one per version bump (none exist yet).
+    # Schema 1 differs from 2 only in where a thought's text is: its fields validate as they are.
     try:
+        if schema_version >= REDACTABLE_FROM and event_type in THOUGHT_TYPES:
+            payload = model_json(payload, guidance=event_type == "thought.generated")
         event = model.model_validate_json(payload)
-    except ValidationError as exc:
+    except (ValidationError, ContentError) as exc:
         raise EventDecodingError(f"stored {event_type} payload is malformed: {exc}") from exc
     return event  # type: ignore[return-value]  # EVENT_TYPES only holds LedgerEvent members
 

@@ -13,9 +13,19 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from ledger.thought import ThoughtCore, ThoughtMarks, from_checked
 from ledger.thought_types import Count, Text
 
-PAYLOAD_SCHEMA_VERSION = 1
+PAYLOAD_SCHEMA_VERSION = 2
 """The version of the events' payloads this code writes (each stored event carries its own; the
-database's tables have theirs: :data:`ledger.store.schema.DATABASE_SCHEMA_VERSION`)."""
+database's tables have theirs: :data:`ledger.store.schema.DATABASE_SCHEMA_VERSION`).
+
+Version 2 stores a thought's text apart, under a salted digest, so that it can be redacted
+without breaking a hash (see :mod:`ledger.content`); every other event is laid out as in version
+1, and version 1 events keep decoding and verifying as they were written."""
+
+REDACTABLE_FROM = 2
+"""The first payload schema version whose thought events can be redacted."""
+
+MAX_REASON_CHARS = 1000
+"""The longest reason a redaction records."""
 
 
 class Event(BaseModel):
@@ -55,6 +65,10 @@ class _ThoughtFacts(ThoughtMarks, _Requested, ThoughtCore, Event):
 
     The fields are defined once, in :mod:`ledger.thought`.
     """
+
+    redacted: bool = Field(default=False, exclude=True)
+    """Whether the text was redacted (read back as ``[redacted]``); never stored in a payload:
+    a stored thought is redacted when its content member is gone (see :mod:`ledger.content`)."""
 
 
 class ThoughtRecorded(_ThoughtFacts):
@@ -175,6 +189,27 @@ class SessionExpired(Event):
     ttl_seconds: float = Field(gt=0)
 
 
+class ThoughtRedacted(Event):
+    """A thought's text (and guidance) was removed from the log, by whom and why.
+
+    Names the redacted event by id and version; its hash, numbers and times stay, and so does
+    the digest its text was committed to. Written before the text is removed, so the log never
+    holds a removed text without the event that explains it.
+    """
+
+    type: Literal["thought.redacted"] = "thought.redacted"
+    event_id: str = Field(pattern=r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+    """The redacted event's id."""
+    version: Count
+    """The redacted event's version in the session."""
+    thought_number: Count
+    """The redacted thought's number."""
+    by: str = Field(min_length=1, max_length=256)
+    """Who redacted it: the operating-system user of the CLI, or a principal's name."""
+    reason: str = Field(min_length=1, max_length=MAX_REASON_CHARS)
+    """Why (an erasure request, a secret pasted into a prompt...)."""
+
+
 ThoughtEvent: TypeAlias = (
     ThoughtRecorded | ThoughtRevised | BranchOpened | BranchExtended | ThoughtGenerated
 )
@@ -188,7 +223,8 @@ LedgerEvent: TypeAlias = Annotated[
     | BranchExtended
     | ThoughtGenerated
     | SessionCleared
-    | SessionExpired,
+    | SessionExpired
+    | ThoughtRedacted,
     Field(discriminator="type"),
 ]
 """Any event thoughtledger records, discriminated by ``type``."""
@@ -202,6 +238,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
     "thought.generated": ThoughtGenerated,
     "session.cleared": SessionCleared,
     "session.expired": SessionExpired,
+    "thought.redacted": ThoughtRedacted,
 }
 """Every stored type string and the model it decodes to."""
 
@@ -212,7 +249,9 @@ THOUGHT_TYPES = frozenset(
 
 __all__ = [
     "EVENT_TYPES",
+    "MAX_REASON_CHARS",
     "PAYLOAD_SCHEMA_VERSION",
+    "REDACTABLE_FROM",
     "THOUGHT_TYPES",
     "BranchExtended",
     "BranchOpened",
@@ -228,6 +267,7 @@ __all__ = [
     "ThoughtGenerated",
     "ThoughtKind",
     "ThoughtRecorded",
+    "ThoughtRedacted",
     "ThoughtRevised",
     "from_checked",
 ]

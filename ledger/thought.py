@@ -136,6 +136,8 @@ class HistoryItem(BaseModel):
     branch_from_thought: int | None = None
     branch_id: str | None = None
     needs_more_thoughts: bool | None = None
+    redacted: bool | None = None
+    """``True`` when the thought's text was redacted (it reads ``[redacted]``); else left out."""
 
 
 __all__ = [

@@ -2,10 +2,10 @@
 
 Replaying a whole log spends most of its time building pydantic events it reads once. Rows read
 back from the store were validated when they were written, so this fold reads plain thoughts'
-JSON payloads directly into :class:`ThoughtEntry` tuples, and hands the few other events (a
-session's start, its end, a thought a model wrote) to :func:`projections.state.replay`. The result
-is the state ``replay`` builds from decoded events; the property tests hold the two equal for
-generated sessions.
+JSON payloads (of either payload schema) directly into :class:`ThoughtEntry` tuples, and hands the
+few other events (a session's start, its end, a thought a model wrote, a redaction) to
+:func:`projections.state.replay`. The result is the state ``replay`` builds from decoded events;
+the property tests hold the two equal for generated sessions.
 """
 
 import json
@@ -17,9 +17,10 @@ from typing import Any, NamedTuple
 import orjson
 
 from ledger.codec import decode_payload
+from ledger.content import REDACTED
 from ledger.envelope import LogRow, parse_time
 from ledger.errors import EventDecodingError
-from ledger.events import PAYLOAD_SCHEMA_VERSION, LedgerEvent
+from ledger.events import PAYLOAD_SCHEMA_VERSION, REDACTABLE_FROM, LedgerEvent
 from projections.state import SessionState, ThoughtEntry, empty, join_branch, replay
 
 _PLAIN = frozenset({"thought.recorded", "thought.revised", "branch.opened", "branch.extended"})
@@ -57,10 +58,16 @@ def fold_rows(rows: Iterable[LogRow], states: dict[str, SessionState]) -> None:
         entries = pending.get(session_id)
         if entries is None:
             entries = pending[session_id] = []
-        if kind in _PLAIN and schema_version == PAYLOAD_SCHEMA_VERSION:
+        if kind in _PLAIN and schema_version <= PAYLOAD_SCHEMA_VERSION:
             try:
                 fields: dict[str, Any] = loads(payload)
                 get = fields.get
+                if schema_version < REDACTABLE_FROM:
+                    text, gone = fields["thought"], False
+                else:  # the text is in the content member, gone once redacted
+                    content = get("content")
+                    gone = content is None
+                    text = REDACTED if content is None else content["thought"]
                 number, total = fields["thought_number"], fields["total_thoughts"]
                 revises, origin = get("revises_thought"), get("branch_from_thought")
                 if float in (type(number), type(total), type(revises), type(origin)):
@@ -74,7 +81,7 @@ def fold_rows(rows: Iterable[LogRow], states: dict[str, SessionState]) -> None:
                         position,
                         moment,
                         kind,
-                        fields["thought"],
+                        text,
                         number,
                         total,
                         fields["next_thought_needed"],
@@ -83,6 +90,9 @@ def fold_rows(rows: Iterable[LogRow], states: dict[str, SessionState]) -> None:
                         origin,
                         get("branch_id"),
                         get("needs_more_thoughts"),
+                        None,
+                        None,
+                        gone,
                     )
                 )
             except (ValueError, KeyError, TypeError, AttributeError) as exc:

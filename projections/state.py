@@ -6,6 +6,7 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import NamedTuple, Protocol, assert_never
 
+from ledger.content import REDACTED
 from ledger.events import (
     BranchExtended,
     BranchOpened,
@@ -16,6 +17,7 @@ from ledger.events import (
     SessionStarted,
     ThoughtGenerated,
     ThoughtRecorded,
+    ThoughtRedacted,
     ThoughtRevised,
 )
 
@@ -48,6 +50,7 @@ class ThoughtEntry(NamedTuple):
         guidance: For a thought a model wrote, what the caller asked for (``None`` otherwise).
         generation: For a thought a model wrote, which model wrote it and how (``None`` for a
             thought written by the caller).
+        redacted: Whether its text (and guidance) was redacted: they read ``[redacted]``.
     """
 
     version: int
@@ -65,6 +68,7 @@ class ThoughtEntry(NamedTuple):
     needs_more_thoughts: bool | None
     guidance: str | None = None
     generation: Generation | None = None
+    redacted: bool = False
 
     @property
     def generated(self) -> bool:
@@ -126,6 +130,7 @@ class SessionState(NamedTuple):
         ended: ``None`` while open; ``"cleared"`` or ``"expired"`` once retired.
         ended_version: The version of the event that retired it.
         started_version: The version of its ``session.started`` event (1 when recorded).
+        redactions: The versions of its ``thought.redacted`` events, in order.
     """
 
     session_id: str
@@ -141,6 +146,7 @@ class SessionState(NamedTuple):
     started_version: int | None = None
     thought_count: int = 0
     owner: str | None = None
+    redactions: tuple[int, ...] = ()
 
     @property
     def complete(self) -> bool:
@@ -257,7 +263,18 @@ def _entry(record: Folded, event: _ThoughtEvent) -> ThoughtEntry:
         event.needs_more_thoughts,
         guidance,
         generation,
+        event.redacted,
     )
+
+
+def redacted(entry: ThoughtEntry) -> ThoughtEntry:
+    """``entry`` with its text (and guidance) redacted, as a stripped event reads back."""
+    guidance = None if entry.guidance is None else REDACTED
+    return entry._replace(thought=REDACTED, guidance=guidance, redacted=True)
+
+
+def _redact(thoughts: tuple[ThoughtEntry, ...], versions: set[int]) -> tuple[ThoughtEntry, ...]:
+    return tuple(redacted(t) if t.version in versions and not t.redacted else t for t in thoughts)
 
 
 def empty(session_id: str) -> SessionState:
@@ -279,6 +296,7 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
     owner = state.owner
     ended_version, started_version = state.ended_version, state.started_version
     version = state.version
+    redactions: dict[int, int] | None = None  # redacted version -> version of the redaction
     for record in records:
         version = record.version
         if started_at is None:
@@ -308,8 +326,18 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
                 ended, ended_version = "cleared", record.version
             case SessionExpired():
                 ended, ended_version = "expired", record.version
+            case ThoughtRedacted():
+                # The text leaves the log after this event: a held copy leaves the view now.
+                if redactions is None:
+                    redactions = {}
+                redactions[event.version] = record.version
             case _:
                 assert_never(event)
+    held = state.thoughts + tuple(thoughts) if thoughts else state.thoughts
+    redaction_versions = state.redactions
+    if redactions:
+        held = _redact(held, set(redactions))
+        redaction_versions += tuple(redactions.values())
     return SessionState(  # positional, in field order: one is built for every thought recorded
         state.session_id,
         version,
@@ -317,13 +345,14 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
         updated_at,
         metadata,
         predecessor,
-        state.thoughts + tuple(thoughts) if thoughts else state.thoughts,
+        held,
         state.branches if branches is None else MappingProxyType(branches),
         ended,
         ended_version,
         started_version,
         state.thought_count + len(thoughts),
         owner,
+        redaction_versions,
     )
 
 
@@ -354,6 +383,7 @@ __all__ = [
     "ThoughtEntry",
     "empty",
     "join_branch",
+    "redacted",
     "replay",
     "thought_entry",
     "trim",

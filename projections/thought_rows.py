@@ -16,7 +16,7 @@ import orjson
 
 from ledger.envelope import LogRow
 from ledger.errors import EventDecodingError
-from ledger.events import THOUGHT_TYPES
+from ledger.events import REDACTABLE_FROM, THOUGHT_TYPES
 from ledger.store.columns import LARGEST_COUNT, NUL_ESCAPE, NUL_STANDIN, THOUGHT_COLUMNS
 
 ThoughtRow = tuple[Any, ...]
@@ -27,7 +27,7 @@ ThoughtRow = tuple[Any, ...]
 _FIELDS = THOUGHT_COLUMNS[
     THOUGHT_COLUMNS.index("thought_number") : THOUGHT_COLUMNS.index("needs_more_thoughts") + 1
 ]
-_USAGE = THOUGHT_COLUMNS[THOUGHT_COLUMNS.index("model") :]
+_USAGE = THOUGHT_COLUMNS[THOUGHT_COLUMNS.index("model") : THOUGHT_COLUMNS.index("latency_ms") + 1]
 _NO_USAGE: tuple[None, ...] = (None,) * len(_USAGE)
 _COUNTS = frozenset(
     {
@@ -69,6 +69,7 @@ assert (  # noqa: S101  # the fold builds the documented columns, in order
     "kind",
     *_FIELDS,
     *_USAGE,
+    "redacted",
 ) == THOUGHT_COLUMNS
 
 
@@ -102,6 +103,12 @@ class ThoughtRowFold:
             if event_type not in THOUGHT_TYPES:
                 continue
             payload = _loads(row.payload)
+            redacted = False
+            if row.schema_version >= REDACTABLE_FROM:
+                # Schema 2 keeps the text in the content member, gone once redacted.
+                content = payload.get("content")
+                redacted = content is None
+                payload["thought"] = None if redacted else content.get("thought")
             generation = payload.get("generation")
             kind = payload.get("kind") if event_type == "thought.generated" else event_type
             usage = (
@@ -120,6 +127,7 @@ class ThoughtRowFold:
                     *usage[:4],
                     None if cost is None else float(cost),
                     usage[5],
+                    redacted,
                 )
             )
         return out

@@ -72,7 +72,8 @@ def history_item(entry: ThoughtEntry) -> JsonDict:
 
     The revision and branch fields are kept when given (``None`` fields left out): without
     ``revisesThought`` a revision does not say what it corrects, and without ``branchId`` two
-    thoughts numbered 5 on different branches read as one line of thought.
+    thoughts numbered 5 on different branches read as one line of thought. A redacted thought
+    reads ``[redacted]`` and says so (``"redacted": true``).
     """
     item: JsonDict = {"thoughtNumber": entry.thought_number, "thought": entry.thought}
     related = {
@@ -83,6 +84,8 @@ def history_item(entry: ThoughtEntry) -> JsonDict:
         "needsMoreThoughts": entry.needs_more_thoughts,
     }
     item.update({key: value for key, value in related.items() if value is not None})
+    if entry.redacted:
+        item["redacted"] = True
     return item
 
 
@@ -171,7 +174,10 @@ def thought_history(state: SessionState) -> list[JsonDict]:
 
 
 def thought_record(entry: ThoughtEntry) -> JsonDict:
-    """One thought with every field it was recorded with (``None`` fields left out)."""
+    """One thought with every field it was recorded with (``None`` fields left out).
+
+    A redacted thought reads ``[redacted]`` (its guidance too) with ``"redacted": true``.
+    """
     item: JsonDict = {
         "version": entry.version,
         "recordedAt": format_time(entry.recorded_at),
@@ -190,6 +196,8 @@ def thought_record(entry: ThoughtEntry) -> JsonDict:
         "needsMoreThoughts": entry.needs_more_thoughts,
     }
     item.update({key: value for key, value in optional.items() if value is not None})
+    if entry.redacted:
+        item["redacted"] = True
     if entry.generation is not None:
         item["guidance"] = entry.guidance
         item["generation"] = generation_record(entry.generation)
@@ -236,10 +244,17 @@ def full_history(records: Iterable[RecordedEvent]) -> list[JsonDict]:
             "schemaVersion": r.schema_version,
             "prevHash": r.prev_hash,
             "hash": r.hash,
-            "event": r.event.model_dump(mode="json", exclude={"type", "schema_version"}),
+            "event": _event_fields(r),
         }
         for r in records
     ]
+
+
+def _event_fields(record: RecordedEvent) -> JsonDict:
+    fields = record.event.model_dump(mode="json", exclude={"type", "schema_version"})
+    if getattr(record.event, "redacted", False):
+        fields["redacted"] = True
+    return fields
 
 
 __all__ = [

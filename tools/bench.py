@@ -7,6 +7,7 @@ Usage:
     tools/bench subscribe [--pg URL]
     tools/bench proofs [--replay-events N] [--events N]
     tools/bench otlp [--otlp-thoughts N]   (export --all --otlp: spans/s, peak RSS growth)
+    tools/bench redaction [--redaction-events N]
     tools/bench all [--quick] [--json FILE]
 """
 
@@ -404,6 +405,7 @@ async def main(argv: list[str]) -> int:
             "subscribe",
             "proofs",
             "otlp",
+            "redaction",
             "all",
         ],
         nargs="?",
@@ -414,6 +416,7 @@ async def main(argv: list[str]) -> int:
     parser.add_argument("--memory-thoughts", type=int, default=100_000)
     parser.add_argument("--history-thoughts", type=int, default=1_000_000)
     parser.add_argument("--otlp-thoughts", type=int, default=100_000)
+    parser.add_argument("--redaction-events", type=int, default=200_000)
     parser.add_argument(
         "--quick", action="store_true", help="smaller sizes (100k events, 20k thoughts)"
     )
@@ -472,6 +475,10 @@ async def main(argv: list[str]) -> int:
         from bench_export import bench_otlp
 
         results += await bench_otlp(args.otlp_thoughts)
+    if args.bench in ("redaction", "all"):
+        from bench_redaction import bench_redaction
+
+        results += await bench_redaction(args.redaction_events)
     if args.bench in ("peers", "all"):
         from bench_peers import bench_peers
 

@@ -34,6 +34,7 @@ _TYPES = {
     "completion_tokens": "int64",
     "cost": "float64",
     "latency_ms": "int64",
+    "redacted": "bool",
 }
 assert tuple(_TYPES) == THOUGHT_COLUMNS  # noqa: S101  # one type per documented column
 

@@ -33,6 +33,7 @@ from ledger.events import (
     SessionExpired,
     SessionStarted,
     ThoughtGenerated,
+    ThoughtRedacted,
     ThoughtRevised,
 )
 from projections.state import SessionState
@@ -91,6 +92,11 @@ def describe(record: RecordedEvent) -> str:
             return f"session cleared ({event.reason})" if event.reason else "session cleared"
         case SessionExpired():
             return f"session expired after {event.idle_seconds:.0f} s idle"
+        case ThoughtRedacted():
+            return (
+                f"#{event.thought_number} (version {event.version}) redacted by {event.by}: "
+                f"{event.reason}"
+            )
         case ThoughtGenerated():
             by = f"{event.generation.model} wrote"
             kind = {"thought.revised": " a revision", "branch.opened": " a branch opening"}.get(

@@ -2,11 +2,11 @@
 
 An export reads tens of thousands of events a second; validating each into its pydantic model
 costs more than everything else its spans need. The ledger validated each payload when it was
-written (and the hash chain keeps it as written), so a payload of the current schema of a known
-type is simply parsed (unless it holds a count past 64 bits, which the parser would read as a
-float). Anything else goes through :func:`ledger.codec.decode_payload`, which
-upcasts an older schema, or refuses what this code cannot read with the same error a decoding
-read raises.
+written (and the hash chain keeps it as written), so a payload of a known type and schema is
+simply parsed (a redactable thought's text and its redaction mark read as its model has them,
+:func:`ledger.content.model_json`), unless it holds a count past 64 bits, which the parser would
+read as a float. Anything else goes through :func:`ledger.codec.decode_payload`, which refuses
+what this code cannot read with the same error a decoding read raises.
 """
 
 from typing import Any
@@ -14,8 +14,9 @@ from typing import Any
 import orjson
 
 from ledger.codec import decode_payload
+from ledger.content import ContentError, model_json
 from ledger.envelope import EventRow
-from ledger.events import EVENT_TYPES, PAYLOAD_SCHEMA_VERSION
+from ledger.events import EVENT_TYPES, PAYLOAD_SCHEMA_VERSION, REDACTABLE_FROM, THOUGHT_TYPES
 
 Fields = dict[str, Any]
 
@@ -36,10 +37,13 @@ def event_fields(row: EventRow) -> Fields:
         EventDecodingError: The type is unknown, the schema is newer than this code, or the
             payload does not parse.
     """
-    if row.schema_version == PAYLOAD_SCHEMA_VERSION and row.event_type in EVENT_TYPES:
+    if 0 < row.schema_version <= PAYLOAD_SCHEMA_VERSION and row.event_type in EVENT_TYPES:
+        payload = row.payload
         try:
-            fields = orjson.loads(row.payload)
-        except orjson.JSONDecodeError:
+            if row.schema_version >= REDACTABLE_FROM and row.event_type in THOUGHT_TYPES:
+                payload = model_json(payload, guidance=row.event_type == "thought.generated")
+            fields = orjson.loads(payload)
+        except (orjson.JSONDecodeError, ContentError):
             fields = None
         # A float where the event has none: a count past 64 bits, which orjson reads as one.
         if type(fields) is dict and float not in map(type, fields.values()):
@@ -64,7 +68,10 @@ def decoded_fields(row: EventRow) -> Fields:
         EventDecodingError: The stored event cannot be decoded.
     """
     event = decode_payload(row.event_type, row.schema_version, row.payload)
-    return event.model_dump(exclude=_ENVELOPE, exclude_none=True)
+    fields = event.model_dump(exclude=_ENVELOPE, exclude_none=True)
+    if getattr(event, "redacted", False):
+        fields["redacted"] = True  # a mark the model keeps but never dumps
+    return fields
 
 
 __all__ = ["Fields", "decoded_fields", "event_fields"]

@@ -210,6 +210,13 @@ class SessionTrace:
             self._events += 1
             self._marks.append((f"thoughtledger.{event_type}", at, {}))
             return []
+        if event_type == "thought.redacted":
+            # A mark on the session, not a step of it: where and whether it ended stay as they were.
+            self._last = row
+            self._events += 1
+            marked: Attributes = {"thoughtledger.redacted.version": fields["version"]}
+            self._marks.append((f"thoughtledger.{event_type}", at, marked))
+            return []
         if event_type not in THOUGHT_TYPES:
             self._last, self._last_ns, self._ended = row, at, False
             self._events += 1
@@ -277,6 +284,8 @@ class SessionTrace:
             "thoughtledger.event.prev_hash": row.prev_hash,
             **self._shared_tool,
         }
+        if fields.get("redacted"):
+            attributes["thoughtledger.redacted"] = True
         for name in _MARKS:
             value = fields.get(name)
             if value is not None:

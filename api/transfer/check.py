@@ -88,13 +88,20 @@ class CheckedFile:
             if (
                 known is None
                 or [r.hash for r in records] != known.hashes
-                or any(StoredRow.of(r).digest() != r.hash for r in records)
+                or any(not _hashes_to(r) for r in records)
             ):
                 raise ImportRefusedError(
                     f"{self.path}:{numbered[0][0]}: the file changed while it was imported; "
                     "the sessions before this line were imported whole, nothing after it"
                 )
             yield records
+
+
+def _hashes_to(record: RecordedEvent) -> bool:
+    try:
+        return StoredRow.of(record).digest() == record.hash
+    except ValueError:  # not valid Unicode, or a text that does not match its digest
+        return False
 
 
 def _session(record: RecordedEvent) -> str:

@@ -19,6 +19,7 @@ from ledger.events import (
     SessionStarted,
     ThoughtGenerated,
     ThoughtRecorded,
+    ThoughtRedacted,
     ThoughtRevised,
 )
 from projections.state import SessionState
@@ -37,8 +38,10 @@ def event_json(record: RecordedEvent) -> JsonDict:
     ``v`` version, ``p`` position, ``k`` type, ``at`` time, ``id`` event id, ``h`` hash, ``ph``
     previous hash; a thought adds ``n`` number, ``tt`` estimate, ``nx`` next needed, ``x`` text
     and, when given, ``ir`` is-revision, ``rv`` revises, ``bf`` branch-from, ``b`` branch id,
-    ``nm`` needs-more; a thought a model wrote adds ``m`` model, ``g`` guidance and ``c`` cost;
-    ``session.started`` adds ``md`` metadata and ``pre`` predecessor; a retirement ``why``.
+    ``nm`` needs-more, and ``rd`` when its text was redacted (``x`` reads ``[redacted]``); a
+    thought a model wrote adds ``m`` model, ``g`` guidance and ``c`` cost; ``session.started``
+    adds ``md`` metadata and ``pre`` predecessor; a retirement ``why``; a redaction ``n`` the
+    thought's number, ``rdv`` the redacted version and ``why`` (who and why).
     """
     item: JsonDict = {
         "v": record.version,
@@ -65,6 +68,8 @@ def event_json(record: RecordedEvent) -> JsonDict:
             ("nm", event.needs_more_thoughts),
         )
         item |= {key: value for key, value in marks if value is not None}
+        if event.redacted:
+            item["rd"] = True
         if isinstance(event, ThoughtGenerated):
             # A model's thought is drawn as the kind it was classified as.
             item |= {"k": event.kind, "gen": True, "m": event.generation.model}
@@ -75,6 +80,9 @@ def event_json(record: RecordedEvent) -> JsonDict:
         item["why"] = event.reason or "cleared"
     elif isinstance(event, SessionExpired):
         item["why"] = f"expired after {event.idle_seconds:.0f} s idle"
+    elif isinstance(event, ThoughtRedacted):
+        item |= {"n": _count(event.thought_number), "rdv": event.version}
+        item["why"] = f"by {event.by}: {event.reason}"
     return item
 
 

@@ -32,8 +32,10 @@ THOUGHT_COLUMNS: tuple[str, ...] = (
     "completion_tokens",
     "cost",
     "latency_ms",
+    "redacted",
 )
-"""The columns of ``tl_thoughts``, in order (documented in the README)."""
+"""The columns of ``tl_thoughts``, in order (documented in the README). ``thought`` is ``NULL``
+for a thought whose text was redacted, and ``redacted`` true."""
 
 SESSION_COLUMNS: tuple[str, ...] = (
     "session_id",

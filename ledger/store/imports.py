@@ -21,6 +21,7 @@ from uuid import UUID
 
 from ledger.chain import GENESIS_HASH, StoredRow, VerifyReport
 from ledger.codec import decode_payload
+from ledger.content import ContentError
 from ledger.envelope import RecordedEvent, parse_time
 from ledger.errors import EventDecodingError, IntegrityError, InvalidInputError
 from ledger.ids import check_id
@@ -46,9 +47,14 @@ def check_import(
 ) -> dict[str, list[RecordedEvent]]:
     """Check records to import, trusting nothing, and group them by session (in first-seen order).
 
+    A thought's text that was redacted (removed) is accepted as the hash allows; whether a
+    ``thought.redacted`` event explains it is for whoever holds the whole session to check (an
+    importer of a file checks it, see :mod:`api.transfer.check`; :meth:`EventStore.verify` does).
+
     Raises:
-        IntegrityError: A hash does not match its record, or a record does not link to the one
-            before it (a session's version 1 must link to the genesis hash).
+        IntegrityError: A hash does not match its record, a thought's text does not match its
+            digest, or a record does not link to the one before it (a session's version 1 must
+            link to the genesis hash).
         EventDecodingError: A payload cannot be decoded.
         InvalidInputError: A malformed id or time, an oversize payload, a repeated event id,
             versions that are not consecutive, or a time before the previous event's.
@@ -84,6 +90,8 @@ def check_import(
             actual = StoredRow.of(record).digest()
         except UnicodeEncodeError:
             actual = None
+        except ContentError as exc:
+            raise IntegrityError(f"{where}: {exc}") from exc
         if actual != record.hash:
             raise IntegrityError(f"{where}: hash does not match the event's contents")
         # Decoded after the hash is checked, so a tampered payload is named as such; the event
@@ -119,7 +127,7 @@ def check_stored(
             raise import_conflict(session_id, version)
         try:
             digest = row.digest()
-        except UnicodeEncodeError:
+        except ValueError:  # not valid Unicode, or content that does not match its digest
             digest = None
         if digest != row.hash:
             raise import_conflict(session_id, version)

@@ -6,6 +6,7 @@ from datetime import datetime
 from uuid import UUID
 
 from ledger.chain import GENESIS_HASH, PreparedEvent, StoredRow, VerifyReport, seal, verify_rows
+from ledger.codec import decode_payload
 from ledger.envelope import RecordedEvent
 from ledger.errors import ConcurrencyError, InvalidInputError, StoreError
 from ledger.events import SessionStarted
@@ -14,6 +15,7 @@ from ledger.merkle import NodeId
 from ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, EventStore, StreamHead, utc_now
 from ledger.store.checks import check_page, check_window
 from ledger.store.imports import plan_import
+from ledger.store.redaction import Stripping
 from ledger.store.rows import to_recorded
 from ledger.store.stats import StatsFilter, StatsRows, fold_stats_rows
 from ledger.store.tree import BLOCK_LEVEL, PAGE, StoredNode, TreeTip
@@ -89,6 +91,20 @@ class MemoryEventStore(EventStore):
         if writes:
             self._committed.notify()
         return len(writes)
+
+    async def _strip(self, changes: Sequence[Stripping], *, vacuum: bool) -> int:
+        self._check_open()
+        stripped = 0
+        for change in changes:
+            record = self._log[change.position - 1]  # positions here are 1, 2, 3...
+            if record.payload != change.old:
+                continue
+            event = decode_payload(record.event_type, record.schema_version, change.new)
+            placed = replace(record, payload=change.new, event=event)
+            self._log[change.position - 1] = placed
+            self._streams[record.session_id][record.version - 1] = placed
+            stripped += 1
+        return stripped
 
     async def _version_before(self, session_id: str, position: int) -> int:
         self._check_open()

@@ -11,16 +11,18 @@ from collections.abc import Callable
 
 import sqlalchemy as sa
 
-from ledger.store.views import VIEWS, CreateView, JsonPath
+from ledger.store.columns import THOUGHTS_VIEW
+from ledger.store.views import VIEWS, CreateView, DropView, JsonPath
 
-DATABASE_SCHEMA_VERSION = 4
+DATABASE_SCHEMA_VERSION = 5
 """The version of the database's tables this code creates and reads."""
 READABLE_FROM = 1
 """The oldest schema this code reads without upgrading it. The steps since add indexes (a
 read-only opening of an older ledger answers the same, if more slowly); the analytics views,
 which this code never reads itself (its exports fold the log, see :mod:`ledger.store.views`), so
-an older ledger opened read-only simply has none for other SQL tools until it is opened once for
-writing; and the Merkle tree's tables, which a read-only opening does without (it answers no
+an older ledger opened read-only simply has none (or, before step 5, a ``tl_thoughts`` without
+the redacted texts' column) for other SQL tools until it is opened once for writing; and the
+Merkle tree's tables, which a read-only opening does without (it answers no
 proof; it still verifies a checkpoint, from the log itself)."""
 
 JsonText = JsonPath
@@ -154,11 +156,33 @@ def _merkle_tree(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     ]
 
 
+def _redactable_views(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # tl_thoughts reads a thought's text where payload schema 2 keeps it, and says whether it
+    # was redacted (it is dropped and created: a view's columns cannot be changed in place).
+    redacted = events.c.event_type == "thought.redacted"
+    return [
+        DropView(THOUGHTS_VIEW),
+        CreateView(THOUGHTS_VIEW, VIEWS[THOUGHTS_VIEW](json, events)),
+        # A session's redactions, found without a scan (a history page counts them).
+        sa.schema.CreateIndex(
+            sa.Index(
+                "tl_events_redactions",
+                events.c.session_id,
+                events.c.version,
+                sqlite_where=redacted,
+                postgresql_where=redacted,
+            ),
+            if_not_exists=True,
+        ),
+    ]
+
+
 MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
     1: _tables,
     2: _listing_indexes,
     3: _analytics_views,
     4: _merkle_tree,
+    5: _redactable_views,
 }
 """Schema step N brings a database from version N-1 to N: given the backend's JSON expression,
 the DDL statements it runs, in one transaction."""

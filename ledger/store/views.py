@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import DDLCompiler, SQLCompiler
 
-from ledger.events import THOUGHT_TYPES
+from ledger.events import REDACTABLE_FROM, THOUGHT_TYPES
 from ledger.store.columns import (
     LARGEST_COUNT,
     NUL_ESCAPE,
@@ -122,6 +122,20 @@ def _create_view_postgres(element: CreateView, compiler: DDLCompiler, **_kw: Any
     return f"CREATE OR REPLACE VIEW {element.name} AS {body}"
 
 
+class DropView(sa.schema.ExecutableDDLElement):
+    """``DROP VIEW IF EXISTS`` (a view is redefined by dropping and creating it)."""
+
+    inherit_cache = False
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+@compiles(DropView)
+def _drop_view(element: DropView, compiler: DDLCompiler, **_kw: Any) -> str:
+    return f"DROP VIEW IF EXISTS {element.name}"
+
+
 class Cleaned(sa.sql.expression.ColumnElement[str]):
     """A stored payload with its NUL escapes read as U+FFFD's, where the backend needs it.
 
@@ -195,7 +209,11 @@ def thoughts_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
         "thought_number": integer("thought_number"),
         "total_thoughts": integer("total_thoughts"),
         "next_thought_needed": boolean("next_thought_needed"),
-        "thought": text(e, "thought"),
+        # Payload schema 2 keeps the text in its content member, gone once redacted.
+        "thought": sa.case(
+            (e.c.schema_version >= REDACTABLE_FROM, text(e, "content", "thought")),
+            else_=text(e, "thought"),
+        ),
         "is_revision": boolean("is_revision"),
         "revises_thought": integer("revises_thought"),
         "branch_from_thought": integer("branch_from_thought"),
@@ -207,6 +225,16 @@ def thoughts_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
         "completion_tokens": integer("generation", "completion_tokens"),
         "cost": sa.cast(json(_any(e.c.payload), "generation", "cost"), sa.Float),
         "latency_ms": integer("generation", "latency_ms"),
+        "redacted": sa.case(
+            (
+                sa.and_(
+                    e.c.schema_version >= REDACTABLE_FROM,
+                    json(_any(e.c.payload), "content", "salt").is_(None),
+                ),
+                sa.true(),
+            ),
+            else_=sa.false(),
+        ),
     }
     assert tuple(columns) == THOUGHT_COLUMNS  # noqa: S101  # the documented order
     return (
@@ -321,6 +349,7 @@ __all__ = [
     "VIEWS",
     "Cleaned",
     "CreateView",
+    "DropView",
     "JsonCount",
     "JsonPath",
     "MillisBetween",

@@ -109,7 +109,7 @@ async def test_a_tampered_record_is_refused_and_nothing_is_written(store: EventS
     forged = dataclasses.replace(
         records[-2], payload=records[-2].payload.replace('"thought 2"', '"thought X"')
     )
-    with pytest.raises(IntegrityError, match=r"'s2' version 3 .*hash does not match"):
+    with pytest.raises(IntegrityError, match=r"'s2' version 3 .*content does not match its digest"):
         await store.import_records([*records[:-2], forged, records[-1]])
     assert await store.read_all() == []
 

@@ -7,7 +7,10 @@ from pathlib import Path
 import pytest
 
 from ledger.chain import compute_hash
+from ledger.codec import encode_payload
+from ledger.events import ThoughtRecorded
 from tests.support.cli import cli, exported, sqlite_url, write_export
+from tests.support.forged import hashed_form
 from tests.support.samples import record_sample
 
 
@@ -29,13 +32,13 @@ def forge(lines: list[dict[str, object]]) -> list[dict[str, object]]:
         (line for line in lines if line["session_id"] == "s-b"),
         key=lambda line: int(str(line["version"])),
     )
-    payload = json.dumps(
-        {
-            "thought": "a forged thought",
-            "thought_number": 9,
-            "total_thoughts": 9,
-            "next_thought_needed": False,
-        }
+    payload = encode_payload(
+        ThoughtRecorded(
+            thought="a forged thought",
+            thought_number=9,
+            total_thoughts=9,
+            next_thought_needed=False,
+        )
     )
     fields = {
         "session_id": "s-b",
@@ -55,7 +58,7 @@ def forge(lines: list[dict[str, object]]) -> list[dict[str, object]]:
         recorded_at=str(fields["recorded_at"]),
         event_type="thought.recorded",
         schema_version=int(str(fields["schema_version"])),
-        payload=payload,
+        payload=hashed_form("thought.recorded", int(str(fields["schema_version"])), payload),
     )
     forged = {**fields, "hash": digest, "position": int(str(last["position"])) + 1000}
     at = lines.index(last) + 1

@@ -94,8 +94,8 @@ def test_a_tampered_export_is_refused_and_nothing_is_imported(
     assert ran.out == ""
     assert ran.err == (
         f"thoughtledger: error: {tmp_path / 'forged.jsonl'}:{forged + 3}: session s-d version 3 "
-        f"(event {lines[forged + 2]['event_id']}) does not verify: hash does not match the "
-        "event's contents; nothing was imported\n"
+        f"(event {lines[forged + 2]['event_id']}) does not verify: content does not match its "
+        "digest; nothing was imported\n"
     )
     assert not (tmp_path / "b.db").exists()
 

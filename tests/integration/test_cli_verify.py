@@ -66,7 +66,8 @@ def test_an_edited_payload_fails_verify_and_names_the_event(
     assert ran.err.startswith(
         f"thoughtledger: error: tampering detected: session s-d: version 3, event {bad}"
     )
-    assert ran.err.endswith("hash does not match the event's contents\n")
+    # The text is covered through its digest (payload schema 2): the digest names the edit.
+    assert ran.err.endswith("content does not match its digest\n")
     report = cli(capsys, "verify", "s-d", "--db", sqlite_url(path), "--json").json()
     assert report["ok"] is False
     assert report["broken"][0] | {"position": None} == {
@@ -74,7 +75,7 @@ def test_an_edited_payload_fails_verify_and_names_the_event(
         "version": 3,
         "eventId": bad,
         "position": None,
-        "reason": "hash does not match the event's contents",
+        "reason": "content does not match its digest",
     }
 
 

@@ -15,6 +15,7 @@ from ledger.events import (
     ThoughtGenerated,
     ThoughtKind,
     ThoughtRecorded,
+    ThoughtRedacted,
     ThoughtRevised,
 )
 
@@ -105,6 +106,15 @@ events: st.SearchStrategy[LedgerEvent] = st.one_of(
         SessionExpired,
         idle_seconds=st.floats(min_value=0, max_value=1e9),
         ttl_seconds=st.floats(min_value=1e-3, max_value=1e9),
+    ),
+    # Names a version that may or may not hold a thought: the fold redacts what it holds there.
+    st.builds(
+        ThoughtRedacted,
+        event_id=st.uuids().map(str),
+        version=st.integers(1, 12),
+        thought_number=counts,
+        by=st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=20),
+        reason=st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=40),
     ),
 )
 

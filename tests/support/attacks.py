@@ -4,13 +4,14 @@ from ledger.chain import GENESIS_HASH, compute_hash
 from ledger.envelope import format_time
 from ledger.store.base import EventStore
 from tests.support.backends import Backend
+from tests.support.forged import hashed_form, redigested
 
 
 async def rewrite_consistently(backend: Backend, store: EventStore, session_id: str) -> None:
     """Edit a session's first thought and recompute every hash after it, and the head."""
     prev = GENESIS_HASH
     for record in await store.read_stream(session_id):
-        payload = record.payload.replace("thought 1", "a forged thought")
+        payload = redigested(record.payload.replace("thought 1", "a forged thought"))
         digest = compute_hash(
             prev_hash=prev,
             session_id=session_id,
@@ -19,7 +20,7 @@ async def rewrite_consistently(backend: Backend, store: EventStore, session_id: 
             recorded_at=format_time(record.recorded_at),
             event_type=record.event_type,
             schema_version=record.schema_version,
-            payload=payload,
+            payload=hashed_form(record.event_type, record.schema_version, payload),
         )
         await backend.execute(
             "UPDATE tl_events SET payload = :payload, prev_hash = :prev, hash = :hash "

@@ -10,7 +10,7 @@ from ledger.envelope import format_time
 from ledger.store.columns import SESSION_COLUMNS, THOUGHT_COLUMNS
 from tests.support.backends import Backend, pg_url
 
-_BOOLEANS = {"next_thought_needed", "is_revision", "needs_more_thoughts", "completed"}
+_BOOLEANS = {"next_thought_needed", "is_revision", "needs_more_thoughts", "completed", "redacted"}
 
 
 def _plain(name: str, value: Any) -> Any:

@@ -24,6 +24,7 @@ EXTRA_MODULES = {
     "ledger/store/postgres/store.py": "postgres",
     "ledger/store/postgres/setup.py": "postgres",
     "ledger/store/postgres/tree.py": "postgres",
+    "ledger/store/postgres/redact.py": "postgres",
     "api/llm/client.py": "llm",
     "api/llm/answer.py": "llm",
     "api/tool/adapters/openai_agents.py": "openai-agents",

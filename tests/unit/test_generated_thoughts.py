@@ -7,7 +7,7 @@ from pydantic import ValidationError
 from api.service import Ledger
 from ledger.codec import decode_payload, encode_payload
 from ledger.decide import Generated
-from ledger.events import Generation, ThoughtGenerated
+from ledger.events import PAYLOAD_SCHEMA_VERSION, Generation, ThoughtGenerated
 from ledger.store.memory import MemoryEventStore
 from projections.state import SessionState
 from projections.usage import cost_note, generations, usage_by_model, usage_note
@@ -75,7 +75,7 @@ def test_a_generated_thought_is_stored_without_its_unset_figures() -> None:
     payload = encode_payload(event)
     assert "confidence" not in payload
     assert "prompt_tokens" not in payload
-    assert decode_payload("thought.generated", 1, payload) == event
+    assert decode_payload("thought.generated", PAYLOAD_SCHEMA_VERSION, payload) == event
 
 
 def test_a_generated_thought_is_classified_like_a_hand_written_one() -> None:

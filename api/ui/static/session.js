@@ -259,7 +259,7 @@
       row.setAttribute("data-t", (e.nx ? "" : "✓ done · ") + "v" + e.v + " · " +
         shortTime(e.at) + " · est. " + e.tt + " · " + who + cost);
       const text = document.createElement("span");
-      text.className = "thought-text";
+      text.className = e.rd ? "thought-text redacted" : "thought-text";
       text.textContent = e.x;
       row.append(text);
       return row;
@@ -270,6 +270,7 @@
         "session.started": "session started",
         "session.cleared": "session cleared: " + (e.why || ""),
         "session.expired": "session " + (e.why || "expired"),
+        "thought.redacted": "thought #" + e.n + " (v" + e.rdv + ") redacted: " + (e.why || ""),
       };
       const row = el("li", "event", (words[e.k] || e.k) + " · v" + e.v + " · " + shortTime(e.at));
       row.tlv = e.v;

@@ -48,6 +48,7 @@ from ledger.store.base import (
 from ledger.store.postgres.imports import PostgresImports
 from ledger.store.postgres.listen import POLL_INTERVAL, Listener, Notifier, PostgresWatch
 from ledger.store.postgres.positions import POSITION_SHIFT, PostgresPositions
+from ledger.store.postgres.redact import PostgresRedaction
 from ledger.store.postgres.setup import check_ledger, lost_connection, migrate
 from ledger.store.postgres.setup import translate as _translate
 from ledger.store.postgres.stats import POSTGRES_STATS, PostgresStats
@@ -88,7 +89,9 @@ def _connect_options() -> set[str]:
     return keywords | {"prepared_statement_cache_size", "prepared_statement_name_func"}
 
 
-class PostgresEventStore(PostgresImports, PostgresPositions, PostgresTree, SqlEventStore):
+class PostgresEventStore(
+    PostgresImports, PostgresPositions, PostgresTree, PostgresRedaction, SqlEventStore
+):
     """An event store in a PostgreSQL database. Open it with :meth:`open`."""
 
     def __init__(

@@ -44,6 +44,7 @@ from ledger.store.sqlite.batch import (
 from ledger.store.sqlite.imports import SqliteImports
 from ledger.store.sqlite.readonly import connect_read_only
 from ledger.store.sqlite.reads import POLL_INTERVAL, SqliteReads
+from ledger.store.sqlite.redact import SqliteRedaction
 from ledger.store.sqlite.setup import (
     BUSY_BUDGET_SECONDS,
     Durability,
@@ -69,7 +70,7 @@ class _Batch:
     delay: float = 0.001
 
 
-class SqliteEventStore(SqliteImports, SqliteReads, SqliteTree, SqlEventStore):
+class SqliteEventStore(SqliteImports, SqliteReads, SqliteRedaction, SqliteTree, SqlEventStore):
     """An event store in one SQLite file (WAL mode). Open it with :meth:`open`.
 
     Attributes:

@@ -1,0 +1,94 @@
+"""The SQLite backend's removal of redacted texts (see :mod:`ledger.store.redaction`).
+
+Run on the writer connection between group commits, like an import. SQLite leaves a replaced
+value's bytes in the file (in the page's free space, and in the write-ahead log's older frames)
+until they are written over, so the replacement runs with ``PRAGMA secure_delete = ON`` (freed
+space is zeroed) and is followed by ``PRAGMA wal_checkpoint(TRUNCATE)``: the new pages are copied
+into the database file and the write-ahead log is emptied, so neither file holds the text.
+"""
+
+import sqlite3
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from ledger.errors import StoreError
+from ledger.ids import check_id
+from ledger.store.redaction import Stripping
+from ledger.store.sqlite.writer import SqliteWriter
+
+STRIP = "UPDATE tl_events SET payload = ? WHERE position = ? AND payload = ?"
+REDACTIONS = (
+    "SELECT version FROM tl_events WHERE session_id = ? AND event_type = 'thought.redacted' "
+    "ORDER BY version"
+)
+
+_CHECKPOINT_TRIES = 50
+"""Checkpoints tried while a reader's snapshot keeps the write-ahead log from being emptied."""
+
+
+class SqliteRedaction(SqliteWriter):
+    """Stripping on the held writer connection (a base of the SQLite store)."""
+
+    def _read(self, statement: str, params: Any) -> list[Any]:
+        raise NotImplementedError  # the store's own
+
+    async def redaction_versions(self, session_id: str) -> tuple[int, ...]:
+        """See :meth:`Redactable.redaction_versions` (read inline, from the partial index)."""
+        check_id(session_id)
+        return tuple(row[0] for row in self._read(REDACTIONS, (session_id,)))
+
+    async def _strip(self, changes: Sequence[Stripping], *, vacuum: bool) -> int:
+        stripped = await self._between_commits(
+            lambda: self._strip_now(changes), "nothing was redacted, try again"
+        )
+        await self._between_commits(self._checkpoint, "the old text was not yet overwritten")
+        return stripped
+
+    def _strip_now(self, changes: Sequence[Stripping]) -> int:
+        """Replace the payloads in one transaction, with freed space zeroed.
+
+        Raises:
+            _Busy: Another connection holds the write lock; nothing was done.
+            StoreError: The transaction failed; nothing was changed.
+        """
+        self._writer.execute("PRAGMA secure_delete = ON")
+        try:
+            db = self._begin()
+            try:
+                stripped = sum(
+                    db.execute(STRIP, (change.new, change.position, change.old)).rowcount
+                    for change in changes
+                )
+                db.execute("COMMIT")
+            except BaseException as exc:
+                self._roll_back_after(exc, "redact in")
+                raise
+        finally:
+            self._writer.execute("PRAGMA secure_delete = OFF")
+        return stripped
+
+    def _checkpoint(self) -> None:
+        """Copy the write-ahead log into the database file and empty it (the old bytes go).
+
+        A reader's open snapshot (another process mid-read) keeps the log: retried briefly.
+
+        Raises:
+            StoreError: The log could not be emptied.
+        """
+        for _ in range(_CHECKPOINT_TRIES):
+            try:
+                busy = self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            except sqlite3.Error as exc:
+                raise StoreError(f"checkpointing {self.path} failed: {exc}") from exc
+            if not busy:
+                return
+            time.sleep(0.01)
+        raise StoreError(
+            f"a reader of {self.path} kept its write-ahead log open: the redacted text is gone "
+            "from every read, but its old bytes stay in the log until the next checkpoint; "
+            "run redact again when no other process reads the ledger"
+        )
+
+
+__all__ = ["REDACTIONS", "STRIP", "SqliteRedaction"]
