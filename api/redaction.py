@@ -31,7 +31,7 @@ from ledger.events import (
     ThoughtRedacted,
 )
 from ledger.ids import check_id
-from ledger.store.base import EventStore
+from ledger.store.base import MAX_BATCH, EventStore
 from projections.state import SessionState
 
 MAX_BY_CHARS = 256
@@ -63,7 +63,8 @@ class RedactionReport:
         session_id: The session.
         redacted: The thought events whose text is now gone (or was already), in version order.
         recorded: How many ``thought.redacted`` events this call appended (0 when every one was
-            recorded before: a second run only completes the strip).
+            recorded before: a second run only completes the strip), in appends of at most
+            :data:`~ledger.store.base.MAX_BATCH`.
         stripped: How many stored texts this call removed.
         refused: Thought events the selection named that were written before redactable events
             existed (payload schema 1): left as they are.
@@ -136,6 +137,8 @@ class Redaction:
             SessionNotFoundError: No such session (or ``principal`` may not write it); nothing
                 was written.
             IntegrityError: The session does not verify; nothing was written.
+            ConcurrencyError: Other writers kept moving the session while it was redacted
+                (what was recorded stays recorded; running it again completes it).
             StoreError: The store failed (or is read-only).
         """
         check_id(session_id)
@@ -145,7 +148,8 @@ class Redaction:
         for name, value in (("thought number", thought_number), ("version", version)):
             if value is not None and (isinstance(value, bool) or value < 1):
                 raise InvalidInputError(f"the {name} must be a whole number >= 1")
-        for _attempt in range(_ATTEMPTS):
+        conflicts = recorded = 0
+        while True:
             stream = await self._store.read_stream(session_id)
             if not stream:
                 raise not_found(session_id)
@@ -183,20 +187,29 @@ class Redaction:
                 if (r.version, str(r.event_id)) not in named
             ]
             if events:
+                # A long session's redactions go in several appends, each at most the most an
+                # append carries; the next round reads them back as already recorded.
+                batch = events[:MAX_BATCH]
                 state = await self._load(session_id, fresh=True)
-                if state.version != stream[-1].version:
-                    continue  # another writer moved the session since it was read
                 try:
-                    await self._append(state, events)
+                    if state.version != stream[-1].version:
+                        raise ConcurrencyError(session_id, stream[-1].version, state.version)
+                    await self._append(state, batch)
                 except ConcurrencyError:
+                    # Another writer moved the session since it was read: read it again.
+                    conflicts += 1
+                    if conflicts >= _ATTEMPTS:
+                        raise
+                    continue
+                recorded += len(batch)
+                if len(events) > len(batch):
                     continue
             stripped = await self._store.strip_content(
                 session_id, [r.version for r in targets], vacuum=vacuum
             )
             return RedactionReport(
-                session_id, tuple(_item(r) for r in targets), len(events), stripped, refused
+                session_id, tuple(_item(r) for r in targets), recorded, stripped, refused
             )
-        raise ConcurrencyError(session_id, stream[-1].version, stream[-1].version + 1)
 
 
 def _text(name: str, value: str, limit: int) -> str:
