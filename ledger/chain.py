@@ -31,7 +31,7 @@ from uuid import UUID
 
 from ledger.codec import encode_payload, event_type_of
 from ledger.content import CONTENT_MARK, ContentError, committed_bytes
-from ledger.envelope import RecordedEvent, format_time
+from ledger.envelope import EventRow, RecordedEvent, format_time
 from ledger.errors import InvalidInputError
 from ledger.events import PAYLOAD_SCHEMA_VERSION, REDACTABLE_FROM, THOUGHT_TYPES, LedgerEvent
 
@@ -209,36 +209,14 @@ def seal(
     return sealed
 
 
-@dataclass(frozen=True, slots=True)
-class StoredRow:
-    """The stored columns of one event, as read back without decoding (what verification trusts)."""
+class StoredRow(EventRow):
+    """The stored columns of one event, as read back without decoding (what verification trusts).
 
-    position: int
-    session_id: str
-    version: int
-    event_id: str
-    recorded_at: str
-    schema_version: int
-    event_type: str
-    payload: str
-    prev_hash: str
-    hash: str
+    An :class:`~ledger.envelope.EventRow` (built the same way, ``StoredRow.of(record)`` too) that
+    knows the hash its columns should carry.
+    """
 
-    @classmethod
-    def of(cls, record: RecordedEvent) -> "StoredRow":
-        """Return the stored columns of a recorded event (its time in canonical text)."""
-        return cls(
-            position=record.position,
-            session_id=record.session_id,
-            version=record.version,
-            event_id=str(record.event_id),
-            recorded_at=format_time(record.recorded_at),
-            schema_version=record.schema_version,
-            event_type=record.event_type,
-            payload=record.payload,
-            prev_hash=record.prev_hash,
-            hash=record.hash,
-        )
+    __slots__ = ()
 
     @property
     def redactable(self) -> bool:

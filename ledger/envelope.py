@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import NamedTuple
+from typing import NamedTuple, Self
 from uuid import UUID
 
 from ledger.events import LedgerEvent
@@ -95,7 +95,7 @@ class EventRow(NamedTuple):
     hash: str
 
     @classmethod
-    def of(cls, record: RecordedEvent) -> "EventRow":
+    def of(cls, record: RecordedEvent) -> Self:
         """Return the stored columns of a recorded event."""
         return cls(
             record.position,

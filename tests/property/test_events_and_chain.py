@@ -1,6 +1,5 @@
 """Properties of events and of the hash chain."""
 
-import dataclasses
 import hashlib
 import json
 from datetime import UTC, datetime
@@ -112,7 +111,7 @@ def test_any_single_field_tamper_is_detected_at_that_event(
     name = data.draw(st.sampled_from(_FIELDS), label="field")
     value = getattr(rows[index], name)
     tampered: object = (value + 1) if isinstance(value, int) else (value + "x")
-    rows[index] = dataclasses.replace(rows[index], **{name: tampered})  # type: ignore[arg-type]
+    rows[index] = rows[index]._replace(**{name: tampered})  # type: ignore[arg-type]
     report = verify_rows("s", rows, (len(rows), rows[-1].hash))
     assert not report.ok
     assert report.first_bad_version == index + 1  # the tampered event's true version
