@@ -15,345 +15,25 @@ import argparse
 import asyncio
 import json
 import os
-import sqlite3
 import sys
-import tempfile
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_stats import chained_rows
-
-from ledger.codec import encode_payload
-from ledger.envelope import format_time
-from ledger.events import ThoughtRecorded
-from ledger.store.base import utc_now
-from ledger.store.postgres import PostgresEventStore
-from ledger.store.sqlite import SqliteEventStore
-
-DEFAULT_PG = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
-Result = dict[str, Any]
-
-
-def _event(n: int) -> ThoughtRecorded:
-    return ThoughtRecorded(
-        thought=f"Thought {n}: weigh the options and note what changed since the last step.",
-        thought_number=n,
-        total_thoughts=n + 1,
-        next_thought_needed=True,
-    )
-
-
-def _raw_rows(count: int, session_id: str) -> list[tuple[Any, ...]]:
-    """Rows with real payloads and hashes, computed before the clock starts."""
-    now = format_time(utc_now())
-    events = [
-        (str(uuid.uuid4()), now, "thought.recorded", encode_payload(_event(n)))
-        for n in range(1, count + 1)
-    ]
-    return [(row[1], *row) for row in chained_rows(session_id, events)]
-
-
-_SQLITE_INSERT = (
-    "INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, "
-    "schema_version, event_type, payload, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?,?)"
-)
-_PG_INSERT = (
-    "INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, "
-    "schema_version, event_type, payload, prev_hash, hash) "
-    "VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)"
-)
-
-
-def _raw_sqlite_connection(path: Path) -> tuple[sqlite3.Connection, int]:
-    """A raw connection with the store's PRAGMAs, and the last position already used."""
-    db = sqlite3.connect(path, isolation_level=None)
-    db.execute("PRAGMA journal_mode = WAL")
-    db.execute("PRAGMA synchronous = NORMAL")
-    base: int = db.execute("SELECT coalesce(max(position), 0) FROM tl_events").fetchone()[0]
-    return db, base
-
-
-def _raw_sqlite(path: Path, count: int) -> float:
-    """Raw sqlite3: one event per transaction, same schema and PRAGMAs as the store."""
-    rows = _raw_rows(count, "raw")
-    db, base = _raw_sqlite_connection(path)
-    insert = _SQLITE_INSERT
-    start = time.perf_counter()
-    for row in rows:
-        db.execute("BEGIN IMMEDIATE")
-        db.execute(insert, (base + row[0], *row[1:]))
-        db.execute("COMMIT")
-    elapsed = time.perf_counter() - start
-    db.close()
-    return count / elapsed
-
-
-async def _store_loop(
-    append: Callable[[str, list[ThoughtRecorded], int], Awaitable[object]], count: int
-) -> float:
-    events = [_event(n) for n in range(1, count + 1)]
-    session = f"bench-{uuid.uuid4().hex[:8]}"
-    start = time.perf_counter()
-    for n, event in enumerate(events):
-        await append(session, [event], n)
-    return count / (time.perf_counter() - start)
-
-
-async def bench_append_sqlite(count: int) -> Result:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "bench.db"
-        store = await SqliteEventStore.open(path)
-
-        async def append(session: str, events: list[ThoughtRecorded], version: int) -> object:
-            return await store.append(session, events, expected_version=version)
-
-        await _store_loop(append, 200)  # warm up: statement caches, page cache
-        ours = await _store_loop(append, count)
-        await store.aclose()
-        raw = _raw_sqlite(path, count)
-        # Run the store again after raw so a drift of the machine shows up in both directions.
-        store = await SqliteEventStore.open(path)
-        ours = max(ours, await _store_loop(append, count))
-        await store.aclose()
-    return {
-        "name": "append sqlite (1 event/append, durability=normal)",
-        "ours_per_s": round(ours),
-        "baseline": "raw sqlite3 BEGIN/INSERT/COMMIT",
-        "baseline_per_s": round(raw),
-        "ratio": round(ours / raw, 3),
-        "target": 0.25,
-    }
-
-
-async def bench_append_postgres(url: str, count: int) -> Result:
-    import asyncpg
-
-    schema = f"tl_bench_{uuid.uuid4().hex[:8]}"
-    store = await PostgresEventStore.open(url, pg_schema=schema, pool_size=2)
-    dsn = url.replace("postgresql+asyncpg://", "postgresql://", 1)
-    raw_conn = await asyncpg.connect(dsn, server_settings={"search_path": schema})
-    try:
-
-        async def append(session: str, events: list[ThoughtRecorded], version: int) -> object:
-            return await store.append(session, events, expected_version=version)
-
-        await _store_loop(append, 200)
-        ours = await _store_loop(append, count)
-        rows = _raw_rows(count, "raw")
-        base = 1 << 62  # clear of the store's transaction-id positions
-        insert = _PG_INSERT
-        now = utc_now()
-        start = time.perf_counter()
-        for row in rows:
-            async with raw_conn.transaction():
-                await raw_conn.execute(insert, base + row[0], *row[1:4], now, *row[5:])
-        raw = count / (time.perf_counter() - start)
-        ours = max(ours, await _store_loop(append, count))
-    finally:
-        await raw_conn.execute("DROP SCHEMA " + schema + " CASCADE")
-        await raw_conn.close()
-        await store.aclose()
-    return {
-        "name": "append postgres (1 event/append)",
-        "ours_per_s": round(ours),
-        "baseline": "raw asyncpg BEGIN/INSERT/COMMIT",
-        "baseline_per_s": round(raw),
-        "ratio": round(ours / raw, 3),
-        "target": 0.8,
-    }
-
-
-async def bench_asof(thoughts: int = 10_000, at: int = 9_000) -> Result:
-    """Read version ``at`` of a ``thoughts``-thought session, next to a full replay of it."""
-    from api.service import Ledger
-    from projections.state import empty, replay
-
-    with tempfile.TemporaryDirectory() as tmp:
-        store = await SqliteEventStore.open(Path(tmp) / "asof.db")
-        ledger = Ledger(store)
-        events = [_event(n) for n in range(1, thoughts + 1)]
-        for first in range(0, thoughts, 1000):  # batched: the bench is about reading
-            await store.append("long", events[first : first + 1000], expected_version=first)
-        cold_start = time.perf_counter()
-        await ledger.state("long", as_of_version=at)  # first read: loads and caches the session
-        cold = time.perf_counter() - cold_start
-        asof_times: list[float] = []
-        replay_times: list[float] = []
-        for _ in range(5):
-            start = time.perf_counter()
-            state = await ledger.state("long", as_of_version=at)
-            asof_times.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            replayed = replay(await store.read_stream("long", to_version=at), empty("long"))
-            replay_times.append(time.perf_counter() - start)
-        assert state == replayed
-        await store.aclose()
-    asof_ms, replay_ms = min(asof_times) * 1000, min(replay_times) * 1000
-    return {
-        "name": f"as-of v{at} of a {thoughts}-thought session (ms, lower is better)",
-        "ours_per_s": round(asof_ms, 2),
-        "baseline": f"full replay from the store (first, cold read: {cold * 1000:.0f} ms)",
-        "baseline_per_s": round(replay_ms, 2),
-        "ratio": round(replay_ms / asof_ms, 1),
-        "target": round(replay_ms / 20, 1),
-        "unit": "ms",
-    }
-
-
-def _raw_sqlite_batched(path: Path, count: int, per_tx: int = 100) -> float:
-    """Raw sqlite3 committing ``per_tx`` rows per transaction, same schema and PRAGMAs."""
-    rows = _raw_rows(count, "raw-batched")
-    db, base = _raw_sqlite_connection(path)
-    insert = _SQLITE_INSERT
-    start = time.perf_counter()
-    for first in range(0, count, per_tx):
-        db.execute("BEGIN IMMEDIATE")
-        db.executemany(insert, [(base + r[0], *r[1:]) for r in rows[first : first + per_tx]])
-        db.execute("COMMIT")
-    elapsed = time.perf_counter() - start
-    db.close()
-    return count / elapsed
-
-
-async def bench_concurrent(sessions: int = 64, thoughts: int = 200) -> Result:
-    """``sessions`` agents in one process, each recording ``thoughts`` thoughts through the API."""
-    from api.service import Ledger
-
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "concurrent.db"
-        ledger = Ledger(await SqliteEventStore.open(path))
-
-        async def agent(n: int) -> None:
-            for t in range(1, thoughts + 1):
-                await ledger.think(
-                    f"agent-{n}",
-                    {
-                        "thought": f"agent {n} thought {t}: what changed, and what next",
-                        "thought_number": t,
-                        "total_thoughts": thoughts,
-                        "next_thought_needed": t < thoughts,
-                    },
-                )
-
-        start = time.perf_counter()
-        await asyncio.gather(*(agent(n) for n in range(sessions)))
-        ours = sessions * thoughts / (time.perf_counter() - start)
-        await ledger.aclose()
-        raw = _raw_sqlite_batched(path, sessions * thoughts)
-    return {
-        "name": f"concurrent: {sessions} agents x {thoughts} thoughts, SQLite (thoughts/s)",
-        "ours_per_s": round(ours),
-        "baseline": "raw sqlite3, 100 rows per transaction",
-        "baseline_per_s": round(raw),
-        "ratio": round(ours / raw, 3),
-        "target": 0.25,
-        "absolute_target": 30_000,
-    }
-
-
-async def bench_replay(events: int = 1_000_000) -> Result:
-    """Rebuild every session's history and branch sets from the whole log, page by page."""
-    from bench_stats import _raw_loop, generate_ledger
-
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "replay.db"
-        # Sessions of about 100 events: 1M events make about 10k sessions.
-        await generate_ledger(path, events, lengths=(80, 118))
-        from api.service import Ledger
-
-        ledger = Ledger(await SqliteEventStore.open(path))
-        try:
-            start = time.perf_counter()
-            states = await ledger.rebuild()
-            ours = events / (time.perf_counter() - start)
-            seen = sum(s.version for s in states.values())
-        finally:
-            await ledger.aclose()
-        raw = _raw_loop(path)
-    assert seen == events
-    return {
-        "name": f"replay: history and branch sets of {events:,} events, {len(states):,} sessions",
-        "ours_per_s": round(ours),
-        "baseline": "raw sqlite3 SELECT payload + json.loads over the same rows",
-        "baseline_per_s": round(raw),
-        "ratio": round(ours / raw, 3),
-        "target": round(300_000 / raw, 3),
-        "absolute_target_per_s": 300_000,
-    }
-
-
-async def bench_pg_concurrent(url: str, connections: int = 16, per_task: int = 150) -> Result:
-    """``connections`` tasks appending one event at a time, ours against raw asyncpg."""
-    import asyncpg
-
-    schema = f"tl_bench_{uuid.uuid4().hex[:8]}"
-    store = await PostgresEventStore.open(
-        url, pg_schema=schema, pool_size=connections, writers=connections
-    )
-    dsn = url.replace("postgresql+asyncpg://", "postgresql://", 1)
-    pool = await asyncpg.create_pool(
-        dsn, min_size=connections, max_size=connections, server_settings={"search_path": schema}
-    )
-    try:
-
-        async def ours_task(n: int) -> None:
-            for version in range(per_task):
-                await store.append(f"c{n}", [_event(version + 1)], expected_version=version)
-
-        start = time.perf_counter()
-        await asyncio.gather(*(ours_task(n) for n in range(connections)))
-        ours = connections * per_task / (time.perf_counter() - start)
-
-        insert = _PG_INSERT
-        now = utc_now()
-
-        async def raw_task(n: int) -> None:
-            rows = _raw_rows(per_task, f"raw{n}")
-            base = (1 << 62) + n * 1_000_000  # clear of the store's transaction-id positions
-            async with pool.acquire() as connection:
-                for row in rows:
-                    async with connection.transaction():
-                        await connection.execute(insert, base + row[0], *row[1:4], now, *row[5:])
-
-        start = time.perf_counter()
-        await asyncio.gather(*(raw_task(n) for n in range(connections)))
-        raw = connections * per_task / (time.perf_counter() - start)
-        async with pool.acquire() as connection:
-            await connection.execute("DROP SCHEMA " + schema + " CASCADE")
-    finally:
-        await pool.close()
-        await store.aclose()
-    return {
-        "name": f"concurrent append, PostgreSQL, {connections} connections (events/s)",
-        "ours_per_s": round(ours),
-        "baseline": f"raw asyncpg pool of {connections}, BEGIN/INSERT/COMMIT",
-        "baseline_per_s": round(raw),
-        "ratio": round(ours / raw, 3),
-        "target": 0.8,
-    }
-
-
-async def pg_available(url: str) -> bool:
-    import asyncpg
-
-    try:
-        dsn = url.replace("postgresql+asyncpg://", "postgresql://", 1)
-        connection = await asyncio.wait_for(asyncpg.connect(dsn), timeout=3)
-    except (TimeoutError, OSError, asyncpg.PostgresError):
-        return False
-    await connection.close()
-    return True
-
-
-DURABILITY = (
-    "SQLite: durability=normal (WAL, synchronous=NORMAL: survives a process crash) unless a row "
-    "says full; PostgreSQL: server defaults (synchronous_commit=on: survives power loss)"
+from bench_core import (
+    DEFAULT_PG,
+    DURABILITY,
+    Result,
+    bench_append_postgres,
+    bench_append_sqlite,
+    bench_asof,
+    bench_concurrent,
+    bench_pg_concurrent,
+    bench_replay,
+    pg_available,
 )
 
 
@@ -385,32 +65,118 @@ def _print(results: list[Result]) -> None:
             print(f"    baseline: {row['baseline']}")
 
 
+async def _append(args: argparse.Namespace) -> list[Result]:
+    results = [await bench_append_sqlite(args.events)]
+    if await pg_available(args.pg):
+        results.append(await bench_append_postgres(args.pg, args.events // 2))
+        results.append(await bench_pg_concurrent(args.pg))
+    else:
+        print(f"(PostgreSQL at {args.pg} not reachable: its figures are skipped)")
+    return results
+
+
+async def _mcp(_args: argparse.Namespace) -> list[Result]:
+    from bench_mcp import bench_mcp
+
+    return await bench_mcp()
+
+
+async def _stats(args: argparse.Namespace) -> list[Result]:
+    from bench_stats import bench_stats
+
+    return await bench_stats(args.replay_events)
+
+
+async def _memory(args: argparse.Namespace) -> list[Result]:
+    from bench_scale import bench_memory
+
+    return [await bench_memory(args.memory_thoughts)]
+
+
+async def _startup(_args: argparse.Namespace) -> list[Result]:
+    from bench_scale import bench_startup
+
+    return [await bench_startup()]
+
+
+async def _http_sessions(_args: argparse.Namespace) -> list[Result]:
+    from bench_http import bench_http_sessions
+
+    return [await bench_http_sessions()]
+
+
+async def _subscribe(args: argparse.Namespace) -> list[Result]:
+    from bench_subscribe import bench_subscribe
+
+    return await bench_subscribe(args.pg if await pg_available(args.pg) else None)
+
+
+async def _proofs(args: argparse.Namespace) -> list[Result]:
+    from bench_proofs import bench_proofs
+
+    pg = args.pg if await pg_available(args.pg) else None
+    return await bench_proofs(args.replay_events, appends=args.events, pg=pg)
+
+
+async def _otlp(args: argparse.Namespace) -> list[Result]:
+    from bench_export import bench_otlp
+
+    return await bench_otlp(args.otlp_thoughts)
+
+
+async def _redaction(args: argparse.Namespace) -> list[Result]:
+    from bench_redaction import bench_redaction
+
+    return await bench_redaction(args.redaction_events)
+
+
+async def _peers(_args: argparse.Namespace) -> list[Result]:
+    from bench_peers import bench_peers
+
+    return await bench_peers()
+
+
+async def _history(args: argparse.Namespace) -> list[Result]:
+    from bench_history import bench_history
+
+    return await bench_history(args.history_thoughts)
+
+
+async def _ui(args: argparse.Namespace) -> list[Result]:
+    from bench_ui import bench_ui
+
+    return await bench_ui(sessions=10_000 if args.quick else 100_000)
+
+
+async def _one(result: Awaitable[Result]) -> list[Result]:
+    return [await result]
+
+
+BENCHES: dict[str, Callable[[argparse.Namespace], Awaitable[list[Result]]]] = {
+    "append": _append,
+    "asof": lambda _args: _one(bench_asof()),
+    "concurrent": lambda _args: _one(bench_concurrent()),
+    "replay": lambda args: _one(bench_replay(args.replay_events)),
+    "mcp": _mcp,
+    "stats": _stats,
+    "memory": _memory,
+    "startup": _startup,
+    "http-sessions": _http_sessions,
+    "subscribe": _subscribe,
+    "proofs": _proofs,
+    "otlp": _otlp,
+    "redaction": _redaction,
+    "peers": _peers,
+    "history": _history,
+    "ui": _ui,
+}
+"""Each bench by name, in the order ``all`` runs them (a new one is one function and one line;
+the heavy modules are imported only when their bench runs)."""
+
+
 async def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="tools/bench", description=__doc__.split("\n")[0])
-    parser.add_argument(
-        "bench",
-        choices=[
-            "append",
-            "asof",
-            "concurrent",
-            "replay",
-            "stats",
-            "mcp",
-            "memory",
-            "startup",
-            "peers",
-            "http-sessions",
-            "history",
-            "ui",
-            "subscribe",
-            "proofs",
-            "otlp",
-            "redaction",
-            "all",
-        ],
-        nargs="?",
-        default="all",
-    )
+    parser.add_argument("bench", choices=[*BENCHES, "all"], nargs="?", default="all")
     parser.add_argument("--events", type=int, default=5000)
     parser.add_argument("--replay-events", type=int, default=1_000_000)
     parser.add_argument("--memory-thoughts", type=int, default=100_000)
@@ -428,69 +194,9 @@ async def main(argv: list[str]) -> int:
         args.history_thoughts = 100_000
         args.otlp_thoughts = 20_000
     results: list[Result] = []
-    if args.bench in ("append", "all"):
-        results.append(await bench_append_sqlite(args.events))
-        if await pg_available(args.pg):
-            results.append(await bench_append_postgres(args.pg, args.events // 2))
-            results.append(await bench_pg_concurrent(args.pg))
-        else:
-            print(f"(PostgreSQL at {args.pg} not reachable: its figures are skipped)")
-    if args.bench in ("asof", "all"):
-        results.append(await bench_asof())
-    if args.bench in ("concurrent", "all"):
-        results.append(await bench_concurrent())
-    if args.bench in ("replay", "all"):
-        results.append(await bench_replay(args.replay_events))
-    if args.bench in ("mcp", "all"):
-        from bench_mcp import bench_mcp
-
-        results += await bench_mcp()
-    if args.bench in ("stats", "all"):
-        from bench_stats import bench_stats
-
-        results += await bench_stats(args.replay_events)
-    if args.bench in ("memory", "all"):
-        from bench_scale import bench_memory
-
-        results.append(await bench_memory(args.memory_thoughts))
-    if args.bench in ("startup", "all"):
-        from bench_scale import bench_startup
-
-        results.append(await bench_startup())
-    if args.bench in ("http-sessions", "all"):
-        from bench_http import bench_http_sessions
-
-        results.append(await bench_http_sessions())
-    if args.bench in ("subscribe", "all"):
-        from bench_subscribe import bench_subscribe
-
-        reachable = await pg_available(args.pg)
-        results += await bench_subscribe(args.pg if reachable else None)
-    if args.bench in ("proofs", "all"):
-        from bench_proofs import bench_proofs
-
-        pg = args.pg if await pg_available(args.pg) else None
-        results += await bench_proofs(args.replay_events, appends=args.events, pg=pg)
-    if args.bench in ("otlp", "all"):
-        from bench_export import bench_otlp
-
-        results += await bench_otlp(args.otlp_thoughts)
-    if args.bench in ("redaction", "all"):
-        from bench_redaction import bench_redaction
-
-        results += await bench_redaction(args.redaction_events)
-    if args.bench in ("peers", "all"):
-        from bench_peers import bench_peers
-
-        results += await bench_peers()
-    if args.bench in ("history", "all"):
-        from bench_history import bench_history
-
-        results += await bench_history(args.history_thoughts)
-    if args.bench in ("ui", "all"):
-        from bench_ui import bench_ui
-
-        results += await bench_ui(sessions=10_000 if args.quick else 100_000)
+    for name, bench in BENCHES.items():
+        if args.bench in (name, "all"):
+            results += await bench(args)
     _print(results)
     target = args.json
     if target is None and args.bench == "all":
