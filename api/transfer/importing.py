@@ -12,7 +12,8 @@ transaction, small ones several to a transaction; only a session of more than
 that can stop an import midway is the database failing, or another writer changing the same
 sessions meanwhile; what was written is then whole sessions, and after a failure of the database
 running the import again finishes it (events the ledger holds are skipped: importing a file twice
-changes nothing).
+changes nothing). A file that redacts thoughts the ledger holds with their text (an export taken
+after a redaction, imported into an older copy) removes that text here too.
 """
 
 from collections.abc import Iterable, Iterator
@@ -25,6 +26,7 @@ from api.transfer.errors import ImportRefusedError
 from api.transfer.progress import Progress
 from ledger.envelope import RecordedEvent
 from ledger.errors import ConcurrencyError, IntegrityError, InvalidInputError, StoreError
+from ledger.events import ThoughtRedacted
 from ledger.store.base import MAX_BATCH, EventStore, StreamHead
 
 BATCH = 2000
@@ -71,15 +73,20 @@ async def pending_import(store: EventStore, checked: CheckedFile) -> PendingImpo
 async def write_import(store: EventStore, pending: PendingImport, step: Progress) -> int:
     """Write what the ledger lacks of a checked file, whole sessions at a time.
 
+    Then, where the file redacts thoughts the ledger held before, their text is removed
+    (:meth:`~ledger.store.redaction.Redactable.strip_content`).
+
     Returns:
         How many events were written.
 
     Raises:
         ImportRefusedError: Writing stopped midway (whole sessions written): the database failed,
-            or another writer changed these sessions meanwhile.
+            or another writer changed these sessions meanwhile; or everything was written but
+            removing redacted text failed (the ledger still verifies; ``redact`` finishes it).
     """
     checked, written = pending.checked, 0
-    for batch in _batches(_new_by_session(checked.by_session(), pending.present)):
+    redacted: dict[str, list[int]] = {}
+    for batch in _batches(_new_by_session(checked.by_session(), pending.present, redacted)):
         try:
             written += await store.import_records(batch)
         except StoreError as exc:
@@ -97,6 +104,16 @@ async def write_import(store: EventStore, pending: PendingImport, step: Progress
                 f"writer changed the ledger meanwhile: {exc}"
             ) from exc
         step.advance(len(batch))
+    for session_id, versions in redacted.items():
+        # The file redacts thoughts the ledger held with their text: remove it here too.
+        try:
+            await store.strip_content(session_id, versions, vacuum=True)
+        except (StoreError, InvalidInputError) as exc:
+            raise ImportRefusedError(
+                f"{checked.path} was imported ({_events(written)}), but removing the text of "
+                f"the thoughts it redacts in session {session_id} failed: {exc}; run "
+                f"`thoughtledger redact {session_id}` for them"
+            ) from exc
     return written
 
 
@@ -150,11 +167,20 @@ async def _check_event_ids(
 
 
 def _new_by_session(
-    sessions: Iterable[list[RecordedEvent]], present: dict[str, int]
+    sessions: Iterable[list[RecordedEvent]], present: dict[str, int], redacted: dict[str, list[int]]
 ) -> Iterator[list[RecordedEvent]]:
-    """Each session's events the ledger does not hold yet (sessions it holds whole are left out)."""
+    """Each session's events the ledger does not hold yet (sessions it holds whole are left out).
+
+    Fills ``redacted``: for each session the ledger holds part of, the versions the file's new
+    ``thought.redacted`` events name (the ledger may hold those thoughts with their text).
+    """
     for records in sessions:
-        new = records[present.get(records[0].session_id, 0) :]
+        held = present.get(records[0].session_id, 0)
+        new = records[held:]
+        if held:
+            named = [r.event.version for r in new if isinstance(r.event, ThoughtRedacted)]
+            if named:
+                redacted[records[0].session_id] = named
         if new:
             yield new
 

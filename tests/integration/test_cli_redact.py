@@ -188,6 +188,40 @@ def test_a_redacted_session_exports_and_imports_elsewhere_and_still_verifies(
     assert [line["event_type"] for line in lines][-1] == "thought.redacted"
 
 
+def test_importing_a_redaction_into_a_copy_that_holds_the_text_removes_it_there_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "source.db"
+    session_id = asyncio.run(ledger_with_secret(source))
+    copy = tmp_path / "copy.db"
+    export = tmp_path / "before.jsonl"
+    exported(capsys, sqlite_url(source), export, session_id)
+    assert cli(capsys, "import", str(export), "--db", sqlite_url(copy)).code == 0
+    assert files_hold(copy, SECRET)
+    redacted = cli(
+        capsys,
+        "redact",
+        session_id,
+        "--thought",
+        "2",
+        "--reason",
+        "key",
+        "--db",
+        sqlite_url(source),
+    )
+    assert redacted.code == 0, redacted.err
+    after = tmp_path / "after.jsonl"
+    exported(capsys, sqlite_url(source), after, session_id)
+
+    imported = cli(capsys, "import", str(after), "--db", sqlite_url(copy))
+
+    assert imported.code == 0, imported.err
+    assert files_hold(copy, SECRET) == []
+    assert cli(capsys, "verify", session_id, "--db", sqlite_url(copy)).code == 0
+    shown = cli(capsys, "show", session_id, "--db", sqlite_url(copy), "--json").json()
+    assert shown["thoughts"][1]["thought"] == REDACTED
+
+
 def test_an_export_with_a_text_removed_but_no_redaction_event_is_refused_whole(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
