@@ -125,6 +125,36 @@ def check_ui(home: Path) -> None:
     print(f"   ui: page, 3 files and the demo session served; export --html: {page.name}")
 
 
+def check_audit(home: Path) -> None:
+    """An auditor's path: keys, a checkpoint, a proof checked with no ledger, then a redaction.
+
+    The proof made before the redaction and the checkpoint taken before it still verify, and the
+    ledger's files no longer hold the text (plain install: Ed25519 comes with the core).
+    """
+    path = home / "audit.db"
+    url = f"sqlite:///{path}"
+    session_id = json.loads(run_cli(home, "demo", "--db", url, "--json"))["sessionId"]
+    key, checkpoint, bundle = home / "log.key", home / "before.cp", home / "proof.json"
+    run_cli(home, "keygen", "-o", str(key), "--name", "audit.example/log")
+    if key.stat().st_mode & 0o077:
+        raise Failed(f"keygen wrote a private key others may read: {oct(key.stat().st_mode)}")
+    run_cli(home, "checkpoint", "--db", url, "--key", str(key), "-o", str(checkpoint))
+    proving = ["--db", url, "--checkpoint", str(checkpoint), "-o", str(bundle)]
+    run_cli(home, "prove", session_id, "2", *proving)
+    text = json.loads(bundle.read_text(encoding="utf-8"))["event"]["payload"]
+    secret = json.loads(text)["content"]["thought"]
+    pubkey = f"{key}.pub"
+    run_cli(home, "verify-proof", str(bundle), "--pubkey", pubkey)
+    run_cli(home, "redact", session_id, "--thought", "2", "--reason", "erasure", "--db", url)
+    run_cli(home, "verify", "--db", url, "--checkpoint", str(checkpoint), "--pubkey", pubkey)
+    run_cli(home, "verify-proof", str(bundle), "--pubkey", pubkey)
+    files = [f for f in (path, Path(f"{path}-wal")) if f.exists()]
+    held = [f.name for f in files if secret.encode() in f.read_bytes()]
+    if held:
+        raise Failed(f"after redact, {', '.join(held)} still hold the redacted text")
+    print("   audit: keygen, checkpoint, prove, verify-proof, redact, verify --checkpoint")
+
+
 def _get(url: str) -> str:
     with urllib.request.urlopen(url, timeout=WAIT) as answer:  # noqa: S310  # loopback, ours
         text: str = answer.read().decode("utf-8")
@@ -323,6 +353,7 @@ def run(command: str, rest: list[str], home: Path, log: TextIO) -> bool:
     if command == "core" and len(rest) == 1:
         check_cli(home, rest[0])
         check_ui(home)
+        check_audit(home)
         ledger = f"sqlite:///{home / 'ledger.db'}"
         anyio.run(lambda: check_mcp(ledger, home, log, external=True))
         log.seek(0)  # the servers' stderr matters only if they failed
