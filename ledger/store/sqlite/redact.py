@@ -49,7 +49,7 @@ class SqliteRedaction(SqliteWriter):
         """Replace the payloads in one transaction, with freed space zeroed.
 
         Raises:
-            _Busy: Another connection holds the write lock; nothing was done.
+            Busy: Another connection holds the write lock; nothing was done.
             StoreError: The transaction failed; nothing was changed.
         """
         self._writer.execute("PRAGMA secure_delete = ON")
