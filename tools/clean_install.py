@@ -110,19 +110,29 @@ def check_ui(home: Path) -> None:
             if found is None:
                 raise Failed(f"thoughtledger ui printed no URL: {process.communicate()}")
             base = found.group(1)
-            fetched = {
-                path: _get(base + path)
-                for path in ("", "static/session.js", "static/app.js", "static/app.css")
-            }
+            index = _get(base)
+            # Every file the page names, found the way a browser finds them.
+            named = re.findall(
+                r'<(?:script src|link rel="stylesheet" href)="/(static/[^"]+)"', index
+            )
+            fetched = {path: _get(base + path) for path in named}
             sessions = json.loads(_get(base + "api/sessions"))["sessions"]
         finally:
             process.terminate()
             process.communicate(timeout=WAIT)
-    if '<script src="/static/session.js"' not in fetched[""] or not all(fetched.values()):
+    scripts = [path for path in named if path.endswith(".js")]
+    if scripts[-2:] != ["static/session.js", "static/app.js"] or "static/app.css" not in named:
+        raise Failed(f"thoughtledger ui's page names {named!r}")
+    if not index or not all(fetched.values()):
         raise Failed("thoughtledger ui did not serve its page and its files")
+    # The export is the session page offline: it must hold every session script the app serves.
+    exported = page.read_text(encoding="utf-8")
+    missing = [path for path in scripts[:-1] if fetched[path] not in exported]
+    if missing:
+        raise Failed(f"export --html left out {missing!r}")
     if [row["sessionId"] for row in sessions] != [session_id]:
         raise Failed(f"thoughtledger ui listed {sessions!r}")
-    print(f"   ui: page, 3 files and the demo session served; export --html: {page.name}")
+    print(f"   ui: page, {len(fetched)} files and the demo session; export --html: {page.name}")
 
 
 def check_audit(home: Path) -> None:

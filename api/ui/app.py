@@ -1,7 +1,7 @@
 """The web app behind ``thoughtledger ui``: pages, their JSON, a live feed; it never writes.
 
-Every route reads. The pages are static files shipped with the package (HTML, CSS and one
-script: no inline script, so the Content-Security-Policy forbids any); the data comes as JSON
+Every route reads. The pages are static files shipped with the package (HTML, CSS and the
+scripts: no inline script, so the Content-Security-Policy forbids any); the data comes as JSON
 from ``/api/...``. Requests must name a loopback host, so a web page elsewhere cannot reach the
 app through DNS rebinding.
 """
@@ -47,9 +47,18 @@ _HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
+SESSION_SCRIPTS = (
+    "session-model.js",
+    "session-tree.js",
+    "session-inspect.js",
+    "session-live.js",
+    "session.js",
+)
+"""The session view's scripts in load order (the page and ``export --html`` both need them all)."""
+
 _STATIC = {
+    **dict.fromkeys(SESSION_SCRIPTS, "text/javascript; charset=utf-8"),
     "app.js": "text/javascript; charset=utf-8",
-    "session.js": "text/javascript; charset=utf-8",
     "app.css": "text/css; charset=utf-8",
 }
 _BADGES_MAX = 200
@@ -340,4 +349,11 @@ class _LoopbackOnly:
         await self._app(scope, receive, send)
 
 
-__all__ = ["CSP", "LOOPBACK_NAMES", "SESSION_PAGE_MAX", "create_app", "static_text"]
+__all__ = [
+    "CSP",
+    "LOOPBACK_NAMES",
+    "SESSION_PAGE_MAX",
+    "SESSION_SCRIPTS",
+    "create_app",
+    "static_text",
+]

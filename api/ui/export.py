@@ -1,9 +1,9 @@
 """``export --html``: sessions as one self-contained HTML file, the session page offline.
 
-The file holds the stylesheet, the session view's script and the sessions' events (as JSON in a
-``<script type="application/json">`` element, escaped so no text can close it). Its
-Content-Security-Policy allows that one script by its SHA-256 and nothing else: no other
-script, no network.
+The file holds the stylesheet, the session view's scripts (joined in load order into one
+script element) and the sessions' events (as JSON in a ``<script type="application/json">``
+element, escaped so no text can close it). Its Content-Security-Policy allows that one script
+by its SHA-256 and nothing else: no other script, no network.
 """
 
 import base64
@@ -11,7 +11,7 @@ import hashlib
 import html
 from collections.abc import Sequence
 
-from api.ui.app import static_text
+from api.ui.app import SESSION_SCRIPTS, static_text
 from api.ui.payload import JsonDict, script_json
 
 
@@ -29,7 +29,9 @@ def html_export(sessions: Sequence[JsonDict], *, title: str) -> str:
     Returns:
         The whole HTML document.
     """
-    script = static_text("session.js")
+    # One script, not one per file: the page keeps a single hash in its policy, and the files
+    # run in the order the served page loads them.
+    script = "\n".join(static_text(name) for name in SESSION_SCRIPTS)
     style = static_text("app.css")
     policy = (
         f"default-src 'none'; script-src 'sha256-{_sha256(script)}'; "

@@ -1,0 +1,46 @@
+"""The web app's own files over real HTTP: the page names every shipped script in load order, the
+app serves each, and ``export --html`` inlines the same scripts in the same order."""
+
+import importlib.resources
+import re
+
+import httpx
+import pytest
+
+from api import Ledger
+from api.ui.app import SESSION_SCRIPTS
+from api.ui.export import html_export
+from ledger.store.memory import MemoryEventStore
+from tests.support.web import app_on_loopback
+
+pytestmark = pytest.mark.anyio
+
+
+def _shipped(suffix: str) -> set[str]:
+    folder = importlib.resources.files("api.ui") / "static"
+    return {entry.name for entry in folder.iterdir() if entry.name.endswith(suffix)}
+
+
+async def test_the_page_loads_every_shipped_script_in_order_and_the_export_inlines_them() -> None:
+    ledger = Ledger(MemoryEventStore(), ttl=None)
+    try:
+        async with app_on_loopback(ledger) as base, httpx.AsyncClient(base_url=base) as http:
+            page = (await http.get("")).text
+            named = re.findall(r'<script src="/static/([^"]+)" defer></script>', page)
+            # The session view's parts first, its frame (session.js) last of them, then the app.
+            assert named == [*SESSION_SCRIPTS, "app.js"]
+            assert SESSION_SCRIPTS[-1] == "session.js"
+            assert set(named) == _shipped(".js")
+            served = {name: await http.get(f"static/{name}") for name in named}
+            for name, answer in served.items():
+                assert answer.status_code == 200, name
+                assert answer.headers["content-type"] == "text/javascript; charset=utf-8"
+                assert answer.text.startswith("// "), name
+            for name in _shipped(".css"):
+                assert (await http.get(f"static/{name}")).status_code == 200
+        exported = html_export([{"sessionId": "s-1", "events": []}], title="t")
+        code = re.search(r"<script>(.*?)</script>", exported, re.S)
+        assert code is not None
+        assert code.group(1) == "\n".join(served[name].text for name in SESSION_SCRIPTS)
+    finally:
+        await ledger.aclose()
