@@ -6,11 +6,13 @@ keyset on version (:meth:`EventStore.read_stream` with a limit) and built by
 the session besides its items is read with two indexed point reads, not a fold (see
 :meth:`Paging.history`).
 
-A thought reads redacted on a page once a ``thought.redacted`` event up to the page's bound names
-it, as the fold shows it, even where a redaction cut short left its text stored. The versions of
-a session's redaction events come from an index (``EventStore.redaction_versions``): a session
-with none up to the bound reads nothing more; one with some reads those events (by version) to
-learn what they name.
+A thought reads redacted on a page once a ``thought.redacted`` event of its session names it, as
+the fold shows it, even where a redaction cut short left its text stored. That holds for a page
+read as of an earlier version or time too, as for the fold's view as of one (a cut of the state
+now) and as once the text is stripped: a recorded redaction is never undone by reading further
+back. The versions of a session's redaction events come from an index
+(``EventStore.redaction_versions``): a session with none reads nothing more; one with some reads
+those events (by version) to learn what they name.
 """
 
 from bisect import bisect_right
@@ -96,6 +98,11 @@ class Paging:
         last but for redactions, every other event a thought or a redaction (counted from the
         state the facade holds).
 
+        A thought a ``thought.redacted`` event names reads ``[redacted]`` with ``"redacted":
+        true``, as the fold shows it, whether or not its text was stripped yet, and on a read
+        as of any version or time (as the fold's view as of one shows it). Only a session with
+        redactions pays for it: their events are read to learn what they name.
+
         A cursor holds where the next page starts, the branch filter and, for a read as of a
         version or time, that version: later pages read the same snapshot without the bound
         being given again (given again, it must name the same version). A cursor of a read of
@@ -159,12 +166,13 @@ class Paging:
         start = cursor.after_version if cursor is not None else 0
         if start > to:
             raise InvalidInputError("this cursor is past the session's end: not a cursor of it")
-        redactions = await self._redaction_versions(session_id)
-        redactions = redactions[: bisect_right(redactions, to)]
+        recorded = await self._redaction_versions(session_id)
+        recorded = recorded[: bisect_right(recorded, head.version)]
+        # Every redaction recorded applies, even to a read as of before it: the text it names is
+        # gone once stripped, and the fold's view as of any version shows it redacted already.
         # A page reads at most SCAN_BUDGET events after ``start``: no other thought can be on it.
-        named = await _named(
-            self._store, session_id, redactions, start, min(to, start + SCAN_BUDGET)
-        )
+        named = await _named(self._store, session_id, recorded, start, min(to, start + SCAN_BUDGET))
+        redactions = recorded[: bisect_right(recorded, to)]
         builder = PageBuilder(limit, branch, max_bytes, size_of, start, named)
         chunk = limit + 2 if branch is None else max(limit + 2, _BRANCH_CHUNK)
         scanned = 0
