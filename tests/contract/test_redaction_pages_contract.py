@@ -2,7 +2,8 @@
 
 A redaction appends its ``thought.redacted`` events first and strips the texts after; a crash
 between the two leaves the text stored with the redaction recorded. These tests produce that
-state on every backend (the first step alone, as the crash leaves it) and read it page by page.
+state on every backend (the first step alone, see :mod:`tests.support.redaction`) and read it
+page by page.
 """
 
 import pytest
@@ -10,10 +11,10 @@ import pytest
 from api import Ledger
 from api.history import HistoryPage
 from ledger.content import REDACTED
-from ledger.events import ThoughtRedacted
 from projections.views import JsonDict, thought_history
 from tests.support.backends import Backend
 from tests.support.raw_store import raw_store
+from tests.support.redaction import record_redaction_only
 
 pytestmark = pytest.mark.anyio
 
@@ -31,22 +32,8 @@ async def cut_short(ledger: Ledger) -> str:
         await session.process_sequential_thinking(
             thought=text, thought_number=number, total_thoughts=3, next_thought_needed=number < 3
         )
+    await record_redaction_only(ledger, session.id, 3)
     store = raw_store(ledger)
-    target = (await store.read_stream(session.id))[2]
-    # The first step of a redaction, as a crash right after it leaves the log.
-    await store.append(
-        session.id,
-        [
-            ThoughtRedacted(
-                event_id=str(target.event_id),
-                version=3,
-                thought_number=2,
-                by="ops",
-                reason="a pasted key",
-            )
-        ],
-        expected_version=4,
-    )
     assert SECRET in (await store.read_stream(session.id))[2].payload
     return session.id
 
