@@ -5,9 +5,18 @@ keyset on version (:meth:`EventStore.read_stream` with a limit) and built by
 :class:`projections.paging.PageBuilder`; nothing folds the whole session. What a page says about
 the session besides its items is read with two indexed point reads, not a fold (see
 :meth:`Paging.history`).
+
+A thought reads redacted on a page once a ``thought.redacted`` event of its session names it, as
+the fold shows it, even where a redaction cut short left its text stored. That holds for a page
+read as of an earlier version or time too, as for the fold's view as of one (a cut of the state
+now) and as once the text is stripped: a recorded redaction is never undone by reading further
+back. The versions of a session's redaction events come from an index
+(``EventStore.redaction_versions``): a session with none reads nothing more; one with some reads
+those events (by version) to learn what they name.
 """
 
-from collections.abc import Callable, Collection
+from bisect import bisect_right
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -30,6 +39,9 @@ with ``more`` set, rather than one call reading a whole long session."""
 
 _BRANCH_CHUNK = 256
 """Events read at a time when a branch filter skips most of them."""
+
+_REDACTION_CHUNK = 1000
+"""``thought.redacted`` events read at a time to learn what they name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +97,11 @@ class Paging:
         ledger records keeps: ``session.started`` only ever first, a clear or expiry only ever
         last but for redactions, every other event a thought or a redaction (counted from the
         state the facade holds).
+
+        A thought a ``thought.redacted`` event names reads ``[redacted]`` with ``"redacted":
+        true``, as the fold shows it, whether or not its text was stripped yet, and on a read
+        as of any version or time (as the fold's view as of one shows it). Only a session with
+        redactions pays for it: their events are read to learn what they name.
 
         A cursor holds where the next page starts, the branch filter and, for a read as of a
         version or time, that version: later pages read the same snapshot without the bound
@@ -149,7 +166,14 @@ class Paging:
         start = cursor.after_version if cursor is not None else 0
         if start > to:
             raise InvalidInputError("this cursor is past the session's end: not a cursor of it")
-        builder = PageBuilder(limit, branch, max_bytes, size_of, start)
+        recorded = await self._redaction_versions(session_id)
+        recorded = recorded[: bisect_right(recorded, head.version)]
+        # Every redaction recorded applies, even to a read as of before it: the text it names is
+        # gone once stripped, and the fold's view as of any version shows it redacted already.
+        # A page reads at most SCAN_BUDGET events after ``start``: no other thought can be on it.
+        named = await _named(self._store, session_id, recorded, start, min(to, start + SCAN_BUDGET))
+        redactions = recorded[: bisect_right(recorded, to)]
+        builder = PageBuilder(limit, branch, max_bytes, size_of, start, named)
         chunk = limit + 2 if branch is None else max(limit + 2, _BRANCH_CHUNK)
         scanned = 0
         while not builder.full and builder.after_version < to and scanned < SCAN_BUDGET:
@@ -168,7 +192,7 @@ class Paging:
         if branch is not None and not seen and not more:
             at = f" at version {to}" if pinned is not None else ""
             raise InvalidInputError(f"session {session_id!r} has no branch {branch!r}{at}")
-        status, count = await self._summary(session_id, to)
+        status, count = await self._summary(session_id, to, redactions)
         next_cursor = (
             HistoryCursor(session_id, builder.after_version, pinned, branch, seen).encode()
             if more
@@ -225,18 +249,20 @@ class Paging:
         """The versions of the session's ``thought.redacted`` events (the facade's own)."""
         return ()
 
-    async def _summary(self, session_id: str, version: int) -> tuple[str, int]:
+    async def _summary(
+        self, session_id: str, version: int, redactions: Sequence[int]
+    ) -> tuple[str, int]:
         """The status and the number of thoughts after the first ``version`` events.
 
         A redaction (rare) is the one event besides the start and a retirement that is not a
         thought: trailing ones are stepped over for the status, and all are counted out.
+        ``redactions`` are the versions of the session's redaction events up to ``version``.
         """
-        redactions = sum(1 for v in await self._redaction_versions(session_id) if v <= version)
-        last = await self._event(session_id, version)
-        at = version
-        while isinstance(last.event, ThoughtRedacted) and at > 1:
-            at -= 1
-            last = await self._event(session_id, at)
+        # Step over trailing redactions by their versions: one read, however many there are.
+        at, index = version, len(redactions) - 1
+        while index >= 0 and redactions[index] == at and at > 1:
+            at, index = at - 1, index - 1
+        last = await self._event(session_id, at)
         first = last if at == 1 else await self._event(session_id, 1)
         entry = thought_entry(last)
         retired = isinstance(last.event, SessionCleared | SessionExpired)
@@ -247,7 +273,10 @@ class Paging:
         else:
             status = entry.status if entry is not None else "empty"
         count = (
-            version - isinstance(first.event, SessionStarted) - (retired and at > 1) - redactions
+            version
+            - isinstance(first.event, SessionStarted)
+            - (retired and at > 1)
+            - len(redactions)
         )
         return status, max(count, 0)
 
@@ -258,6 +287,44 @@ class Paging:
         if not records:
             raise not_found(session_id)
         return records[0]
+
+
+async def _named(
+    store: EventStore, session_id: str, redactions: Sequence[int], after: int, upto: int
+) -> frozenset[int]:
+    """The versions in ``(after, upto]`` that the redaction events at ``redactions`` name.
+
+    Consecutive versions (one redaction's events) are read as one range, a chunk at a time.
+    Every event is read, not only those after ``after``: the fold applies a redaction to any
+    version it names, so a page does too.
+
+    Raises:
+        EventDecodingError: A stored event cannot be decoded.
+        StoreError: The store failed.
+    """
+    named: set[int] = set()
+    index = 0
+    while index < len(redactions):
+        first = last = redactions[index]
+        while index + 1 < len(redactions) and redactions[index + 1] == last + 1:
+            index, last = index + 1, last + 1
+        index += 1
+        read_to = first - 1
+        while read_to < last:
+            records = await store.read_stream(
+                session_id,
+                after_version=read_to,
+                to_version=last,
+                limit=_REDACTION_CHUNK,
+            )
+            if not records:
+                break
+            for record in records:
+                event = record.event
+                if isinstance(event, ThoughtRedacted) and after < event.version <= upto:
+                    named.add(event.version)
+            read_to = records[-1].version
+    return frozenset(named)
 
 
 def _cursor(after: str | None, session_id: str, branch: str | None) -> HistoryCursor | None:

@@ -2,7 +2,10 @@
 
 A history item depends on its own event alone (see :func:`projections.state.thought_entry`), so a
 page is built from a window of events without folding the events before it: no context is carried
-from one page to the next except where the next page starts. The items are exactly those of
+from one page to the next except where the next page starts. The one exception is a redaction
+whose text was not yet stripped from its event (a redaction cut short after its
+``thought.redacted`` event): the reader passes the versions such events name, and the builder
+shows those thoughts redacted as the fold does. The items are exactly those of
 :func:`projections.views.thought_history` for the same thoughts; the property tests prove that the
 pages of a session, concatenated, are its whole history (filtered by branch when asked).
 
@@ -14,11 +17,11 @@ else none, so a live session's newer thoughts are read too) and the branch filte
 import base64
 import binascii
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 from ledger.errors import InvalidInputError
-from projections.state import Folded, thought_entry
+from projections.state import Folded, redacted, thought_entry
 from projections.views import JsonDict, thought_record
 
 _CURSOR_FORMAT = 1
@@ -110,6 +113,8 @@ class PageBuilder:
         max_bytes: Most bytes the items may take, by ``size_of`` (``None``: no cap).
         size_of: How many bytes an item takes in the answer.
         after_version: The version the page starts after.
+        redacted_versions: The versions ``thought.redacted`` events up to the page's bound name:
+            their thoughts read ``[redacted]`` even where the text is still stored.
     """
 
     limit: int
@@ -117,6 +122,7 @@ class PageBuilder:
     max_bytes: int | None = None
     size_of: Callable[[JsonDict], int] = compact_size
     after_version: int = 0
+    redacted_versions: Collection[int] = frozenset()
     items: list[JsonDict] = field(default_factory=list)
     size: int = 0
     stopped: bool = False
@@ -140,6 +146,8 @@ class PageBuilder:
                 if len(self.items) >= self.limit:
                     self.stopped = True
                     break
+                if entry.version in self.redacted_versions and not entry.redacted:
+                    entry = redacted(entry)
                 item = thought_record(entry)
                 size = self.size_of(item) if self.max_bytes is not None else 0
                 if self.max_bytes is not None and self.items and self.size + size > self.max_bytes:

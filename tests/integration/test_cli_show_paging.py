@@ -9,9 +9,11 @@ import pytest
 
 from api import open_ledger
 from api.cli.show import PAGE, WHOLE_MAX
+from ledger.content import REDACTED
 from tests.support.cli import Ran, cli, sqlite_url
 from tests.support.factories import long_session
 from tests.support.raw_store import raw_store
+from tests.support.redaction import record_redaction_only
 from tests.support.samples import thought
 
 
@@ -128,3 +130,34 @@ def test_bad_paging_options_fail_with_one_line(
     assert ran.code == 2
     assert message in ran.err
     assert len(ran.err.strip().splitlines()) == 1
+
+
+def test_show_pages_a_redaction_cut_short_as_redacted(
+    capsys: pytest.CaptureFixture[str], ledger_url: str
+) -> None:
+    """The strip never ran: the text is stored, and no page or bound of ``show`` prints it."""
+    private = "my card is 4111 1111 1111 1111"
+
+    async def build() -> None:
+        async with open_ledger(ledger_url, ttl=None) as ledger:
+            await ledger.think("s", thought(1, 2) | {"thought": private})
+            await ledger.think("s", thought(2, 2))
+            await record_redaction_only(ledger, "s", 2)
+
+    asyncio.run(build())
+    whole = cli(capsys, "show", "s", "--json", "--db", ledger_url).json()["thoughts"]
+    assert [(t["thought"], t.get("redacted")) for t in whole] == [
+        (REDACTED, True),
+        ("thought 2", None),
+    ]
+    first = cli(capsys, "show", "s", "--json", "--limit", "1", "--db", ledger_url)
+    rest = cli(
+        capsys, "show", "s", "--json", "--after", first.json()["nextCursor"], "--db", ledger_url
+    )
+    assert first.json()["thoughts"] + rest.json()["thoughts"] == whole
+    at = cli(capsys, "show", "s", "--json", "--limit", "5", "--at", "2", "--db", ledger_url)
+    assert at.json()["thoughts"] == whole[:1]
+    printed = cli(capsys, "show", "s", "--limit", "5", "--db", ledger_url)
+    assert printed.code == 0, printed.err
+    assert printed.out.splitlines()[1].startswith(f"#1 {REDACTED}  [v2 · ")
+    assert private not in first.out + rest.out + at.out + printed.out

@@ -1,5 +1,7 @@
 """A redacted thought as every way of reading it back shows it: ``[redacted]``, and says so."""
 
+import json
+
 import pytest
 
 from api.otel.spans import Conventions, session_spans
@@ -7,8 +9,10 @@ from api.service import Ledger
 from api.ui.payload import session_payload
 from ledger.content import REDACTED
 from ledger.store.memory import MemoryEventStore
-from projections.views import full_history, session_view
+from projections.views import JsonDict, full_history, session_view
 from tests.support.mcp import Mode, call, connect, think, thought
+from tests.support.raw_store import raw_store
+from tests.support.redaction import record_redaction_only
 
 pytestmark = pytest.mark.anyio
 
@@ -71,3 +75,33 @@ async def test_thinking_history_over_mcp_shows_the_thought_redacted(
     first, second = read["history"]
     assert (first["thought"], first["redacted"]) == (REDACTED, True)
     assert "redacted" not in second
+
+
+async def test_thinking_history_pages_show_a_redaction_cut_short_redacted(
+    ledger: Ledger, mode: Mode
+) -> None:
+    """The text is still stored (the strip never ran): every page and bound shows it redacted."""
+    async with connect(ledger, mode) as client:
+        await think(client, thought(1) | {"thought": PERSONAL})
+        await think(client, thought(2))
+        [state] = await ledger.list_sessions()
+        session_id = state.session_id
+        await record_redaction_only(ledger, session_id, 2)
+        assert any(PERSONAL in r.payload for r in await raw_store(ledger).read_stream(session_id))
+        items: list[JsonDict] = []
+        arguments: JsonDict = {"sessionId": session_id, "limit": 1}
+        while True:
+            read = await call(client, "thinking_history", arguments)
+            items += read["history"]
+            if not read["more"]:
+                break
+            arguments = {"sessionId": session_id, "limit": 1, "after": read["nextCursor"]}
+        as_of = await call(client, "thinking_history", {"sessionId": session_id, "asOfVersion": 2})
+        view = await call(client, "thinking_history", {"sessionId": session_id, "show": "view"})
+    assert read["thoughtHistoryLength"] == 2
+    first, second = items
+    assert (first["thought"], first["redacted"]) == (REDACTED, True)
+    assert "redacted" not in second
+    assert PERSONAL not in json.dumps(items)
+    assert as_of["history"] == [first]
+    assert [t["thought"] for t in view["view"]["thoughtHistory"]] == [REDACTED, "thought 2"]

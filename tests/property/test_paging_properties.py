@@ -13,6 +13,7 @@ from projections.paging import HistoryCursor, PageBuilder
 from projections.state import empty, replay
 from projections.views import JsonDict, branch_sets, thought_history
 from tests.property.strategies import calls, events
+from tests.support.redaction import record_redaction_only
 
 _BRANCH_CHOICES = st.none() | st.sampled_from(["a", "b", "c"])
 
@@ -43,25 +44,25 @@ def test_pages_built_from_windows_of_any_events_concatenate_to_the_whole_history
     max_bytes: int | None,
     data: st.DataObject,
 ) -> None:
-    """Any events at all (clears and expiries anywhere), any page size, any window size."""
+    """Any events at all (clears, expiries and redactions anywhere), any page and window size.
 
-    # A redaction here names no stored event: what it does to a stored text (removes it, so that
-    # every read of the event says so) is held by tests/contract/test_redaction_contract.py.
-    stream = [
-        event.model_copy(update={"version": 10**9}) if isinstance(event, ThoughtRedacted) else event
-        for event in stream
-    ]
+    A redaction here names a version that may hold a thought whose text is still stored (as a
+    redaction cut short after its event leaves it): the page shows it redacted, as the fold does.
+    """
 
     async def scenario() -> None:
         store = MemoryEventStore()
         records = await store.append("s", stream, expected_version=0) if stream else []
         whole = thought_history(replay(records, empty("s")))
+        named = frozenset(r.event.version for r in records if isinstance(r.event, ThoughtRedacted))
         present = sorted({item["branchId"] for item in whole if "branchId" in item})
         branch = data.draw(st.none() | st.sampled_from([*present, "nowhere"]), label="branch")
         pages: list[list[JsonDict]] = []
         after = 0
         while after < len(records):
-            builder = PageBuilder(limit, branch, max_bytes, after_version=after)
+            builder = PageBuilder(
+                limit, branch, max_bytes, after_version=after, redacted_versions=named
+            )
             while not builder.full and builder.after_version < len(records):
                 window = await store.read_stream(
                     "s", after_version=builder.after_version, limit=chunk
@@ -89,12 +90,17 @@ def test_facade_pages_equal_the_history_of_the_state_now_and_as_of_any_version(
     clear: bool,
     data: st.DataObject,
 ) -> None:
-    """Sessions recorded through the facade (revisions, branches, a clear at the end)."""
+    """Sessions recorded through the facade (revisions, branches, a clear at the end), some of
+    whose thoughts have a redaction cut short after its event (the text still stored)."""
 
     async def scenario() -> None:
         ledger = Ledger(MemoryEventStore())
         for call in sequence:
             await ledger.think("s", call)
+        thoughts = [t.version for t in (await ledger.state("s")).thoughts]
+        chosen = data.draw(st.lists(st.sampled_from(thoughts), unique=True), label="redacted")
+        for thought_version in chosen:
+            await record_redaction_only(ledger, "s", thought_version)
         if clear:
             await ledger.clear_session("s")
         state = await ledger.state("s")
