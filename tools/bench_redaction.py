@@ -15,10 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench_stats import generate_rows
+from bench_stats import chained_rows, generate_rows
 
-from ledger.chain import GENESIS_HASH, compute_hash
-from ledger.content import seal_content, strip
+from ledger.content import seal_content
 from ledger.events import THOUGHT_TYPES
 from ledger.store.sqlite import SqliteEventStore
 
@@ -28,28 +27,19 @@ Row = tuple[Any, ...]
 
 def _v2_rows(rows: list[Row]) -> list[Row]:
     """One generated session's rows, each thought re-encoded in schema 2 and chained anew."""
-    out: list[Row] = []
-    prev = GENESIS_HASH
-    for session_id, version, event_id, at, _schema, kind, payload, _prev, _hash in rows:
-        committed = payload
-        if kind in THOUGHT_TYPES:
-            fields = json.loads(payload)
-            text = fields.pop("thought")
-            payload = seal_content(json.dumps(fields, separators=(",", ":")), {"thought": text})
-            committed = strip(payload)
-        digest = compute_hash(
-            prev_hash=prev,
-            session_id=session_id,
-            version=version,
-            event_id=event_id,
-            recorded_at=at,
-            event_type=kind,
-            schema_version=2,
-            payload=committed,
-        )
-        out.append((session_id, version, event_id, at, 2, kind, payload, prev, digest))
-        prev = digest
-    return out
+    events = [
+        (event_id, at, kind, _v2(kind, payload))
+        for _, _, event_id, at, _, kind, payload, *_ in rows
+    ]
+    return chained_rows(rows[0][0], events, schema_version=2)
+
+
+def _v2(kind: str, payload: str) -> str:
+    if kind not in THOUGHT_TYPES:
+        return payload
+    fields = json.loads(payload)
+    text = fields.pop("thought")
+    return seal_content(json.dumps(fields, separators=(",", ":")), {"thought": text})
 
 
 def _sessions(events: int, schema: int) -> Iterator[tuple[list[Row], Row]]:

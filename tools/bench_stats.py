@@ -24,7 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from api.figures import ledger_stats
 from ledger.chain import GENESIS_HASH, compute_hash
+from ledger.content import strip
 from ledger.envelope import format_time
+from ledger.events import REDACTABLE_FROM, THOUGHT_TYPES
 from ledger.store.sqlite import SqliteEventStore
 
 AGENTS = [("planner", "claude-desktop"), ("coder", "cursor"), ("reviewer", "claude-code")]
@@ -102,15 +104,20 @@ def generate_rows(
         yield rows, (session_id, len(rows), rows[-1][8], rows[0][3], rows[-1][3])
 
 
-def chained_rows(session_id: str, events: Iterable[tuple[str, str, str, str]]) -> list[Row]:
+def chained_rows(
+    session_id: str, events: Iterable[tuple[str, str, str, str]], *, schema_version: int = 1
+) -> list[Row]:
     """``tl_events`` rows (without position) of a session's events, each sealed onto the last.
 
     Args:
         session_id: The session.
         events: Each event's id, recorded time (stored text), type and payload, in order.
+        schema_version: The payloads' schema (from 2, a thought's hash covers its committed
+            form, see :mod:`ledger.content`).
     """
     rows: list[Row] = []
     prev = GENESIS_HASH
+    redactable = schema_version >= REDACTABLE_FROM
     for version, (event_id, at, kind, payload) in enumerate(events, start=1):
         digest = compute_hash(
             prev_hash=prev,
@@ -119,10 +126,12 @@ def chained_rows(session_id: str, events: Iterable[tuple[str, str, str, str]]) -
             event_id=event_id,
             recorded_at=at,
             event_type=kind,
-            schema_version=1,
-            payload=payload,
+            schema_version=schema_version,
+            payload=strip(payload) if redactable and kind in THOUGHT_TYPES else payload,
         )
-        rows.append((session_id, version, event_id, at, 1, kind, payload, prev, digest))
+        rows.append(
+            (session_id, version, event_id, at, schema_version, kind, payload, prev, digest)
+        )
         prev = digest
     return rows
 
