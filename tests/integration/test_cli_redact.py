@@ -103,6 +103,48 @@ async def test_the_text_is_gone_from_the_files_while_another_ledger_holds_them_o
     assert files_hold(path, SECRET) == []
 
 
+async def test_a_reader_holding_the_log_delays_the_erasure_without_blocking_and_without_loss(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "ledger.db"
+    session_id = await ledger_with_secret(path)
+    # Another process reads, holding its snapshot (and so the write-ahead log) for a second.
+    reader = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        "import sqlite3, sys, time\n"
+        "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+        "db.execute('BEGIN'); db.execute('SELECT count(*) FROM tl_events').fetchone()\n"
+        "print('reading', flush=True); time.sleep(1.0); db.execute('COMMIT')\n",
+        str(path),
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert reader.stdout is not None
+    assert (await reader.stdout.readline()).strip() == b"reading"
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    ledger = Ledger(await SqliteEventStore.open(path))
+    ticker = asyncio.create_task(tick())
+    try:
+        started = asyncio.get_running_loop().time()
+        await ledger.redact(session_id, thought_number=2, reason="erasure request", by="dpo")
+        waited = asyncio.get_running_loop().time() - started
+    finally:
+        ticker.cancel()
+        await ledger.aclose()
+        await asyncio.wait_for(reader.communicate(), timeout=30)
+    assert files_hold(path, SECRET) == []
+    # It waited for the reader, and the event loop went on meanwhile.
+    assert waited > 0.3
+    assert ticks > waited / 0.01 / 4
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -8,23 +8,19 @@ into the database file and the write-ahead log is emptied, so neither file holds
 """
 
 import sqlite3
-import time
 from collections.abc import Sequence
 from typing import Any
 
-from ledger.errors import StoreError
+from ledger.errors import StoreError, StoreUnavailableError
 from ledger.ids import check_id
 from ledger.store.redaction import Stripping
-from ledger.store.sqlite.writer import SqliteWriter
+from ledger.store.sqlite.writer import Busy, SqliteWriter
 
 STRIP = "UPDATE tl_events SET payload = ? WHERE position = ? AND payload = ?"
 REDACTIONS = (
     "SELECT version FROM tl_events WHERE session_id = ? AND event_type = 'thought.redacted' "
     "ORDER BY version"
 )
-
-_CHECKPOINT_TRIES = 50
-"""Checkpoints tried while a reader's snapshot keeps the write-ahead log from being emptied."""
 
 
 class SqliteRedaction(SqliteWriter):
@@ -42,7 +38,14 @@ class SqliteRedaction(SqliteWriter):
         stripped = await self._between_commits(
             lambda: self._strip_now(changes), "nothing was redacted, try again"
         )
-        await self._between_commits(self._checkpoint, "the old text was not yet overwritten")
+        try:
+            await self._between_commits(self._checkpoint, "")
+        except StoreUnavailableError:
+            raise StoreError(
+                f"another process kept the write-ahead log of {self.path} in use: the redacted "
+                "text is gone from every read, but its old bytes stay in the log until the next "
+                "checkpoint; run redact again when no other process reads the ledger"
+            ) from None
         return stripped
 
     def _strip_now(self, changes: Sequence[Stripping]) -> int:
@@ -71,24 +74,17 @@ class SqliteRedaction(SqliteWriter):
     def _checkpoint(self) -> None:
         """Copy the write-ahead log into the database file and empty it (the old bytes go).
 
-        A reader's open snapshot (another process mid-read) keeps the log: retried briefly.
-
         Raises:
-            StoreError: The log could not be emptied.
+            Busy: Another process's open read (or write) keeps the log in use: the runner
+                retries, without holding up the event loop, for as long as it waits for a lock.
+            StoreError: The checkpoint failed.
         """
-        for _ in range(_CHECKPOINT_TRIES):
-            try:
-                busy = self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-            except sqlite3.Error as exc:
-                raise StoreError(f"checkpointing {self.path} failed: {exc}") from exc
-            if not busy:
-                return
-            time.sleep(0.01)
-        raise StoreError(
-            f"a reader of {self.path} kept its write-ahead log open: the redacted text is gone "
-            "from every read, but its old bytes stay in the log until the next checkpoint; "
-            "run redact again when no other process reads the ledger"
-        )
+        try:
+            busy = self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        except sqlite3.Error as exc:
+            raise StoreError(f"checkpointing {self.path} failed: {exc}") from exc
+        if busy:
+            raise Busy
 
 
 __all__ = ["REDACTIONS", "STRIP", "SqliteRedaction"]
