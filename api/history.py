@@ -10,12 +10,10 @@ A thought reads redacted on a page once a ``thought.redacted`` event of its sess
 the fold shows it, even where a redaction cut short left its text stored. That holds for a page
 read as of an earlier version or time too, as for the fold's view as of one (a cut of the state
 now) and as once the text is stripped: a recorded redaction is never undone by reading further
-back. The versions of a session's redaction events come from an index
-(``EventStore.redaction_versions``): a session with none reads nothing more; one with some reads
-those events (by version) to learn what they name.
+back. A session's redaction events, each with the version it names, come from an index
+(``EventStore.redactions``), without decoding an event.
 """
 
-from bisect import bisect_right
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,9 +21,10 @@ from datetime import datetime
 from api.bounds import check_time, check_version, not_found
 from ledger.envelope import RecordedEvent
 from ledger.errors import InvalidInputError, SessionNotFoundError
-from ledger.events import SessionCleared, SessionExpired, SessionStarted, ThoughtRedacted
+from ledger.events import SessionCleared, SessionExpired, SessionStarted
 from ledger.ids import check_id
 from ledger.store.base import EventStore
+from ledger.store.redaction import Redacted
 from projections.paging import HistoryCursor, PageBuilder, compact_size
 from projections.state import thought_entry
 from projections.views import JsonDict
@@ -39,9 +38,6 @@ with ``more`` set, rather than one call reading a whole long session."""
 
 _BRANCH_CHUNK = 256
 """Events read at a time when a branch filter skips most of them."""
-
-_REDACTION_CHUNK = 1000
-"""``thought.redacted`` events read at a time to learn what they name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +97,7 @@ class Paging:
         A thought a ``thought.redacted`` event names reads ``[redacted]`` with ``"redacted":
         true``, as the fold shows it, whether or not its text was stripped yet, and on a read
         as of any version or time (as the fold's view as of one shows it). Only a session with
-        redactions pays for it: their events are read to learn what they name.
+        redactions pays for it: one indexed read of what each names.
 
         A cursor holds where the next page starts, the branch filter and, for a read as of a
         version or time, that version: later pages read the same snapshot without the bound
@@ -166,13 +162,15 @@ class Paging:
         start = cursor.after_version if cursor is not None else 0
         if start > to:
             raise InvalidInputError("this cursor is past the session's end: not a cursor of it")
-        recorded = await self._redaction_versions(session_id)
-        recorded = recorded[: bisect_right(recorded, head.version)]
+        marks = [
+            mark for mark in await self._redactions(session_id) if mark.version <= head.version
+        ]
         # Every redaction recorded applies, even to a read as of before it: the text it names is
         # gone once stripped, and the fold's view as of any version shows it redacted already.
         # A page reads at most SCAN_BUDGET events after ``start``: no other thought can be on it.
-        named = await _named(self._store, session_id, recorded, start, min(to, start + SCAN_BUDGET))
-        redactions = recorded[: bisect_right(recorded, to)]
+        upto = min(to, start + SCAN_BUDGET)
+        named = frozenset(mark.names for mark in marks if start < mark.names <= upto)
+        redactions = [mark.version for mark in marks if mark.version <= to]
         builder = PageBuilder(limit, branch, max_bytes, size_of, start, named)
         chunk = limit + 2 if branch is None else max(limit + 2, _BRANCH_CHUNK)
         scanned = 0
@@ -245,8 +243,8 @@ class Paging:
             )
         return low
 
-    async def _redaction_versions(self, session_id: str) -> tuple[int, ...]:
-        """The versions of the session's ``thought.redacted`` events (the facade's own)."""
+    async def _redactions(self, session_id: str) -> tuple[Redacted, ...]:
+        """The session's ``thought.redacted`` events, what each names (the facade's own)."""
         return ()
 
     async def _summary(
@@ -287,44 +285,6 @@ class Paging:
         if not records:
             raise not_found(session_id)
         return records[0]
-
-
-async def _named(
-    store: EventStore, session_id: str, redactions: Sequence[int], after: int, upto: int
-) -> frozenset[int]:
-    """The versions in ``(after, upto]`` that the redaction events at ``redactions`` name.
-
-    Consecutive versions (one redaction's events) are read as one range, a chunk at a time.
-    Every event is read, not only those after ``after``: the fold applies a redaction to any
-    version it names, so a page does too.
-
-    Raises:
-        EventDecodingError: A stored event cannot be decoded.
-        StoreError: The store failed.
-    """
-    named: set[int] = set()
-    index = 0
-    while index < len(redactions):
-        first = last = redactions[index]
-        while index + 1 < len(redactions) and redactions[index + 1] == last + 1:
-            index, last = index + 1, last + 1
-        index += 1
-        read_to = first - 1
-        while read_to < last:
-            records = await store.read_stream(
-                session_id,
-                after_version=read_to,
-                to_version=last,
-                limit=_REDACTION_CHUNK,
-            )
-            if not records:
-                break
-            for record in records:
-                event = record.event
-                if isinstance(event, ThoughtRedacted) and after < event.version <= upto:
-                    named.add(event.version)
-            read_to = records[-1].version
-    return frozenset(named)
 
 
 def _cursor(after: str | None, session_id: str, branch: str | None) -> HistoryCursor | None:

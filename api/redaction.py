@@ -32,6 +32,7 @@ from ledger.events import (
 )
 from ledger.ids import check_id
 from ledger.store.base import MAX_BATCH, EventStore
+from ledger.store.redaction import Redacted
 from projections.state import SessionState
 
 MAX_BY_CHARS = 256
@@ -96,9 +97,9 @@ class Redaction:
     async def _append(self, state: SessionState, events: list[LedgerEvent]) -> list[RecordedEvent]:
         raise NotImplementedError  # the facade's own
 
-    async def _redaction_versions(self, session_id: str) -> tuple[int, ...]:
-        """The versions of the session's ``thought.redacted`` events (an indexed read)."""
-        return await self._store.redaction_versions(session_id)
+    async def _redactions(self, session_id: str) -> tuple[Redacted, ...]:
+        """The session's ``thought.redacted`` events, what each names (an indexed read)."""
+        return await self._store.redactions(session_id)
 
     async def redact(
         self,

@@ -15,11 +15,19 @@ store's below), each replacing a payload only if it is still the one read (``WHE
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ledger.content import strip
 from ledger.envelope import RecordedEvent
 from ledger.errors import InvalidInputError
 from ledger.events import REDACTABLE_FROM, THOUGHT_TYPES, ThoughtRedacted
+
+
+class Redacted(NamedTuple):
+    """A ``thought.redacted`` event, by its version and the version of the thought it names."""
+
+    version: int
+    names: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,20 +98,22 @@ class Redactable(ABC):
             return 0
         return await self._strip(changes, vacuum=vacuum)
 
-    async def redaction_versions(self, session_id: str) -> tuple[int, ...]:
-        """Return the versions of the session's ``thought.redacted`` events, in order.
+    async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
+        """Return the session's ``thought.redacted`` events as (their version, the version named).
 
-        The SQL backends answer from an index of those events (schema step 5), so that a reader
-        of one page of a long session (see :mod:`api.history`) counts them without a scan.
+        In the order of the redaction events. The SQL backends answer from an index of those
+        events (schema step 5) and read only the named version from each payload, so that a
+        reader of one page of a long session (see :mod:`api.history`) learns what is redacted
+        without decoding a single event.
 
         Raises:
             InvalidInputError: A malformed session id.
             StoreError: The backend failed.
         """
         return tuple(
-            record.version
+            Redacted(record.version, record.event.version)
             for record in await self.read_stream(session_id)
-            if record.event_type == "thought.redacted"
+            if isinstance(record.event, ThoughtRedacted)
         )
 
     @abstractmethod
@@ -126,4 +136,4 @@ class Redactable(ABC):
         """See :meth:`ledger.store.base.EventStore.read_stream`."""
 
 
-__all__ = ["Redactable", "Stripping"]
+__all__ = ["Redactable", "Redacted", "Stripping"]

@@ -117,7 +117,7 @@ async def test_redacting_again_records_and_strips_nothing_more(backend: Backend)
         again = await ledger.redact(session_id, reason="erasure request", by="dpo")
         assert (first.recorded, first.stripped) == (3, 3)
         assert (again.recorded, again.stripped) == (0, 0)
-        assert await raw_store(ledger).redaction_versions(session_id) == (5, 6, 7)
+        assert await raw_store(ledger).redactions(session_id) == ((5, 2), (6, 3), (7, 4))
         assert again.redacted == first.redacted
         head = await raw_store(ledger).stream_head(session_id)
         assert head is not None

@@ -14,7 +14,8 @@ import sqlalchemy as sa
 
 from ledger.errors import StoreError, StoreUnavailableError
 from ledger.ids import check_id
-from ledger.store.redaction import Redactable, Stripping
+from ledger.store.postgres.stats import PostgresStats
+from ledger.store.redaction import Redactable, Redacted, Stripping
 from ledger.store.schema import events as EVENTS
 
 STRIP = "UPDATE tl_events SET payload = $1 WHERE position = $2 AND payload = $3"
@@ -33,15 +34,16 @@ class PostgresRedaction(Redactable):
     async def _fetch(self, query: "sa.Select[Any]") -> "list[sa.Row[Any]]":
         raise NotImplementedError  # the store's own
 
-    async def redaction_versions(self, session_id: str) -> tuple[int, ...]:
-        """See :meth:`Redactable.redaction_versions` (from the partial index)."""
+    async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
+        """See :meth:`Redactable.redactions` (from the partial index)."""
         check_id(session_id)
+        named = sa.cast(PostgresStats().json(EVENTS.c.payload, "version"), sa.BigInteger)
         rows = await self._fetch(
-            sa.select(EVENTS.c.version)
+            sa.select(EVENTS.c.version, named)
             .where(EVENTS.c.session_id == session_id, EVENTS.c.event_type == "thought.redacted")
             .order_by(EVENTS.c.version)
         )
-        return tuple(row[0] for row in rows)
+        return tuple(map(Redacted._make, rows))
 
     async def _strip(self, changes: Sequence[Stripping], *, vacuum: bool) -> int:
         import asyncpg

@@ -13,13 +13,13 @@ from typing import Any
 
 from ledger.errors import StoreError, StoreUnavailableError
 from ledger.ids import check_id
-from ledger.store.redaction import Stripping
+from ledger.store.redaction import Redacted, Stripping
 from ledger.store.sqlite.writer import Busy, SqliteWriter
 
 STRIP = "UPDATE tl_events SET payload = ? WHERE position = ? AND payload = ?"
 REDACTIONS = (
-    "SELECT version FROM tl_events WHERE session_id = ? AND event_type = 'thought.redacted' "
-    "ORDER BY version"
+    "SELECT version, json_extract(payload, '$.version') FROM tl_events "
+    "WHERE session_id = ? AND event_type = 'thought.redacted' ORDER BY version"
 )
 
 
@@ -29,10 +29,10 @@ class SqliteRedaction(SqliteWriter):
     def _read(self, statement: str, params: Any) -> list[Any]:
         raise NotImplementedError  # the store's own
 
-    async def redaction_versions(self, session_id: str) -> tuple[int, ...]:
-        """See :meth:`Redactable.redaction_versions` (read inline, from the partial index)."""
+    async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
+        """See :meth:`Redactable.redactions` (read inline, from the partial index)."""
         check_id(session_id)
-        return tuple(row[0] for row in self._read(REDACTIONS, (session_id,)))
+        return tuple(map(Redacted._make, self._read(REDACTIONS, (session_id,))))
 
     async def _strip(self, changes: Sequence[Stripping], *, vacuum: bool) -> int:
         stripped = await self._between_commits(
