@@ -296,7 +296,7 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
     owner = state.owner
     ended_version, started_version = state.ended_version, state.started_version
     version = state.version
-    redactions: dict[int, int] | None = None  # redacted version -> version of the redaction
+    redactions: list[tuple[int, int]] | None = None  # (version named, version of the redaction)
     for record in records:
         version = record.version
         if started_at is None:
@@ -329,15 +329,15 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
             case ThoughtRedacted():
                 # The text leaves the log after this event: a held copy leaves the view now.
                 if redactions is None:
-                    redactions = {}
-                redactions[event.version] = record.version
+                    redactions = []
+                redactions.append((event.version, record.version))
             case _:
                 assert_never(event)
     held = state.thoughts + tuple(thoughts) if thoughts else state.thoughts
     redaction_versions = state.redactions
     if redactions:
-        held = _redact(held, set(redactions))
-        redaction_versions += tuple(redactions.values())
+        held = _redact(held, {named for named, _ in redactions})
+        redaction_versions += tuple(version for _, version in redactions)
     return SessionState(  # positional, in field order: one is built for every thought recorded
         state.session_id,
         version,
