@@ -199,25 +199,30 @@ async def test_redacting_events_written_before_redaction_existed_is_refused(
     assert path.read_bytes() == before
 
 
+def redact_second_thought(
+    capsys: pytest.CaptureFixture[str], source: Path, session_id: str
+) -> None:
+    """``thoughtledger redact SESSION --thought 2`` on ``source``, which must succeed."""
+    redacted = cli(
+        capsys,
+        "redact",
+        session_id,
+        "--thought",
+        "2",
+        "--reason",
+        "key",
+        "--db",
+        sqlite_url(source),
+    )
+    assert redacted.code == 0, redacted.err
+
+
 def test_a_redacted_session_exports_and_imports_elsewhere_and_still_verifies(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     source = tmp_path / "source.db"
     session_id = asyncio.run(ledger_with_secret(source))
-    assert (
-        cli(
-            capsys,
-            "redact",
-            session_id,
-            "--thought",
-            "2",
-            "--reason",
-            "key",
-            "--db",
-            sqlite_url(source),
-        ).code
-        == 0
-    )
+    redact_second_thought(capsys, source, session_id)
     export = tmp_path / "export.jsonl"
     lines = exported(capsys, sqlite_url(source), export, session_id)
     assert SECRET not in export.read_text()
@@ -240,18 +245,7 @@ def test_importing_a_redaction_into_a_copy_that_holds_the_text_removes_it_there_
     exported(capsys, sqlite_url(source), export, session_id)
     assert cli(capsys, "import", str(export), "--db", sqlite_url(copy)).code == 0
     assert files_hold(copy, SECRET)
-    redacted = cli(
-        capsys,
-        "redact",
-        session_id,
-        "--thought",
-        "2",
-        "--reason",
-        "key",
-        "--db",
-        sqlite_url(source),
-    )
-    assert redacted.code == 0, redacted.err
+    redact_second_thought(capsys, source, session_id)
     after = tmp_path / "after.jsonl"
     exported(capsys, sqlite_url(source), after, session_id)
 
