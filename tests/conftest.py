@@ -4,8 +4,8 @@ from pathlib import Path
 import pytest
 import structlog
 
-from ledger.store.base import EventStore
 from tests.support.backends import BACKENDS, Backend, backend_for
+from thoughtledger.ledger.store.base import EventStore
 
 
 @pytest.fixture

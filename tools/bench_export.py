@@ -50,10 +50,10 @@ class _Sink(BaseHTTPRequestHandler):
 _OTLP_CHILD = """
 import asyncio, io, json, sys, time, contextlib
 sys.path.insert(0, {root!r})
-from api import open_ledger
-from api.cli import main
-from api.otel.exporter import OtlpSender
-from api.otel.spans import Conventions, session_spans
+from thoughtledger import open_ledger
+from thoughtledger.api.cli import main
+from thoughtledger.api.otel.exporter import OtlpSender
+from thoughtledger.api.otel.spans import Conventions, session_spans
 import opentelemetry.exporter.otlp.proto.http.trace_exporter
 mode, db, url = {mode!r}, {db!r}, {url!r}
 def status(field):
@@ -171,8 +171,8 @@ _CHILD = """
 import asyncio, sys
 sys.path.insert(0, {root!r})
 import pyarrow, pyarrow.parquet
-from api import open_ledger
-from api.cli import main
+from thoughtledger import open_ledger
+from thoughtledger.api.cli import main
 async def warm():
     async with open_ledger({url!r}, read_only=True) as ledger:
         await ledger.all_heads()

@@ -30,11 +30,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_mcp import call, ours, spawned
 
-from ledger.events import LedgerEvent, SessionStarted, ThoughtRecorded, ThoughtRedacted
-from ledger.store.base import MAX_BATCH
-from ledger.store.sqlite import SqliteEventStore
-from projections.paging import HistoryCursor
 from tests.support.lines import LineClient
+from thoughtledger.ledger.events import (
+    LedgerEvent,
+    SessionStarted,
+    ThoughtRecorded,
+    ThoughtRedacted,
+)
+from thoughtledger.ledger.store.base import MAX_BATCH
+from thoughtledger.ledger.store.sqlite import SqliteEventStore
+from thoughtledger.projections.paging import HistoryCursor
 
 Result = dict[str, Any]
 RSS_BUDGET_MB = 50.0

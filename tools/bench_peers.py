@@ -17,8 +17,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ledger.events import ThoughtRecorded
-from ledger.store.sqlite import Durability, SqliteEventStore
+from thoughtledger.ledger.events import ThoughtRecorded
+from thoughtledger.ledger.store.sqlite import Durability, SqliteEventStore
 
 Result = dict[str, Any]
 

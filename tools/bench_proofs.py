@@ -15,11 +15,11 @@ from typing import Any
 
 from bench_stats import generate_ledger
 
-from ledger.events import ThoughtRecorded
-from ledger.merkle import leaf_hash, verify_inclusion
-from ledger.store.base import EventStore
-from ledger.store.postgres import PostgresEventStore
-from ledger.store.sqlite import SqliteEventStore
+from thoughtledger.ledger.events import ThoughtRecorded
+from thoughtledger.ledger.merkle import leaf_hash, verify_inclusion
+from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.postgres import PostgresEventStore
+from thoughtledger.ledger.store.sqlite import SqliteEventStore
 
 Result = dict[str, Any]
 

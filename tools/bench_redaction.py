@@ -17,9 +17,9 @@ from typing import Any
 
 from bench_stats import chained_rows, generate_rows
 
-from ledger.content import seal_content
-from ledger.events import THOUGHT_TYPES
-from ledger.store.sqlite import SqliteEventStore
+from thoughtledger.ledger.content import seal_content
+from thoughtledger.ledger.events import THOUGHT_TYPES
+from thoughtledger.ledger.store.sqlite import SqliteEventStore
 
 Result = dict[str, Any]
 Row = tuple[Any, ...]

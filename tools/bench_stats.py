@@ -22,12 +22,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from api.figures import ledger_stats
-from ledger.chain import GENESIS_HASH, compute_hash
-from ledger.content import strip
-from ledger.envelope import format_time
-from ledger.events import REDACTABLE_FROM, THOUGHT_TYPES
-from ledger.store.sqlite import SqliteEventStore
+from thoughtledger.api.figures import ledger_stats
+from thoughtledger.ledger.chain import GENESIS_HASH, compute_hash
+from thoughtledger.ledger.content import strip
+from thoughtledger.ledger.envelope import format_time
+from thoughtledger.ledger.events import REDACTABLE_FROM, THOUGHT_TYPES
+from thoughtledger.ledger.store.sqlite import SqliteEventStore
 
 AGENTS = [("planner", "claude-desktop"), ("coder", "cursor"), ("reviewer", "claude-code")]
 EPOCH = datetime(2024, 5, 1, tzinfo=UTC)
@@ -55,7 +55,8 @@ def _session(
         elif branch_from and number > branch_from and rng.random() < 0.25:
             kind = "branch.opened"
             extra = f',"branch_from_thought":{branch_from},"branch_id":"alt-{number}"'
-        # Field order as the event models serialise them (see ledger.codec.encode_payload).
+        # Field order as the event models serialise them (see
+        # thoughtledger.ledger.codec.encode_payload).
         payload = (
             f'{{"thought":"Step {number}: weigh the evidence and decide what to check next.",'
             f'"thought_number":{number},"total_thoughts":{total},"next_thought_needed":{more}'
@@ -113,7 +114,7 @@ def chained_rows(
         session_id: The session.
         events: Each event's id, recorded time (stored text), type and payload, in order.
         schema_version: The payloads' schema (from 2, a thought's hash covers its committed
-            form, see :mod:`ledger.content`).
+            form, see :mod:`thoughtledger.ledger.content`).
     """
     rows: list[Row] = []
     prev = GENESIS_HASH

@@ -23,9 +23,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from api.bootstrap import open_store
-from ledger.events import ThoughtRecorded
-from ledger.store.sqlite.store import POLL_INTERVAL
+from thoughtledger.api.bootstrap import open_store
+from thoughtledger.ledger.events import ThoughtRecorded
+from thoughtledger.ledger.store.sqlite.store import POLL_INTERVAL
 
 Result = dict[str, Any]
 

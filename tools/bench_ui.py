@@ -32,11 +32,11 @@ import httpx
 import uvicorn
 from bench_stats import generate_ledger
 
-from api import open_ledger
-from api.mcp.serve import bind
-from api.service import Ledger
-from api.ui.app import create_app
-from api.ui.listing import SessionFilter, sessions_page
+from thoughtledger import open_ledger
+from thoughtledger.api.mcp.serve import bind
+from thoughtledger.api.service import Ledger
+from thoughtledger.api.ui.app import create_app
+from thoughtledger.api.ui.listing import SessionFilter, sessions_page
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [

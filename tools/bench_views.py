@@ -1,5 +1,6 @@
 """Benchmark of the analytics views: the `stats` queries answered from the views, against the
-hand-written SQL `stats` runs (ledger/store/sql_stats.py), on the same generated ledger.
+hand-written SQL `stats` runs (thoughtledger/ledger/store/sql_stats.py), on the same generated
+ledger.
 
 Usage:
     tools/bench_views.py [--events N] [--json FILE]
@@ -24,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_stats import generate_ledger, generate_rows
 
-from ledger.store.sqlite import SqliteEventStore
+from thoughtledger.ledger.store.sqlite import SqliteEventStore
 
 FACTS = (
     "SELECT session_id, substr(started_at, 1, 10), agent, client, events, thoughts, revisions,"
@@ -109,7 +110,7 @@ async def bench_views_postgres(url: str, events: int) -> list[dict[str, Any]]:
 
     import asyncpg
 
-    from ledger.store.postgres import PostgresEventStore
+    from thoughtledger.ledger.store.postgres import PostgresEventStore
 
     schema = f"tl_bench_{uuid.uuid4().hex[:8]}"
     dsn = url.replace("postgresql+asyncpg://", "postgresql://", 1)

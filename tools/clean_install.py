@@ -38,7 +38,7 @@ from mcp.types import CallToolResult, TextContent
 WAIT = 60  # seconds: bounds every step, so a hang fails instead of stalling CI
 BIN = Path(sys.executable).parent
 THOUGHTLEDGER = str(BIN / "thoughtledger")
-PACKAGES = ("ledger", "projections", "api")
+PACKAGES = ("thoughtledger",)
 HTTP_URL = re.compile(r"url=(http://127\.0\.0\.1:\d+/mcp)")
 ADAPTERS = {  # extra: the adapter that needs it
     "openai-agents": "openai_agents_tool",
@@ -199,20 +199,20 @@ def check_imports() -> None:
 
 
 async def _check_absent_extras() -> None:
-    import api
-    import api.tool.adapters as adapters
+    import thoughtledger
+    import thoughtledger.api.tool.adapters as adapters
 
-    async with api.open_ledger("memory://") as ledger:
+    async with thoughtledger.open_ledger("memory://") as ledger:
         for extra, name in ADAPTERS.items():
             adapter: Callable[[Any], object] = getattr(adapters, name)
             try:
-                adapter(api.sequential_thinking_tool(ledger))
+                adapter(thoughtledger.sequential_thinking_tool(ledger))
             except Exception as exc:  # whatever it is, it must name the extra
                 _expect_extra_named(extra, exc)
             else:
                 raise Failed(f"without the {extra} extra, {name} worked")
     try:  # the driver is absent, so the address is never dialled
-        async with api.open_ledger("postgresql://nobody@127.0.0.1:9/nothing"):
+        async with thoughtledger.open_ledger("postgresql://nobody@127.0.0.1:9/nothing"):
             pass
     except Exception as exc:  # whatever it is, it must name the extra
         _expect_extra_named("postgres", exc)

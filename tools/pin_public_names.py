@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywher
 from tests.unit.test_public_surface import PINNED_FILE, public_modules
 
 HEADER = """\
-# Every name in the __all__ of the ledger, projections and api modules, `module name` a line.
+# Every name in the __all__ of the thoughtledger package's modules, `module name` a line.
 # Change it together with an __all__ (tests/unit/test_public_surface.py checks they agree).
 """
 

@@ -9,8 +9,12 @@ from datetime import timedelta
 
 import pytest
 
-from api.service import Ledger
-from ledger.events import (
+from tests.support.backends import Backend
+from tests.support.factories import GENERATION, started, thought
+from tests.support.raw_store import raw_store
+from tests.support.views import as_dicts, view_rows
+from thoughtledger.api.service import Ledger
+from thoughtledger.ledger.events import (
     BranchOpened,
     LedgerEvent,
     SessionCleared,
@@ -18,11 +22,7 @@ from ledger.events import (
     ThoughtGenerated,
     ThoughtRevised,
 )
-from ledger.store.base import utc_now
-from tests.support.backends import Backend
-from tests.support.factories import GENERATION, started, thought
-from tests.support.raw_store import raw_store
-from tests.support.views import as_dicts, view_rows
+from thoughtledger.ledger.store.base import utc_now
 
 pytestmark = pytest.mark.anyio
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from api.cli import main
-from ledger.envelope import RecordedEvent
-from ledger.store.memory import MemoryEventStore
 from tests.support.backends import Backend
 from tests.support.factories import started, thought
+from thoughtledger.api.cli import main
+from thoughtledger.ledger.envelope import RecordedEvent
+from thoughtledger.ledger.store.memory import MemoryEventStore
 
 pytestmark = pytest.mark.anyio
 

@@ -6,15 +6,15 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from ledger.chain import compute_hash
-from ledger.envelope import RecordedEvent, format_time
-from ledger.errors import EventDecodingError, IntegrityError, InvalidInputError
-from ledger.events import BranchOpened, SessionCleared
-from ledger.store.base import MAX_BATCH, EventStore
-from ledger.store.memory import MemoryEventStore
 from tests.support.backends import Backend
 from tests.support.factories import started, thought
 from tests.support.forged import resealed
+from thoughtledger.ledger.chain import compute_hash
+from thoughtledger.ledger.envelope import RecordedEvent, format_time
+from thoughtledger.ledger.errors import EventDecodingError, IntegrityError, InvalidInputError
+from thoughtledger.ledger.events import BranchOpened, SessionCleared
+from thoughtledger.ledger.store.base import MAX_BATCH, EventStore
+from thoughtledger.ledger.store.memory import MemoryEventStore
 
 pytestmark = pytest.mark.anyio
 

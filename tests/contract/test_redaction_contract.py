@@ -4,16 +4,16 @@ import json
 
 import pytest
 
-from api import Ledger
-from api.proofs import verify_bundle
-from ledger.checkpoint import Signer
-from ledger.content import REDACTED
-from ledger.errors import InvalidInputError
-from ledger.events import ThoughtRedacted
 from tests.support.backends import Backend, settled
 from tests.support.legacy import legacy_session
 from tests.support.raw_store import raw_store
 from tests.support.views import as_dicts, view_rows
+from thoughtledger import Ledger
+from thoughtledger.api.proofs import verify_bundle
+from thoughtledger.ledger.checkpoint import Signer
+from thoughtledger.ledger.content import REDACTED
+from thoughtledger.ledger.errors import InvalidInputError
+from thoughtledger.ledger.events import ThoughtRedacted
 
 pytestmark = pytest.mark.anyio
 

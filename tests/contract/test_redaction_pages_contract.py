@@ -8,13 +8,13 @@ page by page.
 
 import pytest
 
-from api import Ledger
-from api.history import HistoryPage
-from ledger.content import REDACTED
-from projections.views import JsonDict, thought_history
 from tests.support.backends import Backend
 from tests.support.raw_store import raw_store
 from tests.support.redaction import record_redaction_only
+from thoughtledger import Ledger
+from thoughtledger.api.history import HistoryPage
+from thoughtledger.ledger.content import REDACTED
+from thoughtledger.projections.views import JsonDict, thought_history
 
 pytestmark = pytest.mark.anyio
 

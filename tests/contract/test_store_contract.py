@@ -6,14 +6,14 @@ import uuid
 
 import pytest
 
-from ledger.chain import StoredRow
-from ledger.envelope import EventRow, format_time
-from ledger.errors import ConcurrencyError, InvalidInputError, LedgerError
-from ledger.events import BranchOpened, LedgerEvent, SessionCleared, ThoughtRevised
-from ledger.store.base import EventStore
-from ledger.store.memory import MemoryEventStore
 from tests.support.backends import Backend
 from tests.support.factories import started, thought
+from thoughtledger.ledger.chain import StoredRow
+from thoughtledger.ledger.envelope import EventRow, format_time
+from thoughtledger.ledger.errors import ConcurrencyError, InvalidInputError, LedgerError
+from thoughtledger.ledger.events import BranchOpened, LedgerEvent, SessionCleared, ThoughtRevised
+from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.memory import MemoryEventStore
 
 pytestmark = pytest.mark.anyio
 

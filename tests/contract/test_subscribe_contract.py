@@ -9,11 +9,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from api.bootstrap import open_store
-from ledger.envelope import RecordedEvent
-from ledger.errors import InvalidInputError, StoreError
-from ledger.store.base import EventStore
-from ledger.store.memory import MemoryEventStore
 from tests.support.backends import Backend
 from tests.support.factories import thought
 from tests.support.subscribing import (
@@ -28,6 +23,11 @@ from tests.support.subscribing import (
     take_through,
     whole_log,
 )
+from thoughtledger.api.bootstrap import open_store
+from thoughtledger.ledger.envelope import RecordedEvent
+from thoughtledger.ledger.errors import InvalidInputError, StoreError
+from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.memory import MemoryEventStore
 
 pytestmark = pytest.mark.anyio
 

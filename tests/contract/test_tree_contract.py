@@ -4,12 +4,12 @@ import asyncio
 
 import pytest
 
-from ledger.errors import InvalidInputError
-from ledger.merkle import leaf_hash, root_of, verify_consistency, verify_inclusion
-from ledger.store.base import EventStore
-from ledger.store.tree import BLOCK, TreeHead
 from tests.support.backends import Backend, settled
 from tests.support.factories import thought
+from thoughtledger.ledger.errors import InvalidInputError
+from thoughtledger.ledger.merkle import leaf_hash, root_of, verify_consistency, verify_inclusion
+from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.tree import BLOCK, TreeHead
 
 pytestmark = pytest.mark.anyio
 

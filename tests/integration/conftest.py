@@ -10,10 +10,10 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from api import Ledger, open_ledger
 from tests.support.backends import pg_url
 from tests.support.cli import sqlite_url
 from tests.support.mcp import Mode
+from thoughtledger import Ledger, open_ledger
 
 
 @pytest.fixture(autouse=True)

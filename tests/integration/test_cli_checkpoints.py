@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from ledger.store.base import EventStore
 from tests.support import attacks
 from tests.support.backends import Backend, pg_url, settled
 from tests.support.cli import cli
 from tests.support.samples import record_sample
+from thoughtledger.ledger.store.base import EventStore
 
 DURABLE = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-import api.cli.replay
-from api.cli.common import Ui
+import thoughtledger.api.cli.replay
 from tests.support.cli import cli, demo, sqlite_url
 from tests.support.samples import record_sample
+from thoughtledger.api.cli.common import Ui
 
 
 def test_demo_records_a_session_with_revisions_and_branches_and_shows_it(
@@ -192,7 +192,7 @@ def test_replay_on_a_terminal_waits_for_keys_and_stops_at_q(
     waits: list[float | None] = []
 
     @contextmanager
-    def scripted() -> Iterator[api.cli.replay.KeyReader]:
+    def scripted() -> Iterator[thoughtledger.api.cli.replay.KeyReader]:
         def read(timeout: float | None) -> str:
             waits.append(timeout)
             return next(keys)
@@ -202,7 +202,7 @@ def test_replay_on_a_terminal_waits_for_keys_and_stops_at_q(
     terminal = Console(file=sys.stdout, force_terminal=True, width=100)
     monkeypatch.setattr(Ui, "create", classmethod(lambda cls: cls(terminal, terminal)))
     monkeypatch.setattr(sys.stdin, "isatty", lambda: True, raising=False)
-    monkeypatch.setattr(api.cli.replay, "_keys", scripted)
+    monkeypatch.setattr(thoughtledger.api.cli.replay, "_keys", scripted)
     ran = cli(capsys, "replay", session_id, "--db", url)
     assert ran.code == 0
     assert waits == [None, None, None]
@@ -248,7 +248,7 @@ def test_every_command_honours_thoughtledger_url(
 def test_serve_hands_its_options_to_the_mcp_server(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from api.mcp import serve
+    from thoughtledger.api.mcp import serve
 
     seen: list[str | None] = []
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from ledger.store.columns import THOUGHT_COLUMNS
 from tests.support.cli import cli, demo, snapshot, sqlite_url
+from thoughtledger.ledger.store.columns import THOUGHT_COLUMNS
 
 
 def test_csv_holds_one_row_per_thought_with_the_documented_columns(

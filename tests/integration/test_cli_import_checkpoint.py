@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from ledger.chain import compute_hash
-from ledger.codec import encode_payload
-from ledger.events import ThoughtRecorded
 from tests.support.cli import cli, exported, sqlite_url, write_export
 from tests.support.forged import hashed_form
 from tests.support.samples import record_sample
+from thoughtledger.ledger.chain import compute_hash
+from thoughtledger.ledger.codec import encode_payload
+from thoughtledger.ledger.events import ThoughtRecorded
 
 
 def signed_export(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> tuple[Path, Path, Path]:

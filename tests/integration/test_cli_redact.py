@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from api import Ledger
-from ledger.content import REDACTED, strip
-from ledger.store.sqlite import SqliteEventStore
 from tests.support.cli import cli, exported, sqlite_url, write_export
 from tests.support.legacy import legacy_session
 from tests.support.raw_store import raw_store
+from thoughtledger import Ledger
+from thoughtledger.ledger.content import REDACTED, strip
+from thoughtledger.ledger.store.sqlite import SqliteEventStore
 
 pytestmark = pytest.mark.anyio
 
@@ -22,7 +22,7 @@ SECRET = "hunter2-correct-horse-battery"  # noqa: S105  # the text a redaction r
 
 def thoughtledger(*argv: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(  # noqa: S603  # our own command line, arguments of the test's own
-        [sys.executable, "-m", "api.cli", *argv],
+        [sys.executable, "-m", "thoughtledger.api.cli", *argv],
         capture_output=True,
         text=True,
         timeout=60,

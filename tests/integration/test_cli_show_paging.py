@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from api import open_ledger
-from api.cli.show import PAGE, WHOLE_MAX
-from ledger.content import REDACTED
 from tests.support.cli import Ran, cli, sqlite_url
 from tests.support.factories import long_session
 from tests.support.raw_store import raw_store
 from tests.support.redaction import record_redaction_only
 from tests.support.samples import thought
+from thoughtledger import open_ledger
+from thoughtledger.api.cli.show import PAGE, WHOLE_MAX
+from thoughtledger.ledger.content import REDACTED
 
 
 def _record(url: str, count: int) -> None:

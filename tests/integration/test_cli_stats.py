@@ -17,16 +17,16 @@ from typing import Any
 
 import pytest
 
-from api import open_store
-from api.figures import ledger_stats
-from api.service import Ledger
-from ledger.envelope import RecordedEvent
-from ledger.events import THOUGHT_TYPES, Generation, SessionStarted, ThoughtGenerated
-from ledger.store.memory import MemoryEventStore
-from ledger.store.stats import StatsFilter
-from projections.state import empty, replay
 from tests.support.cli import cli, sqlite_url
 from tests.support.samples import SAMPLE, Clock, record_sample
+from thoughtledger import open_store
+from thoughtledger.api.figures import ledger_stats
+from thoughtledger.api.service import Ledger
+from thoughtledger.ledger.envelope import RecordedEvent
+from thoughtledger.ledger.events import THOUGHT_TYPES, Generation, SessionStarted, ThoughtGenerated
+from thoughtledger.ledger.store.memory import MemoryEventStore
+from thoughtledger.ledger.store.stats import StatsFilter
+from thoughtledger.projections.state import empty, replay
 
 Streams = dict[str, list[RecordedEvent]]
 Keep = Callable[[list[RecordedEvent]], bool]

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from api.auth.tokens import default_token_path, load_tokens
 from tests.support.cli import Ran, cli
 from tests.support.processes import ROOT, WAIT, child_env
+from thoughtledger.api.auth.tokens import default_token_path, load_tokens
 
 
 def _add(capsys: pytest.CaptureFixture[str], path: Path, name: str, *options: str) -> Ran:
@@ -160,7 +160,16 @@ def test_tokens_added_at_the_same_time_are_all_kept(tmp_path: Path) -> None:
     path = tmp_path / "tokens.json"
     adders = [
         subprocess.Popen(  # noqa: S603  # our interpreter, our module
-            [sys.executable, "-m", "api.cli", "token", "add", f"agent{n}", "--file", str(path)],
+            [
+                sys.executable,
+                "-m",
+                "thoughtledger.api.cli",
+                "token",
+                "add",
+                f"agent{n}",
+                "--file",
+                str(path),
+            ],
             cwd=ROOT,
             env=child_env(),
             stdout=subprocess.PIPE,

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from api import open_ledger
-from api.transfer import EXPORT_SLICE
 from tests.support.cli import cli, sqlite_url
 from tests.support.factories import long_session
 from tests.support.raw_store import raw_store
+from thoughtledger import open_ledger
+from thoughtledger.api.transfer import EXPORT_SLICE
 
 
 def test_a_session_longer_than_a_slice_exports_in_slices_and_imports_whole(

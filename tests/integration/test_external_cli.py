@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from api.bootstrap import open_ledger
-from api.llm.client import LLMWriter
-from api.llm.config import LLMSettings
-from api.llm.external import think_external
 from tests.support.cli import cli, sqlite_url
 from tests.support.llm_server import FakeLLM, fake_llm, structured
+from thoughtledger.api.bootstrap import open_ledger
+from thoughtledger.api.llm.client import LLMWriter
+from thoughtledger.api.llm.config import LLMSettings
+from thoughtledger.api.llm.external import think_external
 
 
 @pytest.fixture

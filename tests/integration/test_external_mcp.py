@@ -11,12 +11,12 @@ from contextlib import asynccontextmanager
 import pytest
 from mcp import Client
 
-from api.llm.client import FAILED, LLMWriter
-from api.llm.config import LLMSettings
-from api.mcp import create_server
-from api.service import Ledger
 from tests.support.llm_server import FakeLLM, error, fake_llm, structured
 from tests.support.mcp import Json, Mode, call, event_count, refused
+from thoughtledger.api.llm.client import FAILED, LLMWriter
+from thoughtledger.api.llm.config import LLMSettings
+from thoughtledger.api.mcp import create_server
+from thoughtledger.api.service import Ledger
 
 pytestmark = pytest.mark.anyio
 

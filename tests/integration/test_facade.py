@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from api import InvalidThoughtError, Ledger, SessionNotFoundError
-from ledger.errors import InvalidInputError
-from ledger.store.base import EventStore
 from tests.support.raw_store import raw_store
+from thoughtledger import InvalidThoughtError, Ledger, SessionNotFoundError
+from thoughtledger.ledger.errors import InvalidInputError
+from thoughtledger.ledger.store.base import EventStore
 
 pytestmark = pytest.mark.anyio
 

@@ -1,7 +1,8 @@
 """The facade is the only door to a ledger's store: what its callers need, on every backend.
 
 The command line and the external-thought use case reach events only through
-:class:`api.service.Ledger`: they import nothing from ``ledger.store`` and touch no store.
+:class:`thoughtledger.api.service.Ledger`: they import nothing from ``thoughtledger.ledger.store``
+and touch no store.
 """
 
 import ast
@@ -11,14 +12,14 @@ from typing import Any, cast
 
 import pytest
 
-from api.cli import show
-from api.service import Ledger
-from ledger.store.base import EventStore
 from tests.support.backends import Backend
+from thoughtledger.api.cli import show
+from thoughtledger.api.service import Ledger
+from thoughtledger.ledger.store.base import EventStore
 
 pytestmark = pytest.mark.anyio
 
-API = Path(__file__).resolve().parents[2] / "api"
+API = Path(__file__).resolve().parents[2] / "thoughtledger" / "api"
 BEHIND_THE_FACADE = [*sorted((API / "cli").glob("*.py")), API / "llm" / "external.py"]
 
 
@@ -51,7 +52,7 @@ class CountingStore:
 
 
 def store_imports(path: Path) -> list[str]:
-    """Every import of ``ledger.store`` in a module, at any depth (lazy ones too)."""
+    """Every import of ``thoughtledger.ledger.store`` in a module, at any depth (lazy ones too)."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
@@ -64,7 +65,8 @@ def store_imports(path: Path) -> list[str]:
         found += [
             f"{path.name}:{node.lineno}: {name}"
             for name in names
-            if name == "ledger.store" or name.startswith("ledger.store.")
+            if name == "thoughtledger.ledger.store"
+            or name.startswith("thoughtledger.ledger.store.")
         ]
     return found
 

@@ -4,12 +4,12 @@ import json
 
 import pytest
 
-from api import Ledger
-from api.proofs import verify_bundle
-from ledger.checkpoint import Checkpoint, Signer
-from ledger.errors import IntegrityError, InvalidInputError
-from ledger.store.base import EventStore
 from tests.support.backends import settled
+from thoughtledger import Ledger
+from thoughtledger.api.proofs import verify_bundle
+from thoughtledger.ledger.checkpoint import Checkpoint, Signer
+from thoughtledger.ledger.errors import IntegrityError, InvalidInputError
+from thoughtledger.ledger.store.base import EventStore
 
 pytestmark = pytest.mark.anyio
 

@@ -2,10 +2,10 @@
 
 import pytest
 
-from api.access import Principal
-from api.service import Ledger
-from ledger.errors import SessionNotFoundError
-from ledger.store.memory import MemoryEventStore
+from thoughtledger.api.access import Principal
+from thoughtledger.api.service import Ledger
+from thoughtledger.ledger.errors import SessionNotFoundError
+from thoughtledger.ledger.store.memory import MemoryEventStore
 
 pytestmark = pytest.mark.anyio
 

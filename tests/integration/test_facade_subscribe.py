@@ -5,11 +5,11 @@ from typing import Any
 
 import pytest
 
-from api import Ledger
-from ledger.errors import InvalidInputError
-from ledger.store.base import EventStore
 from tests.support.backends import Backend
 from tests.support.subscribing import take
+from thoughtledger import Ledger
+from thoughtledger.ledger.errors import InvalidInputError
+from thoughtledger.ledger.store.base import EventStore
 
 pytestmark = pytest.mark.anyio
 

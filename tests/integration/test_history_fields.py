@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from api import Ledger, sequential_thinking_tool
 from tests.support.mcp import Json, Mode, call, connect, think
+from thoughtledger import Ledger, sequential_thinking_tool
 
 pytestmark = pytest.mark.anyio
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from api import Ledger, open_ledger
-from projections.paging import HistoryCursor
 from tests.support.factories import long_session
 from tests.support.raw_store import raw_store
+from thoughtledger import Ledger, open_ledger
+from thoughtledger.projections.paging import HistoryCursor
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

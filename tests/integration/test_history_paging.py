@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
-from api import Ledger
-from api.history import SCAN_BUDGET, HistoryPage
-from ledger.errors import InvalidInputError, SessionNotFoundError
-from projections.views import thought_history
 from tests.support.backends import Backend
 from tests.support.factories import long_session
 from tests.support.samples import Clock, thought
+from thoughtledger import Ledger
+from thoughtledger.api.history import SCAN_BUDGET, HistoryPage
+from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
+from thoughtledger.projections.views import thought_history
 
 pytestmark = pytest.mark.anyio
 

@@ -12,10 +12,10 @@ import anyio
 import httpx2
 import pytest
 
-from api.bootstrap import open_ledger
-from api.mcp import create_server
-from api.mcp.session_cap import SessionCap
 from tests.support.auth import MCP_ACCEPT, end_session, open_session
+from thoughtledger.api.bootstrap import open_ledger
+from thoughtledger.api.mcp import create_server
+from thoughtledger.api.mcp.session_cap import SessionCap
 
 pytestmark = pytest.mark.anyio
 IDLE = 60.0

@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-from api import open_ledger
-from api.mcp.reading import WHOLE_READ_MAX
-from api.service import Ledger
 from tests.support.factories import long_session
 from tests.support.mcp import Json, Mode, call, connect, event_count, refused, text_of
 from tests.support.processes import ROOT, child_env, serve_command, sqlite_in
 from tests.support.raw_store import raw_store
 from tests.support.samples import thought
+from thoughtledger import open_ledger
+from thoughtledger.api.mcp.reading import WHOLE_READ_MAX
+from thoughtledger.api.service import Ledger
 
 pytestmark = pytest.mark.anyio
 

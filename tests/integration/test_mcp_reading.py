@@ -7,8 +7,6 @@ from pathlib import Path
 import pytest
 from mcp import Client, MCPError
 
-from api.bootstrap import open_ledger
-from api.service import Ledger
 from tests.support.mcp import (
     Json,
     Mode,
@@ -20,6 +18,8 @@ from tests.support.mcp import (
     think,
     thought,
 )
+from thoughtledger.api.bootstrap import open_ledger
+from thoughtledger.api.service import Ledger
 
 pytestmark = pytest.mark.anyio
 

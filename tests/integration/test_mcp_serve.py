@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from api.mcp import create_server, serve
-from api.mcp.serve import add_serve_arguments
-from api.service import Ledger
-from ledger.errors import InvalidInputError
-from ledger.store.memory import MemoryEventStore
 from tests.support.processes import thoughtledger
+from thoughtledger.api.mcp import create_server, serve
+from thoughtledger.api.mcp.serve import add_serve_arguments
+from thoughtledger.api.service import Ledger
+from thoughtledger.ledger.errors import InvalidInputError
+from thoughtledger.ledger.store.memory import MemoryEventStore
 
 
 def parse(*argv: str) -> argparse.Namespace:

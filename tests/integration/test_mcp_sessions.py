@@ -3,10 +3,10 @@
 import pytest
 from mcp import Client
 
-from api.mcp import create_server
-from api.mcp.app import ProfileName
-from api.service import Ledger
 from tests.support.mcp import Mode, connect, refused, think, thought
+from thoughtledger.api.mcp import create_server
+from thoughtledger.api.mcp.app import ProfileName
+from thoughtledger.api.service import Ledger
 
 pytestmark = pytest.mark.anyio
 

@@ -3,9 +3,9 @@
 import pytest
 from mcp import Client
 
-from api.mcp import TOOL_NAMES, create_server
-from api.service import Ledger
 from tests.support.mcp import Json, Mode, call, connect, event_count, refused
+from thoughtledger.api.mcp import TOOL_NAMES, create_server
+from thoughtledger.api.service import Ledger
 
 pytestmark = pytest.mark.anyio
 

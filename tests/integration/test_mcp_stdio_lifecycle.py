@@ -13,10 +13,10 @@ from typing import Any
 import anyio
 import pytest
 
-from api import open_ledger
 from tests.support.lines import INITIALIZED, initialize
 from tests.support.mcp import Json
 from tests.support.processes import ROOT, WAIT, child_env, serve_command, sqlite_in
+from thoughtledger import open_ledger
 
 pytestmark = pytest.mark.anyio
 

@@ -8,8 +8,6 @@ import json
 
 import pytest
 
-from api.mcp.descriptions import OFFICIAL_DESCRIPTION
-from api.service import Ledger
 from tests.support.backends import Backend
 from tests.support.mcp import (
     Json,
@@ -20,6 +18,8 @@ from tests.support.mcp import (
     think,
     thought,
 )
+from thoughtledger.api.mcp.descriptions import OFFICIAL_DESCRIPTION
+from thoughtledger.api.service import Ledger
 
 pytestmark = pytest.mark.anyio
 

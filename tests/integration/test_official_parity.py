@@ -7,7 +7,7 @@ accepted by both or refused by both, with the same coerced numbers and flags in 
 
 The package is installed with npm into a cache directory on first use; the test is skipped only
 where node or npm is missing. The deliberate differences (booleans and arrays as numbers, null for
-an optional argument; see :mod:`ledger.thought_types`) are not generated:
+an optional argument; see :mod:`thoughtledger.ledger.thought_types`) are not generated:
 tests/unit/test_coercion.py pins them.
 """
 
@@ -166,7 +166,7 @@ def peers() -> Iterator[tuple[Peer, Peer]]:
         [
             sys.executable,
             "-m",
-            "api.cli",
+            "thoughtledger.api.cli",
             "serve",
             "--db",
             "memory://",

@@ -5,18 +5,18 @@ from pathlib import Path
 
 import pytest
 
-from api.bootstrap import open_ledger, open_store, resolve_url
-from ledger.errors import (
+from tests.support.backends import pg_url
+from thoughtledger.api.bootstrap import open_ledger, open_store, resolve_url
+from thoughtledger.ledger.errors import (
     InvalidInputError,
     NotALedgerError,
     SchemaVersionError,
     StoreUnavailableError,
 )
-from ledger.store.memory import MemoryEventStore
-from ledger.store.postgres import PostgresEventStore
-from ledger.store.schema import DATABASE_SCHEMA_VERSION
-from ledger.store.sqlite import SqliteEventStore
-from tests.support.backends import pg_url
+from thoughtledger.ledger.store.memory import MemoryEventStore
+from thoughtledger.ledger.store.postgres import PostgresEventStore
+from thoughtledger.ledger.store.schema import DATABASE_SCHEMA_VERSION
+from thoughtledger.ledger.store.sqlite import SqliteEventStore
 
 pytestmark = pytest.mark.anyio
 

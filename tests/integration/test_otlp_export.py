@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from api import open_ledger
-from ledger.events import LedgerEvent, ThoughtGenerated
 from tests.support.cli import cli, demo, sqlite_url
 from tests.support.factories import GENERATION, started, thought
 from tests.support.otlp import Received, attributes, otlp_receiver
 from tests.support.raw_store import raw_store
+from thoughtledger import open_ledger
+from thoughtledger.ledger.events import LedgerEvent, ThoughtGenerated
 
 PRIVATE_TEXT = "the model's private reasoning"
 

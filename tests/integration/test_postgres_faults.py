@@ -10,10 +10,10 @@ import asyncpg
 import pytest
 import sqlalchemy as sa
 
-from api import Ledger, open_ledger
 from tests.support.backends import base_url, dsn
 from tests.support.raw_store import raw_store
 from tests.support.samples import thought as sample_thought
+from thoughtledger import Ledger, open_ledger
 
 pytestmark = [pytest.mark.anyio, pytest.mark.postgres]
 

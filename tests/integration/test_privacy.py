@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from api import open_ledger
 from tests.support.cli import cli, sqlite_url
+from thoughtledger import open_ledger
 
 
 @pytest.fixture

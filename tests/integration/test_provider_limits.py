@@ -30,12 +30,12 @@ import pytest
 from mcp import Client, StdioServerParameters
 from pydantic import TypeAdapter
 
-from api import Ledger
-from api.mcp import TOOL_NAMES, create_server
-from api.mcp.descriptions import OFFICIAL_DESCRIPTION
-from api.mcp.server import DescriptionsName
-from api.tool import SequentialThinkingTool, sequential_thinking_tool
 from tests.support.mcp import Json, Mode
+from thoughtledger import Ledger
+from thoughtledger.api.mcp import TOOL_NAMES, create_server
+from thoughtledger.api.mcp.descriptions import OFFICIAL_DESCRIPTION
+from thoughtledger.api.mcp.server import DescriptionsName
+from thoughtledger.api.tool import SequentialThinkingTool, sequential_thinking_tool
 
 pytestmark = pytest.mark.anyio
 
@@ -205,7 +205,17 @@ async def test_serve_descriptions_compact_lists_compact_tools_over_stdio(tmp_pat
     db = f"sqlite:///{tmp_path / 'l.db'}"
     server = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "api.cli", "serve", "--db", db, "--tools", "all", "--descriptions", "compact"],
+        args=[
+            "-m",
+            "thoughtledger.api.cli",
+            "serve",
+            "--db",
+            db,
+            "--tools",
+            "all",
+            "--descriptions",
+            "compact",
+        ],
         cwd=ROOT,
         env={"DISABLE_THOUGHT_LOGGING": "true"},
     )

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from api import open_ledger, open_store
-from ledger.errors import SchemaVersionError
 from tests.support.cli import READS, cli, command_id, snapshot, sqlite_url
 from tests.support.samples import assert_refuses_writes, record_sample
+from thoughtledger import open_ledger, open_store
+from thoughtledger.ledger.errors import SchemaVersionError
 
 
 def read(capsys: pytest.CaptureFixture[str], argv: list[str], db: Path, out: Path) -> Any:
@@ -120,7 +120,7 @@ async def test_a_ledger_is_read_beside_its_running_writer(tmp_path: Path) -> Non
         reader = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "api.cli",
+            "thoughtledger.api.cli",
             "sessions",
             "--json",
             "--db",

@@ -56,7 +56,7 @@ def read_on_read_only_mount(
         str(mount),
         sys.executable,
         "-m",
-        "api.cli",
+        "thoughtledger.api.cli",
         *argv,
         "--db",
         sqlite_url(mount / "ledger.db"),
@@ -81,7 +81,7 @@ def test_a_closed_ledger_on_a_read_only_mount_is_read(tmp_path: Path) -> None:
 
 _DIE_WITH_THE_LEDGER_OPEN = """
 import asyncio, os, sys
-from api import open_ledger
+from thoughtledger import open_ledger
 
 async def main():
     async with open_ledger(sys.argv[1]) as ledger:

@@ -10,11 +10,11 @@ import asyncpg
 import pytest
 import sqlalchemy as sa
 
-from api import open_ledger, open_store
-from ledger.errors import SchemaVersionError
 from tests.support.backends import base_url, dsn
 from tests.support.cli import READS, cli, command_id
 from tests.support.samples import assert_refuses_writes, record_sample
+from thoughtledger import open_ledger, open_store
+from thoughtledger.ledger.errors import SchemaVersionError
 
 pytestmark = pytest.mark.postgres
 

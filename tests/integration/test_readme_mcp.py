@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from api import Ledger
-from api.mcp import TOOL_NAMES, create_server
-from api.mcp.app import ProfileName
 from tests.support.mcp import Json, call
+from thoughtledger import Ledger
+from thoughtledger.api.mcp import TOOL_NAMES, create_server
+from thoughtledger.api.mcp.app import ProfileName
 
 pytestmark = pytest.mark.anyio
 

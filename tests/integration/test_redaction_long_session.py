@@ -2,11 +2,11 @@
 
 import pytest
 
-from api import Ledger
-from ledger.content import REDACTED
-from ledger.events import ThoughtRedacted
-from ledger.store.base import MAX_BATCH
-from ledger.store.memory import MemoryEventStore
+from thoughtledger import Ledger
+from thoughtledger.ledger.content import REDACTED
+from thoughtledger.ledger.events import ThoughtRedacted
+from thoughtledger.ledger.store.base import MAX_BATCH
+from thoughtledger.ledger.store.memory import MemoryEventStore
 
 pytestmark = pytest.mark.anyio
 

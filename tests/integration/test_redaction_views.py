@@ -4,15 +4,15 @@ import json
 
 import pytest
 
-from api.otel.spans import Conventions, session_spans
-from api.service import Ledger
-from api.ui.payload import session_payload
-from ledger.content import REDACTED
-from ledger.store.memory import MemoryEventStore
-from projections.views import JsonDict, full_history, session_view
 from tests.support.mcp import Mode, call, connect, think, thought
 from tests.support.raw_store import raw_store
 from tests.support.redaction import record_redaction_only
+from thoughtledger.api.otel.spans import Conventions, session_spans
+from thoughtledger.api.service import Ledger
+from thoughtledger.api.ui.payload import session_payload
+from thoughtledger.ledger.content import REDACTED
+from thoughtledger.ledger.store.memory import MemoryEventStore
+from thoughtledger.projections.views import JsonDict, full_history, session_view
 
 pytestmark = pytest.mark.anyio
 

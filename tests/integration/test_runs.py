@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-from api import Ledger
 from tests.support.mcp import Json, connect, think, thought
 from tests.support.processes import ROOT, child_env, serve_command, sqlite_in
+from thoughtledger import Ledger
 
 pytestmark = pytest.mark.anyio
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from api import open_ledger
-from ledger.checkpoint import Checkpoint, Signer
 from tests.support.cli import snapshot, sqlite_url
+from thoughtledger import open_ledger
+from thoughtledger.ledger.checkpoint import Checkpoint, Signer
 
 pytestmark = pytest.mark.anyio
 

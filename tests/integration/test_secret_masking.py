@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-from api import GenerationError, Ledger, think_external
-from api.llm.client import LLMWriter, WrittenThought
-from api.llm.config import LLMSettings
-from api.llm.prompt import ThoughtPrompt
-from api.mcp import create_server
 from tests.support.llm_server import FakeLLM, Reply, error, fake_llm
 from tests.support.mcp import Json, Mode, refused
 from tests.support.raw_store import raw_store
+from thoughtledger import GenerationError, Ledger, think_external
+from thoughtledger.api.llm.client import LLMWriter, WrittenThought
+from thoughtledger.api.llm.config import LLMSettings
+from thoughtledger.api.llm.prompt import ThoughtPrompt
+from thoughtledger.api.mcp import create_server
 
 pytestmark = pytest.mark.anyio
 
@@ -136,8 +136,8 @@ async def test_serve_keeps_the_key_out_of_the_tool_error_and_its_stderr(
     llm.queue(ECHOES[0])
     stderr = tmp_path / "serve.err"
     command = (
-        f"exec {sys.executable} -m api.cli serve --db sqlite:///{tmp_path / 'l.db'} --tools all "
-        f"2> {stderr}"
+        f"exec {sys.executable} -m thoughtledger.api.cli serve "
+        f"--db sqlite:///{tmp_path / 'l.db'} --tools all 2> {stderr}"
     )
     server = StdioServerParameters(
         command="/bin/sh",

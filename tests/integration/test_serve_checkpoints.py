@@ -8,9 +8,9 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from ledger.checkpoint import Checkpoint, Signer
 from tests.support.mcp import thought
 from tests.support.processes import ROOT, WAIT, child_env, serve_command, sqlite_in, thoughtledger
+from thoughtledger.ledger.checkpoint import Checkpoint, Signer
 
 pytestmark = pytest.mark.anyio
 

@@ -101,7 +101,15 @@ def terminal(*command: str) -> Iterator[Terminal]:
 
 
 def serve(db: Path, *options: str) -> list[str]:
-    return [sys.executable, "-m", "api.cli", "serve", "--db", f"sqlite:///{db}", *options]
+    return [
+        sys.executable,
+        "-m",
+        "thoughtledger.api.cli",
+        "serve",
+        "--db",
+        f"sqlite:///{db}",
+        *options,
+    ]
 
 
 def assert_stopped_by_one_ctrl_c(screen: Terminal, code: int) -> None:
@@ -137,7 +145,7 @@ async def test_one_ctrl_c_stops_serve_over_http_with_a_client_connected(tmp_path
 def test_one_ctrl_c_stops_an_interactive_replay(tmp_path: Path) -> None:
     db = tmp_path / "demo.db"
     demo = subprocess.run(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "api.cli", "demo", "--db", str(db)],
+        [sys.executable, "-m", "thoughtledger.api.cli", "demo", "--db", str(db)],
         cwd=ROOT,
         env=child_env(),
         capture_output=True,
@@ -146,7 +154,7 @@ def test_one_ctrl_c_stops_an_interactive_replay(tmp_path: Path) -> None:
     )
     assert demo.returncode == 0, demo.stderr
     sessions = subprocess.run(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "api.cli", "sessions", "--db", str(db), "--json"],
+        [sys.executable, "-m", "thoughtledger.api.cli", "sessions", "--db", str(db), "--json"],
         cwd=ROOT,
         env=child_env(),
         capture_output=True,
@@ -156,7 +164,15 @@ def test_one_ctrl_c_stops_an_interactive_replay(tmp_path: Path) -> None:
     )
     session = re.search(r'"session_?[iI]d": "([^"]+)"', sessions.stdout)
     assert session is not None, sessions.stdout
-    command = [sys.executable, "-m", "api.cli", "replay", session.group(1), "--db", str(db)]
+    command = [
+        sys.executable,
+        "-m",
+        "thoughtledger.api.cli",
+        "replay",
+        session.group(1),
+        "--db",
+        str(db),
+    ]
     with terminal(*command) as screen:
         screen.wait_for(r"Enter/space: next")
         code = screen.interrupt_once()

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from api import Ledger
-from ledger.errors import InvalidInputError, SessionNotFoundError
-from ledger.store.sqlite import SqliteEventStore
 from tests.support.backends import Backend
 from tests.support.mcp import connect, resource_text
+from thoughtledger import Ledger
+from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
+from thoughtledger.ledger.store.sqlite import SqliteEventStore
 
 pytestmark = pytest.mark.anyio
 

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-import ledger.store.sqlite.store
-from api.service import Ledger
-from ledger.errors import ConcurrencyError
-from ledger.events import ThoughtRecorded
-from ledger.store.sqlite import SqliteEventStore
+import thoughtledger.ledger.store.sqlite.store
+from thoughtledger.api.service import Ledger
+from thoughtledger.ledger.errors import ConcurrencyError
+from thoughtledger.ledger.events import ThoughtRecorded
+from thoughtledger.ledger.store.sqlite import SqliteEventStore
 
 pytestmark = pytest.mark.anyio
 
@@ -35,7 +35,7 @@ async def test_full_durability_keeps_every_guarantee_on_the_loop_and_on_a_thread
     # Which path runs is chosen by the test, not by how busy the machine's disk is today: every
     # commit counts as slow (the first moves the rest to a thread), or none does.
     threshold = -1.0 if slow_disk else float("inf")
-    monkeypatch.setattr(ledger.store.sqlite.store, "_INLINE_SYNC_SECONDS", threshold)
+    monkeypatch.setattr(thoughtledger.ledger.store.sqlite.store, "_INLINE_SYNC_SECONDS", threshold)
     store = await SqliteEventStore.open(tmp_path / "full.db", durability="full")
     try:
         await _agents(store)

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from ledger.errors import ConcurrencyError
-from ledger.events import ThoughtRecorded
-from ledger.store.sqlite import SqliteEventStore
+from thoughtledger.ledger.errors import ConcurrencyError
+from thoughtledger.ledger.events import ThoughtRecorded
+from thoughtledger.ledger.store.sqlite import SqliteEventStore
 
 pytestmark = pytest.mark.anyio
 

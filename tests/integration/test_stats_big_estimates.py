@@ -4,8 +4,8 @@ as a float, so figures of such estimates are approximate there.)"""
 
 import pytest
 
-from api import Ledger
 from tests.support.backends import Backend
+from thoughtledger import Ledger
 
 pytestmark = pytest.mark.anyio
 

@@ -9,9 +9,6 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from ledger.chain import GENESIS_HASH, compute_hash
-from ledger.envelope import format_time
-from ledger.store.base import utc_now
 from tests.support.backends import Backend, backend_for, base_url, dsn
 from tests.support.factories import thought
 from tests.support.subscribing import (
@@ -22,6 +19,9 @@ from tests.support.subscribing import (
     open_named,
     take,
 )
+from thoughtledger.ledger.chain import GENESIS_HASH, compute_hash
+from thoughtledger.ledger.envelope import format_time
+from thoughtledger.ledger.store.base import utc_now
 
 pytestmark = [pytest.mark.anyio, pytest.mark.postgres]
 

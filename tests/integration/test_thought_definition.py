@@ -1,11 +1,11 @@
 """A thought is defined once and validated once on its way in, by every way in.
 
-``ledger.thought`` names a thought's fields; the command, every thought event and the in-process
-tool derive from it, and the MCP tools, the Python API and the history item, which spell the
-fields out, all carry exactly those (a new field that one of them misses fails here, naming the
-place to add it). Each way in validates a thought once: the MCP tools with the SDK's lax
-arguments model, the in-process tool with its strict one, the Python API with the command; the
-command and the event built from it are not validated again, and store the same bytes as before.
+``thoughtledger.ledger.thought`` names a thought's fields; the command, every thought event and the
+in-process tool derive from it, and the MCP tools, the Python API and the history item, which spell
+the fields out, all carry exactly those (a new field that one of them misses fails here, naming the
+place to add it). Each way in validates a thought once: the MCP tools with the SDK's lax arguments
+model, the in-process tool with its strict one, the Python API with the command; the command and the
+event built from it are not validated again, and store the same bytes as before.
 """
 
 import inspect
@@ -19,24 +19,30 @@ import pytest
 from mcp import Client
 from pydantic import BaseModel
 
-from api.mcp import create_server
-from api.service import Ledger
-from api.session import Session
-from api.tool import PARAMETERS, ThinkingInput, sequential_thinking_tool
-from ledger.codec import encode_payload
-from ledger.content import comparable
-from ledger.decide import ThinkCommand, checked_command, decide_thought, parse_command
-from ledger.errors import InvalidThoughtError
-from ledger.events import (
+from tests.support.samples import thought
+from thoughtledger.api.mcp import create_server
+from thoughtledger.api.service import Ledger
+from thoughtledger.api.session import Session
+from thoughtledger.api.tool import PARAMETERS, ThinkingInput, sequential_thinking_tool
+from thoughtledger.ledger.codec import encode_payload
+from thoughtledger.ledger.content import comparable
+from thoughtledger.ledger.decide import ThinkCommand, checked_command, decide_thought, parse_command
+from thoughtledger.ledger.errors import InvalidThoughtError
+from thoughtledger.ledger.events import (
     BranchExtended,
     BranchOpened,
     ThoughtGenerated,
     ThoughtRecorded,
     ThoughtRevised,
 )
-from ledger.store.memory import MemoryEventStore
-from ledger.thought import CAMEL_NAMES, THOUGHT_FIELDS, HistoryItem, ThoughtCore, ThoughtMarks
-from tests.support.samples import thought
+from thoughtledger.ledger.store.memory import MemoryEventStore
+from thoughtledger.ledger.thought import (
+    CAMEL_NAMES,
+    THOUGHT_FIELDS,
+    HistoryItem,
+    ThoughtCore,
+    ThoughtMarks,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -53,7 +59,7 @@ OURS: tuple[type[BaseModel], ...] = (ThinkCommand, *THOUGHT_EVENTS)
 SNAKE_TOOLS = ("sequential_thinking", "sequential_thinking_external")
 
 THOUGHT_MODEL_FIELDS = {**ThoughtCore.model_fields, **ThoughtMarks.model_fields}
-"""Each field of a thought as ``ledger.thought`` defines it."""
+"""Each field of a thought as ``thoughtledger.ledger.thought`` defines it."""
 
 
 @pytest.fixture
@@ -117,7 +123,7 @@ def test_the_history_item_shows_every_field_but_the_estimate_and_what_comes_next
     shown = {field.alias for field in HistoryItem.model_fields.values()}
     hidden = {CAMEL_NAMES[name] for name in ("total_thoughts", "next_thought_needed")}
     missing = sorted(set(CAMEL_NAMES.values()) - hidden - shown)
-    assert missing == [], f"add {missing} to HistoryItem (ledger/thought.py)"
+    assert missing == [], f"add {missing} to HistoryItem (thoughtledger/ledger/thought.py)"
     # ``redacted`` is no field of a thought: it says a redacted one's text is gone.
     assert shown == set(CAMEL_NAMES.values()) - hidden | {"redacted"}
     assert set(ThoughtCore.model_fields) <= set(THOUGHT_FIELDS)
@@ -129,7 +135,9 @@ async def test_every_mcp_thinking_tool_takes_every_field(ledger: Ledger) -> None
         listed = {
             tool.name: tool.input_schema["properties"] for tool in (await client.list_tools()).tools
         }
-    where = "add it as a parameter in api/mcp/thinking.py, with its words in descriptions.py"
+    where = (
+        "add it as a parameter in thoughtledger/api/mcp/thinking.py, its words in descriptions.py"
+    )
     missing = [CAMEL_NAMES[n] for n in THOUGHT_FIELDS if CAMEL_NAMES[n] not in listed[tools[0]]]
     assert missing == [], f"sequentialthinking lacks {missing}: {where}"
     for name in SNAKE_TOOLS:
@@ -141,7 +149,9 @@ def test_the_python_api_takes_every_field_by_name() -> None:
     # Its explicit signature is what users call and their editors complete: it is written out.
     taken = inspect.signature(Session.process_sequential_thinking).parameters
     missing = [name for name in THOUGHT_FIELDS if name not in taken]
-    assert missing == [], f"add {missing} to Session.process_sequential_thinking (api/session.py)"
+    assert missing == [], (
+        f"add {missing} to Session.process_sequential_thinking (thoughtledger/api/session.py)"
+    )
     for name in ThoughtMarks.model_fields:
         assert taken[name].default is None, f"{name} must be optional (default None)"
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from api import InvalidInputError, InvalidThoughtError, Ledger, open_ledger
-from api.tool import SequentialThinkingTool, sequential_thinking_tool
 from tests.support.processes import python_output
 from tests.support.raw_store import raw_store
+from thoughtledger import InvalidInputError, InvalidThoughtError, Ledger, open_ledger
+from thoughtledger.api.tool import SequentialThinkingTool, sequential_thinking_tool
 
 pytestmark = pytest.mark.anyio
 
@@ -332,7 +332,7 @@ async def test_concurrent_first_calls_on_one_instance_open_one_session(ledger: L
 
 def test_the_core_tool_imports_no_agent_framework() -> None:
     code = (
-        "import sys, api.tool, api.tool.adapters; "
+        "import sys, thoughtledger.api.tool, thoughtledger.api.tool.adapters; "
         "loaded = {'agents', 'pydantic_ai', 'langchain_core'} & set(sys.modules); "
         "print(sorted(loaded))"
     )

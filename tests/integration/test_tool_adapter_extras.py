@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 import pytest
 
-from api import Ledger
-from api.tool import SequentialThinkingTool, sequential_thinking_tool
-from api.tool.adapters import langchain_tool, openai_agents_tool, pydantic_ai_tool
+from thoughtledger import Ledger
+from thoughtledger.api.tool import SequentialThinkingTool, sequential_thinking_tool
+from thoughtledger.api.tool.adapters import langchain_tool, openai_agents_tool, pydantic_ai_tool
 
 pytestmark = pytest.mark.anyio
 

@@ -11,9 +11,9 @@ import pytest
 from jsonschema import Draft202012Validator
 from pydantic import TypeAdapter
 
-from api import InvalidThoughtError, Ledger
-from api.mcp.descriptions import COMPACT_DESCRIPTION
-from api.tool import DESCRIPTION, OUTPUT_SCHEMA, PARAMETERS, sequential_thinking_tool
+from thoughtledger import InvalidThoughtError, Ledger
+from thoughtledger.api.mcp.descriptions import COMPACT_DESCRIPTION
+from thoughtledger.api.tool import DESCRIPTION, OUTPUT_SCHEMA, PARAMETERS, sequential_thinking_tool
 
 pytestmark = pytest.mark.anyio
 

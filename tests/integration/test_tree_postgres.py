@@ -5,13 +5,13 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from ledger.chain import GENESIS_HASH, prepare, seal
-from ledger.events import PAYLOAD_SCHEMA_VERSION
-from ledger.ids import new_event_id
-from ledger.merkle import leaf_hash, root_of, verify_consistency, verify_inclusion
-from ledger.store.base import utc_now
 from tests.support.backends import backend_for, dsn, settled
 from tests.support.factories import thought
+from thoughtledger.ledger.chain import GENESIS_HASH, prepare, seal
+from thoughtledger.ledger.events import PAYLOAD_SCHEMA_VERSION
+from thoughtledger.ledger.ids import new_event_id
+from thoughtledger.ledger.merkle import leaf_hash, root_of, verify_consistency, verify_inclusion
+from thoughtledger.ledger.store.base import utc_now
 
 pytestmark = [pytest.mark.anyio, pytest.mark.postgres]
 

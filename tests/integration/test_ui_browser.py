@@ -15,7 +15,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from api.cli.demo import THOUGHTS as DEMO_THOUGHTS
 from tests.property.strategies import calls
 from tests.support.browser import (
     append_thought,
@@ -29,6 +28,7 @@ from tests.support.browser import (
 )
 from tests.support.cli import sqlite_url
 from tests.support.processes import thoughtledger
+from thoughtledger.api.cli.demo import THOUGHTS as DEMO_THOUGHTS
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Dialog, Page

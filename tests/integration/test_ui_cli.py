@@ -78,7 +78,7 @@ def test_ui_serves_until_terminated_then_stops_cleanly_leaving_the_ledger_as_it_
     session_id = record_demo(url)
     before = db.read_bytes()
     with subprocess.Popen(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "api.cli", "ui", "--db", url, "--port", "0"],
+        [sys.executable, "-m", "thoughtledger.api.cli", "ui", "--db", url, "--port", "0"],
         cwd=ROOT,
         env=child_env(),
         stdout=subprocess.PIPE,

@@ -7,17 +7,17 @@ import re
 import httpx
 import pytest
 
-from api import Ledger
-from api.ui.app import SESSION_SCRIPTS
-from api.ui.export import html_export
-from ledger.store.memory import MemoryEventStore
 from tests.support.web import app_on_loopback
+from thoughtledger import Ledger
+from thoughtledger.api.ui.app import SESSION_SCRIPTS
+from thoughtledger.api.ui.export import html_export
+from thoughtledger.ledger.store.memory import MemoryEventStore
 
 pytestmark = pytest.mark.anyio
 
 
 def _shipped(suffix: str) -> set[str]:
-    folder = importlib.resources.files("api.ui") / "static"
+    folder = importlib.resources.files("thoughtledger.api.ui") / "static"
     return {entry.name for entry in folder.iterdir() if entry.name.endswith(suffix)}
 
 

@@ -4,7 +4,7 @@ from typing import Any, get_args
 
 from hypothesis import strategies as st
 
-from ledger.events import (
+from thoughtledger.ledger.events import (
     BranchExtended,
     BranchOpened,
     Generation,
@@ -126,7 +126,7 @@ def thinking_call(draw: st.DrawFn) -> dict[str, Any]:
         "thought": draw(st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=30)),
         "thought_number": draw(st.integers(1, 12)),
         # Estimates have no upper bound; some beyond 64 bits (fast JSON parsers read them as
-        # floats, see projections.fastfold).
+        # floats, see thoughtledger.projections.fastfold).
         "total_thoughts": draw(st.integers(1, 12) | st.integers(2**63, 2**80)),
         "next_thought_needed": draw(st.booleans()),
     }

@@ -7,11 +7,18 @@ from datetime import UTC, datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.chain import GENESIS_HASH, StoredRow, compute_hash, prepare, seal, verify_rows
-from ledger.codec import decode_payload, encode_payload, event_type_of
-from ledger.events import LedgerEvent
-from ledger.ids import new_event_id
 from tests.property.strategies import events
+from thoughtledger.ledger.chain import (
+    GENESIS_HASH,
+    StoredRow,
+    compute_hash,
+    prepare,
+    seal,
+    verify_rows,
+)
+from thoughtledger.ledger.codec import decode_payload, encode_payload, event_type_of
+from thoughtledger.ledger.events import LedgerEvent
+from thoughtledger.ledger.ids import new_event_id
 
 
 @given(events)

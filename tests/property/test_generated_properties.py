@@ -9,12 +9,6 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from api.service import Ledger
-from ledger.events import Generation
-from ledger.store.memory import MemoryEventStore
-from ledger.store.sqlite import SqliteEventStore
-from projections.state import SessionState, ThoughtEntry
-from projections.views import official_view, session_view, status_view
 from tests.property.strategies import generations, thinking_call
 from tests.support.folding import (
     assert_as_of_is_prefix,
@@ -22,6 +16,12 @@ from tests.support.folding import (
     record_calls,
     recorded,
 )
+from thoughtledger.api.service import Ledger
+from thoughtledger.ledger.events import Generation
+from thoughtledger.ledger.store.memory import MemoryEventStore
+from thoughtledger.ledger.store.sqlite import SqliteEventStore
+from thoughtledger.projections.state import SessionState, ThoughtEntry
+from thoughtledger.projections.views import official_view, session_view, status_view
 
 authored_calls = st.lists(
     st.tuples(thinking_call(), st.none() | generations),

@@ -5,7 +5,7 @@ import hashlib
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.merkle import (
+from thoughtledger.ledger.merkle import (
     CompactRange,
     consistency_ranges,
     inclusion_ranges,

@@ -6,14 +6,14 @@ from collections.abc import Sequence
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from api.otel.log import LogTraces
-from api.otel.payloads import event_fields
-from api.otel.spans import Conventions, SpanData, session_spans
-from ledger.codec import decode_payload
-from ledger.envelope import EventRow, RecordedEvent
-from ledger.events import LedgerEvent
-from ledger.store.memory import MemoryEventStore
 from tests.property.strategies import events
+from thoughtledger.api.otel.log import LogTraces
+from thoughtledger.api.otel.payloads import event_fields
+from thoughtledger.api.otel.spans import Conventions, SpanData, session_spans
+from thoughtledger.ledger.codec import decode_payload
+from thoughtledger.ledger.envelope import EventRow, RecordedEvent
+from thoughtledger.ledger.events import LedgerEvent
+from thoughtledger.ledger.store.memory import MemoryEventStore
 
 _ENVELOPE = ("type", "schema_version")
 

@@ -12,12 +12,12 @@ from opentelemetry.sdk.trace import Event, ReadableSpan
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 from opentelemetry.trace import Link, SpanContext, SpanKind, TraceFlags
 
-from api.otel.spans import SEMCONV_SCHEMA_URL, Conventions, SpanData, session_spans
-from api.otel.wire import encode_request
-from ledger.envelope import RecordedEvent
-from ledger.events import LedgerEvent
-from ledger.store.memory import MemoryEventStore
 from tests.property.strategies import events
+from thoughtledger.api.otel.spans import SEMCONV_SCHEMA_URL, Conventions, SpanData, session_spans
+from thoughtledger.api.otel.wire import encode_request
+from thoughtledger.ledger.envelope import RecordedEvent
+from thoughtledger.ledger.events import LedgerEvent
+from thoughtledger.ledger.store.memory import MemoryEventStore
 
 RESOURCE = {"service.name": "thoughtledger"}
 

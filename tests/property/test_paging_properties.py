@@ -6,14 +6,14 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from api.service import Ledger
-from ledger.events import LedgerEvent, SessionStarted, ThoughtRedacted
-from ledger.store.memory import MemoryEventStore
-from projections.paging import HistoryCursor, PageBuilder
-from projections.state import empty, replay
-from projections.views import JsonDict, branch_sets, thought_history
 from tests.property.strategies import calls, events
 from tests.support.redaction import record_redaction_only
+from thoughtledger.api.service import Ledger
+from thoughtledger.ledger.events import LedgerEvent, SessionStarted, ThoughtRedacted
+from thoughtledger.ledger.store.memory import MemoryEventStore
+from thoughtledger.projections.paging import HistoryCursor, PageBuilder
+from thoughtledger.projections.state import empty, replay
+from thoughtledger.projections.views import JsonDict, branch_sets, thought_history
 
 _BRANCH_CHOICES = st.none() | st.sampled_from(["a", "b", "c"])
 

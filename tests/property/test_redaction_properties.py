@@ -6,15 +6,15 @@ import uuid
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.chain import StoredRow, prepare, seal
-from ledger.codec import decode_payload
-from ledger.content import REDACTED, committed_form, strip
-from ledger.envelope import LogRow, format_time
-from ledger.events import PAYLOAD_SCHEMA_VERSION, ThoughtGenerated, ThoughtRecorded
-from ledger.store.base import utc_now
-from projections.fastfold import fold_rows
-from projections.state import SessionState
 from tests.support.factories import GENERATION
+from thoughtledger.ledger.chain import StoredRow, prepare, seal
+from thoughtledger.ledger.codec import decode_payload
+from thoughtledger.ledger.content import REDACTED, committed_form, strip
+from thoughtledger.ledger.envelope import LogRow, format_time
+from thoughtledger.ledger.events import PAYLOAD_SCHEMA_VERSION, ThoughtGenerated, ThoughtRecorded
+from thoughtledger.ledger.store.base import utc_now
+from thoughtledger.projections.fastfold import fold_rows
+from thoughtledger.projections.state import SessionState
 
 # Any valid Unicode (no lone surrogates), with the layout's own markers mixed in.
 _unicode = st.text(st.characters(exclude_categories=["Cs"]))

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from api.service import Ledger
-from ledger.events import LedgerEvent
 from tests.property.strategies import events
 from tests.support.backends import Backend
 from tests.support.views import as_dicts, view_rows
+from thoughtledger.api.service import Ledger
+from thoughtledger.ledger.events import LedgerEvent
 
 
 async def _both(folder: Path, logs: list[list[LedgerEvent]]) -> tuple[object, object]:

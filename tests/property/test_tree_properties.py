@@ -5,7 +5,8 @@ import asyncio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ledger.merkle import (
+from tests.support.factories import thought
+from thoughtledger.ledger.merkle import (
     consistency_ranges,
     inclusion_ranges,
     leaf_hash,
@@ -13,9 +14,8 @@ from ledger.merkle import (
     root_of,
     verify_consistency,
 )
-from ledger.store.memory import MemoryEventStore
-from ledger.store.tree import TreeHead
-from tests.support.factories import thought
+from thoughtledger.ledger.store.memory import MemoryEventStore
+from thoughtledger.ledger.store.tree import TreeHead
 
 steps = st.lists(
     st.tuples(st.integers(min_value=1, max_value=90), st.booleans()), min_size=1, max_size=8

@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from api.ui.export import html_export
-from api.ui.payload import script_json
+from thoughtledger.api.ui.export import html_export
+from thoughtledger.api.ui.payload import script_json
 
 HOSTILE = st.sampled_from(
     ["</script>", "<script>alert(1)</script>", "<!--", "-->", "]]>", "\u2028", "\u2029", "&amp;"]

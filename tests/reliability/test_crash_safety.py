@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from api.bootstrap import open_store
 from tests.reliability.conftest import Target
+from thoughtledger.api.bootstrap import open_store
 
 pytestmark = pytest.mark.anyio
 

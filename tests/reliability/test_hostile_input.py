@@ -16,13 +16,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from api.service import Ledger
-from ledger.errors import InvalidInputError, LedgerError
-from ledger.store.memory import MemoryEventStore
-from ledger.store.sqlite import SqliteEventStore
-from ledger.thought import THOUGHT_FIELDS
 from tests.support.hostile import nasty_text, numbers, values
 from tests.support.raw_store import raw_store
+from thoughtledger.api.service import Ledger
+from thoughtledger.ledger.errors import InvalidInputError, LedgerError
+from thoughtledger.ledger.store.memory import MemoryEventStore
+from thoughtledger.ledger.store.sqlite import SqliteEventStore
+from thoughtledger.ledger.thought import THOUGHT_FIELDS
 
 # 2,000 examples of up to three hostile calls each; a dedicated run may set more.
 EXAMPLES = int(os.environ.get("THOUGHTLEDGER_FUZZ_EXAMPLES", "2000"))

@@ -16,12 +16,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
-from api.bootstrap import open_ledger
-from api.mcp import create_server
-from api.mcp.server import TOOL_NAMES
-from ledger.thought import CAMEL_NAMES, THOUGHT_FIELDS
 from tests.support.hostile import nasty_text, values
 from tests.support.raw_store import raw_store
+from thoughtledger.api.bootstrap import open_ledger
+from thoughtledger.api.mcp import create_server
+from thoughtledger.api.mcp.server import TOOL_NAMES
+from thoughtledger.ledger.thought import CAMEL_NAMES, THOUGHT_FIELDS
 
 pytestmark = pytest.mark.slow  # thousands of calls per tool: CI runs them, a local run does not
 

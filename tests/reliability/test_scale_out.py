@@ -6,10 +6,10 @@ import anyio
 import pytest
 from mcp import Client
 
-from api.bootstrap import open_store
 from tests.reliability.conftest import Target
 from tests.support.mcp import call
 from tests.support.processes import serving_http
+from thoughtledger.api.bootstrap import open_store
 
 pytestmark = pytest.mark.anyio
 

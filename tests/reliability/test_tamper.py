@@ -4,9 +4,9 @@ import random
 
 import pytest
 
-from ledger.store.base import EventStore
 from tests.support.backends import Backend
 from tests.support.factories import started, thought
+from thoughtledger.ledger.store.base import EventStore
 
 pytestmark = pytest.mark.anyio
 

@@ -13,8 +13,8 @@ shared with other processes (``shared-0`` .. ``shared-3``) and its own; print
 import asyncio
 import sys
 
-from api.bootstrap import open_ledger, open_store
-from ledger.events import ThoughtRecorded
+from thoughtledger.api.bootstrap import open_ledger, open_store
+from thoughtledger.ledger.events import ThoughtRecorded
 
 
 def _say(line: str) -> None:

@@ -6,8 +6,8 @@ Appends ``COUNT`` thoughts to ``SESSION``, one append each, then exits 0.
 import asyncio
 import sys
 
-from api.bootstrap import open_store
 from tests.support.factories import thought
+from thoughtledger.api.bootstrap import open_store
 
 
 async def _append(url: str, session_id: str, count: int) -> None:

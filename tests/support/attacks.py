@@ -1,10 +1,10 @@
 """What an attacker with write access to the database does to hide an edit from the hash chain."""
 
-from ledger.chain import GENESIS_HASH, compute_hash
-from ledger.envelope import format_time
-from ledger.store.base import EventStore
 from tests.support.backends import Backend
 from tests.support.forged import hashed_form, redigested
+from thoughtledger.ledger.chain import GENESIS_HASH, compute_hash
+from thoughtledger.ledger.envelope import format_time
+from thoughtledger.ledger.store.base import EventStore
 
 
 async def rewrite_consistently(backend: Backend, store: EventStore, session_id: str) -> None:

@@ -20,10 +20,10 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from api.access import Role
-from api.auth.tokens import TokenFile, load_tokens_or_empty, save_tokens
 from tests.support.mcp import Mode
 from tests.support.processes import serving_http, sqlite_in, thoughtledger
+from thoughtledger.api.access import Role
+from thoughtledger.api.auth.tokens import TokenFile, load_tokens_or_empty, save_tokens
 
 TIMEOUT = httpx2.Timeout(20.0)
 

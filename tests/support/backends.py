@@ -11,10 +11,10 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from ledger.store.base import Clock, EventStore, utc_now
-from ledger.store.memory import MemoryEventStore
-from ledger.store.postgres import PostgresEventStore
-from ledger.store.sqlite import SqliteEventStore
+from thoughtledger.ledger.store.base import Clock, EventStore, utc_now
+from thoughtledger.ledger.store.memory import MemoryEventStore
+from thoughtledger.ledger.store.postgres import PostgresEventStore
+from thoughtledger.ledger.store.sqlite import SqliteEventStore
 
 CI_PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 
@@ -131,8 +131,8 @@ async def settled(store: EventStore, count: int) -> None:
     """Wait (bounded) until readers see ``count`` events in the log.
 
     On PostgreSQL a reader sees positions below the oldest transaction in flight anywhere on the
-    server (see ledger.store.postgres), so on a server shared with other work an event committed
-    here shows a moment later; the Merkle tree grows over the same prefix.
+    server (see thoughtledger.ledger.store.postgres), so on a server shared with other work an event
+    committed here shows a moment later; the Merkle tree grows over the same prefix.
     """
     import anyio
 

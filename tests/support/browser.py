@@ -90,7 +90,7 @@ def watched_page(browser: "Browser") -> Iterator[Watched]:
 def ui_server(db: str) -> Iterator[str]:
     """Run ``thoughtledger ui --db DB --port 0`` in a child process; yield its base URL."""
     with subprocess.Popen(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "api.cli", "ui", "--db", db, "--port", "0"],
+        [sys.executable, "-m", "thoughtledger.api.cli", "ui", "--db", db, "--port", "0"],
         cwd=ROOT,
         env=child_env(),
         stdout=subprocess.PIPE,
@@ -121,7 +121,7 @@ def screenshot(page: "Page", name: str) -> Path:
 
 _APPEND = """
 import asyncio, sys
-from api import open_ledger
+from thoughtledger import open_ledger
 
 async def main() -> None:
     url, session_id, text, number = sys.argv[1:5]
@@ -159,7 +159,7 @@ def record_demo(url: str) -> str:
 
 _STATES = """
 import asyncio, json, sys
-from api import open_ledger
+from thoughtledger import open_ledger
 
 async def main() -> None:
     url, session_id = sys.argv[1:3]
@@ -196,7 +196,7 @@ def states_by_version(url: str, session_id: str) -> list[dict[str, Any]]:
 
 _CALLS = """
 import asyncio, json, sys
-from api import open_ledger
+from thoughtledger import open_ledger
 
 async def main() -> None:
     url = sys.argv[1]

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from api.cli import main
 from tests.support.samples import SAMPLE_IDS
+from thoughtledger.api.cli import main
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,9 @@
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from ledger.events import Generation, LedgerEvent, SessionStarted, ThoughtRecorded
-from ledger.store.base import MAX_BATCH, EventStore
-from projections.state import SessionState, empty, replay
+from thoughtledger.ledger.events import Generation, LedgerEvent, SessionStarted, ThoughtRecorded
+from thoughtledger.ledger.store.base import MAX_BATCH, EventStore
+from thoughtledger.projections.state import SessionState, empty, replay
 
 
 def thought(number: int = 1, text: str | None = None, *, total: int = 5) -> ThoughtRecorded:

@@ -3,12 +3,12 @@
 from collections.abc import Sequence
 from typing import Any
 
-from api.service import Ledger
-from ledger.decide import Generated
-from ledger.envelope import RecordedEvent
-from ledger.events import Generation
-from ledger.store.memory import MemoryEventStore
-from projections.state import SessionState, empty, replay
+from thoughtledger.api.service import Ledger
+from thoughtledger.ledger.decide import Generated
+from thoughtledger.ledger.envelope import RecordedEvent
+from thoughtledger.ledger.events import Generation
+from thoughtledger.ledger.store.memory import MemoryEventStore
+from thoughtledger.projections.state import SessionState, empty, replay
 
 Call = dict[str, Any]
 Authored = tuple[Call, Generation | None]

@@ -9,9 +9,9 @@ import dataclasses
 from collections.abc import Sequence
 from datetime import datetime
 
-from ledger.chain import StoredRow, compute_hash
-from ledger.content import CONTENT_MARK, DIGEST_PREFIX, content_digest, strip
-from ledger.envelope import RecordedEvent
+from thoughtledger.ledger.chain import StoredRow, compute_hash
+from thoughtledger.ledger.content import CONTENT_MARK, DIGEST_PREFIX, content_digest, strip
+from thoughtledger.ledger.envelope import RecordedEvent
 
 Line = dict[str, object]
 

@@ -7,11 +7,11 @@ losslessly through ``import_records`` (hashes and all), which is how the tests p
 import uuid
 from datetime import UTC, datetime, timedelta
 
-from ledger.chain import GENESIS_HASH, compute_hash
-from ledger.codec import decode_payload
-from ledger.envelope import RecordedEvent, format_time
-from ledger.events import LedgerEvent, SessionStarted
 from tests.support.factories import thought
+from thoughtledger.ledger.chain import GENESIS_HASH, compute_hash
+from thoughtledger.ledger.codec import decode_payload
+from thoughtledger.ledger.envelope import RecordedEvent, format_time
+from thoughtledger.ledger.events import LedgerEvent, SessionStarted
 
 LEGACY_SCHEMA = 1
 

@@ -8,11 +8,11 @@ from typing import Any, Literal
 from mcp import Client
 from mcp.types import CallToolResult, TextContent, TextResourceContents
 
-from api.mcp import create_server
-from api.mcp.app import ProfileName, RunsName
-from api.mcp.render import ThoughtSink
-from api.service import Ledger
 from tests.support.raw_store import raw_store
+from thoughtledger.api.mcp import create_server
+from thoughtledger.api.mcp.app import ProfileName, RunsName
+from thoughtledger.api.mcp.render import ThoughtSink
+from thoughtledger.api.service import Ledger
 
 Mode = Literal["auto", "legacy"]
 Json = dict[str, Any]

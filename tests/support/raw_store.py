@@ -1,13 +1,13 @@
 """The way below the facade, for tests only: the store a ledger owns.
 
-Nothing in the product reaches a ledger's store but :class:`api.service.Ledger` itself. Some
-tests must go below it: to set up what only another writer could (an event under a chosen id),
-or to prove that a refused call wrote nothing at all, not even an event no session shows. They
-do it through :func:`raw_store`, so that one search finds every test that does.
+Nothing in the product reaches a ledger's store but :class:`thoughtledger.api.service.Ledger`
+itself. Some tests must go below it: to set up what only another writer could (an event under a
+chosen id), or to prove that a refused call wrote nothing at all, not even an event no session
+shows. They do it through :func:`raw_store`, so that one search finds every test that does.
 """
 
-from api.service import Ledger
-from ledger.store.base import EventStore
+from thoughtledger.api.service import Ledger
+from thoughtledger.ledger.store.base import EventStore
 
 
 def raw_store(ledger: Ledger) -> EventStore:

@@ -5,9 +5,9 @@ between leaves the text stored with the redaction recorded. Only another writer 
 produces it, so the tests write the first step alone, below the facade.
 """
 
-from api.service import Ledger
-from ledger.events import ThoughtEvent, ThoughtRedacted
 from tests.support.raw_store import raw_store
+from thoughtledger.api.service import Ledger
+from thoughtledger.ledger.events import ThoughtEvent, ThoughtRedacted
 
 
 async def record_redaction_only(ledger: Ledger, session_id: str, version: int) -> None:

@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 
-from api import StoreError, open_ledger
-from ledger.store.base import EventStore
+from thoughtledger import StoreError, open_ledger
+from thoughtledger.ledger.store.base import EventStore
 
 
 class Clock:

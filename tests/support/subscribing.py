@@ -8,12 +8,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 import asyncpg
 
-from ledger.envelope import RecordedEvent
-from ledger.store.base import EventStore
-from ledger.store.postgres import PostgresEventStore
 from tests.support.backends import Backend, dsn, pg_url
 from tests.support.factories import thought
 from tests.support.processes import ROOT, child_env
+from thoughtledger.ledger.envelope import RecordedEvent
+from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.postgres import PostgresEventStore
 
 WAIT = 20.0
 """Seconds any one wait for an event may take before the test fails (a hang fails fast)."""

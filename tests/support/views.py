@@ -6,9 +6,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from ledger.envelope import format_time
-from ledger.store.columns import SESSION_COLUMNS, THOUGHT_COLUMNS
 from tests.support.backends import Backend, pg_url
+from thoughtledger.ledger.envelope import format_time
+from thoughtledger.ledger.store.columns import SESSION_COLUMNS, THOUGHT_COLUMNS
 
 _BOOLEANS = {"next_thought_needed", "is_revision", "needs_more_thoughts", "completed", "redacted"}
 

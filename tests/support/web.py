@@ -6,9 +6,9 @@ from contextlib import asynccontextmanager
 
 import uvicorn
 
-from api.mcp.serve import bind
-from api.service import Ledger
-from api.ui.app import create_app
+from thoughtledger.api.mcp.serve import bind
+from thoughtledger.api.service import Ledger
+from thoughtledger.api.ui.app import create_app
 
 
 @asynccontextmanager

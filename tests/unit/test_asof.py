@@ -1,10 +1,13 @@
-"""Time travel (``projections.asof``): a session cut at a version, and the version at a time."""
+"""Time travel (``thoughtledger.projections.asof``): a session cut at a version, and the version at
+a time."""
 
 from datetime import datetime, timedelta
 
 import pytest
 
-from ledger.events import (
+from tests.support.factories import START, STEP, fold, started
+from tests.support.samples import thought
+from thoughtledger.ledger.events import (
     BranchExtended,
     BranchOpened,
     LedgerEvent,
@@ -12,10 +15,8 @@ from ledger.events import (
     ThoughtRecorded,
     ThoughtRevised,
 )
-from projections.asof import as_of_version, version_at
-from projections.state import empty, trim
-from tests.support.factories import START, STEP, fold, started
-from tests.support.samples import thought
+from thoughtledger.projections.asof import as_of_version, version_at
+from thoughtledger.projections.state import empty, trim
 
 TICK = timedelta(microseconds=1)
 

@@ -4,8 +4,8 @@ import base64
 
 import pytest
 
-from ledger.checkpoint import Checkpoint, Signer, Verifier, split_note
-from ledger.errors import IntegrityError, InvalidInputError
+from thoughtledger.ledger.checkpoint import Checkpoint, Signer, Verifier, split_note
+from thoughtledger.ledger.errors import IntegrityError, InvalidInputError
 
 # The example key and note of golang.org/x/mod/sumdb/note (its note_test.go).
 GO_VKEY = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"

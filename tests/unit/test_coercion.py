@@ -4,10 +4,10 @@ comparison is tests/integration/test_official_parity.py)."""
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from ledger.thought_types import MAX_SAFE_INTEGER, describe_errors, js_number
-from ledger.thought_types import LaxCount as Count
-from ledger.thought_types import LaxFlag as Flag
-from ledger.thought_types import LaxText as Text
+from thoughtledger.ledger.thought_types import MAX_SAFE_INTEGER, describe_errors, js_number
+from thoughtledger.ledger.thought_types import LaxCount as Count
+from thoughtledger.ledger.thought_types import LaxFlag as Flag
+from thoughtledger.ledger.thought_types import LaxText as Text
 
 COUNT: TypeAdapter[int] = TypeAdapter(Count)
 FLAG: TypeAdapter[bool] = TypeAdapter(Flag)

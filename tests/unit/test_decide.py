@@ -1,12 +1,20 @@
-"""The pure rules of sequential thinking (``ledger.decide``): arguments in, events out."""
+"""The pure rules of sequential thinking (``thoughtledger.ledger.decide``): arguments in, events
+out."""
 
 from typing import Any
 
 import pytest
 
-from ledger.decide import Generated, ThinkCommand, classify, decide_thought, parse_command
-from ledger.errors import InvalidThoughtError
-from ledger.events import (
+from tests.support.factories import GENERATION
+from thoughtledger.ledger.decide import (
+    Generated,
+    ThinkCommand,
+    classify,
+    decide_thought,
+    parse_command,
+)
+from thoughtledger.ledger.errors import InvalidThoughtError
+from thoughtledger.ledger.events import (
     BranchExtended,
     BranchOpened,
     SessionStarted,
@@ -14,7 +22,6 @@ from ledger.events import (
     ThoughtRecorded,
     ThoughtRevised,
 )
-from tests.support.factories import GENERATION
 
 
 def command(number: int = 1, total: int = 3, **extra: Any) -> ThinkCommand:

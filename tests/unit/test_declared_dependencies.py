@@ -18,20 +18,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("ledger", "projections", "api")
+PACKAGES = ("thoughtledger",)
 
 EXTRA_MODULES = {
-    "ledger/store/postgres/store.py": "postgres",
-    "ledger/store/postgres/setup.py": "postgres",
-    "ledger/store/postgres/tree.py": "postgres",
-    "ledger/store/postgres/redact.py": "postgres",
-    "api/llm/client.py": "llm",
-    "api/llm/answer.py": "llm",
-    "api/tool/adapters/openai_agents.py": "openai-agents",
-    "api/tool/adapters/pydantic_ai.py": "pydantic-ai",
-    "api/tool/adapters/langchain.py": "langchain",
-    "api/cli/parquet_out.py": "parquet",
-    "api/otel/exporter.py": "otel",
+    "thoughtledger/ledger/store/postgres/store.py": "postgres",
+    "thoughtledger/ledger/store/postgres/setup.py": "postgres",
+    "thoughtledger/ledger/store/postgres/tree.py": "postgres",
+    "thoughtledger/ledger/store/postgres/redact.py": "postgres",
+    "thoughtledger/api/llm/client.py": "llm",
+    "thoughtledger/api/llm/answer.py": "llm",
+    "thoughtledger/api/tool/adapters/openai_agents.py": "openai-agents",
+    "thoughtledger/api/tool/adapters/pydantic_ai.py": "pydantic-ai",
+    "thoughtledger/api/tool/adapters/langchain.py": "langchain",
+    "thoughtledger/api/cli/parquet_out.py": "parquet",
+    "thoughtledger/api/otel/exporter.py": "otel",
 }
 """The modules allowed to import an extra's distributions, and which extra."""
 
@@ -177,10 +177,10 @@ def test_every_third_party_import_is_a_declared_dependency() -> None:
 def test_the_scan_sees_core_extra_and_deferred_imports() -> None:
     # Guards the test above against passing vacuously (a scan that finds nothing).
     found = {(i.path, i.top): i for i in product_imports()}
-    assert found["api/mcp/server.py", "mcp"].when_imported
-    assert not found["api/tool/adapters/langchain.py", "langchain_core"].when_imported
-    assert not found["api/llm/client.py", "openai"].when_imported
-    assert ("api/mcp/serve.py", "uvicorn") in found
+    assert found["thoughtledger/api/mcp/server.py", "mcp"].when_imported
+    assert not found["thoughtledger/api/tool/adapters/langchain.py", "langchain_core"].when_imported
+    assert not found["thoughtledger/api/llm/client.py", "openai"].when_imported
+    assert ("thoughtledger/api/mcp/serve.py", "uvicorn") in found
     core, extras = declared()
     assert {"mcp", "pydantic"} <= core
     assert {"asyncpg"} <= extras["postgres"]

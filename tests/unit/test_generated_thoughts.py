@@ -4,14 +4,14 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from api.service import Ledger
-from ledger.codec import decode_payload, encode_payload
-from ledger.decide import Generated
-from ledger.events import PAYLOAD_SCHEMA_VERSION, Generation, ThoughtGenerated
-from ledger.store.memory import MemoryEventStore
-from projections.state import SessionState
-from projections.usage import cost_note, generations, usage_by_model, usage_note
-from projections.views import external_view, thought_record
+from thoughtledger.api.service import Ledger
+from thoughtledger.ledger.codec import decode_payload, encode_payload
+from thoughtledger.ledger.decide import Generated
+from thoughtledger.ledger.events import PAYLOAD_SCHEMA_VERSION, Generation, ThoughtGenerated
+from thoughtledger.ledger.store.memory import MemoryEventStore
+from thoughtledger.projections.state import SessionState
+from thoughtledger.projections.usage import cost_note, generations, usage_by_model, usage_note
+from thoughtledger.projections.views import external_view, thought_record
 
 HASH = "ab" * 32
 

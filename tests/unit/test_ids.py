@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.ids import _after, new_event_id
+from thoughtledger.ledger.ids import _after, new_event_id
 
 
 def test_event_ids_are_version_7_unique_and_increasing() -> None:

@@ -3,12 +3,12 @@ import hashlib
 import json
 from typing import Any
 
-from api.llm.answer import parse_answer
-from api.llm.prompt import ThoughtPrompt, build_prompt, prompt_sha256
-from api.service import Ledger
-from ledger.decide import ThinkCommand, parse_command
-from ledger.store.memory import MemoryEventStore
-from projections.state import SessionState, empty
+from thoughtledger.api.llm.answer import parse_answer
+from thoughtledger.api.llm.prompt import ThoughtPrompt, build_prompt, prompt_sha256
+from thoughtledger.api.service import Ledger
+from thoughtledger.ledger.decide import ThinkCommand, parse_command
+from thoughtledger.ledger.store.memory import MemoryEventStore
+from thoughtledger.projections.state import SessionState, empty
 
 
 def call(number: int, text: str = "", **extra: Any) -> ThinkCommand:

@@ -4,8 +4,8 @@ from collections.abc import Iterator
 import pytest
 import structlog
 
-from api import logs
 from tests.support.processes import python_output
+from thoughtledger.api import logs
 
 
 @pytest.fixture
@@ -45,8 +45,8 @@ def test_commands_log_to_stderr_and_restore_the_previous_configuration(
 def test_serving_does_not_import_structlog_before_something_logs() -> None:
     probe = (
         "import sys\n"
-        "from api.cli import app\n"
-        "from api.mcp import serve\n"
+        "from thoughtledger.api.cli import app\n"
+        "from thoughtledger.api.mcp import serve\n"
         "serve.configure_logging()\n"
         "print('structlog' in sys.modules)\n"
     )

@@ -2,7 +2,8 @@
 
 import pytest
 
-from ledger.merkle import (
+from tests.support import ct_vectors as ct
+from thoughtledger.ledger.merkle import (
     EMPTY_ROOT,
     CompactRange,
     consistency_ranges,
@@ -14,7 +15,6 @@ from ledger.merkle import (
     verify_consistency,
     verify_inclusion,
 )
-from tests.support import ct_vectors as ct
 
 LEAVES = [leaf_hash(data) for data in ct.LEAVES]
 

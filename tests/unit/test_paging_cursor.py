@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from ledger.errors import InvalidInputError
-from projections.paging import HistoryCursor
+from thoughtledger.ledger.errors import InvalidInputError
+from thoughtledger.projections.paging import HistoryCursor
 
 
 def _forged(fields: object) -> str:

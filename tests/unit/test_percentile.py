@@ -2,7 +2,7 @@
 
 import pytest
 
-from ledger.percentile import nearest_rank, percentile
+from thoughtledger.ledger.percentile import nearest_rank, percentile
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,12 @@
 """The SQLite backend's pre-compiled statements are what the table definitions compile to."""
 
-from ledger.store import schema
-from ledger.store.sqlite.statements import DATABASE_SCHEMA_VERSION, STATEMENTS, compile_statements
 from tests.support.processes import python_output
+from thoughtledger.ledger.store import schema
+from thoughtledger.ledger.store.sqlite.statements import (
+    DATABASE_SCHEMA_VERSION,
+    STATEMENTS,
+    compile_statements,
+)
 
 
 def test_the_hot_statements_match_the_tables() -> None:
@@ -16,8 +20,8 @@ def test_the_statements_are_for_the_current_schema() -> None:
 def test_serving_from_sqlite_does_not_import_sqlalchemy() -> None:
     probe = (
         "import asyncio, sys, tempfile, pathlib\n"
-        "from api.service import Ledger\n"
-        "from ledger.store.sqlite import SqliteEventStore\n"
+        "from thoughtledger.api.service import Ledger\n"
+        "from thoughtledger.ledger.store.sqlite import SqliteEventStore\n"
         "async def main():\n"
         "    with tempfile.TemporaryDirectory() as tmp:\n"
         "        path = pathlib.Path(tmp) / 'l.db'\n"

@@ -6,8 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from api.auth.tokens import TokenFile, TokenFileError, load_tokens, save_tokens, token_hash
-from api.auth.verifier import FileTokenVerifier
+from thoughtledger.api.auth.tokens import (
+    TokenFile,
+    TokenFileError,
+    load_tokens,
+    save_tokens,
+    token_hash,
+)
+from thoughtledger.api.auth.verifier import FileTokenVerifier
 
 pytestmark = pytest.mark.anyio
 NOW = datetime(2026, 5, 1, tzinfo=UTC)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ledger.redact import redact_text, redact_url
+from thoughtledger.ledger.redact import redact_text, redact_url
 
 
 @pytest.mark.parametrize(

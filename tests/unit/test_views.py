@@ -1,11 +1,14 @@
-"""The views callers read (``projections.views``), from states folded out of hand-made events."""
+"""The views callers read (``thoughtledger.projections.views``), from states folded out of hand-made
+events."""
 
 from typing import Any
 
 import pytest
 
-from ledger.envelope import format_time
-from ledger.events import (
+from tests.support.factories import GENERATION, START, STEP, fold, started
+from tests.support.samples import thought
+from thoughtledger.ledger.envelope import format_time
+from thoughtledger.ledger.events import (
     BranchExtended,
     BranchOpened,
     LedgerEvent,
@@ -14,8 +17,8 @@ from ledger.events import (
     ThoughtRecorded,
     ThoughtRevised,
 )
-from projections.state import SessionState, empty
-from projections.views import (
+from thoughtledger.projections.state import SessionState, empty
+from thoughtledger.projections.views import (
     branch_sets,
     external_view,
     generation_record,
@@ -27,8 +30,6 @@ from projections.views import (
     thought_history,
     thought_record,
 )
-from tests.support.factories import GENERATION, START, STEP, fold, started
-from tests.support.samples import thought
 
 PLAIN = ThoughtRecorded(**thought(1, 4))
 REVISION = ThoughtRevised(**thought(2, 4, is_revision=True, revises_thought=1))

@@ -5,12 +5,12 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from api.llm.client import LLMWriter
-from api.llm.config import LLMSettings
-from api.service import Ledger
-from ledger.store.memory import MemoryEventStore
 from tests.support.external import Pauses
 from tests.support.llm_server import FakeLLM, fake_llm
+from thoughtledger.api.llm.client import LLMWriter
+from thoughtledger.api.llm.config import LLMSettings
+from thoughtledger.api.service import Ledger
+from thoughtledger.ledger.store.memory import MemoryEventStore
 
 
 @pytest.fixture

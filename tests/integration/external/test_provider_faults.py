@@ -4,11 +4,6 @@ import re
 
 import pytest
 
-from api.llm.client import FAILED, LLMWriter
-from api.llm.config import LLMSettings
-from api.llm.external import think_external
-from api.service import Ledger
-from ledger.errors import GenerationError
 from tests.support.external import Pauses, call
 from tests.support.llm_server import (
     FakeLLM,
@@ -19,6 +14,11 @@ from tests.support.llm_server import (
     malformed,
     structured,
 )
+from thoughtledger.api.llm.client import FAILED, LLMWriter
+from thoughtledger.api.llm.config import LLMSettings
+from thoughtledger.api.llm.external import think_external
+from thoughtledger.api.service import Ledger
+from thoughtledger.ledger.errors import GenerationError
 
 pytestmark = pytest.mark.anyio
 

@@ -11,29 +11,33 @@ import sys
 import anyio
 import pytest
 
-from api.llm.client import LLMWriter, WrittenThought
-from api.llm.config import LLMSettings
-from api.llm.external import think_external
-from api.llm.prompt import (
-    DEFAULT_MAX_PROMPT_CHARS,
-    PROMPT_VERSION,
-    ThoughtPrompt,
-    build_prompt,
-    prompt_sha256,
-)
-from api.service import Ledger
-from ledger.decide import ThinkCommand
-from ledger.errors import GenerationError, InvalidInputError, ProviderNotConfiguredError
-from ledger.events import ThoughtGenerated, ThoughtRecorded
-from ledger.store.base import EventStore
-from ledger.store.memory import MemoryEventStore
-from projections.asof import as_of_version
 from tests.support.external import call
 from tests.support.llm_server import (
     FakeLLM,
     completion,
     structured,
 )
+from thoughtledger.api.llm.client import LLMWriter, WrittenThought
+from thoughtledger.api.llm.config import LLMSettings
+from thoughtledger.api.llm.external import think_external
+from thoughtledger.api.llm.prompt import (
+    DEFAULT_MAX_PROMPT_CHARS,
+    PROMPT_VERSION,
+    ThoughtPrompt,
+    build_prompt,
+    prompt_sha256,
+)
+from thoughtledger.api.service import Ledger
+from thoughtledger.ledger.decide import ThinkCommand
+from thoughtledger.ledger.errors import (
+    GenerationError,
+    InvalidInputError,
+    ProviderNotConfiguredError,
+)
+from thoughtledger.ledger.events import ThoughtGenerated, ThoughtRecorded
+from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.memory import MemoryEventStore
+from thoughtledger.projections.asof import as_of_version
 
 pytestmark = pytest.mark.anyio
 

@@ -1,0 +1,185 @@
+"""The ``thoughtledger`` command: parse, dispatch, and turn every failure into one line."""
+
+import argparse
+import asyncio
+import contextlib
+import importlib.metadata
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterator
+from typing import TextIO
+
+from thoughtledger.api.cli import (
+    demo,
+    diff,
+    export,
+    importing,
+    proofs,
+    redact,
+    replay,
+    serve,
+    sessions,
+    show,
+    stats,
+    token,
+    ui,
+    verify,
+)
+from thoughtledger.api.cli.common import EXIT_FAILURE, EXIT_USAGE, CliError, Parser, Ui
+from thoughtledger.api.logs import logging_to_stderr
+from thoughtledger.ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
+
+PROG = "thoughtledger"
+DEBUG_ENV = "THOUGHTLEDGER_DEBUG"
+"""Set to 1 to let unexpected errors show their traceback."""
+
+_EPILOG = """\
+start here:
+  thoughtledger demo                 record a sample session and show it
+  thoughtledger sessions             what your agents thought, newest first
+  thoughtledger show SESSION         one session as a tree (--at / --as-of: time travel)
+  thoughtledger verify --all         prove nothing was edited since it was recorded
+  thoughtledger ui                   the same in your browser: tree, version slider, live, charts
+
+times are UTC; every command takes --db URL (default: $THOUGHTLEDGER_URL, else the local file)
+"""
+
+
+def build_parser() -> Parser:
+    """Return the parser of every command (``serve`` takes its options from the MCP server)."""
+    parser = Parser(
+        prog=PROG,
+        description="Audit, replay and analyse the reasoning your agents recorded.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"{PROG} {installed_version()}",
+        help="print the installed version and exit",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in (
+        sessions,
+        show,
+        replay,
+        diff,
+        verify,
+        proofs,
+        stats,
+        export,
+        importing,
+        redact,
+        demo,
+        ui,
+        serve,
+        token,
+    ):
+        module.register(commands)
+    return parser
+
+
+def installed_version() -> str:
+    """Return the version of the installed package, as its metadata says."""
+    try:
+        return importlib.metadata.version(PROG)
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree never installed
+        return "(not installed)"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``thoughtledger`` command line; return the exit code.
+
+    Args:
+        argv: The arguments after the program name (``sys.argv[1:]`` when ``None``).
+
+    Returns:
+        0 on success, 1 when the work failed, 2 when the command line was wrong, 130 when
+        interrupted.
+    """
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:1] == ["serve"]:
+        # Kept apart so the MCP server's imports load only when serving, and so nothing but
+        # its JSON-RPC ever reaches stdout.
+        return _guarded(lambda: serve.serve(arguments[1:]))
+    ui = Ui.create()
+
+    def run() -> int:
+        args = build_parser().parse_args(arguments)
+        code: int = asyncio.run(args.handler(args, ui))
+        return code
+
+    with _logging_to_stderr():
+        return _guarded(run)
+
+
+def _guarded(run: Callable[[], int]) -> int:
+    try:
+        return run()
+    except CliError as exc:
+        return _fail(str(exc), exc.code)
+    except (SessionNotFoundError, InvalidInputError) as exc:  # what was asked for is wrong
+        return _fail(str(exc), EXIT_USAGE)
+    except LedgerError as exc:
+        return _fail(str(exc), EXIT_FAILURE)
+    except SystemExit as exc:  # --help ends through argparse's exit()
+        if exc.code is None or isinstance(exc.code, int):
+            return exc.code or 0
+        return EXIT_FAILURE
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+    except BrokenPipeError:
+        # The reader went away (| head): stop quietly, and keep Python from complaining at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILURE
+    except Exception as exc:  # the entry point: nothing may escape as a traceback
+        if os.environ.get(DEBUG_ENV) == "1":
+            raise
+        return _fail(
+            f"unexpected {type(exc).__name__}: {exc} (set {DEBUG_ENV}=1 to see where)",
+            EXIT_FAILURE,
+        )
+
+
+def _fail(message: str, code: int) -> int:
+    first = message.strip().splitlines()[0] if message.strip() else "failed"
+    sys.stderr.write(f"{PROG}: error: {first}\n")
+    sys.stderr.flush()
+    return code
+
+
+@contextlib.contextmanager
+def _logging_to_stderr() -> Iterator[None]:
+    """Send logs (warnings and up; everything with THOUGHTLEDGER_DEBUG=1) to stderr.
+
+    stdout carries only what the user asked for. The configuration is undone afterwards, since
+    ``main`` may run inside another program (a test, a notebook) that has its own.
+    """
+    level = logging.DEBUG if os.environ.get(DEBUG_ENV) == "1" else logging.WARNING
+    handler = _StderrHandler()
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    handler.setLevel(level)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root_level = root.level
+    root.setLevel(min(root_level, level) if root_level else level)
+    try:
+        with logging_to_stderr(level):
+            yield
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(root_level)
+
+
+class _StderrHandler(logging.StreamHandler[TextIO]):
+    """Writes to whatever ``sys.stderr`` is when a record arrives (it may be replaced)."""
+
+    @property
+    def stream(self) -> TextIO:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: object) -> None:
+        pass

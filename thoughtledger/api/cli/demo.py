@@ -1,0 +1,171 @@
+"""``thoughtledger demo``: record a realistic session, show it, and say how to look further.
+
+It records into ``--db`` when given, else into a new scratch file; never into
+``$THOUGHTLEDGER_URL``'s ledger, so trying the demo cannot add a sample to a real ledger unless
+``--db`` names it.
+"""
+
+import argparse
+import shlex
+import tempfile
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from thoughtledger.api.bootstrap import open_ledger
+from thoughtledger.api.cli.common import EXIT_OK, Commands, Ui, add_json_option
+from thoughtledger.api.cli.tree import session_tree
+from thoughtledger.ledger.redact import redact_url
+
+METADATA = {"agent": "sre-assistant", "client": "thoughtledger demo", "transport": "in-process"}
+
+# An on-call agent works out why checkout slows down every afternoon: it revises a premature
+# conclusion, explores two fixes on branches, raises its estimate, and finishes with a plan.
+THOUGHTS: list[dict[str, Any]] = [
+    {
+        "thought": "Checkout p95 latency jumps from 180 ms to 2.4 s every day around 14:00 UTC. "
+        "Candidates: load, a scheduled job, or a slow dependency.",
+        "thought_number": 1,
+        "total_thoughts": 5,
+    },
+    {
+        "thought": "Traffic at 14:00 is only 15% above the morning peak, which the service "
+        "handles easily, so load alone does not explain it.",
+        "thought_number": 2,
+        "total_thoughts": 5,
+    },
+    {
+        "thought": "The nightly-report job was moved to 14:00 last month and runs heavy "
+        "aggregates on the same Postgres primary. Suspect lock contention on orders.",
+        "thought_number": 3,
+        "total_thoughts": 5,
+    },
+    {
+        "thought": "Correction: the 15% was for all endpoints. Checkout alone rises 60% at "
+        "14:00 (EU lunch), so load still contributes, on top of the job.",
+        "thought_number": 4,
+        "total_thoughts": 6,
+        "is_revision": True,
+        "revises_thought": 2,
+    },
+    {
+        "thought": "Option A: point the report at the read replica. If p95 stays flat at "
+        "14:00 tomorrow, the job was the cause.",
+        "thought_number": 5,
+        "total_thoughts": 7,
+        "branch_from_thought": 3,
+        "branch_id": "replica",
+    },
+    {
+        "thought": "Option B: the report scans orders for 40 s; an index on "
+        "orders(created_at) cuts that to 300 ms.",
+        "thought_number": 5,
+        "total_thoughts": 7,
+        "branch_from_thought": 3,
+        "branch_id": "index",
+    },
+    {
+        "thought": "The index builds CONCURRENTLY in about 4 minutes on a production copy, "
+        "without blocking writes.",
+        "thought_number": 6,
+        "total_thoughts": 7,
+        "branch_from_thought": 3,
+        "branch_id": "index",
+    },
+    {
+        "thought": "Only the replica takes the job off checkout's path entirely; the index is "
+        "cheap insurance. Do both, replica first.",
+        "thought_number": 7,
+        "total_thoughts": 8,
+    },
+    {
+        "thought": "Plan: move the report to the replica today, add the index tomorrow, alert "
+        "on checkout p95 > 500 ms at 14:00, and add 60% headroom for the lunch peak.",
+        "thought_number": 8,
+        "total_thoughts": 8,
+        "next_thought_needed": False,
+    },
+]
+
+
+def register(commands: Commands) -> None:
+    """Add the ``demo`` command."""
+    summary = "record a sample session and show it"
+    parser = commands.add_parser(
+        "demo",
+        help=summary,
+        description=(
+            "Record a sample session (a revision, two branches, a raised estimate), show it, and "
+            "print the commands to look at it further. It goes into --db FILE when given "
+            "(created if missing; an existing ledger gets one more session), else into a new "
+            "scratch file in the temporary folder. $THOUGHTLEDGER_URL is never used: a demo "
+            "lands in a ledger only when --db names it."
+        ),
+    )
+    parser.add_argument(
+        "--db",
+        metavar="FILE",
+        help="where to record: a file path (demo.db), sqlite:///path.db or "
+        "postgresql://user@host/db (default: a new scratch file; $THOUGHTLEDGER_URL is not used)",
+    )
+    add_json_option(parser)
+    parser.set_defaults(handler=run)
+
+
+async def run(args: argparse.Namespace, ui: Ui) -> int:
+    """Record the sample session and print its tree and what to try next.
+
+    Raises:
+        LedgerError: The ledger failed.
+    """
+    given: str | None = args.db
+    db = given or str(Path(tempfile.mkdtemp(prefix="thoughtledger-demo-")) / "demo.db")
+    async with open_ledger(db, ttl=None) as ledger:
+        session = await ledger.new_session(metadata=METADATA)
+        for thought in THOUGHTS:
+            await session.think(**{"next_thought_needed": True, **thought})
+        state = await session.state()
+    where = _where(db)
+    short = state.session_id[:18]  # a unique prefix is enough, and easier on the eye
+    persisted = urlsplit(db).scheme != "memory"
+    option = f"--db {shlex.quote(db)}"
+    commands = [
+        f"thoughtledger show {short} {option} --at 5",
+        f"thoughtledger diff {short} 4 7 {option}",
+        f"thoughtledger replay {short} {option}",
+        f"thoughtledger stats {option}",
+        f"thoughtledger verify {option}",
+    ]
+    if args.json:
+        ui.json(
+            {
+                "db": db,
+                "path": where,
+                "sessionId": state.session_id,
+                "events": state.version,
+                "next": commands if persisted else [],
+            }
+        )
+        return EXIT_OK
+    ui.out.print(f"Recorded a sample session in {where}\n", highlight=False)
+    ui.show(session_tree(state))
+    if not persisted:
+        ui.out.print("\n(memory:// keeps nothing: give --db FILE to look at it again)")
+        return EXIT_OK
+    ui.out.print("\nNext, try:", style="bold")
+    for line in commands:
+        ui.out.print(f"  {line}", highlight=False)
+    return EXIT_OK
+
+
+def _where(db: str) -> str:
+    """The file a SQLite ledger is in (absolute), or the URL with any password hidden."""
+    parts = urlsplit(db)
+    scheme = parts.scheme.lower()
+    if scheme in ("", "file"):
+        return str(Path(parts.path if scheme == "file" else db).resolve())
+    if scheme in ("sqlite", "sqlite+aiosqlite"):
+        # sqlite:///relative.db and sqlite:////absolute.db, as SQLAlchemy reads them.
+        path = db.split("://", 1)[1].split("?", 1)[0].removeprefix("/")
+        return str(Path(path).resolve())
+    return redact_url(db)

@@ -1,0 +1,84 @@
+"""Thought rows to an Apache Parquet file with ``pyarrow`` (the ``parquet`` extra).
+
+The only module that imports ``pyarrow``, and only when a Parquet export runs: the command line
+works without the extra. Each page of rows becomes one row group, so memory holds one page.
+"""
+
+from collections.abc import Sequence
+from typing import IO, Any
+
+from thoughtledger.api.cli.common import CliError
+from thoughtledger.ledger.envelope import parse_time
+from thoughtledger.projections.thought_rows import THOUGHT_COLUMNS
+
+_TYPES = {
+    "position": "int64",
+    "session_id": "string",
+    "version": "int64",
+    "recorded_at": "timestamp",
+    "agent": "string",
+    "client": "string",
+    "kind": "string",
+    "thought_number": "int64",
+    "total_thoughts": "int64",
+    "next_thought_needed": "bool",
+    "thought": "string",
+    "is_revision": "bool",
+    "revises_thought": "int64",
+    "branch_from_thought": "int64",
+    "branch_id": "string",
+    "needs_more_thoughts": "bool",
+    "model": "string",
+    "provider": "string",
+    "prompt_tokens": "int64",
+    "completion_tokens": "int64",
+    "cost": "float64",
+    "latency_ms": "int64",
+    "redacted": "bool",
+}
+assert tuple(_TYPES) == THOUGHT_COLUMNS  # noqa: S101  # one type per documented column
+
+
+class ParquetRows:
+    """Writes pages of thought rows to a binary file as one Parquet file.
+
+    Raises:
+        CliError: ``pyarrow`` is not installed (names the extra to install).
+    """
+
+    def __init__(self, out: IO[bytes]) -> None:
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError as exc:
+            raise CliError(
+                "writing Parquet needs pyarrow; install it with "
+                "pip install 'thoughtledger[parquet]'"
+            ) from exc
+        self._pa = pa
+        fields = []
+        for name, kind in _TYPES.items():
+            arrow = pa.timestamp("us", tz="UTC") if kind == "timestamp" else pa.type_for_alias(kind)
+            fields.append(pa.field(name, arrow))
+        self._schema = pa.schema(fields)
+        self._writer: Any = pq.ParquetWriter(out, self._schema, compression="zstd")
+
+    def write(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Append ``rows`` (a page) as one row group."""
+        if not rows:
+            return
+        columns = list(zip(*rows, strict=True))
+        times = THOUGHT_COLUMNS.index("recorded_at")
+        columns[times] = tuple(parse_time(text) for text in columns[times])
+        arrays = [
+            self._pa.array(values, type=field.type)
+            for values, field in zip(columns, self._schema, strict=True)
+        ]
+        self._writer.write_batch(self._pa.record_batch(arrays, schema=self._schema))
+
+    def close(self) -> None:
+        """Write the file's footer (without it the file is unreadable)."""
+        self._writer.close()
+
+
+__all__ = ["ParquetRows"]

@@ -1,0 +1,33 @@
+"""``thoughtledger serve``: the MCP server (``api.mcp.serve``), loaded only when serving."""
+
+import argparse
+
+from thoughtledger.api.cli.common import Commands, Parser, Ui, UsageError
+
+SUMMARY = "run the MCP server for your agents (stdio; --http for streamable HTTP)"
+
+
+def register(commands: Commands) -> None:
+    """List ``serve`` among the commands; :func:`serve` runs it (the entry point routes it)."""
+    parser = commands.add_parser("serve", help=SUMMARY, description=SUMMARY, add_help=False)
+    parser.add_argument("options", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    parser.set_defaults(handler=_misplaced)
+
+
+def serve(argv: list[str]) -> int:
+    """Parse the serve options and serve until the client goes away; return the exit code.
+
+    The MCP server is imported here, not at start-up, so that other commands start fast.
+
+    Raises:
+        UsageError: Bad options.
+    """
+    from thoughtledger.api.mcp.serve import add_serve_arguments, run_serve
+
+    parser = Parser(prog="thoughtledger serve", description=SUMMARY)
+    add_serve_arguments(parser)  # --db included, with the server's own help
+    return run_serve(parser.parse_args(argv))
+
+
+async def _misplaced(args: argparse.Namespace, ui: Ui) -> int:
+    raise UsageError("serve must come first: thoughtledger serve [options]")

@@ -1,0 +1,155 @@
+"""``thoughtledger stats``: how your agents think, over every session (or a filtered few)."""
+
+import argparse
+import csv
+import sys
+from dataclasses import asdict, fields
+from typing import TYPE_CHECKING
+
+from thoughtledger.api.cli.common import (
+    EXIT_OK,
+    Commands,
+    Ui,
+    command,
+    ledger_from,
+    parse_time,
+)
+from thoughtledger.ledger.envelope import format_time
+from thoughtledger.projections.usage import ModelUsage
+
+if TYPE_CHECKING:
+    from thoughtledger.api.figures import GroupStats, LedgerStats
+
+
+def register(commands: Commands) -> None:
+    """Add the ``stats`` command."""
+    parser = command(commands, "stats", "analytics over all sessions: rates, percentiles", run)
+    parser.add_argument("--since", metavar="TIME", type=parse_time, help="sessions started since")
+    parser.add_argument("--until", metavar="TIME", type=parse_time, help="started before TIME")
+    parser.add_argument("--agent", metavar="NAME", help="only sessions of this agent")
+    parser.add_argument("--client", metavar="NAME", help="only sessions from this client")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    output.add_argument("--csv", action="store_true", help="print CSV: one row per group")
+
+
+async def run(args: argparse.Namespace, ui: Ui) -> int:
+    """Compute the figures in the database and print them.
+
+    Raises:
+        LedgerError: The ledger failed.
+    """
+    async with ledger_from(args, read_only=True) as ledger:
+        with ui.progress("Computing statistics"):
+            stats = await ledger.stats(
+                since=args.since, until=args.until, agent=args.agent, client=args.client
+            )
+            models = await ledger.model_usage(since=args.since, until=args.until)
+    if args.json:
+        by_model = [usage.as_json() for usage in models]
+        ui.json({"filter": _filter_json(args), **stats.as_dict(), "byModel": by_model})
+    elif args.csv:
+        _csv(stats)
+    else:
+        _tables(ui, stats)
+        _models(ui, models)
+    return EXIT_OK
+
+
+def _models(ui: Ui, models: list[ModelUsage]) -> None:
+    """Tokens and latency per model, when models wrote any thoughts."""
+    if not models:
+        return
+    table = ui.table(
+        "model",
+        "provider",
+        "thoughts",
+        "tokens in/out",
+        "latency p50/p95",
+        "cost",
+        title="\nby model (thoughts written by sequential_thinking_external)",
+    )
+    for usage in models:
+        table.add_row(
+            usage.model,
+            usage.provider,
+            f"{usage.thoughts:,}",
+            f"{usage.prompt_tokens:,}/{usage.completion_tokens:,}",
+            f"{usage.latency_ms_p50}/{usage.latency_ms_p95} ms",
+            "-" if usage.cost is None else f"${usage.cost:.4f}",
+        )
+    ui.show(table)
+
+
+def _tables(ui: Ui, stats: "LedgerStats") -> None:
+    o = stats.overall
+    table = ui.table("overall", "", title=None)
+    gap = (
+        f"p50 {stats.gap_p50_seconds:g} s · p95 {stats.gap_p95_seconds:g} s"
+        if stats.gap_p50_seconds is not None and stats.gap_p95_seconds is not None
+        else "-"
+    )
+    drift = (
+        f"mean {o.drift_mean:+g} · p50 {o.drift_p50:+d} · p95 {o.drift_p95:+d}"
+        if o.drift_mean is not None and o.drift_p50 is not None and o.drift_p95 is not None
+        else "-"
+    )
+    for name, value in (
+        ("sessions", f"{o.sessions:,}"),
+        ("events", f"{o.events:,}"),
+        ("thoughts", f"{o.thoughts:,}"),
+        ("completion rate", f"{o.completion_rate:.1%} of sessions end with no next thought"),
+        ("revision rate", f"{o.revision_rate:.1%} of thoughts are revisions"),
+        ("branch rate", f"{o.branch_rate:.1%} of sessions branch"),
+        ("fan-out", f"{o.fan_out:g} branches per session that branches"),
+        ("thoughts per session", f"p50 {o.thoughts_p50} · p95 {o.thoughts_p95}"),
+        ("estimate drift", f"{drift} (last totalThoughts - first)"),
+        ("time between thoughts", gap),
+    ):
+        table.add_row(name, value)
+    ui.show(table)
+    if not o.sessions:
+        return
+    groups = ui.table("agent", "client", *_COLUMNS, title="\nby agent / client")
+    for agent, client, group in stats.by_agent:
+        groups.add_row(agent or "-", client or "-", *_cells(group))
+    ui.show(groups)
+    days = ui.table("day (UTC)", *_COLUMNS, title="\nby day the session started")
+    for day, group in stats.by_day:
+        days.add_row(day, *_cells(group))
+    ui.show(days)
+
+
+_COLUMNS = ("sessions", "thoughts", "complete", "revisions", "branching", "thoughts p50/p95")
+
+
+def _cells(group: "GroupStats") -> tuple[str, ...]:
+    return (
+        f"{group.sessions:,}",
+        f"{group.thoughts:,}",
+        f"{group.completion_rate:.1%}",
+        f"{group.revision_rate:.1%}",
+        f"{group.branch_rate:.1%}",
+        f"{group.thoughts_p50}/{group.thoughts_p95}",
+    )
+
+
+def _csv(stats: "LedgerStats") -> None:
+    names = [field.name for field in fields(stats.overall)]
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    writer.writerow(["scope", "agent", "client", "day", *names, "gap_p50_s", "gap_p95_s"])
+    gaps = [stats.gap_p50_seconds, stats.gap_p95_seconds]
+    writer.writerow(["all", "", "", "", *asdict(stats.overall).values(), *gaps])
+    for agent, client, group in stats.by_agent:
+        writer.writerow(["agent", agent or "", client or "", "", *asdict(group).values(), "", ""])
+    for day, group in stats.by_day:
+        writer.writerow(["day", "", "", day, *asdict(group).values(), "", ""])
+
+
+def _filter_json(where: argparse.Namespace) -> dict[str, str | None]:
+    return {
+        "since": format_time(where.since) if where.since else None,
+        "until": format_time(where.until) if where.until else None,
+        "agent": where.agent,
+        "client": where.client,
+    }

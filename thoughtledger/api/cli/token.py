@@ -1,0 +1,150 @@
+"""``thoughtledger token``: the bearer tokens ``serve --http --auth FILE`` accepts.
+
+``token add NAME`` prints a new token once, on stdout and alone there (so ``$(...)`` captures
+it); ``token list`` shows who holds which tokens, never a secret; ``token revoke NAME`` ends all
+of NAME's tokens, or one with ``--id``. The file stores only SHA-256 hashes.
+"""
+
+import argparse
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from thoughtledger.api.access import DEFAULT_ROLE, ROLES
+from thoughtledger.api.auth.tokens import (
+    TokenFile,
+    TokenRecord,
+    check_name,
+    default_token_path,
+    load_tokens,
+    load_tokens_or_empty,
+    update_tokens,
+)
+from thoughtledger.api.cli.common import EXIT_OK, Commands, Parser, Ui, add_json_option, when
+
+SUMMARY = "manage the bearer tokens of serve --http --auth (add, list, revoke)"
+
+
+def register(commands: Commands) -> None:
+    """Add ``token`` and its three subcommands."""
+    parser: Parser = commands.add_parser("token", help=SUMMARY, description=SUMMARY)
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    add = actions.add_parser(
+        "add", help="make a token for NAME and print it once", description=_ADD_HELP
+    )
+    add.add_argument("name", metavar="NAME", help="the principal the token stands for")
+    add.add_argument(
+        "--role",
+        choices=ROLES,
+        default=DEFAULT_ROLE,
+        help="writer: reads and writes its own sessions; reader: reads its own; auditor: reads "
+        "every session, writes none (default: %(default)s)",
+    )
+    _file_option(add)
+    add.set_defaults(handler=_add)
+
+    listing = actions.add_parser("list", help="who holds which tokens (never the secrets)")
+    _file_option(listing)
+    add_json_option(listing)
+    listing.set_defaults(handler=_list)
+
+    revoke = actions.add_parser("revoke", help="end every token of NAME, or one with --id")
+    revoke.add_argument("name", metavar="NAME", help="whose tokens to end")
+    revoke.add_argument("--id", dest="token_id", metavar="ID", help="only this token (see list)")
+    _file_option(revoke)
+    revoke.set_defaults(handler=_revoke)
+
+
+_ADD_HELP = (
+    "Make a bearer token for NAME and print it once on stdout: only its hash is kept. "
+    "A principal may hold several tokens (say a writer token for an agent and a reader token "
+    "for a dashboard)."
+)
+
+
+def _file_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--file",
+        type=Path,
+        metavar="FILE",
+        help=f"the token file (default: {default_token_path()})",
+    )
+
+
+def _path(args: argparse.Namespace) -> Path:
+    given: Path | None = args.file
+    return given if given is not None else default_token_path()
+
+
+async def _add(args: argparse.Namespace, ui: Ui) -> int:
+    """Add a token and print it.
+
+    Raises:
+        InvalidInputError: NAME is not a valid name.
+        TokenFileError: The file is unreadable, not a token file, or cannot be written.
+    """
+    path = _path(args)
+    check_name(args.name)  # before anything is created for it
+
+    def add(tokens: TokenFile) -> tuple[TokenFile, tuple[str, TokenRecord]]:
+        more, token, record = tokens.add(args.name, args.role, now=datetime.now(UTC))
+        return more, (token, record)
+
+    token, record = update_tokens(path, add)
+    sys.stdout.write(token + "\n")
+    sys.stdout.flush()
+    ui.err.print(
+        f"token {record.id} for {record.name} ({record.role}) saved in {path}; it is shown only "
+        f"this once. Serve with: thoughtledger serve --http --auth {path}; clients send the "
+        "header Authorization: Bearer <token>",
+        highlight=False,
+        markup=False,
+    )
+    return EXIT_OK
+
+
+async def _list(args: argparse.Namespace, ui: Ui) -> int:
+    """Show the tokens: name, role, id, created; never hashes or tokens.
+
+    Raises:
+        TokenFileError: The file is unreadable or not a token file (a missing one is empty).
+    """
+    path = _path(args)
+    tokens = load_tokens_or_empty(path)  # reading creates nothing
+    if args.json:
+        ui.json([_as_json(record) for record in tokens.records])
+        return EXIT_OK
+    if not tokens.records:
+        ui.out.print(f"no tokens in {path}: add one with thoughtledger token add NAME")
+        return EXIT_OK
+    table = ui.table("name", "role", "id", "created")
+    for record in sorted(tokens.records, key=lambda r: (r.name, r.created, r.id)):
+        table.add_row(record.name, record.role, record.id, when(record.created))
+    ui.show(table)
+    return EXIT_OK
+
+
+async def _revoke(args: argparse.Namespace, ui: Ui) -> int:
+    """Remove NAME's tokens (or one of them).
+
+    Raises:
+        InvalidInputError: NAME holds no such token.
+        TokenFileError: The file is missing, unreadable, or cannot be written.
+    """
+    path = _path(args)
+    load_tokens(path)  # a missing file is an error here, not an empty one to create
+    count = update_tokens(path, lambda tokens: tokens.revoke(args.name, args.token_id))
+    ui.err.print(
+        f"revoked {count} token{'s' if count != 1 else ''} of {args.name}; a server using "
+        f"{path} refuses {'them' if count != 1 else 'it'} from its next request",
+        highlight=False,
+        markup=False,
+    )
+    return EXIT_OK
+
+
+def _as_json(record: TokenRecord) -> dict[str, str]:
+    shown = record.as_json()
+    del shown["sha256"]  # a hash of a token is not a secret, but nobody needs it here
+    return shown

@@ -1,0 +1,168 @@
+"""A session drawn as a tree: the main line, revisions marked, branches under their origin."""
+
+from collections import defaultdict
+from typing import Any
+
+from rich.text import Text
+from rich.tree import Tree
+
+from thoughtledger.api.cli.common import plural, when
+from thoughtledger.api.history import HistoryPage
+from thoughtledger.ledger.envelope import format_time
+from thoughtledger.projections.state import SessionState, ThoughtEntry
+from thoughtledger.projections.usage import cost_note
+from thoughtledger.projections.views import branch_sets, thought_history
+
+_BRANCH_KINDS = ("branch.opened", "branch.extended")
+
+
+def session_tree(state: SessionState, *, current: int | None = None) -> Tree:
+    """Draw ``state`` as a tree.
+
+    Main-line thoughts are the trunk, in the order they were recorded. A revision says which
+    thought it revises, and that thought says which revisions it has. Each branch hangs under
+    the latest main-line thought with its origin number recorded before the branch began (or
+    under the root when there is none).
+
+    Args:
+        state: The session (now, or as of some version).
+        current: The version to emphasise (the event just replayed), if any.
+    """
+    tree = Tree(headline(state), guide_style="dim")
+    revised_by: defaultdict[int, list[int]] = defaultdict(list)
+    for entry in state.thoughts:
+        if entry.revises_thought is not None and entry.kind not in _BRANCH_KINDS:
+            revised_by[entry.revises_thought].append(entry.thought_number)
+    trunk: list[tuple[ThoughtEntry, Tree]] = []
+    by_version = {entry.version: entry for entry in state.thoughts}
+    for entry in state.thoughts:
+        if entry.kind not in _BRANCH_KINDS:
+            node = tree.add(_label(entry, revised_by.get(entry.thought_number, []), current))
+            trunk.append((entry, node))
+    for branch in state.branches.values():
+        began = branch.versions[0]
+        origins = [
+            node
+            for entry, node in trunk
+            if entry.thought_number == branch.from_thought and entry.version < began
+        ]
+        parent = origins[-1] if origins else tree
+        note = "" if origins else " (its origin is not on the main line)"
+        node = parent.add(
+            Text.assemble(
+                ("⑂ branch ", "magenta"),
+                (branch.branch_id, "bold magenta"),
+                f" from #{branch.from_thought}{note}",
+            )
+        )
+        for version in branch.versions:
+            node.add(_label(by_version[version], [], current))
+    return tree
+
+
+def headline(state: SessionState) -> Text:
+    """One line about a session: id, size, status and when it started and last moved."""
+    return Text.assemble(
+        ("session ", "bold"),
+        (state.session_id, "bold cyan"),
+        f" · {counts(state)} · ",
+        (state.status, _status_style(state.status)),
+        (f" · {when(state.started_at)} → {when(state.updated_at)}", "dim"),
+    )
+
+
+def counts(state: SessionState) -> str:
+    """``N thoughts, R revisions, B branches`` of a session."""
+    return ", ".join(
+        (
+            plural(len(state.thoughts), "thought"),
+            plural(state.revisions, "revision"),
+            plural(len(state.branches), "branch"),
+        )
+    )
+
+
+def summary(state: SessionState) -> str:
+    """The session in one line of plain text: counts, the estimate and the status."""
+    last = state.last
+    estimate = f"thought {last.thought_number} of {last.total_thoughts}" if last else "no thoughts"
+    return f"{counts(state)} · {estimate} · {state.status}"
+
+
+def session_json(state: SessionState) -> dict[str, Any]:
+    """The session as JSON: its facts, every thought with all its fields, and its branches."""
+    return {
+        "sessionId": state.session_id,
+        "version": state.version,
+        "status": state.status,
+        "startedAt": format_time(state.started_at) if state.started_at else None,
+        "updatedAt": format_time(state.updated_at) if state.updated_at else None,
+        "metadata": dict(state.metadata),
+        "predecessorId": state.predecessor_id,
+        "revisions": state.revisions,
+        "thoughts": thought_history(state),
+        "branches": branch_sets(state),
+    }
+
+
+def page_lines(page: HistoryPage) -> list[Text]:
+    """A page of a session's thoughts: a headline, then one line per thought, in version order.
+
+    A page is a slice of the session, so it is a list rather than a tree: each thought says what
+    it revises and which branch it is on, which is what the tree's shape says.
+    """
+    first = page.items[0]["version"] if page.items else None
+    last = page.items[-1]["version"] if page.items else None
+    span = f"versions {first}-{last}" if first is not None else "no thoughts on this page"
+    lines = [
+        Text.assemble(
+            ("session ", "bold"),
+            (page.session_id, "bold cyan"),
+            f" · {plural(page.thought_count, 'thought')} · ",
+            (page.status, _status_style(page.status)),
+            (f" · {span} of {page.version}", "dim"),
+        )
+    ]
+    for item in page.items:
+        label = Text.assemble((f"#{item['thoughtNumber']}", "bold"), " ")
+        if "branchId" in item:
+            label.append(f"⑂ {item['branchId']}: ", style="magenta")
+        if item["kind"] == "thought.revised" or item.get("isRevision"):
+            target = f" #{item['revisesThought']}" if "revisesThought" in item else ""
+            label.append(f"↺ revises{target}: ", style="yellow")
+        label.append(item["thought"])
+        if not item["nextThoughtNeeded"]:
+            label.append("  ✓ done", style="green")
+        label.append(
+            f"  [v{item['version']} · {item['recordedAt']} · est. {item['totalThoughts']}]",
+            style="dim",
+        )
+        lines.append(label)
+    return lines
+
+
+def _label(entry: ThoughtEntry, revisions: list[int], current: int | None) -> Text:
+    label = Text.assemble((f"#{entry.thought_number}", "bold"), " ")
+    if entry.kind == "thought.revised" or entry.is_revision:
+        target = f" #{entry.revises_thought}" if entry.revises_thought is not None else ""
+        label.append(f"↺ revises{target}: ", style="yellow")
+    if entry.generation is not None:
+        label.append(f"[{entry.generation.model}] ", style="blue")
+    label.append(entry.thought, style="reverse" if entry.version == current else "")
+    if revisions:
+        shown = ", ".join(f"#{number}" for number in revisions)
+        label.append(f"  (revised by {shown})", style="yellow")
+    if not entry.next_thought_needed:
+        label.append("  ✓ done", style="green")
+    trailer = f"v{entry.version} · {when(entry.recorded_at)} · est. {entry.total_thoughts}"
+    if entry.generation is not None:
+        trailer += f" · {cost_note(entry.generation)}"
+    label.append(f"  [{trailer}]", style="dim")
+    return label
+
+
+def _status_style(status: str) -> str:
+    return {"complete": "green", "cleared": "red", "expired": "red"}.get(status, "yellow")
+
+
+__all__ = ["counts", "headline", "page_lines", "session_json", "session_tree", "summary"]

@@ -1,0 +1,89 @@
+"""Figures over a whole ledger: how its sessions went, and what the models that wrote cost.
+
+A part of the facade (:class:`thoughtledger.api.service.Ledger` is built on it). The statistics are
+a fold (:mod:`thoughtledger.projections.analytics`) over the rows the store answers, in SQL where
+the store speaks it (which imports SQLAlchemy on the first figures asked for, not whenever a ledger
+is made).
+"""
+
+from datetime import datetime
+
+from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.stats import StatsFilter
+from thoughtledger.projections.analytics import GroupStats, LedgerStats, summarize
+from thoughtledger.projections.usage import ModelUsage, generations, usage_by_model
+
+
+async def ledger_stats(store: EventStore, where: StatsFilter | None = None) -> LedgerStats:
+    """Compute the figures of ``store`` over the sessions ``where`` selects.
+
+    Raises:
+        EventDecodingError: (in-memory store) a stored event cannot be decoded.
+        StoreError: The store failed.
+    """
+    rows = await store.stats_rows(where or StatsFilter())
+    return summarize(rows.facts, rows.gaps_ms)
+
+
+class Figures:
+    """The facade's figures (mixed into :class:`thoughtledger.api.service.Ledger`)."""
+
+    _store: EventStore
+
+    async def stats(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        agent: str | None = None,
+        client: str | None = None,
+    ) -> LedgerStats:
+        """Rates and percentiles over the sessions started in ``[since, until)``.
+
+        Args:
+            since: Count sessions started at or after this (aware) time.
+            until: Count sessions started before this (aware) time.
+            agent: Count only sessions of this agent.
+            client: Count only sessions from this client.
+
+        Raises:
+            EventDecodingError: (in-memory store) a stored event cannot be decoded.
+            StoreError: The store failed.
+        """
+        where = StatsFilter(since=since, until=until, agent=agent, client=client)
+        return await ledger_stats(self._store, where)
+
+    async def model_usage(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        page: int = 1000,
+    ) -> list[ModelUsage]:
+        """Tokens, latency and cost per model over every thought a model wrote in the ledger.
+
+        Reads the whole log in pages (the store's statistics are worked out in SQL; this is the
+        plain definition, for ``thoughtledger stats`` and for checking faster versions against).
+
+        Args:
+            since: Count thoughts recorded at or after this (aware) time.
+            until: Count thoughts recorded before this (aware) time.
+            page: Events read per query.
+
+        Raises:
+            StoreError: The store failed.
+        """
+        found = []
+        after = 0
+        while records := await self._store.read_all(after_position=after, limit=page):
+            after = records[-1].position
+            found += generations(
+                r
+                for r in records
+                if (since is None or r.recorded_at >= since)
+                and (until is None or r.recorded_at < until)
+            )
+        return usage_by_model(found)
+
+
+__all__ = ["Figures", "GroupStats", "LedgerStats", "ledger_stats"]

@@ -1,0 +1,116 @@
+"""The shapes of the tools' answers, published as ``outputSchema``.
+
+The answers themselves are built by the pure views in :mod:`thoughtledger.projections.views`; these
+models only describe them, so the schema a client validates against and the dict we send cannot
+drift apart unnoticed (the SDK's client checks every structured answer against the schema, and so do
+the tests).
+"""
+
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from thoughtledger.api.json_schema import JsonSchema, compact_schema
+from thoughtledger.ledger.thought import HistoryItem
+
+
+class MinimalAnswer(BaseModel):
+    """``--profile minimal``: the minimal-response spec's four keys, plus the session's handle."""
+
+    thought: str
+    thoughtNumber: int
+    totalThoughts: int
+    nextThoughtNeeded: bool
+    sessionId: str
+
+
+class OfficialAnswer(BaseModel):
+    """``--profile official``: the official server's answer, plus the session's handle."""
+
+    thoughtNumber: int
+    totalThoughts: int
+    nextThoughtNeeded: bool
+    branches: list[str]
+    thoughtHistoryLength: int
+    sessionId: str
+
+
+class SessionAnswer(BaseModel):
+    """``--profile full``: the session pattern's answer, history and summary included."""
+
+    sessionId: str
+    thoughtNumber: int
+    totalThoughts: int
+    nextThoughtNeeded: bool
+    branches: list[str]
+    thoughtHistoryLength: int
+    thoughtHistory: list[HistoryItem]
+    summary: str | None = None
+
+
+class StatusAnswer(BaseModel):
+    """``sequential_thinking`` (the MCP API reference): snake_case, a status, ``session_id``."""
+
+    thought_number: int
+    total_thoughts: int
+    next_thought_needed: bool
+    branches: list[str]
+    thought_history_length: int
+    status: Literal["recorded", "revision", "branch", "complete"]
+    session_id: str | None = None
+
+
+class ExternalAnswer(BaseModel):
+    """``sequential_thinking_external`` (the MCP API reference): status plus the thought's content.
+
+    ``model_used`` is present when a model wrote the thought; ``confidence`` and
+    ``reasoning_hint`` when it gave them.
+    """
+
+    thought_number: int
+    total_thoughts: int
+    next_thought_needed: bool
+    thought_content: str
+    branches: list[str]
+    thought_history_length: int
+    status: Literal["thinking", "revision", "branch", "complete"]
+    session_id: str | None = None
+    model_used: str | None = None
+    confidence: float | None = None
+    reasoning_hint: str | None = None
+
+
+class HistoryAnswer(BaseModel):
+    """``thinking_history``: a session read back, whole or as of a version or time."""
+
+    sessionId: str
+    status: str
+    version: int
+    thoughtHistoryLength: int
+    asOfVersion: int | None = None
+    asOfTime: str | None = None
+    branch: str | None = None
+    history: list[dict[str, Any]] | None = None
+    more: bool | None = None
+    nextCursor: str | None = None
+    branches: list[dict[str, Any]] | None = None
+    view: dict[str, Any] | None = None
+
+
+def output_schema(model: type[BaseModel]) -> JsonSchema:
+    """Return ``model``'s JSON schema, compacted (see :func:`compact_schema`)."""
+    schema: JsonSchema = model.model_json_schema()
+    # The class docstring is for us; a model reading the schema needs only the fields.
+    schema.pop("description", None)
+    return compact_schema(schema)
+
+
+__all__ = [
+    "ExternalAnswer",
+    "HistoryAnswer",
+    "MinimalAnswer",
+    "OfficialAnswer",
+    "SessionAnswer",
+    "StatusAnswer",
+    "output_schema",
+]

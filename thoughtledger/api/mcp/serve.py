@@ -1,0 +1,496 @@
+"""``thoughtledger serve``: the entry point MCP clients start (stdio) or connect to (HTTP).
+
+The command line is wired elsewhere; this module gives it two functions:
+:func:`add_serve_arguments` and :func:`run_serve`. Logging is configured here, once, to stderr:
+on stdio, stdout carries JSON-RPC and nothing else.
+"""
+
+import argparse
+import contextlib
+import functools
+import logging
+import signal
+import socket
+import sys
+import time
+from collections.abc import AsyncIterator, Sequence
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import anyio
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import MCPServer
+from mcp.server.streamable_http_manager import DEFAULT_SESSION_IDLE_TIMEOUT
+from pydantic import AnyHttpUrl
+from starlette.middleware import Middleware
+
+from thoughtledger.api.auth.verifier import FileTokenVerifier
+from thoughtledger.api.bootstrap import open_ledger, resolve_url
+from thoughtledger.api.logs import SessionIdRedaction, event_line, route_to_stdlib
+from thoughtledger.api.mcp.app import AppState, ProfileName
+from thoughtledger.api.mcp.render import ThoughtSink, thought_logging_enabled
+from thoughtledger.api.mcp.server import (
+    DEFAULT_TOOLS,
+    DESCRIPTIONS,
+    PROFILES,
+    RUNS,
+    TOOL_NAMES,
+    create_server,
+)
+from thoughtledger.api.mcp.session_cap import SessionCap
+from thoughtledger.api.mcp.stdio import run_stdio, stdio_transport
+from thoughtledger.api.mcp.stopping import http_server, signals_handled
+from thoughtledger.api.options import bounded
+from thoughtledger.api.service import DEFAULT_TTL, Ledger
+from thoughtledger.ledger.errors import InvalidInputError, LedgerError
+from thoughtledger.ledger.redact import redact_text, redact_url
+
+if TYPE_CHECKING:
+    from thoughtledger.api.checkpoints import CheckpointWriter
+    from thoughtledger.ledger.checkpoint import Signer
+
+PROG = "thoughtledger"
+EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+HTTP_PATH = "/mcp"
+HTTP_IDLE_TIMEOUT = float(DEFAULT_SESSION_IDLE_TIMEOUT)
+"""Seconds an HTTP session may idle before the SDK ends it (the SDK's default, 30 minutes)."""
+DEFAULT_MAX_HTTP_SESSIONS = 32
+"""Live MCP HTTP sessions per principal: ample for a few agents and dashboards at once."""
+PRINCIPALS_ROOM = 32
+"""With --auth, the SDK's global cap is this many principals at their cap."""
+SINGLE_PRINCIPAL_WARNING = (
+    "serving without --auth: single-principal, any process on this machine can read and "
+    "write every session (use --auth FILE; see: thoughtledger token add --help)"
+)
+
+# The server's own lifecycle lines use the standard library: structlog is imported only when
+# something else logs (see thoughtledger.api.logs).
+_log = logging.getLogger(__name__)
+
+
+def _event(level: int, event: str, **facts: object) -> None:
+    _log.log(level, "%s", event_line(event, facts))
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the serve options to ``parser``.
+
+    ``--db``, ``--http``, ``--auth``, ``--max-http-sessions``, ``--host``, ``--port``,
+    ``--profile``, ``--tools``, ``--descriptions`` and ``--ttl-minutes``; :func:`run_serve`
+    reads them back.
+    """
+    parser.add_argument(
+        "--db",
+        metavar="URL",
+        help="ledger URL: sqlite:///path.db, postgresql://user@host/db or memory:// "
+        "(default: $THOUGHTLEDGER_URL, else a SQLite file in your data directory)",
+    )
+    parser.add_argument(
+        "--http",
+        action="store_true",
+        help="serve streamable HTTP on a loopback address instead of stdio",
+    )
+    parser.add_argument(
+        "--auth",
+        type=Path,
+        metavar="FILE",
+        help="with --http: accept only bearer tokens in this token file (thoughtledger token "
+        "add NAME makes one); each token's principal sees only its own sessions",
+    )
+    parser.add_argument(
+        "--max-http-sessions",
+        type=_sessions,
+        metavar="N",
+        help=f"with --http: live MCP sessions each principal may hold; more get HTTP 429 until "
+        f"one ends or idles out (default: {DEFAULT_MAX_HTTP_SESSIONS})",
+    )
+    parser.add_argument(
+        "--host",
+        default=DEFAULT_HOST,
+        type=_loopback,
+        help=f"HTTP address: {', '.join(LOOPBACK_HOSTS)} (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--port",
+        default=DEFAULT_PORT,
+        type=_port,
+        help="HTTP port; 0 picks a free one (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--profile",
+        default="official",
+        choices=PROFILES,
+        help="answer of sequentialthinking: minimal (4 keys), official, or full (with history)",
+    )
+    parser.add_argument(
+        "--tools",
+        default=list(DEFAULT_TOOLS),
+        type=_tool_list,
+        metavar="NAMES",
+        help=f"comma-separated tools to list, or all (default: {','.join(DEFAULT_TOOLS)}; "
+        f"available: {', '.join(TOOL_NAMES)})",
+    )
+    parser.add_argument(
+        "--descriptions",
+        default="official",
+        choices=DESCRIPTIONS,
+        help="tool descriptions: official (the official server's words) or compact (each "
+        "within the 1,024 characters OpenAI's API accepts, for OpenAI-backed clients)",
+    )
+    parser.add_argument(
+        "--runs",
+        default="separate",
+        choices=RUNS,
+        help="separate: a plain thought numbered 1 after earlier thoughts on a connection starts "
+        "a new session, linked to the one before (one session per run of an agent); continuous: "
+        "one accumulating history per connection, as the official server keeps (default: "
+        "%(default)s)",
+    )
+    parser.add_argument(
+        "--checkpoint-dir",
+        metavar="DIR",
+        help="write signed checkpoints of the ledger here as it grows (0700; files 0600); "
+        "needs --checkpoint-key. Copy them where the database's owner cannot rewrite them",
+    )
+    parser.add_argument(
+        "--checkpoint-key", metavar="FILE", help="the private key (thoughtledger keygen)"
+    )
+    parser.add_argument(
+        "--checkpoint-every",
+        default=1000,
+        type=_count,
+        metavar="N",
+        help="a new checkpoint once the log grew by N events (default: %(default)s); one more "
+        "when serving stops",
+    )
+    parser.add_argument(
+        "--ttl-minutes",
+        default=DEFAULT_TTL.total_seconds() / 60,
+        type=_minutes,
+        metavar="MINUTES",
+        help="idle time after which a session expires; 0 never expires (default: %(default)g)",
+    )
+    parser.add_argument(
+        "--otlp",
+        metavar="URL",
+        help="also send each thought, as it is recorded, as an OpenTelemetry span to this "
+        "OTLP/HTTP endpoint (needs the otel extra)",
+    )
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """Serve until stdin closes (stdio) or a signal stops the HTTP server; return an exit code.
+
+    Failures are one line on stderr, as every ``thoughtledger`` command writes them:
+    ``thoughtledger: error: ...``, with any password in the ledger URL masked.
+
+    Returns:
+        0 after a clean stop (stdin closed, or SIGTERM on HTTP); 2 for a ledger URL of no known
+        form, or HTTP options without ``--http``; 1 when the ledger cannot be opened or fails,
+        the token file cannot be read, or the port cannot be bound; 130 after Ctrl-C, which
+        stops either transport at once.
+    """
+    if not args.http and (args.auth is not None or args.max_http_sessions is not None):
+        option = "--auth" if args.auth is not None else "--max-http-sessions"
+        return _fail(
+            f"{option} applies to --http only (stdio has one client: its parent)", EXIT_USAGE
+        )
+    configure_logging()
+    sink: ThoughtSink | None = _stderr_sink if thought_logging_enabled() else None
+    minutes: float = args.ttl_minutes
+    ttl = timedelta(minutes=minutes) if minutes > 0 else None
+    serve = _serve_http if args.http else _serve_stdio
+    try:
+        signer = _checkpoint_signer(args)
+    except InvalidInputError as exc:
+        return _fail(str(exc), EXIT_USAGE)
+    try:
+        code: int = anyio.run(functools.partial(serve, args, ttl=ttl, sink=sink, signer=signer))
+    except InvalidInputError as exc:  # a URL of no known form: the command line was wrong
+        return _fail(redact_text(str(exc), resolve_url(args.db)), EXIT_USAGE)
+    except (LedgerError, OSError) as exc:  # a ledger that cannot be opened, a port in use
+        return _fail(redact_text(str(exc), resolve_url(args.db)), EXIT_FAILURE)
+    except KeyboardInterrupt:  # Ctrl-C before the server took over its signals
+        code = EXIT_INTERRUPTED
+    if code == EXIT_INTERRUPTED:
+        # Whatever is left of the exit, a second Ctrl-C ends it without a traceback.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        return _fail("interrupted", EXIT_INTERRUPTED)
+    return code
+
+
+def _fail(message: str, code: int) -> int:
+    lines = message.strip().splitlines()
+    sys.stderr.write(f"{PROG}: error: {lines[0] if lines else 'failed'}\n")
+    sys.stderr.flush()
+    return code
+
+
+def _checkpoint_signer(args: argparse.Namespace) -> "Signer | None":
+    """The key ``--checkpoint-key`` names, when ``--checkpoint-dir`` asks for checkpoints.
+
+    Raises:
+        InvalidInputError: One option without the other, or a key that cannot be read.
+    """
+    from thoughtledger.ledger.checkpoint import Signer
+
+    if (args.checkpoint_dir is None) != (args.checkpoint_key is None):
+        raise InvalidInputError("--checkpoint-dir and --checkpoint-key go together")
+    if args.checkpoint_key is None:
+        return None
+    try:
+        return Signer.parse(Path(args.checkpoint_key).read_text("utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"cannot read {args.checkpoint_key}: {exc}") from exc
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{args.checkpoint_key}: {exc}") from exc
+
+
+def _checkpoints(
+    ledger: Ledger, args: argparse.Namespace, signer: "Signer | None"
+) -> "CheckpointWriter | None":
+    from thoughtledger.api.checkpoints import CheckpointWriter
+
+    if signer is None:
+        return None
+    return CheckpointWriter(ledger, signer, Path(args.checkpoint_dir), args.checkpoint_every)
+
+
+async def _serve_stdio(
+    args: argparse.Namespace,
+    *,
+    ttl: timedelta | None,
+    sink: ThoughtSink | None,
+    signer: "Signer | None" = None,
+) -> int:
+    from thoughtledger.api.checkpoints import checkpoints_kept
+
+    async with (
+        open_ledger(args.db, ttl=ttl) as ledger,
+        _telemetry(ledger, args.otlp),
+        checkpoints_kept(_checkpoints(ledger, args, signer)),
+    ):
+        server = _server(ledger, args, sink, transport="stdio")
+        with anyio.CancelScope() as serving:
+            async with signals_handled(serving.cancel):
+                _event(logging.INFO, "serving_stdio", stdio=stdio_transport(), **_facts(args))
+                await run_stdio(server)
+        if serving.cancelled_caught:
+            return EXIT_INTERRUPTED
+        _event(logging.INFO, "stdin_closed")
+        return 0
+
+
+async def _serve_http(
+    args: argparse.Namespace,
+    *,
+    ttl: timedelta | None,
+    sink: ThoughtSink | None,
+    signer: "Signer | None" = None,
+) -> int:
+    import uvicorn
+
+    from thoughtledger.api.checkpoints import checkpoints_kept
+
+    # The token file first: a bad one stops the server before the ledger is touched.
+    verifier = FileTokenVerifier(args.auth) if args.auth is not None else None
+    per_principal: int = args.max_http_sessions or DEFAULT_MAX_HTTP_SESSIONS
+    async with (
+        open_ledger(args.db, ttl=ttl) as ledger,
+        _telemetry(ledger, args.otlp),
+        checkpoints_kept(_checkpoints(ledger, args, signer)),
+    ):
+        # Bind first, so --port 0 is known: it is in the URL, and the URL is in the auth
+        # settings (the resource the tokens are for).
+        listener = bind(args.host, args.port)
+        port = listener.getsockname()[1]
+        base = f"http://{_url_host(args.host)}:{port}"
+        url = base + HTTP_PATH
+        auth = _auth_settings(base, url) if verifier is not None else None
+        server = _server(ledger, args, sink, transport="http", verifier=verifier, auth=auth)
+        app = server.streamable_http_app(
+            streamable_http_path=HTTP_PATH,
+            host=args.host,  # turns on the SDK's DNS-rebinding protection for loopback names
+            session_idle_timeout=HTTP_IDLE_TIMEOUT,
+            # The SDK's own cap on every session together: room for that many principals.
+            max_sessions=per_principal * (PRINCIPALS_ROOM if verifier is not None else 1),
+        )
+        # Inside the SDK's bearer middleware (appended after it), where scope["user"] is set.
+        app.user_middleware.append(
+            Middleware(
+                SessionCap,
+                per_principal=per_principal,
+                idle_timeout=HTTP_IDLE_TIMEOUT,
+                path=HTTP_PATH,
+            )
+        )
+        config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
+        http = http_server(config)
+
+        def stop_now() -> None:  # Ctrl-C: drop open streams rather than wait for them
+            http.should_exit = http.force_exit = True
+
+        def stop() -> None:  # SIGTERM: finish what is in flight, then stop
+            http.should_exit = True
+
+        # Signals are ours before the URL is out: a client may act on the line at once.
+        async with signals_handled(stop_now, on_term=stop):
+            if verifier is None:
+                _log.warning("%s", SINGLE_PRINCIPAL_WARNING)
+            _event(
+                logging.INFO,
+                "serving_http",
+                url=url,
+                auth=args.auth if verifier is not None else "none",
+                max_http_sessions=per_principal,
+                **_facts(args),
+            )
+            await http.serve(sockets=[listener])
+        if http.force_exit:
+            # uvicorn skips the app's shutdown when forced; run it, so the MCP sessions end
+            # before the ledger closes under them.
+            await http.lifespan.shutdown()
+            return EXIT_INTERRUPTED
+        return 0
+
+
+@contextlib.asynccontextmanager
+async def _telemetry(ledger: Ledger, url: str | None) -> AsyncIterator[None]:
+    """Stream the ledger's thoughts to ``url`` while serving (nothing without a URL)."""
+    if url is None:
+        yield
+        return
+    from thoughtledger.api.otel.live import live_traces
+
+    async with live_traces(ledger, url) as live:
+        yield
+    _event(logging.INFO, "otlp_sent", spans=live.sent, dropped=live.dropped)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """Return a listening TCP socket on ``host:port`` (IPv4 or IPv6, as ``host`` says).
+
+    Raises:
+        OSError: The address is taken or cannot be bound.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    return socket.create_server((host, port), family=family)
+
+
+def configure_logging(level: int = logging.INFO) -> None:
+    """Send every log record (ours, structlog's, the SDK's, uvicorn's) to stderr as one line."""
+    handler = logging.StreamHandler(sys.stderr)
+    formatter = logging.Formatter(
+        "%(asctime)s.%(msecs)03dZ [%(levelname)s] %(name)s: %(message)s", "%Y-%m-%dT%H:%M:%S"
+    )
+    formatter.converter = time.gmtime
+    handler.setFormatter(formatter)
+    # The SDK logs each HTTP session's id at INFO; the id is the connection's only credential.
+    handler.addFilter(SessionIdRedaction())
+    root = logging.getLogger()
+    # Ours, before the SDK's basicConfig (a no-op once the root has a handler) can add its own.
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    route_to_stdlib()
+
+
+def _stderr_sink(rendered: str) -> None:
+    print(rendered, file=sys.stderr, flush=True)
+
+
+def _server(
+    ledger: Ledger,
+    args: argparse.Namespace,
+    sink: ThoughtSink | None,
+    *,
+    transport: str,
+    verifier: FileTokenVerifier | None = None,
+    auth: AuthSettings | None = None,
+) -> MCPServer[AppState]:
+    """The MCP server as the serve options ask, for either transport."""
+    profile: ProfileName = args.profile
+    return create_server(
+        ledger,
+        profile=profile,
+        tools=args.tools,
+        thought_sink=sink,
+        transport=transport,
+        descriptions=args.descriptions,
+        runs=args.runs,
+        token_verifier=verifier,
+        auth=auth,
+    )
+
+
+def _auth_settings(base: str, url: str) -> AuthSettings:
+    # The tokens are this server's own: no authorization server issues them, so the issuer is
+    # the server itself, and the verifier (not an audience claim) says a token is for it.
+    return AuthSettings(
+        issuer_url=AnyHttpUrl(base),
+        resource_server_url=AnyHttpUrl(url),
+        validate_token_resource=False,
+    )
+
+
+def _facts(args: argparse.Namespace) -> dict[str, object]:
+    return {
+        "ledger": redact_url(resolve_url(args.db)),
+        "profile": args.profile,
+        "tools": ",".join(args.tools),
+        "runs": args.runs,
+        "ttl_minutes": args.ttl_minutes,
+    }
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def _sessions(value: str) -> int:
+    try:
+        count = int(value)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of sessions >= 1, got {value!r}")
+    return count
+
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+"""The hosts the SDK guards against DNS rebinding; the HTTP server listens on nothing else."""
+
+
+def _loopback(value: str) -> str:
+    # Without --auth there is no authentication, and with it the tokens cross plain HTTP: the
+    # endpoint must not be reachable from elsewhere, nor from a web page through DNS rebinding
+    # (the SDK checks Host only for these three names).
+    if value not in LOOPBACK_HOSTS:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not one of {', '.join(LOOPBACK_HOSTS)}: the HTTP server speaks plain "
+            "HTTP, so it listens on loopback only (put a TLS proxy in front to share it)"
+        )
+    return value
+
+
+_port = bounded(int, lambda port: 0 <= port <= 65535, "a port number, 0-65535")
+_minutes = bounded(float, lambda minutes: minutes >= 0, "0 (never) or a positive number of minutes")
+_count = bounded(int, lambda count: count >= 1, "a whole number >= 1")
+
+
+def _tool_list(value: str) -> Sequence[str]:
+    if value.strip() == "all":
+        return list(TOOL_NAMES)
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    unknown = [name for name in names if name not in TOOL_NAMES]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown tools {', '.join(unknown) or '(none given)'}: choose from "
+            f"{', '.join(TOOL_NAMES)}, or all"
+        )
+    return names
+
+
+__all__ = ["add_serve_arguments", "run_serve"]

@@ -1,0 +1,85 @@
+"""Which session a call means, for the principal making it (see :mod:`thoughtledger.api.access`).
+
+Without a principal (stdio, in-process, HTTP without ``--auth``) a named session is taken
+literally, as it always was. With one, a name is the principal's own session if it owns (for
+reading: may read) a session of that id, and otherwise the principal's own session under the
+id :func:`thoughtledger.api.access.namespaced` derives from the name. Another principal's session
+therefore answers exactly as a session that does not exist: reading it says it is not there, and
+writing to it starts the caller's own session.
+"""
+
+from mcp.server.mcpserver.exceptions import ToolError
+
+from thoughtledger.api.access import Principal, namespaced
+from thoughtledger.api.bounds import not_found
+from thoughtledger.api.mcp.app import Caller
+from thoughtledger.api.mcp.sessions import connection_handle, name_handle
+from thoughtledger.api.service import Ledger
+from thoughtledger.ledger.ids import check_id, new_session_id
+
+
+async def thinking_target(caller: Caller, requested: str | None) -> tuple[str | None, str | None]:
+    """Return ``(handle, session_id)`` for a thought: the handle to rebind, the id to use.
+
+    Args:
+        caller: The call.
+        requested: The session the caller named, or ``None`` for the connection's own.
+
+    Returns:
+        ``(None, None)`` when the caller named none and the connection has no identity: the
+        thought starts a new session.
+
+    Raises:
+        InvalidInputError: ``requested`` is not a valid session id.
+        ToolError: The principal's role records nothing.
+    """
+    principal = caller.principal
+    if principal is not None and not principal.writes:
+        raise ToolError(
+            f"{principal.name!r} has the {principal.role} role: it reads sessions and records "
+            "no thoughts (ask for a writer token)"
+        )
+    directory = caller.directory
+    if requested is not None:
+        name = check_id(requested)
+        handle = name_handle(name)
+        bound = directory.peek(handle)
+        if bound is not None:
+            directory.bind(handle, bound)
+            return handle, bound
+        target = name
+        if principal is not None:
+            exists, owner = await caller.app.ledger.owner_of(name)
+            if not (exists and principal.may_write(owner)):
+                target = namespaced(principal.name, name)
+        return handle, directory.resolve(handle, lambda: target)
+    if caller.key is None:
+        return None, None
+    handle = connection_handle(caller.key)
+    return handle, directory.resolve(handle, new_session_id)
+
+
+async def reading_target(ledger: Ledger, principal: Principal | None, requested: str) -> str:
+    """Return the id of the session ``requested`` names, if ``principal`` may read it.
+
+    Raises:
+        InvalidInputError: ``requested`` is not a valid session id.
+        SessionNotFoundError: There is no such session the caller may read (the same error,
+            word for word, whether the session is missing or another principal's).
+    """
+    name = check_id(requested)
+    if principal is None:
+        return name
+    for candidate in (name, namespaced(principal.name, name)):
+        exists, owner = await ledger.owner_of(candidate)
+        if exists and principal.may_read(owner):
+            return candidate
+    raise not_found(name)
+
+
+def connection_session(caller: Caller) -> str | None:
+    """The session the calling connection currently continues, if it has one yet."""
+    return None if caller.key is None else caller.directory.peek(connection_handle(caller.key))
+
+
+__all__ = ["connection_session", "reading_target", "thinking_target"]

@@ -1,0 +1,297 @@
+"""The thinking tools: ``sequentialthinking`` (official) and the MCP API reference's pair.
+
+Each is a typed function the SDK turns into a tool; the server (see
+:mod:`thoughtledger.api.mcp.server`) reads its schema from the signature. They share one path into
+the ledger, :func:`record`, so every tool validates, resolves its session and appends the same way.
+"""
+
+import json
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
+from pydantic import Field
+
+from thoughtledger.api.llm.external import DEFAULT_TEMPERATURE, think_external
+from thoughtledger.api.mcp import descriptions as text
+from thoughtledger.api.mcp.app import AppContext, Caller
+from thoughtledger.api.mcp.render import render_thought
+from thoughtledger.api.mcp.targets import thinking_target
+from thoughtledger.api.outcome import ThinkOutcome
+from thoughtledger.ledger.decide import checked_command
+from thoughtledger.ledger.errors import LedgerError
+from thoughtledger.ledger.thought import THOUGHT_FIELDS
+from thoughtledger.ledger.thought_types import LaxCount, LaxFlag, LaxText
+from thoughtledger.projections.views import (
+    JsonDict,
+    external_view,
+    minimal_response,
+    official_view,
+    session_view,
+    status_view,
+)
+
+DEFAULT_SESSION = "default"
+"""The MCP API reference's session name for "the caller's own session" (here: the connection's)."""
+
+
+async def sequentialthinking(
+    thought: Annotated[LaxText, Field(description=text.THOUGHT)],
+    next_thought_needed: Annotated[
+        LaxFlag, Field(validation_alias="nextThoughtNeeded", description=text.NEXT_THOUGHT_NEEDED)
+    ],
+    thought_number: Annotated[
+        LaxCount, Field(validation_alias="thoughtNumber", description=text.THOUGHT_NUMBER)
+    ],
+    total_thoughts: Annotated[
+        LaxCount, Field(validation_alias="totalThoughts", description=text.TOTAL_THOUGHTS)
+    ],
+    is_revision: Annotated[
+        LaxFlag | None, Field(validation_alias="isRevision", description=text.IS_REVISION)
+    ] = None,
+    revises_thought: Annotated[
+        LaxCount | None, Field(validation_alias="revisesThought", description=text.REVISES_THOUGHT)
+    ] = None,
+    branch_from_thought: Annotated[
+        LaxCount | None,
+        Field(validation_alias="branchFromThought", description=text.BRANCH_FROM_THOUGHT),
+    ] = None,
+    branch_id: Annotated[
+        LaxText | None, Field(validation_alias="branchId", description=text.BRANCH_ID)
+    ] = None,
+    needs_more_thoughts: Annotated[
+        LaxFlag | None,
+        Field(validation_alias="needsMoreThoughts", description=text.NEEDS_MORE_THOUGHTS),
+    ] = None,
+    session_id: Annotated[
+        LaxText | None, Field(validation_alias="sessionId", description=text.SESSION_ID)
+    ] = None,
+    clear_session: Annotated[
+        LaxFlag | None, Field(validation_alias="clearSession", description=text.CLEAR_SESSION)
+    ] = None,
+    *,
+    ctx: AppContext,
+) -> CallToolResult:
+    """Record one thought and answer with the server's profile (official view by default).
+
+    Raises:
+        ToolError: The thought breaks a rule, the session id is malformed or the ledger failed;
+            nothing was appended.
+    """
+    given = thought_fields(locals())  # first: the function's locals are its arguments alone
+    caller = Caller.of(ctx)
+    outcome = await record(
+        caller,
+        "sequentialthinking",
+        given,
+        requested=session_id,
+        clear=bool(clear_session),
+    )
+    profile = caller.app.profile
+    view: JsonDict
+    if profile == "minimal":
+        view = {**minimal_response(outcome.entry), "sessionId": outcome.session_id}
+    elif profile == "full":
+        view = session_view(outcome.state)
+    else:
+        view = {**official_view(outcome.state), "sessionId": outcome.session_id}
+    return answer(view)
+
+
+async def sequential_thinking(
+    thought: Annotated[LaxText, Field(description=text.SNAKE["thought"])],
+    thought_number: Annotated[LaxCount, Field(description=text.SNAKE["thought_number"])],
+    total_thoughts: Annotated[LaxCount, Field(description=text.SNAKE["total_thoughts"])],
+    next_thought_needed: Annotated[LaxFlag, Field(description=text.SNAKE["next_thought_needed"])],
+    is_revision: Annotated[LaxFlag | None, Field(description=text.SNAKE["is_revision"])] = None,
+    revises_thought: Annotated[
+        LaxCount | None, Field(description=text.SNAKE["revises_thought"])
+    ] = None,
+    branch_from_thought: Annotated[
+        LaxCount | None, Field(description=text.SNAKE["branch_from_thought"])
+    ] = None,
+    branch_id: Annotated[LaxText | None, Field(description=text.SNAKE["branch_id"])] = None,
+    needs_more_thoughts: Annotated[
+        LaxFlag | None, Field(description=text.SNAKE["needs_more_thoughts"])
+    ] = None,
+    session_id: Annotated[LaxText, Field(description=text.SNAKE["session_id"])] = DEFAULT_SESSION,
+    *,
+    ctx: AppContext,
+) -> CallToolResult:
+    """Record one thought and answer the MCP API reference's status view.
+
+    Raises:
+        ToolError: The thought breaks a rule, the session id is malformed or the ledger failed;
+            nothing was appended.
+    """
+    given = thought_fields(locals())  # first: the function's locals are its arguments alone
+    caller = Caller.of(ctx)
+    outcome = await record(
+        caller,
+        "sequential_thinking",
+        given,
+        requested=_named(caller, session_id),
+    )
+    view = status_view(outcome.state, session_id_shown=False)
+    if session_id != DEFAULT_SESSION:
+        view["session_id"] = outcome.session_id
+    return answer(view)
+
+
+async def sequential_thinking_external(
+    thought: Annotated[LaxText, Field(description=text.SNAKE["external_thought"])],
+    thought_number: Annotated[LaxCount, Field(description=text.SNAKE["thought_number"])],
+    total_thoughts: Annotated[LaxCount, Field(description=text.SNAKE["total_thoughts"])],
+    next_thought_needed: Annotated[LaxFlag, Field(description=text.SNAKE["next_thought_needed"])],
+    is_revision: Annotated[LaxFlag | None, Field(description=text.SNAKE["is_revision"])] = None,
+    revises_thought: Annotated[
+        LaxCount | None, Field(description=text.SNAKE["revises_thought"])
+    ] = None,
+    branch_from_thought: Annotated[
+        LaxCount | None, Field(description=text.SNAKE["branch_from_thought"])
+    ] = None,
+    branch_id: Annotated[LaxText | None, Field(description=text.SNAKE["branch_id"])] = None,
+    needs_more_thoughts: Annotated[
+        LaxFlag | None, Field(description=text.SNAKE["needs_more_thoughts"])
+    ] = None,
+    session_id: Annotated[LaxText, Field(description=text.SNAKE["session_id"])] = DEFAULT_SESSION,
+    model: Annotated[LaxText | None, Field(description=text.SNAKE["model"])] = None,
+    temperature: Annotated[
+        float | None, Field(ge=0, le=2, description=text.SNAKE["temperature"])
+    ] = None,
+    use_llm: Annotated[LaxFlag, Field(description=text.SNAKE["use_llm"])] = True,
+    *,
+    ctx: AppContext,
+) -> CallToolResult:
+    """Record a thought a language model writes (or, with ``use_llm: false``, the caller's).
+
+    On a session's first thought ``thought`` is the problem, afterwards guidance; the model's
+    thought is recorded with who wrote it and at what cost (see
+    :mod:`thoughtledger.api.llm.external`).
+
+    Raises:
+        ToolError: The thought breaks a rule, the session id is malformed, the model's provider
+            is not configured (the MCP API reference's "OpenAI API key not configured", ...), the
+            model failed ("Failed to generate thought with LLM: ...") or the ledger failed; nothing
+            was appended.
+    """
+    given = thought_fields(locals())  # first: the function's locals are its arguments alone
+    caller = Caller.of(ctx)
+    outcome = await record(
+        caller,
+        "sequential_thinking_external",
+        given,
+        requested=_named(caller, session_id),
+        use_llm=use_llm,
+        model=model,
+        temperature=DEFAULT_TEMPERATURE if temperature is None else temperature,
+    )
+    view = external_view(outcome.state, outcome.entry, session_id_shown=False)
+    if session_id != DEFAULT_SESSION:
+        view["session_id"] = outcome.session_id
+    return answer(view)
+
+
+def thought_fields(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """A thinking tool's thought, snake_case, from its arguments; ``None`` means not given.
+
+    The fields are the thought's own (:data:`thoughtledger.ledger.thought.THOUGHT_FIELDS`): a tool
+    takes each as a parameter of the same name, and passes them on without naming them again.
+    """
+    return {name: value for name in THOUGHT_FIELDS if (value := arguments.get(name)) is not None}
+
+
+async def record(
+    caller: Caller,
+    tool: str,
+    fields: Mapping[str, Any],
+    *,
+    requested: str | None,
+    clear: bool = False,
+    use_llm: bool = False,
+    model: str | None = None,
+    temperature: float | None = None,
+) -> ThinkOutcome:
+    """Append one thought for a tool call: resolve the session, think, rebind, render.
+
+    Args:
+        caller: The call.
+        tool: The calling tool's name (recorded when a session starts here).
+        fields: The thought's fields, snake_case, as the tool's lax types read them (see
+            :func:`thought_fields`).
+        requested: The session the caller named; ``None`` for the connection's own.
+        clear: Retire the session first and continue under a new id.
+        use_llm: Have a language model write the thought (``thought`` is then the problem or
+            guidance); see :func:`thoughtledger.api.llm.external.think_external`.
+        model: With ``use_llm``: the model or alias (``None``: the MCP API reference's
+            ``LUX_MODEL_NORMAL``).
+        temperature: With ``use_llm``: the sampling temperature.
+
+    Raises:
+        ToolError: The ledger refused or failed (its message says why); nothing was appended.
+    """
+    app = caller.app
+    owner = caller.principal.name if caller.principal is not None else None
+    try:
+        handle, session_id = await thinking_target(caller, requested)
+        metadata = caller.session_metadata(tool)
+        # The SDK validated every field with the lax types: the command is not validated again.
+        arguments = checked_command(fields, max_thought_bytes=app.ledger.max_thought_bytes)
+        if use_llm:
+            outcome = await think_external(
+                app.ledger,
+                session_id,
+                arguments,
+                writer=app.writer,
+                model=model,
+                temperature=temperature,
+                clear=clear,
+                metadata=metadata,
+                owner=owner,
+            )
+        else:
+            outcome = await app.ledger.think(
+                session_id,
+                arguments,
+                clear=clear,
+                metadata=metadata,
+                owner=owner,
+                # One session per run: only for the connection's own session, which the agent
+                # did not name (a named session is the caller's to continue as it likes).
+                new_run=requested is None and app.runs == "separate",
+            )
+    except LedgerError as exc:
+        raise ToolError(str(exc)) from exc
+    if handle is not None:
+        caller.directory.bind(handle, outcome.session_id)
+    if app.thought_sink is not None:
+        app.thought_sink(render_thought(outcome.entry))
+    return outcome
+
+
+def answer(view: JsonDict) -> CallToolResult:
+    """The official server's answer form: the view as pretty JSON text and as structured content."""
+    # ensure_ascii=False: JSON.stringify keeps non-ASCII text as it is, and so do we.
+    pretty = json.dumps(view, indent=2, ensure_ascii=False)
+    return CallToolResult(content=[TextContent(type="text", text=pretty)], structured_content=view)
+
+
+def _named(caller: Caller, session_id: str) -> str | None:
+    # The MCP API reference's "default" is the caller's own session: the connection's where there is
+    # one. Without a connection identity it stays the shared session named "default", as in the MCP
+    # API reference.
+    if session_id == DEFAULT_SESSION and caller.key is not None:
+        return None
+    return session_id
+
+
+__all__ = [
+    "DEFAULT_SESSION",
+    "answer",
+    "record",
+    "sequential_thinking",
+    "sequential_thinking_external",
+    "sequentialthinking",
+    "thought_fields",
+]

@@ -1,0 +1,9 @@
+"""OpenTelemetry export: sessions as GenAI traces over OTLP/HTTP (the ``otel`` extra).
+
+:mod:`thoughtledger.api.otel.spans` maps a session's events to spans (pure, no OpenTelemetry
+import), reading each stored event's few fields with :mod:`thoughtledger.api.otel.payloads`;
+:mod:`thoughtledger.api.otel.log` folds a whole log, page by page, into the spans of its sessions
+(``export --otlp``), :mod:`thoughtledger.api.otel.live` the events a server records (``serve
+--otlp``); :mod:`thoughtledger.api.otel.wire` encodes the spans, and
+:mod:`thoughtledger.api.otel.exporter` sends them with the OpenTelemetry SDK's OTLP/HTTP exporter.
+"""

@@ -1,0 +1,277 @@
+"""A handle on one session: record thoughts, read it back now or as it was, replay, clear."""
+
+from collections.abc import AsyncIterator, Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
+
+from thoughtledger.api.outcome import ThinkOutcome
+from thoughtledger.ledger.chain import VerifyReport
+from thoughtledger.ledger.envelope import RecordedEvent
+from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
+from thoughtledger.projections.state import SessionState
+from thoughtledger.projections.views import (
+    JsonDict,
+    branch_sets,
+    minimal_response,
+    official_view,
+    session_view,
+    thought_history,
+)
+
+if TYPE_CHECKING:
+    from thoughtledger.api.history import HistoryPage
+
+Profile = Literal["minimal", "official", "session"]
+"""The views a session reads as: the minimal response's, the official server's, the pattern's."""
+
+
+class SessionLedger(Protocol):
+    """What a :class:`Session` needs of its ledger; :class:`api.service.Ledger` provides it.
+
+    Named here, so that the handle does not import the facade that makes it.
+    """
+
+    async def think(
+        self,
+        session_id: str | None,
+        arguments: Mapping[str, Any],
+        *,
+        clear: bool = False,
+        metadata: Mapping[str, str] | None = None,
+    ) -> ThinkOutcome:
+        """See :meth:`thoughtledger.api.service.Ledger.think`."""
+
+    async def state(
+        self,
+        session_id: str,
+        *,
+        as_of_version: int | None = None,
+        as_of_time: datetime | None = None,
+    ) -> SessionState:
+        """See :meth:`thoughtledger.api.service.Ledger.state`."""
+
+    async def events(
+        self,
+        session_id: str,
+        *,
+        as_of_version: int | None = None,
+        as_of_time: datetime | None = None,
+    ) -> list[RecordedEvent]:
+        """See :meth:`thoughtledger.api.service.Ledger.events`."""
+
+    async def history(
+        self,
+        session_id: str,
+        *,
+        limit: int = ...,
+        after: str | None = None,
+        branch: str | None = None,
+        as_of_version: int | None = None,
+        as_of_time: datetime | None = None,
+    ) -> "HistoryPage":
+        """See :meth:`thoughtledger.api.service.Ledger.history`."""
+
+    def replay(self, session_id: str) -> AsyncIterator[tuple[RecordedEvent, SessionState]]:
+        """See :meth:`thoughtledger.api.service.Ledger.replay`."""
+
+    async def clear_session(self, session_id: str, *, reason: str | None = None) -> bool:
+        """See :meth:`thoughtledger.api.service.Ledger.clear_session`."""
+
+    async def verify(self, session_id: str) -> VerifyReport:
+        """See :meth:`thoughtledger.api.service.Ledger.verify`."""
+
+
+class Session:
+    """A handle on one session. After a clear or an expiry it follows the work to the new id."""
+
+    def __init__(
+        self, ledger: SessionLedger, session_id: str, metadata: Mapping[str, str] | None = None
+    ) -> None:
+        self._ledger = ledger
+        self._id = session_id
+        self._metadata = dict(metadata or {})
+
+    @property
+    def id(self) -> str:
+        """The session id (it changes when a thought lands in a fresh session)."""
+        return self._id
+
+    async def process_sequential_thinking(
+        self,
+        thought: str,
+        thought_number: int,
+        total_thoughts: int,
+        next_thought_needed: bool,
+        is_revision: bool | None = None,
+        revises_thought: int | None = None,
+        branch_from_thought: int | None = None,
+        branch_id: str | None = None,
+        needs_more_thoughts: bool | None = None,
+    ) -> JsonDict:
+        """Record a thought and return the minimal response (the minimal-response spec).
+
+        The answer has exactly ``thought, thoughtNumber, totalThoughts, nextThoughtNeeded``,
+        whatever kind of thought it was.
+
+        Raises:
+            InvalidThoughtError: (a ``ValueError``) the arguments break a rule; nothing appended.
+            StoreError: The store failed; nothing appended.
+        """
+        outcome = await self.think(
+            thought=thought,
+            thought_number=thought_number,
+            total_thoughts=total_thoughts,
+            next_thought_needed=next_thought_needed,
+            is_revision=is_revision,
+            revises_thought=revises_thought,
+            branch_from_thought=branch_from_thought,
+            branch_id=branch_id,
+            needs_more_thoughts=needs_more_thoughts,
+        )
+        return minimal_response(outcome.entry)
+
+    async def think(self, *, clear: bool = False, **arguments: Any) -> ThinkOutcome:
+        """Record a thought given as keyword arguments (snake_case) and return the full outcome.
+
+        Raises:
+            InvalidThoughtError: The arguments break a rule; nothing appended.
+            StoreError: The store failed; nothing appended.
+        """
+        given = {key: value for key, value in arguments.items() if value is not None}
+        outcome = await self._ledger.think(self._id, given, clear=clear, metadata=self._metadata)
+        self._id = outcome.session_id
+        return outcome
+
+    async def state(
+        self, *, as_of_version: int | None = None, as_of_time: datetime | None = None
+    ) -> SessionState:
+        """See :meth:`Ledger.state`."""
+        return await self._ledger.state(
+            self._id, as_of_version=as_of_version, as_of_time=as_of_time
+        )
+
+    async def view(
+        self,
+        profile: Profile = "session",
+        *,
+        as_of_version: int | None = None,
+        as_of_time: datetime | None = None,
+        history_window: int | None = None,
+    ) -> JsonDict:
+        """Return the session as one of the views, now or as of a version or time.
+
+        Args:
+            profile: ``minimal`` (the minimal-response spec), ``official`` (the official server) or
+                ``session`` (the session pattern).
+            as_of_version: See :meth:`Ledger.state`.
+            as_of_time: See :meth:`Ledger.state`.
+            history_window: For ``session``: keep only the last N thoughts in the history.
+
+        Raises:
+            SessionNotFoundError: The session has no events (or none at that time).
+            InvalidInputError: A malformed bound or profile.
+        """
+        state = await self.state(as_of_version=as_of_version, as_of_time=as_of_time)
+        if profile == "official":
+            return official_view(state)
+        if profile == "session":
+            return session_view(state, history_window=history_window)
+        if profile == "minimal":
+            if state.last is None:
+                raise SessionNotFoundError(f"session {self._id!r} has no thoughts yet")
+            return minimal_response(state.last)
+        raise InvalidInputError(f"unknown profile {profile!r}: use minimal, official or session")
+
+    @overload
+    async def history(
+        self, *, as_of_version: int | None = None, as_of_time: datetime | None = None
+    ) -> list[JsonDict]: ...
+
+    @overload
+    async def history(
+        self,
+        *,
+        limit: int,
+        after: str | None = None,
+        branch: str | None = None,
+        as_of_version: int | None = None,
+        as_of_time: datetime | None = None,
+    ) -> "HistoryPage": ...
+
+    @overload
+    async def history(
+        self,
+        *,
+        after: str,
+        limit: int | None = None,
+        branch: str | None = None,
+        as_of_version: int | None = None,
+        as_of_time: datetime | None = None,
+    ) -> "HistoryPage": ...
+
+    async def history(
+        self,
+        *,
+        limit: int | None = None,
+        after: str | None = None,
+        branch: str | None = None,
+        as_of_version: int | None = None,
+        as_of_time: datetime | None = None,
+    ) -> "list[JsonDict] | HistoryPage":
+        """Every thought with all its fields, now or as of a version or time; or one page of them.
+
+        Without ``limit``, ``after`` or ``branch``: a list of every thought (the session is
+        folded whole). With any of them: one :class:`~thoughtledger.api.history.HistoryPage` (see
+        :meth:`Ledger.history`, whose default limit applies when only ``after`` is given); pass
+        its ``next_cursor`` as ``after`` for the next page, while its ``more`` is true.
+
+        Raises:
+            SessionNotFoundError: The session has no events.
+            InvalidInputError: A limit below 1, a bad cursor or an unknown branch (paged).
+        """
+        if limit is None and after is None and branch is None:
+            return thought_history(
+                await self.state(as_of_version=as_of_version, as_of_time=as_of_time)
+            )
+        paging: dict[str, Any] = {} if limit is None else {"limit": limit}
+        return await self._ledger.history(
+            self._id,
+            after=after,
+            branch=branch,
+            as_of_version=as_of_version,
+            as_of_time=as_of_time,
+            **paging,
+        )
+
+    async def branches(
+        self, *, as_of_version: int | None = None, as_of_time: datetime | None = None
+    ) -> list[JsonDict]:
+        """Every branch with its origin and thoughts, now or as of a version or time.
+
+        Raises:
+            SessionNotFoundError: The session has no events.
+        """
+        return branch_sets(await self.state(as_of_version=as_of_version, as_of_time=as_of_time))
+
+    async def events(
+        self, *, as_of_version: int | None = None, as_of_time: datetime | None = None
+    ) -> list[RecordedEvent]:
+        """See :meth:`Ledger.events`."""
+        return await self._ledger.events(
+            self._id, as_of_version=as_of_version, as_of_time=as_of_time
+        )
+
+    def replay(self) -> AsyncIterator[tuple[RecordedEvent, SessionState]]:
+        """See :meth:`Ledger.replay`."""
+        return self._ledger.replay(self._id)
+
+    async def clear(self, *, reason: str | None = None) -> bool:
+        """See :meth:`Ledger.clear_session`."""
+        return await self._ledger.clear_session(self._id, reason=reason)
+
+    async def verify(self) -> VerifyReport:
+        """See :meth:`Ledger.verify`."""
+        return await self._ledger.verify(self._id)
+
+
+__all__ = ["Profile", "Session", "SessionLedger"]

@@ -1,0 +1,41 @@
+"""The in-process tool (the session pattern): sequential thinking for Python agents, no MCP.
+
+One :class:`SequentialThinkingTool` is what the session pattern calls a tool made by the factory: a
+``name``, a ``description``, a JSON Schema of its ``parameters`` and an async ``execute`` that
+records the thought in the ledger and answers with the session pattern's view. Each instance is one
+agent's line of thought: it remembers the session it is in, so an agent loop needs to pass nothing
+back; several instances in one process share nothing but the ledger. Example::
+
+    tool = sequential_thinking_tool(ledger)
+    answer = await tool.execute({"thought": "Map the failure modes", "thoughtNumber": 1,
+                                 "totalThoughts": 3, "nextThoughtNeeded": True})
+    answer["sessionId"]  # the same id on every later call, until the agent clears the session
+
+Agent code that builds its own requests takes the definition from ``to_openai_chat()``,
+``to_openai_responses()`` or ``to_anthropic()``; framework tool objects come from
+:mod:`thoughtledger.api.tool.adapters`.
+
+The package by job: :mod:`~thoughtledger.api.tool.tool` (the tool),
+:mod:`~thoughtledger.api.tool.arguments` (its arguments, derived from
+:mod:`thoughtledger.ledger.thought`, and their refusals), :mod:`~thoughtledger.api.tool.schemas`
+(the JSON Schemas it publishes), :mod:`~thoughtledger.api.tool.description` (its name and
+description).
+"""
+
+from thoughtledger.api.tool.arguments import ThinkingInput, ToolArguments, parse_arguments
+from thoughtledger.api.tool.description import DESCRIPTION, TOOL_NAME
+from thoughtledger.api.tool.schemas import OUTPUT_SCHEMA, PARAMETERS, ThinkingOutput
+from thoughtledger.api.tool.tool import SequentialThinkingTool, sequential_thinking_tool
+
+__all__ = [
+    "DESCRIPTION",
+    "OUTPUT_SCHEMA",
+    "PARAMETERS",
+    "TOOL_NAME",
+    "SequentialThinkingTool",
+    "ThinkingInput",
+    "ThinkingOutput",
+    "ToolArguments",
+    "parse_arguments",
+    "sequential_thinking_tool",
+]

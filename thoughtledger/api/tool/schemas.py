@@ -1,0 +1,47 @@
+"""The JSON Schemas the in-process tool publishes: its arguments and its answer."""
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from thoughtledger.api.json_schema import compact_schema
+from thoughtledger.api.tool.arguments import ThinkingInput
+from thoughtledger.ledger.thought import HistoryItem
+from thoughtledger.projections.views import JsonDict
+
+
+class ThinkingOutput(BaseModel):
+    """The session pattern's output schema: what :meth:`SequentialThinkingTool.execute` returns."""
+
+    model_config = ConfigDict(alias_generator=to_camel)
+
+    session_id: Annotated[str, Field(description="Session ID for next call")]
+    thought_number: int
+    total_thoughts: int
+    next_thought_needed: bool
+    thought_history: Annotated[
+        list[HistoryItem], Field(description="Full thought history for context")
+    ]
+    branches: Annotated[list[str], Field(description="Active branch IDs")]
+    thought_history_length: Annotated[int, Field(description="Total thoughts in session")]
+    summary: Annotated[str | None, Field(description="Optional summary of thinking so far")] = None
+
+
+def _schema_of(model: type[BaseModel]) -> JsonDict:
+    # As the session pattern's zod schema reads: optional is optional, no titles (see
+    # compact_schema); class titles and docstrings speak to Python developers, not to the model.
+    schema = compact_schema(model.model_json_schema(by_alias=True), sorted_keywords=True)
+    for part in (schema, *schema.get("$defs", {}).values()):
+        part.pop("title", None)
+        part.pop("description", None)
+    return schema
+
+
+PARAMETERS: JsonDict = _schema_of(ThinkingInput)
+"""The JSON Schema (draft 2020-12) of the arguments, generated from :data:`ThinkingInput`."""
+
+OUTPUT_SCHEMA: JsonDict = _schema_of(ThinkingOutput)
+"""The JSON Schema of what :meth:`SequentialThinkingTool.execute` returns."""
+
+__all__ = ["OUTPUT_SCHEMA", "PARAMETERS", "ThinkingOutput"]

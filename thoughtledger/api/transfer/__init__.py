@@ -1,0 +1,159 @@
+"""Moving sessions between ledgers: an export file written, checked, and imported.
+
+The file's format is :mod:`thoughtledger.api.transfer.jsonl`; :func:`check_file` checks a file on
+its own (before any ledger is opened); :class:`Transfer`, a part of the facade
+(:class:`thoughtledger.api.service.Ledger` is built on it), exports sessions and imports a checked
+file.
+"""
+
+from collections.abc import AsyncGenerator, Iterable
+from pathlib import Path
+
+from thoughtledger.api.lookup import all_heads
+from thoughtledger.api.transfer.check import CheckedFile, check_file
+from thoughtledger.api.transfer.errors import ImportRefusedError
+from thoughtledger.api.transfer.importing import PendingImport, pending_import, write_import
+from thoughtledger.api.transfer.progress import NoProgress, Progress
+from thoughtledger.ledger.envelope import EventRow, RecordedEvent
+from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.projections.thought_rows import ThoughtRow, ThoughtRowFold
+
+EXPORT_SLICE = 10_000
+"""Most events :meth:`Transfer.export` yields at once (a longer session comes in slices)."""
+
+
+class Transfer:
+    """The facade's export and import (mixed into :class:`thoughtledger.api.service.Ledger`)."""
+
+    _store: EventStore
+
+    def is_own_file(self, path: Path) -> bool:
+        """Whether writing ``path`` would write over the ledger's own storage.
+
+        Raises:
+            OSError: The path cannot be resolved.
+        """
+        return self._store.holds_file(path)
+
+    async def export(
+        self, session_ids: Iterable[str] | None = None
+    ) -> AsyncGenerator[list[RecordedEvent]]:
+        """Yield each session's events as they were recorded, in slices of a session at a time.
+
+        A session comes whole in one list, unless it is longer than :data:`EXPORT_SLICE`
+        events: then in consecutive lists of that many (the last one shorter), so that memory
+        is bounded by the slice, not by the session. Each session is read up to the version its
+        head had when its first slice was read.
+
+        Args:
+            session_ids: The sessions, in the order to export them; ``None`` exports every
+                session, in id order.
+
+        Raises:
+            InvalidInputError: A malformed id.
+            StoreError: The store failed.
+        """
+        if session_ids is None:
+            session_ids = [head.session_id for head in await all_heads(self._store)]
+        for session_id in session_ids:
+            head = await self._store.stream_head(session_id)
+            if head is None:
+                yield []
+                continue
+            after = 0
+            while after < head.version:
+                records = await self._store.read_stream(
+                    session_id, after_version=after, to_version=head.version, limit=EXPORT_SLICE
+                )
+                if not records:
+                    break
+                yield records
+                after = records[-1].version
+
+    async def thought_rows(
+        self, *, page: int = 20_000
+    ) -> AsyncGenerator[tuple[int, list[ThoughtRow]]]:
+        """Yield every thought as one flat row (the ``tl_thoughts`` view's), a page at a time.
+
+        Reads the whole log in position order, ``page`` events at a time, so that memory stays
+        bounded whatever the ledger's size (see :mod:`thoughtledger.projections.thought_rows`).
+
+        Yields:
+            How many events the page read, and the rows of its thoughts.
+
+        Raises:
+            StoreError: The store failed.
+        """
+        fold = ThoughtRowFold()
+        after = 0
+        while rows := await self._store.read_all_rows(after_position=after, limit=page):
+            after = rows[-1].position
+            yield len(rows), fold.fold(rows)
+
+    async def event_rows(self, *, page: int = 500) -> AsyncGenerator[list[EventRow]]:
+        """Yield every event as stored (undecoded, with its id and hashes), a page at a time.
+
+        Reads the whole log in position order, ``page`` events at a time, so that memory stays
+        bounded whatever the ledger's size; a bulk fold parses what it needs of each payload
+        (see :mod:`thoughtledger.api.otel.log`).
+
+        Raises:
+            InvalidInputError: A page size below 1.
+            StoreError: The store failed.
+        """
+        after = 0
+        while rows := await self._store.read_all_event_rows(after_position=after, limit=page):
+            after = rows[-1].position
+            yield rows
+
+    async def session_rows(
+        self, session_id: str, *, after_version: int, to_version: int
+    ) -> AsyncGenerator[list[EventRow]]:
+        """Yield a session's events after ``after_version`` up to ``to_version``, as stored.
+
+        In slices of at most :data:`EXPORT_SLICE` events, each read from the session's stream
+        (and so visible however recently committed).
+
+        Raises:
+            InvalidInputError: A malformed id or bound.
+            StoreError: The store failed.
+        """
+        while after_version < to_version:
+            records = await self._store.read_stream(
+                session_id, after_version=after_version, to_version=to_version, limit=EXPORT_SLICE
+            )
+            if not records:
+                return
+            yield [EventRow.of(record) for record in records]
+            after_version = records[-1].version
+
+    async def pending_import(self, checked: CheckedFile) -> PendingImport:
+        """Check a checked export file against this ledger: what is left to import.
+
+        Raises:
+            ImportRefusedError: The file conflicts with the ledger; nothing was written.
+            StoreError: The store failed.
+        """
+        return await pending_import(self._store, checked)
+
+    async def write_import(self, pending: PendingImport, step: Progress | None = None) -> int:
+        """Import what the ledger lacks of a file (see :meth:`pending_import`), whole sessions.
+
+        Returns:
+            How many events were written (0 when the ledger held them all already).
+
+        Raises:
+            ImportRefusedError: Writing stopped midway (whole sessions were written).
+        """
+        return await write_import(self._store, pending, step or NoProgress())
+
+
+__all__ = [
+    "CheckedFile",
+    "ImportRefusedError",
+    "NoProgress",
+    "PendingImport",
+    "Progress",
+    "Transfer",
+    "check_file",
+]

@@ -1,0 +1,187 @@
+"""What the pages are sent: a session's events, compactly, and a page of sessions.
+
+Pure conversions from what the facade answers to JSON-ready data, shared by the web app and by
+``export --html``. The session page folds these events itself (time travel is a cut at a
+version in the browser), so each event carries everything the page draws and nothing more.
+"""
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from thoughtledger.ledger.chain import VerifyReport
+from thoughtledger.ledger.envelope import RecordedEvent, format_time
+from thoughtledger.ledger.events import (
+    BranchExtended,
+    BranchOpened,
+    SessionCleared,
+    SessionExpired,
+    SessionStarted,
+    ThoughtGenerated,
+    ThoughtRecorded,
+    ThoughtRedacted,
+    ThoughtRevised,
+)
+from thoughtledger.projections.state import SessionState
+
+JsonDict = dict[str, Any]
+
+_SAFE = 2**53 - 1
+"""The largest whole number JavaScript holds exactly; larger counts travel as their digits."""
+
+_THOUGHTS = (ThoughtRecorded, ThoughtRevised, BranchOpened, BranchExtended, ThoughtGenerated)
+
+
+def event_json(record: RecordedEvent) -> JsonDict:
+    """One event as the session page reads it (short keys: a long session sends thousands).
+
+    ``v`` version, ``p`` position, ``k`` type, ``at`` time, ``id`` event id, ``h`` hash, ``ph``
+    previous hash; a thought adds ``n`` number, ``tt`` estimate, ``nx`` next needed, ``x`` text
+    and, when given, ``ir`` is-revision, ``rv`` revises, ``bf`` branch-from, ``b`` branch id,
+    ``nm`` needs-more, and ``rd`` when its text was redacted (``x`` reads ``[redacted]``); a
+    thought a model wrote adds ``m`` model, ``g`` guidance and ``c`` cost; ``session.started``
+    adds ``md`` metadata and ``pre`` predecessor; a retirement ``why``; a redaction ``n`` the
+    thought's number, ``rdv`` the redacted version and ``why`` (who and why).
+    """
+    item: JsonDict = {
+        "v": record.version,
+        "p": record.position,
+        "k": record.event_type,
+        "at": format_time(record.recorded_at),
+        "id": str(record.event_id),
+        "h": record.hash,
+        "ph": record.prev_hash,
+    }
+    event = record.event
+    if isinstance(event, _THOUGHTS):
+        item |= {
+            "n": _count(event.thought_number),
+            "tt": _count(event.total_thoughts),
+            "nx": event.next_thought_needed,
+            "x": event.thought,
+        }
+        marks = (
+            ("ir", event.is_revision),
+            ("rv", _count(event.revises_thought)),
+            ("bf", _count(event.branch_from_thought)),
+            ("b", event.branch_id),
+            ("nm", event.needs_more_thoughts),
+        )
+        item |= {key: value for key, value in marks if value is not None}
+        if event.redacted:
+            item["rd"] = True
+        if isinstance(event, ThoughtGenerated):
+            # A model's thought is drawn as the kind it was classified as.
+            item |= {"k": event.kind, "gen": True, "m": event.generation.model}
+            item |= {"g": event.guidance, "c": event.generation.cost}
+    elif isinstance(event, SessionStarted):
+        item |= {"md": dict(event.metadata), "pre": event.predecessor_id}
+    elif isinstance(event, SessionCleared):
+        item["why"] = event.reason or "cleared"
+    elif isinstance(event, SessionExpired):
+        item["why"] = f"expired after {event.idle_seconds:.0f} s idle"
+    elif isinstance(event, ThoughtRedacted):
+        item |= {"n": _count(event.thought_number), "rdv": event.version}
+        item["why"] = f"by {event.by}: {event.reason}"
+    return item
+
+
+def _count(value: int | None) -> int | str | None:
+    # The API takes any whole number from 1; past 2**53 a page would show a rounded one.
+    return str(value) if value is not None and value > _SAFE else value
+
+
+def session_payload(session_id: str, records: Iterable[RecordedEvent]) -> JsonDict:
+    """Everything the session page needs, in one object: the session's id and its events.
+
+    An event's ``ph`` (previous hash) is left out when it is the hash of the event before it,
+    as it is on an intact chain: the page reads it from there, and a long session travels a
+    fifth lighter. Where a link is broken the stored value is sent, and the page shows it.
+    """
+    events: list[JsonDict] = []
+    before: str | None = None
+    for record in records:
+        item = event_json(record)
+        if item["ph"] == before:
+            del item["ph"]
+        before = item["h"]
+        events.append(item)
+    return {"sessionId": session_id, "events": events}
+
+
+def session_row(state: SessionState) -> JsonDict:
+    """One row of the sessions list, from a session's facts (see ``Ledger.facts``)."""
+    duration = (
+        (state.updated_at - state.started_at).total_seconds()
+        if state.started_at is not None and state.updated_at is not None
+        else None
+    )
+    first = state.thoughts[0].thought if state.thoughts and state.complete else None
+    return {
+        "sessionId": state.session_id,
+        "agent": state.metadata.get("agent"),
+        "client": state.metadata.get("client"),
+        "status": state.status,
+        "version": state.version,
+        "thoughts": state.thought_count,
+        "branches": len(state.branches),
+        "startedAt": format_time(state.started_at) if state.started_at else None,
+        "updatedAt": format_time(state.updated_at) if state.updated_at else None,
+        "seconds": duration,
+        "first": first[:200] if first is not None else None,
+    }
+
+
+def badge_json(state: SessionState, report: VerifyReport) -> JsonDict:
+    """What a sessions-list row learns once the whole session is read: chain, revisions, cost."""
+    costs = [t.generation.cost for t in state.thoughts if t.generation is not None]
+    known = [cost for cost in costs if cost is not None]
+    return {
+        "sessionId": state.session_id,
+        "ok": report.ok,
+        "checked": report.checked,
+        "reason": report.reason,
+        "badVersion": report.first_bad_version,
+        "revisions": state.revisions,
+        "cost": round(sum(known), 8) if known else None,
+        "generated": len(costs),
+    }
+
+
+def report_json(report: VerifyReport) -> JsonDict:
+    """A chain walk's outcome: ok, or the first bad event and why."""
+    return {
+        "sessionId": report.session_id,
+        "ok": report.ok,
+        "checked": report.checked,
+        "version": report.first_bad_version,
+        "eventId": report.first_bad_event_id,
+        "position": report.first_bad_position,
+        "reason": report.reason,
+    }
+
+
+_SCRIPT_SAFE = str.maketrans(
+    {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+)
+
+
+def script_json(data: Mapping[str, Any] | Sequence[Any]) -> str:
+    r"""``data`` as JSON that is safe inside an HTML ``<script>`` element.
+
+    ``<``, ``>`` and ``&`` become ``\u003c``-style escapes, so no text in the data can close
+    the element (``</script>``) or open a comment; U+2028 and U+2029 are escaped too, as older
+    JavaScript parsers end a line there. The result parses back to the same data.
+    """
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).translate(_SCRIPT_SAFE)
+
+
+__all__ = [
+    "JsonDict",
+    "badge_json",
+    "event_json",
+    "report_json",
+    "script_json",
+    "session_payload",
+    "session_row",
+]

@@ -1,0 +1,496 @@
+"""The store contract: the port every backend implements and the contract suite proves."""
+
+from abc import abstractmethod
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from uuid import UUID
+
+from thoughtledger.ledger.chain import PreparedEvent, VerifyReport, prepare
+from thoughtledger.ledger.closing import ClosedOnExit
+from thoughtledger.ledger.content import same_event
+from thoughtledger.ledger.envelope import LogRow, RecordedEvent, format_time
+from thoughtledger.ledger.errors import ConcurrencyError, InvalidInputError, StoreError
+from thoughtledger.ledger.events import Event, LedgerEvent
+from thoughtledger.ledger.ids import check_id, new_event_id
+from thoughtledger.ledger.store.checks import check_ids
+from thoughtledger.ledger.store.event_rows import EventRowReads
+from thoughtledger.ledger.store.imports import check_import, held_versions
+from thoughtledger.ledger.store.redaction import Redactable
+from thoughtledger.ledger.store.stats import StatsFilter, StatsRows
+from thoughtledger.ledger.store.subscribe import (
+    DEFAULT_PAGE,
+    Signal,
+    SignalWatch,
+    Watch,
+    check_subscription,
+    follow,
+)
+from thoughtledger.ledger.store.tree import TreeStore
+
+DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
+"""Largest stored payload of one event, in bytes, unless a store is opened with another limit."""
+
+MAX_BATCH = 10_000
+"""Most events one append may carry."""
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    """Return the current time in UTC (the default clock of every store)."""
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class StreamHead:
+    """The head of a session's stream: its last version and hash, and when it began and moved.
+
+    Attributes:
+        session_id: The session.
+        version: Its last version (the number of events).
+        hash: The hash of its last event.
+        started_at: When its first event was recorded.
+        updated_at: When its last event was recorded.
+    """
+
+    session_id: str
+    version: int
+    hash: str
+    started_at: datetime
+    updated_at: datetime
+
+
+class EventStore(EventRowReads, Redactable, TreeStore, ClosedOnExit):
+    """An append-only log of events, grouped in sessions (streams), each a hash chain.
+
+    Guarantees every backend keeps (proved by ``tests/contract``):
+
+    * an append is atomic: all of its events are stored, or none;
+    * versions within a session are 1, 2, 3... with no gaps, enforced by ``expected_version``;
+    * global positions only grow, and a reader of :meth:`read_all` never sees a position
+      before a lower one that will still commit;
+    * an append retried with the same event ids after it succeeded returns the stored events
+      instead of writing them twice;
+    * a session's recorded times never go backwards: an append records the clock's reading, or
+      the session's last recorded time when the clock is behind it (a clock set back, or
+      writers with skewed clocks sharing a database), so an export always imports;
+    * a subscription (:meth:`subscribe`) yields every event after its start position once, in
+      position order, then each new one as it commits, whichever store or process appended it;
+    * a Merkle tree over the log in position order
+    (:class:`~thoughtledger.ledger.store.tree.TreeStore`)
+      only ever grows over events no later commit can precede, so a checkpoint's prefix is
+      never changed by a later commit.
+
+    Args:
+        clock: Where recorded times come from (UTC); tests pass a fixed clock.
+        max_event_bytes: Largest accepted payload of one event, in bytes.
+    """
+
+    def __init__(
+        self, *, clock: Clock = utc_now, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+    ) -> None:
+        self._clock = clock
+        self.max_event_bytes = max_event_bytes
+        self._closed = False
+        # Raised after every commit of this store (and on closing), so its subscribers wake.
+        self._committed = Signal()
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`aclose` was called (the store can no longer be used)."""
+        return self._closed
+
+    async def append(
+        self,
+        session_id: str,
+        events: Sequence[LedgerEvent],
+        *,
+        expected_version: int,
+        event_ids: Sequence[UUID] | None = None,
+    ) -> list[RecordedEvent]:
+        """Append ``events`` to ``session_id`` atomically, if it is at ``expected_version``.
+
+        Args:
+            session_id: The session to append to.
+            events: The events, in order. An empty sequence is a no-op.
+            expected_version: The session's current version as the caller knows it (0 = new).
+            event_ids: Ids for the events; pass the same ids when retrying an append whose outcome
+                is unknown, and the retry returns the stored events instead of duplicating them.
+                Fresh UUIDv7 ids are minted when omitted.
+
+        Returns:
+            The recorded events, with positions, versions, times and hashes.
+
+        Raises:
+            InvalidInputError: A malformed session id, version, event, event id or oversize payload.
+            ConcurrencyError: The session is not at ``expected_version``; nothing was written.
+            StoreError: The backend failed; nothing was written.
+        """
+        check_id(session_id)
+        if isinstance(expected_version, bool) or not isinstance(expected_version, int):
+            raise InvalidInputError("expected_version must be an integer")
+        if expected_version < 0:
+            raise InvalidInputError(f"expected_version must be >= 0, got {expected_version}")
+        events = list(events)
+        if not events:
+            return []
+        if len(events) > MAX_BATCH:
+            raise InvalidInputError(f"an append carries at most {MAX_BATCH} events")
+        for event in events:
+            if not isinstance(event, Event):
+                raise InvalidInputError(f"not a ledger event: {type(event).__name__}")
+        explicit_ids = event_ids is not None
+        ids = check_ids(event_ids, len(events)) if event_ids is not None else None
+        prepared = prepare(events, max_event_bytes=self.max_event_bytes)
+        if ids is None:
+            ids = [new_event_id() for _ in prepared]
+        try:
+            return await self._append(session_id, prepared, expected_version, ids)
+        except ConcurrencyError:
+            if explicit_ids:
+                stored = await self._already_stored(session_id, prepared, expected_version, ids)
+                if stored is not None:
+                    return stored
+            raise
+
+    async def _already_stored(
+        self,
+        session_id: str,
+        prepared: Sequence[PreparedEvent],
+        expected_version: int,
+        ids: Sequence[UUID],
+    ) -> list[RecordedEvent] | None:
+        """Return the stored events when this exact append already succeeded, else ``None``."""
+        stored = await self.read_stream(
+            session_id, after_version=expected_version, to_version=expected_version + len(ids)
+        )
+        if len(stored) != len(ids):
+            return None
+        for record, item, event_id in zip(stored, prepared, ids, strict=True):
+            if (record.event_id, record.event_type) != (event_id, item.event_type):
+                return None
+            if not same_event(record.payload, item.payload):  # a thought's salt is fresh each time
+                return None
+        return stored
+
+    def subscribe(
+        self,
+        *,
+        after: int = 0,
+        session_id: str | None = None,
+        page: int = DEFAULT_PAGE,
+        poll_interval: float | None = None,
+    ) -> AsyncIterator[RecordedEvent]:
+        """Iterate over every event after position ``after``, then over each new one as it commits.
+
+        Catch-up and live are one loop of reads (see :mod:`thoughtledger.ledger.store.subscribe`):
+        events come in position order with no gap and no duplicate, whichever process appended them.
+        The iteration ends when the store is closed; breaking out of it earlier, cancelling its task
+        or closing it releases what it holds (a listening connection on PostgreSQL).
+
+        Args:
+            after: The last position already seen (0: from the beginning).
+            session_id: Only this session's events.
+            page: Events read per round trip while catching up.
+            poll_interval: Seconds between checks for commits by other processes (SQLite) or
+                between safety re-reads (PostgreSQL, where NOTIFY wakes subscribers at once);
+                ``None``: the backend's default.
+
+        Raises:
+            InvalidInputError: A negative position, a malformed session id, a page below 1 or
+                an interval that is not a positive number (raised here, before iterating).
+            StoreError: The store is closed (raised here); (while iterating) the backend failed.
+            EventDecodingError: (while iterating) a stored event cannot be decoded.
+        """
+        check_subscription(after, page, poll_interval)
+        if self._closed:
+            raise StoreError("the store is closed")
+        if session_id is not None:
+            check_id(session_id)
+        return follow(
+            self, self._watch(poll_interval), after=after, session_id=session_id, page=page
+        )
+
+    def _watch(self, poll_interval: float | None) -> AbstractAsyncContextManager[Watch]:
+        """Return how a subscription of this backend hears of commits (see :class:`Watch`).
+
+        This default hears only this store's own commits (and re-reads every ``poll_interval``
+        seconds when one is given): right for memory, where no other process writes. A backend
+        whose storage other processes share overrides it.
+        """
+        return SignalWatch(self._committed, poll_interval)
+
+    async def _version_before(self, session_id: str, position: int) -> int:
+        """Return the last version of ``session_id`` at a position up to ``position`` (0: none).
+
+        Raises:
+            StoreError: The backend failed.
+        """
+        version = 0
+        for record in await self.read_stream(session_id):
+            if record.position > position:
+                break
+            version = record.version
+        return version
+
+    def _now(self) -> datetime:
+        return self._clock()
+
+    def _record_time(self, head_time: datetime | None) -> datetime:
+        """The time an append onto a head recorded at ``head_time`` records (``None``: new).
+
+        The clock's reading, or the head's time when the clock is behind it: the hash covers the
+        time, so it is chosen here, before sealing, and a session's times never go backwards.
+        """
+        now = self._clock()
+        return head_time if head_time is not None and head_time > now else now
+
+    async def import_records(self, records: Sequence[RecordedEvent]) -> int:
+        """Store events exported from a ledger exactly as they were recorded, hashes included.
+
+        The lossless counterpart of :meth:`append`: event ids, recorded times, payloads and hashes
+        are kept as given (only positions are assigned anew), so imported chains verify as they
+        did where they were recorded. Each session's records are checked before anything is
+        written: every hash is recomputed, every link followed, and times never go backwards.
+        Records the store already holds are skipped, so importing twice writes nothing; a stored
+        event counts as held only when it is the same in every column (see
+        :mod:`thoughtledger.ledger.store.imports`), else the import is refused. The whole call is
+        atomic.
+
+        Args:
+            records: At most :data:`MAX_BATCH` events, each session's in consecutive version
+                order. A session may start at version 1, or at a version whose predecessor is
+                already stored with the hash the first record links to (a long session can be
+                imported in several calls). ``position`` and the decoded ``event`` are ignored:
+                the ``payload`` is what is stored and hashed.
+
+        Returns:
+            How many events were written (0 when the store held them all already).
+
+        Raises:
+            IntegrityError: A record's hash does not match its contents, or it does not link to
+                the record before it; nothing was written.
+            EventDecodingError: A payload cannot be decoded; nothing was written.
+            InvalidInputError: Too many records, a malformed session id or time, versions that are
+                not consecutive, a time before the previous event's, a session that would be left
+                with a gap, a stored event that differs from the imported one at its version, or
+                an event id recorded elsewhere; nothing was written.
+            StoreError: The backend failed; nothing was written.
+        """
+        if len(records) > MAX_BATCH:
+            raise InvalidInputError(f"an import carries at most {MAX_BATCH} events")
+        streams = check_import(records, max_event_bytes=self.max_event_bytes)
+        if not streams:
+            return 0
+        return await self._import(streams)
+
+    async def already_imported(self, session_id: str, hashes: Sequence[str]) -> int:
+        """Return how many of a session's events, from version 1, the store holds already.
+
+        An importer asks this before writing anything, so that a file whose sessions the store
+        holds otherwise is refused whole. Every stored event up to ``len(hashes)`` is compared in
+        full, as :meth:`import_records` compares them: the same hash, and stored columns that
+        still hash to it.
+
+        Args:
+            session_id: The session.
+            hashes: The hashes of the events to import, versions 1, 2, 3...
+
+        Returns:
+            How many of them the store holds (its first that many versions).
+
+        Raises:
+            InvalidInputError: A malformed session id, or a stored event that differs from the
+                imported one (the message names the version).
+            EventDecodingError: A stored event cannot be decoded although its hash verifies.
+            StoreError: The backend failed.
+        """
+        return await held_versions(self, session_id, hashes)
+
+    def holds_file(self, path: Path) -> bool:
+        """Whether ``path`` is one of the files this store keeps the ledger in.
+
+        A writer of files (an export) asks this so as never to write over the ledger itself. A
+        store whose data lives in no file of this machine holds none.
+
+        Raises:
+            OSError: The path cannot be resolved.
+        """
+        return False
+
+    @abstractmethod
+    async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
+        """Return those of ``event_ids`` the store holds (event ids are unique in a store).
+
+        An importer checks the events it is about to write with this before writing any, so
+        that an event id used here by another event refuses the file whole.
+
+        Raises:
+            StoreError: The backend failed.
+        """
+
+    @abstractmethod
+    async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
+        """Store checked records atomically (see :meth:`import_records` and :func:`plan_import`).
+
+        For each session: read the stored head, :func:`plan_import`, read the stored rows the plan
+        names and :meth:`ImportPlan.check` them, then write ``plan.new``; all in one transaction.
+        """
+
+    @abstractmethod
+    async def _append(
+        self,
+        session_id: str,
+        prepared: Sequence[PreparedEvent],
+        expected_version: int,
+        ids: Sequence[UUID],
+    ) -> list[RecordedEvent]:
+        """Seal and store validated events atomically (see :meth:`append`)."""
+
+    @abstractmethod
+    async def read_stream(
+        self,
+        session_id: str,
+        *,
+        after_version: int = 0,
+        to_version: int | None = None,
+        limit: int | None = None,
+    ) -> list[RecordedEvent]:
+        """Return a session's events with ``after_version < version <= to_version``, in order.
+
+        A long session is read in pages by keyset: pass the last version of one page as the
+        next page's ``after_version`` (an indexed range on ``(session_id, version)``, never an
+        offset, so every page costs the same wherever it starts).
+
+        Args:
+            session_id: The session to read.
+            after_version: Exclusive lower bound (0 reads from the first event).
+            to_version: Inclusive upper bound; ``None`` reads to the end.
+            limit: At most this many events, the first of the window (``None``: all of them).
+
+        Returns:
+            The events in version order; empty for an unknown session.
+
+        Raises:
+            InvalidInputError: A malformed session id, window or limit.
+            EventDecodingError: A stored event cannot be decoded.
+            StoreError: The backend failed.
+        """
+
+    @abstractmethod
+    async def read_all(self, *, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
+        """Return up to ``limit`` events of every session with ``position > after_position``.
+
+        Events come in position order. On every backend a reader that pages with the last
+        position it saw never skips an event that commits later.
+
+        Raises:
+            InvalidInputError: A negative position or a limit below 1.
+            EventDecodingError: A stored event cannot be decoded.
+            StoreError: The backend failed.
+        """
+
+    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
+        """Like :meth:`read_all`, but only the columns a fold needs, undecoded (bulk rebuilds).
+
+        Raises:
+            InvalidInputError: A negative position or a limit below 1.
+            StoreError: The backend failed.
+        """
+        return [
+            LogRow(
+                r.position,
+                r.session_id,
+                r.version,
+                format_time(r.recorded_at),
+                r.schema_version,
+                r.event_type,
+                r.payload,
+            )
+            for r in await self.read_all(after_position=after_position, limit=limit)
+        ]
+
+    @abstractmethod
+    async def stream_head(self, session_id: str) -> StreamHead | None:
+        """Return the head of ``session_id``, or ``None`` when it has no events.
+
+        Raises:
+            InvalidInputError: A malformed session id.
+            StoreError: The backend failed.
+        """
+
+    @abstractmethod
+    async def list_heads(
+        self, *, after_session_id: str | None = None, limit: int = 1000
+    ) -> list[StreamHead]:
+        """Return session heads ordered by session id, paging after ``after_session_id``.
+
+        Raises:
+            InvalidInputError: A limit below 1.
+            StoreError: The backend failed.
+        """
+
+    @abstractmethod
+    async def recent_heads(
+        self,
+        *,
+        owner: str | None = None,
+        before: tuple[datetime, str] | None = None,
+        limit: int = 100,
+    ) -> list[StreamHead]:
+        """Return session heads newest first (by start time, then id), paging before a key.
+
+        Args:
+            owner: Only the sessions this principal started (``session.started``'s ``owner``);
+                ``None``: every session.
+            before: The ``(started_at, session_id)`` of the last head of the previous page.
+            limit: The most heads to return.
+
+        Raises:
+            InvalidInputError: A limit below 1.
+            StoreError: The backend failed.
+        """
+
+    @abstractmethod
+    async def verify(self, session_id: str) -> VerifyReport:
+        """Walk the hash chain of ``session_id`` from its stored columns, trusting nothing decoded.
+
+        Returns:
+            A report that is ``ok`` or names the first bad event.
+
+        Raises:
+            InvalidInputError: A malformed session id.
+            StoreError: The backend failed.
+        """
+
+    @abstractmethod
+    async def stats_rows(self, where: StatsFilter | None = None) -> StatsRows:
+        """Return the facts of each session ``where`` selects, and the time between thoughts.
+
+        What the ledger's statistics are folded from (see :mod:`thoughtledger.ledger.store.stats`
+        for the definitions): one row per session and a histogram, never one row per event.
+
+        Args:
+            where: Which sessions to count; ``None`` counts every session.
+
+        Raises:
+            EventDecodingError: (a store without SQL) a stored event cannot be decoded.
+            StoreError: The backend failed.
+        """
+
+    @abstractmethod
+    async def aclose(self) -> None:
+        """Release connections and files. The store cannot be used afterwards."""
+
+
+__all__ = [
+    "DEFAULT_MAX_EVENT_BYTES",
+    "MAX_BATCH",
+    "Clock",
+    "EventStore",
+    "StreamHead",
+    "utc_now",
+]

@@ -1,0 +1,135 @@
+"""Opening a PostgreSQL ledger: preparing or checking its schema, and what a driver error means.
+
+Kept apart from the store's appends and reads, as for SQLite: this is what runs once per open,
+and the one place a driver error becomes one of ours.
+"""
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from thoughtledger.ledger.envelope import format_time
+from thoughtledger.ledger.errors import (
+    LedgerNotFoundError,
+    SchemaVersionError,
+    StoreError,
+    StoreUnavailableError,
+)
+from thoughtledger.ledger.store import schema
+from thoughtledger.ledger.store.base import utc_now
+from thoughtledger.ledger.store.postgres.stats import PostgresStats
+
+_LOST_STATES = ("08", "57P01", "57P02")
+"""SQLSTATEs of a lost connection: connection exceptions, administrator and crash shutdown."""
+
+
+async def migrate(engine: AsyncEngine, where: str, pg_schema: str | None) -> None:
+    """Create the schema and tables, or bring them to this code's version.
+
+    Raises:
+        SchemaVersionError: The database was written by a newer thoughtledger.
+        StoreUnavailableError: The server cannot be reached.
+        StoreError: A schema step failed; nothing was changed.
+    """
+    versions = schema.schema_versions
+    try:
+        async with engine.begin() as connection:
+            # Several processes may open a fresh database at once: one prepares it at a time.
+            await connection.execute(
+                sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtext("thoughtledger")))
+            )
+            if pg_schema is not None:
+                await connection.execute(sa.schema.CreateSchema(pg_schema, if_not_exists=True))
+            await connection.execute(sa.schema.CreateTable(versions, if_not_exists=True))
+            current = (
+                await connection.execute(
+                    sa.select(sa.func.coalesce(sa.func.max(versions.c.version), 0))
+                )
+            ).scalar_one()
+            if current > schema.DATABASE_SCHEMA_VERSION:
+                raise SchemaVersionError(
+                    f"{where} has schema version {current}, newer than this "
+                    f"thoughtledger understands ({schema.DATABASE_SCHEMA_VERSION}); "
+                    "upgrade thoughtledger"
+                )
+            for step in schema.pending_steps(current):
+                for ddl in schema.MIGRATIONS[step](PostgresStats().json):
+                    await connection.execute(ddl)
+                await connection.execute(
+                    sa.insert(versions).values(version=step, applied_at=format_time(utc_now()))
+                )
+    except sa.exc.DBAPIError as exc:
+        raise translate(exc, where) from exc
+    except OSError as exc:
+        raise StoreUnavailableError(f"cannot reach {where}: {exc}") from exc
+
+
+async def check_ledger(engine: AsyncEngine, where: str, pg_schema: str | None) -> None:
+    """Check, creating and changing nothing, that a ledger this code reads is there.
+
+    Raises:
+        LedgerNotFoundError: The database (or schema) has no ledger tables.
+        SchemaVersionError: The schema is newer, or older (reading never upgrades it).
+        StoreUnavailableError: The server cannot be reached.
+    """
+    place = where if pg_schema is None else f"{where} (schema {pg_schema})"
+    versions = schema.schema_versions
+    try:
+        async with engine.connect() as connection:
+            # Resolved through the search_path: the named schema, or the login's default.
+            present = (
+                await connection.execute(sa.select(sa.func.to_regclass(versions.name).is_not(None)))
+            ).scalar_one()
+            if not present:
+                raise LedgerNotFoundError(f"no ledger at {place}: it has no thoughtledger tables")
+            current = (
+                await connection.execute(
+                    sa.select(sa.func.coalesce(sa.func.max(versions.c.version), 0))
+                )
+            ).scalar_one()
+    except sa.exc.DBAPIError as exc:
+        raise translate(exc, where) from exc
+    except OSError as exc:
+        raise StoreUnavailableError(f"cannot reach {where}: {exc}") from exc
+    if current > schema.DATABASE_SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"{place} has schema version {current}, newer than this thoughtledger "
+            f"understands ({schema.DATABASE_SCHEMA_VERSION}); upgrade thoughtledger"
+        )
+    if current < schema.READABLE_FROM:
+        raise SchemaVersionError(
+            f"{place} has schema version {current}, older than this thoughtledger reads "
+            f"({schema.READABLE_FROM}), and reading never upgrades it; open it once for "
+            "writing (for example with thoughtledger serve) to upgrade it"
+        )
+
+
+def translate(exc: sa.exc.DBAPIError, where: str, *, doing: str = "") -> StoreError:
+    """Return the error of ours that a driver error raised while using ``where`` means."""
+    text = str(exc.orig).strip() or type(exc.orig).__name__
+    if isinstance(exc, sa.exc.InterfaceError | sa.exc.OperationalError) or lost_connection(exc):
+        return StoreUnavailableError(f"cannot use {where}: {text}")
+    if doing:
+        return StoreError(f"{doing} {where} failed: {text}")
+    return StoreError(f"{where}: {text}")
+
+
+def lost_connection(exc: BaseException) -> bool:
+    """Return whether ``exc`` means the connection is gone (so that a new one may well work)."""
+    import asyncpg
+
+    if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated:
+        return True
+    # The error itself, SQLAlchemy's adaptation of the driver's error, and the driver's own.
+    orig = getattr(exc, "orig", None)
+    for error in (exc, orig, getattr(orig, "__cause__", None)):
+        if isinstance(error, ConnectionError | asyncpg.ConnectionDoesNotExistError):
+            return True
+        if isinstance(error, asyncpg.InterfaceError) and "closed" in str(error):
+            return True
+        state = getattr(error, "sqlstate", None)
+        if isinstance(state, str) and state.startswith(_LOST_STATES):
+            return True
+    return False
+
+
+__all__ = ["check_ledger", "lost_connection", "migrate", "translate"]

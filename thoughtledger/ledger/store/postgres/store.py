@@ -1,0 +1,403 @@
+"""The PostgreSQL backend: one ledger shared by many processes and machines.
+
+An append is one SQL statement, so it is atomic without an explicit transaction and costs one
+round trip: a data-modifying CTE moves the session head only if it is still at the expected version
+(and hash), and inserts the events only if the head moved. Two appends racing on one version are
+serialised by the head row's lock; the loser's statement finds the head moved and inserts nothing.
+
+Gap-safe positions without a table lock: a position is ``(transaction id << 16) + n``. Transaction
+ids only grow, and :meth:`read_all` returns only positions below the oldest transaction still in
+flight (``pg_snapshot_xmin``), so a reader can never see a position before a lower one commits.
+Positions are therefore strictly increasing in commit-visibility order but not dense.
+
+A lost connection (the server restarted, or an administrator ended it) is retried once, on new
+connections, for reads and appends alike: an append is one atomic statement, and when its answer
+was lost after it committed, the retry finds its event ids stored and returns them, never writing
+them twice. Opened read-only, the store runs no DDL and every transaction is read-only.
+"""
+
+import asyncio
+import contextlib
+import inspect
+import re
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from thoughtledger.ledger.chain import GENESIS_HASH, PreparedEvent, seal
+from thoughtledger.ledger.envelope import RecordedEvent
+from thoughtledger.ledger.errors import (
+    ConcurrencyError,
+    InvalidInputError,
+    StoreError,
+    StoreUnavailableError,
+)
+from thoughtledger.ledger.events import PAYLOAD_SCHEMA_VERSION
+from thoughtledger.ledger.redact import redact_url
+from thoughtledger.ledger.store.base import (
+    DEFAULT_MAX_EVENT_BYTES,
+    Clock,
+    utc_now,
+)
+from thoughtledger.ledger.store.postgres.imports import PostgresImports
+from thoughtledger.ledger.store.postgres.listen import (
+    POLL_INTERVAL,
+    Listener,
+    Notifier,
+    PostgresWatch,
+)
+from thoughtledger.ledger.store.postgres.positions import POSITION_SHIFT, PostgresPositions
+from thoughtledger.ledger.store.postgres.redact import PostgresRedaction
+from thoughtledger.ledger.store.postgres.setup import check_ledger, lost_connection, migrate
+from thoughtledger.ledger.store.postgres.setup import translate as _translate
+from thoughtledger.ledger.store.postgres.stats import POSTGRES_STATS, PostgresStats
+from thoughtledger.ledger.store.postgres.tree import PostgresTree
+from thoughtledger.ledger.store.sql import SqlEventStore
+
+_HEAD_CACHE_SIZE = 4096
+
+# Hand-written because it must be one statement (see the module docstring); every value is bound.
+_APPEND = """
+WITH head AS (
+    INSERT INTO tl_sessions AS s (session_id, version, hash, started_at, updated_at)
+    VALUES ($1, $2, $3, $4, $4)
+    ON CONFLICT (session_id) DO UPDATE
+        SET version = EXCLUDED.version, hash = EXCLUDED.hash, updated_at = EXCLUDED.updated_at
+        WHERE s.version = $5 AND s.hash = $6
+    RETURNING 1
+)
+INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, schema_version,
+                       event_type, payload, prev_hash, hash)
+SELECT (pg_current_xact_id()::text::bigint << 16) + e.ord, $1, e.version, e.event_id, $4, $7,
+       e.event_type, e.payload, e.prev_hash, e.hash
+FROM head,
+     unnest($8::int[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
+         WITH ORDINALITY AS e(version, event_id, event_type, payload, prev_hash, hash, ord)
+ORDER BY e.ord
+RETURNING position
+"""
+
+_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+
+
+def _connect_options() -> set[str]:
+    """The URL query options the driver takes: asyncpg's ``connect()`` keywords and SQLAlchemy's."""
+    import asyncpg
+
+    keywords = set(inspect.signature(asyncpg.connect).parameters) - {"dsn", "loop"}
+    return keywords | {"prepared_statement_cache_size", "prepared_statement_name_func"}
+
+
+class PostgresEventStore(
+    PostgresImports, PostgresPositions, PostgresTree, PostgresRedaction, SqlEventStore
+):
+    """An event store in a PostgreSQL database. Open it with :meth:`open`."""
+
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        where: str,
+        *,
+        clock: Clock,
+        max_event_bytes: int,
+        writers: int = 4,
+        read_only: bool = False,
+    ) -> None:
+        super().__init__(engine, where, clock=clock, max_event_bytes=max_event_bytes)
+        self.read_only = read_only
+        # Heads this process has seen (version, hash, recorded time); an entry is only a hint,
+        # checked by the append statement: the hash it must match pins the time as well.
+        self._heads: OrderedDict[str, tuple[int, str, datetime | None]] = OrderedDict()
+        # Writers hold their connections: a pool checkout per append costs more than the append.
+        self._idle_writers: list[tuple[AsyncConnection, Any]] = []
+        self._writer_slots = asyncio.Semaphore(writers)
+        self._all_writers: set[AsyncConnection] = set()
+        self._listener = Listener(self._listening_connection, self._committed)
+        self._notifier = Notifier(self._listening_connection)
+
+    @asynccontextmanager
+    async def _writer(self) -> AsyncIterator[Any]:
+        async with self._writer_slots:
+            if self._idle_writers:
+                connection, driver = self._idle_writers.pop()
+            else:
+                connection = await self._engine.connect()
+                self._all_writers.add(connection)
+                driver = (await connection.get_raw_connection()).driver_connection
+            healthy = False
+            try:
+                yield driver
+                healthy = True
+            finally:
+                if healthy and not self._closed:
+                    self._idle_writers.append((connection, driver))
+                else:
+                    self._all_writers.discard(connection)
+                    with contextlib.suppress(Exception):  # a broken connection may fail to close
+                        await connection.invalidate()
+                        await connection.close()
+
+    @classmethod
+    async def open(
+        cls,
+        url: str,
+        *,
+        pg_schema: str | None = None,
+        pool_size: int = 16,
+        writers: int = 4,
+        clock: Clock = utc_now,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        read_only: bool = False,
+    ) -> "PostgresEventStore":
+        """Connect to the ledger at ``url`` (``postgresql+asyncpg://...``), creating its tables.
+
+        Args:
+            url: A SQLAlchemy URL for asyncpg; ``?application_name=...`` names the connections
+                in ``pg_stat_activity`` (default ``thoughtledger``).
+            pg_schema: A PostgreSQL schema to keep the tables in (created if missing);
+                ``None`` uses the connection's default ``search_path``.
+            pool_size: Connections kept open for reads.
+            writers: Connections held open for appends (appends beyond this many wait).
+            clock: Source of recorded times.
+            max_event_bytes: Largest accepted payload of one event.
+            read_only: Open an existing ledger for reading only: no schema or table is created
+                or upgraded, every transaction is read-only, and every write is refused.
+
+        Returns:
+            The open store.
+
+        Raises:
+            InvalidInputError: The URL or schema name is malformed.
+            StoreUnavailableError: The server cannot be reached or refuses the login.
+            LedgerNotFoundError: ``read_only``, and the database (or schema) has no ledger tables.
+            SchemaVersionError: The database was written by a newer thoughtledger
+                (``read_only``: or by an older one).
+        """
+        try:
+            parsed = sa.make_url(url)
+        except sa.exc.ArgumentError as exc:
+            raise InvalidInputError(f"not a database URL: {exc}") from exc
+        if parsed.drivername in ("postgresql", "postgres"):
+            parsed = parsed.set(drivername="postgresql+asyncpg")
+        if parsed.drivername != "postgresql+asyncpg":
+            raise InvalidInputError(f"expected a postgresql+asyncpg URL, got {parsed.drivername}")
+        settings = {"application_name": parsed.query.get("application_name", "thoughtledger")}
+        if not isinstance(settings["application_name"], str):
+            raise InvalidInputError("give application_name once in the URL")
+        # asyncpg takes server settings in a dict, not as keyword arguments.
+        parsed = parsed.difference_update_query(["application_name"])
+        # Masks the password of the user part and of the query (?password=, sslpassword=).
+        where = redact_url(parsed.render_as_string(hide_password=False))
+        if pg_schema is not None:
+            if _SCHEMA_NAME.fullmatch(pg_schema) is None:
+                raise InvalidInputError(f"invalid PostgreSQL schema name {pg_schema!r}")
+            settings["search_path"] = pg_schema
+        if read_only:
+            settings["default_transaction_read_only"] = "on"
+        connect_args: dict[str, Any] = {"server_settings": settings}
+        try:
+            engine = create_async_engine(
+                parsed, pool_size=pool_size, max_overflow=pool_size, connect_args=connect_args
+            )
+        except ImportError as exc:
+            raise StoreUnavailableError(
+                "PostgreSQL support needs asyncpg: pip install 'thoughtledger[postgres]'"
+            ) from exc
+        unknown = sorted(set(parsed.query) - _connect_options())
+        if unknown:
+            # Otherwise the driver fails on first use with a TypeError naming its own function.
+            raise InvalidInputError(
+                f"unknown PostgreSQL URL option {', '.join(map(repr, unknown))} "
+                f"(known: application_name, schema and asyncpg's connect options such as ssl, "
+                "password, command_timeout)"
+            )
+        store = cls(
+            engine,
+            where,
+            clock=clock,
+            max_event_bytes=max_event_bytes,
+            writers=writers,
+            read_only=read_only,
+        )
+        try:
+            if read_only:
+                await check_ledger(engine, where, pg_schema)
+            else:
+                await migrate(engine, where, pg_schema)
+        except BaseException:
+            await engine.dispose()
+            raise
+        return store
+
+    async def _append(
+        self,
+        session_id: str,
+        prepared: Sequence[PreparedEvent],
+        expected_version: int,
+        ids: Sequence[UUID],
+    ) -> list[RecordedEvent]:
+        if self._closed:
+            raise StoreError("the store is closed")
+        if self.read_only:
+            raise StoreError(f"{self._where} was opened read-only; nothing was written")
+        cached = self._heads.get(session_id)
+        if cached is None or cached[0] != expected_version:
+            head = await self.stream_head(session_id)
+            cached = (head.version, head.hash, head.updated_at) if head else (0, GENESIS_HASH, None)
+        version, head_hash, head_time = cached
+        if version != expected_version:
+            raise ConcurrencyError(session_id, expected_version, version)
+        now = self._record_time(head_time)
+        sealed = seal(
+            session_id,
+            prepared,
+            version=version,
+            head_hash=head_hash,
+            event_ids=ids,
+            recorded_at=now,
+        )
+        last = sealed[-1]
+        retried = False
+        while True:
+            try:
+                async with self._writer() as driver:
+                    positions = await driver.fetch(
+                        _APPEND,
+                        session_id,
+                        last.version,
+                        last.hash,
+                        now,
+                        expected_version,
+                        head_hash,
+                        PAYLOAD_SCHEMA_VERSION,
+                        [item.version for item in sealed],
+                        [item.event_id_text for item in sealed],
+                        [item.event_type for item in sealed],
+                        [item.payload for item in sealed],
+                        [item.prev_hash for item in sealed],
+                        [item.hash for item in sealed],
+                    )
+                break
+            except Exception as exc:  # the driver's errors are translated right here
+                self._heads.pop(session_id, None)
+                if retried or not lost_connection(exc):
+                    raise await self._append_error(exc, session_id, expected_version) from exc
+                retried = True
+                await self._forget_connections()
+        if not positions:
+            self._heads.pop(session_id, None)
+            if retried:
+                # The lost answer may have been this very append's: then its events are stored.
+                stored = await self._already_stored(session_id, prepared, expected_version, ids)
+                if stored is not None:
+                    last_stored = stored[-1]
+                    self._remember(
+                        session_id, last_stored.version, last_stored.hash, last_stored.recorded_at
+                    )
+                    self._notifier.committed()
+                    return stored
+            head = await self.stream_head(session_id)
+            raise ConcurrencyError(session_id, expected_version, head.version if head else 0)
+        self._remember(session_id, last.version, last.hash, now)
+        self._notifier.committed()
+        return [item.at(row[0]) for item, row in zip(sealed, positions, strict=True)]
+
+    def _watch(self, poll_interval: float | None) -> PostgresWatch:
+        """Subscriptions share one LISTEN connection (see :mod:`ledger.store.postgres.listen`)."""
+        return PostgresWatch(
+            self._listener, self._committed, self._held_back, poll_interval or POLL_INTERVAL
+        )
+
+    async def _listening_connection(self) -> AsyncConnection:
+        """Open a connection of the store's own (settings, search path) to listen or notify on.
+
+        Raises:
+            StoreError: The server cannot be reached (``StoreUnavailableError``) or refused.
+        """
+        if self._closed:
+            raise StoreError("the store is closed")
+        try:
+            return await self._engine.connect()
+        except sa.exc.DBAPIError as exc:
+            raise _translate(exc, self._where, doing="listen on") from exc
+        except OSError as exc:
+            raise StoreUnavailableError(f"cannot reach {self._where}: {exc}") from exc
+
+    def _stats_dialect(self) -> PostgresStats:
+        return POSTGRES_STATS
+
+    async def _fetch(self, query: "sa.Select[Any]") -> "list[sa.Row[Any]]":
+        """Run a read; a lost connection is retried once, on a new one.
+
+        Raises:
+            StoreError: The read failed (``StoreUnavailableError``: the server is unreachable).
+        """
+        retried = False
+        while True:
+            if self._closed:
+                raise StoreError("the store is closed")
+            try:
+                async with self._engine.connect() as connection:
+                    return list((await connection.execute(query)).all())
+            except (sa.exc.DBAPIError, OSError) as exc:
+                if retried or not lost_connection(exc):
+                    if isinstance(exc, sa.exc.DBAPIError):
+                        raise _translate(exc, self._where, doing="read from") from exc
+                    raise StoreUnavailableError(f"cannot reach {self._where}: {exc}") from exc
+                retried = True
+                await self._forget_connections()
+
+    async def _forget_connections(self) -> None:
+        """Drop the held and pooled connections: when one was lost, the server likely restarted."""
+        idle, self._idle_writers = self._idle_writers, []
+        for connection, _driver in idle:
+            self._all_writers.discard(connection)
+            with contextlib.suppress(Exception):  # a lost connection may fail to close
+                await connection.invalidate()
+                await connection.close()
+        await self._engine.dispose()
+
+    async def _append_error(
+        self, exc: Exception, session_id: str, expected_version: int
+    ) -> Exception:
+        constraint = getattr(exc, "constraint_name", None)
+        if constraint == "tl_events_event_id_key":
+            return InvalidInputError("an event id of this append is already recorded")
+        if constraint == "tl_events_stream_key":
+            head = await self.stream_head(session_id)
+            return ConcurrencyError(session_id, expected_version, head.version if head else 0)
+        if isinstance(exc, sa.exc.DBAPIError):
+            return _translate(exc, self._where)
+        if isinstance(exc, OSError | asyncio.TimeoutError):
+            return StoreUnavailableError(f"cannot reach {self._where}: {exc}")
+        return StoreError(f"append to {self._where} failed: {exc}")
+
+    def _remember(self, session_id: str, version: int, head_hash: str, moment: datetime) -> None:
+        self._heads[session_id] = (version, head_hash, moment)
+        self._heads.move_to_end(session_id)
+        if len(self._heads) > _HEAD_CACHE_SIZE:
+            self._heads.popitem(last=False)
+
+    async def aclose(self) -> None:
+        """Close every pooled connection."""
+        if self._closed:
+            return
+        await self._notifier.close()  # announce the last commits before the engine goes
+        self._closed = True
+        self._committed.notify()  # subscribers wake, see the store closed, and end
+        await self._listener.close()
+        for connection in list(self._all_writers):
+            with contextlib.suppress(Exception):  # closing is best effort on a broken link
+                await connection.close()
+        self._all_writers.clear()
+        self._idle_writers.clear()
+        await self._engine.dispose()
+
+
+__all__ = ["POSITION_SHIFT", "PostgresEventStore"]

@@ -1,0 +1,210 @@
+"""Tables of the SQL backends and their versioned creation.
+
+The schema carries its own version in ``tl_schema``. Opening a database applies the missing steps
+in order inside one transaction; a database whose version is newer than
+:data:`DATABASE_SCHEMA_VERSION` is refused rather than touched. Nothing is ever dropped and
+recreated. (The version of an event's payload is another matter:
+:data:`thoughtledger.ledger.events.PAYLOAD_SCHEMA_VERSION`.)
+"""
+
+from collections.abc import Callable
+
+import sqlalchemy as sa
+
+from thoughtledger.ledger.store.columns import THOUGHTS_VIEW
+from thoughtledger.ledger.store.views import VIEWS, CreateView, DropView, JsonPath
+
+DATABASE_SCHEMA_VERSION = 5
+"""The version of the database's tables this code creates and reads."""
+READABLE_FROM = 1
+"""The oldest schema this code reads without upgrading it. The steps since add indexes (a
+read-only opening of an older ledger answers the same, if more slowly); the analytics views,
+which this code never reads itself (its exports fold the log, see
+:mod:`thoughtledger.ledger.store.views`), so an older ledger opened read-only simply has none (or,
+before step 5, a ``tl_thoughts`` without the redacted texts' column) for other SQL tools until it is
+opened once for writing; and the Merkle tree's tables, which a read-only opening does without (it
+answers no proof; it still verifies a checkpoint, from the log itself)."""
+
+JsonText = JsonPath
+"""A backend's expression for the value at a path (one or more keys) in a JSON payload stored
+as text."""
+
+metadata = sa.MetaData()
+
+_Time = sa.DateTime(timezone=True).with_variant(sa.String(32), "sqlite")
+# SQLite keeps times as fixed-width ISO text (see thoughtledger.ledger.envelope.format_time): text
+# order is time order, and the stored text is exactly what the hash chain covers.
+
+events = sa.Table(
+    "tl_events",
+    metadata,
+    sa.Column(
+        "position",
+        sa.BigInteger().with_variant(sa.Integer(), "sqlite"),
+        primary_key=True,
+        autoincrement=False,
+    ),
+    sa.Column("session_id", sa.String(128), nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("event_id", sa.String(36), nullable=False),
+    sa.Column("recorded_at", _Time, nullable=False),
+    sa.Column("schema_version", sa.SmallInteger, nullable=False),
+    sa.Column("event_type", sa.String(64), nullable=False),
+    sa.Column("payload", sa.Text, nullable=False),
+    sa.Column("prev_hash", sa.String(64), nullable=False),
+    sa.Column("hash", sa.String(64), nullable=False),
+    sa.UniqueConstraint("session_id", "version", name="tl_events_stream_key"),
+    sa.UniqueConstraint("event_id", name="tl_events_event_id_key"),
+)
+"""The log: one row per event, never updated, never deleted."""
+
+sessions = sa.Table(
+    "tl_sessions",
+    metadata,
+    sa.Column("session_id", sa.String(128), primary_key=True),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("hash", sa.String(64), nullable=False),
+    sa.Column("started_at", _Time, nullable=False),
+    sa.Column("updated_at", _Time, nullable=False),
+)
+"""One row per session: its head (last version and hash). An index beside the log, kept in the
+same transaction as every append; it makes listing cheap and a truncated tail detectable."""
+
+tree_nodes = sa.Table(
+    "tl_tree_nodes",
+    metadata,
+    sa.Column("level", sa.SmallInteger, primary_key=True, autoincrement=False),
+    sa.Column("idx", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("hash", sa.String(64), nullable=False),
+    sa.Column("first_position", sa.BigInteger, nullable=True),
+    sa.Column("last_position", sa.BigInteger, nullable=True),
+)
+"""The Merkle tree's full subtrees from :data:`thoughtledger.ledger.store.tree.BLOCK_LEVEL` up (see
+:mod:`thoughtledger.ledger.store.tree`); a block (a subtree at that level) also names the positions
+of its first and last event, where its leaves are read from. Derived from the log, never trusted by
+verification: a wrong row makes proofs that fail, never a proof that passes."""
+
+tree_tip = sa.Table(
+    "tl_tree",
+    metadata,
+    sa.Column("id", sa.SmallInteger, primary_key=True, autoincrement=False),
+    sa.Column("size", sa.BigInteger, nullable=False),
+    sa.Column("position", sa.BigInteger, nullable=False),
+)
+"""One row (``id`` 1): how many events the tree covers, and the position of the last one. The
+guard every extension of the tree moves (``WHERE size = <the size it read>``)."""
+
+schema_versions = sa.Table(
+    "tl_schema",
+    metadata,
+    sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("applied_at", sa.String(32), nullable=False),
+)
+
+
+def _tables(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    return [
+        sa.schema.CreateTable(events, if_not_exists=True),
+        sa.schema.CreateTable(sessions, if_not_exists=True),
+    ]
+
+
+def _listing_indexes(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    started = events.c.event_type == "session.started"
+    return [
+        # Sessions newest first, paged by (start, id).
+        sa.schema.CreateIndex(
+            sa.Index("tl_sessions_started", sessions.c.started_at, sessions.c.session_id),
+            if_not_exists=True,
+        ),
+        # One principal's sessions newest first: the owner is a fact of the session's first
+        # event (never a mutable column), indexed where it is written.
+        sa.schema.CreateIndex(
+            sa.Index(
+                "tl_events_owner",
+                json(events.c.payload, "owner"),
+                events.c.recorded_at,
+                events.c.session_id,
+                sqlite_where=started,
+                postgresql_where=started,
+            ),
+            if_not_exists=True,
+        ),
+    ]
+
+
+def _analytics_views(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # Views store no rows: creating them on a large ledger is instant, and they follow every
+    # later append without any write of their own.
+    return [CreateView(name, build(json, events)) for name, build in VIEWS.items()]
+
+
+def _merkle_tree(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    return [
+        sa.schema.CreateTable(tree_nodes, if_not_exists=True),
+        sa.schema.CreateTable(tree_tip, if_not_exists=True),
+        # A block is found by the position of an event in it (proving that event).
+        sa.schema.CreateIndex(
+            sa.Index(
+                "tl_tree_blocks",
+                tree_nodes.c.first_position,
+                sqlite_where=tree_nodes.c.first_position.isnot(None),
+                postgresql_where=tree_nodes.c.first_position.isnot(None),
+            ),
+            if_not_exists=True,
+        ),
+    ]
+
+
+def _redactable_views(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # tl_thoughts reads a thought's text where payload schema 2 keeps it, and says whether it
+    # was redacted (it is dropped and created: a view's columns cannot be changed in place).
+    redacted = events.c.event_type == "thought.redacted"
+    return [
+        DropView(THOUGHTS_VIEW),
+        CreateView(THOUGHTS_VIEW, VIEWS[THOUGHTS_VIEW](json, events)),
+        # A session's redactions, found without a scan (a history page counts them).
+        sa.schema.CreateIndex(
+            sa.Index(
+                "tl_events_redactions",
+                events.c.session_id,
+                events.c.version,
+                sqlite_where=redacted,
+                postgresql_where=redacted,
+            ),
+            if_not_exists=True,
+        ),
+    ]
+
+
+MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
+    1: _tables,
+    2: _listing_indexes,
+    3: _analytics_views,
+    4: _merkle_tree,
+    5: _redactable_views,
+}
+"""Schema step N brings a database from version N-1 to N: given the backend's JSON expression,
+the DDL statements it runs, in one transaction."""
+
+assert max(MIGRATIONS) == DATABASE_SCHEMA_VERSION  # noqa: S101  # a step exists for every version
+
+
+def pending_steps(current: int) -> list[int]:
+    """Return the schema steps a database at version ``current`` still needs, in order."""
+    return [step for step in sorted(MIGRATIONS) if step > current]
+
+
+__all__ = [
+    "DATABASE_SCHEMA_VERSION",
+    "MIGRATIONS",
+    "READABLE_FROM",
+    "JsonText",
+    "events",
+    "metadata",
+    "pending_steps",
+    "schema_versions",
+    "sessions",
+    "tree_nodes",
+    "tree_tip",
+]

@@ -1,0 +1,360 @@
+"""What the SQL backends share: reads, heads, verification and statistics through SQLAlchemy.
+
+SQLAlchemy is imported on first use, not with this module: the SQLite backend serves its hot path
+without it, and a server spawned per conversation should not pay a third of a second for it.
+"""
+
+from collections.abc import Callable, Collection
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from thoughtledger.ledger.chain import GENESIS_HASH, VerifyReport, verify_rows
+from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent
+from thoughtledger.ledger.errors import StoreError
+from thoughtledger.ledger.ids import check_id
+from thoughtledger.ledger.merkle import NodeId
+from thoughtledger.ledger.store.base import (
+    DEFAULT_MAX_EVENT_BYTES,
+    Clock,
+    EventStore,
+    StreamHead,
+    utc_now,
+)
+from thoughtledger.ledger.store.checks import check_page, check_window
+from thoughtledger.ledger.store.rows import decode_rows, event_row, head_time, log_row, stored_row
+from thoughtledger.ledger.store.stats import StatsFilter, StatsRows
+from thoughtledger.ledger.store.tree import BLOCK_LEVEL, PAGE, TreeTip
+
+_ID_CHUNK = 1000
+"""Event ids looked up per query (well within every driver's limit on bound parameters)."""
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
+    from sqlalchemy.ext.asyncio import AsyncEngine
+
+    from thoughtledger.ledger.store.sql_stats import StatsDialect
+
+
+class SqlEventStore(EventStore):
+    """Base of the SQL backends: the reads they share, through one SQLAlchemy :class:`AsyncEngine`.
+
+    Every read of the contract is implemented here with SQLAlchemy Core on the engine; a backend
+    overrides those it serves faster another way (SQLite answers one session's stream, its head
+    and pages of log rows inline on a held ``sqlite3`` connection, and never builds the engine
+    unless a scan needs it). Writes are each backend's own (:meth:`_append`, :meth:`_import`):
+    PostgreSQL's go through the same engine, SQLite's through a held connection of its own.
+
+    Args:
+        engine: The engine the shared reads go through, or a function that makes it on first use.
+        where: How to name the database in error messages (never carries a password).
+    """
+
+    def __init__(
+        self,
+        engine: "AsyncEngine | Callable[[], AsyncEngine]",
+        where: str,
+        *,
+        clock: Clock = utc_now,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    ) -> None:
+        super().__init__(clock=clock, max_event_bytes=max_event_bytes)
+        self._made_engine: AsyncEngine | None = None
+        self._make_engine: Callable[[], AsyncEngine] | None = None
+        if callable(engine) and not hasattr(engine, "sync_engine"):
+            self._make_engine = engine
+        else:
+            self._made_engine = engine  # type: ignore[assignment]  # an AsyncEngine, not a factory
+        self._where = where
+        self._closed = False
+
+    @property
+    def _engine(self) -> "AsyncEngine":
+        if self._made_engine is None:
+            assert self._make_engine is not None  # noqa: S101  # one of the two is always set
+            self._made_engine = self._make_engine()
+        return self._made_engine
+
+    async def _dispose_engine(self) -> None:
+        if self._made_engine is not None:
+            await self._made_engine.dispose()
+
+    def _visible_below(self) -> "sa.ColumnElement[bool] | None":
+        """Return a condition limiting :meth:`read_all` to positions no commit can still precede."""
+        return None
+
+    async def read_stream(
+        self,
+        session_id: str,
+        *,
+        after_version: int = 0,
+        to_version: int | None = None,
+        limit: int | None = None,
+    ) -> list[RecordedEvent]:
+        """See :meth:`EventStore.read_stream`."""
+        import sqlalchemy as sa
+
+        from thoughtledger.ledger.store.schema import events as EVENTS
+
+        check_id(session_id)
+        check_window(after_version, to_version, limit)
+        query = sa.select(EVENTS).where(
+            EVENTS.c.session_id == session_id, EVENTS.c.version > after_version
+        )
+        if to_version is not None:
+            query = query.where(EVENTS.c.version <= to_version)
+        query = query.order_by(EVENTS.c.version)
+        if limit is not None:
+            query = query.limit(limit)
+        return decode_rows(await self._fetch(query))
+
+    async def read_all(self, *, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
+        """See :meth:`EventStore.read_all`."""
+        import sqlalchemy as sa
+
+        from thoughtledger.ledger.store.schema import events as EVENTS
+
+        check_page(after_position, limit)
+        query = sa.select(EVENTS).where(EVENTS.c.position > after_position)
+        visible = self._visible_below()
+        if visible is not None:
+            query = query.where(visible)
+        return decode_rows(await self._fetch(query.order_by(EVENTS.c.position).limit(limit)))
+
+    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
+        """See :meth:`EventStore.read_all_rows`."""
+        import sqlalchemy as sa
+
+        from thoughtledger.ledger.store.schema import events as EVENTS
+
+        check_page(after_position, limit)
+        query = sa.select(*(EVENTS.c[name] for name in LogRow._fields)).where(
+            EVENTS.c.position > after_position
+        )
+        visible = self._visible_below()
+        if visible is not None:
+            query = query.where(visible)
+        rows = await self._fetch(query.order_by(EVENTS.c.position).limit(limit))
+        return [log_row(row) for row in rows]
+
+    async def read_all_event_rows(
+        self, *, after_position: int = 0, limit: int = 1000
+    ) -> list[EventRow]:
+        """See :meth:`~thoughtledger.ledger.store.event_rows.EventRowReads.read_all_event_rows`."""
+        import sqlalchemy as sa
+
+        from thoughtledger.ledger.store.schema import events as EVENTS
+
+        check_page(after_position, limit)
+        query = sa.select(EVENTS).where(EVENTS.c.position > after_position)
+        visible = self._visible_below()
+        if visible is not None:
+            query = query.where(visible)
+        rows = await self._fetch(query.order_by(EVENTS.c.position).limit(limit))
+        return [event_row(row) for row in rows]
+
+    async def stream_head(self, session_id: str) -> StreamHead | None:
+        """See :meth:`EventStore.stream_head`."""
+        import sqlalchemy as sa
+
+        from thoughtledger.ledger.store.schema import sessions as SESSIONS
+
+        check_id(session_id)
+        rows = await self._fetch(sa.select(SESSIONS).where(SESSIONS.c.session_id == session_id))
+        return _head(rows[0]) if rows else None
+
+    async def _version_before(self, session_id: str, position: int) -> int:
+        import sqlalchemy as sa
+
+        from thoughtledger.ledger.store.schema import events as EVENTS
+
+        query = sa.select(sa.func.coalesce(sa.func.max(EVENTS.c.version), 0)).where(
+            EVENTS.c.session_id == session_id, EVENTS.c.position <= position
+        )
+        return int((await self._fetch(query))[0][0])
+
+    async def list_heads(
+        self, *, after_session_id: str | None = None, limit: int = 1000
+    ) -> list[StreamHead]:
+        """See :meth:`EventStore.list_heads`."""
+        import sqlalchemy as sa
+
+        from thoughtledger.ledger.store.schema import sessions as SESSIONS
+
+        check_page(0, limit)
+        query = sa.select(SESSIONS).order_by(SESSIONS.c.session_id).limit(limit)
+        if after_session_id is not None:
+            query = query.where(SESSIONS.c.session_id > after_session_id)
+        return [_head(row) for row in await self._fetch(query)]
+
+    async def recent_heads(
+        self,
+        *,
+        owner: str | None = None,
+        before: tuple[datetime, str] | None = None,
+        limit: int = 100,
+    ) -> list[StreamHead]:
+        """See :meth:`EventStore.recent_heads`."""
+        import sqlalchemy as sa
+
+        from thoughtledger.ledger.store.schema import events as EVENTS
+        from thoughtledger.ledger.store.schema import sessions as SESSIONS
+
+        check_page(0, limit)
+        dialect = self._stats_dialect()
+        query = sa.select(SESSIONS)
+        if owner is not None:
+            # The owner is a fact of the session's start event (indexed: see the schema).
+            started = sa.select(EVENTS.c.session_id).where(
+                EVENTS.c.event_type == "session.started",
+                dialect.json(EVENTS.c.payload, "owner") == owner,
+            )
+            query = query.where(SESSIONS.c.session_id.in_(started))
+        if before is not None:
+            moment, session_id = dialect.started_bound(before[0]), before[1]
+            query = query.where(
+                sa.or_(
+                    SESSIONS.c.started_at < moment,
+                    sa.and_(SESSIONS.c.started_at == moment, SESSIONS.c.session_id < session_id),
+                )
+            )
+        query = query.order_by(SESSIONS.c.started_at.desc(), SESSIONS.c.session_id.desc())
+        return [_head(row) for row in await self._fetch(query.limit(limit))]
+
+    async def verify(self, session_id: str) -> VerifyReport:
+        """See :meth:`EventStore.verify`."""
+        import sqlalchemy as sa
+
+        from thoughtledger.ledger.store.schema import events as EVENTS
+        from thoughtledger.ledger.store.schema import sessions as SESSIONS
+
+        check_id(session_id)
+        rows = await self._fetch(
+            sa.select(EVENTS).where(EVENTS.c.session_id == session_id).order_by(EVENTS.c.version)
+        )
+        heads = await self._fetch(sa.select(SESSIONS).where(SESSIONS.c.session_id == session_id))
+        head = (heads[0].version, heads[0].hash) if heads else (0, GENESIS_HASH)
+        return verify_rows(session_id, (stored_row(row) for row in rows), head)
+
+    async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
+        """See :meth:`EventStore.recorded_event_ids` (looked up by the unique index, in chunks)."""
+        import sqlalchemy as sa
+
+        from thoughtledger.ledger.store.schema import events as EVENTS
+
+        wanted = sorted({str(event_id) for event_id in event_ids})
+        found: set[UUID] = set()
+        for start in range(0, len(wanted), _ID_CHUNK):
+            chunk = wanted[start : start + _ID_CHUNK]
+            rows = await self._fetch(
+                sa.select(EVENTS.c.event_id).where(EVENTS.c.event_id.in_(chunk))
+            )
+            found.update(UUID(row[0]) for row in rows)
+        return found
+
+    async def stats_rows(self, where: StatsFilter | None = None) -> StatsRows:
+        """See :meth:`EventStore.stats_rows` (two statements, see :mod:`ledger.store.sql_stats`)."""
+        from thoughtledger.ledger.store.sql_stats import stats_rows
+
+        return await stats_rows(self._fetch, self._stats_dialect(), where or StatsFilter())
+
+    # -- the Merkle tree (see thoughtledger.ledger.store.tree)
+    # -----------------------------------------------
+
+    async def _tree_tip(self) -> TreeTip:
+        import sqlalchemy as sa
+
+        from thoughtledger.ledger.store.schema import tree_tip as TIP
+
+        rows = await self._fetch(sa.select(TIP.c.size, TIP.c.position).where(TIP.c.id == 1))
+        return TreeTip(rows[0].size, rows[0].position) if rows else TreeTip(0, 0)
+
+    async def _tree_nodes(self, ids: Collection[NodeId]) -> dict[NodeId, bytes]:
+        import sqlalchemy as sa
+
+        from thoughtledger.ledger.store.schema import tree_nodes as NODES
+
+        wanted = sorted(ids)
+        found: dict[NodeId, bytes] = {}
+        for start in range(0, len(wanted), _ID_CHUNK):
+            rows = await self._fetch(
+                sa.select(NODES.c.level, NODES.c.idx, NODES.c.hash).where(
+                    sa.tuple_(NODES.c.level, NODES.c.idx).in_(wanted[start : start + _ID_CHUNK])
+                )
+            )
+            found.update(((row.level, row.idx), bytes.fromhex(row.hash)) for row in rows)
+        return found
+
+    async def _tree_block(self, index: int) -> tuple[int, int] | None:
+        import sqlalchemy as sa
+
+        from thoughtledger.ledger.store.schema import tree_nodes as NODES
+
+        rows = await self._fetch(
+            sa.select(NODES.c.first_position, NODES.c.last_position).where(
+                NODES.c.level == BLOCK_LEVEL, NODES.c.idx == index
+            )
+        )
+        return (rows[0].first_position, rows[0].last_position) if rows else None
+
+    async def _tree_block_at(self, position: int) -> tuple[int, int, int] | None:
+        import sqlalchemy as sa
+
+        from thoughtledger.ledger.store.schema import tree_nodes as NODES
+
+        rows = await self._fetch(
+            sa.select(NODES.c.idx, NODES.c.first_position, NODES.c.last_position)
+            .where(NODES.c.first_position.isnot(None), NODES.c.first_position <= position)
+            .order_by(NODES.c.first_position.desc())
+            .limit(1)
+        )
+        if not rows or rows[0].last_position < position:
+            return None
+        return rows[0].idx, rows[0].first_position, rows[0].last_position
+
+    async def _log_hashes(
+        self, *, after: int, through: int | None = None, limit: int = PAGE
+    ) -> list[tuple[int, str]]:
+        import sqlalchemy as sa
+
+        from thoughtledger.ledger.store.schema import events as EVENTS
+
+        query = sa.select(EVENTS.c.position, EVENTS.c.hash).where(EVENTS.c.position > after)
+        if through is not None:
+            query = query.where(EVENTS.c.position <= through)
+        visible = self._visible_below()
+        if visible is not None:
+            query = query.where(visible)
+        rows = await self._fetch(query.order_by(EVENTS.c.position).limit(limit))
+        return [(row.position, row.hash) for row in rows]
+
+    def _stats_dialect(self) -> "StatsDialect":
+        """Return the backend's expressions in the statistics' statements."""
+        raise NotImplementedError
+
+    async def _fetch(self, query: "sa.Select[Any]") -> "list[sa.Row[Any]]":
+        import sqlalchemy as sa
+
+        if self._closed:
+            raise StoreError("the store is closed")
+        try:
+            async with self._engine.connect() as connection:
+                result = await connection.execute(query)
+                return list(result.all())
+        except sa.exc.DBAPIError as exc:
+            raise StoreError(f"read from {self._where} failed: {exc.orig}") from exc
+        except OSError as exc:
+            raise StoreError(f"read from {self._where} failed: {exc}") from exc
+
+
+def _head(row: "sa.Row[Any]") -> StreamHead:
+    return StreamHead(
+        session_id=row.session_id,
+        version=row.version,
+        hash=row.hash,
+        started_at=head_time(row.started_at),
+        updated_at=head_time(row.updated_at),
+    )
+
+
+__all__ = ["SqlEventStore"]

@@ -1,0 +1,231 @@
+"""The SQLite backend's hot statements, as plain text, so that serving never imports SQLAlchemy.
+
+Importing SQLAlchemy costs a third of a second, and an MCP client spawns the server for every
+conversation. The statements below are exactly what :func:`compile_statements` produces from the
+table definitions in :mod:`thoughtledger.ledger.store.schema` (a unit test holds them equal), so the
+tables stay the one source of truth and no SQL is assembled at run time.
+"""
+
+from typing import Any
+
+DATABASE_SCHEMA_VERSION = 5
+"""The database schema version the statements are for (``schema.DATABASE_SCHEMA_VERSION``)."""
+READABLE_FROM = 1
+"""``schema.READABLE_FROM``: the oldest schema read without upgrading (later steps add indexes
+and the analytics views, which reading never needs)."""
+
+STATEMENTS: dict[str, str] = {
+    "read_all": (
+        "SELECT tl_events.position, tl_events.session_id, tl_events.version, tl"
+        "_events.event_id, tl_events.recorded_at, tl_events.schema_version, tl_"
+        "events.event_type, tl_events.payload, tl_events.prev_hash, tl_events.h"
+        "ash \nFROM tl_events \nWHERE tl_events.position > :after ORDER BY tl_eve"
+        "nts.position\n LIMIT :limit OFFSET :offset"
+    ),
+    "read_log_rows": (
+        "SELECT tl_events.position, tl_events.session_id, tl_events.version, tl"
+        "_events.recorded_at, tl_events.schema_version, tl_events.event_type, t"
+        "l_events.payload \nFROM tl_events \nWHERE tl_events.position > :after O"
+        "RDER BY tl_events.position\n LIMIT :limit OFFSET :offset"
+    ),
+    "insert_event": (
+        "INSERT INTO tl_events (position, session_id, version, event_id, record"
+        "ed_at, schema_version, event_type, payload, prev_hash, hash) VALUES (?"
+        ", ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    ),
+    "insert_first": (
+        "INSERT INTO tl_events (position, session_id, version, event_id, record"
+        "ed_at, schema_version, event_type, payload, prev_hash, hash) VALUES (N"
+        "ULL, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING position"
+    ),
+    "select_head": (
+        "SELECT tl_sessions.version, tl_sessions.hash, tl_sessions.updated_at \nFROM tl_session"
+        "s \nWHERE tl_sessions.session_id = :session_id"
+    ),
+    "move_head": (
+        "INSERT INTO tl_sessions (session_id, version, hash, started_at, update"
+        "d_at) VALUES (:session_id, :version, :hash, :now, :now) ON CONFLICT (s"
+        "ession_id) DO UPDATE SET version = :version, hash = :hash, updated_at "
+        "= :now WHERE tl_sessions.version = :expected AND tl_sessions.hash = :p"
+        "rev"
+    ),
+    "import_head": (
+        "INSERT INTO tl_sessions (session_id, version, hash, started_at, update"
+        "d_at) VALUES (:session_id, :version, :hash, :started_at, :updated_at) "
+        "ON CONFLICT (session_id) DO UPDATE SET version = :version, hash = :has"
+        "h, updated_at = :updated_at"
+    ),
+    "select_hash": (
+        "SELECT tl_events.hash \nFROM tl_events \nWHERE tl_events.session_id = :s"
+        "ession_id AND tl_events.version = :version"
+    ),
+    "read_stream": (
+        "SELECT tl_events.position, tl_events.session_id, tl_events.version, tl"
+        "_events.event_id, tl_events.recorded_at, tl_events.schema_version, tl_"
+        "events.event_type, tl_events.payload, tl_events.prev_hash, tl_events.h"
+        "ash \nFROM tl_events \nWHERE tl_events.session_id = :session_id AND tl_e"
+        "vents.version > :after ORDER BY tl_events.version"
+    ),
+    "read_stream_to": (
+        "SELECT tl_events.position, tl_events.session_id, tl_events.version, tl"
+        "_events.event_id, tl_events.recorded_at, tl_events.schema_version, tl_"
+        "events.event_type, tl_events.payload, tl_events.prev_hash, tl_events.h"
+        "ash \nFROM tl_events \nWHERE tl_events.session_id = :session_id AND tl_e"
+        "vents.version > :after AND tl_events.version <= :to ORDER BY tl_events"
+        ".version"
+    ),
+    "read_stream_page": (
+        "SELECT tl_events.position, tl_events.session_id, tl_events.version, tl"
+        "_events.event_id, tl_events.recorded_at, tl_events.schema_version, tl_"
+        "events.event_type, tl_events.payload, tl_events.prev_hash, tl_events.h"
+        "ash \nFROM tl_events \nWHERE tl_events.session_id = :session_id AND tl_e"
+        "vents.version > :after AND tl_events.version <= :to ORDER BY tl_events"
+        ".version\n LIMIT :limit OFFSET :offset"
+    ),
+    "session_head": (
+        "SELECT tl_sessions.session_id, tl_sessions.version, tl_sessions.hash, "
+        "tl_sessions.started_at, tl_sessions.updated_at \nFROM tl_sessions \nWHER"
+        "E tl_sessions.session_id = :session_id"
+    ),
+    "list_heads": (
+        "SELECT tl_sessions.session_id, tl_sessions.version, tl_sessions.hash, "
+        "tl_sessions.started_at, tl_sessions.updated_at \nFROM tl_sessions \nWHER"
+        "E tl_sessions.session_id > :after ORDER BY tl_sessions.session_id\n LIMIT :l"
+        "imit OFFSET :offset"
+    ),
+    "schema_version": ("SELECT coalesce(max(tl_schema.version), 0) AS coalesce_1 \nFROM tl_schema"),
+    "last_position": "SELECT coalesce(max(tl_events.position), 0) AS coalesce_1 \nFROM tl_events",
+}
+
+
+def compile_statements() -> dict[str, str]:
+    """Compile every hot statement from the SQLAlchemy table definitions (tests and upgrades)."""
+    import sqlalchemy as sa
+    from sqlalchemy.dialects import sqlite as sqlite_dialect
+
+    from thoughtledger.ledger.store import schema
+
+    named = sqlite_dialect.dialect(paramstyle="named")
+    qmark = sqlite_dialect.dialect(paramstyle="qmark")
+
+    def sql(statement: Any, dialect: Any = named) -> str:
+        return str(statement.compile(dialect=dialect))
+
+    t, s = schema.events, schema.sessions
+
+    def upsert_head(started: str, updated: str, where: Any = None) -> Any:
+        return (
+            sqlite_dialect.insert(s)
+            .values(
+                session_id=sa.bindparam("session_id"),
+                version=sa.bindparam("version"),
+                hash=sa.bindparam("hash"),
+                started_at=sa.bindparam(started),
+                updated_at=sa.bindparam(updated),
+            )
+            .on_conflict_do_update(
+                index_elements=[s.c.session_id],
+                set_={
+                    "version": sa.bindparam("version"),
+                    "hash": sa.bindparam("hash"),
+                    "updated_at": sa.bindparam(updated),
+                },
+                where=where,
+            )
+        )
+
+    stream = sa.select(t).where(
+        t.c.session_id == sa.bindparam("session_id"), t.c.version > sa.bindparam("after")
+    )
+    return {
+        # Positional parameters in column order: executemany over tuples is sqlite3's cheapest.
+        "insert_event": sql(
+            sa.insert(t).values({c: sa.bindparam(c.name) for c in t.columns}), qmark
+        ),
+        # The first event of an append takes the next rowid (the write lock makes it max + 1).
+        "insert_first": sql(
+            sa.insert(t).values(
+                {c: sa.null() if c.name == "position" else sa.bindparam(c.name) for c in t.columns}
+            ),
+            qmark,
+        ),
+        # The head's time too: an append never records a time before its session's last one.
+        "select_head": sql(
+            sa.select(s.c.version, s.c.hash, s.c.updated_at).where(
+                s.c.session_id == sa.bindparam("session_id")
+            )
+        ),
+        # Moves the head only if it is still where the writer believes; rowcount 0 if it was not.
+        "move_head": sql(
+            upsert_head(
+                "now",
+                "now",
+                sa.and_(s.c.version == sa.bindparam("expected"), s.c.hash == sa.bindparam("prev")),
+            )
+        ),
+        # Imports keep the times they were recorded at.
+        "import_head": sql(upsert_head("started_at", "updated_at")),
+        "select_hash": sql(
+            sa.select(t.c.hash).where(
+                t.c.session_id == sa.bindparam("session_id"),
+                t.c.version == sa.bindparam("version"),
+            )
+        ),
+        "read_stream": sql(stream.order_by(t.c.version)),
+        "read_stream_to": sql(
+            stream.where(t.c.version <= sa.bindparam("to")).order_by(t.c.version)
+        ),
+        # A page of a long session: keyset on version, so every page is one short index range
+        # (the offset is always 0: SQLite's dialect writes one wherever it writes a limit).
+        "read_stream_page": sql(
+            stream.where(t.c.version <= sa.bindparam("to"))
+            .order_by(t.c.version)
+            .limit(sa.bindparam("limit"))
+            .offset(sa.bindparam("offset"))
+        ),
+        "session_head": sql(sa.select(s).where(s.c.session_id == sa.bindparam("session_id"))),
+        # A page of heads in id order, after a given id ('' before the first: ids are not empty).
+        "list_heads": sql(
+            sa.select(s)
+            .where(s.c.session_id > sa.bindparam("after"))
+            .order_by(s.c.session_id)
+            .limit(sa.bindparam("limit"))
+            .offset(sa.bindparam("offset"))
+        ),
+        "read_log_rows": sql(
+            sa.select(
+                t.c.position,
+                t.c.session_id,
+                t.c.version,
+                t.c.recorded_at,
+                t.c.schema_version,
+                t.c.event_type,
+                t.c.payload,
+            )
+            .where(t.c.position > sa.bindparam("after"))
+            .order_by(t.c.position)
+            .limit(sa.bindparam("limit"))
+            .offset(sa.bindparam("offset"))
+        ),
+        "read_all": sql(
+            sa.select(t)
+            .where(t.c.position > sa.bindparam("after"))
+            .order_by(t.c.position)
+            .limit(sa.bindparam("limit"))
+            .offset(sa.bindparam("offset"))
+        ),
+        "schema_version": sql(
+            sa.select(
+                sa.func.coalesce(
+                    sa.func.max(schema.schema_versions.c.version), sa.literal_column("0")
+                )
+            )
+        ),
+        # Under the write lock the next append starts right after this position.
+        "last_position": sql(
+            sa.select(sa.func.coalesce(sa.func.max(t.c.position), sa.literal_column("0")))
+        ),
+    }
+
+
+__all__ = ["DATABASE_SCHEMA_VERSION", "READABLE_FROM", "STATEMENTS", "compile_statements"]

@@ -1,0 +1,323 @@
+"""The SQLite backend: the embedded default.
+
+Writes bypass the async driver on purpose. In WAL mode with ``synchronous=NORMAL`` a commit is a
+few ``write()`` calls and no ``fsync``, cheaper (tens of microseconds) than a single hop to a driver
+thread and back; so appends are queued, and one callback on the event loop commits every queued
+append in one transaction (group commit) on a held connection with pre-compiled statements. Each
+caller learns its own outcome: a batch of appends to sessions whose heads this process knows is
+written with two ``executemany`` calls, anything else one append at a time, and a reused event id
+sends the batch back through with a savepoint per append. When the database is busy (another
+process writing) the commit is retried with a growing, bounded delay that never blocks the loop.
+With ``durability="full"`` every commit also waits for ``fsync``: on the loop while that takes
+under 2 ms, on a worker thread from the first commit that takes longer (a slow disk must not stall
+every other task).
+
+Reads go through SQLAlchemy's async engine on aiosqlite, in their own connections (WAL lets them
+run beside the writer). Opened read-only (see :mod:`thoughtledger.ledger.store.sqlite.readonly`),
+the store has no
+writer: one connection that refuses writes serves the short reads, and scans use more like it.
+"""
+
+import asyncio
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+from uuid import UUID
+
+from thoughtledger.ledger.chain import PreparedEvent
+from thoughtledger.ledger.envelope import RecordedEvent
+from thoughtledger.ledger.errors import (
+    InvalidInputError,
+    StoreError,
+    StoreUnavailableError,
+)
+from thoughtledger.ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, utc_now
+from thoughtledger.ledger.store.sql import SqlEventStore
+from thoughtledger.ledger.store.sqlite.batch import (
+    BatchWriter,
+    Outcome,
+    Rejected,
+    Request,
+)
+from thoughtledger.ledger.store.sqlite.imports import SqliteImports
+from thoughtledger.ledger.store.sqlite.readonly import connect_read_only
+from thoughtledger.ledger.store.sqlite.reads import POLL_INTERVAL, SqliteReads
+from thoughtledger.ledger.store.sqlite.redact import SqliteRedaction
+from thoughtledger.ledger.store.sqlite.setup import (
+    BUSY_BUDGET_SECONDS,
+    Durability,
+    configure,
+    connect_writer,
+    migrate,
+    reader_engine,
+)
+from thoughtledger.ledger.store.sqlite.tree import SqliteTree
+from thoughtledger.ledger.store.sqlite.writer import Busy
+
+if TYPE_CHECKING:
+    from thoughtledger.ledger.store.sql_stats import StatsDialect
+
+_INLINE_SYNC_SECONDS = 0.002
+"""A commit at durability="full" slower than this moves later commits to a worker thread."""
+
+
+@dataclass(slots=True)
+class _Batch:
+    requests: list[Request] = field(default_factory=list)
+    deadline: float = 0.0
+    delay: float = 0.001
+
+
+class SqliteEventStore(SqliteImports, SqliteReads, SqliteRedaction, SqliteTree, SqlEventStore):
+    """An event store in one SQLite file (WAL mode). Open it with :meth:`open`.
+
+    Attributes:
+        path: The database file.
+        durability: What a commit survives (see :meth:`open`).
+        read_only: Whether it was opened for reading only (every write is refused).
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        writer: sqlite3.Connection,
+        reader: sqlite3.Connection,
+        *,
+        uri: str,
+        read_only: bool,
+        durability: Durability,
+        clock: Clock,
+        max_event_bytes: int,
+    ) -> None:
+        super().__init__(
+            lambda: reader_engine(uri), str(path), clock=clock, max_event_bytes=max_event_bytes
+        )
+        self.path = path
+        self.read_only = read_only
+        self.durability: Durability = durability
+        self._writer = writer
+        # Short reads (one session's stream, its head) run inline on this connection: cheaper than
+        # a hop to a driver thread, like the writer's commits. Scans go through the engine.
+        self._reader = reader
+        self._pending: list[Request] = []
+        self._flushing = False
+        self._batch = BatchWriter()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._commit_in_thread = False
+
+    def holds_file(self, path: Path) -> bool:
+        """Whether ``path`` is the database file, or its write-ahead log or shared-memory file.
+
+        Raises:
+            OSError: The path cannot be resolved.
+        """
+        own = self.path.resolve()
+        return path.resolve() in (
+            own,
+            own.with_name(own.name + "-wal"),
+            own.with_name(own.name + "-shm"),
+        )
+
+    @classmethod
+    async def open(
+        cls,
+        path: str | Path,
+        *,
+        durability: Durability = "normal",
+        clock: Clock = utc_now,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        read_only: bool = False,
+    ) -> "SqliteEventStore":
+        """Open (creating if needed) the ledger in the SQLite file at ``path``.
+
+        Args:
+            path: The database file; missing parent folders are created (mode 0700, and the
+                file 0600, whatever the umask).
+            durability: ``"normal"``: a commit survives a crash of the process (WAL,
+                ``synchronous=NORMAL``); ``"full"``: it also survives power loss (``fsync`` on
+                every commit, ``synchronous=FULL``).
+            clock: Source of recorded times.
+            max_event_bytes: Largest accepted payload of one event.
+            read_only: Open an existing ledger for reading only: nothing is created, converted
+                or written, and every write is refused.
+
+        Returns:
+            The open store.
+
+        Raises:
+            InvalidInputError: ``durability`` is not ``"normal"`` or ``"full"``.
+            StoreUnavailableError: The file cannot be created or opened.
+            LedgerNotFoundError: ``read_only``, and there is no file at ``path``.
+            NotALedgerError: The file is not an SQLite database (``read_only``: or not a ledger).
+            SchemaVersionError: The database was written by a newer thoughtledger
+                (``read_only``: or an older one).
+        """
+        if durability not in ("normal", "full"):
+            raise InvalidInputError(f"durability must be 'normal' or 'full', got {durability!r}")
+        if read_only:
+            file, reader, uri = connect_read_only(Path(path))
+            return cls(
+                file,
+                reader,
+                reader,
+                uri=uri,
+                read_only=True,
+                durability=durability,
+                clock=clock,
+                max_event_bytes=max_event_bytes,
+            )
+        file, writer = connect_writer(Path(path))
+        try:
+            await configure(writer, durability)
+            await migrate(writer, file)
+        except BaseException:
+            writer.close()
+            raise
+        reader = sqlite3.connect(file, isolation_level=None, check_same_thread=False)
+        reader.execute("PRAGMA query_only = 1")
+        reader.execute("PRAGMA busy_timeout = 1000")  # WAL readers wait only in rare recoveries
+        return cls(
+            file,
+            writer,
+            reader,
+            uri=file.resolve().as_uri(),
+            read_only=False,
+            durability=durability,
+            clock=clock,
+            max_event_bytes=max_event_bytes,
+        )
+
+    # -- writes -------------------------------------------------------------------------------
+
+    async def _append(
+        self,
+        session_id: str,
+        prepared: Sequence[PreparedEvent],
+        expected_version: int,
+        ids: Sequence[UUID],
+    ) -> list[RecordedEvent]:
+        if self._closed:
+            raise StoreError("the store is closed")
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[list[RecordedEvent]] = loop.create_future()
+        self._pending.append(Request(session_id, prepared, expected_version, ids, future))
+        if not self._flushing:
+            self._flushing = True
+            self._idle.clear()
+            loop.call_soon(self._flush, _Batch(deadline=time.monotonic() + BUSY_BUDGET_SECONDS))
+        return await future
+
+    def _flush(self, batch: _Batch) -> None:
+        # Requests that arrived while this batch waited for the lock ride along with it.
+        batch.requests.extend(self._pending)
+        self._pending = []
+        if self._commit_in_thread:
+            asyncio.get_running_loop().create_task(self._flush_in_thread(batch))
+            return
+        started = time.perf_counter()
+        try:
+            outcomes = self._transact(batch.requests)
+        except Busy:
+            self._retry_later(batch)
+            return
+        except StoreError as exc:
+            outcomes = [Outcome(error=exc) for _ in batch.requests]
+        if self.durability == "full" and time.perf_counter() - started > _INLINE_SYNC_SECONDS:
+            # This disk syncs slowly: waiting for it on the loop would stall every other task, so
+            # from now on commits wait for it on a worker thread instead.
+            self._commit_in_thread = True
+        self._settle(batch.requests, outcomes)
+
+    async def _flush_in_thread(self, batch: _Batch) -> None:
+        try:
+            outcomes = await asyncio.to_thread(self._transact, batch.requests)
+        except Busy:
+            self._retry_later(batch)
+            return
+        except StoreError as exc:
+            outcomes = [Outcome(error=exc) for _ in batch.requests]
+        self._settle(batch.requests, outcomes)
+
+    def _retry_later(self, batch: _Batch) -> None:
+        if time.monotonic() + batch.delay > batch.deadline:
+            error = StoreUnavailableError(
+                f"the ledger at {self.path} stayed locked by another writer for "
+                f"{BUSY_BUDGET_SECONDS:.0f} s; nothing was written, try again"
+            )
+            self._settle(batch.requests, [Outcome(error=error) for _ in batch.requests])
+            return
+        delay = batch.delay
+        batch.delay = min(batch.delay * 2, 0.1)
+        asyncio.get_running_loop().call_later(delay, self._flush, batch)
+
+    def _settle(self, requests: list[Request], outcomes: list[Outcome]) -> None:
+        if any(outcome.error is None for outcome in outcomes):
+            self._committed.notify()
+        for request, outcome in zip(requests, outcomes, strict=True):
+            if request.future.done():  # the caller was cancelled; the outcome stands regardless
+                continue
+            if outcome.error is not None:
+                request.future.set_exception(outcome.error)
+            else:
+                assert outcome.recorded is not None  # noqa: S101  # one of the two is always set
+                request.future.set_result(outcome.recorded)
+        if self._pending:
+            asyncio.get_running_loop().call_soon(
+                self._flush, _Batch(deadline=time.monotonic() + BUSY_BUDGET_SECONDS)
+            )
+        else:
+            self._flushing = False
+            self._idle.set()
+
+    def _transact(self, requests: list[Request], *, isolate: bool = False) -> list[Outcome]:
+        """Commit every request that passes its version check in one transaction.
+
+        Without ``isolate`` no savepoints are taken: a refused request has written nothing by the
+        time it is refused, except on a reused event id, which rolls the batch back and redoes it
+        with a savepoint per request so that only the offender fails.
+
+        Raises:
+            Busy: Another connection holds the write lock; nothing was done.
+            StoreError: The transaction failed; nothing was written.
+        """
+        db = self._begin()
+        try:
+            outcomes = self._batch.apply(db, requests, self._now(), isolate=isolate)
+            db.execute("COMMIT")
+        except Rejected as rejected:
+            db.execute("ROLLBACK")
+            self._batch.rolled_back()
+            if len(requests) > 1:
+                return self._transact(requests, isolate=True)
+            return [Outcome(error=rejected.error)]
+        except BaseException as exc:
+            self._batch.rolled_back()
+            self._roll_back_after(exc, "write to")
+            raise
+        self._batch.committed()
+        return outcomes
+
+    def _stats_dialect(self) -> "StatsDialect":
+        from thoughtledger.ledger.store.sqlite.stats import (
+            SQLITE_STATS,
+        )  # imports SQLAlchemy: not on serving
+
+        return SQLITE_STATS
+
+    async def aclose(self) -> None:
+        """Wait for queued appends to commit, then close the writer and every reader."""
+        if self._closed:
+            return
+        await self._idle.wait()
+        self._closed = True
+        self._committed.notify()  # subscribers wake, see the store closed, and end
+        self._writer.close()
+        self._reader.close()
+        await self._dispose_engine()
+
+
+__all__ = ["POLL_INTERVAL", "Durability", "SqliteEventStore"]

@@ -1,0 +1,125 @@
+"""The figures behind ``thoughtledger stats``: rates, percentiles, drift and two breakdowns.
+
+A pure fold over what a store answers (:meth:`EventStore.stats_rows
+<thoughtledger.ledger.store.base.EventStore.stats_rows>`): one row of facts per session and a
+histogram of the time between thoughts, an order of magnitude fewer rows than events. The
+definitions of those rows are in :mod:`thoughtledger.ledger.store.stats`; percentiles are
+nearest-rank (the p-th of n sorted values is the ceil(p * n / 100)-th).
+"""
+
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from thoughtledger.ledger.percentile import nearest_rank
+from thoughtledger.ledger.store.stats import SessionFacts
+
+
+@dataclass(frozen=True, slots=True)
+class GroupStats:
+    """Figures over a group of sessions; rates are fractions in [0, 1].
+
+    ``completion_rate``: share of sessions whose last thought needs no next one;
+    ``revision_rate``: share of thoughts that are revisions; ``branch_rate``: share of sessions
+    that open a branch; ``fan_out``: branches per session that branches; ``drift``: the last
+    estimate of ``totalThoughts`` minus the first, per session with thoughts.
+    """
+
+    sessions: int
+    events: int
+    thoughts: int
+    completion_rate: float
+    revision_rate: float
+    branch_rate: float
+    branches: int
+    fan_out: float
+    thoughts_p50: int
+    thoughts_p95: int
+    drift_mean: float | None
+    drift_p50: int | None
+    drift_p95: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerStats:
+    """The whole answer: overall figures, time between thoughts, and two breakdowns."""
+
+    overall: GroupStats
+    gap_p50_seconds: float | None
+    gap_p95_seconds: float | None
+    by_agent: list[tuple[str | None, str | None, GroupStats]] = field(default_factory=list)
+    by_day: list[tuple[str, GroupStats]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return the figures as plain JSON-ready data."""
+        return {
+            "overall": {
+                **asdict(self.overall),
+                "gap_p50_seconds": self.gap_p50_seconds,
+                "gap_p95_seconds": self.gap_p95_seconds,
+            },
+            "by_agent": [
+                {"agent": agent, "client": client, **asdict(group)}
+                for agent, client, group in self.by_agent
+            ],
+            "by_day": [{"day": day, **asdict(group)} for day, group in self.by_day],
+        }
+
+
+def summarize_group(facts: Sequence[SessionFacts]) -> GroupStats:
+    """Fold per-session facts into the figures of one group."""
+    thoughts = sum(f.thoughts for f in facts)
+    branches = sum(f.branches for f in facts)
+    branching = sum(1 for f in facts if f.branches)
+    counts = Counter(f.thoughts for f in facts)
+    drifts = Counter(
+        f.last_total - f.first_total
+        for f in facts
+        if f.last_total is not None and f.first_total is not None
+    )
+    drifted = sum(drifts.values())
+    return GroupStats(
+        sessions=len(facts),
+        events=sum(f.events for f in facts),
+        thoughts=thoughts,
+        completion_rate=_share(sum(1 for f in facts if f.completed), len(facts)),
+        revision_rate=_share(sum(f.revisions for f in facts), thoughts),
+        branch_rate=_share(branching, len(facts)),
+        branches=branches,
+        fan_out=_share(branches, branching),
+        thoughts_p50=nearest_rank(counts, 50) or 0,
+        thoughts_p95=nearest_rank(counts, 95) or 0,
+        drift_mean=round(sum(k * n for k, n in drifts.items()) / drifted, 4) if drifted else None,
+        drift_p50=nearest_rank(drifts, 50),
+        drift_p95=nearest_rank(drifts, 95),
+    )
+
+
+def summarize(facts: Sequence[SessionFacts], gaps_ms: Mapping[int, int]) -> LedgerStats:
+    """Fold per-session facts and the time-between-thoughts histogram into the answer."""
+    by_agent: defaultdict[tuple[str | None, str | None], list[SessionFacts]] = defaultdict(list)
+    by_day: defaultdict[str, list[SessionFacts]] = defaultdict(list)
+    for item in facts:
+        by_agent[item.agent, item.client].append(item)
+        by_day[item.day].append(item)
+    p50, p95 = nearest_rank(gaps_ms, 50), nearest_rank(gaps_ms, 95)
+    return LedgerStats(
+        overall=summarize_group(facts),
+        gap_p50_seconds=None if p50 is None else p50 / 1000,
+        gap_p95_seconds=None if p95 is None else p95 / 1000,
+        by_agent=[
+            (agent, client, summarize_group(group))
+            for (agent, client), group in sorted(
+                by_agent.items(), key=lambda kv: (kv[0][0] or "", kv[0][1] or "")
+            )
+        ],
+        by_day=[(day, summarize_group(group)) for day, group in sorted(by_day.items())],
+    )
+
+
+def _share(part: int, whole: int) -> float:
+    return round(part / whole, 4) if whole else 0.0
+
+
+__all__ = ["GroupStats", "LedgerStats", "summarize", "summarize_group"]
