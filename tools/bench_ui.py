@@ -35,8 +35,8 @@ from bench_stats import generate_ledger
 from thoughtledger import open_ledger
 from thoughtledger.api.mcp.serve import bind
 from thoughtledger.api.service import Ledger
-from thoughtledger.api.ui.app import create_app
 from thoughtledger.api.ui.listing import SessionFilter, sessions_page
+from thoughtledger.api.ui.routes import create_app
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [

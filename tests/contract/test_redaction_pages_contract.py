@@ -14,7 +14,7 @@ from tests.support.redaction import record_redaction_only
 from thoughtledger import Ledger
 from thoughtledger.api.history import HistoryPage
 from thoughtledger.ledger.content import REDACTED
-from thoughtledger.projections.views import JsonDict, thought_history
+from thoughtledger.projections.answers import JsonDict, thought_history
 
 pytestmark = pytest.mark.anyio
 

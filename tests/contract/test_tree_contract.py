@@ -9,7 +9,7 @@ from tests.support.factories import thought
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.merkle import leaf_hash, root_of, verify_consistency, verify_inclusion
 from thoughtledger.ledger.store.base import EventStore
-from thoughtledger.ledger.store.tree import BLOCK, TreeHead
+from thoughtledger.ledger.store.log_tree import BLOCK, TreeHead
 
 pytestmark = pytest.mark.anyio
 

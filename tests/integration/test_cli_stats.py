@@ -25,7 +25,7 @@ from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.events import THOUGHT_TYPES, Generation, SessionStarted, ThoughtGenerated
 from thoughtledger.ledger.store.memory import MemoryEventStore
-from thoughtledger.ledger.store.stats import StatsFilter
+from thoughtledger.ledger.store.stats_rows import StatsFilter
 from thoughtledger.projections.state import empty, replay
 
 Streams = dict[str, list[RecordedEvent]]

@@ -12,7 +12,7 @@ from tests.support.samples import Clock, thought
 from thoughtledger import Ledger
 from thoughtledger.api.history import SCAN_BUDGET, HistoryPage
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
-from thoughtledger.projections.views import thought_history
+from thoughtledger.projections.answers import thought_history
 
 pytestmark = pytest.mark.anyio
 

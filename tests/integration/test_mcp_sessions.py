@@ -5,7 +5,7 @@ from mcp import Client
 
 from tests.support.mcp import Mode, connect, refused, think, thought
 from thoughtledger.api.mcp import create_server
-from thoughtledger.api.mcp.app import ProfileName
+from thoughtledger.api.mcp.context import ProfileName
 from thoughtledger.api.service import Ledger
 
 pytestmark = pytest.mark.anyio

@@ -14,7 +14,7 @@ from mcp import Client
 from tests.support.mcp import Json, call
 from thoughtledger import Ledger
 from thoughtledger.api.mcp import TOOL_NAMES, create_server
-from thoughtledger.api.mcp.app import ProfileName
+from thoughtledger.api.mcp.context import ProfileName
 
 pytestmark = pytest.mark.anyio
 

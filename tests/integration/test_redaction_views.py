@@ -12,7 +12,7 @@ from thoughtledger.api.service import Ledger
 from thoughtledger.api.ui.payload import session_payload
 from thoughtledger.ledger.content import REDACTED
 from thoughtledger.ledger.store.memory import MemoryEventStore
-from thoughtledger.projections.views import JsonDict, full_history, session_view
+from thoughtledger.projections.answers import JsonDict, full_history, session_view
 
 pytestmark = pytest.mark.anyio
 

@@ -9,8 +9,8 @@ import pytest
 
 from tests.support.web import app_on_loopback
 from thoughtledger import Ledger
-from thoughtledger.api.ui.app import SESSION_SCRIPTS
 from thoughtledger.api.ui.export import html_export
+from thoughtledger.api.ui.routes import SESSION_SCRIPTS
 from thoughtledger.ledger.store.memory import MemoryEventStore
 
 pytestmark = pytest.mark.anyio

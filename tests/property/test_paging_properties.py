@@ -11,9 +11,9 @@ from tests.support.redaction import record_redaction_only
 from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.events import LedgerEvent, SessionStarted, ThoughtRedacted
 from thoughtledger.ledger.store.memory import MemoryEventStore
+from thoughtledger.projections.answers import JsonDict, branch_sets, thought_history
 from thoughtledger.projections.paging import HistoryCursor, PageBuilder
 from thoughtledger.projections.state import empty, replay
-from thoughtledger.projections.views import JsonDict, branch_sets, thought_history
 
 _BRANCH_CHOICES = st.none() | st.sampled_from(["a", "b", "c"])
 

@@ -18,8 +18,8 @@ from tests.support.folding import (
 from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.store.memory import MemoryEventStore
 from thoughtledger.ledger.store.sqlite import SqliteEventStore
+from thoughtledger.projections.answers import official_view, session_view
 from thoughtledger.projections.state import empty, replay
-from thoughtledger.projections.views import official_view, session_view
 
 
 @settings(max_examples=25, deadline=None)
@@ -73,8 +73,8 @@ def test_as_of_version_n_equals_replaying_the_first_n_events(
 def test_a_trimmed_state_answers_the_head_like_the_full_one(
     sequence: list[dict[str, Any]], data: st.DataObject
 ) -> None:
+    from thoughtledger.projections.answers import status_view
     from thoughtledger.projections.state import trim
-    from thoughtledger.projections.views import status_view
 
     async def scenario() -> None:
         _ledger, records = await recorded(sequence)

@@ -14,8 +14,8 @@ from thoughtledger.ledger.merkle import (
     root_of,
     verify_consistency,
 )
+from thoughtledger.ledger.store.log_tree import TreeHead
 from thoughtledger.ledger.store.memory import MemoryEventStore
-from thoughtledger.ledger.store.tree import TreeHead
 
 steps = st.lists(
     st.tuples(st.integers(min_value=1, max_value=90), st.booleans()), min_size=1, max_size=8

@@ -10,7 +10,7 @@ from mcp.types import CallToolResult, TextContent, TextResourceContents
 
 from tests.support.raw_store import raw_store
 from thoughtledger.api.mcp import create_server
-from thoughtledger.api.mcp.app import ProfileName, RunsName
+from thoughtledger.api.mcp.context import ProfileName, RunsName
 from thoughtledger.api.mcp.render import ThoughtSink
 from thoughtledger.api.service import Ledger
 

@@ -8,7 +8,7 @@ import uvicorn
 
 from thoughtledger.api.mcp.serve import bind
 from thoughtledger.api.service import Ledger
-from thoughtledger.api.ui.app import create_app
+from thoughtledger.api.ui.routes import create_app
 
 
 @asynccontextmanager

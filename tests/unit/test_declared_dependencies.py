@@ -23,7 +23,7 @@ PACKAGES = ("thoughtledger",)
 EXTRA_MODULES = {
     "thoughtledger/ledger/store/postgres/store.py": "postgres",
     "thoughtledger/ledger/store/postgres/setup.py": "postgres",
-    "thoughtledger/ledger/store/postgres/tree.py": "postgres",
+    "thoughtledger/ledger/store/postgres/log_tree.py": "postgres",
     "thoughtledger/ledger/store/postgres/redact.py": "postgres",
     "thoughtledger/api/llm/client.py": "llm",
     "thoughtledger/api/llm/answer.py": "llm",

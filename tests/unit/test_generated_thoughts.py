@@ -9,9 +9,9 @@ from thoughtledger.ledger.codec import decode_payload, encode_payload
 from thoughtledger.ledger.decide import Generated
 from thoughtledger.ledger.events import PAYLOAD_SCHEMA_VERSION, Generation, ThoughtGenerated
 from thoughtledger.ledger.store.memory import MemoryEventStore
+from thoughtledger.projections.answers import external_view, thought_record
 from thoughtledger.projections.state import SessionState
 from thoughtledger.projections.usage import cost_note, generations, usage_by_model, usage_note
-from thoughtledger.projections.views import external_view, thought_record
 
 HASH = "ab" * 32
 

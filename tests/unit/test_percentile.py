@@ -2,7 +2,7 @@
 
 import pytest
 
-from thoughtledger.ledger.percentile import nearest_rank, percentile
+from thoughtledger.projections.analytics import nearest_rank, percentile
 
 
 @pytest.mark.parametrize(

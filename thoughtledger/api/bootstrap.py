@@ -12,7 +12,7 @@ import platformdirs
 from thoughtledger.api.service import DEFAULT_TTL, Ledger
 from thoughtledger.ledger.decide import DEFAULT_MAX_THOUGHT_BYTES
 from thoughtledger.ledger.errors import InvalidInputError
-from thoughtledger.ledger.redact import redact_url
+from thoughtledger.ledger.masking import mask_url
 from thoughtledger.ledger.store.base import EventStore, utc_now
 from thoughtledger.ledger.store.memory import MemoryEventStore
 
@@ -74,7 +74,7 @@ async def open_store(
         # As in SQLAlchemy: sqlite:///relative.db and sqlite:////absolute/path.db.
         rest = target.split("://", 1)[1].split("?", 1)[0]
         if not rest.startswith("/") or rest == "/":
-            shown = redact_url(target)
+            shown = mask_url(target)
             raise InvalidInputError(f"expected sqlite:///path/to/ledger.db, got {shown!r}")
         return await _sqlite(Path(rest[1:]), query, clock, read_only)
     if scheme in ("postgresql", "postgres", "postgresql+asyncpg"):
@@ -89,7 +89,7 @@ async def open_store(
     if scheme == "memory":
         return MemoryEventStore(clock=clock)
     raise InvalidInputError(
-        f"unknown ledger URL {redact_url(target)!r}: use sqlite:///file.db, postgresql://... or "
+        f"unknown ledger URL {mask_url(target)!r}: use sqlite:///file.db, postgresql://... or "
         "memory://"
     )
 

@@ -9,7 +9,7 @@ is made).
 from datetime import datetime
 
 from thoughtledger.ledger.store.base import EventStore
-from thoughtledger.ledger.store.stats import StatsFilter
+from thoughtledger.ledger.store.stats_rows import StatsFilter
 from thoughtledger.projections.analytics import GroupStats, LedgerStats, summarize
 from thoughtledger.projections.usage import ModelUsage, generations, usage_by_model
 

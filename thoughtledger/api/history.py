@@ -25,9 +25,9 @@ from thoughtledger.ledger.events import SessionCleared, SessionExpired, SessionS
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import EventStore
 from thoughtledger.ledger.store.redaction import Redacted
+from thoughtledger.projections.answers import JsonDict
 from thoughtledger.projections.paging import HistoryCursor, PageBuilder, compact_size
 from thoughtledger.projections.state import thought_entry
-from thoughtledger.projections.views import JsonDict
 
 DEFAULT_HISTORY_LIMIT = 100
 """Thoughts on a page when the caller does not say."""
@@ -47,7 +47,7 @@ class HistoryPage:
     Attributes:
         session_id: The session.
         items: The thoughts on this page, each exactly as
-        :func:`thoughtledger.projections.views.thought_history`
+        :func:`thoughtledger.projections.answers.thought_history`
             renders it, in version order.
         more: Whether the session (up to :attr:`version`) has events after this page.
         next_cursor: Pass it as ``after`` to read the next page (``None`` when there is no more).

@@ -8,8 +8,7 @@ from thoughtledger.api.outcome import ThinkOutcome
 from thoughtledger.ledger.chain import VerifyReport
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
-from thoughtledger.projections.state import SessionState
-from thoughtledger.projections.views import (
+from thoughtledger.projections.answers import (
     JsonDict,
     branch_sets,
     minimal_response,
@@ -17,6 +16,7 @@ from thoughtledger.projections.views import (
     session_view,
     thought_history,
 )
+from thoughtledger.projections.state import SessionState
 
 if TYPE_CHECKING:
     from thoughtledger.api.history import HistoryPage

@@ -3,17 +3,40 @@
 A pure fold over what a store answers (:meth:`EventStore.stats_rows
 <thoughtledger.ledger.store.base.EventStore.stats_rows>`): one row of facts per session and a
 histogram of the time between thoughts, an order of magnitude fewer rows than events. The
-definitions of those rows are in :mod:`thoughtledger.ledger.store.stats`; percentiles are
+definitions of those rows are in :mod:`thoughtledger.ledger.store.stats_rows`; percentiles are
 nearest-rank (the p-th of n sorted values is the ceil(p * n / 100)-th).
 """
 
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from thoughtledger.ledger.percentile import nearest_rank
-from thoughtledger.ledger.store.stats import SessionFacts
+from thoughtledger.ledger.store.stats_rows import SessionFacts
+
+
+def nearest_rank(histogram: Mapping[int, int], percent: int) -> int | None:
+    """Return the ``percent``-th percentile of the values a histogram (value: count) counts.
+
+    The nearest-rank method: the smallest value with at least ``percent`` % of the counts at or
+    below it (so p50 of 1..4 is 2, and p95 of few values is their maximum); ``None`` when the
+    histogram counts nothing.
+    """
+    total = sum(histogram.values())
+    if not total:
+        return None
+    rank = max(1, (total * percent + 99) // 100)
+    seen = 0
+    for value in sorted(histogram):
+        seen += histogram[value]
+        if seen >= rank:
+            return value
+    raise AssertionError("unreachable: the ranks add up to the total")  # pragma: no cover
+
+
+def percentile(values: Iterable[int], percent: int) -> int | None:
+    """Return the ``percent``-th percentile of ``values`` (see :func:`nearest_rank`)."""
+    return nearest_rank(Counter(values), percent)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,4 +145,11 @@ def _share(part: int, whole: int) -> float:
     return round(part / whole, 4) if whole else 0.0
 
 
-__all__ = ["GroupStats", "LedgerStats", "summarize", "summarize_group"]
+__all__ = [
+    "GroupStats",
+    "LedgerStats",
+    "nearest_rank",
+    "percentile",
+    "summarize",
+    "summarize_group",
+]

@@ -6,9 +6,9 @@ without folding the events before it: no context is carried from one page to the
 the next page starts. The one exception is a redaction whose text was not yet stripped from its
 event (a redaction cut short after its ``thought.redacted`` event): the reader passes the versions
 such events name, and the builder shows those thoughts redacted as the fold does. The items are
-exactly those of :func:`thoughtledger.projections.views.thought_history` for the same thoughts; the
-property tests prove that the pages of a session, concatenated, are its whole history (filtered by
-branch when asked).
+exactly those of :func:`thoughtledger.projections.answers.thought_history` for the same thoughts;
+the property tests prove that the pages of a session, concatenated, are its whole history (filtered
+by branch when asked).
 
 A cursor is opaque to callers: URL-safe base64 of a small JSON array holding the session, the last
 version read, the bound the reading stops at (a version, when the first page was read as of one;
@@ -22,8 +22,8 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 from thoughtledger.ledger.errors import InvalidInputError
+from thoughtledger.projections.answers import JsonDict, thought_record
 from thoughtledger.projections.state import Folded, redacted, thought_entry
-from thoughtledger.projections.views import JsonDict, thought_record
 
 _CURSOR_FORMAT = 1
 _BAD_CURSOR = "not a history cursor: pass the nextCursor of the previous page as it was"
@@ -110,7 +110,7 @@ class PageBuilder:
     Args:
         limit: Most items on the page (at least 1).
         branch: Only the thoughts of this branch, those
-        :func:`~thoughtledger.projections.views.branch_sets`
+        :func:`~thoughtledger.projections.answers.branch_sets`
             lists under it (``None``: every thought).
         max_bytes: Most bytes the items may take, by ``size_of`` (``None``: no cap).
         size_of: How many bytes an item takes in the answer.

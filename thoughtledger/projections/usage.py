@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.events import Generation, ThoughtGenerated
-from thoughtledger.ledger.percentile import percentile
-from thoughtledger.projections.views import JsonDict
+from thoughtledger.projections.analytics import percentile
+from thoughtledger.projections.answers import JsonDict
 
 
 @dataclass(frozen=True, slots=True)

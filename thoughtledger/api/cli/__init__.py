@@ -5,6 +5,6 @@ tables and trees on a terminal, plain text when piped, and ``--json`` on request
 line on stderr: exit code 2 when the command line was wrong, 1 when the work failed.
 """
 
-from thoughtledger.api.cli.app import main
+from thoughtledger.api.cli.command import main
 
 __all__ = ["main"]

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from thoughtledger.api.bootstrap import open_ledger
 from thoughtledger.api.cli.common import EXIT_OK, Commands, Ui, add_json_option
 from thoughtledger.api.cli.tree import session_tree
-from thoughtledger.ledger.redact import redact_url
+from thoughtledger.ledger.masking import mask_url
 
 METADATA = {"agent": "sre-assistant", "client": "thoughtledger demo", "transport": "in-process"}
 
@@ -168,4 +168,4 @@ def _where(db: str) -> str:
         # sqlite:///relative.db and sqlite:////absolute.db, as SQLAlchemy reads them.
         path = db.split("://", 1)[1].split("?", 1)[0].removeprefix("/")
         return str(Path(path).resolve())
-    return redact_url(db)
+    return mask_url(db)

@@ -19,8 +19,8 @@ from thoughtledger.api.cli.common import (
     whole,
 )
 from thoughtledger.api.cli.replay import describe
+from thoughtledger.projections.answers import full_history
 from thoughtledger.projections.state import SessionState, empty, replay
-from thoughtledger.projections.views import full_history
 
 
 def register(commands: Commands) -> None:

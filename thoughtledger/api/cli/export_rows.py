@@ -1,9 +1,9 @@
 """``thoughtledger export --format csv|parquet``: one flat row per thought, for dataframes.
 
-The rows are those of the ``tl_thoughts`` view (see :mod:`thoughtledger.ledger.store.views`), folded
-from the log page by page (:meth:`thoughtledger.api.service.Ledger.thought_rows`), so the export
-runs in bounded memory on every backend, an older schema included. CSV needs only the standard
-library; Parquet needs the ``parquet`` extra (:mod:`thoughtledger.api.cli.parquet_out`).
+The rows are those of the ``tl_thoughts`` view (see :mod:`thoughtledger.ledger.store.sql_views`),
+folded from the log page by page (:meth:`thoughtledger.api.service.Ledger.thought_rows`), so the
+export runs in bounded memory on every backend, an older schema included. CSV needs only the
+standard library; Parquet needs the ``parquet`` extra (:mod:`thoughtledger.api.cli.parquet_out`).
 """
 
 import argparse

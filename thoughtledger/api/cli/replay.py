@@ -36,8 +36,8 @@ from thoughtledger.ledger.events import (
     ThoughtRedacted,
     ThoughtRevised,
 )
+from thoughtledger.projections.answers import full_history, session_view
 from thoughtledger.projections.state import SessionState
-from thoughtledger.projections.views import full_history, session_view
 
 Step = tuple[RecordedEvent, SessionState]
 KeyReader = Callable[[float | None], str]

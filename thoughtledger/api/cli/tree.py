@@ -9,9 +9,9 @@ from rich.tree import Tree
 from thoughtledger.api.cli.common import plural, when
 from thoughtledger.api.history import HistoryPage
 from thoughtledger.ledger.envelope import format_time
+from thoughtledger.projections.answers import branch_sets, thought_history
 from thoughtledger.projections.state import SessionState, ThoughtEntry
 from thoughtledger.projections.usage import cost_note
-from thoughtledger.projections.views import branch_sets, thought_history
 
 _BRANCH_KINDS = ("branch.opened", "branch.extended")
 

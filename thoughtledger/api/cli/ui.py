@@ -40,7 +40,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
 
     from thoughtledger.api.mcp.serve import bind
     from thoughtledger.api.mcp.stopping import http_server, signals_handled
-    from thoughtledger.api.ui.app import create_app
+    from thoughtledger.api.ui.routes import create_app
 
     async with ledger_from(args, read_only=True) as ledger:
         listener = bind(args.host, args.port)

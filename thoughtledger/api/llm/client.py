@@ -4,7 +4,7 @@
 settings choose, retries what may pass (429, 5xx, timeouts, unreachable servers, malformed or empty
 answers) with exponential backoff and jitter (honouring ``Retry-After``), and fails at once on what
 will not (a bad key, an unknown model). What a failed attempt says is masked
-(:mod:`thoughtledger.ledger.redact`) before it is logged or raised: providers echo keys back. It
+(:mod:`thoughtledger.ledger.masking`) before it is logged or raised: providers echo keys back. It
 asks for a structured answer and steps down when an endpoint refuses one: ``json_schema``, then
 ``json_object``, then plain text (remembered per endpoint and model); a model that refuses a
 temperature (reasoning models accept only their default) is asked again without one. Any answer that
@@ -30,7 +30,7 @@ from thoughtledger.api.logs import get_logger
 from thoughtledger.ledger.closing import ClosedOnExit
 from thoughtledger.ledger.errors import GenerationError
 from thoughtledger.ledger.events import Generation
-from thoughtledger.ledger.redact import mask_secrets
+from thoughtledger.ledger.masking import mask_secrets
 
 if TYPE_CHECKING:
     import openai

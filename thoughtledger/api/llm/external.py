@@ -30,7 +30,7 @@ from thoughtledger.api.outcome import ThinkOutcome
 from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.decide import Generated, ThinkCommand, parse_command
 from thoughtledger.ledger.errors import GenerationError, InvalidInputError, InvalidThoughtError
-from thoughtledger.ledger.redact import mask_secrets
+from thoughtledger.ledger.masking import mask_secrets
 from thoughtledger.projections.state import SessionState, empty
 
 DEFAULT_TEMPERATURE = 0.7

@@ -17,7 +17,7 @@ resources; their arguments' lax types, the official server's coercion, are in
 bad lines) and :mod:`~thoughtledger.api.mcp.serve` (the ``serve`` entry point).
 """
 
-from thoughtledger.api.mcp.app import AppState, ProfileName
+from thoughtledger.api.mcp.context import AppState, ProfileName
 from thoughtledger.api.mcp.server import (
     DEFAULT_TOOLS,
     PROFILES,

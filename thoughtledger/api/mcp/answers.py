@@ -1,9 +1,9 @@
 """The shapes of the tools' answers, published as ``outputSchema``.
 
-The answers themselves are built by the pure views in :mod:`thoughtledger.projections.views`; these
-models only describe them, so the schema a client validates against and the dict we send cannot
-drift apart unnoticed (the SDK's client checks every structured answer against the schema, and so do
-the tests).
+The answers themselves are built by the pure views in :mod:`thoughtledger.projections.answers`;
+these models only describe them, so the schema a client validates against and the dict we send
+cannot drift apart unnoticed (the SDK's client checks every structured answer against the schema,
+and so do the tests).
 """
 
 from typing import Any, Literal

@@ -28,7 +28,7 @@ from starlette.middleware import Middleware
 from thoughtledger.api.auth.verifier import FileTokenVerifier
 from thoughtledger.api.bootstrap import open_ledger, resolve_url
 from thoughtledger.api.logs import SessionIdRedaction, event_line, route_to_stdlib
-from thoughtledger.api.mcp.app import AppState, ProfileName
+from thoughtledger.api.mcp.context import AppState, ProfileName
 from thoughtledger.api.mcp.render import ThoughtSink, thought_logging_enabled
 from thoughtledger.api.mcp.server import (
     DEFAULT_TOOLS,
@@ -44,7 +44,7 @@ from thoughtledger.api.mcp.stopping import http_server, signals_handled
 from thoughtledger.api.options import bounded
 from thoughtledger.api.service import DEFAULT_TTL, Ledger
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError
-from thoughtledger.ledger.redact import redact_text, redact_url
+from thoughtledger.ledger.masking import mask_text, mask_url
 
 if TYPE_CHECKING:
     from thoughtledger.api.checkpoints import CheckpointWriter
@@ -210,9 +210,9 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         code: int = anyio.run(functools.partial(serve, args, ttl=ttl, sink=sink, signer=signer))
     except InvalidInputError as exc:  # a URL of no known form: the command line was wrong
-        return _fail(redact_text(str(exc), resolve_url(args.db)), EXIT_USAGE)
+        return _fail(mask_text(str(exc), resolve_url(args.db)), EXIT_USAGE)
     except (LedgerError, OSError) as exc:  # a ledger that cannot be opened, a port in use
-        return _fail(redact_text(str(exc), resolve_url(args.db)), EXIT_FAILURE)
+        return _fail(mask_text(str(exc), resolve_url(args.db)), EXIT_FAILURE)
     except KeyboardInterrupt:  # Ctrl-C before the server took over its signals
         code = EXIT_INTERRUPTED
     if code == EXIT_INTERRUPTED:
@@ -437,7 +437,7 @@ def _auth_settings(base: str, url: str) -> AuthSettings:
 
 def _facts(args: argparse.Namespace) -> dict[str, object]:
     return {
-        "ledger": redact_url(resolve_url(args.db)),
+        "ledger": mask_url(resolve_url(args.db)),
         "profile": args.profile,
         "tools": ",".join(args.tools),
         "runs": args.runs,

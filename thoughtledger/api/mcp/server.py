@@ -34,7 +34,7 @@ from thoughtledger.api.mcp.answers import (
     StatusAnswer,
     output_schema,
 )
-from thoughtledger.api.mcp.app import AppState, ProfileName, RunsName
+from thoughtledger.api.mcp.context import AppState, ProfileName, RunsName
 from thoughtledger.api.mcp.reading import register_resources, thinking_history
 from thoughtledger.api.mcp.render import ThoughtSink
 from thoughtledger.api.mcp.thinking import (

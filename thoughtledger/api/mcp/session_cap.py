@@ -230,7 +230,9 @@ def _principal(scope: Scope) -> str | None:
     user = scope.get("user")
     if isinstance(user, AuthenticatedUser):
         token = user.access_token
-        return token.subject or token.client_id  # as thoughtledger.api.mcp.app.principal_of_request
+        return (
+            token.subject or token.client_id
+        )  # as thoughtledger.api.mcp.context.principal_of_request
     return None
 
 

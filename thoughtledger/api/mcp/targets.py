@@ -12,7 +12,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from thoughtledger.api.access import Principal, namespaced
 from thoughtledger.api.bounds import not_found
-from thoughtledger.api.mcp.app import Caller
+from thoughtledger.api.mcp.context import Caller
 from thoughtledger.api.mcp.sessions import connection_handle, name_handle
 from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.ids import check_id, new_session_id

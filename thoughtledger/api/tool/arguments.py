@@ -29,7 +29,7 @@ from thoughtledger.ledger.thought_types import (
     command_wording,
     describe_errors,
 )
-from thoughtledger.projections.views import JsonDict
+from thoughtledger.projections.answers import JsonDict
 
 
 def _session_id(value: str) -> str:

@@ -8,7 +8,7 @@ from pydantic.alias_generators import to_camel
 from thoughtledger.api.json_schema import compact_schema
 from thoughtledger.api.tool.arguments import ThinkingInput
 from thoughtledger.ledger.thought import HistoryItem
-from thoughtledger.projections.views import JsonDict
+from thoughtledger.projections.answers import JsonDict
 
 
 class ThinkingOutput(BaseModel):

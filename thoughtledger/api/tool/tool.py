@@ -12,7 +12,7 @@ from thoughtledger.api.tool.schemas import OUTPUT_SCHEMA, PARAMETERS
 from thoughtledger.ledger.decide import checked_command
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.ids import check_id
-from thoughtledger.projections.views import JsonDict, session_view
+from thoughtledger.projections.answers import JsonDict, session_view
 
 
 class SequentialThinkingTool:

@@ -11,8 +11,8 @@ import hashlib
 import html
 from collections.abc import Sequence
 
-from thoughtledger.api.ui.app import SESSION_SCRIPTS, static_text
 from thoughtledger.api.ui.payload import JsonDict, script_json
+from thoughtledger.api.ui.routes import SESSION_SCRIPTS, static_text
 
 
 def _sha256(text: str) -> str:

@@ -18,8 +18,9 @@ from thoughtledger.ledger.ids import check_id, new_event_id
 from thoughtledger.ledger.store.checks import check_ids
 from thoughtledger.ledger.store.event_rows import EventRowReads
 from thoughtledger.ledger.store.imports import check_import, held_versions
+from thoughtledger.ledger.store.log_tree import TreeStore
 from thoughtledger.ledger.store.redaction import Redactable
-from thoughtledger.ledger.store.stats import StatsFilter, StatsRows
+from thoughtledger.ledger.store.stats_rows import StatsFilter, StatsRows
 from thoughtledger.ledger.store.subscribe import (
     DEFAULT_PAGE,
     Signal,
@@ -28,7 +29,6 @@ from thoughtledger.ledger.store.subscribe import (
     check_subscription,
     follow,
 )
-from thoughtledger.ledger.store.tree import TreeStore
 
 DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 """Largest stored payload of one event, in bytes, unless a store is opened with another limit."""
@@ -80,7 +80,7 @@ class EventStore(EventRowReads, Redactable, TreeStore, ClosedOnExit):
     * a subscription (:meth:`subscribe`) yields every event after its start position once, in
       position order, then each new one as it commits, whichever store or process appended it;
     * a Merkle tree over the log in position order
-    (:class:`~thoughtledger.ledger.store.tree.TreeStore`)
+    (:class:`~thoughtledger.ledger.store.log_tree.TreeStore`)
       only ever grows over events no later commit can precede, so a checkpoint's prefix is
       never changed by a later commit.
 
@@ -470,8 +470,9 @@ class EventStore(EventRowReads, Redactable, TreeStore, ClosedOnExit):
     async def stats_rows(self, where: StatsFilter | None = None) -> StatsRows:
         """Return the facts of each session ``where`` selects, and the time between thoughts.
 
-        What the ledger's statistics are folded from (see :mod:`thoughtledger.ledger.store.stats`
-        for the definitions): one row per session and a histogram, never one row per event.
+        What the ledger's statistics are folded from (see
+        :mod:`thoughtledger.ledger.store.stats_rows` for the definitions): one row per session and a
+        histogram, never one row per event.
 
         Args:
             where: Which sessions to count; ``None`` counts every session.

@@ -1,7 +1,7 @@
 """The analytics views' names and columns, and how they read values no column can hold.
 
-Kept apart from the views' SQL (:mod:`thoughtledger.ledger.store.views`, which needs SQLAlchemy) so
-that the exports, which fold the same rows in Python, import no database library.
+Kept apart from the views' SQL (:mod:`thoughtledger.ledger.store.sql_views`, which needs SQLAlchemy)
+so that the exports, which fold the same rows in Python, import no database library.
 """
 
 THOUGHTS_VIEW = "tl_thoughts"

@@ -28,10 +28,10 @@ from thoughtledger.ledger.store.base import (
 )
 from thoughtledger.ledger.store.checks import check_page, check_window
 from thoughtledger.ledger.store.imports import plan_import
+from thoughtledger.ledger.store.log_tree import BLOCK_LEVEL, PAGE, StoredNode, TreeTip
 from thoughtledger.ledger.store.redaction import Stripping
 from thoughtledger.ledger.store.rows import to_recorded
-from thoughtledger.ledger.store.stats import StatsFilter, StatsRows, fold_stats_rows
-from thoughtledger.ledger.store.tree import BLOCK_LEVEL, PAGE, StoredNode, TreeTip
+from thoughtledger.ledger.store.stats_rows import StatsFilter, StatsRows, fold_stats_rows
 
 
 class MemoryEventStore(EventStore):
@@ -204,7 +204,7 @@ class MemoryEventStore(EventStore):
         self._check_open()
         return fold_stats_rows(self._streams, where or StatsFilter())
 
-    # -- the Merkle tree (see thoughtledger.ledger.store.tree)
+    # -- the Merkle tree (see thoughtledger.ledger.store.log_tree)
     # -----------------------------------------------
 
     async def _tree_tip(self) -> TreeTip:

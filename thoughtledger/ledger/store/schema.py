@@ -12,7 +12,7 @@ from collections.abc import Callable
 import sqlalchemy as sa
 
 from thoughtledger.ledger.store.columns import THOUGHTS_VIEW
-from thoughtledger.ledger.store.views import VIEWS, CreateView, DropView, JsonPath
+from thoughtledger.ledger.store.sql_views import VIEWS, CreateView, DropView, JsonPath
 
 DATABASE_SCHEMA_VERSION = 5
 """The version of the database's tables this code creates and reads."""
@@ -20,10 +20,10 @@ READABLE_FROM = 1
 """The oldest schema this code reads without upgrading it. The steps since add indexes (a
 read-only opening of an older ledger answers the same, if more slowly); the analytics views,
 which this code never reads itself (its exports fold the log, see
-:mod:`thoughtledger.ledger.store.views`), so an older ledger opened read-only simply has none (or,
-before step 5, a ``tl_thoughts`` without the redacted texts' column) for other SQL tools until it is
-opened once for writing; and the Merkle tree's tables, which a read-only opening does without (it
-answers no proof; it still verifies a checkpoint, from the log itself)."""
+:mod:`thoughtledger.ledger.store.sql_views`), so an older ledger opened read-only simply has none
+(or, before step 5, a ``tl_thoughts`` without the redacted texts' column) for other SQL tools until
+it is opened once for writing; and the Merkle tree's tables, which a read-only opening does without
+(it answers no proof; it still verifies a checkpoint, from the log itself)."""
 
 JsonText = JsonPath
 """A backend's expression for the value at a path (one or more keys) in a JSON payload stored
@@ -79,9 +79,10 @@ tree_nodes = sa.Table(
     sa.Column("first_position", sa.BigInteger, nullable=True),
     sa.Column("last_position", sa.BigInteger, nullable=True),
 )
-"""The Merkle tree's full subtrees from :data:`thoughtledger.ledger.store.tree.BLOCK_LEVEL` up (see
-:mod:`thoughtledger.ledger.store.tree`); a block (a subtree at that level) also names the positions
-of its first and last event, where its leaves are read from. Derived from the log, never trusted by
+"""The Merkle tree's full subtrees from :data:`thoughtledger.ledger.store.log_tree.BLOCK_LEVEL` up
+(see :mod:`thoughtledger.ledger.store.log_tree`); a block (a subtree at that level) also names the
+positions of its first and last event, where its leaves are read from. Derived from the log, never
+trusted by
 verification: a wrong row makes proofs that fail, never a proof that passes."""
 
 tree_tip = sa.Table(

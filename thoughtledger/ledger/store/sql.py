@@ -22,9 +22,9 @@ from thoughtledger.ledger.store.base import (
     utc_now,
 )
 from thoughtledger.ledger.store.checks import check_page, check_window
+from thoughtledger.ledger.store.log_tree import BLOCK_LEVEL, PAGE, TreeTip
 from thoughtledger.ledger.store.rows import decode_rows, event_row, head_time, log_row, stored_row
-from thoughtledger.ledger.store.stats import StatsFilter, StatsRows
-from thoughtledger.ledger.store.tree import BLOCK_LEVEL, PAGE, TreeTip
+from thoughtledger.ledger.store.stats_rows import StatsFilter, StatsRows
 
 _ID_CHUNK = 1000
 """Event ids looked up per query (well within every driver's limit on bound parameters)."""
@@ -258,7 +258,7 @@ class SqlEventStore(EventStore):
 
         return await stats_rows(self._fetch, self._stats_dialect(), where or StatsFilter())
 
-    # -- the Merkle tree (see thoughtledger.ledger.store.tree)
+    # -- the Merkle tree (see thoughtledger.ledger.store.log_tree)
     # -----------------------------------------------
 
     async def _tree_tip(self) -> TreeTip:

@@ -9,7 +9,7 @@ connections: each database scan runs while the other does.
 
 The statements are the same on every SQL backend but for a few expressions (how JSON is read, how
 times are kept), which each backend supplies as a :class:`StatsDialect` in its own module. The
-definitions are those of :mod:`thoughtledger.ledger.store.stats`.
+definitions are those of :mod:`thoughtledger.ledger.store.stats_rows`.
 """
 
 import asyncio
@@ -21,7 +21,7 @@ import sqlalchemy as sa
 
 from thoughtledger.ledger.events import THOUGHT_TYPES
 from thoughtledger.ledger.store import schema
-from thoughtledger.ledger.store.stats import SessionFacts, StatsFilter, StatsRows
+from thoughtledger.ledger.store.stats_rows import SessionFacts, StatsFilter, StatsRows
 
 _E = schema.events
 _S = schema.sessions

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Any
 from thoughtledger.api.tool import SequentialThinkingTool
 from thoughtledger.api.tool.adapters._extras import missing_framework
 from thoughtledger.ledger.errors import InvalidInputError
-from thoughtledger.projections.views import JsonDict
+from thoughtledger.projections.answers import JsonDict
 
 if TYPE_CHECKING:
     from langchain_core.tools import StructuredTool

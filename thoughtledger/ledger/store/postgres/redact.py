@@ -14,7 +14,7 @@ import sqlalchemy as sa
 
 from thoughtledger.ledger.errors import StoreError, StoreUnavailableError
 from thoughtledger.ledger.ids import check_id
-from thoughtledger.ledger.store.postgres.stats import PostgresStats
+from thoughtledger.ledger.store.postgres.stats_dialect import PostgresStats
 from thoughtledger.ledger.store.redaction import Redactable, Redacted, Stripping
 from thoughtledger.ledger.store.schema import events as EVENTS
 

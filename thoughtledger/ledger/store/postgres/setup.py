@@ -16,7 +16,7 @@ from thoughtledger.ledger.errors import (
 )
 from thoughtledger.ledger.store import schema
 from thoughtledger.ledger.store.base import utc_now
-from thoughtledger.ledger.store.postgres.stats import PostgresStats
+from thoughtledger.ledger.store.postgres.stats_dialect import PostgresStats
 
 _LOST_STATES = ("08", "57P01", "57P02")
 """SQLSTATEs of a lost connection: connection exceptions, administrator and crash shutdown."""

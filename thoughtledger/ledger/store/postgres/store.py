@@ -39,7 +39,7 @@ from thoughtledger.ledger.errors import (
     StoreUnavailableError,
 )
 from thoughtledger.ledger.events import PAYLOAD_SCHEMA_VERSION
-from thoughtledger.ledger.redact import redact_url
+from thoughtledger.ledger.masking import mask_url
 from thoughtledger.ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
     Clock,
@@ -52,12 +52,12 @@ from thoughtledger.ledger.store.postgres.listen import (
     Notifier,
     PostgresWatch,
 )
+from thoughtledger.ledger.store.postgres.log_tree import PostgresTree
 from thoughtledger.ledger.store.postgres.positions import POSITION_SHIFT, PostgresPositions
 from thoughtledger.ledger.store.postgres.redact import PostgresRedaction
 from thoughtledger.ledger.store.postgres.setup import check_ledger, lost_connection, migrate
 from thoughtledger.ledger.store.postgres.setup import translate as _translate
-from thoughtledger.ledger.store.postgres.stats import POSTGRES_STATS, PostgresStats
-from thoughtledger.ledger.store.postgres.tree import PostgresTree
+from thoughtledger.ledger.store.postgres.stats_dialect import POSTGRES_STATS, PostgresStats
 from thoughtledger.ledger.store.sql import SqlEventStore
 
 _HEAD_CACHE_SIZE = 4096
@@ -193,7 +193,7 @@ class PostgresEventStore(
         # asyncpg takes server settings in a dict, not as keyword arguments.
         parsed = parsed.difference_update_query(["application_name"])
         # Masks the password of the user part and of the query (?password=, sslpassword=).
-        where = redact_url(parsed.render_as_string(hide_password=False))
+        where = mask_url(parsed.render_as_string(hide_password=False))
         if pg_schema is not None:
             if _SCHEMA_NAME.fullmatch(pg_schema) is None:
                 raise InvalidInputError(f"invalid PostgreSQL schema name {pg_schema!r}")

@@ -161,7 +161,7 @@ def _apply_schema_steps(writer: sqlite3.Connection, file: Path) -> None:
     from sqlalchemy.dialects import sqlite as sqlite_dialect
 
     from thoughtledger.ledger.store import schema
-    from thoughtledger.ledger.store.sqlite.stats import SqliteStats
+    from thoughtledger.ledger.store.sqlite.stats_dialect import SqliteStats
 
     dialect = sqlite_dialect.dialect(paramstyle="named")
 

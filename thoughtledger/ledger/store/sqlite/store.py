@@ -43,6 +43,7 @@ from thoughtledger.ledger.store.sqlite.batch import (
     Request,
 )
 from thoughtledger.ledger.store.sqlite.imports import SqliteImports
+from thoughtledger.ledger.store.sqlite.log_tree import SqliteTree
 from thoughtledger.ledger.store.sqlite.readonly import connect_read_only
 from thoughtledger.ledger.store.sqlite.reads import POLL_INTERVAL, SqliteReads
 from thoughtledger.ledger.store.sqlite.redact import SqliteRedaction
@@ -54,7 +55,6 @@ from thoughtledger.ledger.store.sqlite.setup import (
     migrate,
     reader_engine,
 )
-from thoughtledger.ledger.store.sqlite.tree import SqliteTree
 from thoughtledger.ledger.store.sqlite.writer import Busy
 
 if TYPE_CHECKING:
@@ -302,7 +302,7 @@ class SqliteEventStore(SqliteImports, SqliteReads, SqliteRedaction, SqliteTree, 
         return outcomes
 
     def _stats_dialect(self) -> "StatsDialect":
-        from thoughtledger.ledger.store.sqlite.stats import (
+        from thoughtledger.ledger.store.sqlite.stats_dialect import (
             SQLITE_STATS,
         )  # imports SQLAlchemy: not on serving
 

@@ -1,4 +1,4 @@
-"""The SQLite backend's Merkle tree reads and writes (see :mod:`thoughtledger.ledger.store.tree`).
+"""The SQLite backend's Merkle tree reads and writes (see :mod:`ledger.store.log_tree`).
 
 Read inline on the store's held reader connection, like its other short reads: a proof is a
 handful of indexed lookups, and recomputing a root scans ``(position, hash)`` pages, both far
@@ -13,8 +13,8 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from thoughtledger.ledger.merkle import NodeId
+from thoughtledger.ledger.store.log_tree import BLOCK_LEVEL, PAGE, StoredNode, TreeTip
 from thoughtledger.ledger.store.sqlite.writer import SqliteWriter
-from thoughtledger.ledger.store.tree import BLOCK_LEVEL, PAGE, StoredNode, TreeTip
 
 TIP = "SELECT size, position FROM tl_tree WHERE id = 1"
 NODE = "SELECT hash FROM tl_tree_nodes WHERE level = ? AND idx = ?"

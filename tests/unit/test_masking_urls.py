@@ -2,7 +2,7 @@
 
 import pytest
 
-from thoughtledger.ledger.redact import redact_text, redact_url
+from thoughtledger.ledger.masking import mask_text, mask_url
 
 
 @pytest.mark.parametrize(
@@ -29,12 +29,12 @@ from thoughtledger.ledger.redact import redact_text, redact_url
     ],
 )
 def test_passwords_are_masked_and_the_rest_is_kept(url: str, shown: str) -> None:
-    assert redact_url(url) == shown
+    assert mask_url(url) == shown
 
 
 def test_a_message_quoting_the_url_its_own_way_loses_the_secrets_too() -> None:
     url = "postgresql://agent:pw%21one@db/ledger?password=two+words&sslpassword=three"
     message = "cannot reach postgresql+asyncpg://agent:pw!one@db/ledger?password=two words: three"
-    masked = redact_text(message, url)
+    masked = mask_text(message, url)
     assert masked == "cannot reach postgresql+asyncpg://agent:***@db/ledger?password=***: ***"
-    assert redact_text(message, None) == message
+    assert mask_text(message, None) == message

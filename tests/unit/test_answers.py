@@ -1,5 +1,4 @@
-"""The views callers read (``thoughtledger.projections.views``), from states folded out of hand-made
-events."""
+"""The answers callers read (``projections.answers``), from states folded from hand-made events."""
 
 from typing import Any
 
@@ -17,8 +16,7 @@ from thoughtledger.ledger.events import (
     ThoughtRecorded,
     ThoughtRevised,
 )
-from thoughtledger.projections.state import SessionState, empty
-from thoughtledger.projections.views import (
+from thoughtledger.projections.answers import (
     branch_sets,
     external_view,
     generation_record,
@@ -30,6 +28,7 @@ from thoughtledger.projections.views import (
     thought_history,
     thought_record,
 )
+from thoughtledger.projections.state import SessionState, empty
 
 PLAIN = ThoughtRecorded(**thought(1, 4))
 REVISION = ThoughtRevised(**thought(2, 4, is_revision=True, revises_thought=1))

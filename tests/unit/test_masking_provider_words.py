@@ -2,7 +2,7 @@
 
 import pytest
 
-from thoughtledger.ledger.redact import mask_secrets
+from thoughtledger.ledger.masking import mask_secrets
 
 KEY = "my-own-gateway-key-4711"
 

@@ -3,8 +3,8 @@
 A ledger URL may hold a password twice over: ``postgresql://user:pw@host/db`` and
 ``postgresql://user@host/db?password=pw`` (libpq and asyncpg also read ``sslpassword``). Logs and
 error lines outlive the session that printed them, so every URL shown to a person goes through
-:func:`redact_url`, and every message that may quote one (a driver's error, say) through
-:func:`redact_text`.
+:func:`mask_url`, and every message that may quote one (a driver's error, say) through
+:func:`mask_text`.
 
 Providers and the proxies in front of them echo what they were sent ("Incorrect API key
 provided: sk-proj-...", an error page quoting ``Authorization: Bearer ...``). Their messages
@@ -24,7 +24,7 @@ MASK = "***"
 _SECRET_PARAMETER = re.compile(r"pass|pwd|secret|token|key|auth", re.IGNORECASE)
 
 
-def redact_url(url: str) -> str:
+def mask_url(url: str) -> str:
     """``url`` with its password and every secret query parameter replaced by ``***``.
 
     Everything else is kept as written (``sqlite:////abs/path.db`` keeps its four slashes).
@@ -46,7 +46,7 @@ def redact_url(url: str) -> str:
     return redacted
 
 
-def redact_text(text: str, url: str | None) -> str:
+def mask_text(text: str, url: str | None) -> str:
     """``text`` with every secret of ``url`` (its password, secret parameters) masked.
 
     Messages quote URLs in their own ways (a driver adds ``+asyncpg``, percent-decodes), so
@@ -131,4 +131,4 @@ def mask_secrets(text: str, known: Iterable[str | None] = ()) -> str:
     return text
 
 
-__all__ = ["MASK", "MIN_KNOWN_KEY_CHARS", "mask_secrets", "redact_text", "redact_url"]
+__all__ = ["MASK", "MIN_KNOWN_KEY_CHARS", "mask_secrets", "mask_text", "mask_url"]

@@ -9,8 +9,8 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from thoughtledger.ledger.errors import StoreError, StoreUnavailableError
+from thoughtledger.ledger.store.log_tree import StoredNode, TreeTip
 from thoughtledger.ledger.store.sql import SqlEventStore
-from thoughtledger.ledger.store.tree import StoredNode, TreeTip
 
 # One statement (one round trip, atomic without a transaction): move the tree's tip only if it is
 # still where this extension started (a racing extender waits on the row, then finds it moved),
