@@ -83,6 +83,16 @@ def check_cli(home: Path, version: str) -> None:
     if shown != f"thoughtledger {version}":
         raise Failed(f"thoughtledger --version printed {shown!r}, not 'thoughtledger {version}'")
     print(f"   {shown}")
+    by_module = subprocess.run(
+        [sys.executable, "-m", "thoughtledger", "--version"],
+        env=child_env(home),
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        check=False,
+    )
+    if by_module.stdout.strip() != shown:
+        raise Failed(f"python -m thoughtledger --version said {by_module.stdout!r}")
     demo = run_cli(home, "demo")
     if not demo.strip():
         raise Failed("thoughtledger demo printed nothing")
