@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import cli
+from tests.support.docs import README, fenced_blocks, pages
 
-README = Path(__file__).resolve().parents[2] / "README.md"
 SHOWN_ID = "01a200aa-5aa0-705f-8c03-353b1aba1175"
 """The session id the README's examples show."""
 SHOWN_PREFIX = SHOWN_ID[:18]
@@ -32,9 +32,9 @@ class Example:
 def walkthrough() -> list[Example]:
     """The README's examples on ``demo.db``, in order."""
     examples: list[Example] = []
-    for block in code_blocks():
+    for block in fenced_blocks(README, ""):
         current: Example | None = None
-        for line in block:
+        for line in block.splitlines():
             if line.startswith("$ thoughtledger "):
                 command = line.removeprefix("$ thoughtledger ").split("#", 1)[0]
                 current = Example(shlex.split(command), [])
@@ -46,24 +46,6 @@ def walkthrough() -> list[Example]:
         while example.shown and not example.shown[-1].strip():
             example.shown.pop()  # the blank line before the next command
     return examples
-
-
-def code_blocks() -> list[list[str]]:
-    """The README's fenced blocks that name no language, as lists of lines."""
-    blocks: list[list[str]] = []
-    fence: str | None = None  # the opening line of the block being read
-    lines: list[str] = []
-    for line in README.read_text(encoding="utf-8").splitlines():
-        if fence is None:
-            if line.startswith("```"):
-                fence, lines = line, []
-        elif line == "```":
-            if fence == "```":
-                blocks.append(lines)
-            fence = None
-        else:
-            lines.append(line)
-    return blocks
 
 
 def pattern(shown: list[str], session_id: str) -> re.Pattern[str]:
@@ -144,3 +126,15 @@ def test_demo_help_says_where_it_records_without_contradiction(
     assert "--db FILE" in text
     assert "default: a new scratch file; $THOUGHTLEDGER_URL is not used" in text
     assert "default: $THOUGHTLEDGER_URL" not in text
+
+
+def test_no_page_under_docs_shows_a_demo_command_left_unrun() -> None:
+    # The walk-through above runs the README's; one moved to a page under docs/ would go unchecked.
+    shown = [
+        f"{path.name}: {line}"
+        for path in pages()[1:]
+        for block in fenced_blocks(path, "")
+        for line in block.splitlines()
+        if line.startswith("$ thoughtledger ") and "demo.db" in line
+    ]
+    assert shown == []

@@ -25,7 +25,7 @@ from thoughtledger.ledger.thought import CAMEL_NAMES, THOUGHT_FIELDS
 
 pytestmark = pytest.mark.slow  # thousands of calls per tool: CI runs them, a local run does not
 
-# 1,000 calls per tool in a full run; the dedicated run sets 10,000 (see the README).
+# 1,000 calls per tool in a full run; the dedicated run sets 10,000 (see docs/operations.md).
 EXAMPLES = int(os.environ.get("THOUGHTLEDGER_MCP_FUZZ_EXAMPLES", "1000"))
 
 CAMEL = [*CAMEL_NAMES.values(), "sessionId", "clearSession"]

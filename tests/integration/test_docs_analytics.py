@@ -1,11 +1,11 @@
-"""The README's three analyses of the demo ledger run as written: the SQL, the pandas and the chart.
+"""The analytics page's three analyses of the demo ledger run as written: the SQL, the pandas and
+the chart (``docs/analytics.md``: its one ```` ```sql ```` block and two ```` ```py ```` blocks).
 
 Each is checked against the log itself (the ``tl_events`` rows) or the ``stats`` command, never
 against the views it reads. The chart the test draws is left in ``build/readme/`` (git-ignored);
-``docs/demo-thinking.png``, shown in the README, is a copy of it.
+``docs/demo-thinking.png``, shown on that page, is a copy of it.
 """
 
-import re
 import shutil
 import sqlite3
 from collections import Counter
@@ -19,18 +19,16 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from tests.support.cli import cli, demo, sqlite_url
-from tests.support.processes import ROOT
+from tests.support.docs import ROOT, fenced_blocks, links, page
 
-README = ROOT / "README.md"
+ANALYTICS = page("analytics.md")
 DRAWN = ROOT / "build" / "readme" / "demo-thinking.png"
 SHOWN = ROOT / "docs" / "demo-thinking.png"
 
 
 def blocks(language: str) -> list[str]:
-    """The ``language`` code blocks of the README's analytics section."""
-    text = README.read_text(encoding="utf-8")
-    section = text.split("\n## Analytics in SQL", 1)[1].split("\n## ", 1)[0]
-    return re.findall(rf"```{language}\n(.*?)```", section, re.DOTALL)
+    """The ``language`` code blocks of the analytics page."""
+    return fenced_blocks(ANALYTICS, language)
 
 
 def logged(db: Path, field: str) -> list[Any]:
@@ -52,7 +50,7 @@ def thought_kinds(db: Path) -> Counter[str]:
 def demo_db(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
-    """A fresh demo ledger, ``demo.db`` in the working folder, as the README makes it."""
+    """A fresh demo ledger, ``demo.db`` in the working folder, as the page makes it."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MPLBACKEND", "Agg")  # draw to files, never to a window
     demo(capsys, sqlite_url(tmp_path / "demo.db"))
@@ -61,14 +59,14 @@ def demo_db(
 
 def run(block: str) -> dict[str, Any]:
     namespace: dict[str, Any] = {"__name__": "__main__"}
-    exec(compile(block, "README analytics block", "exec"), namespace)  # noqa: S102  # the documented example is the test
+    exec(compile(block, "docs/analytics.md block", "exec"), namespace)  # noqa: S102  # the documented example is the test
     return namespace
 
 
-def test_the_readme_shows_three_analyses() -> None:
+def test_the_analytics_page_shows_three_analyses_and_the_chart() -> None:
     assert len(blocks("sql")) == 1
     assert len(blocks("py")) == 2
-    assert f"]({SHOWN.relative_to(ROOT)})" in README.read_text(encoding="utf-8")
+    assert SHOWN in [(ANALYTICS.parent / target).resolve() for target in links(ANALYTICS)]
 
 
 def test_the_sql_analysis_gives_the_revision_rate_stats_reports(

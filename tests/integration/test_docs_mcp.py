@@ -1,16 +1,16 @@
-"""The README's list of MCP tools says what the server really takes and answers.
+"""The MCP page's list of tools says what the server really takes and answers.
 
-Each tool line of the README (``- `name(required[, optional])` ``) must list exactly the
+Each tool line of ``docs/mcp.md`` (``- `name(required[, optional])` ``) must list exactly the
 arguments the tool publishes, the required ones first; each ``--profile`` line the keys the
 official tool answers with in that profile; the snake_case tool's line its answer's keys.
 """
 
 import re
-from pathlib import Path
 
 import pytest
 from mcp import Client
 
+from tests.support.docs import page
 from tests.support.mcp import Json, call
 from thoughtledger import Ledger
 from thoughtledger.api.mcp import TOOL_NAMES, create_server
@@ -18,7 +18,7 @@ from thoughtledger.api.mcp.context import ProfileName
 
 pytestmark = pytest.mark.anyio
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+MCP_PAGE = page("mcp.md").read_text(encoding="utf-8")
 
 
 def names(listed: str) -> tuple[list[str], list[str]]:
@@ -28,18 +28,18 @@ def names(listed: str) -> tuple[list[str], list[str]]:
 
 
 def documented_tools() -> dict[str, tuple[list[str], list[str]]]:
-    found = re.findall(r"^- `(\w+)\(([^)]*)\)`", README, re.MULTILINE)
+    found = re.findall(r"^- `(\w+)\(([^)]*)\)`", MCP_PAGE, re.MULTILINE)
     return {tool: names(arguments) for tool, arguments in found}
 
 
 def documented_answer(where: str) -> tuple[list[str], list[str]]:
     """The keys listed in the first backticked span the pattern ``where`` captures."""
-    match = re.search(where, README)
+    match = re.search(where, MCP_PAGE)
     assert match is not None, where
     return names(match.group(1))
 
 
-async def test_the_readme_lists_every_tool_with_its_arguments(ledger: Ledger) -> None:
+async def test_the_mcp_page_lists_every_tool_with_its_arguments(ledger: Ledger) -> None:
     documented = documented_tools()
     server = create_server(ledger, tools=TOOL_NAMES)
     async with Client(server, mode="legacy") as client:
@@ -53,7 +53,7 @@ async def test_the_readme_lists_every_tool_with_its_arguments(ledger: Ledger) ->
 
 
 @pytest.mark.parametrize("profile", ["official", "minimal", "full"])
-async def test_the_readme_says_what_each_profile_answers(
+async def test_the_mcp_page_says_what_each_profile_answers(
     ledger: Ledger, profile: ProfileName
 ) -> None:
     always, maybe = documented_answer(rf"`--profile {profile}`[^`\n]*: `([^`]*)`")
@@ -71,7 +71,7 @@ async def test_the_readme_says_what_each_profile_answers(
     assert "sessionId" in going  # every profile answers the session's handle
 
 
-async def test_the_readme_says_what_sequential_thinking_answers(ledger: Ledger) -> None:
+async def test_the_mcp_page_says_what_sequential_thinking_answers(ledger: Ledger) -> None:
     always, maybe = documented_answer(r"answers `(thought_number[^`]*)`")
     server = create_server(ledger, tools=["sequential_thinking"])
     arguments: Json = {

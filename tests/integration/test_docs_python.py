@@ -1,0 +1,41 @@
+"""Every Python example of the README and of the pages under ``docs/`` runs as written.
+
+An example is a fenced ```` ```python ```` block; each runs in an empty working directory, must
+print ``True`` and leaves its ledger in ``thoughts.db`` there. (The analytics page's ```` ```py ````
+blocks need the demo ledger; ``test_docs_analytics.py`` runs them.)
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.support.docs import README, ROOT, fenced_blocks, pages
+
+EXAMPLES = [(path, block) for path in pages() for block in fenced_blocks(path, "python")]
+
+
+def example_id(example: tuple[Path, str]) -> str:
+    path, block = example
+    index = fenced_blocks(path, "python").index(block)
+    return f"{path.relative_to(ROOT)}:{index}"
+
+
+def test_the_readme_has_a_python_example() -> None:
+    assert fenced_blocks(README, "python")
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[example_id(e) for e in EXAMPLES])
+def test_the_documented_python_examples_run(
+    example: tuple[Path, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path, block = example
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.delenv("THOUGHTLEDGER_URL", raising=False)
+    exec(compile(block, str(path.relative_to(ROOT)), "exec"), {"__name__": "__main__"})  # noqa: S102  # running the documented example is the test
+    assert "True" in capsys.readouterr().out
+    assert os.path.exists(tmp_path / "thoughts.db")
