@@ -32,7 +32,7 @@ from thoughtledger.ledger.events import (
     ThoughtRedacted,
 )
 from thoughtledger.ledger.ids import check_id
-from thoughtledger.ledger.store.base import MAX_BATCH, EventStore
+from thoughtledger.ledger.store.base import MAX_BATCH, LedgerStore
 from thoughtledger.ledger.store.redaction import Redacted
 from thoughtledger.projections.state import SessionState
 
@@ -90,7 +90,7 @@ def default_author() -> str:
 class Redaction:
     """The facade's redaction (mixed into :class:`thoughtledger.api.service.Ledger`)."""
 
-    _store: EventStore
+    _store: LedgerStore
 
     async def _load(self, session_id: str, *, fresh: bool) -> SessionState:
         raise NotImplementedError  # the facade's own
