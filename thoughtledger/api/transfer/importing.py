@@ -79,7 +79,7 @@ async def write_import(store: LedgerStore, pending: PendingImport, step: Progres
     """Write what the ledger lacks of a checked file, whole sessions at a time.
 
     Then, where the file redacts thoughts the ledger held before, their text is removed
-    (:meth:`~thoughtledger.ledger.store.redaction.Redactable.strip_content`).
+    (:meth:`~thoughtledger.ledger.store.redaction.Redacting.strip_content`).
 
     Returns:
         How many events were written.
