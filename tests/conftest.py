@@ -5,7 +5,7 @@ import pytest
 import structlog
 
 from tests.support.backends import BACKENDS, Backend, backend_for
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 
 
 @pytest.fixture
@@ -28,7 +28,7 @@ async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
 
 
 @pytest.fixture
-async def store(backend: Backend) -> AsyncIterator[EventStore]:
+async def store(backend: Backend) -> AsyncIterator[LedgerStore]:
     opened = await backend.open()
     try:
         yield opened

@@ -17,7 +17,7 @@ from bench_stats import generate_ledger
 
 from thoughtledger.ledger.events import ThoughtRecorded
 from thoughtledger.ledger.merkle import leaf_hash, verify_inclusion
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.postgres import PostgresEventStore
 from thoughtledger.ledger.store.sqlite import SqliteEventStore
 
@@ -131,7 +131,7 @@ async def _append_split(where: Path | str, count: int, tree_every: int) -> tuple
     the same loop, so the machine's drift, large on a shared machine, falls on both alike.
     """
     if isinstance(where, Path):
-        store: EventStore = await SqliteEventStore.open(where)
+        store: LedgerStore = await SqliteEventStore.open(where)
     else:
         url, schema = where.split("#")
         store = await PostgresEventStore.open(url, pg_schema=schema, pool_size=2)

@@ -13,7 +13,7 @@ from thoughtledger.ledger.chain import compute_hash
 from thoughtledger.ledger.envelope import RecordedEvent, format_time
 from thoughtledger.ledger.errors import EventDecodingError, IntegrityError, InvalidInputError
 from thoughtledger.ledger.events import BranchOpened, SessionCleared
-from thoughtledger.ledger.store.base import MAX_BATCH, EventStore
+from thoughtledger.ledger.store.base import MAX_BATCH, LedgerStore
 from thoughtledger.ledger.store.memory import MemoryEventStore
 
 pytestmark = pytest.mark.anyio
@@ -47,7 +47,7 @@ def without_positions(records: list[RecordedEvent]) -> list[tuple[object, ...]]:
     return [dataclasses.astuple(dataclasses.replace(r, position=0)) for r in records]
 
 
-async def test_imported_events_keep_their_ids_times_payloads_and_hashes(store: EventStore) -> None:
+async def test_imported_events_keep_their_ids_times_payloads_and_hashes(store: LedgerStore) -> None:
     records = await recorded_elsewhere("s1", "s2")
     assert await store.import_records(records) == len(records)
     for session_id in ("s1", "s2"):
@@ -62,7 +62,7 @@ async def test_imported_events_keep_their_ids_times_payloads_and_hashes(store: E
         assert (head.started_at, head.updated_at) == (mine[0].recorded_at, mine[-1].recorded_at)
 
 
-async def test_importing_twice_writes_nothing_the_second_time(store: EventStore) -> None:
+async def test_importing_twice_writes_nothing_the_second_time(store: LedgerStore) -> None:
     records = await recorded_elsewhere("s1", "s2")
     await store.import_records(records)
     before = await store.read_all()
@@ -70,14 +70,14 @@ async def test_importing_twice_writes_nothing_the_second_time(store: EventStore)
     assert await store.read_all() == before
 
 
-async def test_an_import_extends_a_session_that_holds_its_beginning(store: EventStore) -> None:
+async def test_an_import_extends_a_session_that_holds_its_beginning(store: LedgerStore) -> None:
     records = await recorded_elsewhere("s1", thoughts=5)
     assert await store.import_records(records[:3]) == 3
     assert await store.import_records(records) == len(records) - 3
     assert (await store.verify("s1")).checked == len(records)
 
 
-async def test_a_long_session_can_be_imported_in_consecutive_slices(store: EventStore) -> None:
+async def test_a_long_session_can_be_imported_in_consecutive_slices(store: LedgerStore) -> None:
     records = await recorded_elsewhere("s1", thoughts=7)
     for start in range(0, len(records), 3):
         await store.import_records(records[start : start + 3])
@@ -85,7 +85,7 @@ async def test_a_long_session_can_be_imported_in_consecutive_slices(store: Event
     assert (await store.verify("s1")).ok
 
 
-async def test_appends_continue_an_imported_session_on_its_chain(store: EventStore) -> None:
+async def test_appends_continue_an_imported_session_on_its_chain(store: LedgerStore) -> None:
     records = await recorded_elsewhere("s1")
     await store.import_records(records)
     more = await store.append("s1", [SessionCleared()], expected_version=len(records))
@@ -93,7 +93,7 @@ async def test_appends_continue_an_imported_session_on_its_chain(store: EventSto
     assert (await store.verify("s1")).ok
 
 
-async def test_imported_events_come_after_every_stored_event_in_the_log(store: EventStore) -> None:
+async def test_imported_events_come_after_every_stored_event_in_the_log(store: LedgerStore) -> None:
     mine = await store.append("local", [started(), thought(1)], expected_version=0)
     records = await recorded_elsewhere("s1")
     await store.import_records(records)
@@ -104,7 +104,7 @@ async def test_imported_events_come_after_every_stored_event_in_the_log(store: E
     assert positions[0] == mine[0].position
 
 
-async def test_a_tampered_record_is_refused_and_nothing_is_written(store: EventStore) -> None:
+async def test_a_tampered_record_is_refused_and_nothing_is_written(store: LedgerStore) -> None:
     records = await recorded_elsewhere("s1", "s2")
     forged = dataclasses.replace(
         records[-2], payload=records[-2].payload.replace('"thought 2"', '"thought X"')
@@ -115,7 +115,7 @@ async def test_a_tampered_record_is_refused_and_nothing_is_written(store: EventS
 
 
 async def test_a_record_that_does_not_link_to_its_predecessor_is_refused(
-    store: EventStore,
+    store: LedgerStore,
 ) -> None:
     records = await recorded_elsewhere("s1")
     with pytest.raises(IntegrityError, match="does not link"):
@@ -127,14 +127,14 @@ async def test_a_record_that_does_not_link_to_its_predecessor_is_refused(
     assert await store.read_all() == []
 
 
-async def test_records_that_would_leave_a_gap_are_refused(store: EventStore) -> None:
+async def test_records_that_would_leave_a_gap_are_refused(store: LedgerStore) -> None:
     records = await recorded_elsewhere("s1", thoughts=5)
     with pytest.raises(InvalidInputError, match="import its earlier events first"):
         await store.import_records(records[3:])
     assert await store.read_all() == []
 
 
-async def test_a_session_stored_with_another_history_is_left_alone(store: EventStore) -> None:
+async def test_a_session_stored_with_another_history_is_left_alone(store: LedgerStore) -> None:
     await store.append("s1", [started(), thought(1, "mine")], expected_version=0)
     ok = await recorded_elsewhere("ok")
     other = await recorded_elsewhere("s1")
@@ -144,7 +144,7 @@ async def test_a_session_stored_with_another_history_is_left_alone(store: EventS
     assert len(await store.read_stream("s1")) == 2
 
 
-async def test_an_event_id_recorded_elsewhere_is_refused(store: EventStore) -> None:
+async def test_an_event_id_recorded_elsewhere_is_refused(store: LedgerStore) -> None:
     records = await recorded_elsewhere("s1")
     used = records[1].event_id
     await store.append("mine", [thought(1)], expected_version=0, event_ids=[used])
@@ -154,7 +154,7 @@ async def test_an_event_id_recorded_elsewhere_is_refused(store: EventStore) -> N
 
 
 async def test_an_undecodable_payload_is_refused_even_when_its_hash_is_right(
-    store: EventStore,
+    store: LedgerStore,
 ) -> None:
     records = await recorded_elsewhere("s1")
     odd = dataclasses.replace(records[1], event_type="thought.pondered")
@@ -176,7 +176,7 @@ async def test_an_undecodable_payload_is_refused_even_when_its_hash_is_right(
     assert await store.read_all() == []
 
 
-async def test_malformed_batches_are_refused_before_anything_is_written(store: EventStore) -> None:
+async def test_malformed_batches_are_refused_before_anything_is_written(store: LedgerStore) -> None:
     records = await recorded_elsewhere("s1")
     with pytest.raises(InvalidInputError, match="appears twice"):
         await store.import_records(
@@ -192,7 +192,7 @@ async def test_malformed_batches_are_refused_before_anything_is_written(store: E
     assert await store.read_all() == []
 
 
-async def test_branches_and_odd_text_survive_an_import(store: EventStore) -> None:
+async def test_branches_and_odd_text_survive_an_import(store: LedgerStore) -> None:
     source = MemoryEventStore(clock=Tick())
     records = await source.append(
         "s1",
@@ -233,7 +233,7 @@ async def test_an_imported_session_survives_a_reopen(backend: Backend) -> None:
 
 
 async def test_already_imported_counts_the_stored_events_of_a_session_from_version_1(
-    store: EventStore,
+    store: LedgerStore,
 ) -> None:
     records = await recorded_elsewhere("s1", thoughts=5)
     hashes = [r.hash for r in records]
@@ -285,7 +285,7 @@ async def test_an_event_edited_in_place_is_a_conflict_not_already_imported(
         await store.aclose()
 
 
-async def test_times_that_go_backwards_within_a_session_are_refused(store: EventStore) -> None:
+async def test_times_that_go_backwards_within_a_session_are_refused(store: LedgerStore) -> None:
     start = datetime(2024, 5, 1, 12, tzinfo=UTC)
     # No store records a step back, so the chain is sealed by hand, as a foreign writer could.
     honest = await recorded_elsewhere("s1", thoughts=3)
@@ -301,7 +301,7 @@ async def test_times_that_go_backwards_within_a_session_are_refused(store: Event
     assert len(await store.read_all()) == 3
 
 
-async def test_recorded_event_ids_names_those_the_store_holds(store: EventStore) -> None:
+async def test_recorded_event_ids_names_those_the_store_holds(store: LedgerStore) -> None:
     mine = await store.append("s1", [started(), thought(1)], expected_version=0)
     imported = await recorded_elsewhere("s2")
     await store.import_records(imported)

@@ -12,19 +12,19 @@ from thoughtledger.ledger.chain import StoredRow
 from thoughtledger.ledger.envelope import EventRow, format_time
 from thoughtledger.ledger.errors import ConcurrencyError, InvalidInputError, LedgerError
 from thoughtledger.ledger.events import BranchOpened, LedgerEvent, SessionCleared, ThoughtRevised
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.memory import MemoryEventStore
 
 pytestmark = pytest.mark.anyio
 
 
-async def test_an_empty_append_is_a_no_op(store: EventStore) -> None:
+async def test_an_empty_append_is_a_no_op(store: LedgerStore) -> None:
     assert await store.append("s1", [], expected_version=0) == []
     assert await store.read_stream("s1") == []
     assert await store.stream_head("s1") is None
 
 
-async def test_versions_count_from_one_without_gaps_and_positions_grow(store: EventStore) -> None:
+async def test_versions_count_from_one_without_gaps_and_positions_grow(store: LedgerStore) -> None:
     first = await store.append("s1", [started(), thought(1)], expected_version=0)
     second = await store.append("s1", [thought(2), thought(3)], expected_version=2)
     recorded = first + second
@@ -38,7 +38,7 @@ async def test_versions_count_from_one_without_gaps_and_positions_grow(store: Ev
     assert (head.version, head.hash) == (4, recorded[-1].hash)
 
 
-async def test_read_stream_returns_the_requested_version_window(store: EventStore) -> None:
+async def test_read_stream_returns_the_requested_version_window(store: LedgerStore) -> None:
     await store.append("s1", [thought(n) for n in range(1, 11)], expected_version=0)
     window = await store.read_stream("s1", after_version=3, to_version=6)
     assert [r.version for r in window] == [4, 5, 6]
@@ -46,7 +46,7 @@ async def test_read_stream_returns_the_requested_version_window(store: EventStor
     assert await store.read_stream("s1", after_version=10) == []
 
 
-async def test_read_stream_pages_a_session_by_version_with_a_limit(store: EventStore) -> None:
+async def test_read_stream_pages_a_session_by_version_with_a_limit(store: LedgerStore) -> None:
     await store.append("s1", [thought(n) for n in range(1, 11)], expected_version=0)
     await store.append("other", [thought(1)], expected_version=0)
     pages: list[list[int]] = []
@@ -62,13 +62,13 @@ async def test_read_stream_pages_a_session_by_version_with_a_limit(store: EventS
 
 
 @pytest.mark.parametrize("limit", [0, -1, True, 2.5])
-async def test_read_stream_refuses_a_limit_below_one(store: EventStore, limit: object) -> None:
+async def test_read_stream_refuses_a_limit_below_one(store: LedgerStore, limit: object) -> None:
     await store.append("s1", [thought(1)], expected_version=0)
     with pytest.raises(InvalidInputError, match="limit must be an integer >= 1"):
         await store.read_stream("s1", limit=limit)  # type: ignore[arg-type]  # bad on purpose
 
 
-async def test_a_stale_expected_version_raises_and_writes_nothing(store: EventStore) -> None:
+async def test_a_stale_expected_version_raises_and_writes_nothing(store: LedgerStore) -> None:
     await store.append("s1", [thought(1)], expected_version=0)
     with pytest.raises(ConcurrencyError) as caught:
         await store.append("s1", [thought(2), thought(3)], expected_version=0)
@@ -78,7 +78,7 @@ async def test_a_stale_expected_version_raises_and_writes_nothing(store: EventSt
     assert [r.version for r in await store.read_stream("s1")] == [1]
 
 
-async def test_sessions_are_isolated(store: EventStore) -> None:
+async def test_sessions_are_isolated(store: LedgerStore) -> None:
     await store.append("a", [thought(1, "in a")], expected_version=0)
     await store.append("b", [thought(1, "in b"), thought(2, "in b")], expected_version=0)
     a = await store.read_stream("a")
@@ -98,7 +98,7 @@ async def test_sessions_are_isolated(store: EventStore) -> None:
     ],
     ids=["unicode", "nul", "one-megabyte", "sql-metacharacters", "empty"],
 )
-async def test_payloads_round_trip_exactly(store: EventStore, text: str) -> None:
+async def test_payloads_round_trip_exactly(store: LedgerStore, text: str) -> None:
     events: list[LedgerEvent] = [
         thought(1, text),
         ThoughtRevised(
@@ -180,7 +180,7 @@ async def test_racing_creators_of_one_new_session_exactly_one_wins(backend: Back
 
 
 async def test_concurrent_writers_never_duplicate_or_skip_and_readers_see_growing_positions(
-    store: EventStore,
+    store: LedgerStore,
 ) -> None:
     writers, per_writer = 8, 25
     seen: list[int] = []
@@ -215,7 +215,7 @@ async def test_concurrent_writers_never_duplicate_or_skip_and_readers_see_growin
         )
 
 
-async def test_read_all_pages_through_every_session_in_position_order(store: EventStore) -> None:
+async def test_read_all_pages_through_every_session_in_position_order(store: LedgerStore) -> None:
     for name in ("a", "b", "c"):
         await store.append(name, [thought(1), thought(2)], expected_version=0)
     pages, after = [], 0
@@ -230,7 +230,7 @@ async def test_read_all_pages_through_every_session_in_position_order(store: Eve
 
 
 async def test_a_retried_append_with_the_same_event_ids_is_not_duplicated(
-    store: EventStore,
+    store: LedgerStore,
 ) -> None:
     ids = [uuid.uuid4(), uuid.uuid4()]
     first = await store.append("s1", [thought(1), thought(2)], expected_version=0, event_ids=ids)
@@ -244,7 +244,7 @@ async def test_a_retried_append_with_the_same_event_ids_is_not_duplicated(
 
 
 async def test_an_event_id_used_elsewhere_is_refused_and_nothing_is_written(
-    store: EventStore,
+    store: LedgerStore,
 ) -> None:
     used = uuid.uuid4()
     await store.append("s1", [thought(1)], expected_version=0, event_ids=[used])
@@ -256,13 +256,13 @@ async def test_an_event_id_used_elsewhere_is_refused_and_nothing_is_written(
 @pytest.mark.parametrize(
     "session_id", ["", "../etc/passwd", "a b", "x" * 129, "semi;colon", "nul\x00"]
 )
-async def test_invalid_session_ids_are_refused(store: EventStore, session_id: str) -> None:
+async def test_invalid_session_ids_are_refused(store: LedgerStore, session_id: str) -> None:
     with pytest.raises(InvalidInputError, match="invalid session id"):
         await store.append(session_id, [thought(1)], expected_version=0)
     assert await store.read_all() == []
 
 
-async def test_bad_appends_raise_clear_errors_and_write_nothing(store: EventStore) -> None:
+async def test_bad_appends_raise_clear_errors_and_write_nothing(store: LedgerStore) -> None:
     with pytest.raises(InvalidInputError, match="expected_version"):
         await store.append("s1", [thought(1)], expected_version=-1)
     with pytest.raises(InvalidInputError, match="not valid Unicode"):
@@ -275,7 +275,7 @@ async def test_bad_appends_raise_clear_errors_and_write_nothing(store: EventStor
     assert await store.read_all() == []
 
 
-async def test_the_chain_verifies_and_links_every_event(store: EventStore) -> None:
+async def test_the_chain_verifies_and_links_every_event(store: LedgerStore) -> None:
     recorded = await store.append(
         "s1", [started(), thought(1), SessionCleared(reason="done")], expected_version=0
     )
@@ -328,7 +328,7 @@ async def test_a_closed_store_refuses_work_with_a_ledger_error(backend: Backend)
 
 
 async def test_one_callers_reused_event_id_does_not_fail_a_concurrent_caller(
-    store: EventStore,
+    store: LedgerStore,
 ) -> None:
     used = uuid.uuid4()
     await store.append("s1", [thought(1)], expected_version=0, event_ids=[used])
@@ -346,7 +346,7 @@ async def test_one_callers_reused_event_id_does_not_fail_a_concurrent_caller(
     assert len(await store.read_stream("s4")) == 2
 
 
-async def test_log_rows_page_like_read_all_and_carry_the_stored_columns(store: EventStore) -> None:
+async def test_log_rows_page_like_read_all_and_carry_the_stored_columns(store: LedgerStore) -> None:
     for name in ("a", "b"):
         await store.append(name, [started(), thought(1), thought(2, "ü \x00")], expected_version=0)
     records = await store.read_all()
@@ -363,7 +363,7 @@ async def test_log_rows_page_like_read_all_and_carry_the_stored_columns(store: E
 
 
 async def test_event_rows_page_like_read_all_and_carry_every_stored_column(
-    store: EventStore,
+    store: LedgerStore,
 ) -> None:
     for name in ("a", "b"):
         await store.append(name, [started(), thought(1), thought(2, "ü \x00")], expected_version=0)

@@ -26,14 +26,14 @@ from tests.support.subscribing import (
 from thoughtledger.api.bootstrap import open_store
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, StoreError
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.memory import MemoryEventStore
 
 pytestmark = pytest.mark.anyio
 
 
 async def test_a_subscription_yields_the_stored_events_then_each_new_one(
-    store: EventStore,
+    store: LedgerStore,
 ) -> None:
     await append_thoughts(store, "a", 3)
     events = store.subscribe()
@@ -47,7 +47,7 @@ async def test_a_subscription_yields_the_stored_events_then_each_new_one(
 
 
 async def test_a_subscription_starts_just_after_the_position_it_is_given(
-    store: EventStore,
+    store: LedgerStore,
 ) -> None:
     await append_thoughts(store, "a", 6)
     log = await stored(store, "a")
@@ -60,7 +60,7 @@ async def test_a_subscription_starts_just_after_the_position_it_is_given(
 
 
 async def test_catch_up_meets_live_without_gap_or_duplicate_while_another_store_appends(
-    backend: Backend, store: EventStore
+    backend: Backend, store: LedgerStore
 ) -> None:
     writer = await backend.open()  # the same storage through another store: another process
     try:
@@ -83,7 +83,7 @@ async def test_catch_up_meets_live_without_gap_or_duplicate_while_another_store_
 
 
 async def test_a_subscription_follows_the_appends_of_another_os_process(
-    backend: Backend, store: EventStore
+    backend: Backend, store: LedgerStore
 ) -> None:
     if backend.url is None:
         pytest.skip("a memory ledger lives in one process")
@@ -98,7 +98,7 @@ async def test_a_subscription_follows_the_appends_of_another_os_process(
 
 
 async def test_a_read_only_store_follows_the_appends_of_a_writing_one(
-    backend: Backend, store: EventStore
+    backend: Backend, store: LedgerStore
 ) -> None:
     if backend.url is None:
         pytest.skip("a memory ledger cannot be opened a second time, read-only")
@@ -115,7 +115,7 @@ async def test_a_read_only_store_follows_the_appends_of_a_writing_one(
 
 
 async def test_a_session_filter_yields_only_that_sessions_events_after_the_position(
-    store: EventStore,
+    store: LedgerStore,
 ) -> None:
     await append_thoughts(store, "a", 2)
     await append_thoughts(store, "b", 2)
@@ -137,7 +137,7 @@ async def test_a_session_filter_yields_only_that_sessions_events_after_the_posit
     assert [(r.session_id, r.version) for r in await waiting] == [("c", 1)]
 
 
-async def test_imported_events_are_delivered_to_subscribers(store: EventStore) -> None:
+async def test_imported_events_are_delivered_to_subscribers(store: LedgerStore) -> None:
     source = MemoryEventStore()
     await append_thoughts(source, "imported", 3)
     events = store.subscribe()
@@ -149,7 +149,7 @@ async def test_imported_events_are_delivered_to_subscribers(store: EventStore) -
     ]
 
 
-async def test_bad_subscription_arguments_are_refused_at_the_call(store: EventStore) -> None:
+async def test_bad_subscription_arguments_are_refused_at_the_call(store: LedgerStore) -> None:
     for bad in (
         {"after": -1},
         {"after": "5"},
@@ -243,7 +243,7 @@ _OPS = st.lists(
 )
 @given(ops=_OPS)
 async def test_each_subscriber_sees_exactly_the_events_after_its_start_in_order(
-    store: EventStore, ops: list[tuple[str, int, int]]
+    store: LedgerStore, ops: list[tuple[str, int, int]]
 ) -> None:
     prefix = uuid.uuid4().hex[:8]
     versions = [0, 0, 0]

@@ -8,30 +8,30 @@ from tests.support.backends import Backend, settled
 from tests.support.factories import thought
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.merkle import leaf_hash, root_of, verify_consistency, verify_inclusion
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.log_tree import BLOCK, TreeHead
 
 pytestmark = pytest.mark.anyio
 
 
-async def fill(store: EventStore, sessions: int, per: int) -> None:
+async def fill(store: LedgerStore, sessions: int, per: int) -> None:
     for s in range(sessions):
         await store.append(f"s{s}", [thought(n) for n in range(1, per + 1)], expected_version=0)
     await settled(store, sessions * per)
 
 
-async def leaves(store: EventStore) -> list[tuple[int, bytes]]:
+async def leaves(store: LedgerStore) -> list[tuple[int, bytes]]:
     return [
         (r.position, leaf_hash(bytes.fromhex(r.hash))) for r in await store.read_all(limit=10_000)
     ]
 
 
-async def test_an_empty_log_has_the_empty_tree(store: EventStore) -> None:
+async def test_an_empty_log_has_the_empty_tree(store: LedgerStore) -> None:
     head = await store.tree_head()
     assert (head.size, head.root) == (0, root_of([]))
 
 
-async def test_the_tree_covers_the_log_in_position_order(store: EventStore) -> None:
+async def test_the_tree_covers_the_log_in_position_order(store: LedgerStore) -> None:
     await fill(store, 5, 31)
     head = await store.tree_head()
     log = await leaves(store)
@@ -42,7 +42,7 @@ async def test_the_tree_covers_the_log_in_position_order(store: EventStore) -> N
         assert await store.tree_root(size) == root_of([leaf for _, leaf in log[:size]])
 
 
-async def test_every_event_has_an_inclusion_proof(store: EventStore) -> None:
+async def test_every_event_has_an_inclusion_proof(store: LedgerStore) -> None:
     await fill(store, 2, BLOCK + 7)
     head = await store.tree_head()
     log = await leaves(store)
@@ -57,7 +57,7 @@ async def test_every_event_has_an_inclusion_proof(store: EventStore) -> None:
 
 
 async def test_the_tree_only_grows_and_each_head_is_a_prefix_of_the_next(
-    store: EventStore,
+    store: LedgerStore,
 ) -> None:
     heads = []
     for round_ in range(4):
@@ -74,7 +74,7 @@ async def test_the_tree_only_grows_and_each_head_is_a_prefix_of_the_next(
                 assert verify_consistency(old.size, new.size, proof, old.root, new.root)
 
 
-async def test_a_proof_beyond_the_tree_is_refused(store: EventStore) -> None:
+async def test_a_proof_beyond_the_tree_is_refused(store: LedgerStore) -> None:
     await fill(store, 1, 3)
     head = await store.tree_head()
     recorded = await store.append("late", [thought(1)], expected_version=0)

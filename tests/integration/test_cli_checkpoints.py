@@ -12,18 +12,18 @@ from tests.support import attacks
 from tests.support.backends import Backend, pg_url, settled
 from tests.support.cli import cli
 from tests.support.samples import record_sample
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 
 DURABLE = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
-Attack = Callable[[Backend, EventStore], Awaitable[None]]
+Attack = Callable[[Backend, LedgerStore], Awaitable[None]]
 
 
-async def _rewrite(backend: Backend, store: EventStore) -> None:
+async def _rewrite(backend: Backend, store: LedgerStore) -> None:
     await attacks.rewrite_consistently(backend, store, "s-b")
 
 
-async def _delete(backend: Backend, store: EventStore) -> None:
+async def _delete(backend: Backend, store: LedgerStore) -> None:
     await attacks.delete_session(backend, "s-d")
 
 

@@ -11,13 +11,13 @@ import pytest
 from tests.support.raw_store import raw_store
 from thoughtledger import InvalidThoughtError, Ledger, SessionNotFoundError
 from thoughtledger.ledger.errors import InvalidInputError
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 
 pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-async def ledger(store: EventStore) -> Ledger:
+async def ledger(store: LedgerStore) -> Ledger:
     return Ledger(store)
 
 
@@ -163,7 +163,7 @@ async def test_unknown_and_missing_fields_are_named(ledger: Ledger) -> None:
         await ledger.think("s", {"thought": "x", "thought_number": 1, "total_thoughts": 1})
 
 
-async def test_an_oversize_thought_is_refused_with_its_size(store: EventStore) -> None:
+async def test_an_oversize_thought_is_refused_with_its_size(store: LedgerStore) -> None:
     ledger = Ledger(store, max_thought_bytes=1000)
     with pytest.raises(InvalidThoughtError, match="over the limit of 1000 bytes"):
         await ledger.think("s", {**args(1), "thought": "é" * 600})
@@ -233,7 +233,7 @@ async def test_clear_all_and_list_sessions(ledger: Ledger) -> None:
     assert {s.status for s in await ledger.list_sessions()} == {"cleared"}
 
 
-async def test_an_idle_session_expires_as_an_event_when_noticed(store: EventStore) -> None:
+async def test_an_idle_session_expires_as_an_event_when_noticed(store: LedgerStore) -> None:
     now = [datetime(2026, 1, 1, tzinfo=UTC)]
     ledger = Ledger(store, ttl=timedelta(minutes=30), clock=lambda: now[0])
     first = await ledger.think("s", args(1))
@@ -270,7 +270,7 @@ async def test_a_session_can_be_read_as_of_any_version(ledger: Ledger) -> None:
         await ledger.state("s", as_of_version=99)
 
 
-async def test_a_session_can_be_read_as_of_a_time(store: EventStore) -> None:
+async def test_a_session_can_be_read_as_of_a_time(store: LedgerStore) -> None:
     now = [datetime(2026, 1, 1, 14, 0, tzinfo=UTC)]
     ledger = Ledger(store, clock=lambda: now[0])
     store._clock = lambda: now[0]
@@ -298,7 +298,7 @@ async def test_the_history_window_keeps_the_last_thoughts_but_counts_all(ledger:
     assert view["thoughtHistoryLength"] == 7
 
 
-async def test_a_long_session_keeps_only_its_latest_thoughts_in_memory(store: EventStore) -> None:
+async def test_a_long_session_keeps_only_its_latest_thoughts_in_memory(store: LedgerStore) -> None:
     ledger = Ledger(store, hold_thoughts=5, cache_thoughts=8)
     for n in range(1, 13):
         outcome = await ledger.think("long", args(n, 12, more=n < 12))

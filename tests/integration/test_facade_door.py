@@ -15,7 +15,7 @@ import pytest
 from tests.support.backends import Backend
 from thoughtledger.api.cli import show
 from thoughtledger.api.service import Ledger
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 
 pytestmark = pytest.mark.anyio
 
@@ -35,7 +35,7 @@ def thought(number: int, total: int = 3) -> dict[str, Any]:
 class CountingStore:
     """Hands every call on to a real store, counting the calls by method name."""
 
-    def __init__(self, inner: EventStore) -> None:
+    def __init__(self, inner: LedgerStore) -> None:
         self.inner = inner
         self.calls: Counter[str] = Counter()
 
@@ -89,17 +89,17 @@ def test_the_command_line_and_the_external_use_case_never_touch_a_store() -> Non
     assert [found for path in BEHIND_THE_FACADE for found in store_attributes(path)] == []
 
 
-async def test_a_ledgers_store_is_private_to_it(store: EventStore) -> None:
+async def test_a_ledgers_store_is_private_to_it(store: LedgerStore) -> None:
     assert not hasattr(Ledger(store), "store")
 
 
-async def test_show_at_a_version_reads_the_head_once(store: EventStore) -> None:
+async def test_show_at_a_version_reads_the_head_once(store: LedgerStore) -> None:
     first = await Ledger(store).think(None, thought(1))
     for number in (2, 3):
         await Ledger(store).think(first.session_id, thought(number))
     counting = CountingStore(store)
     # A fresh ledger: nothing cached, so every read reaches the store.
-    ledger = Ledger(cast(EventStore, counting), ttl=None)
+    ledger = Ledger(cast(LedgerStore, counting), ttl=None)
 
     state, latest = await show.load(ledger, first.session_id, at=2, as_of=None)
 
@@ -108,7 +108,7 @@ async def test_show_at_a_version_reads_the_head_once(store: EventStore) -> None:
     assert counting.calls == Counter({"stream_head": 1, "read_stream": 1})
 
 
-async def test_a_session_is_found_by_its_id_or_a_unique_prefix(store: EventStore) -> None:
+async def test_a_session_is_found_by_its_id_or_a_unique_prefix(store: LedgerStore) -> None:
     ledger = Ledger(store)
     for session_id in ("alpha-1", "alpha-2", "beta-1"):
         await ledger.think(session_id, thought(1))
@@ -122,7 +122,7 @@ async def test_a_session_is_found_by_its_id_or_a_unique_prefix(store: EventStore
 
 
 async def test_export_yields_each_chosen_session_whole_or_every_session_in_id_order(
-    store: EventStore,
+    store: LedgerStore,
 ) -> None:
     ledger = Ledger(store)
     for session_id in ("s-b", "s-a"):
@@ -138,7 +138,7 @@ async def test_export_yields_each_chosen_session_whole_or_every_session_in_id_or
 
 
 async def test_a_ledger_knows_its_own_files_on_every_backend(
-    backend: Backend, store: EventStore
+    backend: Backend, store: LedgerStore
 ) -> None:
     ledger = Ledger(store)
     own = backend.sqlite_path

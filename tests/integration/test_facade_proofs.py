@@ -9,7 +9,7 @@ from thoughtledger import Ledger
 from thoughtledger.api.proofs import verify_bundle
 from thoughtledger.ledger.checkpoint import Checkpoint, Signer
 from thoughtledger.ledger.errors import IntegrityError, InvalidInputError
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 
 pytestmark = pytest.mark.anyio
 
@@ -27,7 +27,7 @@ async def think(ledger: Ledger, count: int) -> str:
 
 
 async def test_a_thought_is_proved_in_a_checkpoint_and_the_log_only_grows(
-    store: EventStore,
+    store: LedgerStore,
 ) -> None:
     ledger = Ledger(store)
     signer = Signer.generate("ledger.example/log")

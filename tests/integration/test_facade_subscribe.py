@@ -9,7 +9,7 @@ from tests.support.backends import Backend
 from tests.support.subscribing import take
 from thoughtledger import Ledger
 from thoughtledger.ledger.errors import InvalidInputError
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 
 pytestmark = pytest.mark.anyio
 
@@ -24,7 +24,7 @@ def args(number: int, total: int = 3) -> dict[str, Any]:
 
 
 async def test_a_subscription_follows_one_sessions_thoughts_as_they_are_recorded(
-    store: EventStore,
+    store: LedgerStore,
 ) -> None:
     ledger = Ledger(store)
     first = await ledger.think(None, args(1))
@@ -42,7 +42,7 @@ async def test_a_subscription_follows_one_sessions_thoughts_as_they_are_recorded
     assert await take(resumed, 1) == live[1:]
 
 
-async def test_subscribing_with_bad_arguments_is_refused_at_the_call(store: EventStore) -> None:
+async def test_subscribing_with_bad_arguments_is_refused_at_the_call(store: LedgerStore) -> None:
     ledger = Ledger(store)
     with pytest.raises(InvalidInputError, match="after must be an integer >= 0"):
         ledger.subscribe(after=-1)

@@ -6,7 +6,7 @@ import pytest
 
 from tests.support.backends import Backend
 from tests.support.factories import started, thought
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 
 pytestmark = pytest.mark.anyio
 
@@ -25,7 +25,7 @@ TAMPERS = {
 }
 
 
-async def _ledger_with_rows(backend: Backend) -> EventStore:
+async def _ledger_with_rows(backend: Backend) -> LedgerStore:
     store = await backend.open()
     await store.append(
         "s", [started(agent="x"), *(thought(n) for n in range(1, 8))], expected_version=0

@@ -4,10 +4,10 @@ from tests.support.backends import Backend
 from tests.support.forged import hashed_form, redigested
 from thoughtledger.ledger.chain import GENESIS_HASH, compute_hash
 from thoughtledger.ledger.envelope import format_time
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 
 
-async def rewrite_consistently(backend: Backend, store: EventStore, session_id: str) -> None:
+async def rewrite_consistently(backend: Backend, store: LedgerStore, session_id: str) -> None:
     """Edit a session's first thought and recompute every hash after it, and the head."""
     prev = GENESIS_HASH
     for record in await store.read_stream(session_id):
@@ -44,7 +44,7 @@ async def delete_session(backend: Backend, session_id: str) -> None:
     await backend.execute("DELETE FROM tl_sessions WHERE session_id = :s", s=session_id)
 
 
-async def cut_tail(backend: Backend, store: EventStore) -> None:
+async def cut_tail(backend: Backend, store: LedgerStore) -> None:
     """Remove the log's last event and move its session's head back onto the event before."""
     last = (await store.read_all(limit=100_000))[-1]
     previous = (await store.read_stream(last.session_id))[-2]
@@ -57,7 +57,7 @@ async def cut_tail(backend: Backend, store: EventStore) -> None:
     )
 
 
-async def swap_positions(backend: Backend, store: EventStore) -> None:
+async def swap_positions(backend: Backend, store: LedgerStore) -> None:
     """Swap the places in the log of two events of different sessions (each chain unchanged)."""
     log = await store.read_all(limit=100_000)
     first = log[0]

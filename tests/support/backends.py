@@ -11,7 +11,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from thoughtledger.ledger.store.base import Clock, EventStore, utc_now
+from thoughtledger.ledger.store.base import Clock, LedgerStore, utc_now
 from thoughtledger.ledger.store.memory import MemoryEventStore
 from thoughtledger.ledger.store.postgres import PostgresEventStore
 from thoughtledger.ledger.store.sqlite import SqliteEventStore
@@ -66,7 +66,7 @@ class Backend:
             return f"sqlite:///{self.sqlite_path}"
         return f"{pg_url()}?schema={self.schema}"
 
-    async def open(self, *, clock: Clock = utc_now) -> EventStore:
+    async def open(self, *, clock: Clock = utc_now) -> LedgerStore:
         """Open a store on this storage; memory has one store, whose clock is the first given."""
         if self.name == "memory":
             if self._memory is None:
@@ -127,7 +127,7 @@ async def backend_for(name: str, tmp: Path) -> AsyncIterator[Backend]:
         await backend.drop()
 
 
-async def settled(store: EventStore, count: int) -> None:
+async def settled(store: LedgerStore, count: int) -> None:
     """Wait (bounded) until readers see ``count`` events in the log.
 
     On PostgreSQL a reader sees positions below the oldest transaction in flight anywhere on the

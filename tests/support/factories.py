@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from thoughtledger.ledger.events import Generation, LedgerEvent, SessionStarted, ThoughtRecorded
-from thoughtledger.ledger.store.base import MAX_BATCH, EventStore
+from thoughtledger.ledger.store.base import MAX_BATCH, LedgerStore
 from thoughtledger.projections.state import SessionState, empty, replay
 
 
@@ -66,7 +66,7 @@ def fold(
     return replay(recorded(*events, times=times), empty(session_id))
 
 
-async def long_session(store: EventStore, session_id: str, thoughts: int) -> int:
+async def long_session(store: LedgerStore, session_id: str, thoughts: int) -> int:
     """Append a session of ``thoughts`` plain thoughts in batches (fast); return its version."""
     events: list[LedgerEvent] = [
         started(),

@@ -7,10 +7,10 @@ shows. They do it through :func:`raw_store`, so that one search finds every test
 """
 
 from thoughtledger.api.service import Ledger
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 
 
-def raw_store(ledger: Ledger) -> EventStore:
+def raw_store(ledger: Ledger) -> LedgerStore:
     """Return the store ``ledger`` owns (it stays owned: the ledger still closes it)."""
     return ledger._store  # the one test-only door below the facade
 

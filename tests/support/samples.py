@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from thoughtledger import StoreError, open_ledger
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 
 
 class Clock:
@@ -78,7 +78,7 @@ async def record_sample(url: str, clock: Clock | None = None) -> None:
         await ledger.clear_session("s-c", reason="done")
 
 
-async def assert_refuses_writes(store: EventStore) -> None:
+async def assert_refuses_writes(store: LedgerStore) -> None:
     """A store opened read-only on the sample refuses an append, writes nothing, and is closed."""
     try:
         events = [record.event for record in await store.read_stream("s-a")]

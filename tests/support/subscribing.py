@@ -12,7 +12,7 @@ from tests.support.backends import Backend, dsn, pg_url
 from tests.support.factories import thought
 from tests.support.processes import ROOT, child_env
 from thoughtledger.ledger.envelope import RecordedEvent
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.postgres import PostgresEventStore
 
 WAIT = 20.0
@@ -48,8 +48,8 @@ async def take_through(events: AsyncIterator[RecordedEvent], position: int) -> l
     return taken
 
 
-async def whole_log(store: EventStore, *, after: int = 0) -> list[RecordedEvent]:
-    """Every event after ``after``, paged through :meth:`EventStore.read_all`."""
+async def whole_log(store: LedgerStore, *, after: int = 0) -> list[RecordedEvent]:
+    """Every event after ``after``, paged through :meth:`LedgerStore.read_all`."""
     found: list[RecordedEvent] = []
     while page := await store.read_all(after_position=after, limit=1000):
         found += page
@@ -57,7 +57,7 @@ async def whole_log(store: EventStore, *, after: int = 0) -> list[RecordedEvent]
     return found
 
 
-async def stored(store: EventStore, *session_ids: str) -> list[RecordedEvent]:
+async def stored(store: LedgerStore, *session_ids: str) -> list[RecordedEvent]:
     """Every event of these sessions, in position order, as soon as each append has returned.
 
     (On PostgreSQL :func:`whole_log` may lag: it waits for every older transaction of the server
@@ -67,7 +67,9 @@ async def stored(store: EventStore, *session_ids: str) -> list[RecordedEvent]:
     return sorted(found, key=lambda record: record.position)
 
 
-async def append_thoughts(store: EventStore, session_id: str, count: int, *, start: int = 0) -> int:
+async def append_thoughts(
+    store: LedgerStore, session_id: str, count: int, *, start: int = 0
+) -> int:
     """Append ``count`` thoughts to ``session_id``, one append each, from version ``start``."""
     for version in range(start, start + count):
         await store.append(session_id, [thought(version + 1)], expected_version=version)

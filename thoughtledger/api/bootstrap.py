@@ -13,7 +13,7 @@ from thoughtledger.api.service import DEFAULT_TTL, Ledger
 from thoughtledger.ledger.decide import DEFAULT_MAX_THOUGHT_BYTES
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.masking import mask_url
-from thoughtledger.ledger.store.base import EventStore, utc_now
+from thoughtledger.ledger.store.base import LedgerStore, utc_now
 from thoughtledger.ledger.store.memory import MemoryEventStore
 
 URL_ENV = "THOUGHTLEDGER_URL"
@@ -42,7 +42,7 @@ async def open_store(
     *,
     clock: Callable[[], datetime] = utc_now,
     read_only: bool = False,
-) -> EventStore:
+) -> LedgerStore:
     """Open the store a URL names.
 
     Accepted forms: ``sqlite:///path/to/file.db`` (or ``sqlite+aiosqlite://``; add
@@ -96,7 +96,7 @@ async def open_store(
 
 async def _sqlite(
     path: Path, query: dict[str, str], clock: Callable[[], datetime], read_only: bool
-) -> EventStore:
+) -> LedgerStore:
     from thoughtledger.ledger.store.sqlite import SqliteEventStore
 
     durability = query.get("durability", "normal")

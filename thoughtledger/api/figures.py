@@ -8,13 +8,13 @@ is made).
 
 from datetime import datetime
 
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.stats_rows import StatsFilter
 from thoughtledger.projections.analytics import GroupStats, LedgerStats, summarize
 from thoughtledger.projections.usage import ModelUsage, generations, usage_by_model
 
 
-async def ledger_stats(store: EventStore, where: StatsFilter | None = None) -> LedgerStats:
+async def ledger_stats(store: LedgerStore, where: StatsFilter | None = None) -> LedgerStats:
     """Compute the figures of ``store`` over the sessions ``where`` selects.
 
     Raises:
@@ -28,7 +28,7 @@ async def ledger_stats(store: EventStore, where: StatsFilter | None = None) -> L
 class Figures:
     """The facade's figures (mixed into :class:`thoughtledger.api.service.Ledger`)."""
 
-    _store: EventStore
+    _store: LedgerStore
 
     async def stats(
         self,

@@ -11,7 +11,7 @@ the fold shows it, even where a redaction cut short left its text stored. That h
 read as of an earlier version or time too, as for the fold's view as of one (a cut of the state
 now) and as once the text is stripped: a recorded redaction is never undone by reading further
 back. A session's redaction events, each with the version it names, come from an index
-(``EventStore.redactions``), without decoding an event.
+(``LedgerStore.redactions``), without decoding an event.
 """
 
 from collections.abc import Callable, Collection, Sequence
@@ -23,7 +23,7 @@ from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
 from thoughtledger.ledger.events import SessionCleared, SessionExpired, SessionStarted
 from thoughtledger.ledger.ids import check_id
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.redaction import Redacted
 from thoughtledger.projections.answers import JsonDict
 from thoughtledger.projections.paging import HistoryCursor, PageBuilder, compact_size
@@ -72,7 +72,7 @@ class HistoryPage:
 class Paging:
     """The facade's paged reads (mixed into :class:`thoughtledger.api.service.Ledger`)."""
 
-    _store: EventStore
+    _store: LedgerStore
 
     async def history(
         self,

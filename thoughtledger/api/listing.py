@@ -14,7 +14,7 @@ from thoughtledger.ledger.envelope import format_time, parse_time
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.ledger.ids import check_id
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.projections.state import SessionState
 
 DEFAULT_PAGE = 100
@@ -74,7 +74,7 @@ def check_page_size(limit: int) -> int:
 class Listing:
     """The facade's listings and ownership reads (mixed into :class:`api.service.Ledger`)."""
 
-    _store: EventStore
+    _store: LedgerStore
     _cache: Heads
 
     async def _load(self, session_id: str, *, fresh: bool) -> SessionState:

@@ -8,7 +8,7 @@ import difflib
 from dataclasses import dataclass, field
 
 from thoughtledger.ledger.ids import check_id
-from thoughtledger.ledger.store.base import EventStore, StreamHead
+from thoughtledger.ledger.store.base import LedgerStore, StreamHead
 
 _PREFIX_PROBE = 6
 """Heads read after a prefix: enough to tell one match from several (and to name five)."""
@@ -32,7 +32,7 @@ class SessionMatch:
     close: list[str] = field(default_factory=list)
 
 
-async def all_heads(store: EventStore, *, cap: int | None = None) -> list[StreamHead]:
+async def all_heads(store: LedgerStore, *, cap: int | None = None) -> list[StreamHead]:
     """Every head ``store`` holds, in id order (the first ``cap`` of them when a cap is given).
 
     Raises:
@@ -52,7 +52,7 @@ async def all_heads(store: EventStore, *, cap: int | None = None) -> list[Stream
 class Lookup:
     """The facade's look-ups over heads (mixed into :class:`thoughtledger.api.service.Ledger`)."""
 
-    _store: EventStore
+    _store: LedgerStore
 
     async def head(self, session_id: str) -> StreamHead | None:
         """Return a session's head (version, hash, times), or ``None`` when it has no events.

@@ -17,7 +17,7 @@ from thoughtledger.ledger.envelope import RecordedEvent, format_time
 from thoughtledger.ledger.errors import IntegrityError, InvalidInputError
 from thoughtledger.ledger.events import Event, ThoughtEvent
 from thoughtledger.ledger.merkle import leaf_hash, verify_consistency, verify_inclusion
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 
 BUNDLE_FORMAT = "thoughtledger-proof/1"
 """The ``format`` of an inclusion proof bundle (see :meth:`Proofs.prove`)."""
@@ -43,7 +43,7 @@ class CheckpointReport:
 class Proofs:
     """The facade's checkpoints and proofs (mixed into :class:`api.service.Ledger`)."""
 
-    _store: EventStore
+    _store: LedgerStore
 
     async def checkpoint(self, signer: Signer, *, origin: str | None = None) -> str:
         """Extend the tree over the log and return a signed checkpoint of it (a signed note).

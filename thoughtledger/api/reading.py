@@ -15,7 +15,7 @@ from thoughtledger.ledger.chain import VerifyReport
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
 from thoughtledger.ledger.ids import check_id
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.projections.asof import as_of_version as as_of
 from thoughtledger.projections.asof import version_at
 from thoughtledger.projections.fastfold import fold_rows
@@ -25,7 +25,7 @@ from thoughtledger.projections.state import SessionState, empty, replay
 class Reading:
     """The facade's reads of sessions and of the log (mixed into :class:`api.service.Ledger`)."""
 
-    _store: EventStore
+    _store: LedgerStore
 
     async def _complete(self, session_id: str) -> SessionState:
         """Return the session's current state holding every thought (the ledger's own)."""

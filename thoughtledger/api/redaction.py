@@ -8,7 +8,7 @@ this order:
 1. append a ``thought.redacted`` event per thought (who, why, which event) through the ordinary
    append path: the chain, the Merkle tree and the session head move as for any event;
 2. strip the content member from each named event's stored payload
-   (:meth:`~thoughtledger.ledger.store.redaction.Redactable.strip_content`).
+   (:meth:`~thoughtledger.ledger.store.redaction.Redacting.strip_content`).
 
 A crash between the two leaves the text with its redaction recorded (the ledger still verifies);
 redacting again completes the strip without a second event. The text is never missing without
@@ -32,7 +32,7 @@ from thoughtledger.ledger.events import (
     ThoughtRedacted,
 )
 from thoughtledger.ledger.ids import check_id
-from thoughtledger.ledger.store.base import MAX_BATCH, EventStore
+from thoughtledger.ledger.store.base import MAX_BATCH, LedgerStore
 from thoughtledger.ledger.store.redaction import Redacted
 from thoughtledger.projections.state import SessionState
 
@@ -90,7 +90,7 @@ def default_author() -> str:
 class Redaction:
     """The facade's redaction (mixed into :class:`thoughtledger.api.service.Ledger`)."""
 
-    _store: EventStore
+    _store: LedgerStore
 
     async def _load(self, session_id: str, *, fresh: bool) -> SessionState:
         raise NotImplementedError  # the facade's own

@@ -22,7 +22,6 @@ from thoughtledger.api.reading import Reading
 from thoughtledger.api.redaction import Redaction
 from thoughtledger.api.session import Profile, Session
 from thoughtledger.api.transfer import Transfer
-from thoughtledger.ledger.closing import ClosedOnExit
 from thoughtledger.ledger.decide import (
     DEFAULT_MAX_THOUGHT_BYTES,
     Generated,
@@ -35,7 +34,7 @@ from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import ConcurrencyError
 from thoughtledger.ledger.events import LedgerEvent, SessionCleared, SessionExpired
 from thoughtledger.ledger.ids import check_id, new_session_id
-from thoughtledger.ledger.store.base import EventStore, utc_now
+from thoughtledger.ledger.store.base import ClosedOnExit, LedgerStore, utc_now
 from thoughtledger.projections.state import SessionState, empty, replay
 
 DEFAULT_TTL = timedelta(minutes=30)
@@ -67,7 +66,7 @@ class Ledger(Lookup, Listing, Reading, Transfer, Figures, Redaction, Paging, Pro
 
     def __init__(
         self,
-        store: EventStore,
+        store: LedgerStore,
         *,
         ttl: timedelta | None = DEFAULT_TTL,
         clock: Callable[[], datetime] = utc_now,

@@ -35,7 +35,7 @@ from thoughtledger.ledger.errors import (
     ProviderNotConfiguredError,
 )
 from thoughtledger.ledger.events import ThoughtGenerated, ThoughtRecorded
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.memory import MemoryEventStore
 from thoughtledger.projections.asof import as_of_version
 
@@ -78,7 +78,7 @@ async def rebuilt_hashes(
 
 
 async def test_a_multi_step_session_is_written_by_the_model_and_recorded_on_every_backend(
-    store: EventStore, llm: FakeLLM, writer: LLMWriter
+    store: LedgerStore, llm: FakeLLM, writer: LLMWriter
 ) -> None:
     ledger = Ledger(store)
     llm.queue(
@@ -368,7 +368,7 @@ async def test_without_the_openai_package_the_error_says_what_to_install(
 
 
 async def test_usage_per_model_adds_up_what_every_session_recorded(
-    store: EventStore, llm: FakeLLM, writer: LLMWriter
+    store: LedgerStore, llm: FakeLLM, writer: LLMWriter
 ) -> None:
     ledger = Ledger(store)
     llm.queue(

@@ -27,10 +27,10 @@ from thoughtledger.api.llm.answer import Failure, read_completion
 from thoughtledger.api.llm.config import Endpoint, LLMSettings, Structured
 from thoughtledger.api.llm.prompt import ANSWER_SCHEMA, Message, ThoughtPrompt, prompt_sha256
 from thoughtledger.api.logs import get_logger
-from thoughtledger.ledger.closing import ClosedOnExit
 from thoughtledger.ledger.errors import GenerationError
 from thoughtledger.ledger.events import Generation
 from thoughtledger.ledger.masking import mask_secrets
+from thoughtledger.ledger.store.base import ClosedOnExit
 
 if TYPE_CHECKING:
     import openai

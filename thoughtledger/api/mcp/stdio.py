@@ -47,7 +47,7 @@ from thoughtledger.api.mcp.pipes import (
     terminal_available,
 )
 from thoughtledger.api.mcp.wire import encodable, error_reply, reparsed
-from thoughtledger.ledger.closing import ClosedOnExit
+from thoughtledger.ledger.store.base import ClosedOnExit
 
 TRANSPORT_ENV = "THOUGHTLEDGER_STDIO"
 """Set to ``sdk`` to serve stdio on the SDK's own transport (worker threads) whatever the pipes."""

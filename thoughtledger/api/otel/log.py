@@ -1,7 +1,7 @@
 """Every session of a ledger as traces, from one read of its log in position order.
 
 Reading the log page by page, with nothing decoded
-(:meth:`~thoughtledger.ledger.store.event_rows.EventRowReads.read_all_event_rows`), is many times
+(:meth:`~thoughtledger.ledger.store.rows.RowReads.read_all_event_rows`), is many times
 faster than reading each session's stream: one indexed range per page instead of two queries a
 session, and one JSON parse per event instead of a model. Sessions interleave in the log, so
 :class:`LogTraces` keeps one :class:`~thoughtledger.api.otel.spans.SessionTrace` per session under

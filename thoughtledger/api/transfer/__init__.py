@@ -15,7 +15,7 @@ from thoughtledger.api.transfer.errors import ImportRefusedError
 from thoughtledger.api.transfer.importing import PendingImport, pending_import, write_import
 from thoughtledger.api.transfer.progress import NoProgress, Progress
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent
-from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.projections.thought_rows import ThoughtRow, ThoughtRowFold
 
 EXPORT_SLICE = 10_000
@@ -25,7 +25,7 @@ EXPORT_SLICE = 10_000
 class Transfer:
     """The facade's export and import (mixed into :class:`thoughtledger.api.service.Ledger`)."""
 
-    _store: EventStore
+    _store: LedgerStore
 
     def is_own_file(self, path: Path) -> bool:
         """Whether writing ``path`` would write over the ledger's own storage.

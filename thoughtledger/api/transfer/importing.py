@@ -2,7 +2,7 @@
 
 A file that passed its own checks (:mod:`thoughtledger.api.transfer.check`) is checked against the
 ledger: a session the ledger holds already must hold the very same events (every column of each, see
-:meth:`EventStore.already_imported`), and no event to write may use an event id the ledger holds for
+:meth:`Importing.already_imported`), and no event to write may use an event id the ledger holds for
 another event. Any refusal so far writes nothing.
 
 Only then are events written through the store's ``import_records`` (which checks each call
@@ -32,7 +32,7 @@ from thoughtledger.ledger.errors import (
     StoreError,
 )
 from thoughtledger.ledger.events import ThoughtRedacted
-from thoughtledger.ledger.store.base import MAX_BATCH, EventStore, StreamHead
+from thoughtledger.ledger.store.base import MAX_BATCH, LedgerStore, StreamHead
 
 BATCH = 2000
 """Events of small sessions gathered into one ``import_records`` call (one transaction)."""
@@ -62,7 +62,7 @@ class PendingImport:
         return self.checked.events - sum(self.present.values())
 
 
-async def pending_import(store: EventStore, checked: CheckedFile) -> PendingImport:
+async def pending_import(store: LedgerStore, checked: CheckedFile) -> PendingImport:
     """Check ``checked`` against the ledger; return what is left to write.
 
     Raises:
@@ -75,11 +75,11 @@ async def pending_import(store: EventStore, checked: CheckedFile) -> PendingImpo
     return PendingImport(checked, present)
 
 
-async def write_import(store: EventStore, pending: PendingImport, step: Progress) -> int:
+async def write_import(store: LedgerStore, pending: PendingImport, step: Progress) -> int:
     """Write what the ledger lacks of a checked file, whole sessions at a time.
 
     Then, where the file redacts thoughts the ledger held before, their text is removed
-    (:meth:`~thoughtledger.ledger.store.redaction.Redactable.strip_content`).
+    (:meth:`~thoughtledger.ledger.store.redaction.Redacting.strip_content`).
 
     Returns:
         How many events were written.
@@ -122,7 +122,7 @@ async def write_import(store: EventStore, pending: PendingImport, step: Progress
     return written
 
 
-async def _present(store: EventStore, checked: CheckedFile) -> dict[str, int]:
+async def _present(store: LedgerStore, checked: CheckedFile) -> dict[str, int]:
     """How many of each session's events the ledger holds: the same ones, or refuse the file."""
     heads = await _heads(store, list(checked.sessions))
     present: dict[str, int] = {}
@@ -136,7 +136,7 @@ async def _present(store: EventStore, checked: CheckedFile) -> dict[str, int]:
     return present
 
 
-async def _heads(store: EventStore, session_ids: list[str]) -> dict[str, StreamHead]:
+async def _heads(store: LedgerStore, session_ids: list[str]) -> dict[str, StreamHead]:
     """The ledger's heads of these sessions: one query each for a few, pages of all for many."""
     if len(session_ids) <= BULK:
         found = [await store.stream_head(session_id) for session_id in session_ids]
@@ -146,7 +146,7 @@ async def _heads(store: EventStore, session_ids: list[str]) -> dict[str, StreamH
 
 
 async def _check_event_ids(
-    store: EventStore, checked: CheckedFile, present: dict[str, int]
+    store: LedgerStore, checked: CheckedFile, present: dict[str, int]
 ) -> None:
     """Refuse the file when an event to write has an id the ledger holds for another event."""
     chunk: list[UUID] = []

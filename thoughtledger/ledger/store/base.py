@@ -1,26 +1,42 @@
-"""The store contract: the port every backend implements and the contract suite proves."""
+"""The store port: the core log every backend implements, and the whole port the ledger runs on.
 
-from abc import abstractmethod
-from collections.abc import AsyncIterator, Callable, Collection, Sequence
+:class:`EventStore` is the core: an append-only log of hash-chained sessions, read by session or
+by position, and followed by subscription. What a backend offers beyond it is a capability of its
+own, a protocol in the module of its job:
+
+* :class:`~thoughtledger.ledger.store.log_tree.LogTree`: the Merkle tree over the log, and proofs;
+* :class:`~thoughtledger.ledger.store.redaction.Redacting`: removing a redacted thought's text;
+* :class:`~thoughtledger.ledger.store.imports.Importing`: storing events recorded elsewhere;
+* :class:`~thoughtledger.ledger.store.stats_rows.Statistics`: the rows statistics are folded from;
+* :class:`~thoughtledger.ledger.store.rows.RowReads`: pages of the log's rows, undecoded.
+
+:class:`LedgerStore` is a core log with every capability: what the facade runs on, and what each
+backend (memory, SQLite, PostgreSQL) is. The contract suite proves the core and every capability
+on each of them.
+"""
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from types import TracebackType
+from typing import Self
 from uuid import UUID
 
 from thoughtledger.ledger.chain import PreparedEvent, VerifyReport, prepare
-from thoughtledger.ledger.closing import ClosedOnExit
 from thoughtledger.ledger.content import same_event
-from thoughtledger.ledger.envelope import LogRow, RecordedEvent, format_time
+from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import ConcurrencyError, InvalidInputError, StoreError
 from thoughtledger.ledger.events import Event, LedgerEvent
 from thoughtledger.ledger.ids import check_id, new_event_id
-from thoughtledger.ledger.store.checks import check_ids
-from thoughtledger.ledger.store.event_rows import EventRowReads
-from thoughtledger.ledger.store.imports import check_import, held_versions
-from thoughtledger.ledger.store.log_tree import TreeStore
-from thoughtledger.ledger.store.redaction import Redactable
-from thoughtledger.ledger.store.stats_rows import StatsFilter, StatsRows
+from thoughtledger.ledger.store.checks import MAX_BATCH, check_ids
+from thoughtledger.ledger.store.imports import Importing
+from thoughtledger.ledger.store.log_tree import LogTree
+from thoughtledger.ledger.store.redaction import Redacting
+from thoughtledger.ledger.store.rows import RowReads
+from thoughtledger.ledger.store.stats_rows import Statistics
 from thoughtledger.ledger.store.subscribe import (
     DEFAULT_PAGE,
     Signal,
@@ -33,15 +49,34 @@ from thoughtledger.ledger.store.subscribe import (
 DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 """Largest stored payload of one event, in bytes, unless a store is opened with another limit."""
 
-MAX_BATCH = 10_000
-"""Most events one append may carry."""
-
 Clock = Callable[[], datetime]
 
 
 def utc_now() -> datetime:
     """Return the current time in UTC (the default clock of every store)."""
     return datetime.now(UTC)
+
+
+class ClosedOnExit(ABC):
+    """``async with x:`` returns ``x`` and awaits ``x.aclose()`` on the way out, whatever happened.
+
+    Stores, the ledger, the model client and the stdio stream wrappers all close this way.
+    """
+
+    @abstractmethod
+    async def aclose(self) -> None:
+        """Release what this holds; it cannot be used afterwards."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +98,8 @@ class StreamHead:
     updated_at: datetime
 
 
-class EventStore(EventRowReads, Redactable, TreeStore, ClosedOnExit):
-    """An append-only log of events, grouped in sessions (streams), each a hash chain.
+class EventStore(ClosedOnExit):
+    """The core log: append-only events, grouped in sessions (streams), each a hash chain.
 
     Guarantees every backend keeps (proved by ``tests/contract``):
 
@@ -78,16 +113,15 @@ class EventStore(EventRowReads, Redactable, TreeStore, ClosedOnExit):
       the session's last recorded time when the clock is behind it (a clock set back, or
       writers with skewed clocks sharing a database), so an export always imports;
     * a subscription (:meth:`subscribe`) yields every event after its start position once, in
-      position order, then each new one as it commits, whichever store or process appended it;
-    * a Merkle tree over the log in position order
-    (:class:`~thoughtledger.ledger.store.log_tree.TreeStore`)
-      only ever grows over events no later commit can precede, so a checkpoint's prefix is
-      never changed by a later commit.
+      position order, then each new one as it commits, whichever store or process appended it.
 
     Args:
         clock: Where recorded times come from (UTC); tests pass a fixed clock.
         max_event_bytes: Largest accepted payload of one event, in bytes.
     """
+
+    read_only: bool = False
+    """Whether the store was opened for reading only (every write is refused)."""
 
     def __init__(
         self, *, clock: Clock = utc_now, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
@@ -223,8 +257,11 @@ class EventStore(EventRowReads, Redactable, TreeStore, ClosedOnExit):
         """
         return SignalWatch(self._committed, poll_interval)
 
-    async def _version_before(self, session_id: str, position: int) -> int:
+    async def version_at(self, session_id: str, position: int) -> int:
         """Return the last version of ``session_id`` at a position up to ``position`` (0: none).
+
+        Where a subscription to one session starts reading it by version. This default reads
+        the whole session; the backends answer it from an index.
 
         Raises:
             StoreError: The backend failed.
@@ -248,68 +285,6 @@ class EventStore(EventRowReads, Redactable, TreeStore, ClosedOnExit):
         now = self._clock()
         return head_time if head_time is not None and head_time > now else now
 
-    async def import_records(self, records: Sequence[RecordedEvent]) -> int:
-        """Store events exported from a ledger exactly as they were recorded, hashes included.
-
-        The lossless counterpart of :meth:`append`: event ids, recorded times, payloads and hashes
-        are kept as given (only positions are assigned anew), so imported chains verify as they
-        did where they were recorded. Each session's records are checked before anything is
-        written: every hash is recomputed, every link followed, and times never go backwards.
-        Records the store already holds are skipped, so importing twice writes nothing; a stored
-        event counts as held only when it is the same in every column (see
-        :mod:`thoughtledger.ledger.store.imports`), else the import is refused. The whole call is
-        atomic.
-
-        Args:
-            records: At most :data:`MAX_BATCH` events, each session's in consecutive version
-                order. A session may start at version 1, or at a version whose predecessor is
-                already stored with the hash the first record links to (a long session can be
-                imported in several calls). ``position`` and the decoded ``event`` are ignored:
-                the ``payload`` is what is stored and hashed.
-
-        Returns:
-            How many events were written (0 when the store held them all already).
-
-        Raises:
-            IntegrityError: A record's hash does not match its contents, or it does not link to
-                the record before it; nothing was written.
-            EventDecodingError: A payload cannot be decoded; nothing was written.
-            InvalidInputError: Too many records, a malformed session id or time, versions that are
-                not consecutive, a time before the previous event's, a session that would be left
-                with a gap, a stored event that differs from the imported one at its version, or
-                an event id recorded elsewhere; nothing was written.
-            StoreError: The backend failed; nothing was written.
-        """
-        if len(records) > MAX_BATCH:
-            raise InvalidInputError(f"an import carries at most {MAX_BATCH} events")
-        streams = check_import(records, max_event_bytes=self.max_event_bytes)
-        if not streams:
-            return 0
-        return await self._import(streams)
-
-    async def already_imported(self, session_id: str, hashes: Sequence[str]) -> int:
-        """Return how many of a session's events, from version 1, the store holds already.
-
-        An importer asks this before writing anything, so that a file whose sessions the store
-        holds otherwise is refused whole. Every stored event up to ``len(hashes)`` is compared in
-        full, as :meth:`import_records` compares them: the same hash, and stored columns that
-        still hash to it.
-
-        Args:
-            session_id: The session.
-            hashes: The hashes of the events to import, versions 1, 2, 3...
-
-        Returns:
-            How many of them the store holds (its first that many versions).
-
-        Raises:
-            InvalidInputError: A malformed session id, or a stored event that differs from the
-                imported one (the message names the version).
-            EventDecodingError: A stored event cannot be decoded although its hash verifies.
-            StoreError: The backend failed.
-        """
-        return await held_versions(self, session_id, hashes)
-
     def holds_file(self, path: Path) -> bool:
         """Whether ``path`` is one of the files this store keeps the ledger in.
 
@@ -320,25 +295,6 @@ class EventStore(EventRowReads, Redactable, TreeStore, ClosedOnExit):
             OSError: The path cannot be resolved.
         """
         return False
-
-    @abstractmethod
-    async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
-        """Return those of ``event_ids`` the store holds (event ids are unique in a store).
-
-        An importer checks the events it is about to write with this before writing any, so
-        that an event id used here by another event refuses the file whole.
-
-        Raises:
-            StoreError: The backend failed.
-        """
-
-    @abstractmethod
-    async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
-        """Store checked records atomically (see :meth:`import_records` and :func:`plan_import`).
-
-        For each session: read the stored head, :func:`plan_import`, read the stored rows the plan
-        names and :meth:`ImportPlan.check` them, then write ``plan.new``; all in one transaction.
-        """
 
     @abstractmethod
     async def _append(
@@ -392,26 +348,6 @@ class EventStore(EventRowReads, Redactable, TreeStore, ClosedOnExit):
             EventDecodingError: A stored event cannot be decoded.
             StoreError: The backend failed.
         """
-
-    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
-        """Like :meth:`read_all`, but only the columns a fold needs, undecoded (bulk rebuilds).
-
-        Raises:
-            InvalidInputError: A negative position or a limit below 1.
-            StoreError: The backend failed.
-        """
-        return [
-            LogRow(
-                r.position,
-                r.session_id,
-                r.version,
-                format_time(r.recorded_at),
-                r.schema_version,
-                r.event_type,
-                r.payload,
-            )
-            for r in await self.read_all(after_position=after_position, limit=limit)
-        ]
 
     @abstractmethod
     async def stream_head(self, session_id: str) -> StreamHead | None:
@@ -467,31 +403,25 @@ class EventStore(EventRowReads, Redactable, TreeStore, ClosedOnExit):
         """
 
     @abstractmethod
-    async def stats_rows(self, where: StatsFilter | None = None) -> StatsRows:
-        """Return the facts of each session ``where`` selects, and the time between thoughts.
-
-        What the ledger's statistics are folded from (see
-        :mod:`thoughtledger.ledger.store.stats_rows` for the definitions): one row per session and a
-        histogram, never one row per event.
-
-        Args:
-            where: Which sessions to count; ``None`` counts every session.
-
-        Raises:
-            EventDecodingError: (a store without SQL) a stored event cannot be decoded.
-            StoreError: The backend failed.
-        """
-
-    @abstractmethod
     async def aclose(self) -> None:
         """Release connections and files. The store cannot be used afterwards."""
+
+
+class LedgerStore(EventStore, LogTree, Redacting, Importing, Statistics, RowReads):
+    """A core log with every capability: what the ledger runs on, and what each backend is.
+
+    It adds no behaviour: each backend implements every capability's methods itself (from parts
+    of its own and the shared rules beside each protocol), and ``tests/contract`` proves them.
+    """
 
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "MAX_BATCH",
     "Clock",
+    "ClosedOnExit",
     "EventStore",
+    "LedgerStore",
     "StreamHead",
     "utc_now",
 ]

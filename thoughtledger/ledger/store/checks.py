@@ -5,6 +5,9 @@ from uuid import UUID
 
 from thoughtledger.ledger.errors import InvalidInputError
 
+MAX_BATCH = 10_000
+"""Most events one append (or one import) may carry."""
+
 
 def check_window(after: int, to: int | None, limit: int | None = None) -> None:
     """Validate a version window, and the most events to read of it.
@@ -51,4 +54,4 @@ def check_ids(event_ids: Sequence[UUID], count: int) -> list[UUID]:
     return ids
 
 
-__all__ = ["check_ids", "check_page", "check_window"]
+__all__ = ["MAX_BATCH", "check_ids", "check_page", "check_window"]

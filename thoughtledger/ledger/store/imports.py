@@ -1,9 +1,9 @@
-"""The rules of importing events recorded elsewhere: checking them, and against what is stored.
+"""Importing events recorded elsewhere (a store capability): the protocol, and its shared rules.
 
-:meth:`EventStore.import_records` runs :func:`check_import` on the records alone, then each backend,
+:meth:`Importing.import_records` runs :func:`check_import` on the records alone, then each backend,
 inside its write transaction, plans every session with :func:`plan_import` from the stored head,
 reads the stored rows the plan names and hands them to :meth:`ImportPlan.check`. The same
-comparison (:func:`check_stored`) serves :meth:`EventStore.already_imported`, which tells an
+comparison (:func:`check_stored`) serves :meth:`Importing.already_imported`, which tells an
 importer beforehand how much of a session a store holds (:func:`held_versions`, the one rule here
 that reads, through the store's own contract). Every other rule is pure.
 
@@ -13,10 +13,11 @@ every column, the previous hash included). Matching hashes alone would not do: a
 place, with its hash column left alone, would pass for the imported one.
 """
 
-from collections.abc import Iterable, Sequence
+from abc import abstractmethod
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 from uuid import UUID
 
 from thoughtledger.ledger.chain import GENESIS_HASH, StoredRow, VerifyReport
@@ -25,6 +26,78 @@ from thoughtledger.ledger.content import ContentError
 from thoughtledger.ledger.envelope import RecordedEvent, parse_time
 from thoughtledger.ledger.errors import EventDecodingError, IntegrityError, InvalidInputError
 from thoughtledger.ledger.ids import check_id
+from thoughtledger.ledger.store.checks import MAX_BATCH
+
+
+@runtime_checkable
+class Importing(Protocol):
+    """Storing events exported from a ledger exactly as they were recorded (a store capability)."""
+
+    @abstractmethod
+    async def import_records(self, records: Sequence[RecordedEvent]) -> int:
+        """Store events exported from a ledger exactly as they were recorded, hashes included.
+
+        The lossless counterpart of an append: event ids, recorded times, payloads and hashes
+        are kept as given (only positions are assigned anew), so imported chains verify as they
+        did where they were recorded. Each session's records are checked before anything is
+        written (:func:`check_import`): every hash is recomputed, every link followed, and times
+        never go backwards. Records the store already holds are skipped, so importing twice
+        writes nothing; a stored event counts as held only when it is the same in every column
+        (see the module docstring), else the import is refused. The whole call is atomic.
+
+        Args:
+            records: At most :data:`~thoughtledger.ledger.store.checks.MAX_BATCH` events, each
+                session's in consecutive version order. A session may start at version 1, or at
+                a version whose predecessor is already stored with the hash the first record
+                links to (a long session can be imported in several calls). ``position`` and
+                the decoded ``event`` are ignored: the ``payload`` is what is stored and hashed.
+
+        Returns:
+            How many events were written (0 when the store held them all already).
+
+        Raises:
+            IntegrityError: A record's hash does not match its contents, or it does not link to
+                the record before it; nothing was written.
+            EventDecodingError: A payload cannot be decoded; nothing was written.
+            InvalidInputError: Too many records, a malformed session id or time, versions that are
+                not consecutive, a time before the previous event's, a session that would be left
+                with a gap, a stored event that differs from the imported one at its version, or
+                an event id recorded elsewhere; nothing was written.
+            StoreError: The backend failed; nothing was written.
+        """
+
+    @abstractmethod
+    async def already_imported(self, session_id: str, hashes: Sequence[str]) -> int:
+        """Return how many of a session's events, from version 1, the store holds already.
+
+        An importer asks this before writing anything, so that a file whose sessions the store
+        holds otherwise is refused whole. Every stored event up to ``len(hashes)`` is compared in
+        full, as :meth:`import_records` compares them (:func:`held_versions`).
+
+        Args:
+            session_id: The session.
+            hashes: The hashes of the events to import, versions 1, 2, 3...
+
+        Returns:
+            How many of them the store holds (its first that many versions).
+
+        Raises:
+            InvalidInputError: A malformed session id, or a stored event that differs from the
+                imported one (the message names the version).
+            EventDecodingError: A stored event cannot be decoded although its hash verifies.
+            StoreError: The backend failed.
+        """
+
+    @abstractmethod
+    async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
+        """Return those of ``event_ids`` the store holds (event ids are unique in a store).
+
+        An importer checks the events it is about to write with this before writing any, so
+        that an event id used here by another event refuses the file whole.
+
+        Raises:
+            StoreError: The backend failed.
+        """
 
 
 class _Reads(Protocol):
@@ -57,9 +130,12 @@ def check_import(
             digest, or a record does not link to the one before it (a session's version 1 must
             link to the genesis hash).
         EventDecodingError: A payload cannot be decoded.
-        InvalidInputError: A malformed id or time, an oversize payload, a repeated event id,
-            versions that are not consecutive, or a time before the previous event's.
+        InvalidInputError: More than :data:`MAX_BATCH` records, a malformed id or time, an
+            oversize payload, a repeated event id, versions that are not consecutive, or a time
+            before the previous event's.
     """
+    if len(records) > MAX_BATCH:
+        raise InvalidInputError(f"an import carries at most {MAX_BATCH} events")
     streams: dict[str, list[RecordedEvent]] = {}
     seen_ids: set[UUID] = set()
     for record in records:
@@ -139,8 +215,7 @@ def check_stored(
 async def held_versions(store: _Reads, session_id: str, hashes: Sequence[str]) -> int:
     """Return how many of a session's events, from version 1, ``store`` holds already.
 
-    See :meth:`EventStore.already_imported
-    <thoughtledger.ledger.store.base.EventStore.already_imported>`.
+    See :meth:`Importing.already_imported`.
 
     Raises:
         InvalidInputError: A malformed session id, or a stored event that differs from the
@@ -283,6 +358,7 @@ def import_conflict(session_id: str, version: int) -> InvalidInputError:
 
 __all__ = [
     "ImportPlan",
+    "Importing",
     "check_import",
     "check_stored",
     "held_versions",

@@ -1,8 +1,12 @@
-"""The Merkle tree a store keeps over its log, and the proofs it answers from it.
+"""The Merkle tree a store keeps over its log, and the proofs it answers from it (a capability).
+
+:class:`LogTree` is what a store answers; :class:`TreeRows` is what a backend stores, and
+:class:`~thoughtledger.ledger.store.stored_tree.StoredTree` builds the one on the other, the same
+for every backend.
 
 The tree's leaves are the log's events in position order, each leaf the event's stored hash
 (:mod:`thoughtledger.ledger.merkle`). The tree covers a *prefix* of the log: it is extended (by
-:meth:`TreeStore.tree_head`, never on the append path, so appends cost what they did) over the
+:meth:`LogTree.tree_head`, never on the append path, so appends cost what they did) over the
 events after its last leaf that no later commit can precede. On PostgreSQL a position is
 ``(transaction id << 16) + n`` and a transaction that commits later can hold a lower position, so
 the tree only grows over positions below the oldest transaction still in flight, as
@@ -17,29 +21,18 @@ verification (which recomputes the root from the log): a wrong row makes a proof
 against a checkpoint, never one that passes.
 """
 
-from abc import ABC, abstractmethod
-from collections.abc import Collection, Iterable, Sequence
+from abc import abstractmethod
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
-from thoughtledger.ledger.errors import IntegrityError, InvalidInputError
-from thoughtledger.ledger.merkle import (
-    CompactRange,
-    NodeId,
-    consistency_ranges,
-    full_subtrees,
-    inclusion_ranges,
-    leaf_hash,
-    needed_nodes,
-    range_hash,
-)
+from thoughtledger.ledger.merkle import NodeId
 
 BLOCK_LEVEL = 6
 """The lowest level of the tree a store keeps: blocks of ``2 ** BLOCK_LEVEL`` leaves."""
 BLOCK = 1 << BLOCK_LEVEL
 PAGE = 10_000
 """Events read per page while extending or recomputing the tree."""
-_RACES = 5
-"""Extensions lost to another writer before giving up (each loser re-reads and retries)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,54 +82,77 @@ class InclusionProof:
     path: list[bytes]
 
 
-class TreeStore(ABC):
-    """The Merkle tree part of the store contract: the rows each backend keeps, and the proofs.
-
-    A backend implements the six ``_tree_*``/``_log_hashes`` primitives; everything else is here.
-    """
-
-    read_only: bool = False
-    _tree_memo: tuple[TreeTip, CompactRange, list[int]] | None = None
-
-    # -- what a backend implements -------------------------------------------------------------
+@runtime_checkable
+class TreeRows(Protocol):
+    """What a backend keeps of the tree, and the log's hashes it is grown from (a store's part)."""
 
     @abstractmethod
-    async def _tree_tip(self) -> TreeTip:
-        """Return the stored tree's tip (size 0 at position 0 when nothing is stored)."""
+    async def tip(self) -> TreeTip:
+        """Return the stored tree's tip (size 0 at position 0 when nothing is stored).
+
+        Raises:
+            StoreError: The backend failed.
+        """
 
     @abstractmethod
-    async def _tree_nodes(self, ids: Collection[NodeId]) -> dict[NodeId, bytes]:
-        """Return the stored hashes of those ``ids`` (all at :data:`BLOCK_LEVEL` or above)."""
+    async def nodes(self, ids: Collection[NodeId]) -> dict[NodeId, bytes]:
+        """Return the stored hashes of those ``ids`` (all at :data:`BLOCK_LEVEL` or above).
+
+        Raises:
+            StoreError: The backend failed.
+        """
 
     @abstractmethod
-    async def _tree_block(self, index: int) -> tuple[int, int] | None:
-        """Return the first and last position of stored block ``index``, if it is stored."""
+    async def block(self, index: int) -> tuple[int, int] | None:
+        """Return the first and last position of stored block ``index``, if it is stored.
+
+        Raises:
+            StoreError: The backend failed.
+        """
 
     @abstractmethod
-    async def _tree_block_at(self, position: int) -> tuple[int, int, int] | None:
-        """Return (index, first, last position) of the stored block holding ``position``."""
+    async def block_at(self, position: int) -> tuple[int, int, int] | None:
+        """Return (index, first, last position) of the stored block holding ``position``.
+
+        Raises:
+            StoreError: The backend failed.
+        """
 
     @abstractmethod
-    async def _log_hashes(
+    async def hashes(
         self, *, after: int, through: int | None = None, limit: int = PAGE
     ) -> list[tuple[int, str]]:
         """Return ``(position, hash)`` of up to ``limit`` events after ``after``, in order.
 
         Only events no later commit can precede (see the module docstring), up to ``through``
         (inclusive) when given.
+
+        Raises:
+            StoreError: The backend failed.
         """
 
     @abstractmethod
-    async def _tree_grow(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
+    async def grow(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
         """Store ``nodes`` and move the tip from ``old`` to ``new``, atomically.
 
         Returns:
             False, having written nothing, when the tip is no longer ``old`` (another writer
             extended the tree first).
+
+        Raises:
+            StoreError: The backend failed, or is read-only.
         """
 
-    # -- the tree ------------------------------------------------------------------------------
 
+@runtime_checkable
+class LogTree(Protocol):
+    """The Merkle tree over a store's log, and the proofs it answers (a store capability).
+
+    The tree only ever grows over events no later commit can precede, so a checkpoint's prefix
+    is never changed by a later commit.
+    """
+
+    @abstractmethod
     async def tree_head(self) -> TreeHead:
         """Extend the tree over every event that can no longer be preceded, and return its head.
 
@@ -146,121 +162,8 @@ class TreeStore(ABC):
             IntegrityError: The stored tree does not match the log under it (tampered with).
             StoreError: The backend failed.
         """
-        if self.read_only:
-            return await self._stored_head()
-        for _ in range(_RACES):
-            tip, tree, block = await self._grown()
-            while True:
-                rows = await self._log_hashes(after=tip.position)
-                if not rows:
-                    self._tree_memo = (tip, tree, block)
-                    return TreeHead(tree.size, tree.root())
-                nodes: list[StoredNode] = []
-                for position, digest in rows:
-                    if tree.size % BLOCK == 0:
-                        block = []
-                    block.append(position)
-                    for level, index, node in tree.append(leaf_hash(bytes.fromhex(digest))):
-                        if level == BLOCK_LEVEL:
-                            nodes.append(StoredNode(level, index, node.hex(), block[0], position))
-                        elif level > BLOCK_LEVEL:
-                            nodes.append(StoredNode(level, index, node.hex()))
-                new = TreeTip(tree.size, rows[-1][0])
-                self._tree_memo = None  # until the write is known to have happened
-                if not await self._tree_grow(tip, new, nodes):
-                    break  # another writer extended the tree meanwhile: start again from its tip
-                tip = new
-                if len(rows) < PAGE:  # the last page: no need to ask again
-                    self._tree_memo = (tip, tree, block)
-                    return TreeHead(tree.size, tree.root())
-        return await self._stored_head()
 
-    async def _grown(self) -> tuple[TreeTip, CompactRange, list[int]]:
-        """The tree as this store last extended it, or as stored when it has not (a copy).
-
-        Remembering it saves reading the tree back before each extension; a stale memory is
-        harmless, since an extension from the wrong tip is refused by the tip's guard (then
-        the memory is dropped and the stored tree read).
-        """
-        memo = self._tree_memo
-        if memo is None:
-            tip = await self._tree_tip()
-            tree, block = await self._resume(tip)
-            return tip, tree, block
-        tip, tree, block = memo
-        return tip, CompactRange(tree.size, list(tree.peaks)), list(block)
-
-    async def _stored_head(self) -> TreeHead:
-        tree, _ = await self._resume(await self._tree_tip())
-        return TreeHead(tree.size, tree.root())
-
-    async def _resume(self, tip: TreeTip) -> tuple[CompactRange, list[int]]:
-        """The stored tree at ``tip`` as a compact range, and the positions of its last block.
-
-        Raises:
-            IntegrityError: Stored rows are missing or do not match the log.
-        """
-        full = tip.size - tip.size % BLOCK
-        nodes = await self._nodes_above(full_subtrees(0, full))
-        tree = CompactRange.of(full, nodes.__getitem__)
-        tail = await self._tail(tip)
-        for _, digest in tail:
-            tree.append(leaf_hash(bytes.fromhex(digest)))
-        return tree, [position for position, _ in tail]
-
-    async def _tail(self, tip: TreeTip) -> list[tuple[int, str]]:
-        """The leaves after the last full block, up to the tip: ``(position, hash)``."""
-        count = tip.size % BLOCK
-        if count == 0:
-            return []
-        after = 0
-        if tip.size >= BLOCK:
-            block = await self._tree_block(tip.size // BLOCK - 1)
-            if block is None:
-                raise IntegrityError("the stored Merkle tree lacks a block; it was tampered with")
-            after = block[1]
-        rows = await self._log_hashes(after=after, through=tip.position, limit=BLOCK)
-        if len(rows) != count or rows[-1][0] != tip.position:
-            raise IntegrityError("the log no longer holds the events the stored Merkle tree covers")
-        return rows
-
-    async def _nodes_above(self, ids: Iterable[NodeId]) -> dict[NodeId, bytes]:
-        wanted = set(ids)
-        found = await self._tree_nodes(wanted) if wanted else {}
-        missing = wanted - found.keys()
-        if missing:
-            raise IntegrityError(
-                f"the stored Merkle tree lacks {len(missing)} subtree(s); it was tampered with"
-            )
-        return found
-
-    async def _hashes(self, ids: Collection[NodeId], tip: TreeTip) -> dict[NodeId, bytes]:
-        """Return the hashes of full subtrees ``ids`` of the tree at ``tip``."""
-        high = {node for node in ids if node[0] >= BLOCK_LEVEL}
-        found = await self._nodes_above(high)
-        blocks = {(index << level) >> BLOCK_LEVEL for level, index in set(ids) - high}
-        for block in sorted(blocks):
-            leaves = await self._block_leaves(block, tip)
-            grown = CompactRange()
-            for _, digest in leaves:
-                for level, index, node in grown.append(leaf_hash(bytes.fromhex(digest))):
-                    found[level, index + (block << (BLOCK_LEVEL - level))] = node
-        return found
-
-    async def _block_leaves(self, block: int, tip: TreeTip) -> list[tuple[int, str]]:
-        if block < tip.size // BLOCK:
-            stored = await self._tree_block(block)
-            if stored is None:
-                raise IntegrityError("the stored Merkle tree lacks a block; it was tampered with")
-            first, last = stored
-            rows = await self._log_hashes(after=first - 1, through=last, limit=BLOCK)
-            if len(rows) != BLOCK or rows[0][0] != first:
-                raise IntegrityError("the log no longer holds the events of a Merkle tree block")
-            return rows
-        return await self._tail(tip)
-
-    # -- proofs --------------------------------------------------------------------------------
-
+    @abstractmethod
     async def leaf_index(self, position: int) -> int | None:
         """Return the leaf index of the event at ``position``, or ``None`` when the tree lacks it.
 
@@ -268,22 +171,8 @@ class TreeStore(ABC):
             IntegrityError: The stored tree does not match the log.
             StoreError: The backend failed.
         """
-        tip = await self._tree_tip()
-        if position > tip.position or position <= 0:
-            return None
-        at = await self._tree_block_at(position)
-        if at is not None:
-            block, first, last = at
-            rows = await self._log_hashes(after=first - 1, through=last, limit=BLOCK)
-            base = block * BLOCK
-        else:
-            rows = await self._tail(tip)
-            base = tip.size - tip.size % BLOCK
-        for offset, (stored, _) in enumerate(rows):
-            if stored == position:
-                return base + offset
-        return None
 
+    @abstractmethod
     async def inclusion_proof(self, position: int, size: int) -> InclusionProof:
         """Return the proof that the event at ``position`` is in the tree of ``size`` leaves.
 
@@ -293,16 +182,8 @@ class TreeStore(ABC):
             IntegrityError: The stored tree does not match the log.
             StoreError: The backend failed.
         """
-        tip = await self._tree_tip()
-        if not 0 < size <= tip.size:
-            raise InvalidInputError(f"the tree has {tip.size} leaves, not {size}")
-        index = await self.leaf_index(position)
-        if index is None or index >= size:
-            raise InvalidInputError(f"the tree of {size} leaves holds no event at {position}")
-        ranges = inclusion_ranges(index, size)
-        nodes = await self._hashes(needed_nodes(ranges), tip)
-        return InclusionProof(index, size, [range_hash(a, b, nodes) for a, b in ranges])
 
+    @abstractmethod
     async def consistency_proof(self, old_size: int, new_size: int) -> list[bytes]:
         """Return the proof that the tree of ``old_size`` is a prefix of the one of ``new_size``.
 
@@ -311,16 +192,8 @@ class TreeStore(ABC):
             IntegrityError: The stored tree does not match the log.
             StoreError: The backend failed.
         """
-        tip = await self._tree_tip()
-        if not 0 <= old_size <= new_size <= tip.size:
-            raise InvalidInputError(
-                f"cannot prove {old_size} leaves a prefix of {new_size} in a tree of {tip.size}"
-                + (" (sign a checkpoint of this ledger first)" if new_size > tip.size else "")
-            )
-        ranges = consistency_ranges(old_size, new_size)
-        nodes = await self._hashes(needed_nodes(ranges), tip)
-        return [range_hash(a, b, nodes) for a, b in ranges]
 
+    @abstractmethod
     async def tree_root(self, size: int) -> bytes:
         """Return the stored tree's root over its first ``size`` leaves.
 
@@ -329,14 +202,8 @@ class TreeStore(ABC):
             IntegrityError: The stored tree does not match the log.
             StoreError: The backend failed.
         """
-        tip = await self._tree_tip()
-        if not 0 <= size <= tip.size:
-            raise InvalidInputError(f"the tree has {tip.size} leaves, not {size}")
-        if size == 0:
-            return CompactRange().root()
-        nodes = await self._hashes(needed_nodes([(0, size)]), tip)
-        return range_hash(0, size, nodes)
 
+    @abstractmethod
     async def log_root(self, size: int) -> TreeHead:
         """Recompute the root over the first ``size`` events from the log itself.
 
@@ -348,15 +215,6 @@ class TreeStore(ABC):
         Raises:
             StoreError: The backend failed.
         """
-        tree = CompactRange()
-        after = 0
-        while tree.size < size:
-            rows = await self._log_hashes(after=after, limit=min(PAGE, size - tree.size))
-            if not rows:
-                break
-            tree.extend_hex([digest for _, digest in rows])
-            after = rows[-1][0]
-        return TreeHead(tree.size, tree.root())
 
 
 __all__ = [
@@ -364,8 +222,9 @@ __all__ = [
     "BLOCK_LEVEL",
     "PAGE",
     "InclusionProof",
+    "LogTree",
     "StoredNode",
     "TreeHead",
-    "TreeStore",
+    "TreeRows",
     "TreeTip",
 ]

@@ -1,6 +1,6 @@
 """The in-memory backend: the reference implementation of the contract, for tests and scratch."""
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from datetime import datetime
 from uuid import UUID
@@ -14,7 +14,7 @@ from thoughtledger.ledger.chain import (
     verify_rows,
 )
 from thoughtledger.ledger.codec import decode_payload
-from thoughtledger.ledger.envelope import RecordedEvent
+from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent
 from thoughtledger.ledger.errors import ConcurrencyError, InvalidInputError, StoreError
 from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.ledger.ids import check_id
@@ -22,19 +22,27 @@ from thoughtledger.ledger.merkle import NodeId
 from thoughtledger.ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
     Clock,
-    EventStore,
+    LedgerStore,
     StreamHead,
     utc_now,
 )
 from thoughtledger.ledger.store.checks import check_page, check_window
-from thoughtledger.ledger.store.imports import plan_import
-from thoughtledger.ledger.store.log_tree import BLOCK_LEVEL, PAGE, StoredNode, TreeTip
-from thoughtledger.ledger.store.redaction import Stripping
-from thoughtledger.ledger.store.rows import to_recorded
+from thoughtledger.ledger.store.imports import check_import, held_versions, plan_import
+from thoughtledger.ledger.store.log_tree import (
+    BLOCK_LEVEL,
+    PAGE,
+    InclusionProof,
+    StoredNode,
+    TreeHead,
+    TreeTip,
+)
+from thoughtledger.ledger.store.redaction import Redacted, redactions_in, strippings
+from thoughtledger.ledger.store.rows import event_rows_of, log_rows_of, to_recorded
 from thoughtledger.ledger.store.stats_rows import StatsFilter, StatsRows, fold_stats_rows
+from thoughtledger.ledger.store.stored_tree import StoredTree
 
 
-class MemoryEventStore(EventStore):
+class MemoryEventStore(LedgerStore):
     """Keeps the log in process memory; nothing survives the process.
 
     Appends run without awaiting, so each one is atomic with respect to other tasks.
@@ -48,8 +56,7 @@ class MemoryEventStore(EventStore):
         self._streams: dict[str, list[RecordedEvent]] = {}
         self._event_ids: set[UUID] = set()
         self._closed = False
-        self._tip = TreeTip(0, 0)
-        self._nodes: dict[NodeId, tuple[bytes, tuple[int, int] | None]] = {}
+        self._tree = StoredTree(_MemoryTree(self._log, self._check_open))
 
     async def _append(
         self,
@@ -81,53 +88,11 @@ class MemoryEventStore(EventStore):
         self._committed.notify()
         return recorded
 
-    async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
-        self._check_open()
-        # Decide everything before changing anything, so a refused import leaves no trace.
-        writes: list[RecordedEvent] = []
-        for session_id, records in streams.items():
-            stream = self._streams.get(session_id, [])
-            head_hash = stream[-1].hash if stream else GENESIS_HASH
-            plan = plan_import(session_id, records, len(stream), head_hash)
-            if plan.stored_from:
-                window = stream[plan.stored_from - 1 : plan.stored_to]
-                plan.check([StoredRow.of(r) for r in window])
-            writes.extend(plan.new)
-        reused = self._event_ids.intersection(r.event_id for r in writes)
-        if reused:
-            raise InvalidInputError(f"event id {min(reused)} is already recorded")
-        for offset, record in enumerate(writes, start=len(self._log) + 1):
-            placed = replace(record, position=offset)
-            self._log.append(placed)
-            self._streams.setdefault(record.session_id, []).append(placed)
-            self._event_ids.add(record.event_id)
-        if writes:
-            self._committed.notify()
-        return len(writes)
-
-    async def _strip(self, changes: Sequence[Stripping], *, vacuum: bool) -> int:
-        self._check_open()
-        stripped = 0
-        for change in changes:
-            record = self._log[change.position - 1]  # positions here are 1, 2, 3...
-            if record.payload != change.old:
-                continue
-            event = decode_payload(record.event_type, record.schema_version, change.new)
-            placed = replace(record, payload=change.new, event=event)
-            self._log[change.position - 1] = placed
-            self._streams[record.session_id][record.version - 1] = placed
-            stripped += 1
-        return stripped
-
-    async def _version_before(self, session_id: str, position: int) -> int:
+    async def version_at(self, session_id: str, position: int) -> int:
+        """See :meth:`EventStore.version_at`."""
         self._check_open()
         stream = self._streams.get(session_id, [])
         return sum(1 for record in stream if record.position <= position)
-
-    async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
-        """See :meth:`EventStore.recorded_event_ids`."""
-        self._check_open()
-        return self._event_ids.intersection(event_ids)
 
     async def read_stream(
         self,
@@ -199,35 +164,144 @@ class MemoryEventStore(EventStore):
         rows = (StoredRow.of(r) for r in stream)
         return verify_rows(session_id, rows, None)
 
+    # -- capabilities: the Merkle tree, redaction, imports, statistics, rows ---------------------
+
+    async def tree_head(self) -> TreeHead:
+        """See :meth:`LogTree.tree_head`."""
+        return await self._tree.tree_head()
+
+    async def leaf_index(self, position: int) -> int | None:
+        """See :meth:`LogTree.leaf_index`."""
+        return await self._tree.leaf_index(position)
+
+    async def inclusion_proof(self, position: int, size: int) -> InclusionProof:
+        """See :meth:`LogTree.inclusion_proof`."""
+        return await self._tree.inclusion_proof(position, size)
+
+    async def consistency_proof(self, old_size: int, new_size: int) -> list[bytes]:
+        """See :meth:`LogTree.consistency_proof`."""
+        return await self._tree.consistency_proof(old_size, new_size)
+
+    async def tree_root(self, size: int) -> bytes:
+        """See :meth:`LogTree.tree_root`."""
+        return await self._tree.tree_root(size)
+
+    async def log_root(self, size: int) -> TreeHead:
+        """See :meth:`LogTree.log_root`."""
+        return await self._tree.log_root(size)
+
+    async def strip_content(
+        self, session_id: str, versions: Collection[int], *, vacuum: bool = True
+    ) -> int:
+        """See :meth:`Redacting.strip_content` (nothing to vacuum in memory)."""
+        changes = strippings(session_id, await self.read_stream(session_id), versions)
+        self._check_open()
+        stripped = 0
+        for change in changes:
+            record = self._log[change.position - 1]  # positions here are 1, 2, 3...
+            if record.payload != change.old:
+                continue
+            event = decode_payload(record.event_type, record.schema_version, change.new)
+            placed = replace(record, payload=change.new, event=event)
+            self._log[change.position - 1] = placed
+            self._streams[record.session_id][record.version - 1] = placed
+            stripped += 1
+        return stripped
+
+    async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
+        """See :meth:`Redacting.redactions` (read from the decoded session)."""
+        return redactions_in(await self.read_stream(session_id))
+
+    async def import_records(self, records: Sequence[RecordedEvent]) -> int:
+        """See :meth:`Importing.import_records`."""
+        streams = check_import(records, max_event_bytes=self.max_event_bytes)
+        self._check_open()
+        # Decide everything before changing anything, so a refused import leaves no trace.
+        writes: list[RecordedEvent] = []
+        for session_id, stream_records in streams.items():
+            stream = self._streams.get(session_id, [])
+            head_hash = stream[-1].hash if stream else GENESIS_HASH
+            plan = plan_import(session_id, stream_records, len(stream), head_hash)
+            if plan.stored_from:
+                window = stream[plan.stored_from - 1 : plan.stored_to]
+                plan.check([StoredRow.of(r) for r in window])
+            writes.extend(plan.new)
+        reused = self._event_ids.intersection(r.event_id for r in writes)
+        if reused:
+            raise InvalidInputError(f"event id {min(reused)} is already recorded")
+        for offset, record in enumerate(writes, start=len(self._log) + 1):
+            placed = replace(record, position=offset)
+            self._log.append(placed)
+            self._streams.setdefault(record.session_id, []).append(placed)
+            self._event_ids.add(record.event_id)
+        if writes:
+            self._committed.notify()
+        return len(writes)
+
+    async def already_imported(self, session_id: str, hashes: Sequence[str]) -> int:
+        """See :meth:`Importing.already_imported`."""
+        return await held_versions(self, session_id, hashes)
+
+    async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
+        """See :meth:`Importing.recorded_event_ids`."""
+        self._check_open()
+        return self._event_ids.intersection(event_ids)
+
     async def stats_rows(self, where: StatsFilter | None = None) -> StatsRows:
-        """See :meth:`EventStore.stats_rows` (a fold over every session's events)."""
+        """See :meth:`Statistics.stats_rows` (a fold over every session's events)."""
         self._check_open()
         return fold_stats_rows(self._streams, where or StatsFilter())
 
-    # -- the Merkle tree (see thoughtledger.ledger.store.log_tree)
-    # -----------------------------------------------
+    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
+        """See :meth:`RowReads.read_all_rows` (built from the decoded events)."""
+        return log_rows_of(await self.read_all(after_position=after_position, limit=limit))
 
-    async def _tree_tip(self) -> TreeTip:
+    async def read_all_event_rows(
+        self, *, after_position: int = 0, limit: int = 1000
+    ) -> list[EventRow]:
+        """See :meth:`RowReads.read_all_event_rows` (built from the decoded events)."""
+        return event_rows_of(await self.read_all(after_position=after_position, limit=limit))
+
+    async def aclose(self) -> None:
+        """See :meth:`EventStore.aclose`."""
+        self._closed = True
+        self._committed.notify()  # subscribers wake, see the store closed, and end
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("the store is closed")
+
+
+class _MemoryTree:
+    """The in-memory store's :class:`TreeRows`: the tree's nodes in a dict, hashes from the log."""
+
+    def __init__(self, log: list[RecordedEvent], check_open: Callable[[], None]) -> None:
+        self._log = log  # the store's own list, appended to in place
+        self._check_open = check_open
+        self._tip = TreeTip(0, 0)
+        self._nodes: dict[NodeId, tuple[bytes, tuple[int, int] | None]] = {}
+
+    async def tip(self) -> TreeTip:
         self._check_open()
         return self._tip
 
-    async def _tree_nodes(self, ids: Collection[NodeId]) -> dict[NodeId, bytes]:
+    async def nodes(self, ids: Collection[NodeId]) -> dict[NodeId, bytes]:
         self._check_open()
         return {node: self._nodes[node][0] for node in ids if node in self._nodes}
 
-    async def _tree_block(self, index: int) -> tuple[int, int] | None:
+    async def block(self, index: int) -> tuple[int, int] | None:
         self._check_open()
         stored = self._nodes.get((BLOCK_LEVEL, index))
         return stored[1] if stored else None
 
-    async def _tree_block_at(self, position: int) -> tuple[int, int, int] | None:
+    async def block_at(self, position: int) -> tuple[int, int, int] | None:
         self._check_open()
         for (level, index), (_, span) in self._nodes.items():
             if level == BLOCK_LEVEL and span is not None and span[0] <= position <= span[1]:
                 return index, span[0], span[1]
         return None
 
-    async def _log_hashes(
+    async def hashes(
         self, *, after: int, through: int | None = None, limit: int = PAGE
     ) -> list[tuple[int, str]]:
         self._check_open()
@@ -235,7 +309,7 @@ class MemoryEventStore(EventStore):
         end = min(after + limit, through if through is not None else after + limit)
         return [(r.position, r.hash) for r in self._log[after:end]]
 
-    async def _tree_grow(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
+    async def grow(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
         self._check_open()
         if self._tip != old:
             return False
@@ -248,15 +322,6 @@ class MemoryEventStore(EventStore):
             self._nodes[node.level, node.index] = (bytes.fromhex(node.hash), span)
         self._tip = new
         return True
-
-    async def aclose(self) -> None:
-        """See :meth:`EventStore.aclose`."""
-        self._closed = True
-        self._committed.notify()  # subscribers wake, see the store closed, and end
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise StoreError("the store is closed")
 
 
 def _owner(stream: list[RecordedEvent]) -> str | None:

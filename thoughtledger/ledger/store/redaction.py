@@ -1,4 +1,4 @@
-"""Removing a redacted thought's text from the log: the part of the store contract that rewrites.
+"""Removing a redacted thought's text from the log: the store capability that rewrites.
 
 The only write that changes a stored row. A thought event of payload schema 2 keeps its text in
 a content member its hash does not cover (see :mod:`thoughtledger.ledger.content`); removing that
@@ -7,16 +7,16 @@ every proof stay valid. A store strips an event only once a ``thought.redacted``
 session names it (the facade appends that first, through the ordinary append), so the log never
 holds a missing text without the event that explains it; stripping again is a no-op.
 
-Each backend implements :meth:`Redactable._strip` in a module of its own
-(:mod:`thoughtledger.ledger.store.sqlite.redact`, :mod:`thoughtledger.ledger.store.postgres.redact`,
-and the in-memory store's below), each replacing a payload only if it is still the one read (``WHERE
-payload =``).
+Which payloads to replace is decided here, the same for every backend (:func:`strippings`); each
+backend replaces them in a module of its own (:mod:`thoughtledger.ledger.store.sqlite.redact`,
+:mod:`thoughtledger.ledger.store.postgres.redact`, and the in-memory store's), each replacing a
+payload only if it is still the one read (``WHERE payload =``).
 """
 
-from abc import ABC, abstractmethod
-from collections.abc import Collection, Sequence
+from abc import abstractmethod
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from thoughtledger.ledger.content import strip
 from thoughtledger.ledger.envelope import RecordedEvent
@@ -46,9 +46,11 @@ class Stripping:
     new: str
 
 
-class Redactable(ABC):
-    """The store contract's removal of redacted texts (a base of :class:`EventStore`)."""
+@runtime_checkable
+class Redacting(Protocol):
+    """The store's removal of redacted texts (a store capability)."""
 
+    @abstractmethod
     async def strip_content(
         self, session_id: str, versions: Collection[int], *, vacuum: bool = True
     ) -> int:
@@ -74,31 +76,8 @@ class Redactable(ABC):
                 2), or one no ``thought.redacted`` event names; nothing was changed.
             StoreError: The backend failed (or is read-only); nothing was changed.
         """
-        stream = await self.read_stream(session_id)
-        named = {
-            (record.event.version, record.event.event_id)
-            for record in stream
-            if isinstance(record.event, ThoughtRedacted)
-        }
-        changes: list[Stripping] = []
-        for version in sorted(set(versions)):
-            if not 1 <= version <= len(stream):
-                raise InvalidInputError(f"session {session_id!r} has no version {version}")
-            record = stream[version - 1]
-            where = f"session {session_id!r} version {version}"
-            if record.event_type not in THOUGHT_TYPES or record.schema_version < REDACTABLE_FROM:
-                raise InvalidInputError(f"{where} is not a redactable thought event")
-            if (version, str(record.event_id)) not in named:
-                raise InvalidInputError(
-                    f"{where}: no thought.redacted event names it; record the redaction first"
-                )
-            stripped = strip(record.payload)
-            if stripped != record.payload:
-                changes.append(Stripping(record.position, record.payload, stripped))
-        if not changes:
-            return 0
-        return await self._strip(changes, vacuum=vacuum)
 
+    @abstractmethod
     async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
         """Return the session's ``thought.redacted`` events as (their version, the version named).
 
@@ -111,30 +90,50 @@ class Redactable(ABC):
             InvalidInputError: A malformed session id.
             StoreError: The backend failed.
         """
-        return tuple(
-            Redacted(record.version, record.event.version)
-            for record in await self.read_stream(session_id)
-            if isinstance(record.event, ThoughtRedacted)
-        )
-
-    @abstractmethod
-    async def _strip(self, changes: Sequence[Stripping], *, vacuum: bool) -> int:
-        """Replace each payload still stored as ``old`` by ``new``, atomically; return how many.
-
-        Raises:
-            StoreError: The backend failed (or is read-only); nothing was changed.
-        """
-
-    @abstractmethod
-    async def read_stream(
-        self,
-        session_id: str,
-        *,
-        after_version: int = 0,
-        to_version: int | None = None,
-        limit: int | None = None,
-    ) -> list[RecordedEvent]:
-        """See :meth:`thoughtledger.ledger.store.base.EventStore.read_stream`."""
 
 
-__all__ = ["Redactable", "Redacted", "Stripping"]
+def strippings(
+    session_id: str, stream: Sequence[RecordedEvent], versions: Collection[int]
+) -> list[Stripping]:
+    """Return what stripping the session's ``versions`` changes, given its whole ``stream``.
+
+    The rules of :meth:`Redacting.strip_content`, checked before anything is changed; events
+    whose text is gone already need no change.
+
+    Raises:
+        InvalidInputError: A version the stream does not have, an event that cannot be
+            redacted, or one no ``thought.redacted`` event of the stream names.
+    """
+    named = {
+        (record.event.version, record.event.event_id)
+        for record in stream
+        if isinstance(record.event, ThoughtRedacted)
+    }
+    changes: list[Stripping] = []
+    for version in sorted(set(versions)):
+        if not 1 <= version <= len(stream):
+            raise InvalidInputError(f"session {session_id!r} has no version {version}")
+        record = stream[version - 1]
+        where = f"session {session_id!r} version {version}"
+        if record.event_type not in THOUGHT_TYPES or record.schema_version < REDACTABLE_FROM:
+            raise InvalidInputError(f"{where} is not a redactable thought event")
+        if (version, str(record.event_id)) not in named:
+            raise InvalidInputError(
+                f"{where}: no thought.redacted event names it; record the redaction first"
+            )
+        stripped = strip(record.payload)
+        if stripped != record.payload:
+            changes.append(Stripping(record.position, record.payload, stripped))
+    return changes
+
+
+def redactions_in(stream: Iterable[RecordedEvent]) -> tuple[Redacted, ...]:
+    """Return the ``thought.redacted`` events of a session's decoded ``stream`` (see above)."""
+    return tuple(
+        Redacted(record.version, record.event.version)
+        for record in stream
+        if isinstance(record.event, ThoughtRedacted)
+    )
+
+
+__all__ = ["Redacted", "Redacting", "Stripping", "redactions_in", "strippings"]

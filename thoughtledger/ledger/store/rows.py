@@ -1,15 +1,23 @@
-"""Turning stored rows of the SQL backends back into events, and into what verification reads.
+"""The log's rows: reading them undecoded (a store capability), and turning them into events.
 
-(And sealed events into the recorded events a backend returns, at their positions.)
+:class:`RowReads` is :meth:`~thoughtledger.ledger.store.base.EventStore.read_all` without decoding
+a single payload: a fold that needs only a few fields of each event (a rebuild), or its hashes and
+id (an OpenTelemetry export derives every span id from the hashes), reads these instead and parses
+what it needs itself. The SQL backends read the columns straight from their tables; a store
+without SQL builds them from its decoded events (:func:`log_rows_of`, :func:`event_rows_of`).
+
+The rest turns stored rows of the SQL backends back into events, and into what verification
+reads (and sealed events into the recorded events a backend returns, at their positions).
 
 Rows arrive as plain tuples in ``tl_events`` column order (position, session_id, version,
 event_id, recorded_at, schema_version, event_type, payload, prev_hash, hash): decoding is the
 hot loop of every replay, so it avoids per-row attribute lookups and repeated parsing.
 """
 
+from abc import abstractmethod
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 from uuid import UUID, SafeUUID
 
 from thoughtledger.ledger.chain import SealedEvent, StoredRow
@@ -17,6 +25,57 @@ from thoughtledger.ledger.codec import decode_payload
 from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent, format_time, parse_time
 
 Row = Sequence[Any]
+
+
+@runtime_checkable
+class RowReads(Protocol):
+    """Pages of the log's stored rows, undecoded, in position order (a store capability)."""
+
+    @abstractmethod
+    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
+        """Like ``read_all``, but only the columns a fold needs, undecoded (bulk rebuilds).
+
+        Raises:
+            InvalidInputError: A negative position or a limit below 1.
+            EventDecodingError: (a store without SQL) a stored event cannot be decoded.
+            StoreError: The backend failed.
+        """
+
+    @abstractmethod
+    async def read_all_event_rows(
+        self, *, after_position: int = 0, limit: int = 1000
+    ) -> list[EventRow]:
+        """Like ``read_all``, but each event's stored columns, undecoded, time as text.
+
+        The same events, in the same position order, with the same guarantee: a reader that
+        pages with the last position it saw never skips an event that commits later.
+
+        Raises:
+            InvalidInputError: A negative position or a limit below 1.
+            EventDecodingError: (a store without SQL) a stored event cannot be decoded.
+            StoreError: The backend failed.
+        """
+
+
+def log_rows_of(records: Iterable[RecordedEvent]) -> list[LogRow]:
+    """Return the fold columns of decoded events (a store without SQL has no rows to read)."""
+    return [
+        LogRow(
+            r.position,
+            r.session_id,
+            r.version,
+            format_time(r.recorded_at),
+            r.schema_version,
+            r.event_type,
+            r.payload,
+        )
+        for r in records
+    ]
+
+
+def event_rows_of(records: Iterable[RecordedEvent]) -> list[EventRow]:
+    """Return the stored columns of decoded events (see :func:`log_rows_of`)."""
+    return [EventRow.of(record) for record in records]
 
 
 def _uuid(text: str) -> UUID:
@@ -118,4 +177,14 @@ def to_recorded(sealed: Sequence[SealedEvent], first_position: int) -> list[Reco
     return [item.at(first_position + index) for index, item in enumerate(sealed)]
 
 
-__all__ = ["decode_rows", "event_row", "head_time", "log_row", "stored_row", "to_recorded"]
+__all__ = [
+    "RowReads",
+    "decode_rows",
+    "event_row",
+    "event_rows_of",
+    "head_time",
+    "log_row",
+    "log_rows_of",
+    "stored_row",
+    "to_recorded",
+]

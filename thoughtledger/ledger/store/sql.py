@@ -1,10 +1,11 @@
-"""What the SQL backends share: reads, heads, verification and statistics through SQLAlchemy.
+"""What the SQL backends share: reads, heads, verification, statistics and the capabilities' glue.
 
 SQLAlchemy is imported on first use, not with this module: the SQLite backend serves its hot path
 without it, and a server spawned per conversation should not pay a third of a second for it.
 """
 
-from collections.abc import Callable, Collection
+from abc import abstractmethod
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
@@ -13,18 +14,20 @@ from thoughtledger.ledger.chain import GENESIS_HASH, VerifyReport, verify_rows
 from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent
 from thoughtledger.ledger.errors import StoreError
 from thoughtledger.ledger.ids import check_id
-from thoughtledger.ledger.merkle import NodeId
 from thoughtledger.ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
     Clock,
-    EventStore,
+    LedgerStore,
     StreamHead,
     utc_now,
 )
 from thoughtledger.ledger.store.checks import check_page, check_window
-from thoughtledger.ledger.store.log_tree import BLOCK_LEVEL, PAGE, TreeTip
+from thoughtledger.ledger.store.imports import check_import, held_versions
+from thoughtledger.ledger.store.log_tree import InclusionProof, TreeHead, TreeRows
+from thoughtledger.ledger.store.redaction import Redacted, Stripping, strippings
 from thoughtledger.ledger.store.rows import decode_rows, event_row, head_time, log_row, stored_row
 from thoughtledger.ledger.store.stats_rows import StatsFilter, StatsRows
+from thoughtledger.ledger.store.stored_tree import StoredTree
 
 _ID_CHUNK = 1000
 """Event ids looked up per query (well within every driver's limit on bound parameters)."""
@@ -36,18 +39,21 @@ if TYPE_CHECKING:
     from thoughtledger.ledger.store.sql_stats import StatsDialect
 
 
-class SqlEventStore(EventStore):
+class SqlEventStore(LedgerStore):
     """Base of the SQL backends: the reads they share, through one SQLAlchemy :class:`AsyncEngine`.
 
     Every read of the contract is implemented here with SQLAlchemy Core on the engine; a backend
     overrides those it serves faster another way (SQLite answers one session's stream, its head
     and pages of log rows inline on a held ``sqlite3`` connection, and never builds the engine
-    unless a scan needs it). Writes are each backend's own (:meth:`_append`, :meth:`_import`):
-    PostgreSQL's go through the same engine, SQLite's through a held connection of its own.
+    unless a scan needs it). Writes are each backend's own (:meth:`_append`, :meth:`_import`,
+    :meth:`_strip`, and its :class:`TreeRows`): PostgreSQL's go through the same engine, SQLite's
+    through a held connection of its own.
 
     Args:
         engine: The engine the shared reads go through, or a function that makes it on first use.
         where: How to name the database in error messages (never carries a password).
+        tree_rows: What the backend stores of the Merkle tree (see :class:`StoredTree`).
+        read_only: Whether the store was opened for reading only.
     """
 
     def __init__(
@@ -55,10 +61,14 @@ class SqlEventStore(EventStore):
         engine: "AsyncEngine | Callable[[], AsyncEngine]",
         where: str,
         *,
+        tree_rows: TreeRows,
+        read_only: bool = False,
         clock: Clock = utc_now,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     ) -> None:
         super().__init__(clock=clock, max_event_bytes=max_event_bytes)
+        self.read_only = read_only
+        self._tree = StoredTree(tree_rows, read_only=read_only)
         self._made_engine: AsyncEngine | None = None
         self._make_engine: Callable[[], AsyncEngine] | None = None
         if callable(engine) and not hasattr(engine, "sync_engine"):
@@ -122,7 +132,7 @@ class SqlEventStore(EventStore):
         return decode_rows(await self._fetch(query.order_by(EVENTS.c.position).limit(limit)))
 
     async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
-        """See :meth:`EventStore.read_all_rows`."""
+        """See :meth:`RowReads.read_all_rows`."""
         import sqlalchemy as sa
 
         from thoughtledger.ledger.store.schema import events as EVENTS
@@ -140,7 +150,7 @@ class SqlEventStore(EventStore):
     async def read_all_event_rows(
         self, *, after_position: int = 0, limit: int = 1000
     ) -> list[EventRow]:
-        """See :meth:`~thoughtledger.ledger.store.event_rows.EventRowReads.read_all_event_rows`."""
+        """See :meth:`RowReads.read_all_event_rows`."""
         import sqlalchemy as sa
 
         from thoughtledger.ledger.store.schema import events as EVENTS
@@ -163,7 +173,8 @@ class SqlEventStore(EventStore):
         rows = await self._fetch(sa.select(SESSIONS).where(SESSIONS.c.session_id == session_id))
         return _head(rows[0]) if rows else None
 
-    async def _version_before(self, session_id: str, position: int) -> int:
+    async def version_at(self, session_id: str, position: int) -> int:
+        """See :meth:`EventStore.version_at` (the session's index on version, bounded)."""
         import sqlalchemy as sa
 
         from thoughtledger.ledger.store.schema import events as EVENTS
@@ -236,8 +247,27 @@ class SqlEventStore(EventStore):
         head = (heads[0].version, heads[0].hash) if heads else (0, GENESIS_HASH)
         return verify_rows(session_id, (stored_row(row) for row in rows), head)
 
+    # -- capabilities: imports, redaction, statistics, the Merkle tree --------------------------
+
+    async def import_records(self, records: Sequence[RecordedEvent]) -> int:
+        """See :meth:`Importing.import_records`."""
+        streams = check_import(records, max_event_bytes=self.max_event_bytes)
+        return await self._import(streams) if streams else 0
+
+    @abstractmethod
+    async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
+        """Store checked records atomically (see :meth:`import_records`).
+
+        For each session: read the stored head, :func:`plan_import`, read the stored rows the plan
+        names and :meth:`ImportPlan.check` them, then write ``plan.new``; all in one transaction.
+        """
+
+    async def already_imported(self, session_id: str, hashes: Sequence[str]) -> int:
+        """See :meth:`Importing.already_imported`."""
+        return await held_versions(self, session_id, hashes)
+
     async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
-        """See :meth:`EventStore.recorded_event_ids` (looked up by the unique index, in chunks)."""
+        """See :meth:`Importing.recorded_event_ids` (looked up by the unique index, in chunks)."""
         import sqlalchemy as sa
 
         from thoughtledger.ledger.store.schema import events as EVENTS
@@ -253,84 +283,68 @@ class SqlEventStore(EventStore):
         return found
 
     async def stats_rows(self, where: StatsFilter | None = None) -> StatsRows:
-        """See :meth:`EventStore.stats_rows` (two statements, see :mod:`ledger.store.sql_stats`)."""
+        """See :meth:`Statistics.stats_rows` (two statements, see :mod:`ledger.store.sql_stats`)."""
         from thoughtledger.ledger.store.sql_stats import stats_rows
 
         return await stats_rows(self._fetch, self._stats_dialect(), where or StatsFilter())
 
-    # -- the Merkle tree (see thoughtledger.ledger.store.log_tree)
-    # -----------------------------------------------
+    async def strip_content(
+        self, session_id: str, versions: Collection[int], *, vacuum: bool = True
+    ) -> int:
+        """See :meth:`Redacting.strip_content`."""
+        changes = strippings(session_id, await self.read_stream(session_id), versions)
+        return await self._strip(changes, vacuum=vacuum) if changes else 0
 
-    async def _tree_tip(self) -> TreeTip:
-        import sqlalchemy as sa
+    @abstractmethod
+    async def _strip(self, changes: Sequence[Stripping], *, vacuum: bool) -> int:
+        """Replace each payload still stored as ``old`` by ``new``, atomically; return how many.
 
-        from thoughtledger.ledger.store.schema import tree_tip as TIP
+        Raises:
+            StoreError: The backend failed (or is read-only); nothing was changed.
+        """
 
-        rows = await self._fetch(sa.select(TIP.c.size, TIP.c.position).where(TIP.c.id == 1))
-        return TreeTip(rows[0].size, rows[0].position) if rows else TreeTip(0, 0)
-
-    async def _tree_nodes(self, ids: Collection[NodeId]) -> dict[NodeId, bytes]:
-        import sqlalchemy as sa
-
-        from thoughtledger.ledger.store.schema import tree_nodes as NODES
-
-        wanted = sorted(ids)
-        found: dict[NodeId, bytes] = {}
-        for start in range(0, len(wanted), _ID_CHUNK):
-            rows = await self._fetch(
-                sa.select(NODES.c.level, NODES.c.idx, NODES.c.hash).where(
-                    sa.tuple_(NODES.c.level, NODES.c.idx).in_(wanted[start : start + _ID_CHUNK])
-                )
-            )
-            found.update(((row.level, row.idx), bytes.fromhex(row.hash)) for row in rows)
-        return found
-
-    async def _tree_block(self, index: int) -> tuple[int, int] | None:
-        import sqlalchemy as sa
-
-        from thoughtledger.ledger.store.schema import tree_nodes as NODES
-
-        rows = await self._fetch(
-            sa.select(NODES.c.first_position, NODES.c.last_position).where(
-                NODES.c.level == BLOCK_LEVEL, NODES.c.idx == index
-            )
-        )
-        return (rows[0].first_position, rows[0].last_position) if rows else None
-
-    async def _tree_block_at(self, position: int) -> tuple[int, int, int] | None:
-        import sqlalchemy as sa
-
-        from thoughtledger.ledger.store.schema import tree_nodes as NODES
-
-        rows = await self._fetch(
-            sa.select(NODES.c.idx, NODES.c.first_position, NODES.c.last_position)
-            .where(NODES.c.first_position.isnot(None), NODES.c.first_position <= position)
-            .order_by(NODES.c.first_position.desc())
-            .limit(1)
-        )
-        if not rows or rows[0].last_position < position:
-            return None
-        return rows[0].idx, rows[0].first_position, rows[0].last_position
-
-    async def _log_hashes(
-        self, *, after: int, through: int | None = None, limit: int = PAGE
-    ) -> list[tuple[int, str]]:
+    async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
+        """See :meth:`Redacting.redactions` (from the partial index of redaction events)."""
         import sqlalchemy as sa
 
         from thoughtledger.ledger.store.schema import events as EVENTS
 
-        query = sa.select(EVENTS.c.position, EVENTS.c.hash).where(EVENTS.c.position > after)
-        if through is not None:
-            query = query.where(EVENTS.c.position <= through)
-        visible = self._visible_below()
-        if visible is not None:
-            query = query.where(visible)
-        rows = await self._fetch(query.order_by(EVENTS.c.position).limit(limit))
-        return [(row.position, row.hash) for row in rows]
+        check_id(session_id)
+        named = sa.cast(self._stats_dialect().json(EVENTS.c.payload, "version"), sa.BigInteger)
+        rows = await self._fetch(
+            sa.select(EVENTS.c.version, named)
+            .where(EVENTS.c.session_id == session_id, EVENTS.c.event_type == "thought.redacted")
+            .order_by(EVENTS.c.version)
+        )
+        return tuple(map(Redacted._make, rows))
 
+    async def tree_head(self) -> TreeHead:
+        """See :meth:`LogTree.tree_head`."""
+        return await self._tree.tree_head()
+
+    async def leaf_index(self, position: int) -> int | None:
+        """See :meth:`LogTree.leaf_index`."""
+        return await self._tree.leaf_index(position)
+
+    async def inclusion_proof(self, position: int, size: int) -> InclusionProof:
+        """See :meth:`LogTree.inclusion_proof`."""
+        return await self._tree.inclusion_proof(position, size)
+
+    async def consistency_proof(self, old_size: int, new_size: int) -> list[bytes]:
+        """See :meth:`LogTree.consistency_proof`."""
+        return await self._tree.consistency_proof(old_size, new_size)
+
+    async def tree_root(self, size: int) -> bytes:
+        """See :meth:`LogTree.tree_root`."""
+        return await self._tree.tree_root(size)
+
+    async def log_root(self, size: int) -> TreeHead:
+        """See :meth:`LogTree.log_root`."""
+        return await self._tree.log_root(size)
+
+    @abstractmethod
     def _stats_dialect(self) -> "StatsDialect":
         """Return the backend's expressions in the statistics' statements."""
-        raise NotImplementedError
 
     async def _fetch(self, query: "sa.Select[Any]") -> "list[sa.Row[Any]]":
         import sqlalchemy as sa

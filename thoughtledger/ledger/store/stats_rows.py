@@ -1,10 +1,9 @@
 """What a store answers for the ledger's statistics: one row of facts per session, and a histogram.
 
-:meth:`EventStore.stats_rows <thoughtledger.ledger.store.base.EventStore.stats_rows>` returns these
-rows, never one per event; :mod:`thoughtledger.projections.analytics` folds them into rates,
-percentiles and breakdowns. The SQL backends compute them in the database (see
-:mod:`thoughtledger.ledger.store.sql_stats`); any other store folds its events here, with the same
-definitions.
+:meth:`Statistics.stats_rows` (a store capability) returns these rows, never one per event;
+:mod:`thoughtledger.projections.analytics` folds them into rates, percentiles and breakdowns. The
+SQL backends compute them in the database (see :mod:`thoughtledger.ledger.store.sql_stats`); any
+other store folds its events here, with the same definitions.
 
 Definitions: a session's agent and client are the ``agent`` and ``client`` metadata of the
 ``session.started`` event at its version 1; it *completes* when its last thought needs no next
@@ -15,11 +14,12 @@ SQLite's ``julianday`` does).
 """
 
 import itertools
+from abc import abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import NamedTuple
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from thoughtledger.ledger.envelope import RecordedEvent, format_time
 from thoughtledger.ledger.events import (
@@ -72,6 +72,26 @@ class StatsRows(NamedTuple):
 
     facts: list[SessionFacts]
     gaps_ms: Mapping[int, int]
+
+
+@runtime_checkable
+class Statistics(Protocol):
+    """The facts the ledger's statistics are folded from (a store capability)."""
+
+    @abstractmethod
+    async def stats_rows(self, where: StatsFilter | None = None) -> StatsRows:
+        """Return the facts of each session ``where`` selects, and the time between thoughts.
+
+        One row per session and a histogram, never one row per event (see the module docstring
+        for the definitions).
+
+        Args:
+            where: Which sessions to count; ``None`` counts every session.
+
+        Raises:
+            EventDecodingError: (a store without SQL) a stored event cannot be decoded.
+            StoreError: The backend failed.
+        """
 
 
 def fold_stats_rows(
@@ -130,4 +150,4 @@ def _gaps(records: Sequence[RecordedEvent]) -> Iterable[int]:
             yield millis(later.recorded_at) - millis(earlier.recorded_at)
 
 
-__all__ = ["SessionFacts", "StatsFilter", "StatsRows", "fold_stats_rows"]
+__all__ = ["SessionFacts", "Statistics", "StatsFilter", "StatsRows", "fold_stats_rows"]

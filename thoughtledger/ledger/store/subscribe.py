@@ -18,13 +18,10 @@ import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from functools import partial
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, StoreError, StoreUnavailableError
-
-if TYPE_CHECKING:
-    from thoughtledger.ledger.store.base import EventStore
 
 DEFAULT_PAGE = 500
 """Events read per catch-up page."""
@@ -73,6 +70,33 @@ class Signal:
         return self.generation != seen
 
 
+class FollowedLog(Protocol):
+    """What a subscription reads of a store: its public reads, and whether it is closed.
+
+    (:class:`~thoughtledger.ledger.store.base.EventStore` is one; this module knows only these.)
+    """
+
+    @property
+    def closed(self) -> bool:
+        """Whether the store was closed (the subscription then ends)."""
+
+    async def read_all(self, *, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
+        """See :meth:`~thoughtledger.ledger.store.base.EventStore.read_all`."""
+
+    async def read_stream(
+        self,
+        session_id: str,
+        *,
+        after_version: int = 0,
+        to_version: int | None = None,
+        limit: int | None = None,
+    ) -> list[RecordedEvent]:
+        """See :meth:`~thoughtledger.ledger.store.base.EventStore.read_stream`."""
+
+    async def version_at(self, session_id: str, position: int) -> int:
+        """See :meth:`~thoughtledger.ledger.store.base.EventStore.version_at`."""
+
+
 class Watch(Protocol):
     """How a subscription learns that the log may have grown (one per subscription)."""
 
@@ -112,7 +136,7 @@ def check_subscription(after: int, page: int, poll_interval: float | None) -> No
 
 
 async def follow(
-    store: "EventStore",
+    store: FollowedLog,
     watch: contextlib.AbstractAsyncContextManager[Watch],
     *,
     after: int,
@@ -146,7 +170,7 @@ async def follow(
 
 
 async def _follow_log(
-    store: "EventStore", watching: Watch, after: int, page: int
+    store: FollowedLog, watching: Watch, after: int, page: int
 ) -> AsyncGenerator[RecordedEvent]:
     cursor = after
     while not store.closed:
@@ -160,9 +184,9 @@ async def _follow_log(
 
 
 async def _follow_session(
-    store: "EventStore", watching: Watch, after: int, session_id: str, page: int
+    store: FollowedLog, watching: Watch, after: int, session_id: str, page: int
 ) -> AsyncGenerator[RecordedEvent]:
-    version = await _patiently(partial(store._version_before, session_id, after))
+    version = await _patiently(partial(store.version_at, session_id, after))
     while not store.closed:
         seen = watching.mark()
         records = await _patiently(
@@ -258,6 +282,7 @@ def _log(level: str, event: str, **facts: object) -> None:
 
 __all__ = [
     "DEFAULT_PAGE",
+    "FollowedLog",
     "PollingWatch",
     "Signal",
     "SignalWatch",

@@ -5,133 +5,126 @@ Positions are numbered from the import's transaction id, as an append's are
 guarded upsert, so an import racing an append or another import of a session loses cleanly.
 """
 
-from collections import OrderedDict
-from datetime import datetime
-
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from thoughtledger.ledger.chain import GENESIS_HASH
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, StoreError, StoreUnavailableError
 from thoughtledger.ledger.store.imports import import_conflict, plan_import
-from thoughtledger.ledger.store.postgres.listen import Notifier
 from thoughtledger.ledger.store.postgres.positions import POSITION_SHIFT
 from thoughtledger.ledger.store.postgres.setup import translate as _translate
 from thoughtledger.ledger.store.rows import stored_row
 from thoughtledger.ledger.store.schema import events as EVENTS
 from thoughtledger.ledger.store.schema import sessions as SESSIONS
-from thoughtledger.ledger.store.sql import SqlEventStore
 
 
-class PostgresImports(SqlEventStore):
-    """Writing checked records (a base of the PostgreSQL store)."""
+async def import_streams(
+    engine: AsyncEngine, where: str, streams: dict[str, list[RecordedEvent]]
+) -> int:
+    """Write checked records in one transaction (see :meth:`Importing.import_records`).
 
-    _heads: OrderedDict[str, tuple[int, str, datetime | None]]
-    _notifier: Notifier
+    Returns:
+        How many events were written.
 
-    async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
-        if self._closed:
-            raise StoreError("the store is closed")
-        for session_id in streams:
-            self._heads.pop(session_id, None)
-        try:
-            async with self._engine.begin() as connection:
-                written = await self._import_in(connection, streams)
-            if written:
-                self._notifier.committed()
-            return written
-        except sa.exc.IntegrityError as exc:
-            constraint = getattr(exc.orig, "constraint_name", None) or str(exc.orig)
-            if "tl_events_event_id_key" in constraint:
-                raise InvalidInputError(
-                    "an imported event id is already recorded for another event"
-                ) from exc
-            raise StoreError(
-                f"import into {self._where} raced another writer of the same session; nothing "
-                "was imported, try again"
+    Raises:
+        InvalidInputError: A stored session differs, or an event id is recorded elsewhere.
+        StoreError: The backend failed, or another writer of a session raced the import;
+            nothing was written.
+    """
+    try:
+        async with engine.begin() as connection:
+            return await _import_in(connection, streams)
+    except sa.exc.IntegrityError as exc:
+        constraint = getattr(exc.orig, "constraint_name", None) or str(exc.orig)
+        if "tl_events_event_id_key" in constraint:
+            raise InvalidInputError(
+                "an imported event id is already recorded for another event"
             ) from exc
-        except sa.exc.DBAPIError as exc:
-            raise _translate(exc, self._where) from exc
-        except OSError as exc:  # TimeoutError included
-            raise StoreUnavailableError(f"cannot reach {self._where}: {exc}") from exc
+        raise StoreError(
+            f"import into {where} raced another writer of the same session; nothing "
+            "was imported, try again"
+        ) from exc
+    except sa.exc.DBAPIError as exc:
+        raise _translate(exc, where) from exc
+    except OSError as exc:  # TimeoutError included
+        raise StoreUnavailableError(f"cannot reach {where}: {exc}") from exc
 
-    async def _import_in(
-        self, connection: AsyncConnection, streams: dict[str, list[RecordedEvent]]
-    ) -> int:
-        # One transaction: its id numbers the positions, as an append's does (see the docstring).
-        xid = (
-            await connection.execute(sa.text("SELECT pg_current_xact_id()::text::bigint"))
-        ).scalar_one()
-        written = 0
-        for session_id, records in streams.items():
-            head = (
-                await connection.execute(
-                    sa.select(SESSIONS.c.version, SESSIONS.c.hash)
-                    .where(SESSIONS.c.session_id == session_id)
-                    .with_for_update()
-                )
-            ).first()
-            version, head_hash = (head.version, head.hash) if head else (0, GENESIS_HASH)
-            plan = plan_import(session_id, records, version, head_hash)
-            if plan.stored_from:
-                window = await connection.execute(
-                    sa.select(EVENTS)
-                    .where(
-                        EVENTS.c.session_id == session_id,
-                        EVENTS.c.version.between(plan.stored_from, plan.stored_to),
-                    )
-                    .order_by(EVENTS.c.version)
-                )
-                plan.check([stored_row(row) for row in window])
-            if not plan.new:
-                continue
+
+async def _import_in(connection: AsyncConnection, streams: dict[str, list[RecordedEvent]]) -> int:
+    # One transaction: its id numbers the positions, as an append's does (see the docstring).
+    xid = (
+        await connection.execute(sa.text("SELECT pg_current_xact_id()::text::bigint"))
+    ).scalar_one()
+    written = 0
+    for session_id, records in streams.items():
+        head = (
             await connection.execute(
-                sa.insert(EVENTS),
-                [
-                    {
-                        "position": (xid << POSITION_SHIFT) + written + offset,
-                        "session_id": session_id,
-                        "version": r.version,
-                        "event_id": str(r.event_id),
-                        "recorded_at": r.recorded_at,
-                        "schema_version": r.schema_version,
-                        "event_type": r.event_type,
-                        "payload": r.payload,
-                        "prev_hash": r.prev_hash,
-                        "hash": r.hash,
-                    }
-                    for offset, r in enumerate(plan.new, start=1)
-                ],
+                sa.select(SESSIONS.c.version, SESSIONS.c.hash)
+                .where(SESSIONS.c.session_id == session_id)
+                .with_for_update()
             )
-            last = plan.new[-1]
-            # A new session's head row did not exist to be locked: the guarded upsert (as in an
-            # append) makes a racing creator lose cleanly instead of forking the session.
-            moved = await connection.execute(
-                postgresql.insert(SESSIONS)
-                .values(
-                    session_id=session_id,
-                    version=last.version,
-                    hash=last.hash,
-                    started_at=records[0].recorded_at,
-                    updated_at=last.recorded_at,
+        ).first()
+        version, head_hash = (head.version, head.hash) if head else (0, GENESIS_HASH)
+        plan = plan_import(session_id, records, version, head_hash)
+        if plan.stored_from:
+            window = await connection.execute(
+                sa.select(EVENTS)
+                .where(
+                    EVENTS.c.session_id == session_id,
+                    EVENTS.c.version.between(plan.stored_from, plan.stored_to),
                 )
-                .on_conflict_do_update(
-                    index_elements=[SESSIONS.c.session_id],
-                    set_={
-                        "version": last.version,
-                        "hash": last.hash,
-                        "updated_at": last.recorded_at,
-                    },
-                    where=sa.and_(SESSIONS.c.version == version, SESSIONS.c.hash == head_hash),
-                )
-                .returning(SESSIONS.c.version)
+                .order_by(EVENTS.c.version)
             )
-            if moved.first() is None:
-                raise import_conflict(session_id, version)
-            written += len(plan.new)
-        return written
+            plan.check([stored_row(row) for row in window])
+        if not plan.new:
+            continue
+        await connection.execute(
+            sa.insert(EVENTS),
+            [
+                {
+                    "position": (xid << POSITION_SHIFT) + written + offset,
+                    "session_id": session_id,
+                    "version": r.version,
+                    "event_id": str(r.event_id),
+                    "recorded_at": r.recorded_at,
+                    "schema_version": r.schema_version,
+                    "event_type": r.event_type,
+                    "payload": r.payload,
+                    "prev_hash": r.prev_hash,
+                    "hash": r.hash,
+                }
+                for offset, r in enumerate(plan.new, start=1)
+            ],
+        )
+        last = plan.new[-1]
+        # A new session's head row did not exist to be locked: the guarded upsert (as in an
+        # append) makes a racing creator lose cleanly instead of forking the session.
+        moved = await connection.execute(
+            postgresql.insert(SESSIONS)
+            .values(
+                session_id=session_id,
+                version=last.version,
+                hash=last.hash,
+                started_at=records[0].recorded_at,
+                updated_at=last.recorded_at,
+            )
+            .on_conflict_do_update(
+                index_elements=[SESSIONS.c.session_id],
+                set_={
+                    "version": last.version,
+                    "hash": last.hash,
+                    "updated_at": last.recorded_at,
+                },
+                where=sa.and_(SESSIONS.c.version == version, SESSIONS.c.hash == head_hash),
+            )
+            .returning(SESSIONS.c.version)
+        )
+        if moved.first() is None:
+            raise import_conflict(session_id, version)
+        written += len(plan.new)
+    return written
 
 
-__all__ = ["PostgresImports"]
+__all__ = ["import_streams"]

@@ -1,5 +1,8 @@
 """The PostgreSQL backend's removal of redacted texts (see :mod:`ledger.store.redaction`).
 
+Which payloads to replace is decided by the shared rules; this replaces them, on a held writer
+connection.
+
 An ``UPDATE`` in PostgreSQL writes a new row version and leaves the old one, text and all, in the
 table until ``VACUUM`` reclaims it; so the strip is followed by ``VACUUM tl_events`` (outside any
 transaction, as it must run) unless the caller leaves that to the operator. What ``VACUUM`` does
@@ -10,66 +13,52 @@ from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-import sqlalchemy as sa
-
 from thoughtledger.ledger.errors import StoreError, StoreUnavailableError
-from thoughtledger.ledger.ids import check_id
-from thoughtledger.ledger.store.postgres.stats_dialect import PostgresStats
-from thoughtledger.ledger.store.redaction import Redactable, Redacted, Stripping
-from thoughtledger.ledger.store.schema import events as EVENTS
+from thoughtledger.ledger.store.redaction import Stripping
 
 STRIP = "UPDATE tl_events SET payload = $1 WHERE position = $2 AND payload = $3"
 
 
-class PostgresRedaction(Redactable):
-    """Stripping on a held writer connection (a mixin of the PostgreSQL store)."""
+async def strip(
+    writer: AbstractAsyncContextManager[Any],
+    where: str,
+    changes: Sequence[Stripping],
+    *,
+    vacuum: bool,
+) -> int:
+    """Replace each payload still stored as ``old`` by ``new`` in one transaction, then vacuum.
 
-    read_only: bool = False
-    _where: str
-    _closed: bool
+    Args:
+        writer: A held writer connection's driver, lent by the store once checked writable.
+        where: How to name the database in error messages.
+        changes: What to replace (see :func:`~thoughtledger.ledger.store.redaction.strippings`).
+        vacuum: Run ``VACUUM tl_events`` afterwards.
 
-    def _writer(self) -> AbstractAsyncContextManager[Any]:
-        raise NotImplementedError  # the store's own
+    Returns:
+        How many payloads were replaced.
 
-    async def _fetch(self, query: "sa.Select[Any]") -> "list[sa.Row[Any]]":
-        raise NotImplementedError  # the store's own
+    Raises:
+        StoreError: The backend failed; nothing was changed (or, when only ``VACUUM`` failed,
+            the message says so).
+    """
+    import asyncpg
 
-    async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
-        """See :meth:`Redactable.redactions` (from the partial index)."""
-        check_id(session_id)
-        named = sa.cast(PostgresStats().json(EVENTS.c.payload, "version"), sa.BigInteger)
-        rows = await self._fetch(
-            sa.select(EVENTS.c.version, named)
-            .where(EVENTS.c.session_id == session_id, EVENTS.c.event_type == "thought.redacted")
-            .order_by(EVENTS.c.version)
-        )
-        return tuple(map(Redacted._make, rows))
-
-    async def _strip(self, changes: Sequence[Stripping], *, vacuum: bool) -> int:
-        import asyncpg
-
-        if self._closed:
-            raise StoreError("the store is closed")
-        if self.read_only:
-            raise StoreError(f"{self._where} was opened read-only; nothing was redacted")
-        doing = "redacting in"
-        try:
-            async with self._writer() as driver:
-                async with driver.transaction():
-                    stripped = 0
-                    for change in changes:
-                        status = await driver.execute(
-                            STRIP, change.new, change.position, change.old
-                        )
-                        stripped += int(status.rsplit(" ", 1)[-1])  # "UPDATE <count>"
-                if vacuum:
-                    doing = "the text is gone from every read, but VACUUM tl_events (run it) in"
-                    await driver.execute("VACUUM tl_events")
-        except asyncpg.PostgresError as exc:  # the driver's errors are translated right here
-            raise StoreError(f"{doing} {self._where} failed: {exc}") from exc
-        except OSError as exc:  # TimeoutError included
-            raise StoreUnavailableError(f"cannot reach {self._where}: {exc}") from exc
-        return stripped
+    doing = "redacting in"
+    try:
+        async with writer as driver:
+            async with driver.transaction():
+                stripped = 0
+                for change in changes:
+                    status = await driver.execute(STRIP, change.new, change.position, change.old)
+                    stripped += int(status.rsplit(" ", 1)[-1])  # "UPDATE <count>"
+            if vacuum:
+                doing = "the text is gone from every read, but VACUUM tl_events (run it) in"
+                await driver.execute("VACUUM tl_events")
+    except asyncpg.PostgresError as exc:  # the driver's errors are translated right here
+        raise StoreError(f"{doing} {where} failed: {exc}") from exc
+    except OSError as exc:  # TimeoutError included
+        raise StoreUnavailableError(f"cannot reach {where}: {exc}") from exc
+    return stripped
 
 
-__all__ = ["STRIP", "PostgresRedaction"]
+__all__ = ["STRIP", "strip"]

@@ -24,6 +24,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
+from functools import partial
 from typing import Any
 from uuid import UUID
 
@@ -45,7 +46,7 @@ from thoughtledger.ledger.store.base import (
     Clock,
     utc_now,
 )
-from thoughtledger.ledger.store.postgres.imports import PostgresImports
+from thoughtledger.ledger.store.postgres.imports import import_streams
 from thoughtledger.ledger.store.postgres.listen import (
     POLL_INTERVAL,
     Listener,
@@ -53,11 +54,12 @@ from thoughtledger.ledger.store.postgres.listen import (
     PostgresWatch,
 )
 from thoughtledger.ledger.store.postgres.log_tree import PostgresTree
-from thoughtledger.ledger.store.postgres.positions import POSITION_SHIFT, PostgresPositions
-from thoughtledger.ledger.store.postgres.redact import PostgresRedaction
+from thoughtledger.ledger.store.postgres.positions import POSITION_SHIFT, held_back, visible_below
+from thoughtledger.ledger.store.postgres.redact import strip
 from thoughtledger.ledger.store.postgres.setup import check_ledger, lost_connection, migrate
 from thoughtledger.ledger.store.postgres.setup import translate as _translate
 from thoughtledger.ledger.store.postgres.stats_dialect import POSTGRES_STATS, PostgresStats
+from thoughtledger.ledger.store.redaction import Stripping
 from thoughtledger.ledger.store.sql import SqlEventStore
 
 _HEAD_CACHE_SIZE = 4096
@@ -94,10 +96,13 @@ def _connect_options() -> set[str]:
     return keywords | {"prepared_statement_cache_size", "prepared_statement_name_func"}
 
 
-class PostgresEventStore(
-    PostgresImports, PostgresPositions, PostgresTree, PostgresRedaction, SqlEventStore
-):
-    """An event store in a PostgreSQL database. Open it with :meth:`open`."""
+class PostgresEventStore(SqlEventStore):
+    """An event store in a PostgreSQL database. Open it with :meth:`open`.
+
+    Built from parts: the Merkle tree's rows (:class:`PostgresTree`), the LISTEN connection its
+    subscriptions share (:class:`Listener`) and the NOTIFY after each commit (:class:`Notifier`);
+    imports and redactions are functions of their own modules, run on its engine or writers.
+    """
 
     def __init__(
         self,
@@ -109,8 +114,14 @@ class PostgresEventStore(
         writers: int = 4,
         read_only: bool = False,
     ) -> None:
-        super().__init__(engine, where, clock=clock, max_event_bytes=max_event_bytes)
-        self.read_only = read_only
+        super().__init__(
+            engine,
+            where,
+            tree_rows=PostgresTree(self._fetch, self._writing, where),
+            read_only=read_only,
+            clock=clock,
+            max_event_bytes=max_event_bytes,
+        )
         # Heads this process has seen (version, hash, recorded time); an entry is only a hint,
         # checked by the append statement: the hash it must match pins the time as well.
         self._heads: OrderedDict[str, tuple[int, str, datetime | None]] = OrderedDict()
@@ -142,6 +153,21 @@ class PostgresEventStore(
                     with contextlib.suppress(Exception):  # a broken connection may fail to close
                         await connection.invalidate()
                         await connection.close()
+
+    @asynccontextmanager
+    async def _writing(self, undone: str) -> AsyncIterator[Any]:
+        """Lend a held writer connection's driver, once the store is open and writable.
+
+        Raises:
+            StoreError: The store is closed, or was opened read-only (``undone`` says what was
+                not done).
+        """
+        if self._closed:
+            raise StoreError("the store is closed")
+        if self.read_only:
+            raise StoreError(f"{self._where} was opened read-only; {undone}")
+        async with self._writer() as driver:
+            yield driver
 
     @classmethod
     async def open(
@@ -308,10 +334,31 @@ class PostgresEventStore(
         self._notifier.committed()
         return [item.at(row[0]) for item, row in zip(sealed, positions, strict=True)]
 
+    async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
+        if self._closed:
+            raise StoreError("the store is closed")
+        for session_id in streams:
+            self._heads.pop(session_id, None)
+        written = await import_streams(self._engine, self._where, streams)
+        if written:
+            self._notifier.committed()
+        return written
+
+    async def _strip(self, changes: Sequence[Stripping], *, vacuum: bool) -> int:
+        return await strip(
+            self._writing("nothing was redacted"), self._where, changes, vacuum=vacuum
+        )
+
+    def _visible_below(self) -> sa.ColumnElement[bool]:
+        return visible_below()
+
     def _watch(self, poll_interval: float | None) -> PostgresWatch:
         """Subscriptions share one LISTEN connection (see :mod:`ledger.store.postgres.listen`)."""
         return PostgresWatch(
-            self._listener, self._committed, self._held_back, poll_interval or POLL_INTERVAL
+            self._listener,
+            self._committed,
+            partial(held_back, self._fetch),
+            poll_interval or POLL_INTERVAL,
         )
 
     async def _listening_connection(self) -> AsyncConnection:

@@ -18,83 +18,90 @@ _IMPORT_HEAD = STATEMENTS["import_head"]
 _READ_WINDOW = STATEMENTS["read_stream_to"]
 
 
-class SqliteImports(SqliteWriter):
-    """Writing checked records (a base of the SQLite store)."""
+async def import_streams(
+    writer: SqliteWriter, batch: BatchWriter, streams: dict[str, list[RecordedEvent]]
+) -> int:
+    """Write checked records in one transaction, between group commits, retried while busy.
 
-    _batch: BatchWriter
+    Returns:
+        How many events were written.
 
-    async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
-        written = await self._between_commits(
-            lambda: self._import_now(streams), "nothing was imported, try again"
-        )
-        if written:
-            self._committed.notify()
-        return written
+    Raises:
+        InvalidInputError: A stored session differs, or an event id is recorded elsewhere.
+        StoreError: The store is closed or read-only, or the transaction failed.
+        StoreUnavailableError: Another writer kept the lock; nothing was written.
+    """
+    return await writer.between_commits(
+        lambda: _import_now(writer, batch, streams), "nothing was imported, try again"
+    )
 
-    def _import_now(self, streams: dict[str, list[RecordedEvent]]) -> int:
-        """Write checked records in one transaction on the writer connection.
 
-        Raises:
-            Busy: Another connection holds the write lock; nothing was done.
-            InvalidInputError: A stored session differs, or an event id is recorded elsewhere.
-            StoreError: The transaction failed; nothing was written.
-        """
-        db = self._begin()
-        written = 0
-        try:
-            for session_id, records in streams.items():
-                self._batch.forget(session_id)
-                row = db.execute(SELECT_HEAD, {"session_id": session_id}).fetchone()
-                version, head_hash = (row[0], row[1]) if row else (0, GENESIS_HASH)
-                plan = plan_import(session_id, records, version, head_hash)
-                if plan.stored_from:
-                    window = {
-                        "session_id": session_id,
-                        "after": plan.stored_from - 1,
-                        "to": plan.stored_to,
-                    }
-                    plan.check([stored_row(r) for r in db.execute(_READ_WINDOW, window)])
-                if not plan.new:
-                    continue
-                db.executemany(
-                    INSERT_FIRST,
-                    [
-                        (
-                            session_id,
-                            r.version,
-                            str(r.event_id),
-                            format_time(r.recorded_at),
-                            r.schema_version,
-                            r.event_type,
-                            r.payload,
-                            r.prev_hash,
-                            r.hash,
-                        )
-                        for r in plan.new
-                    ],
-                )
-                db.execute(
-                    _IMPORT_HEAD,
-                    {
-                        "session_id": session_id,
-                        "version": plan.new[-1].version,
-                        "hash": plan.new[-1].hash,
-                        "started_at": format_time(records[0].recorded_at),
-                        "updated_at": format_time(plan.new[-1].recorded_at),
-                    },
-                )
-                written += len(plan.new)
-            db.execute("COMMIT")
-        except BaseException as exc:
-            self._roll_back_after(
-                exc,
-                "import into",
-                integrity=InvalidInputError(
-                    f"an imported event id is already recorded for another event ({exc})"
-                ),
+def _import_now(
+    writer: SqliteWriter, batch: BatchWriter, streams: dict[str, list[RecordedEvent]]
+) -> int:
+    """Write checked records in one transaction on the writer connection.
+
+    Raises:
+        Busy: Another connection holds the write lock; nothing was done.
+        InvalidInputError: A stored session differs, or an event id is recorded elsewhere.
+        StoreError: The transaction failed; nothing was written.
+    """
+    db = writer.begin()
+    written = 0
+    try:
+        for session_id, records in streams.items():
+            batch.forget(session_id)
+            row = db.execute(SELECT_HEAD, {"session_id": session_id}).fetchone()
+            version, head_hash = (row[0], row[1]) if row else (0, GENESIS_HASH)
+            plan = plan_import(session_id, records, version, head_hash)
+            if plan.stored_from:
+                window = {
+                    "session_id": session_id,
+                    "after": plan.stored_from - 1,
+                    "to": plan.stored_to,
+                }
+                plan.check([stored_row(r) for r in db.execute(_READ_WINDOW, window)])
+            if not plan.new:
+                continue
+            db.executemany(
+                INSERT_FIRST,
+                [
+                    (
+                        session_id,
+                        r.version,
+                        str(r.event_id),
+                        format_time(r.recorded_at),
+                        r.schema_version,
+                        r.event_type,
+                        r.payload,
+                        r.prev_hash,
+                        r.hash,
+                    )
+                    for r in plan.new
+                ],
             )
-            raise
-        return written
+            db.execute(
+                _IMPORT_HEAD,
+                {
+                    "session_id": session_id,
+                    "version": plan.new[-1].version,
+                    "hash": plan.new[-1].hash,
+                    "started_at": format_time(records[0].recorded_at),
+                    "updated_at": format_time(plan.new[-1].recorded_at),
+                },
+            )
+            written += len(plan.new)
+        db.execute("COMMIT")
+    except BaseException as exc:
+        writer.roll_back_after(
+            exc,
+            "import into",
+            integrity=InvalidInputError(
+                f"an imported event id is already recorded for another event ({exc})"
+            ),
+        )
+        raise
+    return written
 
 
-__all__ = ["SqliteImports"]
+__all__ = ["import_streams"]

@@ -10,10 +10,10 @@ An extension is written like an import: between group commits, on the writer con
 
 import sqlite3
 from collections.abc import Collection, Sequence
-from typing import Any
 
 from thoughtledger.ledger.merkle import NodeId
 from thoughtledger.ledger.store.log_tree import BLOCK_LEVEL, PAGE, StoredNode, TreeTip
+from thoughtledger.ledger.store.sqlite.reads import SqliteReader
 from thoughtledger.ledger.store.sqlite.writer import SqliteWriter
 
 TIP = "SELECT size, position FROM tl_tree WHERE id = 1"
@@ -37,17 +37,25 @@ INSERT_NODE = (
 )
 
 
-class SqliteTree(SqliteWriter):
-    """The tree's reads on the reader connection, its extension on the writer (a store base)."""
+class SqliteTree:
+    """The SQLite store's :class:`~thoughtledger.ledger.store.log_tree.TreeRows` (a part).
 
-    def _read(self, statement: str, params: Any) -> list[Any]:
-        raise NotImplementedError  # the store's own
+    Args:
+        reader: The store's reader connection, for the tree's reads.
+        writer: The store's writer connection, for its extensions.
+    """
 
-    async def _tree_tip(self) -> TreeTip:
+    def __init__(self, reader: SqliteReader, writer: SqliteWriter) -> None:
+        self._read = reader.read
+        self._writer = writer
+
+    async def tip(self) -> TreeTip:
+        """See :meth:`TreeRows.tip`."""
         rows = self._read(TIP, ())
         return TreeTip(rows[0][0], rows[0][1]) if rows else TreeTip(0, 0)
 
-    async def _tree_nodes(self, ids: Collection[NodeId]) -> dict[NodeId, bytes]:
+    async def nodes(self, ids: Collection[NodeId]) -> dict[NodeId, bytes]:
+        """See :meth:`TreeRows.nodes`."""
         found: dict[NodeId, bytes] = {}
         for node in ids:
             rows = self._read(NODE, node)
@@ -55,36 +63,42 @@ class SqliteTree(SqliteWriter):
                 found[node] = bytes.fromhex(rows[0][0])
         return found
 
-    async def _tree_block(self, index: int) -> tuple[int, int] | None:
+    async def block(self, index: int) -> tuple[int, int] | None:
+        """See :meth:`TreeRows.block`."""
         rows = self._read(BLOCK, (BLOCK_LEVEL, index))
         return (rows[0][0], rows[0][1]) if rows else None
 
-    async def _tree_block_at(self, position: int) -> tuple[int, int, int] | None:
+    async def block_at(self, position: int) -> tuple[int, int, int] | None:
+        """See :meth:`TreeRows.block_at`."""
         rows = self._read(BLOCK_AT, (position,))
         if not rows or rows[0][2] < position:
             return None
         return rows[0][0], rows[0][1], rows[0][2]
 
-    async def _log_hashes(
+    async def hashes(
         self, *, after: int, through: int | None = None, limit: int = PAGE
     ) -> list[tuple[int, str]]:
+        """See :meth:`TreeRows.hashes` (every committed event: SQLite has one writer at a time)."""
         if through is None:
             return self._read(HASHES, (after, limit))
         return self._read(HASHES_THROUGH, (after, through, limit))
 
-    async def _tree_grow(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
-        # Like an import: between group commits, on the writer connection, retried while busy.
-        return await self._between_commits(
+    async def grow(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
+        """See :meth:`TreeRows.grow`.
+
+        Like an import: between group commits, on the writer connection, retried while busy.
+        """
+        return await self._writer.between_commits(
             lambda: self._grow_now(old, new, nodes), "the Merkle tree was not extended"
         )
 
     def _grow_now(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
-        db = self._begin()
+        db = self._writer.begin()
         try:
             moved = grow(db, old, new, nodes)
             db.execute("COMMIT" if moved else "ROLLBACK")
         except BaseException as exc:
-            self._roll_back_after(exc, "extend the Merkle tree in")
+            self._writer.roll_back_after(exc, "extend the Merkle tree in")
             raise
         return moved
 

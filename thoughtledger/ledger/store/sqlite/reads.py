@@ -10,6 +10,7 @@ wakes on this store's commits and, for other processes' commits, polls the reade
 """
 
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +19,9 @@ from thoughtledger.ledger.errors import StoreError
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import StreamHead
 from thoughtledger.ledger.store.checks import check_page, check_window
+from thoughtledger.ledger.store.redaction import Redacted
 from thoughtledger.ledger.store.rows import decode_rows, head_time
-from thoughtledger.ledger.store.sql import SqlEventStore
 from thoughtledger.ledger.store.sqlite.statements import STATEMENTS
-from thoughtledger.ledger.store.subscribe import PollingWatch
 
 _NO_BOUND = 2**63 - 1
 """The largest version SQLite stores: a window bound that excludes nothing."""
@@ -29,12 +29,31 @@ _NO_BOUND = 2**63 - 1
 POLL_INTERVAL = 0.05
 """Seconds between a subscription's checks for commits by other processes, unless told."""
 
+_REDACTIONS = (
+    "SELECT version, json_extract(payload, '$.version') FROM tl_events "
+    "WHERE session_id = ? AND event_type = 'thought.redacted' ORDER BY version"
+)
 
-class SqliteReads(SqlEventStore):
-    """Reads on the held reader connection (a base of the SQLite store)."""
 
-    path: Path
-    _reader: sqlite3.Connection
+class SqliteReader:
+    """The held reader connection of a SQLite store, and the reads it answers inline (a part).
+
+    Each read has the meaning, arguments and errors of the store method of the same name.
+
+    Args:
+        connection: A connection that refuses writes (``PRAGMA query_only``).
+        path: The database file, for error messages.
+    """
+
+    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+        self.connection = connection
+        self.path = path
+        self.closed = False
+
+    def close(self) -> None:
+        """Close the connection; every later read fails with :class:`StoreError`."""
+        self.closed = True
+        self.connection.close()
 
     async def read_stream(
         self,
@@ -44,7 +63,7 @@ class SqliteReads(SqlEventStore):
         to_version: int | None = None,
         limit: int | None = None,
     ) -> list[RecordedEvent]:
-        """See :meth:`EventStore.read_stream` (read inline: one indexed range of one session)."""
+        """See :meth:`EventStore.read_stream` (one indexed range of one session)."""
         check_id(session_id)
         check_window(after_version, to_version, limit)
         params: dict[str, object] = {"session_id": session_id, "after": after_version}
@@ -55,18 +74,18 @@ class SqliteReads(SqlEventStore):
             params["limit"] = limit if limit is not None else -1
             params["offset"] = 0
             statement = STATEMENTS["read_stream_page"]
-        return decode_rows(self._read(statement, params))
+        return decode_rows(self.read(statement, params))
 
     async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
-        """See :meth:`EventStore.read_all_rows` (read inline: an indexed range of positions)."""
+        """See :meth:`RowReads.read_all_rows` (an indexed range of positions)."""
         check_page(after_position, limit)
         page: dict[str, object] = {"after": after_position, "limit": limit, "offset": 0}
-        return list(map(LogRow._make, self._read(STATEMENTS["read_log_rows"], page)))
+        return list(map(LogRow._make, self.read(STATEMENTS["read_log_rows"], page)))
 
     async def read_all_event_rows(
         self, *, after_position: int = 0, limit: int = 1000
     ) -> list[EventRow]:
-        """See :meth:`~thoughtledger.ledger.store.event_rows.EventRowReads.read_all_event_rows`.
+        """See :meth:`~thoughtledger.ledger.store.rows.RowReads.read_all_event_rows`.
 
         Raises:
             InvalidInputError: A negative position or a limit below 1.
@@ -74,7 +93,7 @@ class SqliteReads(SqlEventStore):
         """
         check_page(after_position, limit)
         page: dict[str, object] = {"after": after_position, "limit": limit, "offset": 0}
-        return list(map(EventRow._make, self._read(STATEMENTS["read_all"], page)))
+        return list(map(EventRow._make, self.read(STATEMENTS["read_all"], page)))
 
     async def list_heads(
         self, *, after_session_id: str | None = None, limit: int = 1000
@@ -89,25 +108,26 @@ class SqliteReads(SqlEventStore):
         page = {"after": after_session_id or "", "limit": limit, "offset": 0}
         return [
             StreamHead(session, version, digest, head_time(started), head_time(updated))
-            for session, version, digest, started, updated in self._read(
+            for session, version, digest, started, updated in self.read(
                 STATEMENTS["list_heads"], page
             )
         ]
 
     async def stream_head(self, session_id: str) -> StreamHead | None:
-        """See :meth:`EventStore.stream_head` (read inline: one row by key)."""
+        """See :meth:`EventStore.stream_head` (one row by key)."""
         check_id(session_id)
-        rows = self._read(STATEMENTS["session_head"], {"session_id": session_id})
+        rows = self.read(STATEMENTS["session_head"], {"session_id": session_id})
         if not rows:
             return None
         session, version, digest, started_at, updated_at = rows[0]
         return StreamHead(session, version, digest, head_time(started_at), head_time(updated_at))
 
-    def _watch(self, poll_interval: float | None) -> PollingWatch:
-        """Subscriptions wake on this store's commits and poll for other processes' commits."""
-        return PollingWatch(self._committed, poll_interval or POLL_INTERVAL, self._data_version)
+    async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
+        """See :meth:`Redacting.redactions` (from the partial index of redaction events)."""
+        check_id(session_id)
+        return tuple(map(Redacted._make, self.read(_REDACTIONS, (session_id,))))
 
-    def _data_version(self) -> int:
+    def data_version(self) -> int:
         """Return SQLite's count of commits by other connections, the writer's included.
 
         Read on the reader connection: one look at the shared-memory index, no I/O (-1 once
@@ -116,20 +136,25 @@ class SqliteReads(SqlEventStore):
         Raises:
             StoreError: The reader failed.
         """
-        if self._closed:
+        if self.closed:
             return -1
         try:
-            return int(self._reader.execute("PRAGMA data_version").fetchone()[0])
+            return int(self.connection.execute("PRAGMA data_version").fetchone()[0])
         except sqlite3.Error as exc:
             raise StoreError(f"read from {self.path} failed: {exc}") from exc
 
-    def _read(self, statement: str, params: dict[str, object]) -> list[Any]:
-        if self._closed:
+    def read(self, statement: str, params: dict[str, object] | Sequence[Any]) -> list[Any]:
+        """Run one statement on the reader connection and return its rows.
+
+        Raises:
+            StoreError: The store is closed, or the read failed.
+        """
+        if self.closed:
             raise StoreError("the store is closed")
         try:
-            return self._reader.execute(statement, params).fetchall()
+            return self.connection.execute(statement, params).fetchall()
         except sqlite3.Error as exc:
             raise StoreError(f"read from {self.path} failed: {exc}") from exc
 
 
-__all__ = ["POLL_INTERVAL", "SqliteReads"]
+__all__ = ["POLL_INTERVAL", "SqliteReader"]

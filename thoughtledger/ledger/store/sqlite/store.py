@@ -28,13 +28,14 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 from thoughtledger.ledger.chain import PreparedEvent
-from thoughtledger.ledger.envelope import RecordedEvent
+from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent
 from thoughtledger.ledger.errors import (
     InvalidInputError,
     StoreError,
     StoreUnavailableError,
 )
-from thoughtledger.ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, utc_now
+from thoughtledger.ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, StreamHead, utc_now
+from thoughtledger.ledger.store.redaction import Redacted, Stripping
 from thoughtledger.ledger.store.sql import SqlEventStore
 from thoughtledger.ledger.store.sqlite.batch import (
     BatchWriter,
@@ -42,11 +43,11 @@ from thoughtledger.ledger.store.sqlite.batch import (
     Rejected,
     Request,
 )
-from thoughtledger.ledger.store.sqlite.imports import SqliteImports
+from thoughtledger.ledger.store.sqlite.imports import import_streams
 from thoughtledger.ledger.store.sqlite.log_tree import SqliteTree
 from thoughtledger.ledger.store.sqlite.readonly import connect_read_only
-from thoughtledger.ledger.store.sqlite.reads import POLL_INTERVAL, SqliteReads
-from thoughtledger.ledger.store.sqlite.redact import SqliteRedaction
+from thoughtledger.ledger.store.sqlite.reads import POLL_INTERVAL, SqliteReader
+from thoughtledger.ledger.store.sqlite.redact import strip
 from thoughtledger.ledger.store.sqlite.setup import (
     BUSY_BUDGET_SECONDS,
     Durability,
@@ -55,7 +56,8 @@ from thoughtledger.ledger.store.sqlite.setup import (
     migrate,
     reader_engine,
 )
-from thoughtledger.ledger.store.sqlite.writer import Busy
+from thoughtledger.ledger.store.sqlite.writer import Busy, SqliteWriter
+from thoughtledger.ledger.store.subscribe import PollingWatch
 
 if TYPE_CHECKING:
     from thoughtledger.ledger.store.sql_stats import StatsDialect
@@ -71,8 +73,12 @@ class _Batch:
     delay: float = 0.001
 
 
-class SqliteEventStore(SqliteImports, SqliteReads, SqliteRedaction, SqliteTree, SqlEventStore):
+class SqliteEventStore(SqlEventStore):
     """An event store in one SQLite file (WAL mode). Open it with :meth:`open`.
+
+    Built from parts: the held writer connection (:class:`SqliteWriter`), the held reader
+    connection and the reads it answers inline (:class:`SqliteReader`), and the Merkle tree's rows
+    on the two (:class:`SqliteTree`); imports and redactions are functions run on the writer.
 
     Attributes:
         path: The database file.
@@ -92,21 +98,22 @@ class SqliteEventStore(SqliteImports, SqliteReads, SqliteRedaction, SqliteTree, 
         clock: Clock,
         max_event_bytes: int,
     ) -> None:
-        super().__init__(
-            lambda: reader_engine(uri), str(path), clock=clock, max_event_bytes=max_event_bytes
-        )
-        self.path = path
-        self.read_only = read_only
-        self.durability: Durability = durability
-        self._writer = writer
         # Short reads (one session's stream, its head) run inline on this connection: cheaper than
         # a hop to a driver thread, like the writer's commits. Scans go through the engine.
-        self._reader = reader
+        self._reader = SqliteReader(reader, path)
+        self._writer = SqliteWriter(writer, path, read_only=read_only)
+        super().__init__(
+            lambda: reader_engine(uri),
+            str(path),
+            tree_rows=SqliteTree(self._reader, self._writer),
+            read_only=read_only,
+            clock=clock,
+            max_event_bytes=max_event_bytes,
+        )
+        self.path = path
+        self.durability: Durability = durability
         self._pending: list[Request] = []
-        self._flushing = False
         self._batch = BatchWriter()
-        self._idle = asyncio.Event()
-        self._idle.set()
         self._commit_in_thread = False
 
     def holds_file(self, path: Path) -> bool:
@@ -205,9 +212,10 @@ class SqliteEventStore(SqliteImports, SqliteReads, SqliteRedaction, SqliteTree, 
         loop = asyncio.get_running_loop()
         future: asyncio.Future[list[RecordedEvent]] = loop.create_future()
         self._pending.append(Request(session_id, prepared, expected_version, ids, future))
-        if not self._flushing:
-            self._flushing = True
-            self._idle.clear()
+        writer = self._writer
+        if not writer.flushing:
+            writer.flushing = True
+            writer.idle.clear()
             loop.call_soon(self._flush, _Batch(deadline=time.monotonic() + BUSY_BUDGET_SECONDS))
         return await future
 
@@ -270,8 +278,8 @@ class SqliteEventStore(SqliteImports, SqliteReads, SqliteRedaction, SqliteTree, 
                 self._flush, _Batch(deadline=time.monotonic() + BUSY_BUDGET_SECONDS)
             )
         else:
-            self._flushing = False
-            self._idle.set()
+            self._writer.flushing = False
+            self._writer.idle.set()
 
     def _transact(self, requests: list[Request], *, isolate: bool = False) -> list[Outcome]:
         """Commit every request that passes its version check in one transaction.
@@ -284,7 +292,7 @@ class SqliteEventStore(SqliteImports, SqliteReads, SqliteRedaction, SqliteTree, 
             Busy: Another connection holds the write lock; nothing was done.
             StoreError: The transaction failed; nothing was written.
         """
-        db = self._begin()
+        db = self._writer.begin()
         try:
             outcomes = self._batch.apply(db, requests, self._now(), isolate=isolate)
             db.execute("COMMIT")
@@ -296,10 +304,65 @@ class SqliteEventStore(SqliteImports, SqliteReads, SqliteRedaction, SqliteTree, 
             return [Outcome(error=rejected.error)]
         except BaseException as exc:
             self._batch.rolled_back()
-            self._roll_back_after(exc, "write to")
+            self._writer.roll_back_after(exc, "write to")
             raise
         self._batch.committed()
         return outcomes
+
+    async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
+        written = await import_streams(self._writer, self._batch, streams)
+        if written:
+            self._committed.notify()
+        return written
+
+    async def _strip(self, changes: Sequence[Stripping], *, vacuum: bool) -> int:
+        # SQLite always reclaims: the write-ahead log is emptied after every strip.
+        return await strip(self._writer, changes)
+
+    # -- reads inline on the held reader connection (see SqliteReader) ---------------------------
+
+    async def read_stream(
+        self,
+        session_id: str,
+        *,
+        after_version: int = 0,
+        to_version: int | None = None,
+        limit: int | None = None,
+    ) -> list[RecordedEvent]:
+        """See :meth:`EventStore.read_stream` (read inline: one indexed range of one session)."""
+        return await self._reader.read_stream(
+            session_id, after_version=after_version, to_version=to_version, limit=limit
+        )
+
+    async def stream_head(self, session_id: str) -> StreamHead | None:
+        """See :meth:`EventStore.stream_head` (read inline: one row by key)."""
+        return await self._reader.stream_head(session_id)
+
+    async def list_heads(
+        self, *, after_session_id: str | None = None, limit: int = 1000
+    ) -> list[StreamHead]:
+        """See :meth:`EventStore.list_heads` (read inline: an indexed range of session ids)."""
+        return await self._reader.list_heads(after_session_id=after_session_id, limit=limit)
+
+    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
+        """See :meth:`RowReads.read_all_rows` (read inline: an indexed range of positions)."""
+        return await self._reader.read_all_rows(after_position=after_position, limit=limit)
+
+    async def read_all_event_rows(
+        self, *, after_position: int = 0, limit: int = 1000
+    ) -> list[EventRow]:
+        """See :meth:`RowReads.read_all_event_rows` (read inline: an indexed range)."""
+        return await self._reader.read_all_event_rows(after_position=after_position, limit=limit)
+
+    async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
+        """See :meth:`Redacting.redactions` (read inline, from the partial index)."""
+        return await self._reader.redactions(session_id)
+
+    def _watch(self, poll_interval: float | None) -> PollingWatch:
+        """Subscriptions wake on this store's commits and poll for other processes' commits."""
+        return PollingWatch(
+            self._committed, poll_interval or POLL_INTERVAL, self._reader.data_version
+        )
 
     def _stats_dialect(self) -> "StatsDialect":
         from thoughtledger.ledger.store.sqlite.stats_dialect import (
@@ -312,7 +375,7 @@ class SqliteEventStore(SqliteImports, SqliteReads, SqliteRedaction, SqliteTree, 
         """Wait for queued appends to commit, then close the writer and every reader."""
         if self._closed:
             return
-        await self._idle.wait()
+        await self._writer.idle.wait()
         self._closed = True
         self._committed.notify()  # subscribers wake, see the store closed, and end
         self._writer.close()

@@ -1,8 +1,9 @@
 """The SQLite store's held writer connection: its transactions, and work between group commits.
 
-Appends are committed in groups by the store (:mod:`thoughtledger.ledger.store.sqlite.store`);
-imports and the Merkle tree's extensions open transactions of their own on the same connection, in
-between, and are retried while another process holds the write lock.
+Appends are committed in groups by the store (:mod:`thoughtledger.ledger.store.sqlite.store`), which
+marks the connection :attr:`SqliteWriter.flushing` meanwhile; imports, redactions and the Merkle
+tree's extensions open transactions of their own on the same connection, in between
+(:meth:`SqliteWriter.between_commits`), and are retried while another process holds the write lock.
 """
 
 import asyncio
@@ -14,7 +15,6 @@ from pathlib import Path
 from typing import TypeVar
 
 from thoughtledger.ledger.errors import LedgerError, StoreError, StoreUnavailableError
-from thoughtledger.ledger.store.sql import SqlEventStore
 from thoughtledger.ledger.store.sqlite.setup import BUSY_BUDGET_SECONDS, is_busy
 
 _T = TypeVar("_T")
@@ -24,16 +24,36 @@ class Busy(Exception):
     """Another connection holds the write lock."""
 
 
-class SqliteWriter(SqlEventStore):
-    """Transactions on the held writer connection (a base of the SQLite store)."""
+class SqliteWriter:
+    """The held writer connection of a SQLite store, and whether a group commit holds it (a part).
 
-    path: Path
-    read_only: bool
-    _writer: sqlite3.Connection
-    _flushing: bool
-    _idle: asyncio.Event
+    Args:
+        connection: The connection (for a store opened read-only, its reader: never written).
+        path: The database file, for error messages.
+        read_only: Refuse every write.
 
-    def _begin(self) -> sqlite3.Connection:
+    Attributes:
+        connection: The held connection.
+        flushing: Whether a group commit is under way (set and cleared by the store's appends).
+        idle: Set whenever no group commit is under way.
+        closed: Whether the store was closed.
+    """
+
+    def __init__(self, connection: sqlite3.Connection, path: Path, *, read_only: bool) -> None:
+        self.connection = connection
+        self.path = path
+        self.read_only = read_only
+        self.flushing = False
+        self.idle = asyncio.Event()
+        self.idle.set()
+        self.closed = False
+
+    def close(self) -> None:
+        """Close the connection; every later write is refused."""
+        self.closed = True
+        self.connection.close()
+
+    def begin(self) -> sqlite3.Connection:
         """Start a write transaction on the writer connection and return it.
 
         Raises:
@@ -42,7 +62,7 @@ class SqliteWriter(SqlEventStore):
         """
         if self.read_only:
             raise StoreError(f"the ledger at {self.path} was opened read-only; nothing was written")
-        db = self._writer
+        db = self.connection
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
@@ -53,7 +73,7 @@ class SqliteWriter(SqlEventStore):
             raise StoreError(f"cannot start a write on {self.path}: {exc}") from exc
         return db
 
-    def _roll_back_after(
+    def roll_back_after(
         self, exc: BaseException, doing: str, *, integrity: LedgerError | None = None
     ) -> None:
         """Roll back the write ``exc`` interrupted and raise what it means for the caller.
@@ -66,7 +86,7 @@ class SqliteWriter(SqlEventStore):
             StoreError: Any other driver error.
         """
         with contextlib.suppress(sqlite3.Error):  # a failed COMMIT may have rolled back
-            self._writer.execute("ROLLBACK")
+            self.connection.execute("ROLLBACK")
         if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
             raise Busy from exc
         if integrity is not None and isinstance(exc, sqlite3.IntegrityError):
@@ -74,10 +94,10 @@ class SqliteWriter(SqlEventStore):
         if isinstance(exc, sqlite3.Error):
             raise StoreError(f"{doing} {self.path} failed: {exc}") from exc
 
-    async def _between_commits(self, work: Callable[[], _T], undone: str) -> _T:
+    async def between_commits(self, work: Callable[[], _T], undone: str) -> _T:
         """Run ``work`` on the writer connection between group commits, retried while busy.
 
-        ``work`` opens its own transaction (:meth:`_begin`, which raises :class:`Busy` while
+        ``work`` opens its own transaction (:meth:`begin`, which raises :class:`Busy` while
         another connection holds the write lock) and must not await: from the wait below to its
         end, no append can start on the held connection.
 
@@ -89,9 +109,9 @@ class SqliteWriter(SqlEventStore):
         deadline = time.monotonic() + BUSY_BUDGET_SECONDS
         delay = 0.001
         while True:
-            while self._flushing:
-                await self._idle.wait()
-            if self._closed:
+            while self.flushing:
+                await self.idle.wait()
+            if self.closed:
                 raise StoreError("the store is closed")
             try:
                 return work()
