@@ -1,7 +1,7 @@
 """The facade is the only door to a ledger's store: what its callers need, on every backend.
 
 The command line and the external-thought use case reach events only through
-:class:`thoughtledger.api.service.Ledger`: they import nothing from ``thoughtledger.ledger.store``
+:class:`thoughtledger.api.Ledger`: they import nothing from ``thoughtledger.ledger.store``
 and touch no store.
 """
 
@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.backends import Backend
 from thoughtledger.api.cli import show
-from thoughtledger.api.service import Ledger
+from thoughtledger.api.facade.service import Ledger
 from thoughtledger.ledger.store.base import EventStore
 
 pytestmark = pytest.mark.anyio

@@ -7,8 +7,8 @@ import pytest
 from tests.support.mcp import Mode, call, connect, think, thought
 from tests.support.raw_store import raw_store
 from tests.support.redaction import record_redaction_only
+from thoughtledger.api.facade.service import Ledger
 from thoughtledger.api.otel.spans import Conventions, session_spans
-from thoughtledger.api.service import Ledger
 from thoughtledger.api.ui.payload import session_payload
 from thoughtledger.ledger.content import REDACTED
 from thoughtledger.ledger.store.memory import MemoryEventStore

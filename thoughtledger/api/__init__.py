@@ -13,11 +13,11 @@ Example::
 
 from typing import TYPE_CHECKING, Any
 
-from thoughtledger.api.bootstrap import open_ledger, open_store
-from thoughtledger.api.history import HistoryPage
-from thoughtledger.api.outcome import ThinkOutcome
-from thoughtledger.api.service import DEFAULT_TTL, Ledger
-from thoughtledger.api.session import Session
+from thoughtledger.api.facade.bootstrap import open_ledger, open_store
+from thoughtledger.api.facade.history import HistoryPage
+from thoughtledger.api.facade.outcome import ThinkOutcome
+from thoughtledger.api.facade.service import DEFAULT_TTL, Ledger
+from thoughtledger.api.facade.session import Session
 from thoughtledger.ledger.errors import (
     ConcurrencyError,
     GenerationError,

@@ -17,6 +17,7 @@ from tests.support.llm_server import (
     completion,
     structured,
 )
+from thoughtledger.api.facade.service import Ledger
 from thoughtledger.api.llm.client import LLMWriter, WrittenThought
 from thoughtledger.api.llm.config import LLMSettings
 from thoughtledger.api.llm.external import think_external
@@ -27,7 +28,6 @@ from thoughtledger.api.llm.prompt import (
     build_prompt,
     prompt_sha256,
 )
-from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.decide import ThinkCommand
 from thoughtledger.ledger.errors import (
     GenerationError,

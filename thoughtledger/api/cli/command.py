@@ -27,7 +27,7 @@ from thoughtledger.api.cli import (
     verify,
 )
 from thoughtledger.api.cli.common import EXIT_FAILURE, EXIT_USAGE, CliError, Parser, Ui
-from thoughtledger.api.logs import logging_to_stderr
+from thoughtledger.api.facade.logs import logging_to_stderr
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
 
 PROG = "thoughtledger"

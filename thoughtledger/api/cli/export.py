@@ -1,6 +1,7 @@
 """``thoughtledger export``: sessions to a JSON Lines file, losslessly, hashes included.
 
-The file ends with a manifest (see :mod:`thoughtledger.api.transfer.jsonl`), written after every
+The file ends with a manifest (see :mod:`thoughtledger.api.facade.transfer.jsonl`), written after
+every
 event, so that an import can tell a whole export from one cut short. ``-o -`` writes to standard
 output; the summary then goes to standard error.
 """
@@ -27,8 +28,8 @@ from thoughtledger.api.cli.common import (
     resolve_session,
 )
 from thoughtledger.api.cli.outfile import atomic_file, exists, output_path, standard_output
-from thoughtledger.api.service import Ledger
-from thoughtledger.api.transfer.jsonl import ManifestSession, manifest_line, to_line
+from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.facade.transfer.jsonl import ManifestSession, manifest_line, to_line
 
 
 def register(commands: Commands) -> None:

@@ -1,7 +1,7 @@
 """``thoughtledger export --format csv|parquet``: one flat row per thought, for dataframes.
 
 The rows are those of the ``tl_thoughts`` view (see :mod:`thoughtledger.ledger.store.sql_views`),
-folded from the log page by page (:meth:`thoughtledger.api.service.Ledger.thought_rows`), so the
+folded from the log page by page (:meth:`thoughtledger.api.Ledger.thought_rows`), so the
 export runs in bounded memory on every backend, an older schema included. CSV needs only the
 standard library; Parquet needs the ``parquet`` extra (:mod:`thoughtledger.api.cli.parquet_out`).
 """
@@ -21,7 +21,7 @@ from thoughtledger.api.cli.common import (
     resolve_session,
 )
 from thoughtledger.api.cli.outfile import atomic_file, exists, output_path, standard_output
-from thoughtledger.api.service import Ledger
+from thoughtledger.api.facade.service import Ledger
 from thoughtledger.projections.thought_rows import THOUGHT_COLUMNS
 
 ROW_FORMATS = ("csv", "parquet")

@@ -1,9 +1,11 @@
 """``thoughtledger import``: load an export, checking everything before writing anything.
 
-First the file alone (:mod:`thoughtledger.api.transfer.check`): every line parsed, every chain
+First the file alone (:mod:`thoughtledger.api.facade.transfer.check`): every line parsed, every
+chain
 verified from its first event, times in order, sizes within what the API records, and the manifest
 accounting for every session, before the ledger is even opened. Then the file against the ledger,
-and only then the writing, whole sessions at a time (:mod:`thoughtledger.api.transfer.importing`).
+and only then the writing, whole sessions at a time
+(:mod:`thoughtledger.api.facade.transfer.importing`).
 Any refusal before the writing writes nothing.
 """
 
@@ -21,7 +23,7 @@ from thoughtledger.api.cli.common import (
     ledger_from,
     plural,
 )
-from thoughtledger.api.transfer import check_file
+from thoughtledger.api.facade.transfer import check_file
 
 
 def register(commands: Commands) -> None:
@@ -70,7 +72,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     with ui.progress(f"Checking {path.name}", total=size, in_bytes=True) as step:
         checked = check_file(path, step, without_manifest=args.without_manifest)
     if signed is not None:
-        from thoughtledger.api.transfer.signed import check_checkpoint
+        from thoughtledger.api.facade.transfer.signed import check_checkpoint
 
         check_checkpoint(checked, *signed)
     if not checked.has_manifest:

@@ -26,8 +26,8 @@ from thoughtledger.api.cli.common import (
     whole,
 )
 from thoughtledger.api.cli.outfile import atomic_file, exists, standard_output
-from thoughtledger.api.proofs import verify_bundle
-from thoughtledger.api.service import Ledger
+from thoughtledger.api.facade.proofs import verify_bundle
+from thoughtledger.api.facade.service import Ledger
 from thoughtledger.ledger.checkpoint import Checkpoint, Signer, Verifier
 from thoughtledger.ledger.errors import InvalidInputError
 

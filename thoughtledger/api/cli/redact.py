@@ -2,7 +2,8 @@
 
 Records a ``thought.redacted`` event per thought (who: the operating-system user unless ``--by``
 names someone; why: ``--reason``) and then removes the text from the stored event (see
-:mod:`thoughtledger.api.redaction`). Running it again completes a redaction a crash interrupted.
+:mod:`thoughtledger.api.facade.redaction`). Running it again completes a redaction a crash
+interrupted.
 """
 
 import argparse
@@ -18,7 +19,7 @@ from thoughtledger.api.cli.common import (
     resolve_session,
     whole,
 )
-from thoughtledger.api.redaction import RedactedThought, RedactionReport, default_author
+from thoughtledger.api.facade.redaction import RedactedThought, RedactionReport, default_author
 from thoughtledger.ledger.events import MAX_REASON_CHARS
 
 

@@ -24,7 +24,7 @@ from thoughtledger.api.cli.common import (
     when,
 )
 from thoughtledger.api.cli.tree import session_tree, summary
-from thoughtledger.api.options import bounded
+from thoughtledger.api.facade.options import bounded
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.events import (
     BranchExtended,

@@ -16,8 +16,8 @@ from thoughtledger.api.cli.common import (
     when,
     whole,
 )
-from thoughtledger.api.lookup import StreamHead
-from thoughtledger.api.service import Ledger
+from thoughtledger.api.facade.lookup import StreamHead
+from thoughtledger.api.facade.service import Ledger
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.projections.state import SessionState
 

@@ -18,7 +18,7 @@ from thoughtledger.ledger.envelope import format_time
 from thoughtledger.projections.usage import ModelUsage
 
 if TYPE_CHECKING:
-    from thoughtledger.api.figures import GroupStats, LedgerStats
+    from thoughtledger.api.facade.figures import GroupStats, LedgerStats
 
 
 def register(commands: Commands) -> None:

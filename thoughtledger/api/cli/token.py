@@ -10,7 +10,6 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from thoughtledger.api.access import DEFAULT_ROLE, ROLES
 from thoughtledger.api.auth.tokens import (
     TokenFile,
     TokenRecord,
@@ -21,6 +20,7 @@ from thoughtledger.api.auth.tokens import (
     update_tokens,
 )
 from thoughtledger.api.cli.common import EXIT_OK, Commands, Parser, Ui, add_json_option, when
+from thoughtledger.api.facade.access import DEFAULT_ROLE, ROLES
 
 SUMMARY = "manage the bearer tokens of serve --http --auth (add, list, revoke)"
 

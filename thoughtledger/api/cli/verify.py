@@ -15,7 +15,7 @@ from thoughtledger.api.cli.common import (
     plural,
     resolve_session,
 )
-from thoughtledger.api.service import Ledger
+from thoughtledger.api.facade.service import Ledger
 from thoughtledger.ledger.chain import VerifyReport
 
 

@@ -26,8 +26,10 @@ from pydantic import AnyHttpUrl
 from starlette.middleware import Middleware
 
 from thoughtledger.api.auth.verifier import FileTokenVerifier
-from thoughtledger.api.bootstrap import open_ledger, resolve_url
-from thoughtledger.api.logs import SessionIdRedaction, event_line, route_to_stdlib
+from thoughtledger.api.facade.bootstrap import open_ledger, resolve_url
+from thoughtledger.api.facade.logs import SessionIdRedaction, event_line, route_to_stdlib
+from thoughtledger.api.facade.options import bounded
+from thoughtledger.api.facade.service import DEFAULT_TTL, Ledger
 from thoughtledger.api.mcp.context import AppState, ProfileName
 from thoughtledger.api.mcp.render import ThoughtSink, thought_logging_enabled
 from thoughtledger.api.mcp.server import (
@@ -41,13 +43,11 @@ from thoughtledger.api.mcp.server import (
 from thoughtledger.api.mcp.session_cap import SessionCap
 from thoughtledger.api.mcp.stdio import run_stdio, stdio_transport
 from thoughtledger.api.mcp.stopping import http_server, signals_handled
-from thoughtledger.api.options import bounded
-from thoughtledger.api.service import DEFAULT_TTL, Ledger
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError
 from thoughtledger.ledger.masking import mask_text, mask_url
 
 if TYPE_CHECKING:
-    from thoughtledger.api.checkpoints import CheckpointWriter
+    from thoughtledger.api.facade.checkpoints import CheckpointWriter
     from thoughtledger.ledger.checkpoint import Signer
 
 PROG = "thoughtledger"
@@ -67,7 +67,7 @@ SINGLE_PRINCIPAL_WARNING = (
 )
 
 # The server's own lifecycle lines use the standard library: structlog is imported only when
-# something else logs (see thoughtledger.api.logs).
+# something else logs (see thoughtledger.api.facade.logs).
 _log = logging.getLogger(__name__)
 
 
@@ -252,7 +252,7 @@ def _checkpoint_signer(args: argparse.Namespace) -> "Signer | None":
 def _checkpoints(
     ledger: Ledger, args: argparse.Namespace, signer: "Signer | None"
 ) -> "CheckpointWriter | None":
-    from thoughtledger.api.checkpoints import CheckpointWriter
+    from thoughtledger.api.facade.checkpoints import CheckpointWriter
 
     if signer is None:
         return None
@@ -266,7 +266,7 @@ async def _serve_stdio(
     sink: ThoughtSink | None,
     signer: "Signer | None" = None,
 ) -> int:
-    from thoughtledger.api.checkpoints import checkpoints_kept
+    from thoughtledger.api.facade.checkpoints import checkpoints_kept
 
     async with (
         open_ledger(args.db, ttl=ttl) as ledger,
@@ -293,7 +293,7 @@ async def _serve_http(
 ) -> int:
     import uvicorn
 
-    from thoughtledger.api.checkpoints import checkpoints_kept
+    from thoughtledger.api.facade.checkpoints import checkpoints_kept
 
     # The token file first: a bad one stops the server before the ledger is touched.
     verifier = FileTokenVerifier(args.auth) if args.auth is not None else None

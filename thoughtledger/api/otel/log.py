@@ -14,10 +14,10 @@ import asyncio
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
+from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.facade.transfer.progress import NoProgress, Progress
 from thoughtledger.api.otel.exporter import BATCH
 from thoughtledger.api.otel.spans import Conventions, SessionTrace, SpanData
-from thoughtledger.api.service import Ledger
-from thoughtledger.api.transfer.progress import NoProgress, Progress
 from thoughtledger.ledger.envelope import EventRow
 
 FLUSH_SPANS = BATCH

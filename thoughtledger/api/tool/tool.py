@@ -5,7 +5,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from thoughtledger.api.service import Ledger
+from thoughtledger.api.facade.service import Ledger
 from thoughtledger.api.tool.arguments import parse_arguments
 from thoughtledger.api.tool.description import DESCRIPTION, TOOL_NAME
 from thoughtledger.api.tool.schemas import OUTPUT_SCHEMA, PARAMETERS

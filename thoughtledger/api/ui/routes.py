@@ -24,8 +24,8 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from thoughtledger.api.listing import DEFAULT_PAGE
-from thoughtledger.api.service import Ledger
+from thoughtledger.api.facade.listing import DEFAULT_PAGE
+from thoughtledger.api.facade.service import Ledger
 from thoughtledger.api.ui.listing import SessionFilter, sessions_page
 from thoughtledger.api.ui.payload import badge_json, event_json, report_json, session_payload
 from thoughtledger.ledger.envelope import RecordedEvent

@@ -1,6 +1,6 @@
 """Redaction: removing thoughts' text from the log while every chain, tree and proof still verifies.
 
-A part of the facade (:class:`thoughtledger.api.service.Ledger` is built on it). A thought event
+A part of the facade (:class:`thoughtledger.api.Ledger` is built on it). A thought event
 written in payload schema 2 keeps its text (and guidance) in a content member its hash covers only
 through a salted digest (see :mod:`thoughtledger.ledger.content`). Redacting it is two steps, in
 this order:
@@ -19,8 +19,8 @@ import getpass
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from thoughtledger.api.access import Principal
-from thoughtledger.api.bounds import not_found
+from thoughtledger.api.facade.access import Principal
+from thoughtledger.api.facade.bounds import not_found
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import ConcurrencyError, IntegrityError, InvalidInputError
 from thoughtledger.ledger.events import (
@@ -88,7 +88,7 @@ def default_author() -> str:
 
 
 class Redaction:
-    """The facade's redaction (mixed into :class:`thoughtledger.api.service.Ledger`)."""
+    """The facade's redaction (mixed into :class:`thoughtledger.api.Ledger`)."""
 
     _store: EventStore
 

@@ -10,18 +10,18 @@ from collections.abc import Callable, Collection, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from thoughtledger.api.bounds import not_found
-from thoughtledger.api.caches import Heads, Histories
-from thoughtledger.api.figures import Figures
-from thoughtledger.api.history import HistoryPage, Paging
-from thoughtledger.api.listing import Listing
-from thoughtledger.api.lookup import Lookup
-from thoughtledger.api.outcome import ThinkOutcome
-from thoughtledger.api.proofs import Proofs
-from thoughtledger.api.reading import Reading
-from thoughtledger.api.redaction import Redaction
-from thoughtledger.api.session import Profile, Session
-from thoughtledger.api.transfer import Transfer
+from thoughtledger.api.facade.bounds import not_found
+from thoughtledger.api.facade.caches import Heads, Histories
+from thoughtledger.api.facade.figures import Figures
+from thoughtledger.api.facade.history import HistoryPage, Paging
+from thoughtledger.api.facade.listing import Listing
+from thoughtledger.api.facade.lookup import Lookup
+from thoughtledger.api.facade.outcome import ThinkOutcome
+from thoughtledger.api.facade.proofs import Proofs
+from thoughtledger.api.facade.reading import Reading
+from thoughtledger.api.facade.redaction import Redaction
+from thoughtledger.api.facade.session import Profile, Session
+from thoughtledger.api.facade.transfer import Transfer
 from thoughtledger.ledger.closing import ClosedOnExit
 from thoughtledger.ledger.decide import (
     DEFAULT_MAX_THOUGHT_BYTES,
@@ -132,10 +132,10 @@ class Ledger(Lookup, Listing, Reading, Transfer, Figures, Redaction, Paging, Pro
             generated: When a model wrote the thought: the guidance and the generation, recorded
                 with it in one ``thought.generated`` event (see
                 :mod:`thoughtledger.api.llm.external`).
-            owner: The principal recording (see :mod:`thoughtledger.api.access`): recorded as the
-            owner of a
-                session that starts here; a session another principal (or nobody) owns is
-                answered as not found. ``None``: the ledger's own user, who may write anywhere.
+            owner: The principal recording (see :mod:`thoughtledger.api.facade.access`):
+                recorded as the owner of a session that starts here; a session another
+                principal (or nobody) owns is answered as not found. ``None``: the ledger's own
+                user, who may write anywhere.
             new_run: A plain thought numbered 1 on a session that already holds thoughts starts
                 a new session that records the one it follows (one session per run of an
                 agent), instead of joining the old one.

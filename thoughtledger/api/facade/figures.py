@@ -1,6 +1,6 @@
 """Figures over a whole ledger: how its sessions went, and what the models that wrote cost.
 
-A part of the facade (:class:`thoughtledger.api.service.Ledger` is built on it). The statistics are
+A part of the facade (:class:`thoughtledger.api.Ledger` is built on it). The statistics are
 a fold (:mod:`thoughtledger.projections.analytics`) over the rows the store answers, in SQL where
 the store speaks it (which imports SQLAlchemy on the first figures asked for, not whenever a ledger
 is made).
@@ -26,7 +26,7 @@ async def ledger_stats(store: EventStore, where: StatsFilter | None = None) -> L
 
 
 class Figures:
-    """The facade's figures (mixed into :class:`thoughtledger.api.service.Ledger`)."""
+    """The facade's figures (mixed into :class:`thoughtledger.api.Ledger`)."""
 
     _store: EventStore
 

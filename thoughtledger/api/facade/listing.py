@@ -3,13 +3,13 @@
 A cursor names the last session of a page by its start time and id (``<time>~<id>``: neither
 holds a ``~``, and a cursor fits in a URI path segment), so pages stay put while new sessions
 arrive at the top. The facade lists through :class:`Listing`
-(:class:`thoughtledger.api.service.Ledger` is built on it).
+(:class:`thoughtledger.api.Ledger` is built on it).
 """
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from thoughtledger.api.caches import Heads
+from thoughtledger.api.facade.caches import Heads
 from thoughtledger.ledger.envelope import format_time, parse_time
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import SessionStarted
@@ -29,7 +29,7 @@ class SessionsPage:
 
     Attributes:
         sessions: The sessions' current facts (their latest thoughts only: see
-            :meth:`thoughtledger.api.service.Ledger.facts`).
+            :meth:`thoughtledger.api.Ledger.facts`).
         next_cursor: Pass it back for the next, older page; ``None`` on the last page.
     """
 
@@ -116,7 +116,7 @@ class Listing:
         """Return a page of sessions, newest first (by start), with the cursor to the next page.
 
         Args:
-            limit: Sessions in the page (1 to :data:`thoughtledger.api.listing.MAX_PAGE`).
+            limit: Sessions in the page (1 to :data:`thoughtledger.api.facade.listing.MAX_PAGE`).
             cursor: The ``next_cursor`` of the previous page; ``None`` for the newest.
             owner: Only the sessions this principal started; ``None``: every session.
 

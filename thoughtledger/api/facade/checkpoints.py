@@ -16,8 +16,8 @@ from pathlib import Path
 
 import anyio
 
-from thoughtledger.api.logs import event_line
-from thoughtledger.api.proofs import Proofs
+from thoughtledger.api.facade.logs import event_line
+from thoughtledger.api.facade.proofs import Proofs
 from thoughtledger.ledger.checkpoint import Checkpoint, Signer, split_note
 from thoughtledger.ledger.errors import LedgerError
 

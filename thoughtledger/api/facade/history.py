@@ -1,6 +1,6 @@
 """Paged reading of a session's history, in memory bounded by the page, not by the session.
 
-A part of the facade (:class:`thoughtledger.api.service.Ledger` is built on it). A page is read from
+A part of the facade (:class:`thoughtledger.api.Ledger` is built on it). A page is read from
 the log by keyset on version (:meth:`EventStore.read_stream` with a limit) and built by
 :class:`thoughtledger.projections.paging.PageBuilder`; nothing folds the whole session. What a page
 says about the session besides its items is read with two indexed point reads, not a fold (see
@@ -18,7 +18,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from thoughtledger.api.bounds import check_time, check_version, not_found
+from thoughtledger.api.facade.bounds import check_time, check_version, not_found
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
 from thoughtledger.ledger.events import SessionCleared, SessionExpired, SessionStarted
@@ -70,7 +70,7 @@ class HistoryPage:
 
 
 class Paging:
-    """The facade's paged reads (mixed into :class:`thoughtledger.api.service.Ledger`)."""
+    """The facade's paged reads (mixed into :class:`thoughtledger.api.Ledger`)."""
 
     _store: EventStore
 

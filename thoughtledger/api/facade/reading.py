@@ -1,6 +1,6 @@
 """Reading sessions back: a state now or as it was, its events, a step-by-step replay, the log.
 
-A part of the facade (:class:`thoughtledger.api.service.Ledger` is built on it): time travel cuts
+A part of the facade (:class:`thoughtledger.api.Ledger` is built on it): time travel cuts
 the complete state the ledger holds for a session (see :meth:`Reading._complete`), and the log's own
 reads (a subscription, a rebuild of every session, a hash-chain walk) go straight to the store.
 """
@@ -9,8 +9,8 @@ import asyncio
 from collections.abc import AsyncIterator
 from datetime import datetime
 
-from thoughtledger.api.bounds import check_time, check_version, not_found
-from thoughtledger.api.gc_pause import cyclic_gc_paused
+from thoughtledger.api.facade.bounds import check_time, check_version, not_found
+from thoughtledger.api.facade.gc_pause import cyclic_gc_paused
 from thoughtledger.ledger.chain import VerifyReport
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError

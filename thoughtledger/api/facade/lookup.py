@@ -1,6 +1,6 @@
 """Finding sessions: their heads, and the one session an id or a prefix of one names.
 
-A part of the facade (:class:`thoughtledger.api.service.Ledger` is built on it): callers reach the
+A part of the facade (:class:`thoughtledger.api.Ledger` is built on it): callers reach the
 heads the store keeps through these methods, never through the store.
 """
 
@@ -50,7 +50,7 @@ async def all_heads(store: EventStore, *, cap: int | None = None) -> list[Stream
 
 
 class Lookup:
-    """The facade's look-ups over heads (mixed into :class:`thoughtledger.api.service.Ledger`)."""
+    """The facade's look-ups over heads (mixed into :class:`thoughtledger.api.Ledger`)."""
 
     _store: EventStore
 

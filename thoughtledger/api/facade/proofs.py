@@ -1,6 +1,6 @@
 """Proof that holds outside the database: signed checkpoints, inclusion and consistency proofs.
 
-A part of the facade (:class:`thoughtledger.api.service.Ledger` is built on it). A checkpoint signs
+A part of the facade (:class:`thoughtledger.api.Ledger` is built on it). A checkpoint signs
 the root of the Merkle tree over the log's first N events
 (:mod:`thoughtledger.ledger.store.log_tree`); kept where the database's owner cannot rewrite it, it
 pins those N events forever: verifying the ledger against it recomputes the root from the stored
