@@ -129,8 +129,8 @@ async def test_export_yields_each_chosen_session_whole_or_every_session_in_id_or
         await ledger.think(session_id, thought(1))
         await ledger.think(session_id, thought(2))
 
-    chosen = [[r.session_id for r in records] async for records in ledger.export(["s-b"])]
-    every = [[r.version for r in records] async for records in ledger.export()]
+    chosen = [[r.session_id for r in records] async for records in ledger.transfer.export(["s-b"])]
+    every = [[r.version for r in records] async for records in ledger.transfer.export()]
 
     assert chosen == [["s-b", "s-b", "s-b"]]
     assert every == [[1, 2, 3], [1, 2, 3]]
@@ -145,5 +145,5 @@ async def test_a_ledger_knows_its_own_files_on_every_backend(
     mine = backend.name == "sqlite"
 
     for path in (own, own.with_name(own.name + "-wal"), own.with_name(own.name + "-shm")):
-        assert ledger.is_own_file(path) is mine
-    assert ledger.is_own_file(own.with_name("export.jsonl")) is False
+        assert ledger.transfer.is_own_file(path) is mine
+    assert ledger.transfer.is_own_file(own.with_name("export.jsonl")) is False

@@ -29,7 +29,7 @@ except ImportError:  # Windows: no flock; concurrent edits of one token file are
 
 import platformdirs
 
-from thoughtledger.api.facade.access import ROLES, Role
+from thoughtledger.api import ROLES, Role
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError
 from thoughtledger.ledger.ids import check_id
 

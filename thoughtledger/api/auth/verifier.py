@@ -12,8 +12,8 @@ from pathlib import Path
 
 from mcp.server.auth.provider import AccessToken
 
+from thoughtledger.api import SCOPE_PREFIX
 from thoughtledger.api.auth.tokens import TokenFile, TokenFileError, load_tokens
-from thoughtledger.api.facade.access import SCOPE_PREFIX
 
 _log = logging.getLogger(__name__)
 

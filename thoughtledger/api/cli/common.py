@@ -24,9 +24,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from thoughtledger.api.facade.bootstrap import open_ledger
-from thoughtledger.api.facade.options import bounded
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api import Ledger, bounded, open_ledger
 from thoughtledger.ledger.errors import InvalidInputError
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2

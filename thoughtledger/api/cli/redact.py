@@ -8,6 +8,7 @@ interrupted.
 
 import argparse
 
+from thoughtledger.api import RedactedThought, RedactionReport, default_author
 from thoughtledger.api.cli.common import (
     EXIT_OK,
     Commands,
@@ -19,7 +20,6 @@ from thoughtledger.api.cli.common import (
     resolve_session,
     whole,
 )
-from thoughtledger.api.facade.redaction import RedactedThought, RedactionReport, default_author
 from thoughtledger.ledger.events import MAX_REASON_CHARS
 
 
@@ -75,7 +75,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     async with ledger_from(args, read_only=True) as ledger:
         session_id = await resolve_session(ledger, args.session)
     async with ledger_from(args, read_only=False) as ledger:
-        report = await ledger.redact(
+        report = await ledger.redaction.redact(
             session_id,
             thought_number=args.thought,
             version=args.version,

@@ -9,6 +9,7 @@ import argparse
 import shlex
 from datetime import datetime
 
+from thoughtledger.api import HistoryPage, Ledger
 from thoughtledger.api.cli.common import (
     EXIT_OK,
     Commands,
@@ -21,8 +22,6 @@ from thoughtledger.api.cli.common import (
     whole,
 )
 from thoughtledger.api.cli.tree import page_lines, session_json, session_tree
-from thoughtledger.api.facade.history import HistoryPage
-from thoughtledger.api.facade.service import Ledger
 from thoughtledger.projections.state import SessionState
 from thoughtledger.projections.usage import usage_by_model, usage_note
 

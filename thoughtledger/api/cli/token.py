@@ -10,6 +10,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+from thoughtledger.api import DEFAULT_ROLE, ROLES
 from thoughtledger.api.auth.tokens import (
     TokenFile,
     TokenRecord,
@@ -20,7 +21,6 @@ from thoughtledger.api.auth.tokens import (
     update_tokens,
 )
 from thoughtledger.api.cli.common import EXIT_OK, Commands, Parser, Ui, add_json_option, when
-from thoughtledger.api.facade.access import DEFAULT_ROLE, ROLES
 
 SUMMARY = "manage the bearer tokens of serve --http --auth (add, list, revoke)"
 

@@ -1,14 +1,18 @@
-"""The facade's two memories of sessions, both least recently used first; no I/O, no clock.
+"""The facade's memories of sessions, both least recently used first, and what fills them.
 
 :class:`Heads` holds the state each recent session's next thought extends, trimmed so that
 recording stays O(1); :class:`Histories` holds whole histories for reading back, within a budget
-of thoughts. The facade fills both from the log; they only decide what stays.
+of thoughts. They only decide what stays (no I/O, no clock); :class:`Held` fills them from the log.
 """
 
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
-from thoughtledger.projections.state import SessionState, trim
+from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.projections.state import SessionState, empty, replay, trim
+
+_LOAD_PAGE = 10_000
+"""Events read per page when a session's head catches up with the log."""
 
 
 class Heads:
@@ -83,4 +87,70 @@ class Histories:
             self._held -= len(evicted.thoughts)
 
 
-__all__ = ["Heads", "Histories"]
+class Held:
+    """The sessions a ledger holds in memory, caught up with the log on each read.
+
+    Args:
+        store: The log.
+        heads: The states recording extends.
+        histories: The whole histories reads cut.
+    """
+
+    def __init__(self, store: EventStore, heads: Heads, histories: Histories) -> None:
+        self._store = store
+        self.heads = heads
+        self._histories = histories
+
+    async def load(self, session_id: str, *, fresh: bool) -> SessionState:
+        """The session's head, caught up with the log when ``fresh`` (or not held).
+
+        Raises:
+            StoreError: The store failed.
+        """
+        cached = self.heads.get(session_id)
+        if cached is not None and not fresh:
+            return cached
+        state = cached if cached is not None else empty(session_id)
+        # In pages, trimmed between them: a head needs only the latest thoughts, so catching
+        # up with a session of a million thoughts holds one page at a time, not the million.
+        while records := await self._store.read_stream(
+            session_id, after_version=state.version, limit=_LOAD_PAGE
+        ):
+            state = self.heads.bounded(replay(records, state))
+            if len(records) < _LOAD_PAGE:
+                break
+        if state.version:
+            self.heads.remember(state)
+        return state
+
+    async def complete(self, session_id: str) -> SessionState:
+        """The session's current state holding every thought.
+
+        Whole histories are kept apart from the heads that recording uses, and caught up with
+        the log on each read.
+
+        Raises:
+            StoreError: The store failed.
+        """
+        head = await self.load(session_id, fresh=True)
+        if head.complete:
+            self._histories.keep(head)
+            return head
+        full = self._histories.get(session_id)
+        if full is None or full.version > head.version:
+            full = replay(await self._store.read_stream(session_id), empty(session_id))
+        elif full.version < head.version:
+            records = await self._store.read_stream(session_id, after_version=full.version)
+            full = replay(records, full)
+        self._histories.keep(full)
+        return full
+
+    def known_branches(self, session_id: str, version: int) -> Collection[str] | None:
+        """The session's branch ids at ``version`` when known without reading, else ``None``."""
+        # Every branch id stays in a held state, trimmed or not; only a state at the session's
+        # current version answers (one behind could miss a branch another writer opened).
+        held = self.heads.get(session_id)
+        return held.branches.keys() if held is not None and held.version == version else None
+
+
+__all__ = ["Heads", "Held", "Histories"]

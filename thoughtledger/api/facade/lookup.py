@@ -1,7 +1,7 @@
 """Finding sessions: their heads, and the one session an id or a prefix of one names.
 
-A part of the facade (:class:`thoughtledger.api.Ledger` is built on it): callers reach the
-heads the store keeps through these methods, never through the store.
+A private part of :class:`thoughtledger.api.Ledger`: callers reach the heads the store keeps
+through the ledger's methods, never through the store.
 """
 
 import difflib
@@ -50,9 +50,14 @@ async def all_heads(store: EventStore, *, cap: int | None = None) -> list[Stream
 
 
 class Lookup:
-    """The facade's look-ups over heads (mixed into :class:`thoughtledger.api.Ledger`)."""
+    """The ledger's look-ups over heads.
 
-    _store: EventStore
+    Args:
+        store: The log.
+    """
+
+    def __init__(self, store: EventStore) -> None:
+        self._store = store
 
     async def head(self, session_id: str) -> StreamHead | None:
         """Return a session's head (version, hash, times), or ``None`` when it has no events.

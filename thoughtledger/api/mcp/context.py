@@ -6,8 +6,7 @@ from typing import Any, Literal
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver import Context
 
-from thoughtledger.api.facade.access import Principal, role_of
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api import Ledger, Principal, role_of
 from thoughtledger.api.llm.client import ThoughtWriter
 from thoughtledger.api.mcp.render import ThoughtSink
 from thoughtledger.api.mcp.sessions import Directories, SessionDirectory

@@ -15,8 +15,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.types import CallToolResult
 from pydantic import AwareDatetime, Field
 
-from thoughtledger.api.facade.history import DEFAULT_HISTORY_LIMIT
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api import DEFAULT_HISTORY_LIMIT, Ledger
 from thoughtledger.api.mcp import descriptions as text
 from thoughtledger.api.mcp.context import AppContext, Caller, principal_of_request
 from thoughtledger.api.mcp.targets import connection_session, reading_target

@@ -10,9 +10,7 @@ there, and writing to it starts the caller's own session.
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from thoughtledger.api.facade.access import Principal, namespaced
-from thoughtledger.api.facade.bounds import not_found
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api import Ledger, Principal, namespaced, not_found
 from thoughtledger.api.mcp.context import Caller
 from thoughtledger.api.mcp.sessions import connection_handle, name_handle
 from thoughtledger.ledger.ids import check_id, new_session_id

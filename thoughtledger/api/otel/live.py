@@ -19,7 +19,7 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Protocol
 
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api import Ledger
 from thoughtledger.api.otel.spans import Conventions, SessionTrace, SpanData
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent
 from thoughtledger.ledger.errors import LedgerError

@@ -24,9 +24,14 @@ EXPORT_SLICE = 10_000
 
 
 class Transfer:
-    """The facade's export and import (mixed into :class:`thoughtledger.api.Ledger`)."""
+    """A ledger's export and import: ``ledger.transfer.export()``, ``.write_import(...)``.
 
-    _store: EventStore
+    Args:
+        store: The log sessions are read from and written into.
+    """
+
+    def __init__(self, store: EventStore) -> None:
+        self._store = store
 
     def is_own_file(self, path: Path) -> bool:
         """Whether writing ``path`` would write over the ledger's own storage.
