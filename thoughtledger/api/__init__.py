@@ -30,6 +30,11 @@ from thoughtledger.api.facade.access import (
 )
 from thoughtledger.api.facade.bootstrap import open_ledger, open_store, resolve_url
 from thoughtledger.api.facade.bounds import not_found
+from thoughtledger.api.facade.errors import (
+    GenerationError,
+    ProviderNotConfiguredError,
+    TelemetryExportError,
+)
 from thoughtledger.api.facade.figures import GroupStats, LedgerStats, Statistics, ledger_stats
 from thoughtledger.api.facade.history import DEFAULT_HISTORY_LIMIT, HistoryPage
 from thoughtledger.api.facade.json_schema import JsonSchema, compact_schema
@@ -69,12 +74,10 @@ from thoughtledger.ledger.checkpoint import Checkpoint, Signer, Verifier
 from thoughtledger.ledger.decide import Generated, ThinkCommand, checked_command, parse_command
 from thoughtledger.ledger.errors import (
     ConcurrencyError,
-    GenerationError,
     IntegrityError,
     InvalidInputError,
     InvalidThoughtError,
     LedgerError,
-    ProviderNotConfiguredError,
     SessionNotFoundError,
     StoreError,
     StoreUnavailableError,
@@ -147,6 +150,7 @@ __all__ = [
     "StoreError",
     "StoreUnavailableError",
     "StreamHead",
+    "TelemetryExportError",
     "ThinkCommand",
     "ThinkOutcome",
     "Transfer",

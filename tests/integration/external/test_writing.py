@@ -17,6 +17,7 @@ from tests.support.llm_server import (
     completion,
     structured,
 )
+from thoughtledger.api import GenerationError, ProviderNotConfiguredError
 from thoughtledger.api.facade.service import Ledger
 from thoughtledger.api.llm.client import LLMWriter, WrittenThought
 from thoughtledger.api.llm.config import LLMSettings
@@ -29,11 +30,7 @@ from thoughtledger.api.llm.prompt import (
     prompt_sha256,
 )
 from thoughtledger.ledger.decide import ThinkCommand
-from thoughtledger.ledger.errors import (
-    GenerationError,
-    InvalidInputError,
-    ProviderNotConfiguredError,
-)
+from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import ThoughtGenerated, ThoughtRecorded
 from thoughtledger.ledger.store.base import EventStore
 from thoughtledger.ledger.store.memory import MemoryEventStore

@@ -21,6 +21,7 @@ from typing import Any
 
 from thoughtledger.api import (
     Generated,
+    GenerationError,
     Ledger,
     ThinkCommand,
     ThinkOutcome,
@@ -33,7 +34,7 @@ from thoughtledger.api.llm.prompt import (
     ThoughtPrompt,
     build_prompt,
 )
-from thoughtledger.ledger.errors import GenerationError, InvalidInputError, InvalidThoughtError
+from thoughtledger.ledger.errors import InvalidInputError, InvalidThoughtError
 from thoughtledger.ledger.masking import mask_secrets
 from thoughtledger.projections.state import SessionState, empty
 

@@ -10,9 +10,9 @@ file.
 from collections.abc import AsyncGenerator, Iterable
 from pathlib import Path
 
+from thoughtledger.api.facade.errors import ImportRefusedError
 from thoughtledger.api.facade.lookup import all_heads
 from thoughtledger.api.facade.transfer.check import CheckedFile, check_file
-from thoughtledger.api.facade.transfer.errors import ImportRefusedError
 from thoughtledger.api.facade.transfer.importing import PendingImport, pending_import, write_import
 from thoughtledger.api.facade.transfer.progress import NoProgress, Progress
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from uuid import UUID
 
-from thoughtledger.api.facade.transfer.errors import ImportRefusedError
+from thoughtledger.api.facade.errors import ImportRefusedError
 from thoughtledger.api.facade.transfer.jsonl import ExportLine, Manifest, decoded, read_lines
 from thoughtledger.api.facade.transfer.progress import Progress
 from thoughtledger.ledger.chain import StoredRow, verify_rows
