@@ -14,69 +14,89 @@ projections rebuild any view of it on demand. This package is the one import nam
 Inside it sit the design's three layers: :mod:`thoughtledger.ledger` (the event log),
 :mod:`thoughtledger.projections` (pure folds from events to views) and :mod:`thoughtledger.api`
 (the async facade, with one subpackage per way in or out). The names below are the facade's
-public surface, the same objects :mod:`thoughtledger.api` exports.
+user-facing names, the same objects :mod:`thoughtledger.api` (the facade's whole surface) and the
+in-process tool export.
 """
 
 from typing import TYPE_CHECKING, Any
 
 from thoughtledger.api import (
     DEFAULT_TTL,
+    CheckpointReport,
     ConcurrencyError,
     GenerationError,
     HistoryPage,
+    ImportRefusedError,
     IntegrityError,
     InvalidInputError,
     InvalidThoughtError,
     Ledger,
     LedgerError,
+    LedgerStats,
+    Proofs,
     ProviderNotConfiguredError,
+    Redaction,
+    RedactionReport,
     Session,
     SessionNotFoundError,
+    Statistics,
     StoreError,
     StoreUnavailableError,
     ThinkOutcome,
+    Transfer,
     open_ledger,
     open_store,
 )
 
 if TYPE_CHECKING:
-    from thoughtledger.api import (
-        SequentialThinkingTool,
-        sequential_thinking_tool,
-        think_external,
-    )
+    from thoughtledger.api.llm.external import think_external
+    from thoughtledger.api.tool import SequentialThinkingTool, sequential_thinking_tool
 
-_LAZY = frozenset({"SequentialThinkingTool", "sequential_thinking_tool", "think_external"})
+# Loaded on first use: the MCP server imports this package on every spawn, and these pull in
+# the LLM client and the tool schemas, which most conversations never touch.
+_LAZY = {
+    "think_external": "thoughtledger.api.llm.external",
+    "SequentialThinkingTool": "thoughtledger.api.tool",
+    "sequential_thinking_tool": "thoughtledger.api.tool",
+}
 
 
 def __getattr__(name: str) -> Any:
-    # The facade loads these on first use (the MCP server never needs them); so does this name.
-    if name not in _LAZY:
+    module = _LAZY.get(name)
+    if module is None:
         raise AttributeError(f"module 'thoughtledger' has no attribute {name!r}")
-    import thoughtledger.api
+    import importlib
 
-    value = getattr(thoughtledger.api, name)
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 
 
 __all__ = [
     "DEFAULT_TTL",
+    "CheckpointReport",
     "ConcurrencyError",
     "GenerationError",
     "HistoryPage",
+    "ImportRefusedError",
     "IntegrityError",
     "InvalidInputError",
     "InvalidThoughtError",
     "Ledger",
     "LedgerError",
+    "LedgerStats",
+    "Proofs",
     "ProviderNotConfiguredError",
+    "Redaction",
+    "RedactionReport",
     "SequentialThinkingTool",
     "Session",
     "SessionNotFoundError",
+    "Statistics",
     "StoreError",
     "StoreUnavailableError",
     "ThinkOutcome",
+    "Transfer",
     "open_ledger",
     "open_store",
     "sequential_thinking_tool",

@@ -63,7 +63,7 @@ async def decoded():
     # What export --otlp did before: each session's stream read and decoded into its models.
     async with open_ledger(db, read_only=True) as ledger:
         sender, sent, pending = OtlpSender(url), 0, []
-        async for records in ledger.export():
+        async for records in ledger.transfer.export():
             pending += session_spans(records, Conventions())
             if len(pending) >= 8192:
                 await sender.send(pending)
@@ -74,7 +74,7 @@ async def decoded():
 async def sdk_spans():
     async with open_ledger(db, read_only=True) as ledger:
         spans = [
-            span async for records in ledger.export()
+            span async for records in ledger.transfer.export()
             for span in session_spans(records, Conventions())
         ]
     sender = OtlpSender(url)

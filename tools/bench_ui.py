@@ -33,8 +33,8 @@ import uvicorn
 from bench_stats import generate_ledger
 
 from thoughtledger import open_ledger
+from thoughtledger.api.facade.service import Ledger
 from thoughtledger.api.mcp.serve import bind
-from thoughtledger.api.service import Ledger
 from thoughtledger.api.ui.listing import SessionFilter, sessions_page
 from thoughtledger.api.ui.routes import create_app
 

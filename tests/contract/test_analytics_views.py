@@ -13,7 +13,7 @@ from tests.support.backends import Backend
 from tests.support.factories import GENERATION, started, thought
 from tests.support.raw_store import raw_store
 from tests.support.views import as_dicts, view_rows
-from thoughtledger.api.service import Ledger
+from thoughtledger.api.facade.service import Ledger
 from thoughtledger.ledger.events import (
     BranchOpened,
     LedgerEvent,
@@ -97,7 +97,7 @@ async def _ledger_with_logs(backend: Backend, logs: dict[str, list[LedgerEvent]]
 @pytest.mark.parametrize("backend", SQL_BACKENDS, indirect=True)
 async def test_the_thoughts_view_holds_the_rows_the_log_folds_into(backend: Backend) -> None:
     async with await _ledger_with_logs(backend, {**LOGS, "huge": HUGE}) as ledger:
-        folded = [row async for _, rows in ledger.thought_rows(page=3) for row in rows]
+        folded = [row async for _, rows in ledger.transfer.thought_rows(page=3) for row in rows]
     viewed = await view_rows(backend, "tl_thoughts", "position")
     assert viewed == as_dicts(folded)
     assert len(viewed) == 2 + sum(1 for log in LOGS.values() for e in log if hasattr(e, "thought"))

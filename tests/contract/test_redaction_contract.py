@@ -9,7 +9,7 @@ from tests.support.legacy import legacy_session
 from tests.support.raw_store import raw_store
 from tests.support.views import as_dicts, view_rows
 from thoughtledger import Ledger
-from thoughtledger.api.proofs import verify_bundle
+from thoughtledger.api.facade.proofs import verify_bundle
 from thoughtledger.ledger.checkpoint import Signer
 from thoughtledger.ledger.content import REDACTED
 from thoughtledger.ledger.errors import InvalidInputError
@@ -39,19 +39,21 @@ async def test_a_redacted_thought_keeps_every_chain_checkpoint_and_proof_verifyi
     try:
         session_id = await session_with_secret(ledger)
         await settled(raw_store(ledger), 4)
-        before = await ledger.checkpoint(signer)
-        bundle_before = json.loads(json.dumps(await ledger.prove(session_id, 2, before)))
+        before = await ledger.proofs.checkpoint(signer)
+        bundle_before = json.loads(json.dumps(await ledger.proofs.prove(session_id, 2, before)))
 
-        report = await ledger.redact(session_id, thought_number=2, reason="a pasted key", by="ops")
+        report = await ledger.redaction.redact(
+            session_id, thought_number=2, reason="a pasted key", by="ops"
+        )
 
         assert [item.thought_number for item in report.redacted] == [2]
         assert (report.recorded, report.stripped, report.refused) == (1, 1, ())
         assert (await ledger.verify(session_id)).ok
-        assert (await ledger.verify_checkpoint(before, verifier)).ok
+        assert (await ledger.proofs.verify_checkpoint(before, verifier)).ok
         await settled(raw_store(ledger), 5)
-        after = await ledger.checkpoint(signer)
-        assert await ledger.consistency(before, after, verifier) is not None
-        bundle_after = json.loads(json.dumps(await ledger.prove(session_id, 2, after)))
+        after = await ledger.proofs.checkpoint(signer)
+        assert await ledger.proofs.consistency(before, after, verifier) is not None
+        bundle_after = json.loads(json.dumps(await ledger.proofs.prove(session_id, 2, after)))
         for bundle in (bundle_before, bundle_after):
             verify_bundle(bundle, verifier)
         assert SECRET in bundle_before["event"]["payload"]
@@ -79,7 +81,7 @@ async def test_a_redacted_thought_keeps_every_chain_checkpoint_and_proof_verifyi
             "ops",
             "a pasted key",
         )
-        rows = [row async for _, page_rows in ledger.thought_rows() for row in page_rows]
+        rows = [row async for _, page_rows in ledger.transfer.thought_rows() for row in page_rows]
         assert [(row[10], row[-1]) for row in rows] == [
             ("look at the logs", False),
             (None, True),
@@ -98,7 +100,7 @@ async def test_a_running_ledger_shows_a_redaction_made_elsewhere_once_it_catches
         session_id = await session_with_secret(reader)
         assert (await reader.state(session_id)).thoughts[1].thought.endswith("SECRET")
         redactor = writer if writer is not None else Ledger(raw_store(reader))
-        await redactor.redact(session_id, reason="erasure request", by="dpo")
+        await redactor.redaction.redact(session_id, reason="erasure request", by="dpo")
         state = await reader.state(session_id)
         assert {t.thought for t in state.thoughts} == {REDACTED}
         assert all(t.redacted for t in state.thoughts)
@@ -113,8 +115,8 @@ async def test_redacting_again_records_and_strips_nothing_more(backend: Backend)
     ledger = Ledger(await backend.open())
     try:
         session_id = await session_with_secret(ledger)
-        first = await ledger.redact(session_id, reason="erasure request", by="dpo")
-        again = await ledger.redact(session_id, reason="erasure request", by="dpo")
+        first = await ledger.redaction.redact(session_id, reason="erasure request", by="dpo")
+        again = await ledger.redaction.redact(session_id, reason="erasure request", by="dpo")
         assert (first.recorded, first.stripped) == (3, 3)
         assert (again.recorded, again.stripped) == (0, 0)
         assert await raw_store(ledger).redactions(session_id) == ((5, 2), (6, 3), (7, 4))
@@ -153,7 +155,9 @@ async def test_a_redaction_cut_short_after_its_event_is_completed_by_running_it_
         assert SECRET in (await store.read_stream(session_id))[2].payload
         assert (await ledger.state(session_id)).thoughts[1].redacted
 
-        report = await ledger.redact(session_id, thought_number=2, reason="again", by="ops")
+        report = await ledger.redaction.redact(
+            session_id, thought_number=2, reason="again", by="ops"
+        )
 
         assert (report.recorded, report.stripped) == (0, 1)
         assert SECRET not in (await store.read_stream(session_id))[2].payload
@@ -189,7 +193,7 @@ async def test_bad_redactions_are_refused_and_write_nothing(backend: Backend) ->
         ):
             arguments = {"reason": "why", "by": "ops", **kwargs}
             with pytest.raises(InvalidInputError, match=message):
-                await ledger.redact(session_id, **arguments)  # type: ignore[arg-type]
+                await ledger.redaction.redact(session_id, **arguments)  # type: ignore[arg-type]
         head = await raw_store(ledger).stream_head(session_id)
         assert head is not None
         assert head.version == 4
@@ -207,7 +211,7 @@ async def test_a_ledger_of_schema_1_events_still_verifies_reads_and_refuses_reda
         assert (await ledger.verify("old")).ok
         assert [t.thought for t in (await ledger.state("old")).thoughts] == ["first", SECRET]
         with pytest.raises(InvalidInputError, match="written before redactable events existed"):
-            await ledger.redact("old", thought_number=2, reason="erasure", by="dpo")
+            await ledger.redaction.redact("old", thought_number=2, reason="erasure", by="dpo")
         head = await store.stream_head("old")
         assert head is not None
         assert head.version == 3
@@ -271,10 +275,10 @@ async def test_the_thoughts_view_reads_both_layouts_and_says_what_was_redacted(
     ledger = Ledger(await backend.open())
     try:
         session_id = await session_with_secret(ledger)
-        await ledger.redact(session_id, thought_number=2, reason="a pasted key", by="ops")
+        await ledger.redaction.redact(session_id, thought_number=2, reason="a pasted key", by="ops")
         await raw_store(ledger).import_records(legacy_session("old", ["written before"]))
         await settled(raw_store(ledger), 7)
-        folded = [row async for _, rows in ledger.thought_rows() for row in rows]
+        folded = [row async for _, rows in ledger.transfer.thought_rows() for row in rows]
     finally:
         await ledger.aclose()
     viewed = await view_rows(backend, "tl_thoughts", "position")

@@ -12,7 +12,7 @@ from tests.support.backends import Backend
 from tests.support.raw_store import raw_store
 from tests.support.redaction import record_redaction_only
 from thoughtledger import Ledger
-from thoughtledger.api.history import HistoryPage
+from thoughtledger.api.facade.history import HistoryPage
 from thoughtledger.ledger.content import REDACTED
 from thoughtledger.projections.answers import JsonDict, thought_history
 
@@ -97,7 +97,9 @@ async def test_a_read_as_of_before_the_redaction_event_shows_it_redacted_as_the_
             assert {page.version for page in pages} == {version}
         before = await ledger.history(session_id, as_of_version=2)
         assert texts(before.items) == [(TEXTS[0], False)]
-        report = await ledger.redact(session_id, thought_number=2, reason="again", by="ops")
+        report = await ledger.redaction.redact(
+            session_id, thought_number=2, reason="again", by="ops"
+        )
         assert report.stripped == 1
         completed, _ = await all_pages(ledger, session_id, limit=1, as_of_version=4)
         assert texts(completed)[1] == (REDACTED, True)
@@ -110,7 +112,9 @@ async def test_completing_the_redaction_changes_no_page(backend: Backend) -> Non
     try:
         session_id = await cut_short(ledger)
         interrupted, _ = await all_pages(ledger, session_id, limit=2)
-        report = await ledger.redact(session_id, thought_number=2, reason="again", by="ops")
+        report = await ledger.redaction.redact(
+            session_id, thought_number=2, reason="again", by="ops"
+        )
         assert (report.recorded, report.stripped) == (0, 1)
         completed, _ = await all_pages(ledger, session_id, limit=2)
         assert completed == interrupted

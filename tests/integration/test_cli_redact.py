@@ -95,7 +95,7 @@ async def test_the_text_is_gone_from_the_files_while_another_ledger_holds_them_o
     session_id = await ledger_with_secret(path)
     ledger = Ledger(await SqliteEventStore.open(path))
     try:
-        await ledger.redact(session_id, reason="erasure request", by="dpo")
+        await ledger.redaction.redact(session_id, reason="erasure request", by="dpo")
         assert files_hold(path, SECRET) == []
         assert (await ledger.verify(session_id)).ok
     finally:
@@ -133,7 +133,9 @@ async def test_a_reader_holding_the_log_delays_the_erasure_without_blocking_and_
     ticker = asyncio.create_task(tick())
     try:
         started = asyncio.get_running_loop().time()
-        await ledger.redact(session_id, thought_number=2, reason="erasure request", by="dpo")
+        await ledger.redaction.redact(
+            session_id, thought_number=2, reason="erasure request", by="dpo"
+        )
         waited = asyncio.get_running_loop().time() - started
     finally:
         ticker.cancel()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from thoughtledger.api.bootstrap import default_path, resolve_url
+from thoughtledger.api.facade.bootstrap import default_path, resolve_url
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux", reason="the Linux conventions; other systems follow platformdirs'"

@@ -10,7 +10,7 @@ from tests.support.cli import cli, sqlite_url
 from tests.support.factories import long_session
 from tests.support.raw_store import raw_store
 from thoughtledger import open_ledger
-from thoughtledger.api.transfer import EXPORT_SLICE
+from thoughtledger.api.facade.transfer import EXPORT_SLICE
 
 
 def test_a_session_longer_than_a_slice_exports_in_slices_and_imports_whole(
@@ -22,7 +22,10 @@ def test_a_session_longer_than_a_slice_exports_in_slices_and_imports_whole(
         async with open_ledger(source, ttl=None, read_only=False) as ledger:
             await long_session(raw_store(ledger), "long", EXPORT_SLICE)
             await long_session(raw_store(ledger), "short", 2)
-            return [[r.version for r in part] async for part in ledger.export(["long", "short"])]
+            return [
+                [r.version for r in part]
+                async for part in ledger.transfer.export(["long", "short"])
+            ]
 
     slices = asyncio.run(build())
     assert [(part[0], part[-1]) for part in slices] == [

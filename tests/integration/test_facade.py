@@ -313,7 +313,7 @@ async def test_a_long_session_keeps_only_its_latest_thoughts_in_memory(store: Le
     assert [t.thought_number for t in early.thoughts] == [1, 2, 3]
     await ledger.think("other", args(1))
     await ledger.think("third", args(1))
-    assert sum(len(s.thoughts) for s in ledger._cache.values()) <= 10
+    assert sum(len(s.thoughts) for s in ledger._held.heads.values()) <= 10
 
 
 async def test_rebuild_returns_every_session_as_replayed(ledger: Ledger) -> None:

@@ -1,8 +1,8 @@
 """The facade is the only door to a ledger's store: what its callers need, on every backend.
 
-The command line and the external-thought use case reach events only through
-:class:`thoughtledger.api.service.Ledger`: they import nothing from ``thoughtledger.ledger.store``
-and touch no store.
+Every way in or out reaches events only through :class:`thoughtledger.api.Ledger`. That they
+import nothing of ``thoughtledger.ledger.store`` is an import-linter contract (``pyproject.toml``);
+that they touch no store attribute (``ledger._store``), which no import shows, is checked here.
 """
 
 import ast
@@ -14,13 +14,14 @@ import pytest
 
 from tests.support.backends import Backend
 from thoughtledger.api.cli import show
-from thoughtledger.api.service import Ledger
+from thoughtledger.api.facade.service import Ledger
 from thoughtledger.ledger.store.base import LedgerStore
 
 pytestmark = pytest.mark.anyio
 
 API = Path(__file__).resolve().parents[2] / "thoughtledger" / "api"
-BEHIND_THE_FACADE = [*sorted((API / "cli").glob("*.py")), API / "llm" / "external.py"]
+ADAPTERS = ("cli", "mcp", "ui", "otel", "llm", "tool", "auth")
+BEHIND_THE_FACADE = sorted(path for name in ADAPTERS for path in (API / name).rglob("*.py"))
 
 
 def thought(number: int, total: int = 3) -> dict[str, Any]:
@@ -51,26 +52,6 @@ class CountingStore:
         return counted
 
 
-def store_imports(path: Path) -> list[str]:
-    """Every import of ``thoughtledger.ledger.store`` in a module, at any depth (lazy ones too)."""
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            module = node.module or ""
-            names = [module, *(f"{module}.{alias.name}" for alias in node.names)]
-        else:
-            continue
-        found += [
-            f"{path.name}:{node.lineno}: {name}"
-            for name in names
-            if name == "thoughtledger.ledger.store"
-            or name.startswith("thoughtledger.ledger.store.")
-        ]
-    return found
-
-
 def store_attributes(path: Path) -> list[str]:
     """Every ``.store`` or ``._store`` attribute a module reads."""
     return [
@@ -80,12 +61,8 @@ def store_attributes(path: Path) -> list[str]:
     ]
 
 
-def test_the_command_line_and_the_external_use_case_import_nothing_from_the_store() -> None:
-    assert (API / "cli" / "show.py") in BEHIND_THE_FACADE  # the glob found the package
-    assert [found for path in BEHIND_THE_FACADE for found in store_imports(path)] == []
-
-
-def test_the_command_line_and_the_external_use_case_never_touch_a_store() -> None:
+def test_no_way_in_or_out_touches_a_store() -> None:
+    assert (API / "cli" / "show.py") in BEHIND_THE_FACADE  # the glob found the packages
     assert [found for path in BEHIND_THE_FACADE for found in store_attributes(path)] == []
 
 
@@ -129,8 +106,8 @@ async def test_export_yields_each_chosen_session_whole_or_every_session_in_id_or
         await ledger.think(session_id, thought(1))
         await ledger.think(session_id, thought(2))
 
-    chosen = [[r.session_id for r in records] async for records in ledger.export(["s-b"])]
-    every = [[r.version for r in records] async for records in ledger.export()]
+    chosen = [[r.session_id for r in records] async for records in ledger.transfer.export(["s-b"])]
+    every = [[r.version for r in records] async for records in ledger.transfer.export()]
 
     assert chosen == [["s-b", "s-b", "s-b"]]
     assert every == [[1, 2, 3], [1, 2, 3]]
@@ -145,5 +122,5 @@ async def test_a_ledger_knows_its_own_files_on_every_backend(
     mine = backend.name == "sqlite"
 
     for path in (own, own.with_name(own.name + "-wal"), own.with_name(own.name + "-shm")):
-        assert ledger.is_own_file(path) is mine
-    assert ledger.is_own_file(own.with_name("export.jsonl")) is False
+        assert ledger.transfer.is_own_file(path) is mine
+    assert ledger.transfer.is_own_file(own.with_name("export.jsonl")) is False

@@ -6,7 +6,7 @@ import pytest
 
 from tests.support.backends import settled
 from thoughtledger import Ledger
-from thoughtledger.api.proofs import verify_bundle
+from thoughtledger.api.facade.proofs import verify_bundle
 from thoughtledger.ledger.checkpoint import Checkpoint, Signer
 from thoughtledger.ledger.errors import IntegrityError, InvalidInputError
 from thoughtledger.ledger.store.base import LedgerStore
@@ -34,33 +34,33 @@ async def test_a_thought_is_proved_in_a_checkpoint_and_the_log_only_grows(
     verifier = signer.verifier()
     first = await think(ledger, 70)
     await settled(store, 71)
-    old = await ledger.checkpoint(signer)
-    report = await ledger.verify_checkpoint(old, verifier)
+    old = await ledger.proofs.checkpoint(signer)
+    report = await ledger.proofs.verify_checkpoint(old, verifier)
     assert (report.ok, report.held, report.checkpoint.size) == (True, 71, 71)
 
     second = await think(ledger, 5)
     await settled(store, 77)
-    new = await ledger.checkpoint(signer)
+    new = await ledger.proofs.checkpoint(signer)
     assert Checkpoint.open(new, verifier).size == 77
-    proof = await ledger.consistency(old, new, verifier)
+    proof = await ledger.proofs.consistency(old, new, verifier)
     assert proof
     with pytest.raises(InvalidInputError, match="larger than the newer"):
-        await ledger.consistency(new, old, verifier)
+        await ledger.proofs.consistency(new, old, verifier)
 
     for session_id, thought in ((first, 1), (first, 70), (second, 3)):
-        bundle = json.loads(json.dumps(await ledger.prove(session_id, thought, new)))
+        bundle = json.loads(json.dumps(await ledger.proofs.prove(session_id, thought, new)))
         checkpoint, event = verify_bundle(bundle, verifier)
         assert (checkpoint.size, event["sessionId"]) == (77, session_id)
         assert f'"thought {thought}"' in event["payload"]
     with pytest.raises(InvalidInputError, match="does not cover"):
-        await ledger.prove(second, 3, old)
+        await ledger.proofs.prove(second, 3, old)
     with pytest.raises(InvalidInputError, match="has no thought 9"):
-        await ledger.prove(second, 9, new)
+        await ledger.proofs.prove(second, 9, new)
     foreign = Checkpoint("ledger.example/log", 71, bytes(32)).sign(signer)
     with pytest.raises(IntegrityError, match="not of this ledger"):
-        await ledger.prove(first, 1, foreign)
+        await ledger.proofs.prove(first, 1, foreign)
     with pytest.raises(IntegrityError):
-        verify_bundle(await ledger.prove(first, 2, new), Signer.generate("x").verifier())
+        verify_bundle(await ledger.proofs.prove(first, 2, new), Signer.generate("x").verifier())
 
 
 @pytest.mark.parametrize(

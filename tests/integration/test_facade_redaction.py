@@ -2,8 +2,8 @@
 
 import pytest
 
-from thoughtledger.api.access import Principal
-from thoughtledger.api.service import Ledger
+from thoughtledger.api.facade.access import Principal
+from thoughtledger.api.facade.service import Ledger
 from thoughtledger.ledger.errors import SessionNotFoundError
 from thoughtledger.ledger.store.memory import MemoryEventStore
 
@@ -23,12 +23,18 @@ async def test_a_principal_redacts_only_the_sessions_it_may_write() -> None:
             Principal("alice", "reader"),
         ):
             with pytest.raises(SessionNotFoundError):
-                await ledger.redact(mine, reason="r", by=principal.name, principal=principal)
+                await ledger.redaction.redact(
+                    mine, reason="r", by=principal.name, principal=principal
+                )
         with pytest.raises(SessionNotFoundError):
-            await ledger.redact(unowned, reason="r", by="alice", principal=Principal("alice"))
+            await ledger.redaction.redact(
+                unowned, reason="r", by="alice", principal=Principal("alice")
+            )
         assert (await ledger.state(mine)).version == 2
-        done = await ledger.redact(mine, reason="r", by="alice", principal=Principal("alice"))
+        done = await ledger.redaction.redact(
+            mine, reason="r", by="alice", principal=Principal("alice")
+        )
         assert done.stripped == 1
-        assert (await ledger.redact(unowned, reason="r", by="admin")).stripped == 1
+        assert (await ledger.redaction.redact(unowned, reason="r", by="admin")).stripped == 1
     finally:
         await ledger.aclose()

@@ -4,8 +4,8 @@ import pytest
 from mcp import Client
 
 from tests.support.mcp import Json, Mode, call, connect, event_count, refused
+from thoughtledger.api.facade.service import Ledger
 from thoughtledger.api.mcp import TOOL_NAMES, create_server
-from thoughtledger.api.service import Ledger
 
 pytestmark = pytest.mark.anyio
 

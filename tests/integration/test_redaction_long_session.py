@@ -24,7 +24,7 @@ async def test_every_thought_of_a_session_longer_than_one_append_is_redacted() -
                 next_thought_needed=number < thoughts,
             )
 
-        report = await ledger.redact(session.id, reason="erasure request", by="dpo")
+        report = await ledger.redaction.redact(session.id, reason="erasure request", by="dpo")
 
         assert (len(report.redacted), report.recorded, report.stripped) == (thoughts,) * 3
         records = await ledger.events(session.id)

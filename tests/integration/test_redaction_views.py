@@ -7,8 +7,8 @@ import pytest
 from tests.support.mcp import Mode, call, connect, think, thought
 from tests.support.raw_store import raw_store
 from tests.support.redaction import record_redaction_only
+from thoughtledger.api.facade.service import Ledger
 from thoughtledger.api.otel.spans import Conventions, session_spans
-from thoughtledger.api.service import Ledger
 from thoughtledger.api.ui.payload import session_payload
 from thoughtledger.ledger.content import REDACTED
 from thoughtledger.ledger.store.memory import MemoryEventStore
@@ -25,7 +25,7 @@ async def redacted_session(ledger: Ledger) -> str:
         await session.process_sequential_thinking(
             thought=text, thought_number=number, total_thoughts=3, next_thought_needed=True
         )
-    await ledger.redact(session.id, thought_number=2, reason="erasure request", by="dpo")
+    await ledger.redaction.redact(session.id, thought_number=2, reason="erasure request", by="dpo")
     return session.id
 
 
@@ -69,7 +69,9 @@ async def test_thinking_history_over_mcp_shows_the_thought_redacted(
         if session_id is None:
             [state] = await ledger.list_sessions()
             session_id = state.session_id
-        await ledger.redact(session_id, thought_number=1, reason="erasure request", by="dpo")
+        await ledger.redaction.redact(
+            session_id, thought_number=1, reason="erasure request", by="dpo"
+        )
         read = await call(client, "thinking_history", {"sessionId": session_id})
     assert read["thoughtHistoryLength"] == 2
     first, second = read["history"]

@@ -60,8 +60,8 @@ async def test_a_schema_1_ledger_is_upgraded_when_opened_for_writing(tmp_path: P
     async with open_ledger(sqlite_url(path)) as ledger:
         page = await ledger.recent_sessions()
         # The tree is built over the events recorded before it existed.
-        note = await ledger.checkpoint(signer)
-        assert (await ledger.verify_checkpoint(note, signer.verifier())).ok
+        note = await ledger.proofs.checkpoint(signer)
+        assert (await ledger.proofs.verify_checkpoint(note, signer.verifier())).ok
     assert Checkpoint.open(note, signer.verifier()).size == 2
     assert [state.session_id for state in page.sessions] == [session]
     assert indexes(path) == {

@@ -24,7 +24,7 @@ async def test_stats_read_estimates_beyond_32_bits(backend: Backend, estimate: i
                     "next_thought_needed": number == 1,
                 },
             )
-        stats = await ledger.stats()
+        stats = await ledger.stats.summarize()
     finally:
         await ledger.aclose()
     assert stats.overall.sessions == 1

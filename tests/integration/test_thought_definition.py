@@ -20,9 +20,9 @@ from mcp import Client
 from pydantic import BaseModel
 
 from tests.support.samples import thought
+from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.facade.session import Session
 from thoughtledger.api.mcp import create_server
-from thoughtledger.api.service import Ledger
-from thoughtledger.api.session import Session
 from thoughtledger.api.tool import PARAMETERS, ThinkingInput, sequential_thinking_tool
 from thoughtledger.ledger.codec import encode_payload
 from thoughtledger.ledger.content import comparable

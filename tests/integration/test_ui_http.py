@@ -133,7 +133,7 @@ async def test_a_session_is_sent_as_its_chained_events_with_badges_and_verify(
             assert (report["ok"], report["checked"]) == (True, 5)
             stats = (await http.get("api/stats")).json()
             assert stats["overall"] == {
-                **(await ledger.stats()).as_dict()["overall"],
+                **(await ledger.stats.summarize()).as_dict()["overall"],
             }
     finally:
         await ledger.aclose()

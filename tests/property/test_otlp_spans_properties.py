@@ -8,12 +8,12 @@ from hypothesis import strategies as st
 
 from tests.property.strategies import events
 from thoughtledger.api.otel.log import LogTraces
-from thoughtledger.api.otel.payloads import event_fields
 from thoughtledger.api.otel.spans import Conventions, SpanData, session_spans
 from thoughtledger.ledger.codec import decode_payload
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent
 from thoughtledger.ledger.events import LedgerEvent
 from thoughtledger.ledger.store.memory import MemoryEventStore
+from thoughtledger.projections.event_fields import event_fields
 
 _ENVELOPE = ("type", "schema_version")
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from tests.property.strategies import events
 from tests.support.backends import Backend
 from tests.support.views import as_dicts, view_rows
-from thoughtledger.api.service import Ledger
+from thoughtledger.api.facade.service import Ledger
 from thoughtledger.ledger.events import LedgerEvent
 
 
@@ -21,7 +21,7 @@ async def _both(folder: Path, logs: list[list[LedgerEvent]]) -> tuple[object, ob
     for index, log in enumerate(logs):
         await store.append(f"s{index}", log, expected_version=0)
     async with Ledger(store) as ledger:
-        folded = [row async for _, rows in ledger.thought_rows(page=2) for row in rows]
+        folded = [row async for _, rows in ledger.transfer.thought_rows(page=2) for row in rows]
     return as_dicts(folded), await view_rows(backend, "tl_thoughts", "position")
 
 

@@ -9,10 +9,10 @@ from mcp import Client
 from mcp.types import CallToolResult, TextContent, TextResourceContents
 
 from tests.support.raw_store import raw_store
+from thoughtledger.api.facade.service import Ledger
 from thoughtledger.api.mcp import create_server
 from thoughtledger.api.mcp.context import ProfileName, RunsName
 from thoughtledger.api.mcp.render import ThoughtSink
-from thoughtledger.api.service import Ledger
 
 Mode = Literal["auto", "legacy"]
 Json = dict[str, Any]

@@ -1,12 +1,12 @@
 """The way below the facade, for tests only: the store a ledger owns.
 
-Nothing in the product reaches a ledger's store but :class:`thoughtledger.api.service.Ledger`
+Nothing in the product reaches a ledger's store but :class:`thoughtledger.api.Ledger`
 itself. Some tests must go below it: to set up what only another writer could (an event under a
 chosen id), or to prove that a refused call wrote nothing at all, not even an event no session
 shows. They do it through :func:`raw_store`, so that one search finds every test that does.
 """
 
-from thoughtledger.api.service import Ledger
+from thoughtledger.api.facade.service import Ledger
 from thoughtledger.ledger.store.base import LedgerStore
 
 

@@ -6,8 +6,8 @@ from contextlib import asynccontextmanager
 
 import uvicorn
 
+from thoughtledger.api.facade.service import Ledger
 from thoughtledger.api.mcp.serve import bind
-from thoughtledger.api.service import Ledger
 from thoughtledger.api.ui.routes import create_app
 
 

@@ -5,7 +5,7 @@ import pytest
 import structlog
 
 from tests.support.processes import python_output
-from thoughtledger.api import logs
+from thoughtledger.api.facade import logs
 
 
 @pytest.fixture

@@ -1,8 +1,14 @@
-"""The async facade of thoughtledger (and, in submodules, its MCP server and command line).
+"""The facade's public surface: what users and the adapters beside it import.
+
+The facade (:mod:`thoughtledger.api.facade`) holds the use cases; this module is its one door.
+Each way in or out (``mcp``, ``cli``, ``ui``, ``otel``, ``llm``, ``tool``, ``auth``) imports these
+names, never the facade's modules (the import-linter contracts in ``pyproject.toml`` say so).
+A few of the core's public types travel through here too (the thought command, checkpoint keys,
+a chain's report), so that an adapter needs nothing of the core but its events and errors.
 
 Example::
 
-    from thoughtledger import open_ledger
+    from thoughtledger.api import open_ledger
 
     async with open_ledger() as ledger:
         session = await ledger.new_session()
@@ -13,34 +19,79 @@ Example::
 
 from typing import TYPE_CHECKING, Any
 
-from thoughtledger.api.bootstrap import open_ledger, open_store
-from thoughtledger.api.history import HistoryPage
-from thoughtledger.api.outcome import ThinkOutcome
-from thoughtledger.api.service import DEFAULT_TTL, Ledger
-from thoughtledger.api.session import Session
+from thoughtledger.api.facade.access import (
+    DEFAULT_ROLE,
+    ROLES,
+    SCOPE_PREFIX,
+    Principal,
+    Role,
+    namespaced,
+    role_of,
+)
+from thoughtledger.api.facade.bootstrap import open_ledger, open_store, resolve_url
+from thoughtledger.api.facade.bounds import not_found
+from thoughtledger.api.facade.errors import (
+    GenerationError,
+    ProviderNotConfiguredError,
+    TelemetryExportError,
+)
+from thoughtledger.api.facade.figures import GroupStats, LedgerStats, Statistics, ledger_stats
+from thoughtledger.api.facade.history import DEFAULT_HISTORY_LIMIT, HistoryPage
+from thoughtledger.api.facade.json_schema import JsonSchema, compact_schema
+from thoughtledger.api.facade.listing import DEFAULT_PAGE, SessionsPage
+from thoughtledger.api.facade.logs import (
+    SessionIdRedaction,
+    event_line,
+    get_logger,
+    logging_to_stderr,
+    route_to_stdlib,
+)
+from thoughtledger.api.facade.lookup import SessionMatch, StreamHead
+from thoughtledger.api.facade.options import bounded
+from thoughtledger.api.facade.outcome import ThinkOutcome
+from thoughtledger.api.facade.proofs import CheckpointReport, Proofs, verify_bundle
+from thoughtledger.api.facade.redaction import (
+    RedactedThought,
+    Redaction,
+    RedactionReport,
+    default_author,
+)
+from thoughtledger.api.facade.service import DEFAULT_TTL, Ledger
+from thoughtledger.api.facade.session import Session
+from thoughtledger.api.facade.transfer import (
+    CheckedFile,
+    ImportRefusedError,
+    NoProgress,
+    PendingImport,
+    Progress,
+    Transfer,
+    check_file,
+)
+from thoughtledger.api.facade.transfer.jsonl import ManifestSession, manifest_line, to_line
+from thoughtledger.api.facade.transfer.signed import check_checkpoint
+from thoughtledger.ledger.chain import VerifyReport
+from thoughtledger.ledger.checkpoint import Checkpoint, Signer, Verifier
+from thoughtledger.ledger.decide import Generated, ThinkCommand, checked_command, parse_command
 from thoughtledger.ledger.errors import (
     ConcurrencyError,
-    GenerationError,
     IntegrityError,
     InvalidInputError,
     InvalidThoughtError,
     LedgerError,
-    ProviderNotConfiguredError,
     SessionNotFoundError,
     StoreError,
     StoreUnavailableError,
 )
+from thoughtledger.ledger.store.base import ClosedOnExit
 
 if TYPE_CHECKING:
-    from thoughtledger.api.llm.external import think_external
-    from thoughtledger.api.tool import SequentialThinkingTool, sequential_thinking_tool
+    from thoughtledger.api.facade.checkpoints import CheckpointWriter, checkpoints_kept
 
-# Loaded on first use: the MCP server imports this package on every spawn, and these pull in
-# the LLM client and the tool schemas, which most conversations never touch.
+# Loaded on first use: only ``serve --checkpoint-dir`` writes checkpoints, and the module pulls
+# in file handling every other start of the server does without.
 _LAZY = {
-    "think_external": "thoughtledger.api.llm.external",
-    "SequentialThinkingTool": "thoughtledger.api.tool",
-    "sequential_thinking_tool": "thoughtledger.api.tool",
+    "CheckpointWriter": "thoughtledger.api.facade.checkpoints",
+    "checkpoints_kept": "thoughtledger.api.facade.checkpoints",
 }
 
 
@@ -56,24 +107,77 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "DEFAULT_HISTORY_LIMIT",
+    "DEFAULT_PAGE",
+    "DEFAULT_ROLE",
     "DEFAULT_TTL",
+    "ROLES",
+    "SCOPE_PREFIX",
+    "CheckedFile",
+    "Checkpoint",
+    "CheckpointReport",
+    "CheckpointWriter",
+    "ClosedOnExit",
     "ConcurrencyError",
+    "Generated",
     "GenerationError",
+    "GroupStats",
     "HistoryPage",
+    "ImportRefusedError",
     "IntegrityError",
     "InvalidInputError",
     "InvalidThoughtError",
+    "JsonSchema",
     "Ledger",
     "LedgerError",
+    "LedgerStats",
+    "ManifestSession",
+    "NoProgress",
+    "PendingImport",
+    "Principal",
+    "Progress",
+    "Proofs",
     "ProviderNotConfiguredError",
-    "SequentialThinkingTool",
+    "RedactedThought",
+    "Redaction",
+    "RedactionReport",
+    "Role",
     "Session",
+    "SessionIdRedaction",
+    "SessionMatch",
     "SessionNotFoundError",
+    "SessionsPage",
+    "Signer",
+    "Statistics",
     "StoreError",
     "StoreUnavailableError",
+    "StreamHead",
+    "TelemetryExportError",
+    "ThinkCommand",
     "ThinkOutcome",
+    "Transfer",
+    "Verifier",
+    "VerifyReport",
+    "bounded",
+    "check_checkpoint",
+    "check_file",
+    "checked_command",
+    "checkpoints_kept",
+    "compact_schema",
+    "default_author",
+    "event_line",
+    "get_logger",
+    "ledger_stats",
+    "logging_to_stderr",
+    "manifest_line",
+    "namespaced",
+    "not_found",
     "open_ledger",
     "open_store",
-    "sequential_thinking_tool",
-    "think_external",
+    "parse_command",
+    "resolve_url",
+    "role_of",
+    "route_to_stdlib",
+    "to_line",
+    "verify_bundle",
 ]

@@ -9,15 +9,15 @@ Every error the product raises on purpose derives from :class:`LedgerError`::
     │   └── InvalidThoughtError   a rule of sequential thinking was broken
     ├── EventDecodingError        a stored event has an unknown type or schema version
     ├── IntegrityError            a hash chain does not verify
-    ├── GenerationError           a language model could not write the thought; nothing appended
-    │   └── ProviderNotConfiguredError  no API key (or base URL) for the model's provider
     └── StoreError                a storage failure, always raised ``from`` the driver error
         ├── StoreUnavailableError the database cannot be reached or stays locked
         ├── LedgerNotFoundError   opened for reading, and there is no ledger at that place
         ├── NotALedgerError       the file or database is not a thoughtledger database
         └── SchemaVersionError    the schema is newer than this code (or, read-only, older)
 
-Driver errors are translated where they arise; callers catch ``LedgerError`` and show its message.
+The facade adds its own branches (an import refused, a model's failure, spans not sent: see
+``thoughtledger.api.facade.errors``). Driver errors are translated where they arise; callers catch
+``LedgerError`` and show its message.
 """
 
 
@@ -64,30 +64,6 @@ class IntegrityError(LedgerError):
     """A hash chain does not verify: a stored event was edited, removed or reordered."""
 
 
-class GenerationError(LedgerError):
-    """A language model could not write the thought; nothing was appended.
-
-    The message starts with the MCP API reference's "Failed to generate thought with LLM" and
-    carries the provider's own message (for example its rate-limit or model-not-found text).
-
-    Attributes:
-        status: The last HTTP status the provider answered with, if it answered at all.
-        attempts: How many requests were made.
-    """
-
-    def __init__(self, message: str, *, status: int | None = None, attempts: int = 0) -> None:
-        super().__init__(message)
-        self.status = status
-        self.attempts = attempts
-
-
-class ProviderNotConfiguredError(GenerationError):
-    """The model's provider has no API key ("OpenAI API key not configured", ...).
-
-    The messages are the MCP API reference's.
-    """
-
-
 class StoreError(LedgerError):
     """The storage backend failed; the driver's error is the ``__cause__``."""
 
@@ -115,10 +91,6 @@ class SchemaVersionError(StoreError):
     """
 
 
-class TelemetryExportError(LedgerError):
-    """Spans could not be sent: the OTLP endpoint refused them or could not be reached."""
-
-
 class MissingExtraError(LedgerError):
     """An optional extra the operation needs is not installed (the message names it)."""
 
@@ -126,7 +98,6 @@ class MissingExtraError(LedgerError):
 __all__ = [
     "ConcurrencyError",
     "EventDecodingError",
-    "GenerationError",
     "IntegrityError",
     "InvalidInputError",
     "InvalidThoughtError",
@@ -134,10 +105,8 @@ __all__ = [
     "LedgerNotFoundError",
     "MissingExtraError",
     "NotALedgerError",
-    "ProviderNotConfiguredError",
     "SchemaVersionError",
     "SessionNotFoundError",
     "StoreError",
     "StoreUnavailableError",
-    "TelemetryExportError",
 ]

@@ -14,11 +14,11 @@ from tests.support.llm_server import (
     malformed,
     structured,
 )
+from thoughtledger.api import GenerationError
+from thoughtledger.api.facade.service import Ledger
 from thoughtledger.api.llm.client import FAILED, LLMWriter
 from thoughtledger.api.llm.config import LLMSettings
 from thoughtledger.api.llm.external import think_external
-from thoughtledger.api.service import Ledger
-from thoughtledger.ledger.errors import GenerationError
 
 pytestmark = pytest.mark.anyio
 

@@ -17,6 +17,8 @@ from tests.support.llm_server import (
     completion,
     structured,
 )
+from thoughtledger.api import GenerationError, ProviderNotConfiguredError
+from thoughtledger.api.facade.service import Ledger
 from thoughtledger.api.llm.client import LLMWriter, WrittenThought
 from thoughtledger.api.llm.config import LLMSettings
 from thoughtledger.api.llm.external import think_external
@@ -27,13 +29,8 @@ from thoughtledger.api.llm.prompt import (
     build_prompt,
     prompt_sha256,
 )
-from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.decide import ThinkCommand
-from thoughtledger.ledger.errors import (
-    GenerationError,
-    InvalidInputError,
-    ProviderNotConfiguredError,
-)
+from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import ThoughtGenerated, ThoughtRecorded
 from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.memory import MemoryEventStore
@@ -380,7 +377,7 @@ async def test_usage_per_model_adds_up_what_every_session_recorded(
     await think_external(ledger, "one", call(2, "g"), writer=writer, model="mini")
     await think_external(ledger, "two", call(1, "P"), writer=writer, model="llama3")
     await ledger.think("two", call(2, "by hand"))
-    mini, llama = await ledger.model_usage(page=2)
+    mini, llama = await ledger.stats.model_usage(page=2)
     assert (mini.model, mini.thoughts, mini.prompt_tokens, mini.completion_tokens) == (
         "gpt-5-mini",
         2,
@@ -389,5 +386,5 @@ async def test_usage_per_model_adds_up_what_every_session_recorded(
     )
     assert mini.cost == 0.5
     assert (llama.model, llama.thoughts, llama.cost) == ("llama3", 1, None)
-    later = await ledger.model_usage(since=(await ledger.events("two"))[-1].recorded_at)
+    later = await ledger.stats.model_usage(since=(await ledger.events("two"))[-1].recorded_at)
     assert later == []

@@ -29,7 +29,7 @@ except ImportError:  # Windows: no flock; concurrent edits of one token file are
 
 import platformdirs
 
-from thoughtledger.api.access import ROLES, Role
+from thoughtledger.api import ROLES, Role
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError
 from thoughtledger.ledger.ids import check_id
 
@@ -70,7 +70,7 @@ def check_name(name: str) -> str:
 
 
 def check_role(role: str) -> Role:
-    """Return ``role`` if it is one of :data:`thoughtledger.api.access.ROLES`.
+    """Return ``role`` if it is one of :data:`thoughtledger.api.facade.access.ROLES`.
 
     Raises:
         InvalidInputError: It is not.

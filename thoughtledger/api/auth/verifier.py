@@ -12,7 +12,7 @@ from pathlib import Path
 
 from mcp.server.auth.provider import AccessToken
 
-from thoughtledger.api.access import SCOPE_PREFIX
+from thoughtledger.api import SCOPE_PREFIX
 from thoughtledger.api.auth.tokens import TokenFile, TokenFileError, load_tokens
 
 _log = logging.getLogger(__name__)

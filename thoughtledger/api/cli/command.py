@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import TextIO
 
+from thoughtledger.api import logging_to_stderr
 from thoughtledger.api.cli import (
     demo,
     diff,
@@ -27,7 +28,6 @@ from thoughtledger.api.cli import (
     verify,
 )
 from thoughtledger.api.cli.common import EXIT_FAILURE, EXIT_USAGE, CliError, Parser, Ui
-from thoughtledger.api.logs import logging_to_stderr
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
 
 PROG = "thoughtledger"

@@ -24,9 +24,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from thoughtledger.api.bootstrap import open_ledger
-from thoughtledger.api.options import bounded
-from thoughtledger.api.service import Ledger
+from thoughtledger.api import Ledger, bounded, open_ledger
 from thoughtledger.ledger.errors import InvalidInputError
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from thoughtledger.api.bootstrap import open_ledger
+from thoughtledger.api import open_ledger
 from thoughtledger.api.cli.common import EXIT_OK, Commands, Ui, add_json_option
 from thoughtledger.api.cli.tree import session_tree
 from thoughtledger.ledger.masking import mask_url

@@ -1,6 +1,7 @@
 """``thoughtledger export``: sessions to a JSON Lines file, losslessly, hashes included.
 
-The file ends with a manifest (see :mod:`thoughtledger.api.transfer.jsonl`), written after every
+The file ends with a manifest (see :mod:`thoughtledger.api.facade.transfer.jsonl`), written after
+every
 event, so that an import can tell a whole export from one cut short. ``-o -`` writes to standard
 output; the summary then goes to standard error.
 """
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
+from thoughtledger.api import Ledger, ManifestSession, manifest_line, to_line
 from thoughtledger.api.cli import export_otlp, export_rows
 from thoughtledger.api.cli.common import (
     EXIT_OK,
@@ -27,8 +29,6 @@ from thoughtledger.api.cli.common import (
     resolve_session,
 )
 from thoughtledger.api.cli.outfile import atomic_file, exists, output_path, standard_output
-from thoughtledger.api.service import Ledger
-from thoughtledger.api.transfer.jsonl import ManifestSession, manifest_line, to_line
 
 
 def register(commands: Commands) -> None:
@@ -84,7 +84,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     target = None if args.output == "-" else output_path(args.output, "ledger.jsonl")
     async with ledger_from(args, read_only=True) as ledger:
         if target is not None:
-            if ledger.is_own_file(target):
+            if ledger.transfer.is_own_file(target):
                 raise UsageError(f"{target} is the ledger's own database; choose another file")
             if not args.force and (target.exists() or target.is_symlink()):
                 raise exists(target)
@@ -142,7 +142,7 @@ async def _write(
     """
     manifest: list[ManifestSession] = []
     begun = 0
-    async with contextlib.aclosing(ledger.export(chosen)) as slices:
+    async with contextlib.aclosing(ledger.transfer.export(chosen)) as slices:
         async for records in slices:
             # Sessions start at version 1, so a slice starting there (or empty) is a new one.
             if not records or records[0].version == 1:
@@ -180,7 +180,7 @@ async def _html(args: argparse.Namespace, ui: Ui) -> int:
 
     target = output_path(args.html, "session.html")
     async with ledger_from(args, read_only=True) as ledger:
-        if ledger.is_own_file(target):
+        if ledger.transfer.is_own_file(target):
             raise UsageError(f"{target} is the ledger's own database; choose another file")
         if not args.force and (target.exists() or target.is_symlink()):
             raise exists(target)

@@ -1,7 +1,7 @@
 """``thoughtledger export --format csv|parquet``: one flat row per thought, for dataframes.
 
 The rows are those of the ``tl_thoughts`` view (see :mod:`thoughtledger.ledger.store.sql_views`),
-folded from the log page by page (:meth:`thoughtledger.api.service.Ledger.thought_rows`), so the
+folded from the log page by page (:meth:`thoughtledger.api.Ledger.thought_rows`), so the
 export runs in bounded memory on every backend, an older schema included. CSV needs only the
 standard library; Parquet needs the ``parquet`` extra (:mod:`thoughtledger.api.cli.parquet_out`).
 """
@@ -12,6 +12,7 @@ import json
 import sys
 from typing import Any, TextIO
 
+from thoughtledger.api import Ledger
 from thoughtledger.api.cli.common import (
     EXIT_OK,
     Ui,
@@ -21,7 +22,6 @@ from thoughtledger.api.cli.common import (
     resolve_session,
 )
 from thoughtledger.api.cli.outfile import atomic_file, exists, output_path, standard_output
-from thoughtledger.api.service import Ledger
 from thoughtledger.projections.thought_rows import THOUGHT_COLUMNS
 
 ROW_FORMATS = ("csv", "parquet")
@@ -53,7 +53,7 @@ async def run_rows(args: argparse.Namespace, ui: Ui) -> int:
         raise UsageError("Parquet is a binary file: name one with -o FILE.parquet")
     async with ledger_from(args, read_only=True) as ledger:
         if target is not None:
-            if ledger.is_own_file(target):
+            if ledger.transfer.is_own_file(target):
                 raise UsageError(f"{target} is the ledger's own database; choose another file")
             if not args.force and (target.exists() or target.is_symlink()):
                 raise exists(target)
@@ -92,7 +92,7 @@ async def _write(
         sink = _CsvRows(out)
     try:
         with ui.progress("Exporting", total=total) as step:
-            async for events, rows in ledger.thought_rows():
+            async for events, rows in ledger.transfer.thought_rows():
                 if wanted is not None:
                     rows = [row for row in rows if row[1] in wanted]
                 sink.write(rows)

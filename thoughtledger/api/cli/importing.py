@@ -1,9 +1,11 @@
 """``thoughtledger import``: load an export, checking everything before writing anything.
 
-First the file alone (:mod:`thoughtledger.api.transfer.check`): every line parsed, every chain
+First the file alone (:mod:`thoughtledger.api.facade.transfer.check`): every line parsed, every
+chain
 verified from its first event, times in order, sizes within what the API records, and the manifest
 accounting for every session, before the ledger is even opened. Then the file against the ledger,
-and only then the writing, whole sessions at a time (:mod:`thoughtledger.api.transfer.importing`).
+and only then the writing, whole sessions at a time
+(:mod:`thoughtledger.api.facade.transfer.importing`).
 Any refusal before the writing writes nothing.
 """
 
@@ -11,6 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from thoughtledger.api import check_file
 from thoughtledger.api.cli.common import (
     EXIT_OK,
     Commands,
@@ -21,7 +24,6 @@ from thoughtledger.api.cli.common import (
     ledger_from,
     plural,
 )
-from thoughtledger.api.transfer import check_file
 
 
 def register(commands: Commands) -> None:
@@ -70,7 +72,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     with ui.progress(f"Checking {path.name}", total=size, in_bytes=True) as step:
         checked = check_file(path, step, without_manifest=args.without_manifest)
     if signed is not None:
-        from thoughtledger.api.transfer.signed import check_checkpoint
+        from thoughtledger.api import check_checkpoint
 
         check_checkpoint(checked, *signed)
     if not checked.has_manifest:
@@ -79,9 +81,9 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             "be checked\n"
         )
     async with ledger_from(args, read_only=False) as ledger:
-        pending = await ledger.pending_import(checked)
+        pending = await ledger.transfer.pending_import(checked)
         with ui.progress(f"Importing {path.name}", total=pending.missing) as step:
-            written = await ledger.write_import(pending, step)
+            written = await ledger.transfer.write_import(pending, step)
     sessions, events = len(checked.sessions), checked.events
     if args.json:
         ui.json(

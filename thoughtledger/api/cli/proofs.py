@@ -13,6 +13,7 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from thoughtledger.api import Checkpoint, Ledger, Signer, Verifier, verify_bundle
 from thoughtledger.api.cli.common import (
     EXIT_OK,
     Commands,
@@ -26,9 +27,6 @@ from thoughtledger.api.cli.common import (
     whole,
 )
 from thoughtledger.api.cli.outfile import atomic_file, exists, standard_output
-from thoughtledger.api.proofs import verify_bundle
-from thoughtledger.api.service import Ledger
-from thoughtledger.ledger.checkpoint import Checkpoint, Signer, Verifier
 from thoughtledger.ledger.errors import InvalidInputError
 
 _MAX_FILE = 1 << 20
@@ -189,7 +187,7 @@ async def run_checkpoint(args: argparse.Namespace, ui: Ui) -> int:
     """
     signer = read_signer(args.key)
     async with tree_keeper(args) as ledger:
-        note = await ledger.checkpoint(signer, origin=args.origin)
+        note = await ledger.proofs.checkpoint(signer, origin=args.origin)
     _write(args.output, note, force=args.force)
     return EXIT_OK
 
@@ -206,7 +204,7 @@ async def run_consistency(args: argparse.Namespace, ui: Ui) -> int:
     old, new = read_text(args.old, "checkpoint"), read_text(args.new, "checkpoint")
     # Only reads: the tree was extended when the newer checkpoint was signed.
     async with ledger_from(args, read_only=True) as ledger:
-        proof = await ledger.consistency(old, new, verifier)
+        proof = await ledger.proofs.consistency(old, new, verifier)
     sizes = [Checkpoint.open(note, verifier).size for note in (old, new)]
     if args.json:
         ui.json(
@@ -240,9 +238,9 @@ async def run_prove(args: argparse.Namespace, ui: Ui) -> int:
     async with tree_keeper(args) as ledger:
         session_id = await resolve_session(ledger, args.session)
         if signer is not None:
-            note = await ledger.checkpoint(signer)
+            note = await ledger.proofs.checkpoint(signer)
         assert note is not None  # noqa: S101  # argparse requires --key or --checkpoint
-        bundle = await ledger.prove(session_id, args.thought, note)
+        bundle = await ledger.proofs.prove(session_id, args.thought, note)
     _write(args.output, json.dumps(bundle, indent=2, ensure_ascii=False) + "\n", force=args.force)
     ui.out.print(
         f"wrote the proof of thought {args.thought} of session {session_id} (leaf "

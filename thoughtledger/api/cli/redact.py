@@ -2,11 +2,13 @@
 
 Records a ``thought.redacted`` event per thought (who: the operating-system user unless ``--by``
 names someone; why: ``--reason``) and then removes the text from the stored event (see
-:mod:`thoughtledger.api.redaction`). Running it again completes a redaction a crash interrupted.
+:mod:`thoughtledger.api.facade.redaction`). Running it again completes a redaction a crash
+interrupted.
 """
 
 import argparse
 
+from thoughtledger.api import RedactedThought, RedactionReport, default_author
 from thoughtledger.api.cli.common import (
     EXIT_OK,
     Commands,
@@ -18,7 +20,6 @@ from thoughtledger.api.cli.common import (
     resolve_session,
     whole,
 )
-from thoughtledger.api.redaction import RedactedThought, RedactionReport, default_author
 from thoughtledger.ledger.events import MAX_REASON_CHARS
 
 
@@ -74,7 +75,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     async with ledger_from(args, read_only=True) as ledger:
         session_id = await resolve_session(ledger, args.session)
     async with ledger_from(args, read_only=False) as ledger:
-        report = await ledger.redact(
+        report = await ledger.redaction.redact(
             session_id,
             thought_number=args.thought,
             version=args.version,

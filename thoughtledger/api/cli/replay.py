@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 
 from rich.text import Text
 
+from thoughtledger.api import bounded
 from thoughtledger.api.cli.common import (
     EXIT_OK,
     Commands,
@@ -24,7 +25,6 @@ from thoughtledger.api.cli.common import (
     when,
 )
 from thoughtledger.api.cli.tree import session_tree, summary
-from thoughtledger.api.options import bounded
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.events import (
     BranchExtended,

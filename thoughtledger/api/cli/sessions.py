@@ -4,6 +4,7 @@ import argparse
 from datetime import datetime
 from typing import Any
 
+from thoughtledger.api import Ledger, StreamHead
 from thoughtledger.api.cli.common import (
     EXIT_OK,
     Commands,
@@ -16,8 +17,6 @@ from thoughtledger.api.cli.common import (
     when,
     whole,
 )
-from thoughtledger.api.lookup import StreamHead
-from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.projections.state import SessionState
 

@@ -1,7 +1,7 @@
 """``thoughtledger show``: one session as a tree, now or as it was at a version or a time.
 
 A long session, or any session given ``--limit``/``--after``, is shown a page at a time (see
-:meth:`thoughtledger.api.service.Ledger.history`): memory and output are bounded by the page, not
+:meth:`thoughtledger.api.Ledger.history`): memory and output are bounded by the page, not
 the session.
 """
 
@@ -9,6 +9,7 @@ import argparse
 import shlex
 from datetime import datetime
 
+from thoughtledger.api import HistoryPage, Ledger
 from thoughtledger.api.cli.common import (
     EXIT_OK,
     Commands,
@@ -21,8 +22,6 @@ from thoughtledger.api.cli.common import (
     whole,
 )
 from thoughtledger.api.cli.tree import page_lines, session_json, session_tree
-from thoughtledger.api.history import HistoryPage
-from thoughtledger.api.service import Ledger
 from thoughtledger.projections.state import SessionState
 from thoughtledger.projections.usage import usage_by_model, usage_note
 

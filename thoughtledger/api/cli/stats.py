@@ -18,7 +18,7 @@ from thoughtledger.ledger.envelope import format_time
 from thoughtledger.projections.usage import ModelUsage
 
 if TYPE_CHECKING:
-    from thoughtledger.api.figures import GroupStats, LedgerStats
+    from thoughtledger.api import GroupStats, LedgerStats
 
 
 def register(commands: Commands) -> None:
@@ -41,10 +41,10 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     """
     async with ledger_from(args, read_only=True) as ledger:
         with ui.progress("Computing statistics"):
-            stats = await ledger.stats(
+            stats = await ledger.stats.summarize(
                 since=args.since, until=args.until, agent=args.agent, client=args.client
             )
-            models = await ledger.model_usage(since=args.since, until=args.until)
+            models = await ledger.stats.model_usage(since=args.since, until=args.until)
     if args.json:
         by_model = [usage.as_json() for usage in models]
         ui.json({"filter": _filter_json(args), **stats.as_dict(), "byModel": by_model})

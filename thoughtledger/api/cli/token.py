@@ -10,7 +10,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from thoughtledger.api.access import DEFAULT_ROLE, ROLES
+from thoughtledger.api import DEFAULT_ROLE, ROLES
 from thoughtledger.api.auth.tokens import (
     TokenFile,
     TokenRecord,

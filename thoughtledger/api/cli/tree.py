@@ -6,8 +6,8 @@ from typing import Any
 from rich.text import Text
 from rich.tree import Tree
 
+from thoughtledger.api import HistoryPage
 from thoughtledger.api.cli.common import plural, when
-from thoughtledger.api.history import HistoryPage
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.projections.answers import branch_sets, thought_history
 from thoughtledger.projections.state import SessionState, ThoughtEntry

@@ -3,6 +3,7 @@
 import argparse
 from typing import Any
 
+from thoughtledger.api import Ledger, VerifyReport
 from thoughtledger.api.cli.common import (
     EXIT_OK,
     CliError,
@@ -15,8 +16,6 @@ from thoughtledger.api.cli.common import (
     plural,
     resolve_session,
 )
-from thoughtledger.api.service import Ledger
-from thoughtledger.ledger.chain import VerifyReport
 
 
 def register(commands: Commands) -> None:
@@ -60,7 +59,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             reports = [await ledger.verify(await resolve_session(ledger, args.session))]
         else:
             reports = await _verify_all(ledger, ui)
-        against = await ledger.verify_checkpoint(*signed) if signed else None
+        against = await ledger.proofs.verify_checkpoint(*signed) if signed else None
     bad = [report for report in reports if not report.ok]
     events = sum(report.checked for report in reports)
     failed = bool(bad) or (against is not None and not against.ok)

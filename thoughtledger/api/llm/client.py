@@ -23,14 +23,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from thoughtledger.api import ClosedOnExit, GenerationError, get_logger
 from thoughtledger.api.llm.answer import Failure, read_completion
 from thoughtledger.api.llm.config import Endpoint, LLMSettings, Structured
 from thoughtledger.api.llm.prompt import ANSWER_SCHEMA, Message, ThoughtPrompt, prompt_sha256
-from thoughtledger.api.logs import get_logger
-from thoughtledger.ledger.errors import GenerationError
 from thoughtledger.ledger.events import Generation
 from thoughtledger.ledger.masking import mask_secrets
-from thoughtledger.ledger.store.base import ClosedOnExit
 
 if TYPE_CHECKING:
     import openai

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal, TypeVar, get_args
 
-from thoughtledger.ledger.errors import ProviderNotConfiguredError
+from thoughtledger.api import ProviderNotConfiguredError
 
 Provider = Literal["openai", "openrouter", "local"]
 Structured = Literal["json_schema", "json_object", "off"]

@@ -19,17 +19,22 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from thoughtledger.api import (
+    Generated,
+    GenerationError,
+    Ledger,
+    ThinkCommand,
+    ThinkOutcome,
+    get_logger,
+    parse_command,
+)
 from thoughtledger.api.llm.client import FAILED, LLMWriter, ThoughtWriter, WrittenThought
 from thoughtledger.api.llm.prompt import (
     DEFAULT_MAX_PROMPT_CHARS,
     ThoughtPrompt,
     build_prompt,
 )
-from thoughtledger.api.logs import get_logger
-from thoughtledger.api.outcome import ThinkOutcome
-from thoughtledger.api.service import Ledger
-from thoughtledger.ledger.decide import Generated, ThinkCommand, parse_command
-from thoughtledger.ledger.errors import GenerationError, InvalidInputError, InvalidThoughtError
+from thoughtledger.ledger.errors import InvalidInputError, InvalidThoughtError
 from thoughtledger.ledger.masking import mask_secrets
 from thoughtledger.projections.state import SessionState, empty
 

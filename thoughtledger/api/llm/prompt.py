@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
-from thoughtledger.ledger.decide import ThinkCommand
+from thoughtledger.api import ThinkCommand
 from thoughtledger.projections.state import SessionState, ThoughtEntry
 
 PROMPT_VERSION = 1

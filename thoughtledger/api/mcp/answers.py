@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from thoughtledger.api.json_schema import JsonSchema, compact_schema
+from thoughtledger.api import JsonSchema, compact_schema
 from thoughtledger.ledger.thought import HistoryItem
 
 

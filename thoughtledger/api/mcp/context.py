@@ -6,11 +6,10 @@ from typing import Any, Literal
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver import Context
 
-from thoughtledger.api.access import Principal, role_of
+from thoughtledger.api import Ledger, Principal, role_of
 from thoughtledger.api.llm.client import ThoughtWriter
 from thoughtledger.api.mcp.render import ThoughtSink
 from thoughtledger.api.mcp.sessions import Directories, SessionDirectory
-from thoughtledger.api.service import Ledger
 
 RunsName = Literal["separate", "continuous"]
 """How a connection's thinking is split into sessions: one per run (a plain thought numbered 1

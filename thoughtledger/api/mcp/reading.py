@@ -15,12 +15,11 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.types import CallToolResult
 from pydantic import AwareDatetime, Field
 
-from thoughtledger.api.history import DEFAULT_HISTORY_LIMIT
+from thoughtledger.api import DEFAULT_HISTORY_LIMIT, Ledger
 from thoughtledger.api.mcp import descriptions as text
 from thoughtledger.api.mcp.context import AppContext, Caller, principal_of_request
 from thoughtledger.api.mcp.targets import connection_session, reading_target
 from thoughtledger.api.mcp.thinking import DEFAULT_SESSION, answer
-from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
 from thoughtledger.ledger.thought_types import LaxCount, LaxText

@@ -25,9 +25,17 @@ from mcp.server.streamable_http_manager import DEFAULT_SESSION_IDLE_TIMEOUT
 from pydantic import AnyHttpUrl
 from starlette.middleware import Middleware
 
+from thoughtledger.api import (
+    DEFAULT_TTL,
+    Ledger,
+    SessionIdRedaction,
+    bounded,
+    event_line,
+    open_ledger,
+    resolve_url,
+    route_to_stdlib,
+)
 from thoughtledger.api.auth.verifier import FileTokenVerifier
-from thoughtledger.api.bootstrap import open_ledger, resolve_url
-from thoughtledger.api.logs import SessionIdRedaction, event_line, route_to_stdlib
 from thoughtledger.api.mcp.context import AppState, ProfileName
 from thoughtledger.api.mcp.render import ThoughtSink, thought_logging_enabled
 from thoughtledger.api.mcp.server import (
@@ -41,14 +49,11 @@ from thoughtledger.api.mcp.server import (
 from thoughtledger.api.mcp.session_cap import SessionCap
 from thoughtledger.api.mcp.stdio import run_stdio, stdio_transport
 from thoughtledger.api.mcp.stopping import http_server, signals_handled
-from thoughtledger.api.options import bounded
-from thoughtledger.api.service import DEFAULT_TTL, Ledger
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError
 from thoughtledger.ledger.masking import mask_text, mask_url
 
 if TYPE_CHECKING:
-    from thoughtledger.api.checkpoints import CheckpointWriter
-    from thoughtledger.ledger.checkpoint import Signer
+    from thoughtledger.api import CheckpointWriter, Signer
 
 PROG = "thoughtledger"
 EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
@@ -67,7 +72,7 @@ SINGLE_PRINCIPAL_WARNING = (
 )
 
 # The server's own lifecycle lines use the standard library: structlog is imported only when
-# something else logs (see thoughtledger.api.logs).
+# something else logs (see thoughtledger.api.facade.logs).
 _log = logging.getLogger(__name__)
 
 
@@ -235,7 +240,7 @@ def _checkpoint_signer(args: argparse.Namespace) -> "Signer | None":
     Raises:
         InvalidInputError: One option without the other, or a key that cannot be read.
     """
-    from thoughtledger.ledger.checkpoint import Signer
+    from thoughtledger.api import Signer
 
     if (args.checkpoint_dir is None) != (args.checkpoint_key is None):
         raise InvalidInputError("--checkpoint-dir and --checkpoint-key go together")
@@ -252,11 +257,11 @@ def _checkpoint_signer(args: argparse.Namespace) -> "Signer | None":
 def _checkpoints(
     ledger: Ledger, args: argparse.Namespace, signer: "Signer | None"
 ) -> "CheckpointWriter | None":
-    from thoughtledger.api.checkpoints import CheckpointWriter
+    from thoughtledger.api import CheckpointWriter
 
     if signer is None:
         return None
-    return CheckpointWriter(ledger, signer, Path(args.checkpoint_dir), args.checkpoint_every)
+    return CheckpointWriter(ledger.proofs, signer, Path(args.checkpoint_dir), args.checkpoint_every)
 
 
 async def _serve_stdio(
@@ -266,7 +271,7 @@ async def _serve_stdio(
     sink: ThoughtSink | None,
     signer: "Signer | None" = None,
 ) -> int:
-    from thoughtledger.api.checkpoints import checkpoints_kept
+    from thoughtledger.api import checkpoints_kept
 
     async with (
         open_ledger(args.db, ttl=ttl) as ledger,
@@ -293,7 +298,7 @@ async def _serve_http(
 ) -> int:
     import uvicorn
 
-    from thoughtledger.api.checkpoints import checkpoints_kept
+    from thoughtledger.api import checkpoints_kept
 
     # The token file first: a bad one stops the server before the ledger is touched.
     verifier = FileTokenVerifier(args.auth) if args.auth is not None else None

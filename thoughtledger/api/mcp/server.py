@@ -22,7 +22,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import BaseModel, ValidationError
 
-from thoughtledger.api.json_schema import compact_schema
+from thoughtledger.api import Ledger, compact_schema
 from thoughtledger.api.llm.client import LLMWriter, ThoughtWriter
 from thoughtledger.api.mcp import descriptions as text
 from thoughtledger.api.mcp.answers import (
@@ -42,7 +42,6 @@ from thoughtledger.api.mcp.thinking import (
     sequential_thinking_external,
     sequentialthinking,
 )
-from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.thought_types import describe_errors
 
@@ -156,7 +155,7 @@ def create_server(
             :class:`~thoughtledger.api.auth.verifier.FileTokenVerifier`, or one asking an OAuth
             authorization server); given with ``auth``, every HTTP request needs a token it accepts.
             The principal is the token's ``subject``, else its ``client_id``; its role comes from
-            the ``thoughtledger:<role>`` scopes (see :mod:`thoughtledger.api.access`).
+            the ``thoughtledger:<role>`` scopes (see :mod:`thoughtledger.api.facade.access`).
         auth: The SDK's ``AuthSettings`` (``issuer_url``, ``resource_server_url`` = the served
             ``/mcp`` URL); both or neither of ``token_verifier`` and ``auth``.
 

@@ -39,6 +39,7 @@ from mcp.types import (
     RequestId,
 )
 
+from thoughtledger.api import ClosedOnExit
 from thoughtledger.api.mcp.pipes import (
     MAX_LINE_BYTES,
     TerminalInput,
@@ -47,7 +48,6 @@ from thoughtledger.api.mcp.pipes import (
     terminal_available,
 )
 from thoughtledger.api.mcp.wire import encodable, error_reply, reparsed
-from thoughtledger.ledger.store.base import ClosedOnExit
 
 TRANSPORT_ENV = "THOUGHTLEDGER_STDIO"
 """Set to ``sdk`` to serve stdio on the SDK's own transport (worker threads) whatever the pipes."""

@@ -1,20 +1,18 @@
-"""Which session a call means, for the principal making it (see :mod:`thoughtledger.api.access`).
+"""Which session a call means, for the principal making it (see :mod:`thoughtledger.api`).
 
 Without a principal (stdio, in-process, HTTP without ``--auth``) a named session is taken
 literally, as it always was. With one, a name is the principal's own session if it owns (for
-reading: may read) a session of that id, and otherwise the principal's own session under the
-id :func:`thoughtledger.api.access.namespaced` derives from the name. Another principal's session
-therefore answers exactly as a session that does not exist: reading it says it is not there, and
-writing to it starts the caller's own session.
+reading: may read) a session of that id, and otherwise the principal's own session under the id
+:func:`thoughtledger.api.facade.access.namespaced` derives from the name. Another principal's
+session therefore answers exactly as a session that does not exist: reading it says it is not
+there, and writing to it starts the caller's own session.
 """
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from thoughtledger.api.access import Principal, namespaced
-from thoughtledger.api.bounds import not_found
+from thoughtledger.api import Ledger, Principal, namespaced, not_found
 from thoughtledger.api.mcp.context import Caller
 from thoughtledger.api.mcp.sessions import connection_handle, name_handle
-from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.ids import check_id, new_session_id
 
 

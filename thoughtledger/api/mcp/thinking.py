@@ -13,13 +13,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
+from thoughtledger.api import ThinkOutcome, checked_command
 from thoughtledger.api.llm.external import DEFAULT_TEMPERATURE, think_external
 from thoughtledger.api.mcp import descriptions as text
 from thoughtledger.api.mcp.context import AppContext, Caller
 from thoughtledger.api.mcp.render import render_thought
 from thoughtledger.api.mcp.targets import thinking_target
-from thoughtledger.api.outcome import ThinkOutcome
-from thoughtledger.ledger.decide import checked_command
 from thoughtledger.ledger.errors import LedgerError
 from thoughtledger.ledger.thought import THOUGHT_FIELDS
 from thoughtledger.ledger.thought_types import LaxCount, LaxFlag, LaxText

@@ -1,7 +1,7 @@
 """OpenTelemetry export: sessions as GenAI traces over OTLP/HTTP (the ``otel`` extra).
 
 :mod:`thoughtledger.api.otel.spans` maps a session's events to spans (pure, no OpenTelemetry
-import), reading each stored event's few fields with :mod:`thoughtledger.api.otel.payloads`;
+import), reading each stored event's few fields with :mod:`thoughtledger.projections.event_fields`;
 :mod:`thoughtledger.api.otel.log` folds a whole log, page by page, into the spans of its sessions
 (``export --otlp``), :mod:`thoughtledger.api.otel.live` the events a server records (``serve
 --otlp``); :mod:`thoughtledger.api.otel.wire` encodes the spans, and

@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
+from thoughtledger.api import TelemetryExportError
 from thoughtledger.api.otel.spans import SEMCONV_SCHEMA_URL, SpanData
 from thoughtledger.api.otel.wire import encode_span, request_of
-from thoughtledger.ledger.errors import InvalidInputError, MissingExtraError, TelemetryExportError
+from thoughtledger.ledger.errors import InvalidInputError, MissingExtraError
 
 BATCH = 2048
 """Spans per request: large enough to keep the per-request cost small, small enough to stay

@@ -1,7 +1,7 @@
 """``serve --otlp URL``: each thought sent as a span as it is recorded.
 
 The ledger calls :meth:`LiveTraces.recorded` after each append (see
-:meth:`thoughtledger.api.service.Ledger.observe`); it only queues the events, so recording never
+:meth:`thoughtledger.api.Ledger.observe`); it only queues the events, so recording never
 waits for the network. A worker turns them into spans
 (:class:`thoughtledger.api.otel.spans.SessionTrace`, one per session) and sends them in batches, at
 most a second after they were recorded. A session's root span (``invoke_agent``) is sent once the
@@ -19,8 +19,8 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Protocol
 
+from thoughtledger.api import Ledger
 from thoughtledger.api.otel.spans import Conventions, SessionTrace, SpanData
-from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent
 from thoughtledger.ledger.errors import LedgerError
 

@@ -14,10 +14,9 @@ import asyncio
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
+from thoughtledger.api import Ledger, NoProgress, Progress
 from thoughtledger.api.otel.exporter import BATCH
 from thoughtledger.api.otel.spans import Conventions, SessionTrace, SpanData
-from thoughtledger.api.service import Ledger
-from thoughtledger.api.transfer.progress import NoProgress, Progress
 from thoughtledger.ledger.envelope import EventRow
 
 FLUSH_SPANS = BATCH
@@ -202,12 +201,12 @@ class TraceExport:
 
     async def _pages(self, fold: LogTraces) -> AsyncIterator[list[EventRow]]:
         if self._whole_log:
-            async for page in self._ledger.event_rows():
+            async for page in self._ledger.transfer.event_rows():
                 yield page
         # Read session by session: every chosen session, or what the log's pages did not show
         # (PostgreSQL shows a page reader no event that a transaction still in flight precedes).
         for session_id, seen, last in fold.unfinished():
-            async for rows in self._ledger.session_rows(
+            async for rows in self._ledger.transfer.session_rows(
                 session_id, after_version=seen, to_version=last
             ):
                 yield rows

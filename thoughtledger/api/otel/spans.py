@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from thoughtledger.api.otel.payloads import Fields, decoded_fields, event_fields
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent
 from thoughtledger.ledger.events import THOUGHT_TYPES
+from thoughtledger.projections.event_fields import Fields, decoded_fields, event_fields
 
 SEMCONV_VERSION = "1.37.0"
 """The version of the OpenTelemetry semantic conventions these spans follow."""
@@ -136,7 +136,7 @@ class SessionTrace:
 
     Takes each event as it is stored (:class:`~thoughtledger.ledger.envelope.EventRow`): the ids
     derive from its hashes, and only the few fields a span shows are read from its payload
-    (:func:`thoughtledger.api.otel.payloads.event_fields`).
+    (:func:`thoughtledger.projections.event_fields.event_fields`).
 
     Args:
         first: The session's first event (version 1): its hash names the trace.

@@ -18,7 +18,7 @@ from pydantic.alias_generators import to_camel
 from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 
-from thoughtledger.ledger.decide import ThinkCommand
+from thoughtledger.api import ThinkCommand
 from thoughtledger.ledger.errors import InvalidThoughtError
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.thought import THOUGHT_FIELDS, ThoughtCore, ThoughtMarks

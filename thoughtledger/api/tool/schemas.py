@@ -5,7 +5,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from thoughtledger.api.json_schema import compact_schema
+from thoughtledger.api import compact_schema
 from thoughtledger.api.tool.arguments import ThinkingInput
 from thoughtledger.ledger.thought import HistoryItem
 from thoughtledger.projections.answers import JsonDict

@@ -5,11 +5,10 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from thoughtledger.api.service import Ledger
+from thoughtledger.api import Ledger, checked_command
 from thoughtledger.api.tool.arguments import parse_arguments
 from thoughtledger.api.tool.description import DESCRIPTION, TOOL_NAME
 from thoughtledger.api.tool.schemas import OUTPUT_SCHEMA, PARAMETERS
-from thoughtledger.ledger.decide import checked_command
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.projections.answers import JsonDict, session_view

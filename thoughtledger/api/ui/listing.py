@@ -8,7 +8,7 @@ stops short, answers a cursor to go on from (a rare agent never makes one reques
 from dataclasses import dataclass
 from datetime import datetime
 
-from thoughtledger.api.service import Ledger
+from thoughtledger.api import Ledger
 from thoughtledger.api.ui.payload import JsonDict, session_row
 from thoughtledger.projections.state import SessionState
 

@@ -9,7 +9,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from thoughtledger.ledger.chain import VerifyReport
+from thoughtledger.api import VerifyReport
 from thoughtledger.ledger.envelope import RecordedEvent, format_time
 from thoughtledger.ledger.events import (
     BranchExtended,

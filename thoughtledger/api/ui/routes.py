@@ -24,8 +24,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from thoughtledger.api.listing import DEFAULT_PAGE
-from thoughtledger.api.service import Ledger
+from thoughtledger.api import DEFAULT_PAGE, Ledger
 from thoughtledger.api.ui.listing import SessionFilter, sessions_page
 from thoughtledger.api.ui.payload import badge_json, event_json, report_json, session_payload
 from thoughtledger.ledger.envelope import RecordedEvent
@@ -209,10 +208,10 @@ def create_app(ledger: Ledger) -> ASGIApp:
 
     async def stats(request: Request) -> Response:
         since, until = _time(request, "since"), _time(request, "until")
-        figures = await ledger.stats(
+        figures = await ledger.stats.summarize(
             since=since, until=until, agent=_text(request, "agent"), client=_text(request, "client")
         )
-        models = await ledger.model_usage(since=since, until=until)
+        models = await ledger.stats.model_usage(since=since, until=until)
         return _Json({**figures.as_dict(), "byModel": [usage.as_json() for usage in models]})
 
     async def live(request: Request) -> Response:
@@ -252,7 +251,7 @@ def create_app(ledger: Ledger) -> ASGIApp:
 
 async def _stream(ledger: Ledger, session_id: str, version: int) -> list[RecordedEvent]:
     """A session's events up to ``version``, as stored: read, not folded (a page folds them)."""
-    async with contextlib.aclosing(ledger.export([session_id])) as sessions:
+    async with contextlib.aclosing(ledger.transfer.export([session_id])) as sessions:
         records = [record async for batch in sessions for record in batch]
     return [record for record in records if record.version <= version]
 

@@ -2,14 +2,14 @@
 
 A cursor names the last session of a page by its start time and id (``<time>~<id>``: neither
 holds a ``~``, and a cursor fits in a URI path segment), so pages stay put while new sessions
-arrive at the top. The facade lists through :class:`Listing`
-(:class:`thoughtledger.api.service.Ledger` is built on it).
+arrive at the top. :class:`thoughtledger.api.Ledger` lists through its private part
+:class:`Listing`.
 """
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from thoughtledger.api.caches import Heads
+from thoughtledger.api.facade.caches import Held
 from thoughtledger.ledger.envelope import format_time, parse_time
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import SessionStarted
@@ -29,7 +29,7 @@ class SessionsPage:
 
     Attributes:
         sessions: The sessions' current facts (their latest thoughts only: see
-            :meth:`thoughtledger.api.service.Ledger.facts`).
+            :meth:`thoughtledger.api.Ledger.facts`).
         next_cursor: Pass it back for the next, older page; ``None`` on the last page.
     """
 
@@ -72,18 +72,16 @@ def check_page_size(limit: int) -> int:
 
 
 class Listing:
-    """The facade's listings and ownership reads (mixed into :class:`api.service.Ledger`)."""
+    """The ledger's listings and ownership reads.
 
-    _store: LedgerStore
-    _cache: Heads
+    Args:
+        store: The log.
+        held: The sessions the ledger holds.
+    """
 
-    async def _load(self, session_id: str, *, fresh: bool) -> SessionState:
-        """Return the session's state as recording holds it (the ledger's own)."""
-        raise NotImplementedError
-
-    async def _complete(self, session_id: str) -> SessionState:
-        """Return the session's current state holding every thought (the ledger's own)."""
-        raise NotImplementedError
+    def __init__(self, store: LedgerStore, held: Held) -> None:
+        self._store = store
+        self._held = held
 
     async def facts(self, session_id: str) -> SessionState | None:
         """Return a session's state as recording holds it (only its latest thoughts), or ``None``.
@@ -95,7 +93,7 @@ class Listing:
             InvalidInputError: The id is malformed.
             StoreError: The store failed.
         """
-        state = await self._load(check_id(session_id), fresh=True)
+        state = await self._held.load(check_id(session_id), fresh=True)
         return state if state.version else None
 
     async def list_sessions(
@@ -108,7 +106,7 @@ class Listing:
             StoreError: The store failed.
         """
         heads = await self._store.list_heads(after_session_id=after_session_id, limit=limit)
-        return [await self._complete(head.session_id) for head in heads]
+        return [await self._held.complete(head.session_id) for head in heads]
 
     async def recent_sessions(
         self, *, limit: int = DEFAULT_PAGE, cursor: str | None = None, owner: str | None = None
@@ -116,7 +114,7 @@ class Listing:
         """Return a page of sessions, newest first (by start), with the cursor to the next page.
 
         Args:
-            limit: Sessions in the page (1 to :data:`thoughtledger.api.listing.MAX_PAGE`).
+            limit: Sessions in the page (1 to :data:`thoughtledger.api.facade.listing.MAX_PAGE`).
             cursor: The ``next_cursor`` of the previous page; ``None`` for the newest.
             owner: Only the sessions this principal started; ``None``: every session.
 
@@ -141,7 +139,7 @@ class Listing:
             InvalidInputError: The id is malformed.
             StoreError: The store failed.
         """
-        cached = self._cache.get(check_id(session_id))
+        cached = self._held.heads.get(check_id(session_id))
         if cached is not None and cached.version:
             return True, cached.owner  # an owner, once recorded, never changes
         first = await self._store.read_stream(session_id, to_version=1)

@@ -27,7 +27,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from thoughtledger.api.transfer.errors import ImportRefusedError
+from thoughtledger.api.facade.errors import ImportRefusedError
 from thoughtledger.ledger.chain import StoredRow
 from thoughtledger.ledger.codec import decode_payload
 from thoughtledger.ledger.envelope import RecordedEvent, format_time, parse_time

@@ -1,6 +1,7 @@
 """Writing a checked export file into a ledger: against what it holds first, then whole sessions.
 
-A file that passed its own checks (:mod:`thoughtledger.api.transfer.check`) is checked against the
+A file that passed its own checks (:mod:`thoughtledger.api.facade.transfer.check`) is checked
+against the
 ledger: a session the ledger holds already must hold the very same events (every column of each, see
 :meth:`Importing.already_imported`), and no event to write may use an event id the ledger holds for
 another event. Any refusal so far writes nothing.
@@ -20,10 +21,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from uuid import UUID
 
-from thoughtledger.api.lookup import all_heads
-from thoughtledger.api.transfer.check import CheckedFile
-from thoughtledger.api.transfer.errors import ImportRefusedError
-from thoughtledger.api.transfer.progress import Progress
+from thoughtledger.api.facade.errors import ImportRefusedError
+from thoughtledger.api.facade.lookup import all_heads
+from thoughtledger.api.facade.transfer.check import CheckedFile
+from thoughtledger.api.facade.transfer.progress import Progress
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import (
     ConcurrencyError,

@@ -1,4 +1,4 @@
-"""A stored event's fields for its spans, read from its payload without building its model.
+"""A stored event's fields as its model has them, read from its payload without building it.
 
 An export reads tens of thousands of events a second; validating each into its pydantic model
 costs more than everything else its spans need. The ledger validated each payload when it was

@@ -1,6 +1,6 @@
 """Redaction: removing thoughts' text from the log while every chain, tree and proof still verifies.
 
-A part of the facade (:class:`thoughtledger.api.service.Ledger` is built on it). A thought event
+A component of :class:`thoughtledger.api.Ledger`, reached as ``ledger.redaction``. A thought event
 written in payload schema 2 keeps its text (and guidance) in a content member its hash covers only
 through a salted digest (see :mod:`thoughtledger.ledger.content`). Redacting it is two steps, in
 this order:
@@ -8,7 +8,7 @@ this order:
 1. append a ``thought.redacted`` event per thought (who, why, which event) through the ordinary
    append path: the chain, the Merkle tree and the session head move as for any event;
 2. strip the content member from each named event's stored payload
-   (:meth:`~thoughtledger.ledger.store.redaction.Redacting.strip_content`).
+   (:meth:`~thoughtledger.ledger.store.redaction.Redactable.strip_content`).
 
 A crash between the two leaves the text with its redaction recorded (the ledger still verifies);
 redacting again completes the strip without a second event. The text is never missing without
@@ -18,23 +18,21 @@ the event that explains it. Events written before payload schema 2 cannot be red
 import getpass
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from thoughtledger.api.access import Principal
-from thoughtledger.api.bounds import not_found
+from thoughtledger.api.facade.access import Principal
+from thoughtledger.api.facade.bounds import not_found
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import ConcurrencyError, IntegrityError, InvalidInputError
 from thoughtledger.ledger.events import (
     MAX_REASON_CHARS,
     REDACTABLE_FROM,
-    LedgerEvent,
     SessionStarted,
     ThoughtEvent,
     ThoughtRedacted,
 )
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import MAX_BATCH, LedgerStore
-from thoughtledger.ledger.store.redaction import Redacted
-from thoughtledger.projections.state import SessionState
 
 MAX_BY_CHARS = 256
 """The longest name a redaction records as its author."""
@@ -87,20 +85,30 @@ def default_author() -> str:
         return "unknown"
 
 
+class RedactionLog(Protocol):
+    """Where a redaction records its events: :class:`thoughtledger.api.Ledger` is one.
+
+    Named here, so that redaction does not import the facade that makes it.
+    """
+
+    async def append_redactions(
+        self, session_id: str, redactions: Sequence[ThoughtRedacted], *, expected_version: int
+    ) -> list[RecordedEvent]:
+        """See :meth:`thoughtledger.api.Ledger.append_redactions`."""
+
+
 class Redaction:
-    """The facade's redaction (mixed into :class:`thoughtledger.api.service.Ledger`)."""
+    """A ledger's redaction: ``ledger.redaction.redact(session_id, reason=..., by=...)``.
 
-    _store: LedgerStore
+    Args:
+        store: The log: read to choose and verify, and stripped of the texts.
+        log: Where the ``thought.redacted`` events are appended, through the ordinary append
+            path (the ledger, so that its held sessions and observers see them).
+    """
 
-    async def _load(self, session_id: str, *, fresh: bool) -> SessionState:
-        raise NotImplementedError  # the facade's own
-
-    async def _append(self, state: SessionState, events: list[LedgerEvent]) -> list[RecordedEvent]:
-        raise NotImplementedError  # the facade's own
-
-    async def _redactions(self, session_id: str) -> tuple[Redacted, ...]:
-        """The session's ``thought.redacted`` events, what each names (an indexed read)."""
-        return await self._store.redactions(session_id)
+    def __init__(self, store: LedgerStore, log: RedactionLog) -> None:
+        self._store = store
+        self._log = log
 
     async def redact(
         self,
@@ -177,7 +185,7 @@ class Redaction:
                 for r in stream
                 if isinstance(r.event, ThoughtRedacted)
             }
-            events: list[LedgerEvent] = [
+            events = [
                 ThoughtRedacted(
                     event_id=str(r.event_id),
                     version=r.version,
@@ -192,11 +200,10 @@ class Redaction:
                 # A long session's redactions go in several appends, each at most the most an
                 # append carries; the next round reads them back as already recorded.
                 batch = events[:MAX_BATCH]
-                state = await self._load(session_id, fresh=True)
                 try:
-                    if state.version != stream[-1].version:
-                        raise ConcurrencyError(session_id, stream[-1].version, state.version)
-                    await self._append(state, batch)
+                    await self._log.append_redactions(
+                        session_id, batch, expected_version=stream[-1].version
+                    )
                 except ConcurrencyError:
                     # Another writer moved the session since it was read: read it again.
                     conflicts += 1
@@ -280,6 +287,7 @@ __all__ = [
     "MAX_BY_CHARS",
     "RedactedThought",
     "Redaction",
+    "RedactionLog",
     "RedactionReport",
     "default_author",
 ]

@@ -1,6 +1,6 @@
 """Figures over a whole ledger: how its sessions went, and what the models that wrote cost.
 
-A part of the facade (:class:`thoughtledger.api.service.Ledger` is built on it). The statistics are
+A component of :class:`thoughtledger.api.Ledger`, reached as ``ledger.stats``. The statistics are
 a fold (:mod:`thoughtledger.projections.analytics`) over the rows the store answers, in SQL where
 the store speaks it (which imports SQLAlchemy on the first figures asked for, not whenever a ledger
 is made).
@@ -25,12 +25,17 @@ async def ledger_stats(store: LedgerStore, where: StatsFilter | None = None) -> 
     return summarize(rows.facts, rows.gaps_ms)
 
 
-class Figures:
-    """The facade's figures (mixed into :class:`thoughtledger.api.service.Ledger`)."""
+class Statistics:
+    """A ledger's figures: ``ledger.stats.summarize()``, ``ledger.stats.model_usage()``.
 
-    _store: LedgerStore
+    Args:
+        store: The log the figures are worked out over.
+    """
 
-    async def stats(
+    def __init__(self, store: LedgerStore) -> None:
+        self._store = store
+
+    async def summarize(
         self,
         *,
         since: datetime | None = None,
@@ -86,4 +91,4 @@ class Figures:
         return usage_by_model(found)
 
 
-__all__ = ["Figures", "GroupStats", "LedgerStats", "ledger_stats"]
+__all__ = ["GroupStats", "LedgerStats", "Statistics", "ledger_stats"]

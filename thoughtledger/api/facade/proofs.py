@@ -1,6 +1,6 @@
 """Proof that holds outside the database: signed checkpoints, inclusion and consistency proofs.
 
-A part of the facade (:class:`thoughtledger.api.service.Ledger` is built on it). A checkpoint signs
+A component of :class:`thoughtledger.api.Ledger`, reached as ``ledger.proofs``. A checkpoint signs
 the root of the Merkle tree over the log's first N events
 (:mod:`thoughtledger.ledger.store.log_tree`); kept where the database's owner cannot rewrite it, it
 pins those N events forever: verifying the ledger against it recomputes the root from the stored
@@ -41,9 +41,14 @@ class CheckpointReport:
 
 
 class Proofs:
-    """The facade's checkpoints and proofs (mixed into :class:`api.service.Ledger`)."""
+    """A ledger's checkpoints and proofs: ``ledger.proofs.checkpoint(signer)``, ``.prove(...)``.
 
-    _store: LedgerStore
+    Args:
+        store: The log whose Merkle tree is signed and proved from.
+    """
+
+    def __init__(self, store: LedgerStore) -> None:
+        self._store = store
 
     async def checkpoint(self, signer: Signer, *, origin: str | None = None) -> str:
         """Extend the tree over the log and return a signed checkpoint of it (a signed note).

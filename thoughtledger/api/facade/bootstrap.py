@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import platformdirs
 
-from thoughtledger.api.service import DEFAULT_TTL, Ledger
+from thoughtledger.api.facade.service import DEFAULT_TTL, Ledger
 from thoughtledger.ledger.decide import DEFAULT_MAX_THOUGHT_BYTES
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.masking import mask_url

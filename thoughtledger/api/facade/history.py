@@ -1,6 +1,6 @@
 """Paged reading of a session's history, in memory bounded by the page, not by the session.
 
-A part of the facade (:class:`thoughtledger.api.service.Ledger` is built on it). A page is read from
+A private part of :class:`thoughtledger.api.Ledger`, which pages through it. A page is read from
 the log by keyset on version (:meth:`EventStore.read_stream` with a limit) and built by
 :class:`thoughtledger.projections.paging.PageBuilder`; nothing folds the whole session. What a page
 says about the session besides its items is read with two indexed point reads, not a fold (see
@@ -11,20 +11,19 @@ the fold shows it, even where a redaction cut short left its text stored. That h
 read as of an earlier version or time too, as for the fold's view as of one (a cut of the state
 now) and as once the text is stripped: a recorded redaction is never undone by reading further
 back. A session's redaction events, each with the version it names, come from an index
-(``LedgerStore.redactions``), without decoding an event.
+(``EventStore.redactions``), without decoding an event.
 """
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from thoughtledger.api.bounds import check_time, check_version, not_found
+from thoughtledger.api.facade.bounds import check_time, check_version, not_found
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
 from thoughtledger.ledger.events import SessionCleared, SessionExpired, SessionStarted
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import LedgerStore
-from thoughtledger.ledger.store.redaction import Redacted
 from thoughtledger.projections.answers import JsonDict
 from thoughtledger.projections.paging import HistoryCursor, PageBuilder, compact_size
 from thoughtledger.projections.state import thought_entry
@@ -70,9 +69,20 @@ class HistoryPage:
 
 
 class Paging:
-    """The facade's paged reads (mixed into :class:`thoughtledger.api.service.Ledger`)."""
+    """The ledger's paged reads.
 
-    _store: LedgerStore
+    Args:
+        store: The log.
+        known_branches: A session's branch ids at a version when known without reading (the
+            ledger's held heads), else ``None``: a mistyped branch of a long session the ledger
+            is recording is refused at once rather than when a scan ends.
+    """
+
+    def __init__(
+        self, store: LedgerStore, known_branches: Callable[[str, int], Collection[str] | None]
+    ) -> None:
+        self._store = store
+        self._known_branches = known_branches
 
     async def history(
         self,
@@ -164,7 +174,9 @@ class Paging:
         if start > to:
             raise InvalidInputError("this cursor is past the session's end: not a cursor of it")
         marks = [
-            mark for mark in await self._redactions(session_id) if mark.version <= head.version
+            mark
+            for mark in await self._store.redactions(session_id)
+            if mark.version <= head.version
         ]
         # Every redaction recorded applies, even to a read as of before it: the text it names is
         # gone once stripped, and the fold's view as of any version shows it redacted already.
@@ -209,14 +221,6 @@ class Paging:
             branch=branch,
         )
 
-    def _known_branches(self, session_id: str, version: int) -> Collection[str] | None:
-        """The session's branch ids at ``version`` when known without reading, else ``None``.
-
-        The facade answers from the state it holds for recording, so that a mistyped branch of
-        a long session it is working on is refused at once rather than when a scan ends.
-        """
-        return None
-
     async def _bound(
         self,
         session_id: str,
@@ -243,10 +247,6 @@ class Paging:
                 f"session {session_id!r} had no events yet at {moment.isoformat()}"
             )
         return low
-
-    async def _redactions(self, session_id: str) -> tuple[Redacted, ...]:
-        """The session's ``thought.redacted`` events, what each names (the facade's own)."""
-        return ()
 
     async def _summary(
         self, session_id: str, version: int, redactions: Sequence[int]

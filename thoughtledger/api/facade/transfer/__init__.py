@@ -1,19 +1,20 @@
 """Moving sessions between ledgers: an export file written, checked, and imported.
 
-The file's format is :mod:`thoughtledger.api.transfer.jsonl`; :func:`check_file` checks a file on
+The file's format is :mod:`thoughtledger.api.facade.transfer.jsonl`; :func:`check_file` checks a
+file on
 its own (before any ledger is opened); :class:`Transfer`, a part of the facade
-(:class:`thoughtledger.api.service.Ledger` is built on it), exports sessions and imports a checked
+(:class:`thoughtledger.api.Ledger` is built on it), exports sessions and imports a checked
 file.
 """
 
 from collections.abc import AsyncGenerator, Iterable
 from pathlib import Path
 
-from thoughtledger.api.lookup import all_heads
-from thoughtledger.api.transfer.check import CheckedFile, check_file
-from thoughtledger.api.transfer.errors import ImportRefusedError
-from thoughtledger.api.transfer.importing import PendingImport, pending_import, write_import
-from thoughtledger.api.transfer.progress import NoProgress, Progress
+from thoughtledger.api.facade.errors import ImportRefusedError
+from thoughtledger.api.facade.lookup import all_heads
+from thoughtledger.api.facade.transfer.check import CheckedFile, check_file
+from thoughtledger.api.facade.transfer.importing import PendingImport, pending_import, write_import
+from thoughtledger.api.facade.transfer.progress import NoProgress, Progress
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent
 from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.projections.thought_rows import ThoughtRow, ThoughtRowFold
@@ -23,9 +24,14 @@ EXPORT_SLICE = 10_000
 
 
 class Transfer:
-    """The facade's export and import (mixed into :class:`thoughtledger.api.service.Ledger`)."""
+    """A ledger's export and import: ``ledger.transfer.export()``, ``.write_import(...)``.
 
-    _store: LedgerStore
+    Args:
+        store: The log sessions are read from and written into.
+    """
+
+    def __init__(self, store: LedgerStore) -> None:
+        self._store = store
 
     def is_own_file(self, path: Path) -> bool:
         """Whether writing ``path`` would write over the ledger's own storage.

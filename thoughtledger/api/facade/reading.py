@@ -1,16 +1,18 @@
 """Reading sessions back: a state now or as it was, its events, a step-by-step replay, the log.
 
-A part of the facade (:class:`thoughtledger.api.service.Ledger` is built on it): time travel cuts
-the complete state the ledger holds for a session (see :meth:`Reading._complete`), and the log's own
-reads (a subscription, a rebuild of every session, a hash-chain walk) go straight to the store.
+A private part of :class:`thoughtledger.api.Ledger`, which answers these reads through it: time
+travel cuts the complete state the ledger holds for a session (see :meth:`Held.complete`), and the
+log's own reads (a subscription, a rebuild of every session, a hash-chain walk) go straight to the
+store.
 """
 
 import asyncio
 from collections.abc import AsyncIterator
 from datetime import datetime
 
-from thoughtledger.api.bounds import check_time, check_version, not_found
-from thoughtledger.api.gc_pause import cyclic_gc_paused
+from thoughtledger.api.facade.bounds import check_time, check_version, not_found
+from thoughtledger.api.facade.caches import Held
+from thoughtledger.api.facade.gc_pause import cyclic_gc_paused
 from thoughtledger.ledger.chain import VerifyReport
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
@@ -22,14 +24,17 @@ from thoughtledger.projections.fastfold import fold_rows
 from thoughtledger.projections.state import SessionState, empty, replay
 
 
-class Reading:
-    """The facade's reads of sessions and of the log (mixed into :class:`api.service.Ledger`)."""
+class Reads:
+    """The ledger's reads of sessions and of the log.
 
-    _store: LedgerStore
+    Args:
+        store: The log.
+        held: The sessions the ledger holds (whole histories are cut from there).
+    """
 
-    async def _complete(self, session_id: str) -> SessionState:
-        """Return the session's current state holding every thought (the ledger's own)."""
-        raise NotImplementedError
+    def __init__(self, store: LedgerStore, held: Held) -> None:
+        self._store = store
+        self._held = held
 
     async def state(
         self,
@@ -75,7 +80,7 @@ class Reading:
         check_id(session_id)
         if as_of_version is not None and as_of_time is not None:
             raise InvalidInputError("give as_of_version or as_of_time, not both")
-        state = await self._complete(session_id)
+        state = await self._held.complete(session_id)
         latest = state.version
         if latest == 0:
             raise not_found(session_id)
@@ -183,4 +188,4 @@ class Reading:
         return await self._store.verify(check_id(session_id))
 
 
-__all__ = ["Reading"]
+__all__ = ["Reads"]

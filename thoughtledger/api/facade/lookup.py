@@ -1,7 +1,7 @@
 """Finding sessions: their heads, and the one session an id or a prefix of one names.
 
-A part of the facade (:class:`thoughtledger.api.service.Ledger` is built on it): callers reach the
-heads the store keeps through these methods, never through the store.
+A private part of :class:`thoughtledger.api.Ledger`: callers reach the heads the store keeps
+through the ledger's methods, never through the store.
 """
 
 import difflib
@@ -50,9 +50,14 @@ async def all_heads(store: LedgerStore, *, cap: int | None = None) -> list[Strea
 
 
 class Lookup:
-    """The facade's look-ups over heads (mixed into :class:`thoughtledger.api.service.Ledger`)."""
+    """The ledger's look-ups over heads.
 
-    _store: LedgerStore
+    Args:
+        store: The log.
+    """
+
+    def __init__(self, store: LedgerStore) -> None:
+        self._store = store
 
     async def head(self, session_id: str) -> StreamHead | None:
         """Return a session's head (version, hash, times), or ``None`` when it has no events.

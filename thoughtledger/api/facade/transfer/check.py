@@ -1,6 +1,7 @@
 """Checking an export file on its own, before any ledger is opened, so a bad file changes nothing.
 
-Every line is parsed (:mod:`thoughtledger.api.transfer.jsonl`), and each session's lines must be
+Every line is parsed (:mod:`thoughtledger.api.facade.transfer.jsonl`), and each session's lines
+must be
 together, form a hash chain that verifies from version 1, keep their times in order (a session's
 events never go back in time), and hold nothing the ledger's API would refuse to record: no thought
 or guidance over :data:`~thoughtledger.ledger.decide.DEFAULT_MAX_THOUGHT_BYTES`, no branch id over
@@ -15,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from uuid import UUID
 
-from thoughtledger.api.transfer.errors import ImportRefusedError
-from thoughtledger.api.transfer.jsonl import ExportLine, Manifest, decoded, read_lines
-from thoughtledger.api.transfer.progress import Progress
+from thoughtledger.api.facade.errors import ImportRefusedError
+from thoughtledger.api.facade.transfer.jsonl import ExportLine, Manifest, decoded, read_lines
+from thoughtledger.api.facade.transfer.progress import Progress
 from thoughtledger.ledger.chain import StoredRow, verify_rows
 from thoughtledger.ledger.decide import DEFAULT_MAX_THOUGHT_BYTES, MAX_BRANCH_ID_CHARS
 from thoughtledger.ledger.envelope import RecordedEvent, format_time

@@ -4,7 +4,7 @@ from collections.abc import AsyncIterator, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
 
-from thoughtledger.api.outcome import ThinkOutcome
+from thoughtledger.api.facade.outcome import ThinkOutcome
 from thoughtledger.ledger.chain import VerifyReport
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
@@ -19,7 +19,7 @@ from thoughtledger.projections.answers import (
 from thoughtledger.projections.state import SessionState
 
 if TYPE_CHECKING:
-    from thoughtledger.api.history import HistoryPage
+    from thoughtledger.api.facade.history import HistoryPage
 
 Profile = Literal["minimal", "official", "session"]
 """The views a session reads as: the minimal response's, the official server's, the pattern's."""
@@ -39,7 +39,7 @@ class SessionLedger(Protocol):
         clear: bool = False,
         metadata: Mapping[str, str] | None = None,
     ) -> ThinkOutcome:
-        """See :meth:`thoughtledger.api.service.Ledger.think`."""
+        """See :meth:`thoughtledger.api.Ledger.think`."""
 
     async def state(
         self,
@@ -48,7 +48,7 @@ class SessionLedger(Protocol):
         as_of_version: int | None = None,
         as_of_time: datetime | None = None,
     ) -> SessionState:
-        """See :meth:`thoughtledger.api.service.Ledger.state`."""
+        """See :meth:`thoughtledger.api.Ledger.state`."""
 
     async def events(
         self,
@@ -57,7 +57,7 @@ class SessionLedger(Protocol):
         as_of_version: int | None = None,
         as_of_time: datetime | None = None,
     ) -> list[RecordedEvent]:
-        """See :meth:`thoughtledger.api.service.Ledger.events`."""
+        """See :meth:`thoughtledger.api.Ledger.events`."""
 
     async def history(
         self,
@@ -69,16 +69,16 @@ class SessionLedger(Protocol):
         as_of_version: int | None = None,
         as_of_time: datetime | None = None,
     ) -> "HistoryPage":
-        """See :meth:`thoughtledger.api.service.Ledger.history`."""
+        """See :meth:`thoughtledger.api.Ledger.history`."""
 
     def replay(self, session_id: str) -> AsyncIterator[tuple[RecordedEvent, SessionState]]:
-        """See :meth:`thoughtledger.api.service.Ledger.replay`."""
+        """See :meth:`thoughtledger.api.Ledger.replay`."""
 
     async def clear_session(self, session_id: str, *, reason: str | None = None) -> bool:
-        """See :meth:`thoughtledger.api.service.Ledger.clear_session`."""
+        """See :meth:`thoughtledger.api.Ledger.clear_session`."""
 
     async def verify(self, session_id: str) -> VerifyReport:
-        """See :meth:`thoughtledger.api.service.Ledger.verify`."""
+        """See :meth:`thoughtledger.api.Ledger.verify`."""
 
 
 class Session:
@@ -221,7 +221,8 @@ class Session:
         """Every thought with all its fields, now or as of a version or time; or one page of them.
 
         Without ``limit``, ``after`` or ``branch``: a list of every thought (the session is
-        folded whole). With any of them: one :class:`~thoughtledger.api.history.HistoryPage` (see
+        folded whole). With any of them: one :class:`~thoughtledger.api.facade.history.HistoryPage`
+        (see
         :meth:`Ledger.history`, whose default limit applies when only ``after`` is given); pass
         its ``next_cursor`` as ``after`` for the next page, while its ``more`` is true.
 

@@ -8,8 +8,8 @@ source database: only the checkpoint's signer vouches for it. The file must hold
 events the checkpoint covers (no event it does not cover is imported on its word).
 """
 
-from thoughtledger.api.transfer.check import CheckedFile
-from thoughtledger.api.transfer.errors import ImportRefusedError
+from thoughtledger.api.facade.errors import ImportRefusedError
+from thoughtledger.api.facade.transfer.check import CheckedFile
 from thoughtledger.ledger.checkpoint import Checkpoint, Verifier
 from thoughtledger.ledger.merkle import leaf_hash, root_of
 

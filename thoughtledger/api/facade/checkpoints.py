@@ -16,8 +16,8 @@ from pathlib import Path
 
 import anyio
 
-from thoughtledger.api.logs import event_line
-from thoughtledger.api.proofs import Proofs
+from thoughtledger.api.facade.logs import event_line
+from thoughtledger.api.facade.proofs import Proofs
 from thoughtledger.ledger.checkpoint import Checkpoint, Signer, split_note
 from thoughtledger.ledger.errors import LedgerError
 
@@ -31,14 +31,14 @@ class CheckpointWriter:
     """Signs and writes checkpoints of one ledger into one directory (files 0600, dir 0700).
 
     Args:
-        ledger: The ledger.
+        proofs: The ledger's proofs (``ledger.proofs``).
         signer: The log's private key.
         directory: Where checkpoints go (created 0700 if missing).
         every: How many new events call for a new checkpoint.
     """
 
-    def __init__(self, ledger: Proofs, signer: Signer, directory: Path, every: int) -> None:
-        self.ledger = ledger
+    def __init__(self, proofs: Proofs, signer: Signer, directory: Path, every: int) -> None:
+        self.proofs = proofs
         self.signer = signer
         self.directory = directory
         self.every = every
@@ -62,7 +62,7 @@ class CheckpointWriter:
             LedgerError: The ledger failed.
             OSError: The file cannot be written.
         """
-        note = await self.ledger.checkpoint(self.signer)
+        note = await self.proofs.checkpoint(self.signer)
         size = Checkpoint.parse(split_note(note)[0]).size
         if size - max(self.size, 0) < minimum or size == self.size:
             return None

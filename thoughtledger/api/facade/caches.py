@@ -1,0 +1,156 @@
+"""The facade's memories of sessions, both least recently used first, and what fills them.
+
+:class:`Heads` holds the state each recent session's next thought extends, trimmed so that
+recording stays O(1); :class:`Histories` holds whole histories for reading back, within a budget
+of thoughts. They only decide what stays (no I/O, no clock); :class:`Held` fills them from the log.
+"""
+
+from collections import OrderedDict
+from collections.abc import Collection, Iterator
+
+from thoughtledger.ledger.store.base import LedgerStore
+from thoughtledger.projections.state import SessionState, empty, replay, trim
+
+_LOAD_PAGE = 10_000
+"""Events read per page when a session's head catches up with the log."""
+
+
+class Heads:
+    """The states recording extends: one per session, up to ``size`` sessions.
+
+    Args:
+        size: How many sessions to keep (least recently used go first).
+        hold: Thoughts each session keeps: between this many and twice as many, so that
+            trimming happens once per ``hold`` thoughts rather than on every one.
+    """
+
+    def __init__(self, size: int, hold: int) -> None:
+        self._states: OrderedDict[str, SessionState] = OrderedDict()
+        self._size = size
+        self._hold = hold
+
+    def get(self, session_id: str) -> SessionState | None:
+        """The session's remembered state, if any (it becomes the most recently used)."""
+        state = self._states.get(session_id)
+        if state is not None:
+            self._states.move_to_end(session_id)
+        return state
+
+    def bounded(self, state: SessionState) -> SessionState:
+        """``state`` trimmed to its latest thoughts if it holds more than a head keeps."""
+        return trim(state, self._hold) if len(state.thoughts) > 2 * self._hold else state
+
+    def remember(self, state: SessionState) -> None:
+        """Keep ``state`` (trimmed to its latest thoughts) as its session's head."""
+        state = self.bounded(state)
+        self._states[state.session_id] = state
+        self._states.move_to_end(state.session_id)
+        while len(self._states) > self._size:
+            self._states.popitem(last=False)
+
+    def forget(self, session_id: str) -> None:
+        """Drop the session's head (another writer moved it)."""
+        self._states.pop(session_id, None)
+
+    def values(self) -> Iterator[SessionState]:
+        """Every state held, least recently used first."""
+        return iter(self._states.values())
+
+
+class Histories:
+    """Whole histories for reads, within a budget of thoughts across sessions.
+
+    Args:
+        budget: Thoughts kept in all; a history longer than this is never kept.
+    """
+
+    def __init__(self, budget: int) -> None:
+        self._states: OrderedDict[str, SessionState] = OrderedDict()
+        self._budget = budget
+        self._held = 0
+
+    def get(self, session_id: str) -> SessionState | None:
+        """The session's kept history, if any."""
+        return self._states.get(session_id)
+
+    def keep(self, state: SessionState) -> None:
+        """Keep ``state`` as its session's history, dropping the least recently kept to fit."""
+        old = self._states.pop(state.session_id, None)
+        if old is not None:
+            self._held -= len(old.thoughts)
+        if len(state.thoughts) > self._budget:
+            return  # too long to keep: folded from the log on each read instead
+        self._states[state.session_id] = state
+        self._held += len(state.thoughts)
+        while self._held > self._budget:
+            _evicted_id, evicted = self._states.popitem(last=False)
+            self._held -= len(evicted.thoughts)
+
+
+class Held:
+    """The sessions a ledger holds in memory, caught up with the log on each read.
+
+    Args:
+        store: The log.
+        heads: The states recording extends.
+        histories: The whole histories reads cut.
+    """
+
+    def __init__(self, store: LedgerStore, heads: Heads, histories: Histories) -> None:
+        self._store = store
+        self.heads = heads
+        self._histories = histories
+
+    async def load(self, session_id: str, *, fresh: bool) -> SessionState:
+        """The session's head, caught up with the log when ``fresh`` (or not held).
+
+        Raises:
+            StoreError: The store failed.
+        """
+        cached = self.heads.get(session_id)
+        if cached is not None and not fresh:
+            return cached
+        state = cached if cached is not None else empty(session_id)
+        # In pages, trimmed between them: a head needs only the latest thoughts, so catching
+        # up with a session of a million thoughts holds one page at a time, not the million.
+        while records := await self._store.read_stream(
+            session_id, after_version=state.version, limit=_LOAD_PAGE
+        ):
+            state = self.heads.bounded(replay(records, state))
+            if len(records) < _LOAD_PAGE:
+                break
+        if state.version:
+            self.heads.remember(state)
+        return state
+
+    async def complete(self, session_id: str) -> SessionState:
+        """The session's current state holding every thought.
+
+        Whole histories are kept apart from the heads that recording uses, and caught up with
+        the log on each read.
+
+        Raises:
+            StoreError: The store failed.
+        """
+        head = await self.load(session_id, fresh=True)
+        if head.complete:
+            self._histories.keep(head)
+            return head
+        full = self._histories.get(session_id)
+        if full is None or full.version > head.version:
+            full = replay(await self._store.read_stream(session_id), empty(session_id))
+        elif full.version < head.version:
+            records = await self._store.read_stream(session_id, after_version=full.version)
+            full = replay(records, full)
+        self._histories.keep(full)
+        return full
+
+    def known_branches(self, session_id: str, version: int) -> Collection[str] | None:
+        """The session's branch ids at ``version`` when known without reading, else ``None``."""
+        # Every branch id stays in a held state, trimmed or not; only a state at the session's
+        # current version answers (one behind could miss a branch another writer opened).
+        held = self.heads.get(session_id)
+        return held.branches.keys() if held is not None and held.version == version else None
+
+
+__all__ = ["Heads", "Held", "Histories"]
