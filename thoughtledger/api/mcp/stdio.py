@@ -25,12 +25,11 @@ the SDK's own ``stdio_server``, which reads a terminal on the event loop
 import os
 from collections import Counter
 from dataclasses import replace
-from typing import Any, Self
+from typing import Any, Protocol, Self, TypeVar
 
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
-from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from mcp.types import (
     JSONRPCError,
@@ -47,7 +46,32 @@ from thoughtledger.api.mcp.pipes import (
     pipes_available,
     terminal_available,
 )
+from thoughtledger.api.mcp.sdk_private import lowlevel_server
 from thoughtledger.api.mcp.wire import encodable, error_reply, reparsed
+
+_Item_co = TypeVar("_Item_co", covariant=True)
+_Item_contra = TypeVar("_Item_contra", contravariant=True)
+
+
+class ReadStream(Protocol[_Item_co]):
+    """What a transport hands the server to read: the SDK's transports and anyio's streams."""
+
+    async def receive(self) -> _Item_co:
+        """Return the next item; raise ``anyio.EndOfStream`` at the end."""
+
+    async def aclose(self) -> None:
+        """Close the stream."""
+
+
+class WriteStream(Protocol[_Item_contra]):
+    """What a transport hands the server to write to."""
+
+    async def send(self, item: _Item_contra, /) -> None:
+        """Write one item."""
+
+    async def aclose(self) -> None:
+        """Close the stream."""
+
 
 TRANSPORT_ENV = "THOUGHTLEDGER_STDIO"
 """Set to ``sdk`` to serve stdio on the SDK's own transport (worker threads) whatever the pipes."""
@@ -229,11 +253,11 @@ async def run_stdio(server: MCPServer[Any]) -> None:
     """Serve ``server`` on stdin/stdout until stdin closes and every request is answered.
 
     Raises:
-        RuntimeError: Another stdio transport already holds this process's stdin/stdout.
+        RuntimeError: Another stdio transport already holds this process's stdin/stdout, or
+            the installed SDK keeps its low-level server elsewhere.
     """
-    # The SDK's documented escape hatch (its migration guide does the same) to drive the
-    # low-level server over streams we hand it.
-    lowlevel = server._lowlevel_server
+    # MCPServer serves only over streams it makes itself; the low-level server takes ours.
+    lowlevel = lowlevel_server(server)
     chosen = stdio_transport()
     if chosen == "pipes":
         transport = pipe_stdio()

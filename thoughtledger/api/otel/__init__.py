@@ -5,5 +5,6 @@ import), reading each stored event's few fields with :mod:`thoughtledger.project
 :mod:`thoughtledger.api.otel.log` folds a whole log, page by page, into the spans of its sessions
 (``export --otlp``), :mod:`thoughtledger.api.otel.live` the events a server records (``serve
 --otlp``); :mod:`thoughtledger.api.otel.wire` encodes the spans, and
-:mod:`thoughtledger.api.otel.exporter` sends them with the OpenTelemetry SDK's OTLP/HTTP exporter.
+:mod:`thoughtledger.api.otel.exporter` sends them over OTLP/HTTP, configured as the OpenTelemetry
+SDK's exporter is.
 """

@@ -1,19 +1,30 @@
-"""Sending spans over OTLP/HTTP (protobuf) with the OpenTelemetry SDK (the ``otel`` extra).
+"""Sending spans over OTLP/HTTP (protobuf), configured as the OpenTelemetry SDK's exporter is.
 
-The only module that imports OpenTelemetry, and only when an export runs
-(``pip install 'thoughtledger[otel]'``). The SDK's OTLP/HTTP exporter does the sending: its
-endpoint, headers (``OTEL_EXPORTER_OTLP_HEADERS``, how Langfuse takes its keys), compression,
-timeouts and retries (429 and 5xx, honouring ``Retry-After``). The request body is encoded by
-:mod:`thoughtledger.api.otel.wire`, three to four times faster than the SDK's message objects, and
-handed to the exporter's HTTP client; should a later SDK not have that client, spans go through the
-exporter's public ``export`` as the SDK's own finished spans instead (the same request, slower). Ids
-and times are the ledger's, never the SDK's. Sending blocks, so it runs in a worker thread.
+Spans are encoded by :mod:`thoughtledger.api.otel.wire`, three to four times faster than the
+SDK's exporter end to end (``tools/bench otlp``), and posted here with the standard library. The
+OpenTelemetry SDK (the ``otel`` extra, ``pip install 'thoughtledger[otel]'``) supplies the
+resource (``OTEL_SERVICE_NAME``, ``OTEL_RESOURCE_ATTRIBUTES``) and the header parser; the
+exporter's documented settings are honoured: ``OTEL_EXPORTER_OTLP_[TRACES_]HEADERS`` (how
+Langfuse takes its keys), ``..._TIMEOUT``, ``..._COMPRESSION`` (gzip, deflate) and
+``..._CERTIFICATE``, ``..._CLIENT_CERTIFICATE``, ``..._CLIENT_KEY``. As the SDK does, a request
+answered 429, 502, 503 or 504, or a connection that failed, is tried again with exponential
+backoff (honouring ``Retry-After``) within the timeout. Ids and times are the ledger's, never
+the SDK's. Sending blocks, so it runs in a worker thread.
 """
 
 import asyncio
-import logging
-from collections.abc import Sequence
-from typing import Any
+import gzip
+import http.client
+import os
+import random
+import ssl
+import threading
+import time
+import urllib.error
+import urllib.request
+import zlib
+from collections.abc import Callable, Sequence
+from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit
 
 from thoughtledger.api import TelemetryExportError
@@ -24,6 +35,12 @@ from thoughtledger.ledger.errors import InvalidInputError, MissingExtraError
 BATCH = 2048
 """Spans per request: large enough to keep the per-request cost small, small enough to stay
 well under receivers' request limits (Langfuse and Phoenix take a few MB)."""
+
+_RETRYABLE = frozenset({429, 502, 503, 504})
+"""The statuses the SDK's exporter tries again."""
+_ATTEMPTS = 6
+_JITTER = 0.2
+_DEFAULT_TIMEOUT = 10.0
 
 
 def traces_url(given: str) -> str:
@@ -42,59 +59,89 @@ def traces_url(given: str) -> str:
     return given
 
 
+def _setting(name: str) -> str:
+    """``OTEL_EXPORTER_OTLP_TRACES_<name>``, else ``OTEL_EXPORTER_OTLP_<name>``, else ``""``."""
+    return (
+        os.environ.get(f"OTEL_EXPORTER_OTLP_TRACES_{name}")
+        or os.environ.get(f"OTEL_EXPORTER_OTLP_{name}")
+        or ""
+    ).strip()
+
+
+def _timeout() -> float:
+    try:
+        seconds = float(_setting("TIMEOUT") or _DEFAULT_TIMEOUT)
+    except ValueError:
+        return _DEFAULT_TIMEOUT
+    return seconds if seconds > 0 else _DEFAULT_TIMEOUT
+
+
+def _compressor() -> tuple[str | None, Callable[[bytes], bytes]]:
+    """The ``Content-Encoding`` the settings ask for, and how to apply it."""
+    match _setting("COMPRESSION").lower():
+        case "gzip":
+            return "gzip", gzip.compress
+        case "deflate":
+            return "deflate", zlib.compress
+        case _:
+            return None, lambda body: body
+
+
+def _tls() -> ssl.SSLContext:
+    context = ssl.create_default_context(cafile=_setting("CERTIFICATE") or None)
+    client_certificate = _setting("CLIENT_CERTIFICATE")
+    if client_certificate:
+        context.load_cert_chain(client_certificate, _setting("CLIENT_KEY") or None)
+    return context
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds a ``Retry-After`` header asks for (delay-seconds or an HTTP date)."""
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        return max(parsedate_to_datetime(value).timestamp() - time.time(), 0.0)
+    except (TypeError, ValueError):
+        return None
+
+
 class OtlpSender:
-    """Converts spans to the SDK's and sends them to one endpoint.
+    """Encodes spans and sends them to one OTLP/HTTP endpoint.
 
     Raises:
         MissingExtraError: OpenTelemetry is not installed (names the extra).
+        InvalidInputError: A certificate or key the settings name cannot be loaded.
     """
 
     def __init__(self, url: str, *, service_name: str = "thoughtledger", version: str = "") -> None:
         try:
-            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
             from opentelemetry.sdk.resources import Resource
-            from opentelemetry.sdk.trace import Event, ReadableSpan
-            from opentelemetry.sdk.trace.export import SpanExportResult
-            from opentelemetry.sdk.util.instrumentation import InstrumentationScope
-            from opentelemetry.trace import Link, SpanContext, SpanKind, TraceFlags
+            from opentelemetry.util.re import parse_env_headers
         except ImportError as exc:
             raise MissingExtraError(
                 "OpenTelemetry export needs the otel extra; install it with "
                 "pip install 'thoughtledger[otel]'"
             ) from exc
         self._url = url
-        # Timeout, headers and compression from the SDK's own settings (OTEL_EXPORTER_OTLP_*).
-        self._exporter = OTLPSpanExporter(endpoint=url)
-        # The SDK logs each retry; our caller reports the outcome in one line instead.
-        logging.getLogger("opentelemetry.exporter").setLevel(logging.CRITICAL)
-        self._ok = SpanExportResult.SUCCESS
-        self._resource = Resource.create({"service.name": service_name})
-        self._scope = InstrumentationScope("thoughtledger", version, SEMCONV_SCHEMA_URL)
+        self._resource = dict(Resource.create({"service.name": service_name}).attributes)
         self._version = version
-        client = getattr(self._exporter, "_client", None)
-        self._client = client if callable(getattr(client, "export", None)) else None
-        self._sdk: Any = (ReadableSpan, SpanContext, TraceFlags(TraceFlags.SAMPLED), Link, Event)
-        self._kinds = {"internal": SpanKind.INTERNAL, "client": SpanKind.CLIENT}
-
-    def _convert(self, span: SpanData) -> Any:
-        readable, context, flags, link, event = self._sdk
-
-        def ctx(span_id: int) -> Any:
-            return context(span.trace_id, span_id, is_remote=False, trace_flags=flags)
-
-        return readable(
-            name=span.name,
-            context=ctx(span.span_id),
-            parent=None if span.parent_span_id is None else ctx(span.parent_span_id),
-            resource=self._resource,
-            attributes=span.attributes,
-            events=[event(name, attributes, timestamp=at) for name, at, attributes in span.events],
-            links=[link(ctx(target.span_id), target.attributes) for target in span.links],
-            kind=self._kinds[span.kind],
-            start_time=span.start_ns,
-            end_time=span.end_ns,
-            instrumentation_scope=self._scope,
-        )
+        self._timeout = _timeout()
+        encoding, self._compress = _compressor()
+        self._headers = {
+            "Content-Type": "application/x-protobuf",
+            **parse_env_headers(_setting("HEADERS"), liberal=True),
+        }
+        if encoding is not None:
+            self._headers["Content-Encoding"] = encoding
+        try:
+            self._tls = _tls() if url.startswith("https:") else None
+        except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError
+            raise InvalidInputError(f"cannot load the OTLP exporter's TLS files: {exc}") from exc
+        self._closed = threading.Event()
 
     def send_now(self, spans: Sequence[SpanData]) -> None:
         """Send ``spans`` in batches, blocking until each is accepted.
@@ -104,56 +151,65 @@ class OtlpSender:
         """
         self.send_encoded_now(self.encode(spans))
 
-    def encode(self, spans: Sequence[SpanData]) -> list[Any]:
-        """Return each span ready to send (for :meth:`send_encoded`).
-
-        Its encoded ``Span`` message, or, where the SDK's HTTP client is not at hand, the SDK's
-        own finished span.
-        """
-        if self._client is None:
-            return [self._convert(span) for span in spans]
+    def encode(self, spans: Sequence[SpanData]) -> list[bytes]:
+        """Return each span's encoded ``Span`` message (for :meth:`send_encoded`)."""
         return [encode_span(span) for span in spans]
 
-    def send_encoded_now(self, encoded: Sequence[Any]) -> None:
+    def send_encoded_now(self, encoded: Sequence[bytes]) -> None:
         """Send spans made ready by :meth:`encode` in batches, blocking until each is accepted.
 
         Raises:
             TelemetryExportError: The endpoint refused a batch or could not be reached.
         """
         for start in range(0, len(encoded), BATCH):
-            batch = encoded[start : start + BATCH]
-            try:
-                refusal = self._send_batch(batch)
-            except Exception as exc:  # the SDK retries, then may raise anything requests does
-                raise TelemetryExportError(f"cannot send spans to {self._url}: {exc}") from exc
+            body = request_of(
+                encoded[start : start + BATCH],
+                resource=self._resource,
+                scope_name="thoughtledger",
+                scope_version=self._version,
+                schema_url=SEMCONV_SCHEMA_URL,
+            )
+            refusal = self._post(self._compress(body))
             if refusal is not None:
                 raise TelemetryExportError(refusal)
 
-    def _send_batch(self, batch: Sequence[Any]) -> str | None:
-        """Send one batch; return why it was not accepted, or ``None``."""
-        if self._client is None:
-            result = self._exporter.export(batch)
-            return None if result == self._ok else f"{self._url} did not accept the spans"
-        body = request_of(
-            batch,
-            resource=dict(self._resource.attributes),
-            scope_name="thoughtledger",
-            scope_version=self._version,
-            schema_url=SEMCONV_SCHEMA_URL,
-        )
-        outcome = self._client.export(body)
-        if outcome.success:
-            return None
-        status = getattr(outcome, "status_code", None)
-        if status is not None:
-            return f"{self._url} did not accept the spans (HTTP {status})"
-        error = getattr(outcome, "error", None)
-        reason = str(error).splitlines()[0][:200] if error is not None else "no answer"
-        if "Connection refused" in reason or "NewConnectionError" in reason:
-            reason = "connection refused"
-        return f"cannot send spans to {self._url} (after retrying): {reason}"
+    def _post(self, body: bytes) -> str | None:
+        """Post one request, trying again as the SDK does; return why it failed, or ``None``."""
+        deadline = time.monotonic() + self._timeout
+        refusal = "no answer"
+        for attempt in range(_ATTEMPTS):
+            backoff = 2**attempt * random.uniform(1 - _JITTER, 1 + _JITTER)  # noqa: S311  # jitter
+            status, wait, refusal = self._attempt(body, max(deadline - time.monotonic(), 0.01))
+            if status is not None and status < 400:
+                return None
+            if status is not None and status not in _RETRYABLE:
+                return f"{self._url} did not accept the spans (HTTP {status})"
+            backoff = wait if wait is not None else backoff
+            if backoff > deadline - time.monotonic() or self._closed.wait(backoff):
+                break
+        return f"cannot send spans to {self._url} (after retrying): {refusal}"
 
-    async def send_encoded(self, encoded: Sequence[Any]) -> None:
+    def _attempt(self, body: bytes, timeout: float) -> tuple[int | None, float | None, str]:
+        """One POST: its status (``None``: no answer), the wait asked for, what went wrong."""
+        # The URL is http(s): traces_url checked it.
+        request = urllib.request.Request(  # noqa: S310
+            self._url, data=body, headers=self._headers, method="POST"
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=timeout, context=self._tls) as answer:  # noqa: S310
+                answer.read()
+                return answer.status, None, ""
+        except urllib.error.HTTPError as exc:
+            exc.close()
+            return exc.code, _retry_after(exc.headers.get("Retry-After")), f"HTTP {exc.code}"
+        except urllib.error.URLError as exc:
+            if isinstance(exc.reason, ConnectionRefusedError):
+                return None, None, "connection refused"
+            return None, None, str(exc.reason).splitlines()[0][:200]
+        except (OSError, http.client.HTTPException) as exc:  # a timeout, a reset, a bad answer
+            return None, None, (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+
+    async def send_encoded(self, encoded: Sequence[bytes]) -> None:
         """Send spans made ready by :meth:`encode` from a worker thread.
 
         Raises:
@@ -170,8 +226,8 @@ class OtlpSender:
         await asyncio.to_thread(self.send_now, spans)
 
     def close(self) -> None:
-        """Release the exporter's connections."""
-        self._exporter.shutdown()  # type: ignore[no-untyped-call]
+        """Stop waiting to try again: a request being retried fails at once."""
+        self._closed.set()
 
 
 __all__ = ["BATCH", "OtlpSender", "traces_url"]
