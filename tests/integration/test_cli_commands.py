@@ -16,6 +16,7 @@ import thoughtledger.api.cli.replay
 from tests.support.cli import cli, demo, sqlite_url
 from tests.support.samples import record_sample
 from thoughtledger.api.cli.common import Ui
+from thoughtledger.api.mcp.serve import ServeParts
 
 
 def test_demo_records_a_session_with_revisions_and_branches_and_shows_it(
@@ -252,7 +253,7 @@ def test_serve_hands_its_options_to_the_mcp_server(
 
     seen: list[str | None] = []
 
-    def run_serve(args: argparse.Namespace) -> int:
+    def run_serve(args: argparse.Namespace, parts: ServeParts) -> int:
         seen.append(args.db)
         return 7
 

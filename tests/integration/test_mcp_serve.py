@@ -80,7 +80,7 @@ def test_a_port_in_use_exits_1_with_the_reason_on_stderr() -> None:
 
 
 def test_the_serve_module_exposes_exactly_what_the_cli_wires() -> None:
-    assert serve.__all__ == ["add_serve_arguments", "run_serve"]
+    assert serve.__all__ == ["LiveExport", "ServeParts", "add_serve_arguments", "run_serve"]
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,9 @@
-"""``thoughtledger serve``: the MCP server (``api.mcp.serve``), loaded only when serving."""
+"""``thoughtledger serve``: the MCP server (``api.mcp.serve``), loaded only when serving.
+
+The command line is the composition root: it hands the server the parts of the other ways in
+and out that it uses (the token file's verifier, the live OTLP stream), so the server imports
+none of them.
+"""
 
 import argparse
 
@@ -22,11 +27,14 @@ def serve(argv: list[str]) -> int:
     Raises:
         UsageError: Bad options.
     """
-    from thoughtledger.api.mcp.serve import add_serve_arguments, run_serve
+    from thoughtledger.api.auth.verifier import FileTokenVerifier
+    from thoughtledger.api.mcp.serve import ServeParts, add_serve_arguments, run_serve
+    from thoughtledger.api.otel.live import live_traces
 
     parser = Parser(prog="thoughtledger serve", description=SUMMARY)
     add_serve_arguments(parser)  # --db included, with the server's own help
-    return run_serve(parser.parse_args(argv))
+    parts = ServeParts(token_verifier=FileTokenVerifier, live_telemetry=live_traces)
+    return run_serve(parser.parse_args(argv), parts)
 
 
 async def _misplaced(args: argparse.Namespace, ui: Ui) -> int:

@@ -1,8 +1,10 @@
 """``thoughtledger serve``: the entry point MCP clients start (stdio) or connect to (HTTP).
 
 The command line is wired elsewhere; this module gives it two functions:
-:func:`add_serve_arguments` and :func:`run_serve`. Logging is configured here, once, to stderr:
-on stdio, stdout carries JSON-RPC and nothing else.
+:func:`add_serve_arguments` and :func:`run_serve`, and takes from it, as :class:`ServeParts`, what
+the server uses of the other ways in and out (who a bearer token stands for, the live OTLP
+stream): the command line is the one place they are put together. Logging is configured here, once,
+to stderr: on stdio, stdout carries JSON-RPC and nothing else.
 """
 
 import argparse
@@ -13,12 +15,14 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import anyio
+from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.streamable_http_manager import DEFAULT_SESSION_IDLE_TIMEOUT
@@ -35,7 +39,6 @@ from thoughtledger.api import (
     resolve_url,
     route_to_stdlib,
 )
-from thoughtledger.api.auth.verifier import FileTokenVerifier
 from thoughtledger.api.mcp.context import AppState, ProfileName
 from thoughtledger.api.mcp.render import ThoughtSink, thought_logging_enabled
 from thoughtledger.api.mcp.server import (
@@ -74,6 +77,35 @@ SINGLE_PRINCIPAL_WARNING = (
 # The server's own lifecycle lines use the standard library: structlog is imported only when
 # something else logs (see thoughtledger.api.facade.logs).
 _log = logging.getLogger(__name__)
+
+
+class LiveExport(Protocol):
+    """A live OTLP stream's tally, logged when the server stops."""
+
+    @property
+    def sent(self) -> int:
+        """Spans sent."""
+        ...
+
+    @property
+    def dropped(self) -> int:
+        """Spans dropped (the endpoint failed or could not keep up)."""
+        ...
+
+
+@dataclass(frozen=True)
+class ServeParts:
+    """What the server uses of the other ways in and out, passed in by whoever starts it.
+
+    Attributes:
+        token_verifier: Given ``--auth FILE``, who each bearer token stands for (the MCP SDK's
+            ``TokenVerifier``); raises ``OSError`` or ``LedgerError`` for a file it cannot use.
+        live_telemetry: Given the ledger and ``--otlp URL``, a context that streams every
+            recorded thought there as spans while the server runs.
+    """
+
+    token_verifier: Callable[[Path], TokenVerifier]
+    live_telemetry: Callable[[Ledger, str], contextlib.AbstractAsyncContextManager[LiveExport]]
 
 
 def _event(level: int, event: str, **facts: object) -> None:
@@ -186,11 +218,15 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run_serve(args: argparse.Namespace) -> int:
+def run_serve(args: argparse.Namespace, parts: ServeParts) -> int:
     """Serve until stdin closes (stdio) or a signal stops the HTTP server; return an exit code.
 
     Failures are one line on stderr, as every ``thoughtledger`` command writes them:
     ``thoughtledger: error: ...``, with any password in the ledger URL masked.
+
+    Args:
+        args: The options :func:`add_serve_arguments` parsed.
+        parts: The token verifier and the live telemetry, from the other adapters.
 
     Returns:
         0 after a clean stop (stdin closed, or SIGTERM on HTTP); 2 for a ledger URL of no known
@@ -213,7 +249,9 @@ def run_serve(args: argparse.Namespace) -> int:
     except InvalidInputError as exc:
         return _fail(str(exc), EXIT_USAGE)
     try:
-        code: int = anyio.run(functools.partial(serve, args, ttl=ttl, sink=sink, signer=signer))
+        code: int = anyio.run(
+            functools.partial(serve, args, parts, ttl=ttl, sink=sink, signer=signer)
+        )
     except InvalidInputError as exc:  # a URL of no known form: the command line was wrong
         return _fail(mask_text(str(exc), resolve_url(args.db)), EXIT_USAGE)
     except (LedgerError, OSError) as exc:  # a ledger that cannot be opened, a port in use
@@ -266,6 +304,7 @@ def _checkpoints(
 
 async def _serve_stdio(
     args: argparse.Namespace,
+    parts: ServeParts,
     *,
     ttl: timedelta | None,
     sink: ThoughtSink | None,
@@ -275,7 +314,7 @@ async def _serve_stdio(
 
     async with (
         open_ledger(args.db, ttl=ttl) as ledger,
-        _telemetry(ledger, args.otlp),
+        _telemetry(parts, ledger, args.otlp),
         checkpoints_kept(_checkpoints(ledger, args, signer)),
     ):
         server = _server(ledger, args, sink, transport="stdio")
@@ -291,6 +330,7 @@ async def _serve_stdio(
 
 async def _serve_http(
     args: argparse.Namespace,
+    parts: ServeParts,
     *,
     ttl: timedelta | None,
     sink: ThoughtSink | None,
@@ -301,11 +341,11 @@ async def _serve_http(
     from thoughtledger.api import checkpoints_kept
 
     # The token file first: a bad one stops the server before the ledger is touched.
-    verifier = FileTokenVerifier(args.auth) if args.auth is not None else None
+    verifier = parts.token_verifier(Path(args.auth)) if args.auth is not None else None
     per_principal: int = args.max_http_sessions or DEFAULT_MAX_HTTP_SESSIONS
     async with (
         open_ledger(args.db, ttl=ttl) as ledger,
-        _telemetry(ledger, args.otlp),
+        _telemetry(parts, ledger, args.otlp),
         checkpoints_kept(_checkpoints(ledger, args, signer)),
     ):
         # Bind first, so --port 0 is known: it is in the URL, and the URL is in the auth
@@ -363,14 +403,12 @@ async def _serve_http(
 
 
 @contextlib.asynccontextmanager
-async def _telemetry(ledger: Ledger, url: str | None) -> AsyncIterator[None]:
+async def _telemetry(parts: ServeParts, ledger: Ledger, url: str | None) -> AsyncIterator[None]:
     """Stream the ledger's thoughts to ``url`` while serving (nothing without a URL)."""
     if url is None:
         yield
         return
-    from thoughtledger.api.otel.live import live_traces
-
-    async with live_traces(ledger, url) as live:
+    async with parts.live_telemetry(ledger, url) as live:
         yield
     _event(logging.INFO, "otlp_sent", spans=live.sent, dropped=live.dropped)
 
@@ -412,7 +450,7 @@ def _server(
     sink: ThoughtSink | None,
     *,
     transport: str,
-    verifier: FileTokenVerifier | None = None,
+    verifier: TokenVerifier | None = None,
     auth: AuthSettings | None = None,
 ) -> MCPServer[AppState]:
     """The MCP server as the serve options ask, for either transport."""
@@ -498,4 +536,4 @@ def _tool_list(value: str) -> Sequence[str]:
     return names
 
 
-__all__ = ["add_serve_arguments", "run_serve"]
+__all__ = ["LiveExport", "ServeParts", "add_serve_arguments", "run_serve"]
