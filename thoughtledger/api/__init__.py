@@ -29,11 +29,11 @@ from thoughtledger.api.facade.access import (
     role_of,
 )
 from thoughtledger.api.facade.bootstrap import open_ledger, open_store, resolve_url
-from thoughtledger.api.facade.bounds import not_found
 from thoughtledger.api.facade.errors import (
     GenerationError,
     ProviderNotConfiguredError,
     TelemetryExportError,
+    not_found,
 )
 from thoughtledger.api.facade.figures import GroupStats, LedgerStats, Statistics, ledger_stats
 from thoughtledger.api.facade.history import DEFAULT_HISTORY_LIMIT, HistoryPage
@@ -48,8 +48,8 @@ from thoughtledger.api.facade.logs import (
 )
 from thoughtledger.api.facade.lookup import SessionMatch, StreamHead
 from thoughtledger.api.facade.options import bounded
-from thoughtledger.api.facade.outcome import ThinkOutcome
 from thoughtledger.api.facade.proofs import CheckpointReport, Proofs, verify_bundle
+from thoughtledger.api.facade.recording import ThinkOutcome
 from thoughtledger.api.facade.redaction import (
     RedactedThought,
     Redaction,

@@ -15,6 +15,7 @@ from dataclasses import replace
 from datetime import datetime
 from types import MappingProxyType
 
+from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.projections.state import Branch, SessionState, empty
 
 
@@ -95,4 +96,34 @@ def version_at(state: SessionState, moment: datetime) -> int:
     return version
 
 
-__all__ = ["as_of_version", "version_at"]
+def check_version(session_id: str, version: object, last: int) -> int:
+    """Return ``version`` when it is a version of a session whose last is ``last``.
+
+    Raises:
+        InvalidInputError: Not an integer, below 1, or past the session's end.
+    """
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise InvalidInputError("as_of_version must be an integer")
+    if version < 1:
+        raise InvalidInputError("as_of_version must be >= 1")
+    if version > last:
+        raise InvalidInputError(
+            f"session {session_id!r} has {last} events; as_of_version {version} is past its end"
+        )
+    return version
+
+
+def check_time(moment: object) -> datetime:
+    """Return ``moment`` when it is an aware datetime.
+
+    Raises:
+        InvalidInputError: Not a datetime, or one without a time zone.
+    """
+    if not isinstance(moment, datetime):
+        raise InvalidInputError("as_of_time must be a datetime")
+    if moment.tzinfo is None:
+        raise InvalidInputError("as_of_time must carry a time zone (for example UTC)")
+    return moment
+
+
+__all__ = ["as_of_version", "check_time", "check_version", "version_at"]

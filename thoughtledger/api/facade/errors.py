@@ -11,7 +11,7 @@ They derive from the core's root (:mod:`thoughtledger.ledger.errors`), so a call
     └── TelemetryExportError        spans could not be sent to the OTLP endpoint
 """
 
-from thoughtledger.ledger.errors import LedgerError
+from thoughtledger.ledger.errors import LedgerError, SessionNotFoundError
 
 
 class ImportRefusedError(LedgerError):
@@ -51,9 +51,15 @@ class TelemetryExportError(LedgerError):
     """Spans could not be sent: the OTLP endpoint refused them or could not be reached."""
 
 
+def not_found(session_id: str) -> SessionNotFoundError:
+    """The error that says a ledger holds no session ``session_id``."""
+    return SessionNotFoundError(f"no session {session_id!r} in this ledger")
+
+
 __all__ = [
     "GenerationError",
     "ImportRefusedError",
     "ProviderNotConfiguredError",
     "TelemetryExportError",
+    "not_found",
 ]

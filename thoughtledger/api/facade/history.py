@@ -18,13 +18,14 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from thoughtledger.api.facade.bounds import check_time, check_version, not_found
+from thoughtledger.api.facade.errors import not_found
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
 from thoughtledger.ledger.events import SessionCleared, SessionExpired, SessionStarted
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.projections.answers import JsonDict
+from thoughtledger.projections.asof import check_time, check_version
 from thoughtledger.projections.paging import HistoryCursor, PageBuilder, compact_size
 from thoughtledger.projections.state import thought_entry
 

@@ -9,18 +9,39 @@ import asyncio
 import contextlib
 import random
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from thoughtledger.api.facade.bounds import not_found
 from thoughtledger.api.facade.caches import Held
-from thoughtledger.api.facade.outcome import ThinkOutcome
+from thoughtledger.api.facade.errors import not_found
 from thoughtledger.ledger.decide import Generated, ThinkCommand, decide_thought, starts_a_run
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import ConcurrencyError
 from thoughtledger.ledger.events import LedgerEvent, SessionCleared, SessionExpired
 from thoughtledger.ledger.ids import new_session_id
 from thoughtledger.ledger.store.base import LedgerStore
-from thoughtledger.projections.state import SessionState, empty, replay
+from thoughtledger.projections.state import SessionState, ThoughtEntry, empty, replay
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkOutcome:
+    """What one recorded thought produced.
+
+    Attributes:
+        session_id: The session the thought landed in (a new one after a clear or expiry).
+        state: The session after the thought.
+        entry: The thought as recorded.
+        recorded: Every event appended by this call, in order (a retired session's ``cleared``
+            or ``expired`` event first, when there was one).
+        replaced_session_id: The session this call retired, if any.
+    """
+
+    session_id: str
+    state: SessionState
+    entry: ThoughtEntry
+    recorded: list[RecordedEvent]
+    replaced_session_id: str | None = None
+
 
 _ATTEMPTS = 32
 """Times a thought is decided again after a conflict before the conflict is raised."""
@@ -194,4 +215,4 @@ class Recorder:
         return None
 
 
-__all__ = ["Recorder"]
+__all__ = ["Recorder", "ThinkOutcome"]

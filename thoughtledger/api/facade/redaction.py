@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from thoughtledger.api.facade.access import Principal
-from thoughtledger.api.facade.bounds import not_found
+from thoughtledger.api.facade.errors import not_found
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import ConcurrencyError, IntegrityError, InvalidInputError
 from thoughtledger.ledger.events import (

@@ -13,10 +13,9 @@ from thoughtledger.api.facade.figures import Statistics
 from thoughtledger.api.facade.history import DEFAULT_HISTORY_LIMIT, HistoryPage, Paging
 from thoughtledger.api.facade.listing import DEFAULT_PAGE, Listing, SessionsPage
 from thoughtledger.api.facade.lookup import Lookup, SessionMatch
-from thoughtledger.api.facade.outcome import ThinkOutcome
 from thoughtledger.api.facade.proofs import Proofs
 from thoughtledger.api.facade.reading import Reads
-from thoughtledger.api.facade.recording import Recorder
+from thoughtledger.api.facade.recording import Recorder, ThinkOutcome
 from thoughtledger.api.facade.redaction import Redaction
 from thoughtledger.api.facade.session import Profile, Session
 from thoughtledger.api.facade.transfer import Transfer

@@ -4,7 +4,7 @@ from collections.abc import AsyncIterator, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
 
-from thoughtledger.api.facade.outcome import ThinkOutcome
+from thoughtledger.api.facade.recording import ThinkOutcome
 from thoughtledger.ledger.chain import VerifyReport
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError

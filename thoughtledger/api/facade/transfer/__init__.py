@@ -12,9 +12,8 @@ from pathlib import Path
 
 from thoughtledger.api.facade.errors import ImportRefusedError
 from thoughtledger.api.facade.lookup import all_heads
-from thoughtledger.api.facade.transfer.check import CheckedFile, check_file
+from thoughtledger.api.facade.transfer.check import CheckedFile, NoProgress, Progress, check_file
 from thoughtledger.api.facade.transfer.importing import PendingImport, pending_import, write_import
-from thoughtledger.api.facade.transfer.progress import NoProgress, Progress
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent
 from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.projections.thought_rows import ThoughtRow, ThoughtRowFold

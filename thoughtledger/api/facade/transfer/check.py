@@ -14,15 +14,30 @@ import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 from uuid import UUID
 
 from thoughtledger.api.facade.errors import ImportRefusedError
 from thoughtledger.api.facade.transfer.jsonl import ExportLine, Manifest, decoded, read_lines
-from thoughtledger.api.facade.transfer.progress import Progress
 from thoughtledger.ledger.chain import StoredRow, verify_rows
 from thoughtledger.ledger.decide import DEFAULT_MAX_THOUGHT_BYTES, MAX_BRANCH_ID_CHARS
 from thoughtledger.ledger.envelope import RecordedEvent, format_time
 from thoughtledger.ledger.events import ThoughtEvent, ThoughtGenerated
+
+
+class Progress(Protocol):
+    """Told how much more work is done: bytes read, events written."""
+
+    def advance(self, amount: float = 1) -> None:
+        """Record ``amount`` more units of work done."""
+
+
+class NoProgress:
+    """Progress that goes nowhere, for callers that show none."""
+
+    def advance(self, amount: float = 1) -> None:
+        """Do nothing."""
+
 
 KEEP = 100_000
 """Files of up to this many events are held in memory after checking, not read again."""
@@ -271,4 +286,4 @@ def _check_manifest(path: Path, manifest: Manifest, sessions: dict[str, SessionI
             )
 
 
-__all__ = ["KEEP", "CheckedFile", "SessionInFile", "check_file"]
+__all__ = ["KEEP", "CheckedFile", "NoProgress", "Progress", "SessionInFile", "check_file"]

@@ -23,8 +23,7 @@ from uuid import UUID
 
 from thoughtledger.api.facade.errors import ImportRefusedError
 from thoughtledger.api.facade.lookup import all_heads
-from thoughtledger.api.facade.transfer.check import CheckedFile
-from thoughtledger.api.facade.transfer.progress import Progress
+from thoughtledger.api.facade.transfer.check import CheckedFile, Progress
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import (
     ConcurrencyError,
