@@ -23,7 +23,7 @@ from thoughtledger.api.mcp.thinking import DEFAULT_SESSION, answer
 from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
-from thoughtledger.ledger.thought_types import LaxCount, LaxText
+from thoughtledger.api.mcp.lax_types import LaxCount, LaxText
 from thoughtledger.projections.answers import JsonDict, branch_sets, session_view, thought_history
 from thoughtledger.projections.state import SessionState
 
