@@ -71,6 +71,4 @@ def command_wording(item: ErrorDetails) -> str:
     return item["msg"]
 
 
-
-
 __all__ = ["Count", "Text", "Wording", "command_wording", "describe_errors"]

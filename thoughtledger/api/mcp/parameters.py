@@ -47,7 +47,8 @@ def thought_parameters(
     """Every field of a thought as a tool parameter, in ``core_order`` and then the marks.
 
     Args:
-        core_order: The order of the core fields (see :func:`thoughtledger.ledger.thought.in_order`).
+        core_order: The order of the core fields (see
+            :func:`thoughtledger.ledger.thought.in_order`).
         words: Published descriptions by snake_case name; a field without one is described in
             the definition's words.
         camel: Whether the tool takes the camelCase names (a ``validation_alias`` each).
