@@ -11,13 +11,14 @@ from thoughtledger.api.llm.client import ThoughtWriter
 from thoughtledger.api.mcp.render import ThoughtSink
 from thoughtledger.api.mcp.sessions import Directories, SessionDirectory
 from thoughtledger.api.service import Ledger
+from thoughtledger.api.session import Profile
 
 RunsName = Literal["separate", "continuous"]
 """How a connection's thinking is split into sessions: one per run (a plain thought numbered 1
 starts the next) or one accumulating history (the official server's)."""
-ProfileName = Literal["minimal", "official", "full"]
+ProfileName = Profile
 """Which projection ``sequentialthinking`` answers with: the minimal-response spec, the official
-view, or the session pattern."""
+view, or the session pattern in full (as :data:`thoughtledger.api.session.Profile` names them)."""
 
 
 @dataclass
