@@ -188,14 +188,10 @@ def thought_record(entry: ThoughtEntry) -> JsonDict:
         "nextThoughtNeeded": entry.next_thought_needed,
         "thought": entry.thought,
     }
-    optional = {
-        "isRevision": entry.is_revision,
-        "revisesThought": entry.revises_thought,
-        "branchFromThought": entry.branch_from_thought,
-        "branchId": entry.branch_id,
-        "needsMoreThoughts": entry.needs_more_thoughts,
-    }
-    item.update({key: value for key, value in optional.items() if value is not None})
+    for camel, name in _HISTORY_MARKS:
+        value = entry.mark(name)
+        if value is not None:
+            item[camel] = value
     if entry.redacted:
         item["redacted"] = True
     if entry.generation is not None:
