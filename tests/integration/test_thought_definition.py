@@ -11,7 +11,6 @@ event built from it are not validated again, and store the same bytes as before.
 import json
 import os
 import shutil
-import subprocess
 import sys
 import textwrap
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -20,14 +19,15 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 from pydantic import BaseModel
 
+import thoughtledger
 from tests.support.samples import thought
 from thoughtledger.api.mcp import create_server
 from thoughtledger.api.service import Ledger
-from thoughtledger.api.session import Session
 from thoughtledger.api.tool import PARAMETERS, ThinkingInput, sequential_thinking_tool
 from thoughtledger.ledger.codec import encode_payload
 from thoughtledger.ledger.content import comparable
@@ -41,7 +41,6 @@ from thoughtledger.ledger.events import (
     ThoughtRevised,
 )
 from thoughtledger.ledger.store.memory import MemoryEventStore
-import thoughtledger
 from thoughtledger.ledger.thought import (
     CAMEL_NAMES,
     THOUGHT_FIELDS,
@@ -280,7 +279,8 @@ SCRIPT = textwrap.dedent(
     out = asyncio.run(main())
     path = url.removeprefix("sqlite:///")
     db = sqlite3.connect(path)
-    out["view"] = [row[0] for row in db.execute("SELECT hunch_note FROM tl_thoughts ORDER BY position")]
+    view = db.execute("SELECT hunch_note FROM tl_thoughts ORDER BY position")
+    out["view"] = [row[0] for row in view]
     cli = [sys.executable, "-m", "thoughtledger.api.cli", "export", "--db", url, "--all", "-o", "-"]
     out["csv"] = list(csv.DictReader(io.StringIO(subprocess.run(
         [*cli, "--format", "csv"], check=True, capture_output=True, text=True).stdout)))
@@ -306,15 +306,12 @@ async def test_a_field_added_to_the_definition_reaches_every_way_out(tmp_path: P
     script = tmp_path / "probe.py"
     script.write_text(SCRIPT)
     env = {**os.environ, "PYTHONPATH": str(copy), "DISABLE_THOUGHT_LOGGING": "true"}
-    done = subprocess.run(
-        [sys.executable, str(script), url],
-        env=env,
-        cwd=tmp_path,  # not the source tree, whose package would shadow the copy
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    # Run from tmp_path, not the source tree, whose package would shadow the copy.
+    with anyio.fail_after(120):
+        done = await anyio.run_process(
+            [sys.executable, str(script), url], env=env, cwd=tmp_path, check=False
+        )
+    assert done.returncode == 0, done.stderr.decode()[-3000:]
     out = json.loads(done.stdout)
 
     assert "hunchNote" in out["schema"]["sequentialthinking"]
