@@ -4,7 +4,7 @@ A revision that does not say which thought it revises, or a branch thought that 
 which branch it is on, reads as one plain line of thought. The session pattern's thought record
 has ``revisesThought``, ``branchFromThought``, ``branchId`` and ``needsMoreThoughts``; each view
 of the history must show them when a thought was recorded with them: the Python API's
-``view("session")``, the MCP tools (``--profile full`` and ``thinking_history show=view``) and
+``view("full")``, the MCP tools (``--profile full`` and ``thinking_history show=view``) and
 the in-process tool.
 """
 
@@ -75,11 +75,11 @@ async def test_the_python_session_view_keeps_revision_and_branch_fields(ledger: 
     session = await ledger.new_session()
     for step in STEPS:
         await session.think(next_thought_needed=True, **snake(step))
-    view = await session.view("session")
+    view = await session.view("full")
     assert view["thoughtHistory"] == EXPECTED_HISTORY
     assert view["branches"] == ["cache-first"]
     # As of an earlier version, the revision keeps its target too.
-    earlier = await session.view("session", as_of_version=4)
+    earlier = await session.view("full", as_of_version=4)
     assert earlier["thoughtHistory"] == EXPECTED_HISTORY[:3]
 
 

@@ -1,27 +1,32 @@
 """A thought is defined once and validated once on its way in, by every way in.
 
-``thoughtledger.ledger.thought`` names a thought's fields; the command, every thought event and the
-in-process tool derive from it, and the MCP tools, the Python API and the history item, which spell
-the fields out, all carry exactly those (a new field that one of them misses fails here, naming the
-place to add it). Each way in validates a thought once: the MCP tools with the SDK's lax arguments
+``thoughtledger.ledger.thought`` names a thought's fields; everything else derives from it: a test
+adds a field to the definition in a copy of the package and finds it in the MCP schema, the
+history, the SQL views, the exports, the browser view's payload and the spans, with no other
+edit. Each way in validates a thought once: the MCP tools with the SDK's lax arguments
 model, the in-process tool with its strict one, the Python API with the command; the command and the
 event built from it are not validated again, and store the same bytes as before.
 """
 
-import inspect
+import json
+import os
+import shutil
 import sys
+import textwrap
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 from pydantic import BaseModel
 
+import thoughtledger
 from tests.support.samples import thought
 from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.facade.session import Session
 from thoughtledger.api.mcp import create_server
 from thoughtledger.api.tool import PARAMETERS, ThinkingInput, sequential_thinking_tool
 from thoughtledger.ledger.codec import encode_payload
@@ -39,7 +44,6 @@ from thoughtledger.ledger.store.memory import MemoryEventStore
 from thoughtledger.ledger.thought import (
     CAMEL_NAMES,
     THOUGHT_FIELDS,
-    HistoryItem,
     ThoughtCore,
     ThoughtMarks,
 )
@@ -117,43 +121,6 @@ def test_the_in_process_tool_takes_each_fields_words_from_its_definition() -> No
     for name in THOUGHT_FIELDS:
         offered = PARAMETERS["properties"][CAMEL_NAMES[name]]["description"]
         assert offered == THOUGHT_MODEL_FIELDS[name].description, name
-
-
-def test_the_history_item_shows_every_field_but_the_estimate_and_what_comes_next() -> None:
-    shown = {field.alias for field in HistoryItem.model_fields.values()}
-    hidden = {CAMEL_NAMES[name] for name in ("total_thoughts", "next_thought_needed")}
-    missing = sorted(set(CAMEL_NAMES.values()) - hidden - shown)
-    assert missing == [], f"add {missing} to HistoryItem (thoughtledger/ledger/thought.py)"
-    # ``redacted`` is no field of a thought: it says a redacted one's text is gone.
-    assert shown == set(CAMEL_NAMES.values()) - hidden | {"redacted"}
-    assert set(ThoughtCore.model_fields) <= set(THOUGHT_FIELDS)
-
-
-async def test_every_mcp_thinking_tool_takes_every_field(ledger: Ledger) -> None:
-    tools = ("sequentialthinking", *SNAKE_TOOLS)
-    async with Client(create_server(ledger, tools=tools)) as client:
-        listed = {
-            tool.name: tool.input_schema["properties"] for tool in (await client.list_tools()).tools
-        }
-    where = (
-        "add it as a parameter in thoughtledger/api/mcp/thinking.py, its words in descriptions.py"
-    )
-    missing = [CAMEL_NAMES[n] for n in THOUGHT_FIELDS if CAMEL_NAMES[n] not in listed[tools[0]]]
-    assert missing == [], f"sequentialthinking lacks {missing}: {where}"
-    for name in SNAKE_TOOLS:
-        missing = [field for field in THOUGHT_FIELDS if field not in listed[name]]
-        assert missing == [], f"{name} lacks {missing}: {where}"
-
-
-def test_the_python_api_takes_every_field_by_name() -> None:
-    # Its explicit signature is what users call and their editors complete: it is written out.
-    taken = inspect.signature(Session.process_sequential_thinking).parameters
-    missing = [name for name in THOUGHT_FIELDS if name not in taken]
-    assert missing == [], (
-        f"add {missing} to Session.process_sequential_thinking (thoughtledger/api/session.py)"
-    )
-    for name in ThoughtMarks.model_fields:
-        assert taken[name].default is None, f"{name} must be optional (default None)"
 
 
 def a_value_for(name: str) -> object:
@@ -257,3 +224,107 @@ def test_checked_fields_make_the_command_parsing_makes() -> None:
     fields = {**snake(4), "is_revision": True, "revises_thought": 1}
     assert checked_command(fields) == parse_command(fields)
     assert checked_command(fields).model_fields_set == parse_command(fields).model_fields_set
+
+
+# -- a field added to the definition reaches every way out ----------------------------------------
+
+NEW_FIELD = (
+    '    hunch_note: Annotated[str | None, Field(description="What the thinker suspects")] = None\n'
+)
+"""The one line a maintainer adds to ``ThoughtMarks`` for a new optional field."""
+
+LAST_MARK = '    branch_id: Annotated[str | None, Field(description="Branch identifier")] = None\n'
+
+SCRIPT = textwrap.dedent(
+    """
+    import asyncio, csv, io, json, sqlite3, subprocess, sys
+    from mcp import Client
+    from thoughtledger import open_ledger
+    from thoughtledger.api.mcp import create_server
+    from thoughtledger.api.otel.spans import Conventions, session_spans
+    from thoughtledger.api.ui.payload import event_json
+
+    url = sys.argv[1]
+    THOUGHT = {"thought": "t", "thoughtNumber": 1, "totalThoughts": 2, "nextThoughtNeeded": True}
+
+    async def main():
+        out = {}
+        async with open_ledger(url) as ledger:
+            server = create_server(ledger, tools=["sequentialthinking", "thinking_history",
+                                                  "sequential_thinking"])
+            async with Client(server) as client:
+                tools = {t.name: t.input_schema["properties"] for t in
+                         (await client.list_tools()).tools}
+                out["schema"] = {name: sorted(p) for name, p in tools.items()}
+                out["words"] = tools["sequentialthinking"]["hunchNote"]["description"]
+                done = await client.call_tool("sequentialthinking", {**THOUGHT,
+                                              "hunchNote": "a hunch"})
+                session_id = done.structured_content["sessionId"]
+                await client.call_tool("sequential_thinking", {"thought": "u",
+                    "thought_number": 1, "total_thoughts": 1, "next_thought_needed": False,
+                    "hunch_note": "snake", "session_id": "snake"})
+                read = await client.call_tool("thinking_history", {"sessionId": session_id})
+                out["mcp_history"] = read.structured_content["history"]
+            page = await ledger.history(session_id)
+            out["history"] = list(page.items)
+            session = await ledger.new_session()
+            await session.process_sequential_thinking("v", 1, 1, False, hunch_note="by api")
+            out["api"] = (await session.history())[-1]
+            records = await ledger.events(session_id)
+            out["ui"] = [event_json(r) for r in records][-1]
+            spans = session_spans(records, Conventions())
+            out["spans"] = [dict(s.attributes) for s in spans]
+        return out
+
+    out = asyncio.run(main())
+    path = url.removeprefix("sqlite:///")
+    db = sqlite3.connect(path)
+    view = db.execute("SELECT hunch_note FROM tl_thoughts ORDER BY position")
+    out["view"] = [row[0] for row in view]
+    cli = [sys.executable, "-m", "thoughtledger.api.cli", "export", "--db", url, "--all", "-o", "-"]
+    out["csv"] = list(csv.DictReader(io.StringIO(subprocess.run(
+        [*cli, "--format", "csv"], check=True, capture_output=True, text=True).stdout)))
+    out["jsonl"] = subprocess.run(cli, check=True, capture_output=True, text=True).stdout
+    print(json.dumps(out))
+    """
+)
+
+
+async def test_a_field_added_to_the_definition_reaches_every_way_out(tmp_path: Path) -> None:
+    package = Path(thoughtledger.__file__).parent
+    copy = tmp_path / "copy"
+    shutil.copytree(package, copy / "thoughtledger", ignore=shutil.ignore_patterns("__pycache__"))
+    definition = copy / "thoughtledger" / "ledger" / "thought.py"
+    source = definition.read_text()
+    assert source.count(LAST_MARK) == 1
+    definition.write_text(source.replace(LAST_MARK, LAST_MARK + NEW_FIELD))  # the one edit
+    # A ledger written before the field existed: its views gain the column when next opened.
+    url = f"sqlite:///{tmp_path / 'ledger.db'}"
+    async with thoughtledger.open_ledger(url) as ledger:
+        before = await ledger.new_session()
+        await before.process_sequential_thinking("older", 1, 1, False)
+    script = tmp_path / "probe.py"
+    script.write_text(SCRIPT)
+    env = {**os.environ, "PYTHONPATH": str(copy), "DISABLE_THOUGHT_LOGGING": "true"}
+    # Run from tmp_path, not the source tree, whose package would shadow the copy.
+    with anyio.fail_after(120):
+        done = await anyio.run_process(
+            [sys.executable, str(script), url], env=env, cwd=tmp_path, check=False
+        )
+    assert done.returncode == 0, done.stderr.decode()[-3000:]
+    out = json.loads(done.stdout)
+
+    assert "hunchNote" in out["schema"]["sequentialthinking"]
+    assert "hunch_note" in out["schema"]["sequential_thinking"]
+    assert out["words"] == "What the thinker suspects"
+    assert out["mcp_history"][0]["hunchNote"] == "a hunch"
+    assert out["history"][0]["hunchNote"] == "a hunch"
+    assert out["api"]["hunchNote"] == "by api"
+    assert out["view"] == [None, "a hunch", "snake", "by api"]
+    assert [row["hunch_note"] for row in out["csv"]] == ["", "a hunch", "snake", "by api"]
+    lines = [json.loads(line) for line in out["jsonl"].splitlines()]
+    payloads = [json.loads(line["payload"]) for line in lines if "payload" in line]
+    given = sorted(p["hunch_note"] for p in payloads if "hunch_note" in p)
+    assert given == ["a hunch", "by api", "snake"]  # sessions in the export's own order
+    assert out["ui"]["f"] == {"hunchNote": "a hunch"}
+    assert {"thoughtledger.hunch_note": "a hunch"}.items() <= out["spans"][-1].items()

@@ -4,10 +4,11 @@ comparison is tests/integration/test_official_parity.py)."""
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from thoughtledger.ledger.thought_types import MAX_SAFE_INTEGER, describe_errors, js_number
-from thoughtledger.ledger.thought_types import LaxCount as Count
-from thoughtledger.ledger.thought_types import LaxFlag as Flag
-from thoughtledger.ledger.thought_types import LaxText as Text
+from thoughtledger.api.mcp.lax_types import MAX_SAFE_INTEGER, js_number, plain_wording
+from thoughtledger.api.mcp.lax_types import LaxCount as Count
+from thoughtledger.api.mcp.lax_types import LaxFlag as Flag
+from thoughtledger.api.mcp.lax_types import LaxText as Text
+from thoughtledger.ledger.thought_types import describe_errors
 
 COUNT: TypeAdapter[int] = TypeAdapter(Count)
 FLAG: TypeAdapter[bool] = TypeAdapter(Flag)
@@ -93,7 +94,7 @@ def test_anything_else_is_not_a_flag(sent: object) -> None:
 def test_a_lone_surrogate_is_refused_with_its_escape_and_where_it_is() -> None:
     with pytest.raises(ValidationError) as refused:
         TEXT.validate_python("a\ud800b")
-    message = describe_errors(refused.value)
+    message = describe_errors(refused.value, plain_wording)
     assert "contains a lone surrogate (\\ud800) at index 1; " in message
     assert '(got "a\\ud800b")' in message
     assert message.encode("utf-8")  # the message itself can be sent

@@ -57,7 +57,7 @@ from thoughtledger.api.facade.redaction import (
     default_author,
 )
 from thoughtledger.api.facade.service import DEFAULT_TTL, Ledger
-from thoughtledger.api.facade.session import Session
+from thoughtledger.api.facade.session import Profile, Session
 from thoughtledger.api.facade.transfer import (
     CheckedFile,
     ImportRefusedError,
@@ -135,6 +135,7 @@ __all__ = [
     "NoProgress",
     "PendingImport",
     "Principal",
+    "Profile",
     "Progress",
     "Proofs",
     "ProviderNotConfiguredError",

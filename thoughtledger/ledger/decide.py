@@ -18,7 +18,7 @@ from thoughtledger.ledger.events import (
     ThoughtRecorded,
     ThoughtRevised,
 )
-from thoughtledger.ledger.thought import ThoughtCore, ThoughtMarks, from_checked
+from thoughtledger.ledger.thought import ThoughtCore, ThoughtMarks
 from thoughtledger.ledger.thought_types import Text, command_wording, describe_errors
 
 DEFAULT_MAX_THOUGHT_BYTES = 1024 * 1024
@@ -83,7 +83,8 @@ def checked_command(
         # Rare: let the command's own validation refuse it, in its own words.
         return parse_command(fields, max_thought_bytes=max_thought_bytes)
     _check_size(fields["thought"], max_thought_bytes)
-    return from_checked(ThinkCommand, fields)
+    # Checked on the way in: built as they are (pydantic's public way to skip validation).
+    return ThinkCommand.model_construct(**fields)
 
 
 def _check_size(thought: str, max_thought_bytes: int) -> None:
@@ -183,7 +184,8 @@ def decide_thought(
             generation=generated.generation,
         )
     else:
-        event = from_checked(_BY_KIND[kind], facts)
+        # The command's fields were checked: the event takes them as they are.
+        event = _BY_KIND[kind].model_construct(**facts)
     if version == 0:
         # Metadata are facts the caller's software gives (a client's name...): PostgreSQL's JSON
         # operators cannot hold a NUL, and the owner index reads a start event's payload with

@@ -11,7 +11,7 @@ from typing import Annotated, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from thoughtledger.ledger.thought import ThoughtCore, ThoughtMarks, from_checked
+from thoughtledger.ledger.thought import ThoughtCore, ThoughtMarks
 from thoughtledger.ledger.thought_types import Count, Text
 
 PAYLOAD_SCHEMA_VERSION = 2
@@ -271,5 +271,4 @@ __all__ = [
     "ThoughtRecorded",
     "ThoughtRedacted",
     "ThoughtRevised",
-    "from_checked",
 ]

@@ -1,26 +1,44 @@
-"""What a thought is: its fields, once, from which commands, events and read-back shapes derive.
+"""What a thought is: its fields, once, from which every way in and out derives.
 
 :class:`ThoughtCore` holds what every thought has, :class:`ThoughtMarks` what a caller may add
-(revision, branch, "needs more"). The command (:class:`thoughtledger.ledger.decide.ThinkCommand`),
-every event carrying a thought (:mod:`thoughtledger.ledger.events`) and the in-process tool's
-arguments (:mod:`thoughtledger.api.tool.arguments`, with each field's description) derive from both,
-so a new optional field is one field in :class:`ThoughtMarks`: it is then accepted, validated,
-decided, stored and offered by the in-process tool. Three places say the fields in their own words,
-and the tests of ``THOUGHT_FIELDS`` name whichever misses one: :class:`HistoryItem` below, the MCP
-tools' signatures (:mod:`thoughtledger.api.mcp.thinking`, built by the SDK from the functions
-themselves) and the Python API's
-:meth:`thoughtledger.api.session.Session.process_sequential_thinking`. The types of the fields,
-strict and lax, are in :mod:`thoughtledger.ledger.thought_types`.
+(revision, branch, "needs more"). :data:`THOUGHT_TABLE` reads both into one table of fields (name,
+camelCase name, kind, description, whether it is an optional mark, its column type), and the
+rest derives from the models or the table: the command
+(:class:`thoughtledger.ledger.decide.ThinkCommand`) and every event carrying a thought
+(:mod:`thoughtledger.ledger.events`) from the models; from the table, the MCP tools' signatures
+(:mod:`thoughtledger.api.mcp.parameters`), the in-process tool's arguments, the Python API's
+signature, :data:`HistoryItem`, the folds' thought entries, the SQL views and the CSV and Parquet
+columns (:mod:`thoughtledger.ledger.store.columns`), the browser view's payload, the spans and the
+language model's prompt. A new optional field is one field appended to :class:`ThoughtMarks`,
+with a description a model can act on; a test adds one in a copy of the package and finds it on
+every one of those.
+
+Where a way out lists the fields in an order of its own (the official server's, the views'), it
+names only the order of the four core fields, which every thought has; the marks follow in
+:data:`MARKS` order.
 """
 
-import functools
-from collections.abc import Mapping
-from typing import Annotated, Any, TypeVar
+import types
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.alias_generators import to_camel
+from pydantic.fields import FieldInfo
 
 from thoughtledger.ledger.thought_types import Count
+
+
+@dataclass(frozen=True, slots=True)
+class ShownAfter:
+    """Where a mark is listed when that is not where it is stored: right after ``name``.
+
+    ``needs_more_thoughts`` was the first mark stored, and every published list (the official
+    server's, hence ours) names it last; a new mark needs none of this.
+    """
+
+    name: str
 
 
 class ThoughtCore(BaseModel):
@@ -66,6 +84,7 @@ class ThoughtMarks(BaseModel):
     needs_more_thoughts: Annotated[
         bool | None,
         Field(description="If more thoughts are needed, even after what seemed like the end"),
+        ShownAfter("branch_id"),
     ] = None
     is_revision: Annotated[
         bool | None,
@@ -84,68 +103,133 @@ class ThoughtMarks(BaseModel):
     branch_id: Annotated[str | None, Field(description="Branch identifier")] = None
 
 
-THOUGHT_FIELDS: tuple[str, ...] = (*ThoughtCore.model_fields, *ThoughtMarks.model_fields)
+Kind = type[int] | type[bool] | type[str]
+"""What a field holds: a whole number of at least 1 (a count), a boolean or text."""
+
+ColumnType = Literal["int64", "bool", "string"]
+"""A field's column type in the views and the exports (Parquet's names)."""
+
+_COLUMN_TYPES: dict[type, ColumnType] = {int: "int64", bool: "bool", str: "string"}
+
+
+@dataclass(frozen=True, slots=True)
+class ThoughtField:
+    """One field of a thought, as every way in and out names and types it.
+
+    Attributes:
+        name: snake_case, as commands, events, the snake_case tools and the views name it.
+        camel: camelCase, as the official server and the session pattern spell it.
+        kind: ``int`` (a count of at least 1), ``bool`` or ``str``.
+        description: What a model is told about it where no wording of its own is published.
+        optional: Whether it is a mark a caller may leave out (``None``: not given).
+        column_type: Its type as a column of ``tl_thoughts``, the CSV and Parquet exports.
+    """
+
+    name: str
+    camel: str
+    kind: Kind
+    description: str
+    optional: bool
+    column_type: ColumnType
+
+
+def _kind(annotation: Any) -> Kind:
+    # X | None and Annotated[X, ...] down to X; a thought's fields hold counts, flags or text.
+    if get_origin(annotation) in (Union, types.UnionType):
+        [annotation] = [arg for arg in get_args(annotation) if arg is not type(None)]
+    if get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    if annotation not in _COLUMN_TYPES:
+        raise TypeError(f"a thought field holds int, bool or str, not {annotation!r}")
+    kind: Kind = annotation
+    return kind
+
+
+def _table(model: type[BaseModel], *, optional: bool) -> list[tuple[ThoughtField, str | None]]:
+    rows = []
+    for name, info in model.model_fields.items():
+        if info.description is None:
+            raise TypeError(f"the thought field {name!r} needs a description a model can act on")
+        after = next((m.name for m in info.metadata if isinstance(m, ShownAfter)), None)
+        kind = _kind(info.annotation)
+        field = ThoughtField(
+            name, to_camel(name), kind, info.description, optional, _COLUMN_TYPES[kind]
+        )
+        rows.append((field, after))
+    return rows
+
+
+def _listed(rows: list[tuple[ThoughtField, str | None]]) -> tuple[ThoughtField, ...]:
+    listed = [field for field, after in rows if after is None]
+    for field, after in rows:
+        if after is not None:
+            listed.insert(next(i for i, f in enumerate(listed) if f.name == after) + 1, field)
+    return tuple(listed)
+
+
+CORE: tuple[ThoughtField, ...] = tuple(f for f, _ in _table(ThoughtCore, optional=False))
+"""The fields every thought has, in definition order."""
+MARKS: tuple[ThoughtField, ...] = _listed(_table(ThoughtMarks, optional=True))
+"""The optional marks, in the order every published list names them (new ones last)."""
+THOUGHT_TABLE: tuple[ThoughtField, ...] = (*CORE, *MARKS)
+"""The one table of a thought's fields: the core, then the marks."""
+BY_NAME: dict[str, ThoughtField] = {field.name: field for field in THOUGHT_TABLE}
+"""Each field by its snake_case name."""
+
+THOUGHT_FIELDS: tuple[str, ...] = tuple(field.name for field in THOUGHT_TABLE)
 """Every field of a thought, snake_case, as commands and events name them."""
 
-CAMEL_NAMES: dict[str, str] = {name: to_camel(name) for name in THOUGHT_FIELDS}
+CAMEL_NAMES: dict[str, str] = {field.name: field.camel for field in THOUGHT_TABLE}
 """Each field's camelCase name, as the official server and the session pattern spell it."""
 
 
-_M = TypeVar("_M", bound=BaseModel)
+def in_order(core: Sequence[str]) -> tuple[ThoughtField, ...]:
+    """Every field, the core four in a way out's own ``core`` order, then the marks.
 
-
-def from_checked(model: type[_M], fields: Mapping[str, Any]) -> _M:
-    """Build ``model`` from ``fields`` that were already validated by the same rules.
-
-    A thought is validated once, on its way in; the command and the event that carry it on take
-    the fields as they are (pydantic-core validates these models in about 2 microseconds, and
-    building them here costs about as much: what is saved is a second, redundant set of rules
-    on the path, not much time). Only for models without validators of their own; fields not
-    named take their defaults.
+    Raises:
+        ValueError: ``core`` does not name each core field exactly once.
     """
-    get = fields.get
-    instance = model.__new__(model)
-    # In the model's field order, as validation would leave them (repr and dumps follow it).
-    values = {name: get(name, default) for name, default in _layout(model)}
-    object.__setattr__(instance, "__dict__", values)
-    object.__setattr__(instance, "__pydantic_fields_set__", set(fields))
-    object.__setattr__(instance, "__pydantic_extra__", None)
-    object.__setattr__(instance, "__pydantic_private__", None)
-    return instance
+    if sorted(core) != sorted(field.name for field in CORE):
+        raise ValueError(f"{core} must name each of the core fields {[f.name for f in CORE]}")
+    return (*(BY_NAME[name] for name in core), *MARKS)
 
 
-@functools.cache
-def _layout(model: type[BaseModel]) -> tuple[tuple[str, Any], ...]:
-    # A model's fields in order, each with its plain default (models here have no default
-    # factory); a required field's default is never read, as ``fields`` always names it.
-    fields = model.model_fields
-    assert all(info.default_factory is None for info in fields.values())  # noqa: S101
-    return tuple(
-        (name, None if info.is_required() else info.default) for name, info in fields.items()
+def _history_item() -> type[BaseModel]:
+    fields: dict[str, Any] = {"thought_number": (int, ...), "thought": (str, ...)}
+    for mark in MARKS:
+        fields[mark.name] = (mark.kind | None, None)
+    fields["redacted"] = (bool | None, FieldInfo(default=None))
+    model: type[BaseModel] = create_model(
+        "HistoryItem",
+        __config__=ConfigDict(alias_generator=to_camel),
+        # The description is published in an output schema: its words stay as they were.
+        __doc__=(
+            "One thought in the session pattern's ``thoughtHistory``, with its revision and branch."
+        ),
+        __module__=__name__,
+        **fields,
     )
+    return model
 
 
-class HistoryItem(BaseModel):
-    """One thought in the session pattern's ``thoughtHistory``, with its revision and branch."""
-
-    model_config = ConfigDict(alias_generator=to_camel)
-
-    thought_number: int
-    thought: str
-    is_revision: bool | None = None
-    revises_thought: int | None = None
-    branch_from_thought: int | None = None
-    branch_id: str | None = None
-    needs_more_thoughts: bool | None = None
-    redacted: bool | None = None
-    """``True`` when the thought's text was redacted (it reads ``[redacted]``); else left out."""
+HistoryItem = _history_item()
+"""One thought in the session pattern's ``thoughtHistory``: its number and text, and each mark
+given (``redacted: true`` when its text was redacted and reads ``[redacted]``)."""
 
 
 __all__ = [
+    "BY_NAME",
     "CAMEL_NAMES",
+    "CORE",
+    "MARKS",
     "THOUGHT_FIELDS",
+    "THOUGHT_TABLE",
+    "ColumnType",
     "HistoryItem",
+    "Kind",
+    "ShownAfter",
     "ThoughtCore",
+    "ThoughtField",
     "ThoughtMarks",
-    "from_checked",
+    "in_order",
 ]

@@ -9,6 +9,7 @@ from typing import Any
 
 from thoughtledger.ledger.envelope import RecordedEvent, format_time
 from thoughtledger.ledger.events import Generation
+from thoughtledger.ledger.thought import MARKS
 from thoughtledger.projections.state import SessionState, ThoughtEntry
 
 JsonDict = dict[str, Any]
@@ -67,23 +68,22 @@ def session_view(state: SessionState, *, history_window: int | None = None) -> J
     return view
 
 
+_HISTORY_MARKS = tuple((mark.camel, mark.name) for mark in MARKS)
+
+
 def history_item(entry: ThoughtEntry) -> JsonDict:
     """One thought of ``thoughtHistory``: its number and text, and how it relates to the others.
 
-    The revision and branch fields are kept when given (``None`` fields left out): without
+    Every mark of the definition of a thought is kept when given (``None`` fields left out): without
     ``revisesThought`` a revision does not say what it corrects, and without ``branchId`` two
     thoughts numbered 5 on different branches read as one line of thought. A redacted thought
     reads ``[redacted]`` and says so (``"redacted": true``).
     """
     item: JsonDict = {"thoughtNumber": entry.thought_number, "thought": entry.thought}
-    related = {
-        "isRevision": entry.is_revision,
-        "revisesThought": entry.revises_thought,
-        "branchFromThought": entry.branch_from_thought,
-        "branchId": entry.branch_id,
-        "needsMoreThoughts": entry.needs_more_thoughts,
-    }
-    item.update({key: value for key, value in related.items() if value is not None})
+    for camel, name in _HISTORY_MARKS:
+        value = entry.mark(name)
+        if value is not None:
+            item[camel] = value
     if entry.redacted:
         item["redacted"] = True
     return item
@@ -188,14 +188,10 @@ def thought_record(entry: ThoughtEntry) -> JsonDict:
         "nextThoughtNeeded": entry.next_thought_needed,
         "thought": entry.thought,
     }
-    optional = {
-        "isRevision": entry.is_revision,
-        "revisesThought": entry.revises_thought,
-        "branchFromThought": entry.branch_from_thought,
-        "branchId": entry.branch_id,
-        "needsMoreThoughts": entry.needs_more_thoughts,
-    }
-    item.update({key: value for key, value in optional.items() if value is not None})
+    for camel, name in _HISTORY_MARKS:
+        value = entry.mark(name)
+        if value is not None:
+            item[camel] = value
     if entry.redacted:
         item["redacted"] = True
     if entry.generation is not None:

@@ -1,6 +1,6 @@
 """The session state every view is read from, and the fold that builds it from events."""
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from types import MappingProxyType
@@ -20,6 +20,7 @@ from thoughtledger.ledger.events import (
     ThoughtRedacted,
     ThoughtRevised,
 )
+from thoughtledger.ledger.thought import MARKS
 
 Status = str
 """One of ``recorded``, ``revision``, ``branch``, ``complete`` (the MCP API reference's
@@ -51,6 +52,8 @@ class ThoughtEntry(NamedTuple):
         generation: For a thought a model wrote, which model wrote it and how (``None`` for a
             thought written by the caller).
         redacted: Whether its text (and guidance) was redacted: they read ``[redacted]``.
+        more: The marks given that have no attribute of their own here (a field added to the
+            definition of a thought, :data:`EXTRA_MARKS`), by snake_case name.
     """
 
     version: int
@@ -69,6 +72,11 @@ class ThoughtEntry(NamedTuple):
     guidance: str | None = None
     generation: Generation | None = None
     redacted: bool = False
+    more: Mapping[str, object] = MappingProxyType({})
+
+    def mark(self, name: str) -> object:
+        """The value of the mark ``name`` (``None`` when not given), attribute or not."""
+        return getattr(self, name) if name in _ATTRIBUTES else self.more.get(name)
 
     @property
     def generated(self) -> bool:
@@ -94,6 +102,21 @@ class ThoughtEntry(NamedTuple):
         if self.kind == "thought.revised":
             return "revision"
         return "recorded"
+
+
+_ATTRIBUTES = frozenset(ThoughtEntry._fields)
+EXTRA_MARKS: tuple[str, ...] = tuple(m.name for m in MARKS if m.name not in _ATTRIBUTES)
+"""The marks a :class:`ThoughtEntry` keeps in ``more`` (none but fields added since it was
+written: each entry then carries them without an edit here)."""
+
+
+def more_marks(fields: Callable[[str], object]) -> Mapping[str, object]:
+    """The :data:`EXTRA_MARKS` given, each read by ``fields`` (a payload's or event's ``get``)."""
+    if not EXTRA_MARKS:
+        return _NOTHING
+    return MappingProxyType(
+        {name: value for name in EXTRA_MARKS if (value := fields(name)) is not None}
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,6 +287,7 @@ def _entry(record: Folded, event: _ThoughtEvent) -> ThoughtEntry:
         guidance,
         generation,
         event.redacted,
+        more_marks(event.__dict__.get) if EXTRA_MARKS else _NOTHING,
     )
 
 
@@ -376,6 +400,7 @@ def trim(state: SessionState, keep: int) -> SessionState:
 
 
 __all__ = [
+    "EXTRA_MARKS",
     "Branch",
     "Folded",
     "SessionState",
@@ -383,6 +408,7 @@ __all__ = [
     "ThoughtEntry",
     "empty",
     "join_branch",
+    "more_marks",
     "redacted",
     "replay",
     "thought_entry",

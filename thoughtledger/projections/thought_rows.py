@@ -22,7 +22,9 @@ from thoughtledger.ledger.store.columns import (
     LARGEST_COUNT,
     NUL_ESCAPE,
     NUL_STANDIN,
+    THOUGHT_COLUMN_TYPES,
     THOUGHT_COLUMNS,
+    THOUGHT_FIELD_COLUMNS,
 )
 
 ThoughtRow = tuple[Any, ...]
@@ -30,22 +32,12 @@ ThoughtRow = tuple[Any, ...]
 
 # The thought's own fields and the model's usage, as they stand in the columns (read from there,
 # so the fold cannot drift from the view).
-_FIELDS = THOUGHT_COLUMNS[
-    THOUGHT_COLUMNS.index("thought_number") : THOUGHT_COLUMNS.index("needs_more_thoughts") + 1
-]
+_FIELDS = tuple(field.name for field in THOUGHT_FIELD_COLUMNS)
 _USAGE = THOUGHT_COLUMNS[THOUGHT_COLUMNS.index("model") : THOUGHT_COLUMNS.index("latency_ms") + 1]
 _NO_USAGE: tuple[None, ...] = (None,) * len(_USAGE)
 _COUNTS = frozenset(
-    {
-        "thought_number",
-        "total_thoughts",
-        "revises_thought",
-        "branch_from_thought",
-        "prompt_tokens",
-        "completion_tokens",
-        "latency_ms",
-    }
-)
+    name for name, kind in THOUGHT_COLUMN_TYPES.items() if kind == "int64" and name in _FIELDS
+) | {"prompt_tokens", "completion_tokens", "latency_ms"}
 
 
 def _count(value: Any) -> int | None:
@@ -139,4 +131,4 @@ class ThoughtRowFold:
         return out
 
 
-__all__ = ["THOUGHT_COLUMNS", "ThoughtRow", "ThoughtRowFold"]
+__all__ = ["THOUGHT_COLUMNS", "THOUGHT_COLUMN_TYPES", "ThoughtRow", "ThoughtRowFold"]

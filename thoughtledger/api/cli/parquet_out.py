@@ -9,33 +9,9 @@ from typing import IO, Any
 
 from thoughtledger.api.cli.common import CliError
 from thoughtledger.ledger.envelope import parse_time
-from thoughtledger.projections.thought_rows import THOUGHT_COLUMNS
+from thoughtledger.projections.thought_rows import THOUGHT_COLUMN_TYPES, THOUGHT_COLUMNS
 
-_TYPES = {
-    "position": "int64",
-    "session_id": "string",
-    "version": "int64",
-    "recorded_at": "timestamp",
-    "agent": "string",
-    "client": "string",
-    "kind": "string",
-    "thought_number": "int64",
-    "total_thoughts": "int64",
-    "next_thought_needed": "bool",
-    "thought": "string",
-    "is_revision": "bool",
-    "revises_thought": "int64",
-    "branch_from_thought": "int64",
-    "branch_id": "string",
-    "needs_more_thoughts": "bool",
-    "model": "string",
-    "provider": "string",
-    "prompt_tokens": "int64",
-    "completion_tokens": "int64",
-    "cost": "float64",
-    "latency_ms": "int64",
-    "redacted": "bool",
-}
+_TYPES = THOUGHT_COLUMN_TYPES
 assert tuple(_TYPES) == THOUGHT_COLUMNS  # noqa: S101  # one type per documented column
 
 

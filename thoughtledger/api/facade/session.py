@@ -1,5 +1,6 @@
 """A handle on one session: record thoughts, read it back now or as it was, replay, clear."""
 
+import inspect
 from collections.abc import AsyncIterator, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
@@ -8,6 +9,7 @@ from thoughtledger.api.facade.recording import ThinkOutcome
 from thoughtledger.ledger.chain import VerifyReport
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
+from thoughtledger.ledger.thought import MARKS
 from thoughtledger.projections.answers import (
     JsonDict,
     branch_sets,
@@ -21,8 +23,9 @@ from thoughtledger.projections.state import SessionState
 if TYPE_CHECKING:
     from thoughtledger.api.facade.history import HistoryPage
 
-Profile = Literal["minimal", "official", "session"]
-"""The views a session reads as: the minimal response's, the official server's, the pattern's."""
+Profile = Literal["minimal", "official", "full"]
+"""The views a session reads as: the minimal response's, the official server's, or the session
+pattern's in full (history and summary); the MCP server's ``--profile`` takes the same names."""
 
 
 class SessionLedger(Protocol):
@@ -102,19 +105,19 @@ class Session:
         thought_number: int,
         total_thoughts: int,
         next_thought_needed: bool,
-        is_revision: bool | None = None,
-        revises_thought: int | None = None,
-        branch_from_thought: int | None = None,
-        branch_id: str | None = None,
-        needs_more_thoughts: bool | None = None,
+        **marks: Any,
     ) -> JsonDict:
         """Record a thought and return the minimal response (the minimal-response spec).
 
         The answer has exactly ``thought, thoughtNumber, totalThoughts, nextThoughtNeeded``,
-        whatever kind of thought it was.
+        whatever kind of thought it was. The marks (``is_revision``, ``revises_thought``,
+        ``branch_from_thought``, ``branch_id``, ``needs_more_thoughts`` and any other the
+        definition of a thought has) are keyword arguments; the method's signature, as
+        :func:`inspect.signature` and ``help()`` show it, names each one.
 
         Raises:
-            InvalidThoughtError: (a ``ValueError``) the arguments break a rule; nothing appended.
+            InvalidThoughtError: (a ``ValueError``) the arguments break a rule, or name a mark
+                a thought does not have; nothing appended.
             StoreError: The store failed; nothing appended.
         """
         outcome = await self.think(
@@ -122,13 +125,26 @@ class Session:
             thought_number=thought_number,
             total_thoughts=total_thoughts,
             next_thought_needed=next_thought_needed,
-            is_revision=is_revision,
-            revises_thought=revises_thought,
-            branch_from_thought=branch_from_thought,
-            branch_id=branch_id,
-            needs_more_thoughts=needs_more_thoughts,
+            **marks,
         )
         return minimal_response(outcome.entry)
+
+    _signature = inspect.signature(process_sequential_thinking)
+    process_sequential_thinking.__signature__ = _signature.replace(  # type: ignore[attr-defined]  # read by inspect.signature
+        parameters=[
+            *list(_signature.parameters.values())[:-1],
+            *(
+                inspect.Parameter(
+                    mark.name,
+                    inspect.Parameter.KEYWORD_ONLY,
+                    default=None,
+                    annotation=mark.kind | None,
+                )
+                for mark in MARKS
+            ),
+        ]
+    )
+    del _signature
 
     async def think(self, *, clear: bool = False, **arguments: Any) -> ThinkOutcome:
         """Record a thought given as keyword arguments (snake_case) and return the full outcome.
@@ -152,7 +168,7 @@ class Session:
 
     async def view(
         self,
-        profile: Profile = "session",
+        profile: Profile | Literal["session"] = "full",
         *,
         as_of_version: int | None = None,
         as_of_time: datetime | None = None,
@@ -162,10 +178,10 @@ class Session:
 
         Args:
             profile: ``minimal`` (the minimal-response spec), ``official`` (the official server) or
-                ``session`` (the session pattern).
+                ``full`` (the session pattern; ``session``, its earlier name, still reads it).
             as_of_version: See :meth:`Ledger.state`.
             as_of_time: See :meth:`Ledger.state`.
-            history_window: For ``session``: keep only the last N thoughts in the history.
+            history_window: For ``full``: keep only the last N thoughts in the history.
 
         Raises:
             SessionNotFoundError: The session has no events (or none at that time).
@@ -174,13 +190,13 @@ class Session:
         state = await self.state(as_of_version=as_of_version, as_of_time=as_of_time)
         if profile == "official":
             return official_view(state)
-        if profile == "session":
+        if profile in ("full", "session"):
             return session_view(state, history_window=history_window)
         if profile == "minimal":
             if state.last is None:
                 raise SessionNotFoundError(f"session {self._id!r} has no thoughts yet")
             return minimal_response(state.last)
-        raise InvalidInputError(f"unknown profile {profile!r}: use minimal, official or session")
+        raise InvalidInputError(f"unknown profile {profile!r}: use minimal, official or full")
 
     @overload
     async def history(

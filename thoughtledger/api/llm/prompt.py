@@ -150,6 +150,8 @@ def _line(entry: ThoughtEntry, limit: int) -> str:
         )
     if _on_branch(entry):
         marks.append(f"branch {entry.branch_id!r} from thought {entry.branch_from_thought}")
+    # Marks of the definition of a thought that the lines above do not word, as given.
+    marks += [f"{name.replace('_', ' ')}: {value}" for name, value in entry.more.items()]
     mark = f" ({'; '.join(marks)})" if marks else ""
     return f"[{entry.thought_number}]{mark} {_cut(entry.thought, limit)}"
 

@@ -44,7 +44,8 @@ class SessionAnswer(BaseModel):
     nextThoughtNeeded: bool
     branches: list[str]
     thoughtHistoryLength: int
-    thoughtHistory: list[HistoryItem]
+    # Generated from the definition of a thought: a class to pydantic, a variable to mypy.
+    thoughtHistory: list[HistoryItem]  # type: ignore[valid-type]
     summary: str | None = None
 
 

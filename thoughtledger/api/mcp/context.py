@@ -6,7 +6,7 @@ from typing import Any, Literal
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver import Context
 
-from thoughtledger.api import Ledger, Principal, role_of
+from thoughtledger.api import Ledger, Principal, Profile, role_of
 from thoughtledger.api.llm.client import ThoughtWriter
 from thoughtledger.api.mcp.render import ThoughtSink
 from thoughtledger.api.mcp.sessions import Directories, SessionDirectory
@@ -14,9 +14,9 @@ from thoughtledger.api.mcp.sessions import Directories, SessionDirectory
 RunsName = Literal["separate", "continuous"]
 """How a connection's thinking is split into sessions: one per run (a plain thought numbered 1
 starts the next) or one accumulating history (the official server's)."""
-ProfileName = Literal["minimal", "official", "full"]
+ProfileName = Profile
 """Which projection ``sequentialthinking`` answers with: the minimal-response spec, the official
-view, or the session pattern."""
+view, or the session pattern in full (as :data:`thoughtledger.api.Profile` names them)."""
 
 
 @dataclass

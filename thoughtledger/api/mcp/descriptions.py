@@ -118,7 +118,8 @@ COMPACT_PARAMETERS = {
     "clearSession": "true starts afresh under a new sessionId; the old thoughts stay readable",
 }
 """``sequentialthinking``'s parameter descriptions under ``--descriptions compact``: the official
-text's "Parameters explained" and the sessions note, each beside its parameter."""
+text's "Parameters explained" and the sessions note, each beside its parameter (by camelCase
+name; a parameter without one keeps its official words)."""
 
 # Parameter descriptions of the official tool, verbatim.
 THOUGHT = "Your current thinking step"
@@ -133,6 +134,20 @@ NEEDS_MORE_THOUGHTS = "If more thoughts are needed"
 # The session pattern's additions.
 SESSION_ID = "sessionId of an earlier response, to continue it; omit for this connection's session"
 CLEAR_SESSION = "Set true to reset and start fresh"
+
+OFFICIAL_PARAMETERS = {
+    "thought": THOUGHT,
+    "next_thought_needed": NEXT_THOUGHT_NEEDED,
+    "thought_number": THOUGHT_NUMBER,
+    "total_thoughts": TOTAL_THOUGHTS,
+    "is_revision": IS_REVISION,
+    "revises_thought": REVISES_THOUGHT,
+    "branch_from_thought": BRANCH_FROM_THOUGHT,
+    "branch_id": BRANCH_ID,
+    "needs_more_thoughts": NEEDS_MORE_THOUGHTS,
+}
+"""``sequentialthinking``'s words for a thought's fields, by snake_case name (a field the official
+server does not have is described in the definition's words)."""
 
 STATUS_DESCRIPTION = (
     "Simple sequential thinking tool for organizing thoughts step-by-step, with revision and "
@@ -214,6 +229,7 @@ __all__ = [
     "NEEDS_MORE_THOUGHTS",
     "NEXT_THOUGHT_NEEDED",
     "OFFICIAL_DESCRIPTION",
+    "OFFICIAL_PARAMETERS",
     "REVISES_THOUGHT",
     "SESSIONS_NOTE",
     "SESSION_ID",

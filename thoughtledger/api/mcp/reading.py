@@ -18,11 +18,11 @@ from pydantic import AwareDatetime, Field
 from thoughtledger.api import DEFAULT_HISTORY_LIMIT, Ledger
 from thoughtledger.api.mcp import descriptions as text
 from thoughtledger.api.mcp.context import AppContext, Caller, principal_of_request
+from thoughtledger.api.mcp.lax_types import LaxCount, LaxText
 from thoughtledger.api.mcp.targets import connection_session, reading_target
 from thoughtledger.api.mcp.thinking import DEFAULT_SESSION, answer
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
-from thoughtledger.ledger.thought_types import LaxCount, LaxText
 from thoughtledger.projections.answers import JsonDict, branch_sets, session_view, thought_history
 from thoughtledger.projections.state import SessionState
 

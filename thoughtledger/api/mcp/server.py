@@ -35,6 +35,7 @@ from thoughtledger.api.mcp.answers import (
     output_schema,
 )
 from thoughtledger.api.mcp.context import AppState, ProfileName, RunsName
+from thoughtledger.api.mcp.lax_types import plain_wording
 from thoughtledger.api.mcp.reading import register_resources, thinking_history
 from thoughtledger.api.mcp.render import ThoughtSink
 from thoughtledger.api.mcp.thinking import (
@@ -110,7 +111,7 @@ class LedgerMCPServer(MCPServer[AppState]):
             cause = exc.__cause__
             if isinstance(cause, ValidationError):
                 label = _INVALID_PARAMS.get(name, f"Invalid {name} params")
-                raise ToolError(f"{label}: {describe_errors(cause)}") from cause
+                raise ToolError(f"{label}: {describe_errors(cause, plain_wording)}") from cause
             if isinstance(cause, ToolError) and not isinstance(cause, UnexpectedToolError):
                 raise ToolError(str(cause)) from cause
             raise
@@ -250,7 +251,7 @@ def _official_tool(profile: ProfileName, *, history: bool, compact: bool) -> Too
     if compact:
         # Only the published words change: validation reads the function's signature.
         for name, spec in tool.parameters["properties"].items():
-            spec["description"] = text.COMPACT_PARAMETERS[name]
+            spec["description"] = text.COMPACT_PARAMETERS.get(name, spec["description"])
     return tool
 
 

@@ -1,7 +1,8 @@
 """The thinking tools: ``sequentialthinking`` (official) and the MCP API reference's pair.
 
-Each is a typed function the SDK turns into a tool; the server (see
-:mod:`thoughtledger.api.mcp.server`) reads its schema from the signature. They share one path into
+Each is a function the SDK turns into a tool; the server (see :mod:`thoughtledger.api.mcp.server`)
+reads its schema from the signature, which is generated from the definition of a thought
+(:mod:`thoughtledger.api.mcp.parameters`). They share one path into
 the ledger, :func:`record`, so every tool validates, resolves its session and appends the same way.
 """
 
@@ -17,11 +18,18 @@ from thoughtledger.api import ThinkOutcome, checked_command
 from thoughtledger.api.llm.external import DEFAULT_TEMPERATURE, think_external
 from thoughtledger.api.mcp import descriptions as text
 from thoughtledger.api.mcp.context import AppContext, Caller
+from thoughtledger.api.mcp.lax_types import LaxFlag, LaxText
+from thoughtledger.api.mcp.parameters import (
+    OFFICIAL_CORE_ORDER,
+    SNAKE_CORE_ORDER,
+    parameter,
+    thought_parameters,
+    with_parameters,
+)
 from thoughtledger.api.mcp.render import render_thought
 from thoughtledger.api.mcp.targets import thinking_target
 from thoughtledger.ledger.errors import LedgerError
 from thoughtledger.ledger.thought import THOUGHT_FIELDS
-from thoughtledger.ledger.thought_types import LaxCount, LaxFlag, LaxText
 from thoughtledger.projections.answers import (
     JsonDict,
     external_view,
@@ -35,57 +43,23 @@ DEFAULT_SESSION = "default"
 """The MCP API reference's session name for "the caller's own session" (here: the connection's)."""
 
 
-async def sequentialthinking(
-    thought: Annotated[LaxText, Field(description=text.THOUGHT)],
-    next_thought_needed: Annotated[
-        LaxFlag, Field(validation_alias="nextThoughtNeeded", description=text.NEXT_THOUGHT_NEEDED)
-    ],
-    thought_number: Annotated[
-        LaxCount, Field(validation_alias="thoughtNumber", description=text.THOUGHT_NUMBER)
-    ],
-    total_thoughts: Annotated[
-        LaxCount, Field(validation_alias="totalThoughts", description=text.TOTAL_THOUGHTS)
-    ],
-    is_revision: Annotated[
-        LaxFlag | None, Field(validation_alias="isRevision", description=text.IS_REVISION)
-    ] = None,
-    revises_thought: Annotated[
-        LaxCount | None, Field(validation_alias="revisesThought", description=text.REVISES_THOUGHT)
-    ] = None,
-    branch_from_thought: Annotated[
-        LaxCount | None,
-        Field(validation_alias="branchFromThought", description=text.BRANCH_FROM_THOUGHT),
-    ] = None,
-    branch_id: Annotated[
-        LaxText | None, Field(validation_alias="branchId", description=text.BRANCH_ID)
-    ] = None,
-    needs_more_thoughts: Annotated[
-        LaxFlag | None,
-        Field(validation_alias="needsMoreThoughts", description=text.NEEDS_MORE_THOUGHTS),
-    ] = None,
-    session_id: Annotated[
-        LaxText | None, Field(validation_alias="sessionId", description=text.SESSION_ID)
-    ] = None,
-    clear_session: Annotated[
-        LaxFlag | None, Field(validation_alias="clearSession", description=text.CLEAR_SESSION)
-    ] = None,
-    *,
-    ctx: AppContext,
-) -> CallToolResult:
+async def sequentialthinking(*, ctx: AppContext, **arguments: Any) -> CallToolResult:
     """Record one thought and answer with the server's profile (official view by default).
+
+    Takes every field of a thought (camelCase), ``sessionId`` and ``clearSession`` (see
+    :data:`OFFICIAL_PARAMETERS`).
 
     Raises:
         ToolError: The thought breaks a rule, the session id is malformed or the ledger failed;
             nothing was appended.
     """
-    given = thought_fields(locals())  # first: the function's locals are its arguments alone
     caller = Caller.of(ctx)
     outcome = await record(
         caller,
         "sequentialthinking",
-        given,
-        requested=session_id,
-        clear=bool(clear_session),
+        thought_fields(arguments),
+        requested=arguments["session_id"],
+        clear=bool(arguments["clear_session"]),
     )
     profile = caller.app.profile
     view: JsonDict
@@ -98,38 +72,41 @@ async def sequentialthinking(
     return answer(view)
 
 
-async def sequential_thinking(
-    thought: Annotated[LaxText, Field(description=text.SNAKE["thought"])],
-    thought_number: Annotated[LaxCount, Field(description=text.SNAKE["thought_number"])],
-    total_thoughts: Annotated[LaxCount, Field(description=text.SNAKE["total_thoughts"])],
-    next_thought_needed: Annotated[LaxFlag, Field(description=text.SNAKE["next_thought_needed"])],
-    is_revision: Annotated[LaxFlag | None, Field(description=text.SNAKE["is_revision"])] = None,
-    revises_thought: Annotated[
-        LaxCount | None, Field(description=text.SNAKE["revises_thought"])
-    ] = None,
-    branch_from_thought: Annotated[
-        LaxCount | None, Field(description=text.SNAKE["branch_from_thought"])
-    ] = None,
-    branch_id: Annotated[LaxText | None, Field(description=text.SNAKE["branch_id"])] = None,
-    needs_more_thoughts: Annotated[
-        LaxFlag | None, Field(description=text.SNAKE["needs_more_thoughts"])
-    ] = None,
-    session_id: Annotated[LaxText, Field(description=text.SNAKE["session_id"])] = DEFAULT_SESSION,
-    *,
-    ctx: AppContext,
-) -> CallToolResult:
+OFFICIAL_PARAMETERS = [
+    *thought_parameters(OFFICIAL_CORE_ORDER, text.OFFICIAL_PARAMETERS, camel=True),
+    parameter(
+        "session_id",
+        Annotated[LaxText | None, Field(validation_alias="sessionId", description=text.SESSION_ID)],
+        None,
+    ),
+    parameter(
+        "clear_session",
+        Annotated[
+            LaxFlag | None, Field(validation_alias="clearSession", description=text.CLEAR_SESSION)
+        ],
+        None,
+    ),
+]
+"""``sequentialthinking``'s parameters: the official server's, then the session pattern's two."""
+with_parameters(sequentialthinking, OFFICIAL_PARAMETERS)
+
+
+async def sequential_thinking(*, ctx: AppContext, **arguments: Any) -> CallToolResult:
     """Record one thought and answer the MCP API reference's status view.
+
+    Takes every field of a thought (snake_case) and ``session_id`` (see
+    :data:`STATUS_PARAMETERS`).
 
     Raises:
         ToolError: The thought breaks a rule, the session id is malformed or the ledger failed;
             nothing was appended.
     """
-    given = thought_fields(locals())  # first: the function's locals are its arguments alone
     caller = Caller.of(ctx)
+    session_id: str = arguments["session_id"]
     outcome = await record(
         caller,
         "sequential_thinking",
-        given,
+        thought_fields(arguments),
         requested=_named(caller, session_id),
     )
     view = status_view(outcome.state, session_id_shown=False)
@@ -138,36 +115,25 @@ async def sequential_thinking(
     return answer(view)
 
 
-async def sequential_thinking_external(
-    thought: Annotated[LaxText, Field(description=text.SNAKE["external_thought"])],
-    thought_number: Annotated[LaxCount, Field(description=text.SNAKE["thought_number"])],
-    total_thoughts: Annotated[LaxCount, Field(description=text.SNAKE["total_thoughts"])],
-    next_thought_needed: Annotated[LaxFlag, Field(description=text.SNAKE["next_thought_needed"])],
-    is_revision: Annotated[LaxFlag | None, Field(description=text.SNAKE["is_revision"])] = None,
-    revises_thought: Annotated[
-        LaxCount | None, Field(description=text.SNAKE["revises_thought"])
-    ] = None,
-    branch_from_thought: Annotated[
-        LaxCount | None, Field(description=text.SNAKE["branch_from_thought"])
-    ] = None,
-    branch_id: Annotated[LaxText | None, Field(description=text.SNAKE["branch_id"])] = None,
-    needs_more_thoughts: Annotated[
-        LaxFlag | None, Field(description=text.SNAKE["needs_more_thoughts"])
-    ] = None,
-    session_id: Annotated[LaxText, Field(description=text.SNAKE["session_id"])] = DEFAULT_SESSION,
-    model: Annotated[LaxText | None, Field(description=text.SNAKE["model"])] = None,
-    temperature: Annotated[
-        float | None, Field(ge=0, le=2, description=text.SNAKE["temperature"])
-    ] = None,
-    use_llm: Annotated[LaxFlag, Field(description=text.SNAKE["use_llm"])] = True,
-    *,
-    ctx: AppContext,
-) -> CallToolResult:
+_SNAKE_SESSION = parameter(
+    "session_id",
+    Annotated[LaxText, Field(description=text.SNAKE["session_id"])],
+    DEFAULT_SESSION,
+)
+STATUS_PARAMETERS = [
+    *thought_parameters(SNAKE_CORE_ORDER, text.SNAKE, camel=False),
+    _SNAKE_SESSION,
+]
+"""``sequential_thinking``'s parameters, as the MCP API reference lists them."""
+with_parameters(sequential_thinking, STATUS_PARAMETERS)
+
+
+async def sequential_thinking_external(*, ctx: AppContext, **arguments: Any) -> CallToolResult:
     """Record a thought a language model writes (or, with ``use_llm: false``, the caller's).
 
     On a session's first thought ``thought`` is the problem, afterwards guidance; the model's
     thought is recorded with who wrote it and at what cost (see
-    :mod:`thoughtledger.api.llm.external`).
+    :mod:`thoughtledger.api.llm.external`). Takes :data:`EXTERNAL_PARAMETERS`.
 
     Raises:
         ToolError: The thought breaks a rule, the session id is malformed, the model's provider
@@ -175,15 +141,16 @@ async def sequential_thinking_external(
             model failed ("Failed to generate thought with LLM: ...") or the ledger failed; nothing
             was appended.
     """
-    given = thought_fields(locals())  # first: the function's locals are its arguments alone
     caller = Caller.of(ctx)
+    session_id: str = arguments["session_id"]
+    temperature: float | None = arguments["temperature"]
     outcome = await record(
         caller,
         "sequential_thinking_external",
-        given,
+        thought_fields(arguments),
         requested=_named(caller, session_id),
-        use_llm=use_llm,
-        model=model,
+        use_llm=arguments["use_llm"],
+        model=arguments["model"],
         temperature=DEFAULT_TEMPERATURE if temperature is None else temperature,
     )
     view = external_view(outcome.state, outcome.entry, session_id_shown=False)
@@ -192,11 +159,29 @@ async def sequential_thinking_external(
     return answer(view)
 
 
+EXTERNAL_PARAMETERS = [
+    *thought_parameters(
+        SNAKE_CORE_ORDER, {**text.SNAKE, "thought": text.SNAKE["external_thought"]}, camel=False
+    ),
+    _SNAKE_SESSION,
+    parameter("model", Annotated[LaxText | None, Field(description=text.SNAKE["model"])], None),
+    parameter(
+        "temperature",
+        Annotated[float | None, Field(ge=0, le=2, description=text.SNAKE["temperature"])],
+        None,
+    ),
+    parameter("use_llm", Annotated[LaxFlag, Field(description=text.SNAKE["use_llm"])], True),
+]
+"""``sequential_thinking_external``'s parameters: ``sequential_thinking``'s, then the model's."""
+with_parameters(sequential_thinking_external, EXTERNAL_PARAMETERS)
+
+
 def thought_fields(arguments: Mapping[str, Any]) -> dict[str, Any]:
     """A thinking tool's thought, snake_case, from its arguments; ``None`` means not given.
 
     The fields are the thought's own (:data:`thoughtledger.ledger.thought.THOUGHT_FIELDS`): a tool
-    takes each as a parameter of the same name, and passes them on without naming them again.
+    takes each as a parameter of the same name (see :mod:`thoughtledger.api.mcp.parameters`), and
+    passes them on without naming them again.
     """
     return {name: value for name in THOUGHT_FIELDS if (value := arguments.get(name)) is not None}
 
@@ -287,6 +272,9 @@ def _named(caller: Caller, session_id: str) -> str | None:
 
 __all__ = [
     "DEFAULT_SESSION",
+    "EXTERNAL_PARAMETERS",
+    "OFFICIAL_PARAMETERS",
+    "STATUS_PARAMETERS",
     "answer",
     "record",
     "sequential_thinking",

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent
 from thoughtledger.ledger.events import THOUGHT_TYPES
+from thoughtledger.ledger.thought import MARKS
 from thoughtledger.projections.event_fields import Fields, decoded_fields, event_fields
 
 SEMCONV_VERSION = "1.37.0"
@@ -128,7 +129,10 @@ def session_spans(records: Sequence[RecordedEvent], conventions: Conventions) ->
 
 _RETIRED = frozenset({"session.cleared", "session.expired"})
 _BRANCHES = frozenset({"branch.opened", "branch.extended"})
-_MARKS = ("is_revision", "revises_thought", "branch_from_thought", "branch_id")
+_OFF_SPANS = frozenset({"needs_more_thoughts"})
+"""Marks spans do not carry (a span never had this one; dashboards read the others)."""
+_MARKS = tuple(mark.name for mark in MARKS if mark.name not in _OFF_SPANS)
+"""The marks a thought's span carries, as ``thoughtledger.<name>``, from the definition."""
 
 
 class SessionTrace:

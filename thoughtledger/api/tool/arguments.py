@@ -13,7 +13,16 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Union, get_args, get_origin
 
 from annotated_types import BaseMetadata
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationError,
+    create_model,
+)
 from pydantic.alias_generators import to_camel
 from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
@@ -22,14 +31,28 @@ from thoughtledger.api import ThinkCommand
 from thoughtledger.ledger.errors import InvalidThoughtError
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.thought import THOUGHT_FIELDS, ThoughtCore, ThoughtMarks
-from thoughtledger.ledger.thought_types import (
-    StrictCount,
-    StrictFlag,
-    StrictText,
-    command_wording,
-    describe_errors,
-)
+from thoughtledger.ledger.thought_types import Text, command_wording, describe_errors
 from thoughtledger.projections.answers import JsonDict
+
+# -- the in-process tool's types: as strict as the session pattern's zod schema --------------------
+
+
+def _whole_float(value: object) -> object:
+    # JSON Schema counts 2.0 as an integer and some providers send whole numbers that way: accept
+    # exactly what the published schema accepts, and nothing more (not "2", not 2.5, not true).
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+StrictCount = Annotated[int, Strict(), Field(ge=1), BeforeValidator(_whole_float)]
+"""A count as the in-process tool takes it: a whole number >= 1 (``2.0`` too), never a string."""
+
+StrictFlag = Annotated[bool, Strict()]
+"""A boolean as the in-process tool takes it: ``true`` or ``false`` only."""
+
+StrictText = Annotated[Text, Strict()]
+"""Text as the in-process tool takes it: a string of valid Unicode, nothing turned into text."""
 
 
 def _session_id(value: str) -> str:

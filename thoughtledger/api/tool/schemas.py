@@ -21,7 +21,9 @@ class ThinkingOutput(BaseModel):
     total_thoughts: int
     next_thought_needed: bool
     thought_history: Annotated[
-        list[HistoryItem], Field(description="Full thought history for context")
+        # Generated from the definition of a thought: a class to pydantic, a variable to mypy.
+        list[HistoryItem],  # type: ignore[valid-type]
+        Field(description="Full thought history for context"),
     ]
     branches: Annotated[list[str], Field(description="Active branch IDs")]
     thought_history_length: Annotated[int, Field(description="Total thoughts in session")]

@@ -22,12 +22,23 @@ from thoughtledger.ledger.events import (
     ThoughtRedacted,
     ThoughtRevised,
 )
+from thoughtledger.ledger.thought import MARKS
 from thoughtledger.projections.state import SessionState
 
 JsonDict = dict[str, Any]
 
 _SAFE = 2**53 - 1
 """The largest whole number JavaScript holds exactly; larger counts travel as their digits."""
+
+_SHORT_KEYS = {
+    "is_revision": "ir",
+    "revises_thought": "rv",
+    "branch_from_thought": "bf",
+    "branch_id": "b",
+    "needs_more_thoughts": "nm",
+}
+"""The marks the page draws by name, under short keys; every other mark of the definition of a
+thought travels in ``f`` under its camelCase name, and the page lists it as it is."""
 
 _THOUGHTS = (ThoughtRecorded, ThoughtRevised, BranchOpened, BranchExtended, ThoughtGenerated)
 
@@ -38,7 +49,8 @@ def event_json(record: RecordedEvent) -> JsonDict:
     ``v`` version, ``p`` position, ``k`` type, ``at`` time, ``id`` event id, ``h`` hash, ``ph``
     previous hash; a thought adds ``n`` number, ``tt`` estimate, ``nx`` next needed, ``x`` text
     and, when given, ``ir`` is-revision, ``rv`` revises, ``bf`` branch-from, ``b`` branch id,
-    ``nm`` needs-more, and ``rd`` when its text was redacted (``x`` reads ``[redacted]``); a
+    ``nm`` needs-more, ``f`` any other mark (by camelCase name), and ``rd`` when its text was
+    redacted (``x`` reads ``[redacted]``); a
     thought a model wrote adds ``m`` model, ``g`` guidance and ``c`` cost; ``session.started``
     adds ``md`` metadata and ``pre`` predecessor; a retirement ``why``; a redaction ``n`` the
     thought's number, ``rdv`` the redacted version and ``why`` (who and why).
@@ -60,14 +72,18 @@ def event_json(record: RecordedEvent) -> JsonDict:
             "nx": event.next_thought_needed,
             "x": event.thought,
         }
-        marks = (
-            ("ir", event.is_revision),
-            ("rv", _count(event.revises_thought)),
-            ("bf", _count(event.branch_from_thought)),
-            ("b", event.branch_id),
-            ("nm", event.needs_more_thoughts),
-        )
-        item |= {key: value for key, value in marks if value is not None}
+        given = event.__dict__
+        for mark in MARKS:
+            value = given.get(mark.name)
+            if value is None:
+                continue
+            if mark.kind is int:
+                value = _count(value)
+            short = _SHORT_KEYS.get(mark.name)
+            if short is not None:
+                item[short] = value
+            else:
+                item.setdefault("f", {})[mark.camel] = value
         if event.redacted:
             item["rd"] = True
         if isinstance(event, ThoughtGenerated):

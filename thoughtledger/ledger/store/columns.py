@@ -4,36 +4,41 @@ Kept apart from the views' SQL (:mod:`thoughtledger.ledger.store.sql_views`, whi
 so that the exports, which fold the same rows in Python, import no database library.
 """
 
+from thoughtledger.ledger.thought import ColumnType, ThoughtField, in_order
+
 THOUGHTS_VIEW = "tl_thoughts"
 """The name of the view with one row per thought."""
 SESSIONS_VIEW = "tl_session_stats"
 """The name of the view with one row per session."""
 
-THOUGHT_COLUMNS: tuple[str, ...] = (
-    "position",
-    "session_id",
-    "version",
-    "recorded_at",
-    "agent",
-    "client",
-    "kind",
-    "thought_number",
-    "total_thoughts",
-    "next_thought_needed",
-    "thought",
-    "is_revision",
-    "revises_thought",
-    "branch_from_thought",
-    "branch_id",
-    "needs_more_thoughts",
-    "model",
-    "provider",
-    "prompt_tokens",
-    "completion_tokens",
-    "cost",
-    "latency_ms",
-    "redacted",
-)
+VIEW_CORE_ORDER = ("thought_number", "total_thoughts", "next_thought_needed", "thought")
+"""Where the view puts the core fields of a thought (its marks follow them)."""
+
+THOUGHT_FIELD_COLUMNS: tuple[ThoughtField, ...] = in_order(VIEW_CORE_ORDER)
+"""A thought's own fields as columns of ``tl_thoughts``, from the definition of a thought."""
+
+THOUGHT_COLUMN_TYPES: dict[str, ColumnType | str] = {
+    "position": "int64",
+    "session_id": "string",
+    "version": "int64",
+    "recorded_at": "timestamp",
+    "agent": "string",
+    "client": "string",
+    "kind": "string",
+    **{field.name: field.column_type for field in THOUGHT_FIELD_COLUMNS},
+    "model": "string",
+    "provider": "string",
+    "prompt_tokens": "int64",
+    "completion_tokens": "int64",
+    "cost": "float64",
+    "latency_ms": "int64",
+    "redacted": "bool",
+}
+"""Each column of ``tl_thoughts`` and its type (Parquet's names), in order: the envelope, the
+thought's fields (a new field of a thought is a new column after the last mark), the model's
+usage, and whether the text was redacted."""
+
+THOUGHT_COLUMNS: tuple[str, ...] = tuple(THOUGHT_COLUMN_TYPES)
 """The columns of ``tl_thoughts``, in order (documented in the README). ``thought`` is ``NULL``
 for a thought whose text was redacted, and ``redacted`` true."""
 
@@ -82,4 +87,7 @@ __all__ = [
     "SESSION_COLUMNS",
     "THOUGHTS_VIEW",
     "THOUGHT_COLUMNS",
+    "THOUGHT_COLUMN_TYPES",
+    "THOUGHT_FIELD_COLUMNS",
+    "VIEW_CORE_ORDER",
 ]

@@ -30,8 +30,10 @@ from thoughtledger.ledger.store.columns import (
     SESSION_COLUMNS,
     SESSIONS_VIEW,
     THOUGHT_COLUMNS,
+    THOUGHT_FIELD_COLUMNS,
     THOUGHTS_VIEW,
 )
+from thoughtledger.ledger.thought import ThoughtField
 
 
 class JsonPath(Protocol):
@@ -195,6 +197,19 @@ def thoughts_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
     def text(alias: Any, *path: str) -> Any:
         return json(_clean(alias.c.payload), *path)
 
+    def read(field: ThoughtField) -> Any:
+        if field.name == "thought":
+            # Payload schema 2 keeps the text in its content member, gone once redacted.
+            return sa.case(
+                (e.c.schema_version >= REDACTABLE_FROM, text(e, "content", "thought")),
+                else_=text(e, "thought"),
+            )
+        if field.column_type == "int64":
+            return integer(field.name)
+        if field.column_type == "bool":
+            return boolean(field.name)
+        return text(e, field.name)
+
     kind = sa.case(
         (e.c.event_type == "thought.generated", text(e, "kind")),
         else_=e.c.event_type,
@@ -207,19 +222,7 @@ def thoughts_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
         "agent": text(start, "metadata", "agent"),
         "client": text(start, "metadata", "client"),
         "kind": kind,
-        "thought_number": integer("thought_number"),
-        "total_thoughts": integer("total_thoughts"),
-        "next_thought_needed": boolean("next_thought_needed"),
-        # Payload schema 2 keeps the text in its content member, gone once redacted.
-        "thought": sa.case(
-            (e.c.schema_version >= REDACTABLE_FROM, text(e, "content", "thought")),
-            else_=text(e, "thought"),
-        ),
-        "is_revision": boolean("is_revision"),
-        "revises_thought": integer("revises_thought"),
-        "branch_from_thought": integer("branch_from_thought"),
-        "branch_id": text(e, "branch_id"),
-        "needs_more_thoughts": boolean("needs_more_thoughts"),
+        **{field.name: read(field) for field in THOUGHT_FIELD_COLUMNS},
         "model": text(e, "generation", "model"),
         "provider": text(e, "generation", "provider"),
         "prompt_tokens": integer("generation", "prompt_tokens"),

@@ -36,6 +36,8 @@
         if (e.b !== undefined) fields.push(["branch", e.b + " from #" + e.bf]);
         if (e.rv !== undefined) fields.push(["revises", "#" + e.rv]);
         if (e.gen) fields.push(["model", e.m], ["guidance", e.g]);
+        // Marks the page has no drawing of its own for, as the payload names them.
+        for (const [name, value] of Object.entries(e.f || {})) fields.push([name, String(value)]);
       }
       const before = this.timeline.events[this.version - 2];
       if (before) {

@@ -57,6 +57,16 @@ async def migrate(engine: AsyncEngine, where: str, pg_schema: str | None) -> Non
                 await connection.execute(
                     sa.insert(versions).values(version=step, applied_at=format_time(utc_now()))
                 )
+            # A field added to the definition of a thought is a column the stored view lacks.
+            columns = await connection.execute(
+                sa.text(
+                    "SELECT column_name FROM information_schema.columns WHERE table_schema = "
+                    "current_schema() AND table_name = 'tl_thoughts' ORDER BY ordinal_position"
+                )
+            )
+            if not schema.views_current([name for (name,) in columns]):
+                for ddl in schema.refreshed_views(PostgresStats().json):
+                    await connection.execute(ddl)
     except sa.exc.DBAPIError as exc:
         raise translate(exc, where) from exc
     except OSError as exc:

@@ -129,7 +129,7 @@ async def migrate(writer: sqlite3.Connection, file: Path) -> None:
         current = writer.execute(STATEMENTS["schema_version"]).fetchone()[0]
     except sqlite3.OperationalError:
         current = 0  # a new database: no schema table yet
-    if current == DATABASE_SCHEMA_VERSION:
+    if current == DATABASE_SCHEMA_VERSION and _views_current(writer):
         return  # the common case, answered without a lock and without SQLAlchemy
     if current > DATABASE_SCHEMA_VERSION:
         raise SchemaVersionError(
@@ -153,6 +153,14 @@ async def migrate(writer: sqlite3.Connection, file: Path) -> None:
         if isinstance(exc, sqlite3.Error):
             raise StoreError(f"cannot prepare the ledger schema in {file}: {exc}") from exc
         raise
+
+
+def _views_current(writer: sqlite3.Connection) -> bool:
+    # A field added to the definition of a thought is a column the stored view lacks.
+    from thoughtledger.ledger.store.schema import views_current
+
+    rows = writer.execute("SELECT name FROM pragma_table_info('tl_thoughts')").fetchall()
+    return views_current([name for (name,) in rows])
 
 
 def _apply_schema_steps(writer: sqlite3.Connection, file: Path) -> None:
@@ -183,6 +191,9 @@ def _apply_schema_steps(writer: sqlite3.Connection, file: Path) -> None:
             sql(sa.insert(schema.schema_versions)),
             {"version": step, "applied_at": format_time(utc_now())},
         )
+    if not _views_current(writer):
+        for ddl in schema.refreshed_views(SqliteStats().json):
+            writer.execute(sql(ddl))
 
 
 def reader_engine(uri: str) -> "AsyncEngine":
