@@ -13,8 +13,9 @@ from mcp import Client
 
 from tests.support.llm_server import FakeLLM, error, fake_llm, structured
 from tests.support.mcp import Json, Mode, call, event_count, refused
+from thoughtledger.api import GENERATION_FAILED
 from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.llm.client import FAILED, LLMWriter
+from thoughtledger.api.llm.client import LLMWriter
 from thoughtledger.api.llm.config import LLMSettings
 from thoughtledger.api.mcp import create_server
 
@@ -116,7 +117,9 @@ async def test_a_failed_generation_is_a_tool_error_in_002s_words_and_appends_not
     llm.queue(error(500, "model crashed"), error(500, "model crashed again"))
     async with connect(ledger, mode, llm) as client:
         said = await refused(client, "sequential_thinking_external", step(1, "Problem"))
-    assert said == f"{FAILED}: 2 attempts failed; the last: HTTP 500: model crashed again"
+    assert (
+        said == f"{GENERATION_FAILED}: 2 attempts failed; the last: HTTP 500: model crashed again"
+    )
     assert await event_count(ledger) == 0
 
 

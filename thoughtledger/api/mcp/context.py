@@ -6,8 +6,7 @@ from typing import Any, Literal
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver import Context
 
-from thoughtledger.api import Ledger, Principal, Profile, role_of
-from thoughtledger.api.llm.client import ThoughtWriter
+from thoughtledger.api import Ledger, Principal, Profile, ThoughtWriter, role_of
 from thoughtledger.api.mcp.render import ThoughtSink
 from thoughtledger.api.mcp.sessions import Directories, SessionDirectory
 

@@ -22,8 +22,8 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import BaseModel, ValidationError
 
-from thoughtledger.api import Ledger, compact_schema
-from thoughtledger.api.llm.client import LLMWriter, ThoughtWriter
+from thoughtledger.api import Ledger, ThoughtWriter, compact_schema
+from thoughtledger.api.llm.client import LLMWriter
 from thoughtledger.api.mcp import descriptions as text
 from thoughtledger.api.mcp.answers import (
     ExternalAnswer,

@@ -14,8 +14,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
-from thoughtledger.api import ThinkOutcome, checked_command
-from thoughtledger.api.llm.external import DEFAULT_TEMPERATURE, think_external
+from thoughtledger.api import DEFAULT_TEMPERATURE, ThinkOutcome, checked_command, think_external
 from thoughtledger.api.mcp import descriptions as text
 from thoughtledger.api.mcp.context import AppContext, Caller
 from thoughtledger.api.mcp.lax_types import LaxFlag, LaxText
@@ -133,7 +132,7 @@ async def sequential_thinking_external(*, ctx: AppContext, **arguments: Any) -> 
 
     On a session's first thought ``thought`` is the problem, afterwards guidance; the model's
     thought is recorded with who wrote it and at what cost (see
-    :mod:`thoughtledger.api.llm.external`). Takes :data:`EXTERNAL_PARAMETERS`.
+    :func:`thoughtledger.api.think_external`). Takes :data:`EXTERNAL_PARAMETERS`.
 
     Raises:
         ToolError: The thought breaks a rule, the session id is malformed, the model's provider
@@ -207,7 +206,7 @@ async def record(
         requested: The session the caller named; ``None`` for the connection's own.
         clear: Retire the session first and continue under a new id.
         use_llm: Have a language model write the thought (``thought`` is then the problem or
-            guidance); see :func:`thoughtledger.api.llm.external.think_external`.
+            guidance); see :func:`thoughtledger.api.think_external`.
         model: With ``use_llm``: the model or alias (``None``: the MCP API reference's
             ``LUX_MODEL_NORMAL``).
         temperature: With ``use_llm``: the sampling temperature.
