@@ -35,7 +35,7 @@ class AppState:
             starts a new session (``separate``) or joins it (``continuous``).
         metadata: Session-start facts already worked out, per connection and tool.
         writer: Who writes ``sequential_thinking_external``'s thoughts when ``use_llm`` is true
-            (a language model; ``None``: one configured from the environment, per call).
+            (a language model); ``None``: the server was started without one.
     """
 
     ledger: Ledger
