@@ -16,6 +16,7 @@ import thoughtledger.api.cli.replay
 from tests.support.cli import cli, demo, sqlite_url
 from tests.support.samples import record_sample
 from thoughtledger.api.cli.common import Ui
+from thoughtledger.api.llm.client import LLMWriter
 from thoughtledger.api.mcp.serve import ServeParts
 
 
@@ -252,14 +253,18 @@ def test_serve_hands_its_options_to_the_mcp_server(
     from thoughtledger.api.mcp import serve
 
     seen: list[str | None] = []
+    handed: list[ServeParts] = []
 
     def run_serve(args: argparse.Namespace, parts: ServeParts) -> int:
         seen.append(args.db)
+        handed.append(parts)
         return 7
 
     monkeypatch.setattr(serve, "run_serve", run_serve)
     assert cli(capsys, "serve", "--db", "sqlite:///x.db").code == 7
     assert seen == ["sqlite:///x.db"]
+    # The served model is the one the environment configures, opened by the server per lifespan.
+    assert isinstance(handed[0].model_writer(), LLMWriter)
     helped = cli(capsys, "serve", "--help")
     assert helped.code == 0
     assert "--http" in helped.out

@@ -13,8 +13,9 @@ from mcp import Client
 
 from tests.support.llm_server import FakeLLM, error, fake_llm, structured
 from tests.support.mcp import Json, Mode, call, event_count, refused
+from thoughtledger.api import GENERATION_FAILED, InvalidInputError
 from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.llm.client import FAILED, LLMWriter
+from thoughtledger.api.llm.client import LLMWriter
 from thoughtledger.api.llm.config import LLMSettings
 from thoughtledger.api.mcp import create_server
 
@@ -116,7 +117,9 @@ async def test_a_failed_generation_is_a_tool_error_in_002s_words_and_appends_not
     llm.queue(error(500, "model crashed"), error(500, "model crashed again"))
     async with connect(ledger, mode, llm) as client:
         said = await refused(client, "sequential_thinking_external", step(1, "Problem"))
-    assert said == f"{FAILED}: 2 attempts failed; the last: HTTP 500: model crashed again"
+    assert (
+        said == f"{GENERATION_FAILED}: 2 attempts failed; the last: HTTP 500: model crashed again"
+    )
     assert await event_count(ledger) == 0
 
 
@@ -126,8 +129,39 @@ async def test_the_server_configures_its_model_from_the_environment(
     monkeypatch.setenv("THOUGHTLEDGER_LLM_BASE_URL", llm.base_url)
     monkeypatch.setenv("LUX_MODEL_MINI", "llama3.2:1b")
     llm.queue(structured("From the local model."))
-    server = create_server(ledger, tools=TOOLS)
+    # As `thoughtledger serve` passes it: one client per lifespan, read from the environment.
+    server = create_server(ledger, tools=TOOLS, open_writer=LLMWriter)
     async with Client(server, mode=mode) as client:
         answer = await call(client, "sequential_thinking_external", step(1, "P", model="mini"))
     assert answer["thought_content"] == "From the local model."
     assert llm.bodies[0]["model"] == "llama3.2:1b"
+
+
+async def test_the_server_opens_one_model_client_per_lifespan_and_closes_it(
+    ledger: Ledger, llm: FakeLLM
+) -> None:
+    settings = LLMSettings(local_base_url=llm.base_url, backoff=0, max_retries=0)
+    opened: list[LLMWriter] = []
+    closed: list[LLMWriter] = []
+
+    @asynccontextmanager
+    async def open_writer() -> AsyncIterator[LLMWriter]:
+        async with LLMWriter(settings) as writer:
+            opened.append(writer)
+            yield writer
+        closed.append(writer)
+
+    llm.queue(structured("One."), structured("Two."))
+    server = create_server(ledger, tools=TOOLS, open_writer=open_writer)
+    for number, said in ((1, "One."), (2, "Two.")):
+        async with Client(server) as client:
+            answer = await call(client, "sequential_thinking_external", step(number, "P"))
+        assert answer["thought_content"] == said
+    assert len(opened) == 2
+    assert opened == closed
+
+
+async def test_a_server_takes_a_writer_or_a_way_to_open_one_not_both(ledger: Ledger) -> None:
+    async with LLMWriter() as writer:
+        with pytest.raises(InvalidInputError, match="writer or open_writer, not both"):
+            create_server(ledger, tools=TOOLS, writer=writer, open_writer=LLMWriter)

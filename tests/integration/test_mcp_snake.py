@@ -5,7 +5,9 @@ from mcp import Client
 
 from tests.support.mcp import Json, Mode, call, connect, event_count, refused
 from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.llm.client import LLMWriter
 from thoughtledger.api.mcp import TOOL_NAMES, create_server
+from thoughtledger.api.mcp.thinking import NO_MODEL_CLIENT
 
 pytestmark = pytest.mark.anyio
 
@@ -108,7 +110,8 @@ async def test_the_external_tool_without_a_provider_key_says_so_in_002s_words_an
         "LUX_MODEL_NORMAL",
     ):
         monkeypatch.delenv(variable, raising=False)
-    async with connect(ledger, mode, tools=SNAKE) as client:
+    # The model client `thoughtledger serve` gives the server: configured from the environment.
+    async with connect(ledger, mode, tools=SNAKE, open_writer=LLMWriter) as client:
         by_default = await refused(client, "sequential_thinking_external", snake(1))
         asked = await refused(client, "sequential_thinking_external", snake(1, use_llm=True))
         routed = await refused(
@@ -118,6 +121,17 @@ async def test_the_external_tool_without_a_provider_key_says_so_in_002s_words_an
     assert by_default.startswith("OpenAI API key not configured")
     assert routed.startswith("OpenRouter API key not configured")
     assert await event_count(ledger) == 0
+
+
+async def test_a_server_started_without_a_model_client_says_so_and_still_records_by_hand(
+    ledger: Ledger, mode: Mode
+) -> None:
+    async with connect(ledger, mode, tools=SNAKE) as client:
+        said = await refused(client, "sequential_thinking_external", snake(1))
+        assert await event_count(ledger) == 0
+        by_hand = await call(client, "sequential_thinking_external", snake(1, use_llm=False))
+    assert said == NO_MODEL_CLIENT
+    assert by_hand["thought_number"] == 1
 
 
 async def test_the_external_tool_records_the_callers_thought_without_an_llm(

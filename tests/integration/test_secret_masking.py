@@ -18,9 +18,9 @@ from tests.support.llm_server import FakeLLM, Reply, error, fake_llm
 from tests.support.mcp import Json, Mode, refused
 from tests.support.raw_store import raw_store
 from thoughtledger import GenerationError, Ledger, think_external
-from thoughtledger.api.llm.client import LLMWriter, WrittenThought
+from thoughtledger.api import ThoughtPrompt, WrittenThought
+from thoughtledger.api.llm.client import LLMWriter
 from thoughtledger.api.llm.config import LLMSettings
-from thoughtledger.api.llm.prompt import ThoughtPrompt
 from thoughtledger.api.mcp import create_server
 
 pytestmark = pytest.mark.anyio

@@ -13,6 +13,7 @@ from thoughtledger.api.facade.service import Ledger
 from thoughtledger.api.mcp import create_server
 from thoughtledger.api.mcp.context import ProfileName, RunsName
 from thoughtledger.api.mcp.render import ThoughtSink
+from thoughtledger.api.mcp.server import WriterFactory
 
 Mode = Literal["auto", "legacy"]
 Json = dict[str, Any]
@@ -27,9 +28,15 @@ async def connect(
     tools: Sequence[str] = ("sequentialthinking", "thinking_history"),
     thought_sink: ThoughtSink | None = None,
     runs: RunsName = "separate",
+    open_writer: WriterFactory | None = None,
 ) -> AsyncIterator[Client]:
     server = create_server(
-        ledger, profile=profile, tools=tools, thought_sink=thought_sink, runs=runs
+        ledger,
+        profile=profile,
+        tools=tools,
+        thought_sink=thought_sink,
+        runs=runs,
+        open_writer=open_writer,
     )
     async with Client(server, mode=mode) as client:
         yield client

@@ -36,6 +36,14 @@ from thoughtledger.api.facade.errors import (
     not_found,
 )
 from thoughtledger.api.facade.figures import GroupStats, LedgerStats, Statistics, ledger_stats
+from thoughtledger.api.facade.generation import (
+    DEFAULT_TEMPERATURE,
+    GENERATION_FAILED,
+    NO_WRITER,
+    ThoughtWriter,
+    WrittenThought,
+    think_external,
+)
 from thoughtledger.api.facade.history import DEFAULT_HISTORY_LIMIT, HistoryPage
 from thoughtledger.api.facade.json_schema import JsonSchema, compact_schema
 from thoughtledger.api.facade.listing import DEFAULT_PAGE, SessionsPage
@@ -48,6 +56,15 @@ from thoughtledger.api.facade.logs import (
 )
 from thoughtledger.api.facade.lookup import SessionMatch, StreamHead
 from thoughtledger.api.facade.options import bounded
+from thoughtledger.api.facade.prompt import (
+    ANSWER_SCHEMA,
+    DEFAULT_MAX_PROMPT_CHARS,
+    PROMPT_VERSION,
+    PromptMessage,
+    ThoughtPrompt,
+    build_prompt,
+    prompt_sha256,
+)
 from thoughtledger.api.facade.proofs import CheckpointReport, Proofs, verify_bundle
 from thoughtledger.api.facade.recording import ThinkOutcome
 from thoughtledger.api.facade.redaction import (
@@ -107,10 +124,16 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "ANSWER_SCHEMA",
     "DEFAULT_HISTORY_LIMIT",
+    "DEFAULT_MAX_PROMPT_CHARS",
     "DEFAULT_PAGE",
     "DEFAULT_ROLE",
+    "DEFAULT_TEMPERATURE",
     "DEFAULT_TTL",
+    "GENERATION_FAILED",
+    "NO_WRITER",
+    "PROMPT_VERSION",
     "ROLES",
     "SCOPE_PREFIX",
     "CheckedFile",
@@ -137,6 +160,7 @@ __all__ = [
     "Principal",
     "Profile",
     "Progress",
+    "PromptMessage",
     "Proofs",
     "ProviderNotConfiguredError",
     "RedactedThought",
@@ -156,10 +180,14 @@ __all__ = [
     "TelemetryExportError",
     "ThinkCommand",
     "ThinkOutcome",
+    "ThoughtPrompt",
+    "ThoughtWriter",
     "Transfer",
     "Verifier",
     "VerifyReport",
+    "WrittenThought",
     "bounded",
+    "build_prompt",
     "check_checkpoint",
     "check_file",
     "checked_command",
@@ -176,9 +204,11 @@ __all__ = [
     "open_ledger",
     "open_store",
     "parse_command",
+    "prompt_sha256",
     "resolve_url",
     "role_of",
     "route_to_stdlib",
+    "think_external",
     "to_line",
     "verify_bundle",
 ]

@@ -216,11 +216,41 @@ HistoryItem = _history_item()
 """One thought in the session pattern's ``thoughtHistory``: its number and text, and each mark
 given (``redacted: true`` when its text was redacted and reads ``[redacted]``)."""
 
+GUIDANCE = """\
+A detailed tool for dynamic and reflective problem-solving through thoughts.
+Each thought can build on, question, or revise previous insights as understanding deepens.
+
+When to use this tool:
+- Breaking down complex problems into steps
+- Planning and design with room for revision
+- Analysis that might need course correction
+- Problems where the full scope might not be clear initially
+
+You should:
+1. Start with an initial estimate of needed thoughts, but be ready to adjust
+2. Feel free to question or revise previous thoughts, or branch to explore alternatives
+3. Express uncertainty when present; ignore what is irrelevant to the current step
+4. Generate a solution hypothesis and verify it against your earlier steps until satisfied
+5. Provide a single, ideally correct answer as the final output
+
+"""
+"""The official advice cut to what a model needs besides the parameters' own words.
+
+OpenAI refuses a function description over 1,024 characters (``string_above_max_length``), and
+the official text has 2,781 (the session pattern's, 1,879). What their "Parameters explained"
+lists and their advice about particular parameters said now lives in those parameters'
+descriptions (above), so a model still reads all of it, next to the field it concerns. The
+in-process tool (:mod:`thoughtledger.api.tool`) and the MCP server's compact
+``sequentialthinking`` (:mod:`thoughtledger.api.mcp.descriptions`) both start with it; it sits
+here, beside the fields' descriptions, so that neither way in imports the other.
+"""
+
 
 __all__ = [
     "BY_NAME",
     "CAMEL_NAMES",
     "CORE",
+    "GUIDANCE",
     "MARKS",
     "THOUGHT_FIELDS",
     "THOUGHT_TABLE",

@@ -14,9 +14,9 @@ from tests.support.llm_server import (
     malformed,
     structured,
 )
-from thoughtledger.api import GenerationError
+from thoughtledger.api import GENERATION_FAILED, GenerationError
 from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.llm.client import FAILED, LLMWriter
+from thoughtledger.api.llm.client import LLMWriter
 from thoughtledger.api.llm.config import LLMSettings
 from thoughtledger.api.llm.external import think_external
 
@@ -58,7 +58,7 @@ async def test_when_every_attempt_fails_the_error_is_clear_and_nothing_is_append
     with pytest.raises(GenerationError) as caught:
         await think_external(ledger, "s", call(2, "Go on"), writer=writer)
     message = str(caught.value)
-    assert message.startswith(f"{FAILED}: 4 attempts failed")
+    assert message.startswith(f"{GENERATION_FAILED}: 4 attempts failed")
     assert "HTTP 503: upstream overloaded" in message
     assert (caught.value.status, caught.value.attempts) == (503, 4)
     assert await ledger.events("s") == before
@@ -79,7 +79,7 @@ async def test_an_error_that_will_not_pass_fails_at_once_with_the_providers_mess
     llm.queue(error(404, "The model `nope` does not exist"))
     with pytest.raises(GenerationError) as caught:
         await think_external(ledger, "s", call(1, "Problem"), writer=writer, model="nope")
-    assert str(caught.value) == f"{FAILED}: HTTP 404: The model `nope` does not exist"
+    assert str(caught.value) == f"{GENERATION_FAILED}: HTTP 404: The model `nope` does not exist"
     assert len(llm.bodies) == 1
     assert await ledger.get_session("s") is None
 

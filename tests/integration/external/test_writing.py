@@ -17,18 +17,20 @@ from tests.support.llm_server import (
     completion,
     structured,
 )
-from thoughtledger.api import GenerationError, ProviderNotConfiguredError
-from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.llm.client import LLMWriter, WrittenThought
-from thoughtledger.api.llm.config import LLMSettings
-from thoughtledger.api.llm.external import think_external
-from thoughtledger.api.llm.prompt import (
+from thoughtledger.api import (
     DEFAULT_MAX_PROMPT_CHARS,
     PROMPT_VERSION,
+    GenerationError,
+    ProviderNotConfiguredError,
     ThoughtPrompt,
+    WrittenThought,
     build_prompt,
     prompt_sha256,
 )
+from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.llm.client import LLMWriter
+from thoughtledger.api.llm.config import LLMSettings
+from thoughtledger.api.llm.external import think_external
 from thoughtledger.ledger.decide import ThinkCommand
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import ThoughtGenerated, ThoughtRecorded

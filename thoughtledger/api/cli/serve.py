@@ -1,8 +1,8 @@
 """``thoughtledger serve``: the MCP server (``api.mcp.serve``), loaded only when serving.
 
 The command line is the composition root: it hands the server the parts of the other ways in
-and out that it uses (the token file's verifier, the live OTLP stream), so the server imports
-none of them.
+and out that it uses (the token file's verifier, the live OTLP stream, the language model
+client), so the server imports none of them.
 """
 
 import argparse
@@ -28,12 +28,15 @@ def serve(argv: list[str]) -> int:
         UsageError: Bad options.
     """
     from thoughtledger.api.auth.verifier import FileTokenVerifier
+    from thoughtledger.api.llm.client import LLMWriter
     from thoughtledger.api.mcp.serve import ServeParts, add_serve_arguments, run_serve
     from thoughtledger.api.otel.live import live_traces
 
     parser = Parser(prog="thoughtledger serve", description=SUMMARY)
     add_serve_arguments(parser)  # --db included, with the server's own help
-    parts = ServeParts(token_verifier=FileTokenVerifier, live_telemetry=live_traces)
+    parts = ServeParts(
+        token_verifier=FileTokenVerifier, live_telemetry=live_traces, model_writer=LLMWriter
+    )
     return run_serve(parser.parse_args(argv), parts)
 
 

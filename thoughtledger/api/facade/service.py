@@ -141,7 +141,7 @@ class Ledger:
             metadata: Facts to record if a session starts here.
             generated: When a model wrote the thought: the guidance and the generation, recorded
                 with it in one ``thought.generated`` event (see
-                :mod:`thoughtledger.api.llm.external`).
+                :mod:`thoughtledger.api.facade.generation`).
             owner: The principal recording (see :mod:`thoughtledger.api.facade.access`):
                 recorded as the owner of a session that starts here; a session another
                 principal (or nobody) owns is answered as not found. ``None``: the ledger's own

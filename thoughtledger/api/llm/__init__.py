@@ -1,10 +1,12 @@
-"""Language models writing thoughts: settings, prompts, the client and the use case.
+"""Language models writing thoughts: the provider client behind the facade's ``ThoughtWriter``.
 
-The use case, :mod:`thoughtledger.api.llm.external`, is loaded on its own: it needs the facade,
-which this client does not.
+The use case and the prompt live in the facade (:func:`thoughtledger.api.think_external`,
+:mod:`thoughtledger.api.facade.prompt`); here are the settings, the client that implements the
+port (:class:`LLMWriter`) and how its answers are read. ``thoughtledger.think_external``
+(:mod:`thoughtledger.api.llm.external`) is loaded on its own: it supplies this client by default.
 """
 
-from thoughtledger.api.llm.client import FAILED, LLMWriter, ThoughtWriter, WrittenThought
+from thoughtledger.api.llm.client import LLMWriter
 from thoughtledger.api.llm.config import (
     ALIASES,
     OPENAI_KEY_MISSING,
@@ -12,20 +14,12 @@ from thoughtledger.api.llm.config import (
     Endpoint,
     LLMSettings,
 )
-from thoughtledger.api.llm.prompt import PROMPT_VERSION, ThoughtPrompt, build_prompt, prompt_sha256
 
 __all__ = [
     "ALIASES",
-    "FAILED",
     "OPENAI_KEY_MISSING",
     "OPENROUTER_KEY_MISSING",
-    "PROMPT_VERSION",
     "Endpoint",
     "LLMSettings",
     "LLMWriter",
-    "ThoughtPrompt",
-    "ThoughtWriter",
-    "WrittenThought",
-    "build_prompt",
-    "prompt_sha256",
 ]

@@ -1,6 +1,6 @@
 """Asking a model for a thought over OpenAI's chat-completions protocol, with the ``openai`` client.
 
-:class:`LLMWriter` sends a :class:`~thoughtledger.api.llm.prompt.ThoughtPrompt` to the endpoint the
+:class:`LLMWriter` sends a :class:`~thoughtledger.api.ThoughtPrompt` to the endpoint the
 settings choose, retries what may pass (429, 5xx, timeouts, unreachable servers, malformed or empty
 answers) with exponential backoff and jitter (honouring ``Retry-After``), and fails at once on what
 will not (a bad key, an unknown model). What a failed attempt says is masked
@@ -20,13 +20,22 @@ import math
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
-from thoughtledger.api import ClosedOnExit, GenerationError, get_logger
+from thoughtledger.api import (
+    ANSWER_SCHEMA,
+    GENERATION_FAILED,
+    ClosedOnExit,
+    GenerationError,
+    PromptMessage,
+    ThoughtPrompt,
+    WrittenThought,
+    get_logger,
+    prompt_sha256,
+)
 from thoughtledger.api.llm.answer import Failure, read_completion
 from thoughtledger.api.llm.config import Endpoint, LLMSettings, Structured
-from thoughtledger.api.llm.prompt import ANSWER_SCHEMA, Message, ThoughtPrompt, prompt_sha256
 from thoughtledger.ledger.events import Generation
 from thoughtledger.ledger.masking import mask_secrets
 
@@ -34,34 +43,9 @@ if TYPE_CHECKING:
     import openai
     from openai.types.chat import ChatCompletionMessageParam, completion_create_params
 
-FAILED = "Failed to generate thought with LLM"
-"""The MCP API reference's error for a failed generation; the provider's message follows."""
-
 _STEP_DOWN: dict[Structured, Structured] = {"json_schema": "json_object", "json_object": "off"}
 
 log = get_logger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class WrittenThought:
-    """A model's thought and how it was written (everything but what the ledger adds)."""
-
-    text: str
-    generation: Generation
-
-
-class ThoughtWriter(Protocol):
-    """Writes one thought for a prompt; :class:`LLMWriter` is the real one."""
-
-    async def write(
-        self, prompt: ThoughtPrompt, *, model: str | None, temperature: float | None
-    ) -> WrittenThought:
-        """Return the model's thought for ``prompt``.
-
-        Raises:
-            GenerationError: No thought could be had (the message says why).
-        """
-        ...
 
 
 class LLMWriter(ClosedOnExit):
@@ -121,7 +105,7 @@ class LLMWriter(ClosedOnExit):
             import openai  # deferred: see the module docstring
         except ImportError as exc:
             raise GenerationError(
-                f"{FAILED}: the openai package is not installed; install it with "
+                f"{GENERATION_FAILED}: the openai package is not installed; install it with "
                 "pip install 'thoughtledger[llm]'"
             ) from exc
 
@@ -238,7 +222,7 @@ def _mode(configured: Structured, refused: set[str]) -> Structured:
     return mode
 
 
-def _chat_messages(messages: list[Message]) -> "list[ChatCompletionMessageParam]":
+def _chat_messages(messages: list[PromptMessage]) -> "list[ChatCompletionMessageParam]":
     chat: list[ChatCompletionMessageParam] = []
     for role, content in messages:
         if role == "system":
@@ -332,8 +316,8 @@ def _delay(settings: LLMSettings, retry: int, retry_after: float | None) -> floa
 
 def _message(failure: Failure, attempts: int) -> str:
     if attempts == 1 or not failure.retryable:
-        return f"{FAILED}: {failure.reason}"
-    return f"{FAILED}: {attempts} attempts failed; the last: {failure.reason}"
+        return f"{GENERATION_FAILED}: {failure.reason}"
+    return f"{GENERATION_FAILED}: {attempts} attempts failed; the last: {failure.reason}"
 
 
-__all__ = ["FAILED", "LLMWriter", "ThoughtWriter", "WrittenThought"]
+__all__ = ["LLMWriter"]

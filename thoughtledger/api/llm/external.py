@@ -1,47 +1,25 @@
-"""``sequential_thinking_external`` (the MCP API reference): a model writes the next thought.
+"""``thoughtledger.think_external``: the facade's use case with a model from the environment.
 
-The caller's ``thought`` is the problem on a session's first thought and guidance afterwards. The
-use case reads the session, builds the prompt from it (:mod:`thoughtledger.api.llm.prompt`), asks
-the model (:mod:`thoughtledger.api.llm.client`) and records the answer through :meth:`Ledger.think`
-as one ``thought.generated`` event: the model's thought with every field a thought has, the
-guidance, and how it was written (model, provider, temperature, tokens, latency, the prompt's hash
-and the session version it was built from). Generation happens before anything is appended, so a
-failure leaves the ledger as it was; the append is a single event, so nothing is ever half-recorded.
-
-If another writer moves the session while the model writes, the thought is still recorded (after
-theirs, classified afresh): ``context_version`` says which state the model saw.
-
-``use_llm=False`` is the MCP API reference's manual mode: the caller's ``thought`` is recorded as
-written.
+The use case (:func:`thoughtledger.api.think_external`) takes the writer it is given; a Python
+user calling ``from thoughtledger import think_external`` need not build one: without a writer,
+an :class:`~thoughtledger.api.llm.LLMWriter` configured from the environment is opened for the
+call and closed after it.
 """
 
-import math
+import contextlib
 from collections.abc import Mapping
 from typing import Any
 
 from thoughtledger.api import (
-    Generated,
-    GenerationError,
+    DEFAULT_MAX_PROMPT_CHARS,
+    DEFAULT_TEMPERATURE,
     Ledger,
     ThinkCommand,
     ThinkOutcome,
-    get_logger,
-    parse_command,
+    ThoughtWriter,
 )
-from thoughtledger.api.llm.client import FAILED, LLMWriter, ThoughtWriter, WrittenThought
-from thoughtledger.api.llm.prompt import (
-    DEFAULT_MAX_PROMPT_CHARS,
-    ThoughtPrompt,
-    build_prompt,
-)
-from thoughtledger.ledger.errors import InvalidInputError, InvalidThoughtError
-from thoughtledger.ledger.masking import mask_secrets
-from thoughtledger.projections.state import SessionState, empty
-
-DEFAULT_TEMPERATURE = 0.7
-"""The MCP API reference's default temperature."""
-
-log = get_logger(__name__)
+from thoughtledger.api import think_external as think_with
+from thoughtledger.api.llm.client import LLMWriter
 
 
 async def think_external(
@@ -60,15 +38,16 @@ async def think_external(
 ) -> ThinkOutcome:
     """Record the next thought, written by a language model (or, in manual mode, by the caller).
 
+    The arguments are :func:`thoughtledger.api.think_external`'s, but ``writer`` may be left out.
+
     Args:
         ledger: Where the thought is recorded.
         session_id: The session to continue; ``None`` starts a new one.
         arguments: The call's fields (snake_case): ``thought`` is the problem (first thought) or
             guidance (later ones); the others are the new thought's numbers, revision and branch
             fields, as for :meth:`Ledger.think`.
-        writer: Who writes; by default an :class:`~thoughtledger.api.llm.client.LLMWriter`
-        configured from the
-            environment, opened and closed for this call.
+        writer: Who writes; by default an :class:`~thoughtledger.api.llm.LLMWriter` configured
+            from the environment, opened and closed for this call.
         use_llm: ``False`` records ``thought`` as written (the MCP API reference's manual mode).
         model: A model name or alias (``None``: ``normal``, the MCP API reference's
             ``LUX_MODEL_NORMAL``).
@@ -90,106 +69,23 @@ async def think_external(
             with LLM: ..." with the provider's message); nothing was appended.
         StoreError: The store failed; nothing was appended.
     """
-    request = (
-        arguments
-        if isinstance(arguments, ThinkCommand)
-        else parse_command(arguments, max_thought_bytes=ledger.max_thought_bytes)
-    )
-    if not use_llm:
-        return await ledger.think(session_id, request, clear=clear, metadata=metadata, owner=owner)
-    temperature = _check_temperature(temperature)
-    model = _check_model(model)
-    context = await _context(ledger, session_id, clear=clear)
-    prompt = build_prompt(context, request, max_chars=max_prompt_chars)
-    written = await _write(writer, prompt, model=model, temperature=temperature)
-    command = _with_text(request, written.text, ledger.max_thought_bytes)
-    outcome = await ledger.think(
-        session_id,
-        command,
-        clear=clear,
-        metadata=metadata,
-        generated=Generated(guidance=request.thought, generation=written.generation),
-        owner=owner,
-    )
-    generation = written.generation
-    log.info(
-        "thought_generated",
-        session_id=outcome.session_id,
-        version=outcome.entry.version,
-        model=generation.model,
-        provider=generation.provider,
-        prompt_tokens=generation.prompt_tokens,
-        completion_tokens=generation.completion_tokens,
-        latency_ms=generation.latency_ms,
-        attempts=generation.attempts,
-    )
-    return outcome
+    async with contextlib.AsyncExitStack() as stack:
+        if writer is None and use_llm:
+            # Cheap until it writes: no client library is loaded and no setting read before then.
+            writer = await stack.enter_async_context(LLMWriter())
+        return await think_with(
+            ledger,
+            session_id,
+            arguments,
+            writer=writer,
+            use_llm=use_llm,
+            model=model,
+            temperature=temperature,
+            clear=clear,
+            metadata=metadata,
+            max_prompt_chars=max_prompt_chars,
+            owner=owner,
+        )
 
 
-async def _write(
-    writer: ThoughtWriter | None,
-    prompt: ThoughtPrompt,
-    *,
-    model: str | None,
-    temperature: float | None,
-) -> WrittenThought:
-    """Have ``writer`` (or a default one) write the thought; mask credentials in its failure.
-
-    :class:`LLMWriter` masks its provider's messages itself; a writer of the caller's own may
-    not, and its message reaches the model and the logs all the same.
-    """
-    try:
-        if writer is None:
-            async with LLMWriter() as own:
-                return await own.write(prompt, model=model, temperature=temperature)
-        return await writer.write(prompt, model=model, temperature=temperature)
-    except GenerationError as exc:
-        masked = mask_secrets(str(exc))
-        if masked == str(exc):
-            raise
-        # Not chained: the original, secret and all, would be printed with any traceback.
-        raise type(exc)(masked, status=exc.status, attempts=exc.attempts) from None
-
-
-async def _context(ledger: Ledger, session_id: str | None, *, clear: bool) -> SessionState:
-    """The state the thought will extend: empty when it will start a fresh session."""
-    if session_id is None or clear:
-        return empty(session_id or "")
-    state = await ledger.get_session(session_id)
-    if state is None or state.ended is not None:
-        # A retired session's next thought starts a fresh session, which has no history yet.
-        return empty(session_id)
-    return state
-
-
-def _with_text(request: ThinkCommand, text: str, max_thought_bytes: int) -> ThinkCommand:
-    fields = request.model_dump(exclude_none=True)
-    fields["thought"] = text
-    try:
-        return parse_command(fields, max_thought_bytes=max_thought_bytes)
-    except InvalidThoughtError as exc:
-        raise GenerationError(f"{FAILED}: the model's thought cannot be recorded: {exc}") from exc
-
-
-def _check_temperature(temperature: object) -> float | None:
-    if temperature is None:
-        return None
-    if (
-        isinstance(temperature, bool)
-        or not isinstance(temperature, int | float)
-        or not math.isfinite(temperature)
-        or not 0 <= temperature <= 2
-    ):
-        raise InvalidInputError(f"temperature must be a number from 0 to 2, not {temperature!r}")
-    return float(temperature)
-
-
-def _check_model(model: object) -> str | None:
-    if model is None:
-        return None
-    if not isinstance(model, str) or not model.strip():
-        raise InvalidInputError("model must be a non-empty model name or alias")
-    return model.strip()
-
-
-__all__ = ["DEFAULT_TEMPERATURE", "think_external"]
+__all__ = ["think_external"]

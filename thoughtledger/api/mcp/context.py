@@ -6,8 +6,7 @@ from typing import Any, Literal
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver import Context
 
-from thoughtledger.api import Ledger, Principal, Profile, role_of
-from thoughtledger.api.llm.client import ThoughtWriter
+from thoughtledger.api import Ledger, Principal, Profile, ThoughtWriter, role_of
 from thoughtledger.api.mcp.render import ThoughtSink
 from thoughtledger.api.mcp.sessions import Directories, SessionDirectory
 
@@ -36,7 +35,7 @@ class AppState:
             starts a new session (``separate``) or joins it (``continuous``).
         metadata: Session-start facts already worked out, per connection and tool.
         writer: Who writes ``sequential_thinking_external``'s thoughts when ``use_llm`` is true
-            (a language model; ``None``: one configured from the environment, per call).
+            (a language model); ``None``: the server was started without one.
     """
 
     ledger: Ledger

@@ -7,7 +7,7 @@ from the MCP API reference. Every sentence here is paid for in tokens
 on every ``tools/list``, so the additions are short.
 """
 
-from thoughtledger.api.tool.description import GUIDANCE
+from thoughtledger.ledger.thought import GUIDANCE
 
 OFFICIAL_DESCRIPTION = """\
 A detailed tool for dynamic and reflective problem-solving through thoughts.

@@ -3,8 +3,9 @@
 The command line is wired elsewhere; this module gives it two functions:
 :func:`add_serve_arguments` and :func:`run_serve`, and takes from it, as :class:`ServeParts`, what
 the server uses of the other ways in and out (who a bearer token stands for, the live OTLP
-stream): the command line is the one place they are put together. Logging is configured here, once,
-to stderr: on stdio, stdout carries JSON-RPC and nothing else.
+stream, the language model that writes ``sequential_thinking_external``'s thoughts): the command
+line is the one place they are put together. Logging is configured here, once, to stderr: on
+stdio, stdout carries JSON-RPC and nothing else.
 """
 
 import argparse
@@ -47,6 +48,7 @@ from thoughtledger.api.mcp.server import (
     PROFILES,
     RUNS,
     TOOL_NAMES,
+    WriterFactory,
     create_server,
 )
 from thoughtledger.api.mcp.session_cap import SessionCap
@@ -102,10 +104,14 @@ class ServeParts:
             ``TokenVerifier``); raises ``OSError`` or ``LedgerError`` for a file it cannot use.
         live_telemetry: Given the ledger and ``--otlp URL``, a context that streams every
             recorded thought there as spans while the server runs.
+        model_writer: Opens the model client that writes ``use_llm`` thoughts, one per
+            lifespan, closed when it ends (``LLMWriter``: configured from the environment, read
+            afresh at each call).
     """
 
     token_verifier: Callable[[Path], TokenVerifier]
     live_telemetry: Callable[[Ledger, str], contextlib.AbstractAsyncContextManager[LiveExport]]
+    model_writer: WriterFactory
 
 
 def _event(level: int, event: str, **facts: object) -> None:
@@ -317,7 +323,7 @@ async def _serve_stdio(
         _telemetry(parts, ledger, args.otlp),
         checkpoints_kept(_checkpoints(ledger, args, signer)),
     ):
-        server = _server(ledger, args, sink, transport="stdio")
+        server = _server(ledger, args, parts, sink, transport="stdio")
         with anyio.CancelScope() as serving:
             async with signals_handled(serving.cancel):
                 _event(logging.INFO, "serving_stdio", stdio=stdio_transport(), **_facts(args))
@@ -355,7 +361,7 @@ async def _serve_http(
         base = f"http://{_url_host(args.host)}:{port}"
         url = base + HTTP_PATH
         auth = _auth_settings(base, url) if verifier is not None else None
-        server = _server(ledger, args, sink, transport="http", verifier=verifier, auth=auth)
+        server = _server(ledger, args, parts, sink, transport="http", verifier=verifier, auth=auth)
         app = server.streamable_http_app(
             streamable_http_path=HTTP_PATH,
             host=args.host,  # turns on the SDK's DNS-rebinding protection for loopback names
@@ -447,6 +453,7 @@ def _stderr_sink(rendered: str) -> None:
 def _server(
     ledger: Ledger,
     args: argparse.Namespace,
+    parts: ServeParts,
     sink: ThoughtSink | None,
     *,
     transport: str,
@@ -461,6 +468,7 @@ def _server(
         tools=args.tools,
         thought_sink=sink,
         transport=transport,
+        open_writer=parts.model_writer,
         descriptions=args.descriptions,
         runs=args.runs,
         token_verifier=verifier,

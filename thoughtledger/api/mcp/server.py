@@ -8,9 +8,9 @@ argument errors become one plain line naming every bad field (``Invalid sequenti
 model without the SDK's ``Error executing tool`` prefix.
 """
 
+import contextlib
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Literal
 
@@ -22,8 +22,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import BaseModel, ValidationError
 
-from thoughtledger.api import Ledger, compact_schema
-from thoughtledger.api.llm.client import LLMWriter, ThoughtWriter
+from thoughtledger.api import Ledger, ThoughtWriter, compact_schema
 from thoughtledger.api.mcp import descriptions as text
 from thoughtledger.api.mcp.answers import (
     ExternalAnswer,
@@ -60,6 +59,8 @@ RUNS: tuple[RunsName, ...] = ("separate", "continuous")
 DescriptionsName = Literal["official", "compact"]
 """How the tools describe themselves: the official text, or one within OpenAI's limits."""
 DESCRIPTIONS: tuple[DescriptionsName, ...] = ("official", "compact")
+WriterFactory = Callable[[], contextlib.AbstractAsyncContextManager[ThoughtWriter]]
+"""Opens a model client for one lifespan and closes it at the end (``LLMWriter`` is one)."""
 
 # The thinking tools append to a log: not read-only, never destructive (a cleared session's
 # history stays readable), not idempotent (a repeated call records a second thought), closed world.
@@ -125,6 +126,7 @@ def create_server(
     thought_sink: ThoughtSink | None = None,
     transport: str = "in-process",
     writer: ThoughtWriter | None = None,
+    open_writer: WriterFactory | None = None,
     descriptions: DescriptionsName = "official",
     runs: RunsName = "separate",
     token_verifier: TokenVerifier | None = None,
@@ -142,9 +144,13 @@ def create_server(
         thought_sink: Where to render each recorded thought (the serve entry point passes a
             stderr writer unless ``DISABLE_THOUGHT_LOGGING=true``); ``None`` renders nothing.
         transport: Recorded in new sessions' metadata for connections without headers.
-        writer: Who writes ``sequential_thinking_external``'s thoughts (``use_llm`` true); by
-            default a language model configured from the environment (see
-            :mod:`thoughtledger.api.llm`), one client per lifespan, read afresh at each call.
+        writer: Who writes ``sequential_thinking_external``'s thoughts (``use_llm`` true), shared
+            by every lifespan and closed by the caller; for example a
+            :class:`~thoughtledger.api.llm.LLMWriter`.
+        open_writer: Instead of ``writer``: opens one per lifespan, closed when the lifespan
+            ends (``thoughtledger serve`` passes ``LLMWriter``, configured from the environment).
+            With neither, ``use_llm`` calls fail with a tool error saying the server was started
+            without a model client; manual mode (``use_llm: false``) still records.
         descriptions: ``official`` (the official server's words, for drop-in parity) or
             ``compact``: every tool's description within the 1,024 characters OpenAI's API
             accepts, the official advice moved into the parameters' descriptions.
@@ -165,10 +171,13 @@ def create_server(
 
     Raises:
         InvalidInputError: An unknown profile, tool name, descriptions style or runs mode, or
-            no tool; or only one of ``token_verifier`` and ``auth``.
+            no tool; only one of ``token_verifier`` and ``auth``; or both ``writer`` and
+            ``open_writer``.
     """
     if runs not in RUNS:
         raise InvalidInputError(f"unknown runs {runs!r}: use {', '.join(RUNS)}")
+    if writer is not None and open_writer is not None:
+        raise InvalidInputError("pass writer or open_writer, not both")
     if (token_verifier is None) != (auth is None):
         raise InvalidInputError("pass token_verifier and auth together, or neither")
     if profile not in PROFILES:
@@ -183,11 +192,10 @@ def create_server(
     if unknown := [name for name in chosen if name not in TOOL_NAMES]:
         raise InvalidInputError(f"unknown tools {unknown}: choose from {', '.join(TOOL_NAMES)}")
 
-    @asynccontextmanager
+    @contextlib.asynccontextmanager
     async def lifespan(_: MCPServer[AppState]) -> AsyncIterator[AppState]:
-        # Cheap until used: no client library is loaded and no setting read before a call asks.
-        own = LLMWriter() if writer is None else None
-        try:
+        async with contextlib.AsyncExitStack() as stack:
+            own = None if open_writer is None else await stack.enter_async_context(open_writer())
             yield AppState(
                 ledger=ledger,
                 profile=profile,
@@ -195,12 +203,9 @@ def create_server(
                 connection_key=uuid.uuid4().hex,
                 transport=transport,
                 thought_sink=thought_sink,
-                writer=writer or own,
+                writer=writer if own is None else own,
                 runs=runs,
             )
-        finally:
-            if own is not None:
-                await own.aclose()
 
     builders: dict[str, Callable[[], Tool]] = {
         OFFICIAL_TOOL: lambda: _official_tool(
@@ -290,5 +295,6 @@ __all__ = [
     "TOOL_NAMES",
     "DescriptionsName",
     "LedgerMCPServer",
+    "WriterFactory",
     "create_server",
 ]

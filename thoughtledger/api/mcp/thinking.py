@@ -14,8 +14,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
-from thoughtledger.api import ThinkOutcome, checked_command
-from thoughtledger.api.llm.external import DEFAULT_TEMPERATURE, think_external
+from thoughtledger.api import (
+    DEFAULT_TEMPERATURE,
+    ProviderNotConfiguredError,
+    ThinkOutcome,
+    checked_command,
+    think_external,
+)
 from thoughtledger.api.mcp import descriptions as text
 from thoughtledger.api.mcp.context import AppContext, Caller
 from thoughtledger.api.mcp.lax_types import LaxFlag, LaxText
@@ -38,6 +43,12 @@ from thoughtledger.projections.answers import (
     session_view,
     status_view,
 )
+
+NO_MODEL_CLIENT = (
+    "this server was started without a model client, so no model can write the thought; "
+    "call again with use_llm false to record your thought as written"
+)
+"""Why ``use_llm`` failed on a server given no writer (``create_server`` without one)."""
 
 DEFAULT_SESSION = "default"
 """The MCP API reference's session name for "the caller's own session" (here: the connection's)."""
@@ -133,7 +144,7 @@ async def sequential_thinking_external(*, ctx: AppContext, **arguments: Any) -> 
 
     On a session's first thought ``thought`` is the problem, afterwards guidance; the model's
     thought is recorded with who wrote it and at what cost (see
-    :mod:`thoughtledger.api.llm.external`). Takes :data:`EXTERNAL_PARAMETERS`.
+    :func:`thoughtledger.api.think_external`). Takes :data:`EXTERNAL_PARAMETERS`.
 
     Raises:
         ToolError: The thought breaks a rule, the session id is malformed, the model's provider
@@ -207,13 +218,14 @@ async def record(
         requested: The session the caller named; ``None`` for the connection's own.
         clear: Retire the session first and continue under a new id.
         use_llm: Have a language model write the thought (``thought`` is then the problem or
-            guidance); see :func:`thoughtledger.api.llm.external.think_external`.
+            guidance); see :func:`thoughtledger.api.think_external`.
         model: With ``use_llm``: the model or alias (``None``: the MCP API reference's
             ``LUX_MODEL_NORMAL``).
         temperature: With ``use_llm``: the sampling temperature.
 
     Raises:
-        ToolError: The ledger refused or failed (its message says why); nothing was appended.
+        ToolError: The ledger refused or failed, or ``use_llm`` was asked of a server started
+            without a model client (its message says why); nothing was appended.
     """
     app = caller.app
     owner = caller.principal.name if caller.principal is not None else None
@@ -223,6 +235,8 @@ async def record(
         # The SDK validated every field with the lax types: the command is not validated again.
         arguments = checked_command(fields, max_thought_bytes=app.ledger.max_thought_bytes)
         if use_llm:
+            if app.writer is None:
+                raise ProviderNotConfiguredError(NO_MODEL_CLIENT)
             outcome = await think_external(
                 app.ledger,
                 session_id,
@@ -273,6 +287,7 @@ def _named(caller: Caller, session_id: str) -> str | None:
 __all__ = [
     "DEFAULT_SESSION",
     "EXTERNAL_PARAMETERS",
+    "NO_MODEL_CLIENT",
     "OFFICIAL_PARAMETERS",
     "STATUS_PARAMETERS",
     "answer",

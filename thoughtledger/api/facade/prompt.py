@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
-from thoughtledger.api import ThinkCommand
+from thoughtledger.ledger.decide import ThinkCommand
 from thoughtledger.projections.state import SessionState, ThoughtEntry
 
 PROMPT_VERSION = 1
@@ -25,8 +25,9 @@ PROMPT_VERSION = 1
 
 DEFAULT_MAX_PROMPT_CHARS = 24_000
 
-Role = Literal["system", "user"]
-Message = tuple[Role, str]
+_Speaker = Literal["system", "user"]
+PromptMessage = tuple[_Speaker, str]
+"""One chat message as sent: its role and its text."""
 
 _CUT = " [...]"
 
@@ -75,12 +76,12 @@ class ThoughtPrompt:
     context_version: int
     version: int = PROMPT_VERSION
 
-    def messages(self, *, structured: bool) -> list[Message]:
+    def messages(self, *, structured: bool) -> list[PromptMessage]:
         """The chat messages: a system message (asking for JSON or for plain text) and the body."""
         return [("system", _SYSTEM + (_STRUCTURED if structured else _PLAIN)), ("user", self.body)]
 
 
-def prompt_sha256(messages: list[Message]) -> str:
+def prompt_sha256(messages: list[PromptMessage]) -> str:
     """SHA-256 of messages as sent: ``[{"content", "role"}...]`` as compact sorted-key JSON."""
     payload = [{"role": role, "content": content} for role, content in messages]
     text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
@@ -186,7 +187,7 @@ __all__ = [
     "ANSWER_SCHEMA",
     "DEFAULT_MAX_PROMPT_CHARS",
     "PROMPT_VERSION",
-    "Message",
+    "PromptMessage",
     "ThoughtPrompt",
     "build_prompt",
     "prompt_sha256",
