@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_scale import _rss_kib
 
-from thoughtledger.api.mcp.serve import DEFAULT_MAX_HTTP_SESSIONS
+from thoughtledger.api.mcp.serve_options import DEFAULT_MAX_HTTP_SESSIONS
 
 Result = dict[str, Any]
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,7 +16,7 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -31,10 +31,8 @@ from pydantic import AnyHttpUrl
 from starlette.middleware import Middleware
 
 from thoughtledger.api import (
-    DEFAULT_TTL,
     Ledger,
     SessionIdRedaction,
-    bounded,
     event_line,
     open_ledger,
     resolve_url,
@@ -42,12 +40,11 @@ from thoughtledger.api import (
 )
 from thoughtledger.api.mcp.context import AppState, ProfileName
 from thoughtledger.api.mcp.render import ThoughtSink, thought_logging_enabled
+from thoughtledger.api.mcp.serve_options import (
+    DEFAULT_MAX_HTTP_SESSIONS,
+    add_serve_arguments,
+)
 from thoughtledger.api.mcp.server import (
-    DEFAULT_TOOLS,
-    DESCRIPTIONS,
-    PROFILES,
-    RUNS,
-    TOOL_NAMES,
     WriterFactory,
     create_server,
 )
@@ -62,13 +59,9 @@ if TYPE_CHECKING:
 
 PROG = "thoughtledger"
 EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8765
 HTTP_PATH = "/mcp"
 HTTP_IDLE_TIMEOUT = float(DEFAULT_SESSION_IDLE_TIMEOUT)
 """Seconds an HTTP session may idle before the SDK ends it (the SDK's default, 30 minutes)."""
-DEFAULT_MAX_HTTP_SESSIONS = 32
-"""Live MCP HTTP sessions per principal: ample for a few agents and dashboards at once."""
 PRINCIPALS_ROOM = 32
 """With --auth, the SDK's global cap is this many principals at their cap."""
 SINGLE_PRINCIPAL_WARNING = (
@@ -116,112 +109,6 @@ class ServeParts:
 
 def _event(level: int, event: str, **facts: object) -> None:
     _log.log(level, "%s", event_line(event, facts))
-
-
-def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the serve options to ``parser``.
-
-    ``--db``, ``--http``, ``--auth``, ``--max-http-sessions``, ``--host``, ``--port``,
-    ``--profile``, ``--tools``, ``--descriptions`` and ``--ttl-minutes``; :func:`run_serve`
-    reads them back.
-    """
-    parser.add_argument(
-        "--db",
-        metavar="URL",
-        help="ledger URL: sqlite:///path.db, postgresql://user@host/db or memory:// "
-        "(default: $THOUGHTLEDGER_URL, else a SQLite file in your data directory)",
-    )
-    parser.add_argument(
-        "--http",
-        action="store_true",
-        help="serve streamable HTTP on a loopback address instead of stdio",
-    )
-    parser.add_argument(
-        "--auth",
-        type=Path,
-        metavar="FILE",
-        help="with --http: accept only bearer tokens in this token file (thoughtledger token "
-        "add NAME makes one); each token's principal sees only its own sessions",
-    )
-    parser.add_argument(
-        "--max-http-sessions",
-        type=_sessions,
-        metavar="N",
-        help=f"with --http: live MCP sessions each principal may hold; more get HTTP 429 until "
-        f"one ends or idles out (default: {DEFAULT_MAX_HTTP_SESSIONS})",
-    )
-    parser.add_argument(
-        "--host",
-        default=DEFAULT_HOST,
-        type=_loopback,
-        help=f"HTTP address: {', '.join(LOOPBACK_HOSTS)} (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--port",
-        default=DEFAULT_PORT,
-        type=_port,
-        help="HTTP port; 0 picks a free one (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--profile",
-        default="official",
-        choices=PROFILES,
-        help="answer of sequentialthinking: minimal (4 keys), official, or full (with history)",
-    )
-    parser.add_argument(
-        "--tools",
-        default=list(DEFAULT_TOOLS),
-        type=_tool_list,
-        metavar="NAMES",
-        help=f"comma-separated tools to list, or all (default: {','.join(DEFAULT_TOOLS)}; "
-        f"available: {', '.join(TOOL_NAMES)})",
-    )
-    parser.add_argument(
-        "--descriptions",
-        default="official",
-        choices=DESCRIPTIONS,
-        help="tool descriptions: official (the official server's words) or compact (each "
-        "within the 1,024 characters OpenAI's API accepts, for OpenAI-backed clients)",
-    )
-    parser.add_argument(
-        "--runs",
-        default="separate",
-        choices=RUNS,
-        help="separate: a plain thought numbered 1 after earlier thoughts on a connection starts "
-        "a new session, linked to the one before (one session per run of an agent); continuous: "
-        "one accumulating history per connection, as the official server keeps (default: "
-        "%(default)s)",
-    )
-    parser.add_argument(
-        "--checkpoint-dir",
-        metavar="DIR",
-        help="write signed checkpoints of the ledger here as it grows (0700; files 0600); "
-        "needs --checkpoint-key. Copy them where the database's owner cannot rewrite them",
-    )
-    parser.add_argument(
-        "--checkpoint-key", metavar="FILE", help="the private key (thoughtledger keygen)"
-    )
-    parser.add_argument(
-        "--checkpoint-every",
-        default=1000,
-        type=_count,
-        metavar="N",
-        help="a new checkpoint once the log grew by N events (default: %(default)s); one more "
-        "when serving stops",
-    )
-    parser.add_argument(
-        "--ttl-minutes",
-        default=DEFAULT_TTL.total_seconds() / 60,
-        type=_minutes,
-        metavar="MINUTES",
-        help="idle time after which a session expires; 0 never expires (default: %(default)g)",
-    )
-    parser.add_argument(
-        "--otlp",
-        metavar="URL",
-        help="also send each thought, as it is recorded, as an OpenTelemetry span to this "
-        "OTLP/HTTP endpoint (needs the otel extra)",
-    )
 
 
 def run_serve(args: argparse.Namespace, parts: ServeParts) -> int:
@@ -498,50 +385,6 @@ def _facts(args: argparse.Namespace) -> dict[str, object]:
 
 def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
-
-
-def _sessions(value: str) -> int:
-    try:
-        count = int(value)
-    except ValueError:
-        count = 0
-    if count < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of sessions >= 1, got {value!r}")
-    return count
-
-
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
-"""The hosts the SDK guards against DNS rebinding; the HTTP server listens on nothing else."""
-
-
-def _loopback(value: str) -> str:
-    # Without --auth there is no authentication, and with it the tokens cross plain HTTP: the
-    # endpoint must not be reachable from elsewhere, nor from a web page through DNS rebinding
-    # (the SDK checks Host only for these three names).
-    if value not in LOOPBACK_HOSTS:
-        raise argparse.ArgumentTypeError(
-            f"{value!r} is not one of {', '.join(LOOPBACK_HOSTS)}: the HTTP server speaks plain "
-            "HTTP, so it listens on loopback only (put a TLS proxy in front to share it)"
-        )
-    return value
-
-
-_port = bounded(int, lambda port: 0 <= port <= 65535, "a port number, 0-65535")
-_minutes = bounded(float, lambda minutes: minutes >= 0, "0 (never) or a positive number of minutes")
-_count = bounded(int, lambda count: count >= 1, "a whole number >= 1")
-
-
-def _tool_list(value: str) -> Sequence[str]:
-    if value.strip() == "all":
-        return list(TOOL_NAMES)
-    names = [name.strip() for name in value.split(",") if name.strip()]
-    unknown = [name for name in names if name not in TOOL_NAMES]
-    if unknown or not names:
-        raise argparse.ArgumentTypeError(
-            f"unknown tools {', '.join(unknown) or '(none given)'}: choose from "
-            f"{', '.join(TOOL_NAMES)}, or all"
-        )
-    return names
 
 
 __all__ = ["LiveExport", "ServeParts", "add_serve_arguments", "run_serve"]
