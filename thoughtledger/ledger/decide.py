@@ -69,7 +69,8 @@ def checked_command(
     The MCP tools (lax types) and the in-process tool (strict types) validate each field's type
     and bounds on the way in (see :mod:`thoughtledger.ledger.thought_types`); what those types do
     not say, a thought's length rules, is checked here (a refusal is worded as :func:`parse_command`
-    words it), and the fields are not validated a second time.
+    words it), and pydantic-core validates the fields again, which costs less than building the
+    command without validation.
 
     Args:
         fields: The thought's fields, snake_case, typed (absent optional fields left out).
@@ -83,8 +84,10 @@ def checked_command(
         # Rare: let the command's own validation refuse it, in its own words.
         return parse_command(fields, max_thought_bytes=max_thought_bytes)
     _check_size(fields["thought"], max_thought_bytes)
-    # Checked on the way in: built as they are (pydantic's public way to skip validation).
-    return ThinkCommand.model_construct(**fields)
+    # Checked on the way in, yet validated again: pydantic-core does it in about a microsecond,
+    # less than model_construct's Python loop over the fields (measured: 37-41 against 41-43 us
+    # a thought through the whole facade), and a second check costs nothing in structure.
+    return ThinkCommand.model_validate(fields)
 
 
 def _check_size(thought: str, max_thought_bytes: int) -> None:
@@ -184,8 +187,8 @@ def decide_thought(
             generation=generated.generation,
         )
     else:
-        # The command's fields were checked: the event takes them as they are.
-        event = _BY_KIND[kind].model_construct(**facts)
+        # The command's fields were checked; validating them again is the fastest public way.
+        event = _BY_KIND[kind].model_validate(facts)
     if version == 0:
         # Metadata are facts the caller's software gives (a client's name...): PostgreSQL's JSON
         # operators cannot hold a NUL, and the owner index reads a start event's payload with
