@@ -18,13 +18,17 @@ Agent code that builds its own requests takes the definition from ``to_openai_ch
 The package by job: :mod:`~thoughtledger.api.tool.tool` (the tool),
 :mod:`~thoughtledger.api.tool.arguments` (its arguments, derived from
 :mod:`thoughtledger.ledger.thought`, and their refusals), :mod:`~thoughtledger.api.tool.schemas`
-(the JSON Schemas it publishes), :mod:`~thoughtledger.api.tool.description` (its name and
-description).
+(its name, description and the JSON Schemas it publishes).
 """
 
 from thoughtledger.api.tool.arguments import ThinkingInput, ToolArguments, parse_arguments
-from thoughtledger.api.tool.description import DESCRIPTION, TOOL_NAME
-from thoughtledger.api.tool.schemas import OUTPUT_SCHEMA, PARAMETERS, ThinkingOutput
+from thoughtledger.api.tool.schemas import (
+    DESCRIPTION,
+    OUTPUT_SCHEMA,
+    PARAMETERS,
+    TOOL_NAME,
+    ThinkingOutput,
+)
 from thoughtledger.api.tool.tool import SequentialThinkingTool, sequential_thinking_tool
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""The JSON Schemas the in-process tool publishes: its arguments and its answer."""
+"""What the in-process tool publishes: its name, description and JSON Schemas (in and out)."""
 
 from typing import Annotated
 
@@ -7,7 +7,7 @@ from pydantic.alias_generators import to_camel
 
 from thoughtledger.api import compact_schema
 from thoughtledger.api.tool.arguments import ThinkingInput
-from thoughtledger.ledger.thought import HistoryItem
+from thoughtledger.ledger.thought import GUIDANCE, HistoryItem
 from thoughtledger.projections.answers import JsonDict
 
 
@@ -46,4 +46,13 @@ PARAMETERS: JsonDict = _schema_of(ThinkingInput)
 OUTPUT_SCHEMA: JsonDict = _schema_of(ThinkingOutput)
 """The JSON Schema of what :meth:`SequentialThinkingTool.execute` returns."""
 
-__all__ = ["OUTPUT_SCHEMA", "PARAMETERS", "ThinkingOutput"]
+
+TOOL_NAME = "sequentialthinking"
+"""The tool's name, as the session pattern registers it (and as the official MCP server names
+it)."""
+
+DESCRIPTION = GUIDANCE + "Each parameter's description says how to use it."
+"""The tool's description, within every provider's limits."""
+
+
+__all__ = ["DESCRIPTION", "OUTPUT_SCHEMA", "PARAMETERS", "TOOL_NAME", "ThinkingOutput"]

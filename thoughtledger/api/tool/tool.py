@@ -7,8 +7,7 @@ from typing import Any
 
 from thoughtledger.api import Ledger, checked_command
 from thoughtledger.api.tool.arguments import parse_arguments
-from thoughtledger.api.tool.description import DESCRIPTION, TOOL_NAME
-from thoughtledger.api.tool.schemas import OUTPUT_SCHEMA, PARAMETERS
+from thoughtledger.api.tool.schemas import DESCRIPTION, OUTPUT_SCHEMA, PARAMETERS, TOOL_NAME
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.projections.answers import JsonDict, session_view
