@@ -5,8 +5,7 @@ No SQL, no MCP, no argument parsing lives here: only the use-cases over the stor
 
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import datetime, timedelta
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 from thoughtledger.api.facade.caches import Heads, Held, Histories
 from thoughtledger.api.facade.figures import Statistics
@@ -32,7 +31,7 @@ from thoughtledger.ledger.events import (
     ThoughtRedacted,
 )
 from thoughtledger.ledger.ids import check_id, new_session_id
-from thoughtledger.ledger.store.base import LedgerStore, StreamHead, utc_now
+from thoughtledger.ledger.store.base import ClosedOnExit, LedgerStore, StreamHead, utc_now
 from thoughtledger.projections.answers import JsonDict
 from thoughtledger.projections.paging import compact_size
 from thoughtledger.projections.state import SessionState
@@ -41,7 +40,7 @@ DEFAULT_TTL = timedelta(minutes=30)
 """Idle time after which a session expires (the session pattern's default)."""
 
 
-class Ledger:
+class Ledger(ClosedOnExit):
     """Sequential thinking over an event store: sessions, thoughts, views and time travel.
 
     The ledger records thoughts and reads sessions back itself; components reached from it,
@@ -482,17 +481,6 @@ class Ledger:
     async def aclose(self) -> None:
         """Close the store."""
         await self._store.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
 
 __all__ = ["DEFAULT_TTL", "HistoryPage", "Ledger", "Profile", "ThinkOutcome"]
