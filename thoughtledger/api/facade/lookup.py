@@ -60,40 +60,21 @@ class Lookup:
         self._store = store
 
     async def head(self, session_id: str) -> StreamHead | None:
-        """Return a session's head (version, hash, times), or ``None`` when it has no events.
-
-        Raises:
-            InvalidInputError: The id is malformed.
-            StoreError: The store failed.
-        """
+        """See :meth:`thoughtledger.api.Ledger.head`, which this carries out."""
         return await self._store.stream_head(session_id)
 
     async def heads(
         self, *, after_session_id: str | None = None, limit: int = 1000
     ) -> list[StreamHead]:
-        """Return up to ``limit`` heads in id order, paging after ``after_session_id``.
-
-        Raises:
-            InvalidInputError: A limit below 1.
-            StoreError: The store failed.
-        """
+        """See :meth:`thoughtledger.api.Ledger.heads`, which this carries out."""
         return await self._store.list_heads(after_session_id=after_session_id, limit=limit)
 
     async def all_heads(self, *, cap: int | None = None) -> list[StreamHead]:
-        """Every session's head, in id order (the first ``cap`` of them when a cap is given).
-
-        Raises:
-            StoreError: The store failed.
-        """
+        """See :meth:`thoughtledger.api.Ledger.all_heads`, which this carries out."""
         return await all_heads(self._store, cap=cap)
 
     async def find_session(self, given: str) -> SessionMatch:
-        """Return what ``given`` names: an exact id, or the one id it is a prefix of.
-
-        Raises:
-            InvalidInputError: ``given`` is not a well-formed id (nor prefix of one).
-            StoreError: The store failed.
-        """
+        """See :meth:`thoughtledger.api.Ledger.find_session`, which this carries out."""
         check_id(given)
         if await self._store.stream_head(given) is not None:
             return SessionMatch(given)
