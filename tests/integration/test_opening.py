@@ -1,6 +1,8 @@
 """Opening a ledger: URLs, and every way opening can fail with a clear error and no writes."""
 
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -140,3 +142,26 @@ async def test_a_newer_postgres_schema_is_refused() -> None:
         async with engine.begin() as connection:
             await connection.execute(sa.schema.DropSchema(schema, cascade=True))
         await engine.dispose()
+
+
+def test_reopening_a_current_sqlite_ledger_imports_no_sqlalchemy(tmp_path: Path) -> None:
+    # The common open (schema and views current) is one read on the held connection: checking
+    # the views against the definition of a thought must not load SQLAlchemy (~0.3 s).
+    url = f"sqlite:///{tmp_path / 'ledger.db'}"
+    script = (
+        "import asyncio, sys\n"
+        "from thoughtledger import open_ledger\n"
+        "async def main():\n"
+        f"    async with open_ledger({url!r}):\n"
+        "        pass\n"
+        "asyncio.run(main())\n"
+        "print('sqlalchemy' in sys.modules)\n"
+    )
+    first = subprocess.run(  # noqa: S603  # this interpreter, our own script
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    )
+    again = subprocess.run(  # noqa: S603  # this interpreter, our own script
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert first.stdout.strip() == "True"  # creating the schema needs it
+    assert again.stdout.strip() == "False"

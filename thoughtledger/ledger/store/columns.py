@@ -4,6 +4,8 @@ Kept apart from the views' SQL (:mod:`thoughtledger.ledger.store.sql_views`, whi
 so that the exports, which fold the same rows in Python, import no database library.
 """
 
+from collections.abc import Sequence
+
 from thoughtledger.ledger.thought import ColumnType, ThoughtField, in_order
 
 THOUGHTS_VIEW = "tl_thoughts"
@@ -79,6 +81,20 @@ from the payload with every NUL escape replaced, on both backends and in the fol
 replacement is textual: a thought holding the six characters backslash-u-0-0-0-0 reads with
 them as U+FFFD's escape too.)"""
 
+
+def views_current(thought_columns: Sequence[str]) -> bool:
+    """Whether a database's ``tl_thoughts`` has this code's columns (the definition's fields).
+
+    A new field of a thought is a new column of the view, with no schema step of its own: a
+    writable opening compares the view's columns with :data:`THOUGHT_COLUMNS` and, where they
+    differ (or the view is missing), re-creates the views
+    (:func:`~thoughtledger.ledger.store.schema.refreshed_views`). Views hold no rows, so this is
+    instant on any ledger. Here, not beside the views' SQL, because the check runs on every
+    opening's fast path, which imports no SQLAlchemy.
+    """
+    return tuple(thought_columns) == THOUGHT_COLUMNS
+
+
 __all__ = [
     "LARGEST_COUNT",
     "NUL_ESCAPE",
@@ -90,4 +106,5 @@ __all__ = [
     "THOUGHT_COLUMN_TYPES",
     "THOUGHT_FIELD_COLUMNS",
     "VIEW_CORE_ORDER",
+    "views_current",
 ]

@@ -7,11 +7,11 @@ recreated. (The version of an event's payload is another matter:
 :data:`thoughtledger.ledger.events.PAYLOAD_SCHEMA_VERSION`.)
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import sqlalchemy as sa
 
-from thoughtledger.ledger.store.columns import THOUGHT_COLUMNS, THOUGHTS_VIEW
+from thoughtledger.ledger.store.columns import THOUGHTS_VIEW
 from thoughtledger.ledger.store.sql_views import VIEWS, CreateView, DropView, JsonPath
 
 DATABASE_SCHEMA_VERSION = 5
@@ -191,19 +191,8 @@ the DDL statements it runs, in one transaction."""
 assert max(MIGRATIONS) == DATABASE_SCHEMA_VERSION  # noqa: S101  # a step exists for every version
 
 
-def views_current(thought_columns: Sequence[str]) -> bool:
-    """Whether a database's ``tl_thoughts`` has this code's columns (the definition's fields).
-
-    A new field of a thought is a new column of the view, with no schema step of its own: a
-    writable opening compares the view's columns with :data:`THOUGHT_COLUMNS` and, where they
-    differ (or the view is missing), re-creates the views (:func:`refreshed_views`). Views hold
-    no rows, so this is instant on any ledger.
-    """
-    return tuple(thought_columns) == THOUGHT_COLUMNS
-
-
 def refreshed_views(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
-    """The DDL re-creating both analytics views from the definition (see :func:`views_current`)."""
+    """The DDL re-creating both analytics views from the definition (see ``views_current``)."""
     return [
         *(DropView(name) for name in VIEWS),
         *(CreateView(name, build(json, events)) for name, build in VIEWS.items()),
@@ -228,5 +217,4 @@ __all__ = [
     "sessions",
     "tree_nodes",
     "tree_tip",
-    "views_current",
 ]

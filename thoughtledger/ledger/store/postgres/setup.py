@@ -16,6 +16,7 @@ from thoughtledger.ledger.errors import (
 )
 from thoughtledger.ledger.store import schema
 from thoughtledger.ledger.store.base import utc_now
+from thoughtledger.ledger.store.columns import views_current
 from thoughtledger.ledger.store.postgres.stats_dialect import PostgresStats
 
 _LOST_STATES = ("08", "57P01", "57P02")
@@ -64,7 +65,7 @@ async def migrate(engine: AsyncEngine, where: str, pg_schema: str | None) -> Non
                     "current_schema() AND table_name = 'tl_thoughts' ORDER BY ordinal_position"
                 )
             )
-            if not schema.views_current([name for (name,) in columns]):
+            if not views_current([name for (name,) in columns]):
                 for ddl in schema.refreshed_views(PostgresStats().json):
                     await connection.execute(ddl)
     except sa.exc.DBAPIError as exc:

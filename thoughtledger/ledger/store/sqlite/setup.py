@@ -19,6 +19,7 @@ from thoughtledger.ledger.errors import (
     StoreUnavailableError,
 )
 from thoughtledger.ledger.store.base import utc_now
+from thoughtledger.ledger.store.columns import views_current
 from thoughtledger.ledger.store.sqlite.statements import DATABASE_SCHEMA_VERSION, STATEMENTS
 
 if TYPE_CHECKING:
@@ -157,8 +158,6 @@ async def migrate(writer: sqlite3.Connection, file: Path) -> None:
 
 def _views_current(writer: sqlite3.Connection) -> bool:
     # A field added to the definition of a thought is a column the stored view lacks.
-    from thoughtledger.ledger.store.schema import views_current
-
     rows = writer.execute("SELECT name FROM pragma_table_info('tl_thoughts')").fetchall()
     return views_current([name for (name,) in rows])
 
