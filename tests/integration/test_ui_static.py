@@ -10,7 +10,7 @@ import pytest
 from tests.support.web import app_on_loopback
 from thoughtledger import Ledger
 from thoughtledger.api.ui.export import html_export
-from thoughtledger.api.ui.routes import SESSION_SCRIPTS
+from thoughtledger.api.ui.routes import SESSION_SCRIPTS, static_text
 from thoughtledger.ledger.store.memory import MemoryEventStore
 
 pytestmark = pytest.mark.anyio
@@ -30,8 +30,14 @@ async def test_the_page_loads_every_shipped_script_in_order_and_the_export_inlin
             # The session view's parts first, its frame (session.js) last of them, then the app.
             assert named == [*SESSION_SCRIPTS, "app.js"]
             assert SESSION_SCRIPTS[-1] == "session.js"
-            assert set(named) == _shipped(".js")
-            served = {name: await http.get(f"static/{name}") for name in named}
+            # The sign-in page (shown with --auth) names the one script the app page does not.
+            signin = static_text("signin.html")
+            assert re.findall(r'<script src="/static/([^"]+)" defer></script>', signin) == [
+                "signin.js"
+            ]
+            named_anywhere = [*named, "signin.js"]
+            assert set(named_anywhere) == _shipped(".js")
+            served = {name: await http.get(f"static/{name}") for name in named_anywhere}
             for name, answer in served.items():
                 assert answer.status_code == 200, name
                 assert answer.headers["content-type"] == "text/javascript; charset=utf-8"

@@ -2,13 +2,15 @@
 
 import argparse
 import sys
+from pathlib import Path
 
 from thoughtledger.api.cli.common import EXIT_OK, Commands, Ui, command, ledger_from
+from thoughtledger.ledger.errors import InvalidInputError
 
 SUMMARY = "look at sessions in your browser: tree, time travel, live, analytics (read-only)"
 DEFAULT_PORT = 8766
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
-"""Where the app may listen: it has no authentication, so on loopback only (as ``serve``)."""
+"""Where the app may listen: it speaks plain HTTP, so on loopback only (as ``serve``)."""
 
 
 def register(commands: Commands) -> None:
@@ -27,27 +29,49 @@ def register(commands: Commands) -> None:
         type=_loopback,
         help=f"address: {', '.join(LOOPBACK_HOSTS)} (default: %(default)s)",
     )
+    parser.add_argument(
+        "--auth",
+        type=Path,
+        metavar="FILE",
+        help="accept only the tokens in this token file (thoughtledger token add NAME makes "
+        "one): a browser signs in with one, a reader or writer sees its own sessions, an "
+        "auditor every session",
+    )
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        type=_origin,
+        default=[],
+        metavar="ORIGIN",
+        help="also accept requests from pages of this origin (scheme://host[:port]; again for "
+        "more); by default only the app's own pages may call it",
+    )
 
 
 async def run(args: argparse.Namespace, ui: Ui) -> int:
     """Serve the app until Ctrl-C (or SIGTERM); the ledger is opened for reading only.
 
     Raises:
-        LedgerError: The ledger cannot be opened.
+        LedgerError: The ledger or the token file cannot be opened.
         OSError: The port is taken.
     """
     import uvicorn
 
-    from thoughtledger.api.mcp.serve import bind
+    from thoughtledger.api.mcp.serve import SINGLE_PRINCIPAL_WARNING, bind
     from thoughtledger.api.mcp.stopping import http_server, signals_handled
     from thoughtledger.api.ui.routes import create_app
 
+    verifier = None
+    if args.auth is not None:
+        from thoughtledger.api.auth.verifier import FileTokenVerifier
+
+        # The token file first: a bad one stops the app before the ledger is touched.
+        verifier = FileTokenVerifier(args.auth)
     async with ledger_from(args, read_only=True) as ledger:
         listener = bind(args.host, args.port)
         port = listener.getsockname()[1]
-        config = uvicorn.Config(
-            create_app(ledger), log_config=None, access_log=False, lifespan="off"
-        )
+        app = create_app(ledger, verifier=verifier, allow_origins=args.allow_origin)
+        config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off")
         http = http_server(config)
 
         def stop() -> None:  # live pages hold streams open: waiting for them would never end
@@ -55,6 +79,8 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
 
         async with signals_handled(stop, on_term=stop):
             host = f"[{args.host}]" if ":" in args.host else args.host
+            if verifier is None:
+                sys.stderr.write(f"thoughtledger ui: warning: {SINGLE_PRINCIPAL_WARNING}\n")
             sys.stdout.write(f"thoughtledger ui: http://{host}:{port}/ (Ctrl-C stops)\n")
             sys.stdout.flush()
             await http.serve(sockets=[listener])
@@ -74,7 +100,16 @@ def _port(value: str) -> int:
 def _loopback(value: str) -> str:
     if value not in LOOPBACK_HOSTS:
         raise argparse.ArgumentTypeError(
-            f"{value!r} is not one of {', '.join(LOOPBACK_HOSTS)}: the app has no "
-            "authentication, so it listens on loopback only"
+            f"{value!r} is not one of {', '.join(LOOPBACK_HOSTS)}: the app speaks plain "
+            "HTTP, so it listens on loopback only"
         )
     return value
+
+
+def _origin(value: str) -> str:
+    from thoughtledger.api.ui.guards import check_origin
+
+    try:
+        return check_origin(value)
+    except InvalidInputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

@@ -56,9 +56,21 @@ class SessionFilter:
 
 
 async def sessions_page(
-    ledger: Ledger, *, limit: int, cursor: str | None, where: SessionFilter
+    ledger: Ledger,
+    *,
+    limit: int,
+    cursor: str | None,
+    where: SessionFilter,
+    owner: str | None = None,
 ) -> JsonDict:
     """A page of sessions, newest first, that pass ``where``, and the cursor to the next.
+
+    Args:
+        ledger: The ledger.
+        limit: The most rows to answer.
+        cursor: Where the page before ended (``None``: the newest).
+        where: The filters.
+        owner: Only the sessions this principal started; ``None``: every session.
 
     Raises:
         InvalidInputError: A limit out of range or a cursor no listing gave.
@@ -67,7 +79,7 @@ async def sessions_page(
     rows: list[JsonDict] = []
     scanned = 0
     while True:
-        page = await ledger.recent_sessions(limit=limit, cursor=cursor)
+        page = await ledger.recent_sessions(limit=limit, cursor=cursor, owner=owner)
         ended = False
         for state in page.sessions:
             scanned += 1

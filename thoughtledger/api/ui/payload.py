@@ -9,6 +9,8 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import orjson
+
 from thoughtledger.api import VerifyReport
 from thoughtledger.ledger.envelope import RecordedEvent, format_time
 from thoughtledger.ledger.events import (
@@ -148,20 +150,12 @@ def session_row(state: SessionState) -> JsonDict:
     }
 
 
-def badge_json(state: SessionState, report: VerifyReport) -> JsonDict:
-    """What a sessions-list row learns once the whole session is read: chain, revisions, cost."""
-    costs = [t.generation.cost for t in state.thoughts if t.generation is not None]
-    known = [cost for cost in costs if cost is not None]
-    return {
-        "sessionId": state.session_id,
-        "ok": report.ok,
-        "checked": report.checked,
-        "reason": report.reason,
-        "badVersion": report.first_bad_version,
-        "revisions": state.revisions,
-        "cost": round(sum(known), 8) if known else None,
-        "generated": len(costs),
-    }
+def json_bytes(content: Any) -> bytes:
+    """``content`` as JSON: orjson, or the standard library for integers past 64 bits."""
+    try:
+        return orjson.dumps(content)
+    except orjson.JSONEncodeError:  # estimates have no upper bound; orjson stops at 64 bits
+        return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def report_json(report: VerifyReport) -> JsonDict:
@@ -194,8 +188,8 @@ def script_json(data: Mapping[str, Any] | Sequence[Any]) -> str:
 
 __all__ = [
     "JsonDict",
-    "badge_json",
     "event_json",
+    "json_bytes",
     "report_json",
     "script_json",
     "session_payload",

@@ -1,51 +1,44 @@
 """The web app behind ``thoughtledger ui``: pages, their JSON, a live feed; it never writes.
 
-Every route reads. The pages are static files shipped with the package (HTML, CSS and the
-scripts: no inline script, so the Content-Security-Policy forbids any); the data comes as JSON
-from ``/api/...``. Requests must name a loopback host, so a web page elsewhere cannot reach the
-app through DNS rebinding.
+Every route reads the ledger (signing in and out is all a POST does). The pages are static files
+shipped with the package (HTML, CSS and the scripts: no inline script, so the
+Content-Security-Policy forbids any); the data comes as JSON from ``/api/...``. Requests must
+name a loopback host and come from the app's own origin (see :mod:`thoughtledger.api.ui.guards`).
+Given a token verifier, every page and call needs a principal (see
+:mod:`thoughtledger.api.ui.door`), who sees what ``serve --http --auth`` would show it: a reader
+or writer its own sessions, an auditor every session; the analytics, which cover every session,
+only an auditor.
 """
 
-import asyncio
 import contextlib
 import importlib.resources
-import json
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime
-from typing import Any
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any
 
-import orjson
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from thoughtledger.api import DEFAULT_PAGE, Ledger
+from thoughtledger.api.ui.badges import BADGES_MAX, Badges
+from thoughtledger.api.ui.door import Door, NotAllowedError, SignInRequiredError, readable
+from thoughtledger.api.ui.feed import feed
+from thoughtledger.api.ui.guards import LoopbackOnly, SameOrigin, SecurityHeaders
 from thoughtledger.api.ui.listing import SessionFilter, sessions_page
-from thoughtledger.api.ui.payload import badge_json, event_json, report_json, session_payload
+from thoughtledger.api.ui.payload import json_bytes, report_json, session_payload
+from thoughtledger.api.ui.signin import RECHECK_SECONDS
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
 from thoughtledger.ledger.ids import check_id
 
-LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
-"""Host names a request may carry (what ``serve --http`` listens on, and nothing else)."""
+if TYPE_CHECKING:
+    from thoughtledger.api.ui.signin import TokenCheck
 
-CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-    "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-)
-"""No inline script or style, nothing from elsewhere: a thought's text can only ever be text."""
-
-_HEADERS = {
-    "Content-Security-Policy": CSP,
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-}
 SESSION_SCRIPTS = (
     "session-model.js",
     "session-tree.js",
@@ -58,12 +51,11 @@ SESSION_SCRIPTS = (
 _STATIC = {
     **dict.fromkeys(SESSION_SCRIPTS, "text/javascript; charset=utf-8"),
     "app.js": "text/javascript; charset=utf-8",
+    "signin.js": "text/javascript; charset=utf-8",
     "app.css": "text/css; charset=utf-8",
 }
-_BADGES_MAX = 200
 SESSION_PAGE_MAX = 50_000
 """The longest session (in events) the session page holds whole."""
-_HEARTBEAT_SECONDS = 15.0
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
@@ -75,17 +67,9 @@ def static_text(name: str) -> str:
     )
 
 
-def _dumps(content: Any) -> bytes:
-    """``content`` as JSON: orjson, or the standard library for integers past 64 bits."""
-    try:
-        return orjson.dumps(content)
-    except orjson.JSONEncodeError:  # estimates have no upper bound; orjson stops at 64 bits
-        return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode()
-
-
 class _Json(JSONResponse):
     def render(self, content: Any) -> bytes:
-        return _dumps(content)
+        return json_bytes(content)
 
 
 def _error(status: int, message: str) -> Response:
@@ -93,11 +77,17 @@ def _error(status: int, message: str) -> Response:
 
 
 def _guarded(handler: Endpoint) -> Endpoint:
-    """Turn the ledger's errors into one-line JSON answers (400, 404, 503), never a traceback."""
+    """Turn the ledger's errors into one-line JSON answers (4xx, 503), never a traceback."""
 
     async def run(request: Request) -> Response:
         try:
             return await handler(request)
+        except SignInRequiredError as exc:
+            answer = _error(401, str(exc))
+            answer.headers["WWW-Authenticate"] = "Bearer"
+            return answer
+        except NotAllowedError as exc:
+            return _error(403, str(exc))
         except SessionNotFoundError as exc:
             return _error(404, str(exc))
         except InvalidInputError as exc:
@@ -137,27 +127,53 @@ def _text(request: Request, name: str) -> str | None:
     return request.query_params.get(name) or None
 
 
-def create_app(ledger: Ledger) -> ASGIApp:
+def create_app(
+    ledger: Ledger,
+    *,
+    verifier: "TokenCheck | None" = None,
+    allow_origins: Iterable[str] = (),
+    recheck: float = RECHECK_SECONDS,
+) -> ASGIApp:
     """The web app over ``ledger`` (opened read-only by the caller; nothing here writes).
 
     Args:
         ledger: The ledger to show; the caller opens and closes it.
+        verifier: Who a bearer token stands for (the MCP SDK's ``TokenVerifier`` shape: the
+            token file's, an OAuth issuer's); ``None``: no authentication, one user allowed all.
+        allow_origins: Origins besides the app's own whose pages may call it, as
+            :func:`thoughtledger.api.ui.guards.check_origin` writes them.
+        recheck: Seconds a verified sign-in is trusted, and between the checks of a live
+            stream's reader.
 
     Returns:
         An ASGI app: pages at ``/``, ``/sessions/{id}``, ``/analytics``; JSON under ``/api``.
     """
     payloads = _Payloads()
+    badges_of = Badges(ledger)
+    door = Door(verifier, recheck=recheck)
 
     async def page(request: Request) -> Response:
+        if door.guarded:
+            try:
+                await door.principal(request)
+            except SignInRequiredError:
+                return Response(
+                    static_text("signin.html"),
+                    status_code=401,
+                    media_type="text/html; charset=utf-8",
+                )
         return Response(static_text("index.html"), media_type="text/html; charset=utf-8")
 
     async def asset(request: Request) -> Response:
+        # The files are the package's own code and style: they hold no data, and the sign-in
+        # page needs them, so they are served to anyone.
         name = str(request.path_params["name"])
         if name not in _STATIC:
             return _error(404, f"no file {name[:60]!r}")
         return Response(static_text(name), media_type=_STATIC[name])
 
     async def sessions(request: Request) -> Response:
+        who = await door.principal(request)
         where = SessionFilter(
             agent=_text(request, "agent"),
             client=_text(request, "client"),
@@ -170,21 +186,34 @@ def create_app(ledger: Ledger) -> ASGIApp:
             limit=_number(request, "limit", DEFAULT_PAGE // 2),
             cursor=_text(request, "cursor"),
             where=where,
+            # A principal lists what it owns; an auditor, like the ledger's own user, everything.
+            owner=who.name if who is not None and who.role != "auditor" else None,
         )
         return _Json(found)
 
     async def badges(request: Request) -> Response:
+        who = await door.principal(request)
         given = [part for part in (_text(request, "ids") or "").split(",") if part]
-        if len(given) > _BADGES_MAX:
-            raise InvalidInputError(f"at most {_BADGES_MAX} sessions at once, not {len(given)}")
+        wanted = list(dict.fromkeys(given))  # a repeated id is read once
+        if len(wanted) > BADGES_MAX:
+            raise InvalidInputError(f"at most {BADGES_MAX} sessions at once, not {len(wanted)}")
+        for session_id in wanted:
+            check_id(session_id)  # every id checked before any is read
         answers = []
-        for session_id in given:
-            state = await ledger.state(check_id(session_id))
-            answers.append(badge_json(state, await ledger.verify(session_id)))
+        for session_id in wanted:
+            try:
+                await readable(ledger, who, session_id)
+            except SessionNotFoundError:
+                continue  # no badge: the session is not there, for this reader
+            badge = await badges_of.of(session_id)
+            if badge is not None:
+                answers.append(badge)
         return _Json({"badges": answers})
 
     async def session(request: Request) -> Response:
+        who = await door.principal(request)
         session_id = _session_id(request)
+        await readable(ledger, who, session_id)
         head = await ledger.head(session_id)
         if head is None:
             raise SessionNotFoundError(f"no session {session_id!r} in this ledger")
@@ -199,14 +228,23 @@ def create_app(ledger: Ledger) -> ASGIApp:
         body = payloads.get(session_id, head.version, head.hash)
         if body is None:
             records = await _stream(ledger, session_id, head.version)
-            body = _dumps(session_payload(session_id, records))
+            body = json_bytes(session_payload(session_id, records))
             payloads.keep(session_id, head.version, head.hash, body)
         return Response(body, media_type="application/json")
 
     async def verify(request: Request) -> Response:
-        return _Json(report_json(await ledger.verify(_session_id(request))))
+        who = await door.principal(request)
+        session_id = _session_id(request)
+        await readable(ledger, who, session_id)
+        return _Json(report_json(await ledger.verify(session_id)))
 
     async def stats(request: Request) -> Response:
+        who = await door.principal(request)
+        if who is not None and who.role != "auditor":
+            raise NotAllowedError(
+                f"the analytics count every session in the ledger: they need an auditor's "
+                f"token ({who.name!r} has the {who.role} role)"
+            )
         since, until = _time(request, "since"), _time(request, "until")
         figures = await ledger.stats.summarize(
             since=since, until=until, agent=_text(request, "agent"), client=_text(request, "client")
@@ -215,19 +253,31 @@ def create_app(ledger: Ledger) -> ASGIApp:
         return _Json({**figures.as_dict(), "byModel": [usage.as_json() for usage in models]})
 
     async def live(request: Request) -> Response:
+        who = await door.principal(request)
         session_id = _session_id(request)
         after = _number(request, "after", 0)
         if after < 0:
             raise InvalidInputError(f"after must be a position (0 or more), not {after}")
+        owner = await readable(ledger, who, session_id)
         if await ledger.head(session_id) is None:
             raise SessionNotFoundError(f"no session {session_id!r} in this ledger")
-        return StreamingResponse(_feed(ledger, session_id, after), media_type="text/event-stream")
+        events = feed(
+            ledger,
+            session_id,
+            after,
+            allowed=door.still_allowed(request, owner),
+            recheck=recheck,
+        )
+        return StreamingResponse(events, media_type="text/event-stream")
 
     routes = [
         Route("/", page),
         Route("/sessions/{session_id}", page),
         Route("/analytics", page),
         Route("/static/{name}", asset),
+        Route("/api/signin", door.sign_in, methods=["POST"]),
+        Route("/api/signout", door.sign_out, methods=["POST"]),
+        Route("/api/me", _guarded(door.me)),
         Route("/api/sessions", _guarded(sessions)),
         Route("/api/badges", _guarded(badges)),
         Route("/api/sessions/{session_id}", _guarded(session)),
@@ -246,7 +296,7 @@ def create_app(ledger: Ledger) -> ASGIApp:
         return _error(500, f"unexpected {type(exc).__name__}: {str(exc)[:200]}")
 
     app = Starlette(routes=routes, exception_handlers={HTTPException: refused, Exception: failed})
-    return _LoopbackOnly(_Headers(app))
+    return SecurityHeaders(LoopbackOnly(SameOrigin(app, allow_origins)))
 
 
 async def _stream(ledger: Ledger, session_id: str, version: int) -> list[RecordedEvent]:
@@ -254,40 +304,6 @@ async def _stream(ledger: Ledger, session_id: str, version: int) -> list[Recorde
     async with contextlib.aclosing(ledger.transfer.export([session_id])) as sessions:
         records = [record async for batch in sessions for record in batch]
     return [record for record in records if record.version <= version]
-
-
-async def _feed(ledger: Ledger, session_id: str, after: int) -> AsyncIterator[bytes]:
-    """Server-sent events: each new event as ``data: {json}``, a comment now and then.
-
-    Built on the ledger's catch-up subscription: the events after ``after`` (the last the page
-    holds), then each one as any process commits it, none missed and none twice.
-    """
-    events = ledger.subscribe(after=after, session_id=session_id).__aiter__()
-    waiting: asyncio.Task[Any] | None = None
-    try:
-        yield b": following\n\n"
-        while True:
-            if waiting is None:
-                waiting = asyncio.ensure_future(events.__anext__())
-            done, _ = await asyncio.wait({waiting}, timeout=_HEARTBEAT_SECONDS)
-            if not done:
-                yield b": still here\n\n"  # keeps proxies and the browser from giving up
-                continue
-            record = waiting.result()
-            waiting = None
-            yield b"data: " + _dumps(event_json(record)) + b"\n\n"
-    except StopAsyncIteration:
-        return
-    except LedgerError as exc:
-        yield b"event: failure\ndata: " + orjson.dumps({"error": str(exc)}) + b"\n\n"
-    finally:
-        if waiting is not None:
-            waiting.cancel()
-            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration, LedgerError):
-                await waiting
-        close = getattr(events, "aclose", None)
-        if close is not None:  # releases what the subscription holds (a listening connection)
-            await close()
 
 
 class _Payloads:
@@ -317,42 +333,7 @@ class _Payloads:
             self._held.popitem(last=False)
 
 
-class _Headers:
-    """Adds the security headers to every answer."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self._app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        async def sending(message: Any) -> None:
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                headers += [(k.lower().encode(), v.encode()) for k, v in _HEADERS.items()]
-                message = {**message, "headers": headers}
-            await send(message)
-
-        await self._app(scope, receive, sending)
-
-
-class _LoopbackOnly:
-    """Refuses a request whose Host is not a loopback name (a DNS-rebinding page's would not be)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self._app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
-            if urlsplit(f"//{host}").hostname not in LOOPBACK_NAMES:
-                response = _error(421, "this app answers only on a loopback address")
-                await response(scope, receive, send)
-                return
-        await self._app(scope, receive, send)
-
-
 __all__ = [
-    "CSP",
-    "LOOPBACK_NAMES",
     "SESSION_PAGE_MAX",
     "SESSION_SCRIPTS",
     "create_app",

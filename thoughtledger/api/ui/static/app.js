@@ -9,9 +9,26 @@
 
   async function getJson(url) {
     const response = await fetch(url, { headers: { Accept: "application/json" } });
+    // Signed out meanwhile (a revoked token, an ended sign-in): the page shows the sign-in.
+    if (response.status === 401) location.reload();
     const body = await response.json();
     if (!response.ok) throw new Error(body.error || response.statusText);
     return body;
+  }
+
+  // Who is signed in (with --auth), and the way out.
+  async function whoAmI() {
+    sessionStorage.removeItem("tl-reloaded");
+    const me = await getJson("/api/me");
+    if (!me.auth) return;
+    document.getElementById("who-name").textContent = me.name + " (" + me.role + ")";
+    document.getElementById("who").classList.remove("hidden");
+    // The analytics count every session: only an auditor sees them.
+    if (me.role !== "auditor") document.getElementById("nav-analytics").classList.add("hidden");
+    document.getElementById("signout").addEventListener("click", async () => {
+      await fetch("/api/signout", { method: "POST", headers: { Accept: "application/json" } });
+      location.reload();
+    });
   }
 
   function fail(error) {
@@ -94,10 +111,17 @@
         for (const b of found.badges) {
           const tr = body.querySelector('tr[data-session="' + CSS.escape(b.sessionId) + '"]');
           if (!tr) continue;
-          tr.children[5].textContent = String(b.revisions);
+          tr.children[5].textContent = b.revisions === null ? "-" : String(b.revisions);
           tr.children[8].textContent = b.cost === null ? "-" : "$" + b.cost;
-          const badge = el("span", "badge " + (b.ok ? "ok" : "bad"), b.ok ? "verified" : "broken");
-          badge.title = b.ok ? plural(b.checked, "event") + " verified" : "version " + b.badVersion + ": " + b.reason;
+          let badge;
+          if (b.tooLong) {
+            // Too long to read for a badge: the reason names the command that checks it.
+            badge = el("span", "badge unknown", "not checked");
+            badge.title = b.reason;
+          } else {
+            badge = el("span", "badge " + (b.ok ? "ok" : "bad"), b.ok ? "verified" : "broken");
+            badge.title = b.ok ? plural(b.checked, "event") + " verified" : "version " + b.badVersion + ": " + b.reason;
+          }
           tr.children[11].textContent = "";
           tr.children[11].append(badge);
         }
@@ -181,6 +205,12 @@
       source = new EventSource("/api/sessions/" + encodeURIComponent(sessionId) + "/live?after=" + view.lastPosition);
       source.onopen = () => dot.classList.add("on");
       source.onmessage = (message) => view.append(JSON.parse(message.data));
+      // The reader was signed out (or its token revoked): the stream has ended for good.
+      source.addEventListener("signed-out", () => {
+        closed = true;
+        source.close();
+        location.reload();
+      });
       source.onerror = () => {
         dot.classList.remove("on");
         source.close();
@@ -344,5 +374,8 @@
     navigate(link.getAttribute("href"));
   });
   window.addEventListener("popstate", route);
-  document.addEventListener("DOMContentLoaded", route);
+  document.addEventListener("DOMContentLoaded", () => {
+    whoAmI().catch(fail);
+    route();
+  });
 })(window);

@@ -1,0 +1,162 @@
+"""What every request to the web app passes before a route sees it: host, origin, headers.
+
+- :class:`LoopbackOnly`: the ``Host`` must be a loopback name, so a page elsewhere cannot reach
+  the app through DNS rebinding.
+- :class:`SameOrigin`: a request that carries ``Origin`` (a browser's, from a script or a
+  form) must come from the app's own origin, ``http://127.0.0.1:PORT``, ``http://localhost:PORT``
+  or ``http://[::1]:PORT``, or one given with ``--allow-origin``: a page served on any other port
+  of this machine cannot drive the app. Requests without ``Origin`` (curl, scripts, a browser's
+  own navigation) pass.
+- :class:`SecurityHeaders`: the Content-Security-Policy and its companions on every answer.
+"""
+
+import ipaddress
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from thoughtledger.ledger.errors import InvalidInputError
+
+LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
+"""Host names a request may carry (what ``serve --http`` listens on, and nothing else)."""
+
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+    "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+"""No inline script or style, nothing from elsewhere: a thought's text can only ever be text."""
+
+_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+_OWN_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def check_origin(text: str) -> str:
+    """Return ``text`` as a browser writes an origin: ``scheme://host[:port]``, lowercase.
+
+    Args:
+        text: An origin to allow, as typed (``http://localhost:3000``, ``https://Example.com``).
+
+    Raises:
+        InvalidInputError: It is not an ``http`` or ``https`` origin (a path, a query, a user,
+            a port out of range, or no host).
+    """
+    shown = ascii(text[:100])
+    try:
+        parts = urlsplit(text.strip())
+        port = parts.port
+    except ValueError:
+        raise InvalidInputError(f"{shown} is not an origin (scheme://host[:port])") from None
+    if parts.scheme.lower() not in _DEFAULT_PORTS or not parts.hostname:
+        raise InvalidInputError(f"{shown} is not an origin: give http://host[:port] or https://…")
+    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:
+        raise InvalidInputError(f"{shown} is not an origin: only scheme://host[:port], no path")
+    scheme, host = parts.scheme.lower(), parts.hostname.lower()
+    try:
+        if ipaddress.ip_address(host).version == 6:
+            host = f"[{host}]"
+    except ValueError:
+        pass  # a name, not an address
+    if port is None or port == _DEFAULT_PORTS[scheme]:
+        return f"{scheme}://{host}"  # browsers leave a default port out of Origin
+    return f"{scheme}://{host}:{port}"
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope["headers"]:
+        if key == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+class LoopbackOnly:
+    """Refuses a request whose Host is not a loopback name (a DNS-rebinding page's would not be)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer 421 unless the Host names a loopback address; else pass the request on."""
+        if scope["type"] == "http":
+            host = _header(scope, b"host") or ""
+            try:
+                name = urlsplit(f"//{host}").hostname
+            except ValueError:  # a malformed Host (an unclosed "[")
+                name = None
+            if name not in LOOPBACK_NAMES:
+                await _error(421, "this app answers only on a loopback address")(
+                    scope, receive, send
+                )
+                return
+        await self._app(scope, receive, send)
+
+
+class SameOrigin:
+    """Refuses a request whose ``Origin`` is neither the app's own nor one allowed.
+
+    The app's own origins are worked out from the port the request arrived on, so they hold
+    for ``--port 0`` too.
+
+    Args:
+        app: The app behind.
+        allowed: More origins to accept, as :func:`check_origin` writes them.
+    """
+
+    def __init__(self, app: ASGIApp, allowed: Iterable[str] = ()) -> None:
+        self._app = app
+        self._allowed = frozenset(allowed)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer 403 for a foreign ``Origin``; else pass the request on."""
+        if scope["type"] == "http":
+            origin = _header(scope, b"origin")
+            if origin is not None and not self._accepts(origin, scope):
+                message = (
+                    f"origin {origin[:100]!a} may not use this app: only its own pages "
+                    "may (thoughtledger ui --allow-origin ORIGIN adds another)"
+                )
+                await _error(403, message)(scope, receive, send)
+                return
+        await self._app(scope, receive, send)
+
+    def _accepts(self, origin: str, scope: Scope) -> bool:
+        given = origin.strip().lower().rstrip("/")
+        if given in self._allowed:
+            return True
+        server = scope.get("server")
+        port = server[1] if server else None
+        return port is not None and given in {f"http://{host}:{port}" for host in _OWN_HOSTS}
+
+
+class SecurityHeaders:
+    """Adds the security headers to every answer."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass the request on, adding the headers to its answer."""
+
+        async def sending(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                headers += [(k.lower().encode(), v.encode()) for k, v in _HEADERS.items()]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self._app(scope, receive, sending)
+
+
+__all__ = ["CSP", "LOOPBACK_NAMES", "LoopbackOnly", "SameOrigin", "SecurityHeaders", "check_origin"]
