@@ -12,6 +12,7 @@ import pytest
 from tests.support.browser import record_demo
 from tests.support.cli import cli, sqlite_url
 from tests.support.processes import ROOT, WAIT, child_env
+from thoughtledger.api.mcp.serve import SINGLE_PRINCIPAL_WARNING
 
 
 def test_ui_refuses_a_missing_ledger_and_creates_nothing(
@@ -29,6 +30,9 @@ def test_ui_refuses_a_missing_ledger_and_creates_nothing(
     [
         (["ui", "--host", "0.0.0.0"], "'0.0.0.0' is not one of 127.0.0.1, localhost, ::1"),  # noqa: S104
         (["ui", "--port", "70000"], "port 70000 is outside 0-65535"),
+        (["ui", "--allow-origin", "ftp://host"], "'ftp://host' is not an origin"),
+        (["ui", "--allow-origin", "http://host/app"], "only scheme://host[:port], no path"),
+        (["ui", "--allow-origin", "http://host:99999"], "'http://host:99999' is not an origin"),
         (
             ["export", "s-1", "--html", "a.html", "-o", "a.jsonl"],
             "give -o FILE or --html FILE.html",
@@ -95,8 +99,23 @@ def test_ui_serves_until_terminated_then_stops_cleanly_leaving_the_ledger_as_it_
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=WAIT)
     assert process.returncode == 0
-    assert (out, err) == ("", "")
+    assert out == ""
+    assert err == f"thoughtledger ui: warning: {SINGLE_PRINCIPAL_WARNING}\n"
     assert db.read_bytes() == before
+
+
+def test_ui_refuses_a_missing_token_file_in_one_line_creating_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = sqlite_url(tmp_path / "l.db")
+    record_demo(url)
+    before = sorted(tmp_path.iterdir())
+    missing = tmp_path / "tokens.json"
+    ran = cli(capsys, "ui", "--db", url, "--port", "0", "--auth", str(missing))
+    assert ran.code == 1
+    assert ran.err.startswith(f"thoughtledger: error: no token file at {missing}")
+    assert ran.err.count("\n") == 1
+    assert sorted(tmp_path.iterdir()) == before
 
 
 def test_an_html_export_of_every_session_holds_each_of_them(
