@@ -1,15 +1,19 @@
 """Benchmark of `thoughtledger ui`: big pages against small ones, measured in the same run.
 
 Usage:
-    tools/bench_ui.py [--thoughts N] [--sessions N] [--json FILE]
+    tools/bench_ui.py [--thoughts N] [--sessions N] [--badge-thoughts N] [--json FILE]
 
-Three figures, each beside a baseline measured the same way in the same run:
+Four figures, each beside a baseline measured the same way in the same run:
 - a 10,000-thought session page becoming interactive in headless Chromium (navigation start to
   the first idle moment after the tree is drawn), against a one-thought session's page;
 - the sessions list's first and a deep page over HTTP on a 100,000-session SQLite ledger,
   against the same on a 100-session ledger;
 - the version slider's redraw (a move across the whole session, style and layout included),
-  against the same moves on the small session.
+  against the same moves on the small session;
+- the sessions list's badges (``/api/badges``) of a 200,000-thought session and of one at the
+  bound a badge reads (50,000 events): each request's time, the server's peak RSS growth during
+  it, and the longest the event loop left another request (``/api/me``, asked every 10 ms)
+  waiting meanwhile, against a three-thought session's badge.
 Ledgers are generated straight into SQLite (valid hash chains) in seconds.
 """
 
@@ -35,6 +39,7 @@ from bench_stats import generate_ledger
 from thoughtledger import open_ledger
 from thoughtledger.api.facade.service import Ledger
 from thoughtledger.api.mcp.serve import bind
+from thoughtledger.api.ui.badges import BADGE_EVENTS_MAX
 from thoughtledger.api.ui.listing import SessionFilter, sessions_page
 from thoughtledger.api.ui.routes import create_app
 
@@ -50,6 +55,7 @@ ARGS = [
     "--disable-dev-shm-usage",
 ]
 Result = dict[str, Any]
+JsonRow = dict[str, Any]
 
 _INTERACTIVE = """
 () => new Promise((done) => {
@@ -182,10 +188,93 @@ async def _list_in_process(ledger: Ledger) -> float:
     return _ms(times)
 
 
-async def bench_ui(thoughts: int = 10_000, sessions: int = 100_000) -> list[Result]:
+def _status_mb(key: str) -> float:
+    with Path("/proc/self/status").open() as status:
+        for line in status:
+            if line.startswith(key):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _reset_peak() -> None:
+    Path("/proc/self/clear_refs").write_text("5")  # the peak RSS starts again from now (Linux)
+
+
+async def _badge_once(base: str, session_id: str) -> tuple[float, float, float, JsonRow]:
+    """One badge request: (seconds, peak RSS growth MB, worst ping wait ms, the badge)."""
+    _reset_peak()
+    before = _status_mb("VmRSS:")
+    waits: list[float] = []
+    async with httpx.AsyncClient(base_url=base, timeout=600) as http:
+        done = asyncio.Event()
+
+        async def ping() -> None:
+            while not done.is_set():
+                start = time.perf_counter()
+                (await http.get("api/me")).raise_for_status()
+                waits.append((time.perf_counter() - start) * 1000)
+                await asyncio.sleep(0.01)
+
+        pinging = asyncio.create_task(ping())
+        start = time.perf_counter()
+        answer = await http.get("api/badges", params={"ids": session_id})
+        elapsed = time.perf_counter() - start
+        done.set()
+        await pinging
+    answer.raise_for_status()
+    badge: JsonRow = answer.json()["badges"][0]
+    return elapsed, _status_mb("VmHWM:") - before, max(waits, default=0.0), badge
+
+
+async def _badge_figures(tmp: Path, thoughts: int) -> list[Result]:
+    rows: list[Result] = []
+    small = tmp / "badge-small.db"
+    await generate_ledger(small, 4, lengths=(3, 3))
+    async with (
+        open_ledger(f"sqlite:///{small}", ttl=None, read_only=True) as ledger,
+        _serving(ledger) as base,
+    ):
+        small_id = (await ledger.all_heads())[0].session_id
+        await _badge_once(base, small_id)  # the first request imports what serving needs
+        runs = [await _badge_once(base, small_id) for _round in range(3)]
+        base_s = statistics.median(run[0] for run in runs)
+        base_mb = statistics.median(run[1] for run in runs)
+        base_wait = statistics.median(run[2] for run in runs)
+    for events in (thoughts + 1, BADGE_EVENTS_MAX):
+        path = tmp / f"badge-{events}.db"
+        await generate_ledger(path, events, lengths=(events - 1, events - 1))
+        async with (
+            open_ledger(f"sqlite:///{path}", ttl=None, read_only=True) as ledger,
+            _serving(ledger) as base,
+        ):
+            session_id = (await ledger.all_heads())[0].session_id
+            seconds, grown, waited, badge = await _badge_once(base, session_id)
+        rows.append(
+            {
+                "name": f"ui: a badge of a {events - 1:,}-thought session (one GET)",
+                "ours_s": round(seconds, 3),
+                "ours_peak_rss_growth_mb": round(grown, 1),
+                "ours_longest_other_request_ms": round(waited, 1),
+                "checked": "not (too long)" if badge.get("tooLong") else badge["checked"],
+                "baseline_s": round(base_s, 3),
+                "baseline_peak_rss_growth_mb": round(base_mb, 1),
+                "baseline_longest_other_request_ms": round(base_wait, 1),
+                "ratio": round(seconds / max(base_s, 0.001), 1),
+                "baseline": "the badge of a three-thought session (median of 3, after a first "
+                "request), same run (before the bound, one GET of a 200,000-thought session "
+                "took 16.7 s and +570 MB here)",
+            }
+        )
+    return rows
+
+
+async def bench_ui(
+    thoughts: int = 10_000, sessions: int = 100_000, badge_thoughts: int = 200_000
+) -> list[Result]:
     """Every ui figure (see the module's docstring)."""
     results: list[Result] = []
     with tempfile.TemporaryDirectory() as tmp:
+        results += await _badge_figures(Path(tmp), badge_thoughts)
         pages_db = Path(tmp) / "pages.db"
         async with open_ledger(f"sqlite:///{pages_db}", ttl=None) as ledger:
             await _record(ledger, "big-session", thoughts)
@@ -237,9 +326,10 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="tools/bench_ui.py", description=__doc__.split("\n")[0])
     parser.add_argument("--thoughts", type=int, default=10_000)
     parser.add_argument("--sessions", type=int, default=100_000)
+    parser.add_argument("--badge-thoughts", type=int, default=200_000)
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
-    rows = asyncio.run(bench_ui(args.thoughts, args.sessions))
+    rows = asyncio.run(bench_ui(args.thoughts, args.sessions, args.badge_thoughts))
     for row in rows:
         print(json.dumps(row))
     if args.json is not None:

@@ -226,7 +226,7 @@ def test_without_auth_the_app_warns_as_serve_does_and_takes_only_its_own_origin(
                 "http://\u00e9vil.example",
             ):
                 raw = origin.encode("utf-8")  # sent as bytes: the app must cope with any
-                refused = http.get("api/sessions", headers={"Origin": raw})  # type: ignore[dict-item]
+                refused = http.get("api/sessions", headers={b"Origin": raw})
                 assert refused.status_code == 403, origin
                 message = refused.json()["error"]
                 assert message.isascii()  # echoed escaped: nothing a terminal would act on

@@ -221,7 +221,7 @@ async def test_counts_past_what_javascript_holds_travel_as_exact_digits(backend:
         await ledger.aclose()
 
 
-async def test_a_session_longer_than_the_page_holds_is_refused_with_the_way_to_page_it(
+async def test_a_session_longer_than_the_page_holds_is_refused_with_the_way_to_read_it(
     backend: Backend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import thoughtledger.api.ui.routes
@@ -234,10 +234,16 @@ async def test_a_session_longer_than_the_page_holds_is_refused_with_the_way_to_p
             await ledger.think(sid, thought(number))
         async with app_on_loopback(ledger) as base, httpx.AsyncClient(base_url=base) as http:
             answer = await http.get(f"api/sessions/{sid}")
+            walk = await http.get(f"api/sessions/{sid}/verify")
     finally:
         await ledger.aclose()
     assert answer.status_code == 400
     assert answer.json()["error"] == (
         "session 'long' has 5 events: this page shows sessions of up to 3; "
         "read it page by page with thoughtledger show long --limit 100"
+    )
+    assert walk.status_code == 400
+    assert walk.json()["error"] == (
+        "session 'long' has 5 events: this app walks chains of up to 3; "
+        "check it with thoughtledger verify long"
     )

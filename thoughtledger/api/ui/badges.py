@@ -1,10 +1,12 @@
 """The sessions list's badges: each session's chain walked, its revisions and cost counted.
 
-A badge reads a whole session, so its work is bounded as the session page's is: a session
-longer than :data:`BADGE_EVENTS_MAX` events is not read at all, and its badge says so and names
-the command that checks it (``thoughtledger verify ID``). A shorter one is read a slice at a
-time (the ledger's export slices) and each slice is folded in a worker thread, so the event loop
-keeps serving other requests and the memory a badge holds is one slice's and its chain's walk.
+A badge reads a whole session, so its work is bounded as the session page's is, and tighter: a
+page is one session a person asked for, while a list page asks for up to 50 badges by itself. A
+session longer than :data:`BADGE_EVENTS_MAX` events is not read at all, and its badge says so and
+names the command that checks it (``thoughtledger verify ID``). A shorter one is read in one of
+the ledger's export slices and folded in a worker thread, so the event loop keeps serving other
+requests (the read and the chain walk, on SQLite, still run on it: bounded, as they are, to one
+slice of events) and the memory a badge holds is that slice's.
 One badge is worked out at a time (many at once would only share the CPU and add up their
 memory), and a badge is kept by its session's head, so a session that has not moved since costs
 one head look-up.
@@ -20,8 +22,8 @@ from thoughtledger.api.ui.payload import JsonDict
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.projections.state import empty, replay
 
-BADGE_EVENTS_MAX = 50_000
-"""The longest session (in events) a badge reads: the session page's bound."""
+BADGE_EVENTS_MAX = 10_000
+"""The longest session (in events) a badge reads: one export slice (a fifth of the page's)."""
 BADGES_MAX = 50
 """The most sessions one request asks badges of (the list shows 50 a page)."""
 BADGES_KEPT = 4096

@@ -236,6 +236,13 @@ def create_app(
         who = await door.principal(request)
         session_id = _session_id(request)
         await readable(ledger, who, session_id)
+        head = await ledger.head(session_id)
+        if head is not None and head.version > SESSION_PAGE_MAX:
+            # The walk reads the whole session: bounded as the page that offers it is.
+            raise InvalidInputError(
+                f"session {session_id!r} has {head.version:,} events: this app walks chains "
+                f"of up to {SESSION_PAGE_MAX:,}; check it with thoughtledger verify {session_id}"
+            )
         return _Json(report_json(await ledger.verify(session_id)))
 
     async def stats(request: Request) -> Response:
