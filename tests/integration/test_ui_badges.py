@@ -1,6 +1,6 @@
 """The sessions list's badges over real HTTP, on every backend: each session read once per
 request, a bounded number of sessions, a session too long to read answered as not checked, and
-counts that add up across the slices a session is read in."""
+counts that add up across the windows a session is read in."""
 
 from typing import Any
 
@@ -108,12 +108,12 @@ async def test_a_session_longer_than_a_badge_reads_is_answered_unchecked_with_th
     ]
 
 
-async def test_revisions_and_cost_add_up_across_slices_and_a_badge_follows_its_session(
+async def test_revisions_and_cost_add_up_across_windows_and_a_badge_follows_its_session(
     backend: Backend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import thoughtledger.api.facade.transfer
+    import thoughtledger.api.ui.badges
 
-    monkeypatch.setattr(thoughtledger.api.facade.transfer, "EXPORT_SLICE", 2)
+    monkeypatch.setattr(thoughtledger.api.ui.badges, "BADGE_WINDOW", 2)
     ledger = Ledger(await backend.open(), ttl=None)
     try:
         sid = "costly"

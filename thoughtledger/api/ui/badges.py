@@ -3,10 +3,10 @@
 A badge reads a whole session, so its work is bounded as the session page's is, and tighter: a
 page is one session a person asked for, while a list page asks for up to 50 badges by itself. A
 session longer than :data:`BADGE_EVENTS_MAX` events is not read at all, and its badge says so and
-names the command that checks it (``thoughtledger verify ID``). A shorter one is read in one of
-the ledger's export slices and folded in a worker thread, so the event loop keeps serving other
-requests (the read and the chain walk, on SQLite, still run on it: bounded, as they are, to one
-slice of events) and the memory a badge holds is that slice's.
+names the command that checks it (``thoughtledger verify ID``). A shorter one is read
+:data:`BADGE_WINDOW` events at a time, each window folded in a worker thread: the event loop
+serves other requests between the reads (which, on SQLite, run on it), and a badge holds one
+window's events, not the session's. The chain walk is the ledger's own (``Ledger.verify``).
 One badge is worked out at a time (many at once would only share the CPU and add up their
 memory), and a badge is kept by its session's head, so a session that has not moved since costs
 one head look-up.
@@ -15,18 +15,22 @@ one head look-up.
 import asyncio
 import contextlib
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from thoughtledger.api import Ledger, VerifyReport
 from thoughtledger.api.ui.payload import JsonDict
-from thoughtledger.ledger.envelope import RecordedEvent
-from thoughtledger.projections.state import empty, replay
+from thoughtledger.ledger.envelope import EventRow, LogRow
+from thoughtledger.projections.fastfold import fold_rows
+from thoughtledger.projections.state import SessionState, empty
 
 BADGE_EVENTS_MAX = 10_000
 """The longest session (in events) a badge reads: one export slice (a fifth of the page's)."""
 BADGES_MAX = 50
 """The most sessions one request asks badges of (the list shows 50 a page)."""
 BADGES_KEPT = 4096
+BADGE_WINDOW = 1000
+"""Events read at once for a badge: the longest a read keeps the event loop (on SQLite)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,9 +50,29 @@ class Figures:
     costed: int = 0
 
 
-def add_slice(figures: Figures, session_id: str, records: list[RecordedEvent]) -> Figures:
-    """``figures`` with one slice of the session's events counted (pure; run in a thread)."""
-    folded = replay(records, empty(session_id))
+def add_window(figures: Figures, session_id: str, rows: Sequence[EventRow]) -> Figures:
+    """``figures`` with a window of the session's events counted (pure; run in a thread).
+
+    Raises:
+        EventDecodingError: A row has an unknown type, a newer schema or a malformed payload.
+    """
+    states: dict[str, SessionState] = {}
+    fold_rows(
+        (
+            LogRow(
+                row.position,
+                row.session_id,
+                row.version,
+                row.recorded_at,
+                row.schema_version,
+                row.event_type,
+                row.payload,
+            )
+            for row in rows
+        ),
+        states,
+    )
+    folded = states.get(session_id, empty(session_id))
     cost, costed = figures.cost, figures.costed
     generated = 0
     for entry in folded.thoughts:
@@ -123,11 +147,16 @@ class Badges:
             return too_long_json(session_id, head.version)
         async with self._one:
             figures = Figures()
-            slices = self._ledger.transfer.export([session_id])
-            async with contextlib.aclosing(slices):
-                async for records in slices:
-                    within = [record for record in records if record.version <= head.version]
-                    figures = await asyncio.to_thread(add_slice, figures, session_id, within)
+            after = 0
+            while after < head.version:
+                upto = min(after + BADGE_WINDOW, head.version)
+                rows = self._ledger.transfer.session_rows(
+                    session_id, after_version=after, to_version=upto
+                )
+                async with contextlib.aclosing(rows):
+                    async for window in rows:
+                        figures = await asyncio.to_thread(add_window, figures, session_id, window)
+                after = upto
             report = await self._ledger.verify(session_id)
         badge = badge_json(session_id, figures, report)
         self._kept[session_id] = (head.version, head.hash, badge)
@@ -141,9 +170,10 @@ __all__ = [
     "BADGES_KEPT",
     "BADGES_MAX",
     "BADGE_EVENTS_MAX",
+    "BADGE_WINDOW",
     "Badges",
     "Figures",
-    "add_slice",
+    "add_window",
     "badge_json",
     "too_long_json",
 ]
