@@ -25,6 +25,7 @@ def test_a_reader_signs_in_with_chromium_sees_its_own_sessions_and_signs_out(
         page.on("request", lambda request: addresses.append(request.url))
         page.goto(app.base)
         page.wait_for_selector("#signin")
+        screenshot(page, "sign-in")
         page.fill("#token", alice)
         page.get_by_role("button", name="Sign in").click()
         page.wait_for_selector("#sessions tbody tr .badge.ok")
