@@ -206,11 +206,6 @@ async def _read_target(caller: Caller, requested: str | None) -> str:
     # reference's "default"), it is the connection's current session.
     if requested is not None and (requested != DEFAULT_SESSION or caller.key is None):
         return await reading_target(caller.app.ledger, caller.principal, requested)
-    if caller.key is None:
-        raise ToolError(
-            "this connection has no identity of its own: pass sessionId (the sessionId of an "
-            "earlier answer)"
-        )
     current = connection_session(caller)
     if current is None:
         raise ToolError(
