@@ -8,7 +8,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.support.mcp import Json, call, refused, thought
+from tests.support.mcp import Json, call, thought
 from tests.support.processes import WAIT, serving_http
 
 pytestmark = pytest.mark.anyio
