@@ -45,10 +45,9 @@ async def stdio_client(db: str, mode: Mode) -> AsyncIterator[Client]:
         yield client
 
 
-async def a_run(client: Client, numbers: range, **extra: str) -> list[Json]:
+async def a_run(client: Client, numbers: range) -> list[Json]:
     return [
-        await call(client, "sequentialthinking", thought(n, total=len(numbers), **extra))
-        for n in numbers
+        await call(client, "sequentialthinking", thought(n, total=len(numbers))) for n in numbers
     ]
 
 

@@ -76,7 +76,7 @@ async def thinking_history(
         Field(
             ge=1,
             le=HISTORY_MOST,
-            description=text.HISTORY_LIMIT.format(default=HISTORY_LIMIT, most=HISTORY_MOST),
+            description=text.HISTORY_LIMIT,
         ),
     ] = HISTORY_LIMIT,
     after: Annotated[str | None, Field(max_length=4096, description=text.HISTORY_AFTER)] = None,
@@ -87,7 +87,7 @@ async def thinking_history(
             validation_alias="maxBytes",
             ge=_ENVELOPE_BYTES * 2,
             le=HISTORY_MOST_BYTES,
-            description=text.HISTORY_MAX_BYTES.format(default=HISTORY_MAX_BYTES),
+            description=text.HISTORY_MAX_BYTES,
         ),
     ] = HISTORY_MAX_BYTES,
     *,
