@@ -178,3 +178,27 @@ async def test_two_principals_at_once_each_keep_their_own_run(tmp_path: Path, mo
         assert len({answer["sessionId"] for answer in answers[name]}) == 1
         assert [answer["thoughtHistoryLength"] for answer in answers[name]] == [1, 2, 3]
     assert answers["alice"][0]["sessionId"] != answers["bob"][0]["sessionId"]
+
+
+async def test_under_continuous_runs_a_thought_1_joins_the_current_run(tmp_path: Path) -> None:
+    async with (
+        serving_http(sqlite_in(tmp_path), "--runs", "continuous") as url,
+        Client(url) as client,
+    ):
+        with anyio.fail_after(WAIT):
+            first = await a_run(client, range(1, 3))
+            again = await call(client, "sequentialthinking", thought(1))
+    assert again["sessionId"] == first[0]["sessionId"]
+    assert again["thoughtHistoryLength"] == 3
+
+
+async def test_clearing_without_a_connection_retires_the_current_run(tmp_path: Path) -> None:
+    async with serving_http(sqlite_in(tmp_path)) as url, Client(url) as client:
+        with anyio.fail_after(WAIT):
+            first = await a_run(client, range(1, 3))
+            cleared = await call(client, "sequentialthinking", thought(3, clearSession=True))
+            after = await call(client, "sequentialthinking", thought(4))
+            old = await call(client, "thinking_history", {"sessionId": first[0]["sessionId"]})
+    assert cleared["sessionId"] != first[0]["sessionId"]
+    assert (after["sessionId"], after["thoughtHistoryLength"]) == (cleared["sessionId"], 2)
+    assert old["status"] == "cleared"
