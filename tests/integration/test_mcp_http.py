@@ -72,7 +72,7 @@ async def test_without_a_connection_the_answers_session_id_is_the_handle(
     assert alone["sessionId"] != first["sessionId"]
     assert (second["sessionId"], second["thoughtHistoryLength"]) == (first["sessionId"], 2)
     assert read["thoughtHistoryLength"] == 2
-    assert unnamed["sessionId"] == alone["sessionId"]  # the current run: the latest unnamed one
+    assert unnamed["sessionId"] == first["sessionId"]  # the current run: the last one written
     assert shared["thought_history_length"] == 2  # the MCP API reference's shared "default" session
 
 

@@ -202,3 +202,24 @@ async def test_clearing_without_a_connection_retires_the_current_run(tmp_path: P
     assert cleared["sessionId"] != first[0]["sessionId"]
     assert (after["sessionId"], after["thoughtHistoryLength"]) == (cleared["sessionId"], 2)
     assert old["status"] == "cleared"
+
+
+async def test_after_a_restart_an_unnamed_thought_asks_for_its_session(tmp_path: Path) -> None:
+    db = sqlite_in(tmp_path)
+    async with serving_http(db) as url, Client(url) as client:
+        with anyio.fail_after(WAIT):
+            run = await a_run(client, range(1, 3))
+    async with serving_http(db) as url, Client(url) as client:
+        with anyio.fail_after(WAIT):
+            before = await event_total(db)
+            said = await refused(client, "sequentialthinking", thought(3))
+            after = await event_total(db)
+            named = await call(
+                client, "sequentialthinking", thought(3, sessionId=run[0]["sessionId"])
+            )
+            unnamed = await call(client, "sequentialthinking", thought(4))
+    assert after == before
+    assert "pass sessionId" in said
+    assert named["thoughtHistoryLength"] == 3
+    # The session last named is the caller's current run: the model may omit sessionId again.
+    assert (unnamed["sessionId"], unnamed["thoughtHistoryLength"]) == (run[0]["sessionId"], 4)

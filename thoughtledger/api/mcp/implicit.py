@@ -3,7 +3,8 @@
 A 2026-07-28 client (the SDK's default ``Client(url)``) and stateless HTTP send no connection
 identity, and a model does not always pass back the ``sessionId`` its answers carry. Such a call
 continues one of its caller's recent runs (per principal with ``--auth``, one anonymous caller
-without), chosen by the thought itself:
+without; a run is recent when a call, named or not, recorded a thought in it), chosen by the
+thought itself:
 
 * a plain thought numbered 1 (not a revision, not a branch) starts a new run under
   ``--runs separate`` (``continuous``: it joins the current run, as the official server would);
@@ -13,7 +14,9 @@ without), chosen by the thought itself:
 * a thought that follows none of them, or several (two agents in step under one principal), is
   refused with nothing written, naming the runs, so that two agents are never mixed silently.
 
-Without any recent run (a first call, or a restarted server) the thought starts one.
+Without any recent run here (a first call, a restarted server, another server process sharing
+the ledger) only a plain thought 1 or a ``clearSession`` call starts one; any other thought is
+refused, asking for ``sessionId``, rather than split off into a session of its own.
 """
 
 from collections.abc import Sequence
@@ -39,7 +42,11 @@ async def implicit_target(caller: Caller, command: ThinkCommand, *, clear: bool)
     """
     runs = caller.directory.runs()
     if not runs:
-        return None
+        if clear or starts_a_run(command):
+            return None
+        # A restarted server, or another process sharing the ledger: the run this thought
+        # continues is not known here, and starting one would split the caller's thinking.
+        raise ToolError(_unknown(command))
     current = runs[-1]
     if clear:
         return current
@@ -85,6 +92,14 @@ def _several(command: ThinkCommand, session_ids: Sequence[str]) -> str:
         f"thought {command.thought_number} could continue more than one of your recent sessions "
         f"({', '.join(session_ids)}), so nothing was recorded: pass sessionId, the one your "
         "previous response gave, to say which"
+    )
+
+
+def _unknown(command: ThinkCommand) -> str:
+    return (
+        f"thought {command.thought_number} names no sessionId, and this server knows no session "
+        "you continued without one, so nothing was recorded: pass sessionId, the one your "
+        "previous response gave, or start a new session at thoughtNumber 1"
     )
 
 

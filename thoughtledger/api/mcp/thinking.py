@@ -72,6 +72,9 @@ async def sequentialthinking(*, ctx: AppContext, **arguments: Any) -> CallToolRe
         requested=arguments["session_id"],
         clear=bool(arguments["clear_session"]),
     )
+    if caller.key is None and arguments["session_id"] is not None:
+        # A model that passed sessionId once and omits it next continues where it was.
+        caller.directory.ran(outcome.session_id)
     profile = caller.app.profile
     view: JsonDict
     if profile == "minimal":
