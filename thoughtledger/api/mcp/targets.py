@@ -90,8 +90,8 @@ async def reading_target(ledger: Ledger, principal: Principal | None, requested:
 def connection_session(caller: Caller) -> str | None:
     """The session the calling connection currently continues, if it has one yet.
 
-    Without a connection identity: the caller's current run (the last one an unnamed call
-    continued), if any.
+    Without a connection identity: the caller's current run (the session its last thought went
+    to, named or not), if any.
     """
     if caller.key is None:
         runs = caller.directory.runs()
