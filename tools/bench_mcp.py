@@ -14,13 +14,16 @@ machine lands on both. Rows:
   is what the pipe transport saves, the rest is the cost of recording a thought;
 * total response bytes of a scripted 20-thought session, per ``--profile``, against ``official``;
 * the size of ``tools/list`` for the default tools and for all tools, with the official
-  descriptions and with ``--descriptions compact`` (bytes, and about 4 bytes a token).
+  descriptions and with ``--descriptions compact`` (bytes, and about 4 bytes a token), and the
+  default list against the official server's (measured live when ``THOUGHTLEDGER_OFFICIAL_SERVER``
+  names its ``dist/index.js`` and node runs, else its recorded figure; target 1.5).
 """
 
 import argparse
 import asyncio
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -37,6 +40,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.support.lines import LineClient  # noqa: E402  # the stdio tests' client, on the path just set
+from tests.support.mcp import (  # noqa: E402  # the tests' one measure of a list, and its budget
+    OFFICIAL_TOOLS_LIST_BYTES,
+    TOOLS_LIST_BUDGET,
+    listed_bytes,
+)
 
 Result = dict[str, Any]
 WAIT = 30.0  # seconds: bounds every exchange, start-up included
@@ -194,7 +202,7 @@ async def bench_tools_list() -> list[Result]:
                 async with spawned(served) as client:
                     line = await client.request_line("tools/list")
                 result = json.loads(line)["result"]
-                size = len(json.dumps(result, ensure_ascii=False).encode())
+                size = listed_bytes(result)
                 sizes[label, style] = size
                 descriptions = [tool.get("description", "") for tool in result["tools"]]
                 compact = style == "compact"
@@ -215,7 +223,31 @@ async def bench_tools_list() -> list[Result]:
                         "target": None,
                     }
                 )
+    official, measured = await _official_tools_list()
+    rows.append(
+        {
+            "name": "tools/list size, default tools, against the official server's",
+            "ours_bytes": sizes["default tools", "official"],
+            "baseline": "@modelcontextprotocol/server-sequential-thinking's tools/list"
+            + (" (measured now)" if measured else " (2026.8.31, recorded)"),
+            "baseline_bytes": official,
+            "ratio": round(sizes["default tools", "official"] / official, 3),
+            "target": TOOLS_LIST_BUDGET,
+            "lower_is_better": True,
+        }
+    )
     return rows
+
+
+async def _official_tools_list() -> tuple[int, bool]:
+    """The official server's ``tools/list`` size, and whether it was measured now."""
+    node = shutil.which("node")
+    script = os.environ.get("THOUGHTLEDGER_OFFICIAL_SERVER")  # as tools/bench_peers.py reads it
+    if not node or not script or not Path(script).exists():  # noqa: ASYNC240  # once, at start
+        return OFFICIAL_TOOLS_LIST_BYTES, False
+    async with spawned([node, script]) as client:
+        line = await client.request_line("tools/list")
+    return listed_bytes(json.loads(line)["result"]), True
 
 
 async def bench_mcp(calls: int = 500, warmup: int = 50, thought_chars: int = 200) -> list[Result]:

@@ -6,22 +6,28 @@ are of the whole response line to request id 2, right after the handshake.
 """
 
 import hashlib
+import json
 from pathlib import Path
 
 import anyio
 import pytest
 
 from tests.support.lines import LineClient
+from tests.support.mcp import OFFICIAL_TOOLS_LIST_BYTES, TOOLS_LIST_BUDGET, listed_bytes
 from tests.support.processes import ROOT, WAIT, child_env, serve_command, sqlite_in
 
 pytestmark = pytest.mark.anyio
 
 EXPECTED = {
-    "default": "80625824802c82ba8092143c5b1484d8a2c450c8d1ba3c9f95e452580b438143",
-    "all": "e15de6105c2c4ab530888cece9412249b12819094bd72455fa44115aabe37e1f",
+    "default": "8d6b79e960220229fd34271dd790690daf4f8ced5ddc8a2bfc491eef427a1392",
+    "all": "a78581a772be457474962544d59cff23dea9f35517708d79a8c59d7131b3f023",
 }
 """sha256 of the ``tools/list`` response line, by ``--tools`` profile."""
 OPTIONS = {"default": (), "all": ("--tools", "all")}
+
+DEFAULT_MOST = 6_900
+"""Most bytes the default ``tools/list`` may take: 1.5 times the official server's list when it
+measured 4,622 bytes (it measures :data:`OFFICIAL_TOOLS_LIST_BYTES` in 2026.8.31)."""
 
 
 async def _tools_list_line(db: str, options: tuple[str, ...], **env: str) -> bytes:
@@ -45,3 +51,17 @@ async def test_tools_list_bytes_are_unchanged(tmp_path: Path, profile: str, tran
     env = {"THOUGHTLEDGER_STDIO": transport} if transport == "sdk" else {}
     line = await _tools_list_line(sqlite_in(tmp_path), OPTIONS[profile], **env)
     assert hashlib.sha256(line).hexdigest() == EXPECTED[profile], line[:200]
+
+
+async def test_the_default_list_stays_within_its_budget(tmp_path: Path) -> None:
+    # Every conversation pays the default list; thinking_history must still say how to page.
+    line = await _tools_list_line(sqlite_in(tmp_path), OPTIONS["default"])
+    result = json.loads(line)["result"]
+    size = listed_bytes(result)
+    assert size <= DEFAULT_MOST, size
+    assert size <= TOOLS_LIST_BUDGET * OFFICIAL_TOOLS_LIST_BYTES
+    history = next(tool for tool in result["tools"] if tool["name"] == "thinking_history")
+    words = json.dumps(history["inputSchema"]["properties"])
+    for paging in ("nextCursor", "more: true", "next page"):
+        assert paging in words
+    assert {"more", "nextCursor"} <= history["outputSchema"]["properties"].keys()

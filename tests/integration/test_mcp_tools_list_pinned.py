@@ -36,44 +36,38 @@ TOOL_SETS: dict[str, Sequence[str]] = {
 without the read tool (its description then names none), and the snake_case tools."""
 
 PINNED = {
-    "default/official/minimal": (
-        "406bbc519228a60880ad1031eb2466a757b9a352385f07feb0e4ea79321ad3f0"
-    ),
-    "default/official/official": (
-        "49645d3a56a28c622924a03d8858049598550ffeabc06948b71d3e5ce1b4f870"
-    ),
-    "default/official/full": ("d8c51b53b2f73121e259be1405b92510ff2f6d50809bb2438eec5f2e7ee38716"),
-    "default/compact/minimal": ("940942c806bdd479dff606216bda48cadf86d8e609ae889825a89ade3ac00ba8"),
-    "default/compact/official": (
-        "1176dd037af643b34808d8dc3ade75da181f2ae978c5e22da85469a2b71c7a18"
-    ),
-    "default/compact/full": ("e0c1478bff9ffff337f7f29c9c916a4ec9688feaebed8695a088d117e3947ebe"),
-    "all/official/minimal": ("e0014913d64fcfa49fe9529ffe985b49ff00badf8dac2d1ca558c6e2f155cace"),
-    "all/official/official": ("11701faf9792e58b2f1d460705e95ac1c2ca08c1d84992ee05c88049e8145542"),
-    "all/official/full": ("9cefff3ed7c023bf0512e9c128bdac3426b65255e50310c87d7de82aa576e752"),
-    "all/compact/minimal": ("92a75d6cfa91f168867b82d83a7768d0c57a168e0a5104de10267403ad4d7da2"),
-    "all/compact/official": ("0d457b75294cdfa93d0ab73d5d8f3521d425260514bb9105b73d44352409eefc"),
-    "all/compact/full": "c836c7f13b2c13a5410d1cad6bfe08d50a3cb393846d2f664b217a1cc759db3b",
-    "official-alone/official/minimal": (
-        "373c20cf9e2ae7ecddfb7e51cba49c34b741652d96d657d6868db3ed0135c369"
-    ),
-    "official-alone/official/official": (
-        "45e83f9ef29507910da90cd988e28d4a4e47de28dd26676c674850432f3a180e"
-    ),
-    "official-alone/official/full": (
-        "b7b6a7c9c0f7716f1ff52482155d082140010367cb20511aa09fbd821e5ccb6d"
+    "all/compact/full": "f6d02b0bb7cffcd1f3c29ede6d79ab34c5a4aa5e3171c914c5d09bef1a75f513",
+    "all/compact/minimal": "2865397cf31fd81f3684e0042a7ee5b7615b289ce8f92cf66e2687afd76c2738",
+    "all/compact/official": "73bd5e0ce1a554cc6bf15fa0ce90dc7be314f0a02bb04a7310cb89c37b6d8695",
+    "all/official/full": "46c71900b41dc08644a4c9143cced7b8e76ea81c96a3b3c97e0562f31ba3251c",
+    "all/official/minimal": "8fa41bc2a8d6a7612b9dd6d73d22acc9f41bfcda9aeb990897e57c135002510d",
+    "all/official/official": "289bda3a2854a715f32fe316e9a87b9040cc71ffa9889f0bcbb5f31217fc0c04",
+    "default/compact/full": "618d81e6de277114543be4c747ec765d10022961ec0a68f26c52653bc9425fae",
+    "default/compact/minimal": "bd8f9e02e715c7f9b3a329cea87370391059907baa00053392ad1cdbd32340c7",
+    "default/compact/official": "2f9b9043ddd3233fa1b44d9b31f7bce0ef99da81dc7d6e74d516729bbc8d4491",
+    "default/official/full": "83245840f253ea63687b4308631174af347d3dd9e258bbee87fede80ad16a4db",
+    "default/official/minimal": "1dbd07d6e02b13603e666f7db110fb7b347b84793edfdb38ca7d52513a047d2b",
+    "default/official/official": "97855baec2f716089deda70b0e2c2eefaa898fa094649ee4650dee3ec905d70d",
+    "official-alone/compact/full": (
+        "d928f22a147c15d8712d248c513be94bea1e6b2c48e65dec38b8dfa9eaf0137e"
     ),
     "official-alone/compact/minimal": (
-        "54e962b3768261d68897d08d18213906966d41d07645b31b117f7225186e8ce2"
+        "dca546f775a82807b44b3435d7f0d607ef1c7f3fb21d15ca56ad8d8fbfbabd29"
     ),
     "official-alone/compact/official": (
-        "673867e2f27f6bba442f397f893d1ca1c9a0a9736658a1d6de7b2d346754e697"
+        "97561aa847b350b7e60e32841a7755f66c150d81f53f329dc0717865dbd1e952"
     ),
-    "official-alone/compact/full": (
-        "f007ee076ae100ce2740c1bf98b2ab169d0b9ab8085c1f15704597af57ab6d80"
+    "official-alone/official/full": (
+        "e395e21575510449737371c1288f06996a8d714221586a6b8ac69cf069748163"
     ),
-    "snake/official/official": ("bcef9a53886d3a9686215853a30c846dbc173e9c251132bcdec1455675558dd4"),
-    "snake/compact/official": ("bcef9a53886d3a9686215853a30c846dbc173e9c251132bcdec1455675558dd4"),
+    "official-alone/official/minimal": (
+        "aec92c177201dfa9462637e4ad7dc18737209850661cadf2ac49d132098bc42c"
+    ),
+    "official-alone/official/official": (
+        "01c034347c51d74f3699521dcd805ff57727498195522eaddd9842e0da3a5e32"
+    ),
+    "snake/compact/official": "57022dd745ad803888404b968c4409fd0129fb5fe840f638507e7b4649861f43",
+    "snake/official/official": "57022dd745ad803888404b968c4409fd0129fb5fe840f638507e7b4649861f43",
 }
 """Each configuration's ``tools/list`` digest: ``tools/descriptions/profile``. The snake_case
 tools do not depend on the profile (it shapes ``sequentialthinking``'s answer only)."""

@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.support.lines import INITIALIZED, initialize
+from tests.support.mcp import OFFICIAL_TOOLS_LIST_BYTES, TOOLS_LIST_BUDGET, listed_bytes
 from tests.support.processes import ROOT, WAIT, child_env
 
 Json = dict[str, Any]
@@ -123,6 +124,13 @@ class Peer:
         self.send([initialize("parity")])
         self.receive({0})
         self.send([INITIALIZED])
+
+    def request(self, method: str) -> Json:
+        """Send one request without parameters; return its result."""
+        self._next_id += 1
+        self.send([{"jsonrpc": "2.0", "id": self._next_id, "method": method}])
+        result: Json = self.receive({self._next_id})[self._next_id]["result"]
+        return result
 
     def calls(self, batch: list[Json]) -> list[Json]:
         """Send every call in ``batch`` at once; return the answers in the same order."""
@@ -285,3 +293,40 @@ def test_generated_arguments_get_the_official_servers_verdict(
     their_answers, our_answers = theirs.calls(batch), ours.calls(batch)
     for arguments, their_answer, our_answer in zip(batch, their_answers, our_answers, strict=True):
         assert verdict(our_answer) == verdict(their_answer), (arguments, their_answer, our_answer)
+
+
+@pytest.mark.parametrize(
+    "number",
+    [1e30, 2**53 + 1, 2**53, 2**53 - 1, 1e16, "1e30", str(2**53 + 1), "9007199254740991.0"],
+)
+def test_numbers_past_the_safe_range_get_the_same_verdict(
+    peers: tuple[Peer, Peer], number: float | int | str
+) -> None:
+    # zod's int() stops at 2**53 - 1, however the number is written; so does LaxCount.
+    theirs, ours = peers
+    for field in ("thoughtNumber", "totalThoughts"):
+        arguments = {
+            "thought": "t",
+            "thoughtNumber": 1,
+            "totalThoughts": 1,
+            "nextThoughtNeeded": True,
+            field: number,
+        }
+        (their_answer,) = theirs.calls([arguments])
+        (our_answer,) = ours.calls([arguments])
+        assert verdict(our_answer) == verdict(their_answer), (field, number)
+
+
+def test_the_default_tools_list_costs_at_most_the_budget_against_the_officials(
+    peers: tuple[Peer, Peer],
+) -> None:
+    theirs, _ = peers
+    ours = Peer([sys.executable, "-m", "thoughtledger.api.cli", "serve", "--db", "memory://"])
+    try:
+        ours.handshake()
+        our_bytes = listed_bytes(ours.request("tools/list"))
+    finally:
+        ours.close()
+    their_bytes = listed_bytes(theirs.request("tools/list"))
+    assert their_bytes == OFFICIAL_TOOLS_LIST_BYTES  # the figure tools/bench uses without node
+    assert our_bytes <= TOOLS_LIST_BUDGET * their_bytes, (our_bytes, their_bytes)

@@ -18,6 +18,20 @@ from thoughtledger.api.mcp.server import WriterFactory
 Mode = Literal["auto", "legacy"]
 Json = dict[str, Any]
 
+OFFICIAL_TOOLS_LIST_BYTES = 4_775
+"""The official server's ``tools/list`` result (2026.8.31, the version the parity tests pin) as
+:func:`listed_bytes` measures it; ``test_official_parity.py`` measures it again where node runs."""
+
+TOOLS_LIST_BUDGET = 1.5
+"""Most the default ``tools/list`` may cost against the official server's: every conversation
+pays it."""
+
+
+def listed_bytes(result: Json) -> int:
+    """The size of a ``tools/list`` result, one measure for every server: JSON as Python writes
+    it by default (``", "`` and ``": "`` separators), UTF-8 text unescaped."""
+    return len(json.dumps(result, ensure_ascii=False).encode())
+
 
 @asynccontextmanager
 async def connect(

@@ -88,7 +88,13 @@ from thoughtledger.api.facade.transfer.jsonl import ManifestSession, manifest_li
 from thoughtledger.api.facade.transfer.signed import check_checkpoint
 from thoughtledger.ledger.chain import VerifyReport
 from thoughtledger.ledger.checkpoint import Checkpoint, Signer, Verifier
-from thoughtledger.ledger.decide import Generated, ThinkCommand, checked_command, parse_command
+from thoughtledger.ledger.decide import (
+    Generated,
+    ThinkCommand,
+    checked_command,
+    parse_command,
+    starts_a_run,
+)
 from thoughtledger.ledger.errors import (
     ConcurrencyError,
     IntegrityError,
@@ -208,6 +214,7 @@ __all__ = [
     "resolve_url",
     "role_of",
     "route_to_stdlib",
+    "starts_a_run",
     "think_external",
     "to_line",
     "verify_bundle",

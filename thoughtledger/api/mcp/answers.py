@@ -6,6 +6,7 @@ cannot drift apart unnoticed (the SDK's client checks every structured answer ag
 and so do the tests).
 """
 
+from collections.abc import Collection
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -98,15 +99,33 @@ class HistoryAnswer(BaseModel):
     view: dict[str, Any] | None = None
 
 
-def output_schema(model: type[BaseModel]) -> JsonSchema:
-    """Return ``model``'s JSON schema, compacted (see :func:`compact_schema`)."""
+HISTORY_LISTED = ("more", "nextCursor")
+"""The optional keys of :class:`HistoryAnswer` its published schema lists: what a model pages
+with. The others (the page itself, the bounds echoed back, ``branches``, ``view``) are what the
+call asked for, and a schema that does not list a key still allows it."""
+
+
+def output_schema(model: type[BaseModel], *, listed: Collection[str] | None = None) -> JsonSchema:
+    """Return ``model``'s JSON schema, compacted (see :func:`compact_schema`).
+
+    Args:
+        model: The answer's shape.
+        listed: Which optional properties to list (``None``: all); the required ones always are.
+            The schema does not forbid other keys, so an answer holding them still validates.
+    """
     schema: JsonSchema = model.model_json_schema()
     # The class docstring is for us; a model reading the schema needs only the fields.
     schema.pop("description", None)
+    if listed is not None:
+        keep = {*schema.get("required", ()), *listed}
+        schema["properties"] = {
+            name: spec for name, spec in schema["properties"].items() if name in keep
+        }
     return compact_schema(schema)
 
 
 __all__ = [
+    "HISTORY_LISTED",
     "ExternalAnswer",
     "HistoryAnswer",
     "MinimalAnswer",

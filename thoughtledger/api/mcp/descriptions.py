@@ -67,13 +67,14 @@ You should:
 
 SESSIONS_NOTE = """
 
-Sessions: every thought is kept, and the response's sessionId names the session it joined.
-- sessionId: omit it to continue this connection's session; pass the sessionId of an earlier \
-response to continue that session (needed when a new session starts on every call)
-- clearSession: true starts afresh under a new sessionId; the old thoughts stay readable"""
+Sessions: every thought is kept. Pass back the sessionId of your previous response to continue \
+its session (omitted, a call continues your current one); clearSession: true starts afresh."""
+"""What ``sequentialthinking`` adds after the official text: how to keep to one session.
 
-HISTORY_NOTE = """
-- {tool} reads earlier thoughts back, so you need not repeat them"""
+Clients without a connection of their own (the 2026-07-28 protocol over HTTP) depend on the
+model passing ``sessionId`` back, so the note says so first."""
+
+HISTORY_NOTE = " {tool} reads earlier thoughts back."
 
 # --descriptions compact: every tool's description within OpenAI's 1,024 characters.
 COMPACT_DESCRIPTION = (
@@ -112,8 +113,8 @@ COMPACT_PARAMETERS = {
     "branchId": "Identifier for the current branch (if any)",
     "needsMoreThoughts": "If reaching the end but realizing more thoughts are needed",
     "sessionId": (
-        "Omit to continue this connection's session; pass the sessionId of an earlier response "
-        "to continue that session (needed when a new session starts on every call)"
+        "The sessionId of your previous response: pass it back to continue that session "
+        "(omitted, a call continues your current one)"
     ),
     "clearSession": "true starts afresh under a new sessionId; the old thoughts stay readable",
 }
@@ -132,7 +133,7 @@ BRANCH_FROM_THOUGHT = "Branching point thought number"
 BRANCH_ID = "Branch identifier"
 NEEDS_MORE_THOUGHTS = "If more thoughts are needed"
 # The session pattern's additions.
-SESSION_ID = "sessionId of an earlier response, to continue it; omit for this connection's session"
+SESSION_ID = "The sessionId of your previous response: pass it back to continue that session"
 CLEAR_SESSION = "Set true to reset and start fresh"
 
 OFFICIAL_PARAMETERS = {
@@ -181,31 +182,21 @@ SNAKE = {
     "use_llm": "Whether to use LLM for generation (default true)",
 }
 
-HISTORY_DESCRIPTION = (
-    "Read back a thinking session recorded by the sequential thinking tools, now or as it was at "
-    "an earlier version or time. Read-only."
-)
-HISTORY_SESSION_ID = "Session to read; omit for this connection's session"
+# thinking_history's words: every listed byte is paid on each tools/list, so the schema's own
+# keywords (default, minimum, maximum, enum) are not repeated in words; what a model needs to page
+# (limit, more, nextCursor, after) is.
+HISTORY_DESCRIPTION = "Read back a thinking session, now or as of an earlier version or time."
+HISTORY_SESSION_ID = "Session to read; omit for your current one"
 HISTORY_SHOW = (
-    "history: the thoughts with all their fields, a page at a time; branches: each branch and its "
-    "thoughts; view: the session summary with thoughtHistory (branches and view read a session "
-    "whole, so only one of up to {whole} events)"
+    "history: the thoughts, a page at a time; branches: each branch's thoughts; view: the "
+    "summary (branches and view: up to {whole} events)"
 )
-HISTORY_AS_OF_VERSION = "Read the session as of this version (its first N events)"
-HISTORY_AS_OF_TIME = "Read the session as it was at this time (ISO 8601 with a time zone)"
-HISTORY_LIMIT = (
-    "show=history: most thoughts in this answer (default {default}, at most {most}); when more "
-    "remain the answer has more: true and a nextCursor"
-)
-HISTORY_AFTER = (
-    "show=history: the nextCursor of the previous answer, to read the next page (it keeps that "
-    "read's branch and as-of bound)"
-)
-HISTORY_BRANCH = "show=history: only the thoughts of this branch (as show=branches lists them)"
-HISTORY_MAX_BYTES = (
-    "show=history: most bytes of this answer's JSON (default {default}); a single thought larger "
-    "than that comes alone"
-)
+HISTORY_AS_OF_VERSION = "As of this version (its first N events)"
+HISTORY_AS_OF_TIME = "As it was at this time (ISO 8601 with a time zone)"
+HISTORY_LIMIT = "Most thoughts per page; if more remain, the answer has more: true and a nextCursor"
+HISTORY_AFTER = "The previous answer's nextCursor, to read the next page"
+HISTORY_BRANCH = "Only this branch's thoughts"
+HISTORY_MAX_BYTES = "Most bytes per page (a larger thought comes alone)"
 
 __all__ = [
     "BRANCH_FROM_THOUGHT",

@@ -76,7 +76,7 @@ async def thinking_history(
         Field(
             ge=1,
             le=HISTORY_MOST,
-            description=text.HISTORY_LIMIT.format(default=HISTORY_LIMIT, most=HISTORY_MOST),
+            description=text.HISTORY_LIMIT,
         ),
     ] = HISTORY_LIMIT,
     after: Annotated[str | None, Field(max_length=4096, description=text.HISTORY_AFTER)] = None,
@@ -87,7 +87,7 @@ async def thinking_history(
             validation_alias="maxBytes",
             ge=_ENVELOPE_BYTES * 2,
             le=HISTORY_MOST_BYTES,
-            description=text.HISTORY_MAX_BYTES.format(default=HISTORY_MAX_BYTES),
+            description=text.HISTORY_MAX_BYTES,
         ),
     ] = HISTORY_MAX_BYTES,
     *,
@@ -206,11 +206,6 @@ async def _read_target(caller: Caller, requested: str | None) -> str:
     # reference's "default"), it is the connection's current session.
     if requested is not None and (requested != DEFAULT_SESSION or caller.key is None):
         return await reading_target(caller.app.ledger, caller.principal, requested)
-    if caller.key is None:
-        raise ToolError(
-            "this connection has no identity of its own: pass sessionId (the sessionId of an "
-            "earlier answer)"
-        )
     current = connection_session(caller)
     if current is None:
         raise ToolError(

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ValidationError
 from thoughtledger.api import Ledger, ThoughtWriter, compact_schema
 from thoughtledger.api.mcp import descriptions as text
 from thoughtledger.api.mcp.answers import (
+    HISTORY_LISTED,
     ExternalAnswer,
     HistoryAnswer,
     MinimalAnswer,
@@ -212,7 +213,12 @@ def create_server(
             profile, history=HISTORY_TOOL in chosen, compact=descriptions == "compact"
         ),
         HISTORY_TOOL: lambda: _tool(
-            thinking_history, "Thinking history", text.HISTORY_DESCRIPTION, READING, HistoryAnswer
+            thinking_history,
+            "Thinking history",
+            text.HISTORY_DESCRIPTION,
+            READING,
+            HistoryAnswer,
+            listed=HISTORY_LISTED,
         ),
         STATUS_TOOL: lambda: _tool(
             sequential_thinking,
@@ -266,13 +272,15 @@ def _tool(
     description: str,
     annotations: ToolAnnotations,
     answer: type[BaseModel],
+    *,
+    listed: Sequence[str] | None = None,
 ) -> Tool:
     tool = Tool.from_function(fn, title=title, description=description, annotations=annotations)
     # Every schema word is paid for on each tools/list: drop pydantic's titles and null branches.
     tool.parameters = compact_schema(tool.parameters)
     # The functions return a ready CallToolResult; the schema is published, and the SDK's client
     # (like any careful client) checks structured content against it.
-    tool.fn_metadata.output_schema = output_schema(answer)
+    tool.fn_metadata.output_schema = output_schema(answer, listed=listed)
     return tool
 
 

@@ -6,8 +6,10 @@ A caller names a session in one of three ways:
   ``mcp-session-id`` of a handshake-era client): the connection's own session;
 * by a name: a ``sessionId`` from an earlier answer, or a ``session_id`` as the MCP API reference
 names one;
-* not at all, on a transport without identity (2026-07-28 HTTP clients, stateless HTTP): a new
-  session per call, whose ``sessionId`` in the answer is the handle to pass back.
+* not at all, on a transport without identity (2026-07-28 HTTP clients, stateless HTTP): the
+  caller's current run, one of the few it recently worked in (per principal; see
+  :mod:`thoughtledger.api.mcp.implicit`), whose ``sessionId`` in the answer is the handle to pass
+  back.
 
 A ledger session id changes when its session is cleared or expires (the next thought starts a
 successor under a new id), so both connections and names are *handles* resolved through a
@@ -23,6 +25,9 @@ from dataclasses import dataclass, field
 DEFAULT_CAPACITY = 10_000
 """Handles remembered; least recently used go first (a forgotten one restarts at its name)."""
 
+RUNS_KEPT = 8
+"""Runs a caller without a connection identity may continue unnamed (most recent first out)."""
+
 
 @dataclass
 class SessionDirectory:
@@ -34,6 +39,7 @@ class SessionDirectory:
 
     capacity: int = DEFAULT_CAPACITY
     _current: OrderedDict[str, str] = field(default_factory=OrderedDict)
+    _runs: OrderedDict[str, None] = field(default_factory=OrderedDict)
 
     def resolve(self, handle: str, first: Callable[[], str]) -> str:
         """Return the session ``handle`` continues, binding it to ``first()`` when it has none.
@@ -58,6 +64,25 @@ class SessionDirectory:
         self._current.move_to_end(handle)
         while len(self._current) > self.capacity:
             self._current.popitem(last=False)
+
+    def runs(self) -> list[str]:
+        """The sessions unnamed calls recently continued, the current one last."""
+        return list(self._runs)
+
+    def ran(self, session_id: str, *, instead_of: str | None = None) -> None:
+        """Record that an unnamed call continued ``session_id`` (now the current run).
+
+        Args:
+            session_id: The session the thought landed in.
+            instead_of: The run the call was meant for, when the thought landed elsewhere (it
+                was cleared or had expired, and a successor took its place).
+        """
+        if instead_of is not None and instead_of != session_id:
+            self._runs.pop(instead_of, None)
+        self._runs[session_id] = None
+        self._runs.move_to_end(session_id)
+        while len(self._runs) > RUNS_KEPT:
+            self._runs.popitem(last=False)
 
 
 PRINCIPALS_REMEMBERED = 1024
@@ -102,6 +127,7 @@ def name_handle(name: str) -> str:
 __all__ = [
     "DEFAULT_CAPACITY",
     "PRINCIPALS_REMEMBERED",
+    "RUNS_KEPT",
     "Directories",
     "SessionDirectory",
     "connection_handle",

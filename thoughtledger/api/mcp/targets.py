@@ -10,26 +10,38 @@ there, and writing to it starts the caller's own session.
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from thoughtledger.api import Ledger, Principal, namespaced, not_found
+from thoughtledger.api import Ledger, Principal, ThinkCommand, namespaced, not_found
 from thoughtledger.api.mcp.context import Caller
+from thoughtledger.api.mcp.implicit import implicit_target
 from thoughtledger.api.mcp.sessions import connection_handle, name_handle
 from thoughtledger.ledger.ids import check_id, new_session_id
 
+IMPLICIT = "implicit"
+"""The handle :func:`thinking_target` returns for an unnamed call without a connection: the
+caller's recent runs are recorded (``SessionDirectory.ran``), not a handle bound."""
 
-async def thinking_target(caller: Caller, requested: str | None) -> tuple[str | None, str | None]:
+
+async def thinking_target(
+    caller: Caller, requested: str | None, command: ThinkCommand, *, clear: bool
+) -> tuple[str | None, str | None]:
     """Return ``(handle, session_id)`` for a thought: the handle to rebind, the id to use.
 
     Args:
         caller: The call.
         requested: The session the caller named, or ``None`` for the connection's own.
+        command: The thought (an unnamed call without a connection is routed by it).
+        clear: Whether the call clears the session it continues.
 
     Returns:
-        ``(None, None)`` when the caller named none and the connection has no identity: the
-        thought starts a new session.
+        ``(IMPLICIT, session_id)`` when the caller named none and the connection has no
+        identity: the run :func:`~thoughtledger.api.mcp.implicit.implicit_target` chose (``None``:
+        a new one).
 
     Raises:
         InvalidInputError: ``requested`` is not a valid session id.
-        ToolError: The principal's role records nothing.
+        ToolError: The principal's role records nothing, or an unnamed thought without a
+            connection follows none or several of the caller's recent runs.
+        StoreError: The store failed.
     """
     principal = caller.principal
     if principal is not None and not principal.writes:
@@ -52,7 +64,7 @@ async def thinking_target(caller: Caller, requested: str | None) -> tuple[str | 
                 target = namespaced(principal.name, name)
         return handle, directory.resolve(handle, lambda: target)
     if caller.key is None:
-        return None, None
+        return IMPLICIT, await implicit_target(caller, command, clear=clear)
     handle = connection_handle(caller.key)
     return handle, directory.resolve(handle, new_session_id)
 
@@ -76,8 +88,15 @@ async def reading_target(ledger: Ledger, principal: Principal | None, requested:
 
 
 def connection_session(caller: Caller) -> str | None:
-    """The session the calling connection currently continues, if it has one yet."""
-    return None if caller.key is None else caller.directory.peek(connection_handle(caller.key))
+    """The session the calling connection currently continues, if it has one yet.
+
+    Without a connection identity: the caller's current run (the session its last thought went
+    to, named or not), if any.
+    """
+    if caller.key is None:
+        runs = caller.directory.runs()
+        return runs[-1] if runs else None
+    return caller.directory.peek(connection_handle(caller.key))
 
 
-__all__ = ["connection_session", "reading_target", "thinking_target"]
+__all__ = ["IMPLICIT", "connection_session", "reading_target", "thinking_target"]

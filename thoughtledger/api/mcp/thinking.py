@@ -32,7 +32,7 @@ from thoughtledger.api.mcp.parameters import (
     with_parameters,
 )
 from thoughtledger.api.mcp.render import render_thought
-from thoughtledger.api.mcp.targets import thinking_target
+from thoughtledger.api.mcp.targets import IMPLICIT, thinking_target
 from thoughtledger.ledger.errors import LedgerError
 from thoughtledger.ledger.thought import THOUGHT_FIELDS
 from thoughtledger.projections.answers import (
@@ -72,6 +72,9 @@ async def sequentialthinking(*, ctx: AppContext, **arguments: Any) -> CallToolRe
         requested=arguments["session_id"],
         clear=bool(arguments["clear_session"]),
     )
+    if caller.key is None and arguments["session_id"] is not None:
+        # A model that passed sessionId once and omits it next continues where it was.
+        caller.directory.ran(outcome.session_id)
     profile = caller.app.profile
     view: JsonDict
     if profile == "minimal":
@@ -230,10 +233,10 @@ async def record(
     app = caller.app
     owner = caller.principal.name if caller.principal is not None else None
     try:
-        handle, session_id = await thinking_target(caller, requested)
-        metadata = caller.session_metadata(tool)
         # The SDK validated every field with the lax types: the command is not validated again.
         arguments = checked_command(fields, max_thought_bytes=app.ledger.max_thought_bytes)
+        handle, session_id = await thinking_target(caller, requested, arguments, clear=clear)
+        metadata = caller.session_metadata(tool)
         if use_llm:
             if app.writer is None:
                 raise ProviderNotConfiguredError(NO_MODEL_CLIENT)
@@ -261,7 +264,9 @@ async def record(
             )
     except LedgerError as exc:
         raise ToolError(str(exc)) from exc
-    if handle is not None:
+    if handle == IMPLICIT:
+        caller.directory.ran(outcome.session_id, instead_of=session_id)
+    elif handle is not None:
         caller.directory.bind(handle, outcome.session_id)
     if app.thought_sink is not None:
         app.thought_sink(render_thought(outcome.entry))
