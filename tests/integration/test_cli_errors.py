@@ -2,6 +2,7 @@
 
 import argparse
 import asyncio
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -62,6 +63,25 @@ def test_a_file_that_is_not_a_ledger_fails_with_one_line(
     ran = cli(capsys, "sessions", "--db", str(tmp_path / "notes.txt"))
     assert ran.code == 1
     assert ran.err == f"thoughtledger: error: {tmp_path / 'notes.txt'} is not an SQLite database\n"
+
+
+@pytest.mark.parametrize("command", [["demo"], ["import", "EXPORT"], ["sessions"]])
+def test_another_applications_database_is_refused_in_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: list[str]
+) -> None:
+    other = tmp_path / "shop.db"
+    with sqlite3.connect(other) as connection:
+        connection.execute("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)")
+    connection.close()
+    before = other.read_bytes()
+    export = tmp_path / "export.jsonl"
+    export.write_text('{"manifest": {"format": 1, "sessions": []}}\n')
+    argv = [str(export) if word == "EXPORT" else word for word in command]
+    ran = cli(capsys, *argv, "--db", str(other))
+    assert ran.code == 1
+    assert ran.err.startswith(f"thoughtledger: error: {other} is another application's database")
+    assert ran.err.count("\n") == 1
+    assert other.read_bytes() == before
 
 
 def test_an_unknown_kind_of_ledger_url_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
