@@ -20,13 +20,16 @@ Example::
 from typing import TYPE_CHECKING, Any
 
 from thoughtledger.api.facade.access import (
+    AGENT_META_KEY,
     DEFAULT_ROLE,
     ROLES,
     SCOPE_PREFIX,
     Principal,
     Role,
+    check_agent,
     namespaced,
     role_of,
+    session_agent,
 )
 from thoughtledger.api.facade.bootstrap import open_ledger, open_store, resolve_url
 from thoughtledger.api.facade.errors import (
@@ -124,6 +127,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "AGENT_META_KEY",
     "ANSWER_SCHEMA",
     "DEFAULT_HISTORY_LIMIT",
     "DEFAULT_MAX_PROMPT_CHARS",
@@ -188,6 +192,7 @@ __all__ = [
     "WrittenThought",
     "bounded",
     "build_prompt",
+    "check_agent",
     "check_checkpoint",
     "check_file",
     "checked_command",
@@ -208,6 +213,7 @@ __all__ = [
     "resolve_url",
     "role_of",
     "route_to_stdlib",
+    "session_agent",
     "think_external",
     "to_line",
     "verify_bundle",

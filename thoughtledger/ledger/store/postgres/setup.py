@@ -85,18 +85,22 @@ async def _refuse_foreign(connection: AsyncConnection, where: str, pg_schema: st
         NotALedgerError: Tables or views are there, and no ``tl_schema`` among them.
     """
     names = (
-        await connection.execute(
-            sa.text(
-                "SELECT table_name FROM information_schema.tables "
-                "WHERE table_schema = current_schema() ORDER BY table_name"
+        (
+            await connection.execute(
+                sa.text(
+                    "SELECT table_name FROM information_schema.tables "
+                    "WHERE table_schema = current_schema() ORDER BY table_name"
+                )
             )
         )
-    ).scalars().all()
+        .scalars()
+        .all()
+    )
     if not names or schema.schema_versions.name in names:
         return
     place = where if pg_schema is None else f"{where} (schema {pg_schema})"
     raise NotALedgerError(
-        f"{place} is another application's database ({len(names)} tables such as "
+        f"{place} is another application's database (tables such as "
         f"{names[0]!r}, none of a ledger's); nothing was changed. Give an empty database, "
         "or a schema of the ledger's own (?schema=thoughtledger in the URL)"
     )

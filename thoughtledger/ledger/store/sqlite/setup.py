@@ -113,7 +113,7 @@ def refuse_foreign(writer: sqlite3.Connection, file: Path) -> None:
     foreign = [name for name in names if not name.startswith("sqlite_")]
     if foreign:
         raise NotALedgerError(
-            f"{file} is another application's database ({len(foreign)} tables such as "
+            f"{file} is another application's database (tables such as "
             f"{sorted(foreign)[0]!r}, none of a ledger's); nothing was changed. "
             "Give the path of a new file or of an existing ledger"
         )

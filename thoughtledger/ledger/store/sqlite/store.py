@@ -54,8 +54,8 @@ from thoughtledger.ledger.store.sqlite.setup import (
     configure,
     connect_writer,
     migrate,
-    refuse_foreign,
     reader_engine,
+    refuse_foreign,
 )
 from thoughtledger.ledger.store.sqlite.writer import Busy, SqliteWriter
 from thoughtledger.ledger.store.subscribe import PollingWatch
