@@ -13,7 +13,7 @@ import pytest
 from mcp import Client
 
 from tests.support.backends import Backend
-from tests.support.mcp import Mode, agent_meta, text_of, thought
+from tests.support.mcp import Mode, agent_meta, resource_text, text_of, thought
 from tests.support.views import view_rows
 from thoughtledger.api.facade.service import Ledger
 from thoughtledger.api.mcp import create_server
@@ -71,6 +71,11 @@ async def test_every_view_reads_the_agent_the_mcp_call_named(backend: Backend, m
         at = THOUGHT_COLUMNS.index
         assert {row[at("session_id")]: row[at("agent")] for row in rows} == expected
         assert {sid: session_row(state)["agent"] for sid, state in states.items()} == expected
+
+        async with Client(create_server(ledger), mode=mode) as reader:
+            listed = (await resource_text(reader, "thoughtledger://sessions"))["sessions"]
+        assert {item["sessionId"]: item["agent"] for item in listed} == expected
+        assert {item["sessionId"]: item["client"] for item in listed}[anonymous] == client
 
         for sid, agent in expected.items():
             (root,) = [
