@@ -20,41 +20,72 @@ in-process tool export.
 
 from typing import TYPE_CHECKING, Any
 
-from thoughtledger.api import (
-    DEFAULT_TTL,
-    CheckpointReport,
-    ConcurrencyError,
-    GenerationError,
-    HistoryPage,
-    ImportRefusedError,
-    IntegrityError,
-    InvalidInputError,
-    InvalidThoughtError,
-    Ledger,
-    LedgerError,
-    LedgerStats,
-    Proofs,
-    ProviderNotConfiguredError,
-    Redaction,
-    RedactionReport,
-    Session,
-    SessionNotFoundError,
-    Statistics,
-    StoreError,
-    StoreUnavailableError,
-    ThinkOutcome,
-    Transfer,
-    open_ledger,
-    open_store,
-)
-
 if TYPE_CHECKING:
+    from thoughtledger.api import (
+        DEFAULT_TTL,
+        CheckpointReport,
+        ConcurrencyError,
+        GenerationError,
+        HistoryPage,
+        ImportRefusedError,
+        IntegrityError,
+        InvalidInputError,
+        InvalidThoughtError,
+        Ledger,
+        LedgerError,
+        LedgerStats,
+        Proofs,
+        ProviderNotConfiguredError,
+        Redaction,
+        RedactionReport,
+        Session,
+        SessionNotFoundError,
+        Statistics,
+        StoreError,
+        StoreUnavailableError,
+        ThinkOutcome,
+        Transfer,
+        open_ledger,
+        open_store,
+    )
     from thoughtledger.api.llm.external import think_external
     from thoughtledger.api.tool import SequentialThinkingTool, sequential_thinking_tool
 
-# Loaded on first use: the MCP server imports this package on every spawn, and these pull in
-# the LLM client and the tool schemas, which most conversations never touch.
+# Loaded on first use, all of them: ``import thoughtledger`` comes first in every start of the
+# command (its script imports ``thoughtledger.__main__``), and only once the command's own
+# ``main`` runs is Ctrl-C reported as one line rather than a traceback from deep in an import.
+# The LLM client and the tool schemas load later still: most conversations never touch them.
 _LAZY = {
+    **dict.fromkeys(
+        (
+            "DEFAULT_TTL",
+            "CheckpointReport",
+            "ConcurrencyError",
+            "GenerationError",
+            "HistoryPage",
+            "ImportRefusedError",
+            "IntegrityError",
+            "InvalidInputError",
+            "InvalidThoughtError",
+            "Ledger",
+            "LedgerError",
+            "LedgerStats",
+            "Proofs",
+            "ProviderNotConfiguredError",
+            "Redaction",
+            "RedactionReport",
+            "Session",
+            "SessionNotFoundError",
+            "Statistics",
+            "StoreError",
+            "StoreUnavailableError",
+            "ThinkOutcome",
+            "Transfer",
+            "open_ledger",
+            "open_store",
+        ),
+        "thoughtledger.api",
+    ),
     "think_external": "thoughtledger.api.llm.external",
     "SequentialThinkingTool": "thoughtledger.api.tool",
     "sequential_thinking_tool": "thoughtledger.api.tool",

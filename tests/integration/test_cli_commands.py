@@ -60,11 +60,11 @@ def test_sessions_lists_each_session_with_its_figures(
     assert ran.code == 0
     lines = ran.out.splitlines()
     assert lines[0].split() == [
-        "session", "agent", "first", "thought", "thoughts", "revisions", "branches", "status",
-        "started", "last", "activity",
+        "session", "agent", "client", "first", "thought", "thoughts", "revisions", "branches",
+        "status", "started", "last", "activity",
     ]  # fmt: skip
     assert [line.split()[0] for line in lines[1:]] == ["s-c", "s-e", "s-d", "s-b", "s-a"]
-    assert lines[1].split()[1:7] == ["coder", "thought", "1", "1", "0", "0"]
+    assert lines[1].split()[1:8] == ["coder", "desktop", "thought", "1", "1", "0", "0"]
     assert "cleared" in lines[1]
     assert all(line == line.rstrip() for line in lines)
     listed = cli(capsys, "sessions", "--db", url, "--json").json()

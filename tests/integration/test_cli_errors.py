@@ -2,6 +2,9 @@
 
 import argparse
 import asyncio
+import sqlite3
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -62,6 +65,48 @@ def test_a_file_that_is_not_a_ledger_fails_with_one_line(
     ran = cli(capsys, "sessions", "--db", str(tmp_path / "notes.txt"))
     assert ran.code == 1
     assert ran.err == f"thoughtledger: error: {tmp_path / 'notes.txt'} is not an SQLite database\n"
+
+
+def _shop(tmp_path: Path) -> Path:
+    other = tmp_path / "shop.db"
+    with sqlite3.connect(other) as connection:
+        connection.execute("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)")
+    connection.close()
+    return other
+
+
+@pytest.mark.parametrize("command", [["demo"], ["import", "EXPORT"]])
+def test_another_applications_database_is_refused_in_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: list[str]
+) -> None:
+    other = _shop(tmp_path)
+    before = other.read_bytes()
+    export = tmp_path / "export.jsonl"
+    export.write_text('{"manifest": {"format": 1, "sessions": []}}\n')
+    argv = [str(export) if word == "EXPORT" else word for word in command]
+    ran = cli(capsys, *argv, "--db", str(other))
+    assert ran.code == 1
+    assert ran.err.startswith(f"thoughtledger: error: {other} is another application's database")
+    assert ran.err.count("\n") == 1
+    assert other.read_bytes() == before
+
+
+def test_serve_refuses_another_applications_database_in_one_line(tmp_path: Path) -> None:
+    other = _shop(tmp_path)
+    before = other.read_bytes()
+    ran = subprocess.run(  # noqa: S603  # our own interpreter and module, no shell
+        [sys.executable, "-m", "thoughtledger", "serve", "--db", str(other)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert ran.returncode == 1, ran.stderr
+    assert f"{other} is another application's database" in ran.stderr
+    assert "Traceback" not in ran.stderr
+    assert other.read_bytes() == before
+    assert not Path(f"{other}-wal").exists()
 
 
 def test_an_unknown_kind_of_ledger_url_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

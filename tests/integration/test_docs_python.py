@@ -39,3 +39,23 @@ def test_the_documented_python_examples_run(
     exec(compile(block, str(path.relative_to(ROOT)), "exec"), {"__name__": "__main__"})  # noqa: S102  # running the documented example is the test
     assert "True" in capsys.readouterr().out
     assert os.path.exists(tmp_path / "thoughts.db")
+
+
+def test_the_examples_run_one_after_another_in_one_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As a reader runs them: each in turn, twice over, into the one ledger file they share, so
+    # none may assume that the file is new.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.delenv("THOUGHTLEDGER_URL", raising=False)
+    for round_ in (1, 2):
+        for path, block in EXAMPLES:
+            capsys.readouterr()
+            exec(compile(block, str(path.relative_to(ROOT)), "exec"), {"__name__": "__main__"})  # noqa: S102  # running the documented example is the test
+            printed = capsys.readouterr().out
+            # The examples' checks print bare booleans (views print their fields' False too).
+            checks = [words for words in map(str.split, printed.splitlines()) if words]
+            checks = [words for words in checks if set(words) <= {"True", "False"}]
+            assert checks, (round_, path, printed)
+            assert all("False" not in words for words in checks), (round_, path, printed)

@@ -13,7 +13,7 @@ import pytest
 from mcp import Client, MCPError
 
 from tests.support.auth import AuthServer, serving_with_auth
-from tests.support.mcp import Json, call, refused, resource_text, thought
+from tests.support.mcp import Json, agent_meta, call, refused, resource_text, thought
 from tests.support.processes import WAIT
 from thoughtledger.api.facade.bootstrap import open_ledger
 
@@ -200,3 +200,23 @@ async def test_a_reader_reads_its_own_sessions_and_writes_none(tmp_path: Path) -
     assert not_his.startswith("no session")
     assert "reader role" in write
     assert await event_total(server.db) == before
+
+
+async def test_with_auth_the_principal_is_the_agent_whatever_the_call_claims(
+    tmp_path: Path,
+) -> None:
+    async with serving_with_auth(tmp_path, "--agent", "server-default") as server:
+        alice = server.mint("alice")
+        with anyio.fail_after(WAIT):
+            async with server.client(alice, mode="auto") as client:
+                result = await client.call_tool(
+                    "sequentialthinking", thought(1), meta=agent_meta("bob")
+                )
+                assert result.is_error is False
+                assert result.structured_content is not None
+                session_id = result.structured_content["sessionId"]
+    async with open_ledger(server.db, read_only=True) as ledger:
+        state = await ledger.state(session_id)
+        figures = await ledger.stats.summarize(agent="alice")
+    assert (state.owner, state.metadata.get("agent")) == ("alice", "alice")
+    assert figures.overall.sessions == 1

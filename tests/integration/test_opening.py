@@ -90,6 +90,37 @@ async def test_a_file_that_is_not_sqlite_is_refused_untouched(tmp_path: Path) ->
     assert bogus.read_bytes() == before
 
 
+def _application_database(path: Path) -> bytes:
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)")
+        connection.execute("INSERT INTO customers (name) VALUES ('Ada')")
+    connection.close()
+    return path.read_bytes()
+
+
+async def test_another_applications_sqlite_database_is_refused_untouched(tmp_path: Path) -> None:
+    # A mistyped --db: the ledger's tables (and WAL mode) must not land in someone else's file.
+    other = tmp_path / "shop.db"
+    before = _application_database(other)
+    with pytest.raises(NotALedgerError) as refused:
+        await SqliteEventStore.open(other)
+    assert str(refused.value) == (
+        f"{other} is another application's database (tables such as 'customers', none of a "
+        "ledger's); nothing was changed. Give the path of a new file or of an existing ledger"
+    )
+    assert other.read_bytes() == before
+    assert not Path(f"{other}-wal").exists()  # noqa: ASYNC240  # a test's one look at a file
+
+
+async def test_an_empty_sqlite_file_becomes_a_ledger(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    store = await SqliteEventStore.open(empty)
+    await store.aclose()
+    reopened = await SqliteEventStore.open(empty)  # its own tables are no reason to refuse it
+    await reopened.aclose()
+
+
 async def test_a_directory_is_not_a_ledger_file(tmp_path: Path) -> None:
     with pytest.raises(StoreUnavailableError, match="is a directory"):
         await SqliteEventStore.open(tmp_path)
@@ -141,6 +172,46 @@ async def test_a_newer_postgres_schema_is_refused() -> None:
     finally:
         async with engine.begin() as connection:
             await connection.execute(sa.schema.DropSchema(schema, cascade=True))
+        await engine.dispose()
+
+
+@pytest.mark.postgres
+async def test_another_applications_postgres_schema_is_refused_untouched() -> None:
+    url = pg_url()
+    if url is None:
+        pytest.skip("no PostgreSQL configured")
+    import uuid
+
+    import sqlalchemy as sa
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    schema = f"tl_test_{uuid.uuid4().hex[:12]}"
+    engine = create_async_engine(url, connect_args={"server_settings": {"search_path": schema}})
+    try:
+        async with engine.begin() as connection:
+            await connection.execute(sa.schema.CreateSchema(schema))
+        # An empty schema (or database) is set up as a new ledger.
+        await (await PostgresEventStore.open(url, pg_schema=f"{schema}_new")).aclose()
+        async with engine.begin() as connection:
+            await connection.execute(sa.text("CREATE TABLE customers (id int, name text)"))
+        with pytest.raises(NotALedgerError) as refused:
+            await PostgresEventStore.open(url, pg_schema=schema)
+        assert f"(schema {schema}) is another application's database (tables such as " in str(
+            refused.value
+        )
+        assert "nothing was changed" in str(refused.value)
+        async with engine.connect() as connection:
+            tables = await connection.execute(
+                sa.text(
+                    "SELECT table_name FROM information_schema.tables "
+                    "WHERE table_schema = current_schema()"
+                )
+            )
+            assert tables.scalars().all() == ["customers"]
+    finally:
+        async with engine.begin() as connection:
+            for name in (schema, f"{schema}_new"):
+                await connection.execute(sa.schema.DropSchema(name, cascade=True))
         await engine.dispose()
 
 

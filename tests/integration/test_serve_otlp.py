@@ -32,7 +32,7 @@ async def test_thoughts_are_sent_as_they_are_recorded_and_the_root_when_the_sess
     with otlp_receiver() as (endpoint, received):
         server = StdioServerParameters(
             command=sys.executable,
-            args=serve_command(db, "--otlp", endpoint)[1:],
+            args=serve_command(db, "--otlp", endpoint, "--agent", "planner")[1:],
             cwd=ROOT,
             env=child_env(),
         )
@@ -48,7 +48,7 @@ async def test_thoughts_are_sent_as_they_are_recorded_and_the_root_when_the_sess
             await _until(received, 4)
             names = sorted(s.name for s in received.spans)
             assert names[:3] == ["execute_tool sequentialthinking"] * 3
-            assert names[3].startswith("invoke_agent ")
+            assert names[3] == "invoke_agent planner"  # the server's --agent: its calls name none
             # A second session, left open: its root goes out when the server stops.
             opened = await client.call_tool("sequentialthinking", thought(1))
             assert opened.is_error is False, text_of(opened)

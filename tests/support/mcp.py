@@ -3,12 +3,13 @@
 import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from mcp import Client
-from mcp.types import CallToolResult, TextContent, TextResourceContents
+from mcp.types import CallToolResult, RequestParamsMeta, TextContent, TextResourceContents
 
 from tests.support.raw_store import raw_store
+from thoughtledger.api import AGENT_META_KEY
 from thoughtledger.api.facade.service import Ledger
 from thoughtledger.api.mcp import create_server
 from thoughtledger.api.mcp.context import ProfileName, RunsName
@@ -64,6 +65,12 @@ def thought(number: int, total: int = 3, *, more: bool = True, **extra: Any) -> 
         "nextThoughtNeeded": more,
         **extra,
     }
+
+
+def agent_meta(name: object) -> RequestParamsMeta:
+    """A request's ``_meta`` naming its agent ``name`` (as a caller's SDK sends it)."""
+    # RequestParamsMeta is an open TypedDict (extra_items=Any), which mypy does not model yet.
+    return cast(RequestParamsMeta, {AGENT_META_KEY: name})
 
 
 def text_of(result: CallToolResult) -> str:

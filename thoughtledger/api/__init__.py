@@ -20,13 +20,16 @@ Example::
 from typing import TYPE_CHECKING, Any
 
 from thoughtledger.api.facade.access import (
+    AGENT_META_KEY,
     DEFAULT_ROLE,
     ROLES,
     SCOPE_PREFIX,
     Principal,
     Role,
+    check_agent,
     namespaced,
     role_of,
+    session_agent,
 )
 from thoughtledger.api.facade.bootstrap import open_ledger, open_store, resolve_url
 from thoughtledger.api.facade.errors import (
@@ -130,6 +133,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "AGENT_META_KEY",
     "ANSWER_SCHEMA",
     "DEFAULT_HISTORY_LIMIT",
     "DEFAULT_MAX_PROMPT_CHARS",
@@ -194,6 +198,7 @@ __all__ = [
     "WrittenThought",
     "bounded",
     "build_prompt",
+    "check_agent",
     "check_checkpoint",
     "check_file",
     "checked_command",
@@ -214,6 +219,7 @@ __all__ = [
     "resolve_url",
     "role_of",
     "route_to_stdlib",
+    "session_agent",
     "starts_a_run",
     "think_external",
     "to_line",

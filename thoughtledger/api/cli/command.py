@@ -6,7 +6,9 @@ import contextlib
 import importlib.metadata
 import logging
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from typing import TextIO
 
@@ -108,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def run() -> int:
         args = build_parser().parse_args(arguments)
-        code: int = asyncio.run(args.handler(args, ui))
+        with _interrupting():
+            code: int = asyncio.run(args.handler(args, ui))
         return code
 
     with _logging_to_stderr():
@@ -141,6 +144,31 @@ def _guarded(run: Callable[[], int]) -> int:
             f"unexpected {type(exc).__name__}: {exc} (set {DEBUG_ENV}=1 to see where)",
             EXIT_FAILURE,
         )
+
+
+@contextlib.contextmanager
+def _interrupting() -> Iterator[None]:
+    """Let Ctrl-C raise ``KeyboardInterrupt`` where the command is, not at its next ``await``.
+
+    asyncio's runner turns Ctrl-C into a cancellation of the command's coroutine, which lands
+    only when it next waits on the loop: an export whose reads return at once ran to its end,
+    file and all. A handler of our own (the runner installs its own only over Python's
+    default) interrupts at once; the ``KeyboardInterrupt`` unwinds the command, closing the
+    ledger and removing a half-written file (``atomic_file``), and ``main`` reports it (130).
+    ``serve`` and ``ui`` watch the signal themselves while they serve.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _fail(message: str, code: int) -> int:

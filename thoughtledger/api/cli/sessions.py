@@ -62,6 +62,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     table = ui.table(
         "session",
         "agent",
+        "client",
         "first thought",
         "thoughts",
         "revisions",
@@ -73,7 +74,8 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     for state in shown:
         table.add_row(
             state.session_id,
-            clip(agent_of(state) or "-", 24),
+            clip(state.metadata.get("agent") or "-", 24),
+            clip(state.metadata.get("client") or "-", 24),
             clip(state.thoughts[0].thought, 48) if state.thoughts else "-",
             str(len(state.thoughts)),
             str(state.revisions),
@@ -92,11 +94,6 @@ async def _heads(ledger: Ledger, since: datetime | None) -> list[StreamHead]:
     heads = [h for h in await ledger.all_heads() if since is None or h.started_at >= since]
     heads.sort(key=lambda head: (head.updated_at, head.session_id), reverse=True)
     return heads
-
-
-def agent_of(state: SessionState) -> str | None:
-    """Who did the thinking: the agent named when the session started, else the client software."""
-    return state.metadata.get("agent") or state.metadata.get("client")
 
 
 def _wanted(state: SessionState, status: str | None, agent: str | None) -> bool:

@@ -5,11 +5,20 @@ session records the principal that started it as its owner; a principal lists, r
 clears only its own sessions, and an ``auditor`` reads every session but writes none. Where there is
 no principal at all (stdio, the Python API, HTTP without ``--auth``) the caller is the ledger's
 owner and everything is allowed. Pure rules, no I/O.
+
+A session's **agent** is who did the thinking, its **client** the software that carried the calls;
+both are facts of its first event (``session.started``'s ``metadata``), written once and read as
+they are by every listing, filter, statistic, view, export and span. Over MCP the agent is
+:func:`session_agent`'s answer; the client is the MCP client's ``clientInfo`` (``name
+version``). From Python, whatever ``metadata`` a session is started with.
 """
 
+import unicodedata
 import uuid
 from dataclasses import dataclass
 from typing import Literal, get_args
+
+from thoughtledger.ledger.errors import InvalidInputError
 
 Role = Literal["reader", "writer", "auditor"]
 """``writer``: reads and writes its own sessions; ``reader``: reads its own sessions;
@@ -62,6 +71,54 @@ def namespaced(principal: str, name: str) -> str:
     return str(uuid.uuid5(_NAMESPACE, f"{principal}\x00{name}"))
 
 
+AGENT_META_KEY = "thoughtledger/agent"
+"""The key of an MCP request's ``_meta`` under which a caller names its agent."""
+MAX_AGENT_CHARS = 100
+
+
+def check_agent(name: object) -> str:
+    """Return ``name`` if it can name an agent: 1-100 characters, none of them a control.
+
+    Raises:
+        InvalidInputError: It is not a string, is empty or longer, or holds a control character
+            (it is shown in terminals and pages).
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidInputError(f"an agent's name is a non-empty string, got {name!r:.60}")
+    if len(name) > MAX_AGENT_CHARS:
+        raise InvalidInputError(
+            f"an agent's name has at most {MAX_AGENT_CHARS} characters, got {len(name)}"
+        )
+    if any(unicodedata.category(char).startswith("C") for char in name):
+        raise InvalidInputError(f"an agent's name holds no control characters, got {name!r}")
+    return name
+
+
+def session_agent(
+    principal: Principal | None, named: object = None, default: str | None = None
+) -> str | None:
+    """The agent of a session an MCP call starts: the one definition every adapter records.
+
+    With authentication the principal is the agent: its token is the only proof of who
+    thinks, so a name the call claims does not replace it. Without, the name the call gives
+    under :data:`AGENT_META_KEY` in its ``_meta``, else the server's own (``serve --agent``),
+    else none: the client software is a client, never an agent.
+
+    Args:
+        principal: Who the call's bearer token stands for, if anyone.
+        named: The call's ``_meta`` value under :data:`AGENT_META_KEY` (``None``: not given).
+        default: The server's agent name, if it was started with one.
+
+    Raises:
+        InvalidInputError: ``named`` is given and is not a valid name (see :func:`check_agent`).
+    """
+    if principal is not None:
+        return principal.name
+    if named is not None:
+        return check_agent(named)
+    return default
+
+
 def role_of(scopes: list[str]) -> Role:
     """The role a token's scopes grant: the widest read among them, else :data:`DEFAULT_ROLE`.
 
@@ -75,12 +132,16 @@ def role_of(scopes: list[str]) -> Role:
 
 
 __all__ = [
+    "AGENT_META_KEY",
     "DEFAULT_ROLE",
+    "MAX_AGENT_CHARS",
     "ROLES",
     "ROLE_SCOPES",
     "SCOPE_PREFIX",
     "Principal",
     "Role",
+    "check_agent",
     "namespaced",
     "role_of",
+    "session_agent",
 ]

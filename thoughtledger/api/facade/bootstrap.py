@@ -59,7 +59,8 @@ async def open_store(
         InvalidInputError: The URL is of no known form.
         StoreUnavailableError: The database cannot be reached or created.
         LedgerNotFoundError: ``read_only``, and there is no ledger at the URL.
-        NotALedgerError: The file is not an SQLite database (``read_only``: or not a ledger).
+        NotALedgerError: The file or database is not a ledger: not an SQLite database, or
+            another application's tables and no ledger (``read_only``: anything but a ledger).
         SchemaVersionError: The database was written by a newer thoughtledger (``read_only``:
             or by an older one).
     """
@@ -135,7 +136,8 @@ async def open_ledger(
         InvalidInputError: The URL is of no known form.
         StoreUnavailableError: The database cannot be reached or created.
         LedgerNotFoundError: ``read_only``, and there is no ledger at the URL.
-        NotALedgerError: The file is not an SQLite database (``read_only``: or not a ledger).
+        NotALedgerError: The file or database is not a ledger: not an SQLite database, or
+            another application's tables and no ledger (``read_only``: anything but a ledger).
         SchemaVersionError: The database was written by a newer thoughtledger (``read_only``:
             or by an older one).
     """

@@ -6,7 +6,15 @@ from typing import Any, Literal
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver import Context
 
-from thoughtledger.api import Ledger, Principal, Profile, ThoughtWriter, role_of
+from thoughtledger.api import (
+    AGENT_META_KEY,
+    Ledger,
+    Principal,
+    Profile,
+    ThoughtWriter,
+    role_of,
+    session_agent,
+)
 from thoughtledger.api.mcp.render import ThoughtSink
 from thoughtledger.api.mcp.sessions import Directories, SessionDirectory
 
@@ -36,6 +44,7 @@ class AppState:
         metadata: Session-start facts already worked out, per connection and tool.
         writer: Who writes ``sequential_thinking_external``'s thoughts when ``use_llm`` is true
             (a language model); ``None``: the server was started without one.
+        agent: The agent of sessions whose calls name none (``serve --agent``), if any.
     """
 
     ledger: Ledger
@@ -47,6 +56,7 @@ class AppState:
     metadata: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
     writer: ThoughtWriter | None = None
     runs: RunsName = "separate"
+    agent: str | None = None
 
 
 AppContext = Context[AppState, Any]
@@ -100,7 +110,23 @@ class Caller:
         return self.app.directories.of(self.principal.name if self.principal else None)
 
     def session_metadata(self, tool: str) -> dict[str, str]:
-        """Facts recorded when a call starts a session: tool, transport and client software."""
+        """Facts recorded when a call starts a session: tool, transport, client and agent.
+
+        The agent is :func:`thoughtledger.api.session_agent`'s: the principal, else the name
+        under ``_meta["thoughtledger/agent"]``, else the server's ``--agent``.
+
+        Raises:
+            InvalidInputError: The call's ``_meta`` names its agent with an invalid name.
+        """
+        meta = self.ctx.request_context.meta
+        agent = session_agent(
+            self.principal, (meta or {}).get(AGENT_META_KEY), default=self.app.agent
+        )
+        facts = self._connection_facts(tool)
+        return facts if agent is None else {**facts, "agent": agent}
+
+    def _connection_facts(self, tool: str) -> dict[str, str]:
+        # What the connection alone decides, worked out once per connection and tool.
         cache_key = (self.key, tool) if self.key is not None else None
         if cache_key is not None and (known := self.app.metadata.get(cache_key)) is not None:
             return known

@@ -48,8 +48,12 @@ def pipes_available() -> bool:
 
 
 def terminal_available() -> bool:
-    """Whether stdin is a terminal that :class:`TerminalInput` can read (POSIX)."""
-    return sys.platform != "win32" and os.isatty(0)
+    """Whether stdin is a terminal, or a pipe or socket, that :class:`TerminalInput` can read.
+
+    POSIX only. A pipe counts: read in a worker thread, it held the process until the writer
+    closed it (``sleep 7 | thoughtledger serve``), whatever Ctrl-C said.
+    """
+    return sys.platform != "win32" and (os.isatty(0) or _is_pipe(0))
 
 
 class TerminalInput(anyio.AsyncFile[str]):

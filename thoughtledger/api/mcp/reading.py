@@ -301,7 +301,8 @@ def _summary(state: SessionState) -> JsonDict:
         "branches": list(state.branches),
         "startedAt": _time(state.started_at),
         "updatedAt": _time(state.updated_at),
-        "agent": state.metadata.get("agent") or state.metadata.get("client"),
+        "agent": state.metadata.get("agent"),
+        "client": state.metadata.get("client"),
     }
 
 

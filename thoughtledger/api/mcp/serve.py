@@ -360,6 +360,7 @@ def _server(
         runs=args.runs,
         token_verifier=verifier,
         auth=auth,
+        agent=args.agent,
     )
 
 

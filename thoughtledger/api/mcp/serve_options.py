@@ -8,7 +8,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from thoughtledger.api import DEFAULT_TTL, bounded
+from thoughtledger.api import DEFAULT_TTL, InvalidInputError, bounded, check_agent
 from thoughtledger.api.mcp.server import DEFAULT_TOOLS, DESCRIPTIONS, PROFILES, RUNS, TOOL_NAMES
 
 DEFAULT_HOST = "127.0.0.1"
@@ -21,8 +21,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the serve options to ``parser``.
 
     ``--db``, ``--http``, ``--auth``, ``--max-http-sessions``, ``--host``, ``--port``,
-    ``--profile``, ``--tools``, ``--descriptions`` and ``--ttl-minutes``; :func:`run_serve`
-    reads them back.
+    ``--agent``, ``--profile``, ``--tools``, ``--descriptions`` and ``--ttl-minutes``;
+    :func:`run_serve` reads them back.
     """
     parser.add_argument(
         "--db",
@@ -60,6 +60,13 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_PORT,
         type=_port,
         help="HTTP port; 0 picks a free one (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--agent",
+        type=_agent,
+        metavar="NAME",
+        help="the agent of sessions whose calls name none (in _meta, thoughtledger/agent); "
+        "with --auth each token's principal is the agent",
     )
     parser.add_argument(
         "--profile",
@@ -121,6 +128,13 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="also send each thought, as it is recorded, as an OpenTelemetry span to this "
         "OTLP/HTTP endpoint (needs the otel extra)",
     )
+
+
+def _agent(value: str) -> str:
+    try:
+        return check_agent(value)
+    except InvalidInputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def _sessions(value: str) -> int:

@@ -22,7 +22,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import BaseModel, ValidationError
 
-from thoughtledger.api import Ledger, ThoughtWriter, compact_schema
+from thoughtledger.api import Ledger, ThoughtWriter, check_agent, compact_schema
 from thoughtledger.api.mcp import descriptions as text
 from thoughtledger.api.mcp.answers import (
     HISTORY_LISTED,
@@ -132,6 +132,7 @@ def create_server(
     runs: RunsName = "separate",
     token_verifier: TokenVerifier | None = None,
     auth: AuthSettings | None = None,
+    agent: str | None = None,
 ) -> MCPServer[AppState]:
     """Build the MCP server over ``ledger`` (which the caller opens and closes).
 
@@ -166,15 +167,20 @@ def create_server(
             the ``thoughtledger:<role>`` scopes (see :mod:`thoughtledger.api.facade.access`).
         auth: The SDK's ``AuthSettings`` (``issuer_url``, ``resource_server_url`` = the served
             ``/mcp`` URL); both or neither of ``token_verifier`` and ``auth``.
+        agent: The agent of the sessions a call starts without naming its own (in its
+            ``_meta``, see :func:`thoughtledger.api.session_agent`); with authentication the
+            principal is the agent.
 
     Returns:
         The server; sessions are resources under ``thoughtledger://sessions``.
 
     Raises:
         InvalidInputError: An unknown profile, tool name, descriptions style or runs mode, or
-            no tool; only one of ``token_verifier`` and ``auth``; or both ``writer`` and
-            ``open_writer``.
+            no tool; only one of ``token_verifier`` and ``auth``; both ``writer`` and
+            ``open_writer``; or an invalid agent name.
     """
+    if agent is not None:
+        check_agent(agent)
     if runs not in RUNS:
         raise InvalidInputError(f"unknown runs {runs!r}: use {', '.join(RUNS)}")
     if writer is not None and open_writer is not None:
@@ -206,6 +212,7 @@ def create_server(
                 thought_sink=thought_sink,
                 writer=writer if own is None else own,
                 runs=runs,
+                agent=agent,
             )
 
     builders: dict[str, Callable[[], Tool]] = {

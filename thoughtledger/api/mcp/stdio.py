@@ -275,12 +275,15 @@ async def run_stdio(server: MCPServer[Any]) -> None:
 def stdio_transport() -> str:
     """Which transport :func:`run_stdio` uses here: ``pipes``, ``terminal`` or ``sdk``.
 
-    ``pipes`` when stdin and stdout are pipes or sockets on asyncio (``THOUGHTLEDGER_STDIO=sdk``
-    says no, whatever the rest); else ``terminal`` when stdin is a terminal (the SDK's transport,
-    reading on the event loop); else ``sdk``.
+    ``sdk`` whatever the rest when ``THOUGHTLEDGER_STDIO=sdk``; else ``pipes`` when stdin and
+    stdout are pipes or sockets on asyncio; else ``terminal`` when stdin is a terminal or a pipe
+    (the SDK's transport, stdin read on the event loop, so that Ctrl-C is never held by a read);
+    else ``sdk`` (stdin a file: its reads never wait).
     """
     if pipes_usable():
         return "pipes"
+    if _sdk_chosen():
+        return "sdk"
     return "terminal" if terminal_available() else "sdk"
 
 
@@ -289,9 +292,13 @@ def pipes_usable() -> bool:
 
     ``THOUGHTLEDGER_STDIO=sdk`` says no, whatever the rest: an escape hatch, and a baseline.
     """
-    if os.environ.get(TRANSPORT_ENV, "").strip().lower() == "sdk":
+    if _sdk_chosen():
         return False
     return pipes_available()
+
+
+def _sdk_chosen() -> bool:
+    return os.environ.get(TRANSPORT_ENV, "").strip().lower() == "sdk"
 
 
 __all__ = [

@@ -13,6 +13,7 @@ the SDK's. Sending blocks, so it runs in a worker thread.
 """
 
 import asyncio
+import contextlib
 import gzip
 import http.client
 import os
@@ -212,22 +213,64 @@ class OtlpSender:
     async def send_encoded(self, encoded: Sequence[bytes]) -> None:
         """Send spans made ready by :meth:`encode` from a worker thread.
 
+        Cancelling the call (Ctrl-C) returns at once (see :func:`_off_the_loop`).
+
         Raises:
             TelemetryExportError: The endpoint refused a batch or could not be reached.
         """
-        await asyncio.to_thread(self.send_encoded_now, encoded)
+        await _off_the_loop(lambda: self.send_encoded_now(encoded), on_cancel=self.close)
 
     async def send(self, spans: Sequence[SpanData]) -> None:
-        """Send ``spans`` from a worker thread (see :meth:`send_now`).
+        """Send ``spans`` from a worker thread (see :meth:`send_now`); cancellable at once.
 
         Raises:
             TelemetryExportError: The endpoint refused a batch or could not be reached.
         """
-        await asyncio.to_thread(self.send_now, spans)
+        await _off_the_loop(lambda: self.send_now(spans), on_cancel=self.close)
 
     def close(self) -> None:
         """Stop waiting to try again: a request being retried fails at once."""
         self._closed.set()
+
+
+async def _off_the_loop(work: Callable[[], None], *, on_cancel: Callable[[], None]) -> None:
+    """Run blocking ``work`` in a daemon thread; a cancelled wait returns without it.
+
+    A post to an endpoint that accepts the connection and never answers blocks until its
+    timeout (10 s by default), and neither a cancellation nor the end of ``asyncio.run`` could
+    interrupt it in the loop's own worker threads (the run waits for them on its way out). On
+    cancellation ``on_cancel`` stops any retry, and the thread is left to its timeout: as a
+    daemon it never keeps the process alive.
+
+    Raises:
+        Exception: Whatever ``work`` raised.
+    """
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[None] = loop.create_future()
+
+    def settle(error: BaseException | None) -> None:
+        if done.done():
+            return  # the wait was cancelled
+        if error is None:
+            done.set_result(None)
+        else:
+            done.set_exception(error)
+
+    def target() -> None:
+        error: BaseException | None = None
+        try:
+            work()
+        except Exception as exc:  # handed to the waiting coroutine, which raises it
+            error = exc
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+            loop.call_soon_threadsafe(settle, error)
+
+    threading.Thread(target=target, name="thoughtledger-otlp", daemon=True).start()
+    try:
+        await done
+    except asyncio.CancelledError:
+        on_cancel()
+        raise
 
 
 __all__ = ["BATCH", "OtlpSender", "traces_url"]

@@ -238,11 +238,13 @@ class SessionTrace:
 
     def root(self) -> SpanData:
         """The ``invoke_agent`` span: the session from its first event to the last one added."""
-        agent = self.metadata.get("agent") or self.metadata.get("client") or "thoughtledger"
+        # The session's agent as every other view reads it: no agent, no name (the conventions
+        # then name the span ``invoke_agent`` alone); the client is the client, below.
+        agent = self.metadata.get("agent")
         provider = self._provider_seen or self.metadata.get("client", "thoughtledger")
         attributes: Attributes = {
             "gen_ai.operation.name": "invoke_agent",
-            "gen_ai.agent.name": agent,
+            **({"gen_ai.agent.name": agent} if agent else {}),
             **self._shared,
             "thoughtledger.session.events": self._events,
             "thoughtledger.session.head_hash": self._last.hash,
@@ -255,7 +257,7 @@ class SessionTrace:
             trace_id=self.trace_id,
             span_id=self.root_id,
             parent_span_id=None,
-            name=f"invoke_agent {agent}",
+            name=f"invoke_agent {agent}" if agent else "invoke_agent",
             kind="internal",
             start_ns=self._first_ns,
             end_ns=self._last_ns,

@@ -5,11 +5,12 @@ and the one place a driver error becomes one of ours.
 """
 
 import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.errors import (
     LedgerNotFoundError,
+    NotALedgerError,
     SchemaVersionError,
     StoreError,
     StoreUnavailableError,
@@ -27,6 +28,8 @@ async def migrate(engine: AsyncEngine, where: str, pg_schema: str | None) -> Non
     """Create the schema and tables, or bring them to this code's version.
 
     Raises:
+        NotALedgerError: The database (or schema) holds another application's tables and no
+            ledger; nothing was changed.
         SchemaVersionError: The database was written by a newer thoughtledger.
         StoreUnavailableError: The server cannot be reached.
         StoreError: A schema step failed; nothing was changed.
@@ -40,6 +43,7 @@ async def migrate(engine: AsyncEngine, where: str, pg_schema: str | None) -> Non
             )
             if pg_schema is not None:
                 await connection.execute(sa.schema.CreateSchema(pg_schema, if_not_exists=True))
+            await _refuse_foreign(connection, where, pg_schema)
             await connection.execute(sa.schema.CreateTable(versions, if_not_exists=True))
             current = (
                 await connection.execute(
@@ -72,6 +76,34 @@ async def migrate(engine: AsyncEngine, where: str, pg_schema: str | None) -> Non
         raise translate(exc, where) from exc
     except OSError as exc:
         raise StoreUnavailableError(f"cannot reach {where}: {exc}") from exc
+
+
+async def _refuse_foreign(connection: AsyncConnection, where: str, pg_schema: str | None) -> None:
+    """Refuse a schema that holds tables but no ledger (a mistyped URL): it is not ours to fill.
+
+    Raises:
+        NotALedgerError: Tables or views are there, and no ``tl_schema`` among them.
+    """
+    names = (
+        (
+            await connection.execute(
+                sa.text(
+                    "SELECT table_name FROM information_schema.tables "
+                    "WHERE table_schema = current_schema() ORDER BY table_name"
+                )
+            )
+        )
+        .scalars()
+        .all()
+    )
+    if not names or schema.schema_versions.name in names:
+        return
+    place = where if pg_schema is None else f"{where} (schema {pg_schema})"
+    raise NotALedgerError(
+        f"{place} is another application's database (tables such as "
+        f"{names[0]!r}, none of a ledger's); nothing was changed. Give an empty database, "
+        "or a schema of the ledger's own (?schema=thoughtledger in the URL)"
+    )
 
 
 async def check_ledger(engine: AsyncEngine, where: str, pg_schema: str | None) -> None:

@@ -202,6 +202,8 @@ class PostgresEventStore(SqlEventStore):
             InvalidInputError: The URL or schema name is malformed.
             StoreUnavailableError: The server cannot be reached or refuses the login.
             LedgerNotFoundError: ``read_only``, and the database (or schema) has no ledger tables.
+            NotALedgerError: The database (or schema) holds another application's tables and no
+                ledger.
             SchemaVersionError: The database was written by a newer thoughtledger
                 (``read_only``: or by an older one).
         """

@@ -87,6 +87,38 @@ def create_private(file: Path) -> None:
     file.chmod(0o600)  # an empty file is an empty database: SQLite takes it from here
 
 
+def refuse_foreign(writer: sqlite3.Connection, file: Path) -> None:
+    """Refuse a database that holds tables but no ledger, before anything in it is changed.
+
+    A mistyped ``--db`` naming another application's SQLite file would otherwise gain the
+    ledger's tables (and WAL mode) without a word. An empty database is a new ledger.
+
+    Raises:
+        NotALedgerError: The file is not an SQLite database, or holds tables and no ledger.
+        StoreUnavailableError: The file cannot be read.
+    """
+    try:
+        names = [
+            name
+            for (name,) in writer.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"
+            ).fetchall()
+        ]
+    except sqlite3.DatabaseError as exc:
+        if "not a database" in str(exc) or "malformed" in str(exc):
+            raise NotALedgerError(f"{file} is not an SQLite database") from exc
+        raise StoreUnavailableError(f"cannot open the ledger at {file}: {exc}") from exc
+    if "tl_schema" in names:
+        return
+    foreign = [name for name in names if not name.startswith("sqlite_")]
+    if foreign:
+        raise NotALedgerError(
+            f"{file} is another application's database (tables such as "
+            f"{sorted(foreign)[0]!r}, none of a ledger's); nothing was changed. "
+            "Give the path of a new file or of an existing ledger"
+        )
+
+
 async def configure(writer: sqlite3.Connection, durability: Durability) -> None:
     """Put the writer in WAL mode with the durability asked for, never waiting inside SQLite.
 
@@ -230,4 +262,5 @@ __all__ = [
     "is_busy",
     "migrate",
     "reader_engine",
+    "refuse_foreign",
 ]

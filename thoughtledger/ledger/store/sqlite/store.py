@@ -55,6 +55,7 @@ from thoughtledger.ledger.store.sqlite.setup import (
     connect_writer,
     migrate,
     reader_engine,
+    refuse_foreign,
 )
 from thoughtledger.ledger.store.sqlite.writer import Busy, SqliteWriter
 from thoughtledger.ledger.store.subscribe import PollingWatch
@@ -159,7 +160,8 @@ class SqliteEventStore(SqlEventStore):
             InvalidInputError: ``durability`` is not ``"normal"`` or ``"full"``.
             StoreUnavailableError: The file cannot be created or opened.
             LedgerNotFoundError: ``read_only``, and there is no file at ``path``.
-            NotALedgerError: The file is not an SQLite database (``read_only``: or not a ledger).
+            NotALedgerError: The file is not an SQLite database, or holds another
+                application's tables and no ledger (``read_only``: or any file but a ledger).
             SchemaVersionError: The database was written by a newer thoughtledger
                 (``read_only``: or an older one).
         """
@@ -179,6 +181,7 @@ class SqliteEventStore(SqlEventStore):
             )
         file, writer = connect_writer(Path(path))
         try:
+            refuse_foreign(writer, file)
             await configure(writer, durability)
             await migrate(writer, file)
         except BaseException:
