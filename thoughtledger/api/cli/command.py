@@ -27,8 +27,16 @@ from thoughtledger.api.cli import (
     ui,
     verify,
 )
-from thoughtledger.api.cli.common import EXIT_FAILURE, EXIT_USAGE, CliError, Parser, Ui
+from thoughtledger.api.cli.common import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    EXIT_USAGE,
+    CliError,
+    Parser,
+    Ui,
+)
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
+from thoughtledger.ledger.printable import visible
 
 PROG = "thoughtledger"
 DEBUG_ENV = "THOUGHTLEDGER_DEBUG"
@@ -96,8 +104,8 @@ def main(argv: list[str] | None = None) -> int:
         argv: The arguments after the program name (``sys.argv[1:]`` when ``None``).
 
     Returns:
-        0 on success, 1 when the work failed, 2 when the command line was wrong, 130 when
-        interrupted.
+        0 on success (no arguments at all print the help), 1 when the work failed, 2 when the
+        command line was wrong, 130 when interrupted.
     """
     arguments = sys.argv[1:] if argv is None else list(argv)
     if arguments[:1] == ["serve"]:
@@ -105,6 +113,9 @@ def main(argv: list[str] | None = None) -> int:
         # its JSON-RPC ever reaches stdout.
         return _guarded(lambda: serve.serve(arguments[1:]))
     ui = Ui.create()
+    if not arguments:  # the first thing a newcomer types: where to start, not an error
+        build_parser().print_help()
+        return EXIT_OK
 
     def run() -> int:
         args = build_parser().parse_args(arguments)
@@ -145,7 +156,8 @@ def _guarded(run: Callable[[], int]) -> int:
 
 def _fail(message: str, code: int) -> int:
     first = message.strip().splitlines()[0] if message.strip() else "failed"
-    sys.stderr.write(f"{PROG}: error: {first}\n")
+    # A message may quote what was typed or what a server answered: shown, never obeyed.
+    sys.stderr.write(f"{PROG}: error: {visible(first, one_line=True)}\n")
     sys.stderr.flush()
     return code
 
@@ -179,6 +191,10 @@ class _StderrHandler(logging.StreamHandler[TextIO]):
     @property
     def stream(self) -> TextIO:
         return sys.stderr
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record as a line, its control characters shown (a log may quote a thought)."""
+        return visible(super().format(record))
 
     @stream.setter
     def stream(self, _value: object) -> None:
