@@ -47,7 +47,7 @@ start here:
   thoughtledger demo                 record a sample session and show it
   thoughtledger sessions             what your agents thought, newest first
   thoughtledger show SESSION         one session as a tree (--at / --as-of: time travel)
-  thoughtledger verify --all         prove nothing was edited since it was recorded
+  thoughtledger verify --all         check no recorded event was edited (what that proves: --help)
   thoughtledger ui                   the same in your browser: tree, version slider, live, charts
 
 times are UTC; every command takes --db URL (default: $THOUGHTLEDGER_URL, else the local file)

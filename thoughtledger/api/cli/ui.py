@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from thoughtledger.api.cli.common import EXIT_OK, Commands, Ui, command, ledger_from
+from thoughtledger.api.cli.common import EXIT_OK, CliError, Commands, Ui, command, ledger_from
 
 SUMMARY = "look at sessions in your browser: tree, time travel, live, analytics (read-only)"
 DEFAULT_PORT = 8766
@@ -34,7 +34,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
 
     Raises:
         LedgerError: The ledger cannot be opened.
-        OSError: The port is taken.
+        CliError: The port is taken or cannot be bound.
     """
     import uvicorn
 
@@ -43,7 +43,11 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     from thoughtledger.api.ui.routes import create_app
 
     async with ledger_from(args, read_only=True) as ledger:
-        listener = bind(args.host, args.port)
+        try:
+            listener = bind(args.host, args.port)
+        except OSError as exc:  # a port taken is a plain fact to report, not a crash
+            message = f"{exc.strerror or exc} (--port P for another, 0 for any free one)"
+            raise CliError(message) from None
         port = listener.getsockname()[1]
         config = uvicorn.Config(
             create_app(ledger), log_config=None, access_log=False, lifespan="off"

@@ -51,15 +51,13 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--host",
-        default=DEFAULT_HOST,
         type=_loopback,
-        help=f"HTTP address: {', '.join(LOOPBACK_HOSTS)} (default: %(default)s)",
+        help=f"with --http: address, {', '.join(LOOPBACK_HOSTS)} (default: {DEFAULT_HOST})",
     )
     parser.add_argument(
         "--port",
-        default=DEFAULT_PORT,
         type=_port,
-        help="HTTP port; 0 picks a free one (default: %(default)s)",
+        help=f"with --http: port; 0 picks a free one (default: {DEFAULT_PORT})",
     )
     parser.add_argument(
         "--profile",
