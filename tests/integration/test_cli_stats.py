@@ -163,7 +163,8 @@ def stats(capsys: pytest.CaptureFixture[str], url: str, *options: str) -> dict[s
     figures: dict[str, Any] = ran.json()
     del figures["filter"]
     del figures["byModel"]  # per-model usage is tested in test_external_cli
-    return _snake_keys(figures)  # the reference below speaks the projection's field names
+    snake: dict[str, Any] = _snake_keys(figures)  # as the reference below names the fields
+    return snake
 
 
 def _snake_keys(data: Any) -> Any:

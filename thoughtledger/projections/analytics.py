@@ -94,7 +94,8 @@ class LedgerStats:
 
         As the command line's and the MCP server's JSON name every field.
         """
-        return _camel_keys(self.as_dict())
+        camel: dict[str, Any] = _camel_keys(self.as_dict())
+        return camel
 
 
 def _camel_keys(data: Any) -> Any:

@@ -192,10 +192,10 @@ class _StderrHandler(logging.StreamHandler[TextIO]):
     def stream(self) -> TextIO:
         return sys.stderr
 
-    def format(self, record: logging.LogRecord) -> str:
-        """The record as a line, its control characters shown (a log may quote a thought)."""
-        return visible(super().format(record))
-
     @stream.setter
     def stream(self, _value: object) -> None:
         pass
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record as a line, its control characters shown (a log may quote a thought)."""
+        return visible(super().format(record))
