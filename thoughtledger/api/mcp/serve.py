@@ -170,7 +170,8 @@ def run_serve(args: argparse.Namespace, parts: ServeParts) -> int:
 
 def _fail(message: str, code: int) -> int:
     lines = message.strip().splitlines()
-    sys.stderr.write(f"{PROG}: error: {lines[0] if lines else 'failed'}\n")
+    first = visible(lines[0], one_line=True) if lines else "failed"  # it may quote a client
+    sys.stderr.write(f"{PROG}: error: {first}\n")
     sys.stderr.flush()
     return code
 
