@@ -50,7 +50,8 @@ start here:
   thoughtledger verify --all         check no recorded event was edited (what that proves: --help)
   thoughtledger ui                   the same in your browser: tree, version slider, live, charts
 
-times are UTC; every command takes --db URL (default: $THOUGHTLEDGER_URL, else the local file)
+times are UTC; every command reads $THOUGHTLEDGER_URL (else the local file) or --db URL:
+a URL with a password belongs in the variable, since ps shows every user a command line
 """
 
 

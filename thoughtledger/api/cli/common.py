@@ -165,7 +165,8 @@ def add_db_option(parser: argparse.ArgumentParser) -> None:
         "--db",
         metavar="URL",
         help="ledger: sqlite:///path.db, a file path, or postgresql://user@host/db "
-        "(default: $THOUGHTLEDGER_URL, else a SQLite file in your data directory)",
+        "(default: $THOUGHTLEDGER_URL, else a SQLite file in your data directory); a URL with "
+        "a password belongs in $THOUGHTLEDGER_URL, since ps shows every user this option",
     )
 
 

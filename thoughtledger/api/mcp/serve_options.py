@@ -28,7 +28,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--db",
         metavar="URL",
         help="ledger URL: sqlite:///path.db, postgresql://user@host/db or memory:// "
-        "(default: $THOUGHTLEDGER_URL, else a SQLite file in your data directory)",
+        "(default: $THOUGHTLEDGER_URL, else a SQLite file in your data directory); a URL with "
+        "a password belongs in $THOUGHTLEDGER_URL, since ps shows every user this option",
     )
     parser.add_argument(
         "--http",
