@@ -36,19 +36,25 @@ def test_demo_records_a_session_with_revisions_and_branches_and_shows_it(
     assert "\x1b[" not in ran.out  # plain text when not a terminal
 
 
-def test_demo_without_db_uses_a_scratch_file_never_the_configured_ledger(
+def test_demo_without_db_uses_one_file_in_the_cache_folder_never_the_configured_ledger(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real = tmp_path / "real.db"
     monkeypatch.setenv("THOUGHTLEDGER_URL", sqlite_url(real))
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "scratch"))
-    (tmp_path / "scratch").mkdir()
-    ran = cli(capsys, "demo", "--json")
-    assert ran.code == 0
-    scratch = ran.json()["db"]
-    assert scratch.startswith(str(tmp_path / "scratch"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temporary"))
+    (tmp_path / "temporary").mkdir()
+    first, second = cli(capsys, "demo", "--json"), cli(capsys, "demo", "--json")
+    assert (first.code, second.code) == (0, 0)
+    scratch = first.json()["db"]
+    assert scratch == str(tmp_path / "cache" / "thoughtledger" / "demo.db")
+    assert second.json()["db"] == scratch  # one file, a session more: no folder per run
+    assert list((tmp_path / "temporary").iterdir()) == []
     assert not real.exists()
-    assert cli(capsys, "sessions", "--db", scratch, "--json").json()[0]["thoughts"] == 9
+    assert [s["thoughts"] for s in cli(capsys, "sessions", "--db", scratch, "--json").json()] == [
+        9,
+        9,
+    ]
 
 
 def test_sessions_lists_each_session_with_its_figures(

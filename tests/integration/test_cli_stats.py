@@ -6,6 +6,7 @@ import importlib.util
 import io
 import itertools
 import math
+import re
 import shutil
 import sqlite3
 from collections import defaultdict
@@ -162,7 +163,18 @@ def stats(capsys: pytest.CaptureFixture[str], url: str, *options: str) -> dict[s
     figures: dict[str, Any] = ran.json()
     del figures["filter"]
     del figures["byModel"]  # per-model usage is tested in test_external_cli
-    return figures
+    snake: dict[str, Any] = _snake_keys(figures)  # as the reference below names the fields
+    return snake
+
+
+def _snake_keys(data: Any) -> Any:
+    """``data`` with camelCase keys back as snake_case, after checking none is snake_case."""
+    if isinstance(data, dict):
+        assert not any("_" in key for key in data), sorted(data)  # camelCase, as every command
+        return {re.sub("([A-Z])", r"_\1", k).lower(): _snake_keys(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_snake_keys(item) for item in data]
+    return data
 
 
 # -- the tests ----------------------------------------------------------------------------------

@@ -89,13 +89,17 @@ def test_reading_commands_create_nothing(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     missing = tmp_path / "absent" / "tokens.json"
-    listed = cli(capsys, "token", "list", "--file", str(missing))
-    as_json = cli(capsys, "token", "list", "--json", "--file", str(missing))
+    # The default file, not made yet, holds no tokens ($XDG_DATA_HOME is under tmp_path) ...
+    listed = cli(capsys, "token", "list")
+    as_json = cli(capsys, "token", "list", "--json")
+    # ... while a file named by hand and missing is a typo to report, not an empty list.
+    named = cli(capsys, "token", "list", "--file", str(missing))
     revoked = cli(capsys, "token", "revoke", "alice", "--file", str(missing))
     assert (listed.code, as_json.code) == (0, 0)
     assert "no tokens" in listed.out
     assert as_json.json() == []
-    assert revoked.code == 1
+    assert (named.code, revoked.code) == (1, 1)
+    assert named.err.startswith("thoughtledger: error: no token file at ")
     assert revoked.err.startswith("thoughtledger: error: no token file at ")
     assert list(tmp_path.iterdir()) == []
 

@@ -76,7 +76,7 @@ def test_the_sql_analysis_gives_the_revision_rate_stats_reports(
     with sqlite3.connect(demo_db) as connection:
         rows = connection.execute(query).fetchall()
     figures = cli(capsys, "stats", "--db", sqlite_url(demo_db), "--json").json()
-    expected = [(item["agent"], item["revision_rate"]) for item in figures["by_agent"]]
+    expected = [(item["agent"], item["revisionRate"]) for item in figures["byAgent"]]
     assert [(agent, round(rate, 4)) for agent, rate in rows] == expected
     assert rows[0][1] > 0  # the demo revises a thought
 

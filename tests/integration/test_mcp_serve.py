@@ -23,7 +23,9 @@ def parse(*argv: str) -> argparse.Namespace:
 
 def test_serve_options_default_to_stdio_with_the_official_tool_and_the_read_tool() -> None:
     args = parse()
-    assert (args.db, args.http, args.host, args.port) == (None, False, "127.0.0.1", 8765)
+    # --host and --port stay unset unless given (so serve can refuse them without --http); with
+    # --http, 127.0.0.1 and 8765 apply (serve_options.DEFAULT_HOST, DEFAULT_PORT).
+    assert (args.db, args.http, args.host, args.port) == (None, False, None, None)
     assert args.profile == "official"
     assert args.tools == ["sequentialthinking", "thinking_history"]
     assert args.ttl_minutes == 30

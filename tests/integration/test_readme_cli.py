@@ -124,7 +124,7 @@ def test_demo_help_says_where_it_records_without_contradiction(
     assert ran.code == 0
     text = " ".join(ran.out.split())
     assert "--db FILE" in text
-    assert "default: a new scratch file; $THOUGHTLEDGER_URL is not used" in text
+    assert "default: demo.db in your cache folder; $THOUGHTLEDGER_URL is not used" in text
     assert "default: $THOUGHTLEDGER_URL" not in text
 
 

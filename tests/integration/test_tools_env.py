@@ -52,7 +52,7 @@ def project(tmp_path: Path) -> Path:
     return project
 
 
-def run(project: Path, *script: str) -> subprocess.CompletedProcess[str]:
+def run(project: Path, *script: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {
         "PATH": os.environ["PATH"],
         "PYTHON": str(project.parent / "python3"),
@@ -60,7 +60,7 @@ def run(project: Path, *script: str) -> subprocess.CompletedProcess[str]:
     }
     return subprocess.run(  # noqa: S603  # the project's own scripts
         [str(BASH), *script],
-        cwd=project,
+        cwd=cwd or project,
         env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
@@ -133,3 +133,15 @@ def test_tools_run_installs_what_running_needs_and_tools_test_adds_the_dev_tools
     assert changed.stderr == "updating .venv: pyproject.toml changed...\n"
     assert pip_calls(project)[-1].split()[-2:] == ["-e", "."]
     assert stamp(project) == f"core {pyproject_hash(project)}"
+
+
+def test_run_from_another_folder_reads_relative_paths_from_that_folder(
+    project: Path, tmp_path: Path
+) -> None:
+    assert run(project, "tools/run", "--version").returncode == 0  # installed
+    (project / ".venv" / "bin" / "thoughtledger").write_text('#!/bin/sh\necho "in $PWD: $*"\n')
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    ran = run(project, str(project / "tools" / "run"), "show", "--db", "demo.db", cwd=elsewhere)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == f"in {elsewhere}: show --db demo.db\n"

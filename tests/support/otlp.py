@@ -28,6 +28,7 @@ class Received:
     resources: list[dict[str, Any]] = field(default_factory=list)
     scopes: list[tuple[str, str]] = field(default_factory=list)
     requests: int = 0
+    authorizations: list[str | None] = field(default_factory=list)
 
 
 def value(any_value: AnyValue) -> Any:
@@ -52,6 +53,7 @@ def otlp_receiver() -> Iterator[tuple[str, Received]]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # the name http.server calls
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            received.authorizations.append(self.headers.get("Authorization"))
             if self.headers.get("Content-Encoding") == "gzip":
                 body = gzip.decompress(body)
             if self.path != "/v1/traces":

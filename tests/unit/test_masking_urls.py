@@ -38,3 +38,19 @@ def test_a_message_quoting_the_url_its_own_way_loses_the_secrets_too() -> None:
     masked = mask_text(message, url)
     assert masked == "cannot reach postgresql+asyncpg://agent:***@db/ledger?password=***: ***"
     assert mask_text(message, None) == message
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://agent:Sec?ret99@db:5432/ledger",
+        "postgresql://agent:Sec:ret99@db:5432/ledger?schema=s",
+        "postgresql://agent:Sec/ret#99@db/ledger",
+        "http://agent:Sec?ret99@collector:4318/v1/traces",
+    ],
+)
+def test_a_password_holding_what_a_url_parser_splits_on_is_masked_whole(url: str) -> None:
+    password = url.split("agent:", 1)[1].rsplit("@", 1)[0]
+    assert password not in mask_url(url)
+    assert "agent:***@" in mask_url(url)
+    assert password not in mask_text(f"cannot connect to {url} as agent:{password}", url)

@@ -114,7 +114,13 @@ class Verifier:
             return text
         if named:
             raise IntegrityError(f"the signature by {self.name} does not verify: altered or forged")
-        raise IntegrityError(f"the note carries no signature by the key {self.name}")
+        # Name and id: two keys made with the default name share the name alone.
+        mine = f"{self.name}+{self.key_id.hex()}"
+        found = ", ".join(f"{name}+{blob[:4].hex()}" for name, blob in signatures)
+        raise IntegrityError(
+            f"the note carries no signature by the key {mine}"
+            + (f" (it is signed by {found})" if found else "")
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,21 +23,24 @@ MASK = "***"
 # Query parameters whose value is a credential: password, sslpassword, passwd, pwd, secret...
 _SECRET_PARAMETER = re.compile(r"pass|pwd|secret|token|key|auth", re.IGNORECASE)
 
+# scheme://user:password@host: the password runs to the last @ before a host (a password may
+# hold ? : / or @, which a URL parser would take for the start of the query, a port or a path).
+_USERINFO = re.compile(r"([\w+.-]+://[^:/@?#]*:)(.*)@[^@/?#]*(?=[/?#]|$)", re.DOTALL)
+
 
 def mask_url(url: str) -> str:
     """``url`` with its password and every secret query parameter replaced by ``***``.
 
     Everything else is kept as written (``sqlite:////abs/path.db`` keeps its four slashes).
     """
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
+    userinfo = _USERINFO.match(url)
     redacted = url
-    userinfo, at, host = parts.netloc.rpartition("@")
-    if at and ":" in userinfo:
-        netloc = f"{userinfo.split(':', 1)[0]}:{MASK}@{host}"
-        redacted = redacted.replace(f"//{parts.netloc}", f"//{netloc}", 1)
+    if userinfo is not None:
+        redacted = f"{userinfo.group(1)}{MASK}{url[userinfo.end(2) :]}"
+    try:
+        parts = urlsplit(redacted)
+    except ValueError:
+        return redacted
     if parts.query:
         base, _, rest = redacted.partition("?")
         query, hash_sign, fragment = rest.partition("#")
@@ -67,14 +70,15 @@ def _redacted_parameter(pair: str) -> str:
 
 
 def _secrets(url: str) -> set[str]:
+    found: set[str] = set()
+    userinfo = _USERINFO.match(url)
+    if userinfo is not None:
+        found.add(userinfo.group(2))
+        url = url[: userinfo.start(2)] + url[userinfo.end(2) :]
     try:
         parts = urlsplit(url)
     except ValueError:
-        return set()
-    found: set[str] = set()
-    userinfo, at, _host = parts.netloc.rpartition("@")
-    if at and ":" in userinfo:
-        found.add(userinfo.split(":", 1)[1])
+        return found
     for pair in parts.query.split("&"):
         name, equals, value = pair.partition("=")
         if equals and _SECRET_PARAMETER.search(unquote(name)):

@@ -89,6 +89,27 @@ class LedgerStats:
             "by_day": [{"day": day, **asdict(group)} for day, group in self.by_day],
         }
 
+    def as_json(self) -> dict[str, Any]:
+        """Return :meth:`as_dict` with camelCase keys (``byAgent``, ``thoughtsP50``).
+
+        As the command line's and the MCP server's JSON name every field.
+        """
+        camel: dict[str, Any] = _camel_keys(self.as_dict())
+        return camel
+
+
+def _camel_keys(data: Any) -> Any:
+    if isinstance(data, dict):
+        return {_camel(key): _camel_keys(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_camel_keys(item) for item in data]
+    return data
+
+
+def _camel(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(part[:1].upper() + part[1:] for part in rest)
+
 
 def summarize_group(facts: Sequence[SessionFacts]) -> GroupStats:
     """Fold per-session facts into the figures of one group."""

@@ -29,8 +29,16 @@ from thoughtledger.api.cli import (
     ui,
     verify,
 )
-from thoughtledger.api.cli.common import EXIT_FAILURE, EXIT_USAGE, CliError, Parser, Ui
+from thoughtledger.api.cli.common import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    EXIT_USAGE,
+    CliError,
+    Parser,
+    Ui,
+)
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
+from thoughtledger.ledger.printable import visible
 
 PROG = "thoughtledger"
 DEBUG_ENV = "THOUGHTLEDGER_DEBUG"
@@ -41,10 +49,11 @@ start here:
   thoughtledger demo                 record a sample session and show it
   thoughtledger sessions             what your agents thought, newest first
   thoughtledger show SESSION         one session as a tree (--at / --as-of: time travel)
-  thoughtledger verify --all         prove nothing was edited since it was recorded
+  thoughtledger verify --all         check no recorded event was edited (what that proves: --help)
   thoughtledger ui                   the same in your browser: tree, version slider, live, charts
 
-times are UTC; every command takes --db URL (default: $THOUGHTLEDGER_URL, else the local file)
+times are UTC; every command reads $THOUGHTLEDGER_URL (else the local file) or --db URL:
+a URL with a password belongs in the variable, since ps shows every user a command line
 """
 
 
@@ -98,8 +107,8 @@ def main(argv: list[str] | None = None) -> int:
         argv: The arguments after the program name (``sys.argv[1:]`` when ``None``).
 
     Returns:
-        0 on success, 1 when the work failed, 2 when the command line was wrong, 130 when
-        interrupted.
+        0 on success (no arguments at all print the help), 1 when the work failed, 2 when the
+        command line was wrong, 130 when interrupted.
     """
     arguments = sys.argv[1:] if argv is None else list(argv)
     if arguments[:1] == ["serve"]:
@@ -107,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
         # its JSON-RPC ever reaches stdout.
         return _guarded(lambda: serve.serve(arguments[1:]))
     ui = Ui.create()
+    if not arguments:  # the first thing a newcomer types: where to start, not an error
+        build_parser().print_help()
+        return EXIT_OK
 
     def run() -> int:
         args = build_parser().parse_args(arguments)
@@ -173,7 +185,8 @@ def _interrupting() -> Iterator[None]:
 
 def _fail(message: str, code: int) -> int:
     first = message.strip().splitlines()[0] if message.strip() else "failed"
-    sys.stderr.write(f"{PROG}: error: {first}\n")
+    # A message may quote what was typed or what a server answered: shown, never obeyed.
+    sys.stderr.write(f"{PROG}: error: {visible(first, one_line=True)}\n")
     sys.stderr.flush()
     return code
 
@@ -211,3 +224,7 @@ class _StderrHandler(logging.StreamHandler[TextIO]):
     @stream.setter
     def stream(self, _value: object) -> None:
         pass
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record as a line, its control characters shown (a log may quote a thought)."""
+        return visible(super().format(record))

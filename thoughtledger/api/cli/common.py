@@ -25,7 +25,9 @@ from rich.progress import (
 from rich.table import Table
 
 from thoughtledger.api import Ledger, bounded, open_ledger
+from thoughtledger.api.cli.safe_console import SafeConsole
 from thoughtledger.ledger.errors import InvalidInputError
+from thoughtledger.ledger.printable import visible
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
@@ -59,7 +61,11 @@ class Parser(argparse.ArgumentParser):
 
 @dataclass(frozen=True, slots=True)
 class Ui:
-    """Where output goes: data on ``out`` (stdout), progress and errors on ``err`` (stderr)."""
+    """Where output goes: data on ``out`` (stdout), progress and errors on ``err`` (stderr).
+
+    Both consoles show control characters as escapes (see :class:`SafeConsole`); only
+    :meth:`json` writes a text exactly as it is, JSON-escaped.
+    """
 
     out: Console
     err: Console
@@ -67,7 +73,7 @@ class Ui:
     @classmethod
     def create(cls) -> "Ui":
         """Consoles on the current stdout and stderr; plain and unwrapped when not a terminal."""
-        out, err = Console(file=sys.stdout), Console(file=sys.stderr)
+        out, err = SafeConsole(file=sys.stdout), SafeConsole(file=sys.stderr)
         for console in (out, err):
             if not console.is_terminal:
                 console.width = _PLAIN_WIDTH
@@ -159,7 +165,8 @@ def add_db_option(parser: argparse.ArgumentParser) -> None:
         "--db",
         metavar="URL",
         help="ledger: sqlite:///path.db, a file path, or postgresql://user@host/db "
-        "(default: $THOUGHTLEDGER_URL, else a SQLite file in your data directory)",
+        "(default: $THOUGHTLEDGER_URL, else a SQLite file in your data directory); a URL with "
+        "a password belongs in $THOUGHTLEDGER_URL, since ps shows every user this option",
     )
 
 
@@ -233,9 +240,10 @@ def plural(count: int, noun: str) -> str:
 
 
 def clip(text: str, width: int) -> str:
-    """``text`` on one line, cut to ``width`` characters with an ellipsis."""
+    """``text`` on one line, its control characters shown, cut to ``width`` with an ellipsis."""
     flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    # Cut, then escape: an escape is never cut in two (a hostile text comes out a little wider).
+    return visible(flat if len(flat) <= width else flat[: width - 1] + "…", one_line=True)
 
 
 async def resolve_session(ledger: Ledger, given: str) -> str:

@@ -1,16 +1,19 @@
 """``thoughtledger demo``: record a realistic session, show it, and say how to look further.
 
-It records into ``--db`` when given, else into a new scratch file; never into
-``$THOUGHTLEDGER_URL``'s ledger, so trying the demo cannot add a sample to a real ledger unless
-``--db`` names it.
+It records into ``--db`` when given, else into ``demo.db`` in the user's cache folder (one file,
+a session more each time, rather than a folder left behind in the temporary folder per run);
+never into ``$THOUGHTLEDGER_URL``'s ledger, so trying the demo cannot add a sample to a real
+ledger unless ``--db`` names it. A URL holding a password is never printed: the commands it
+suggests then read the URL from ``$THOUGHTLEDGER_URL``.
 """
 
 import argparse
 import shlex
-import tempfile
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+import platformdirs
 
 from thoughtledger.api import open_ledger
 from thoughtledger.api.cli.common import EXIT_OK, Commands, Ui, add_json_option
@@ -97,16 +100,17 @@ def register(commands: Commands) -> None:
         description=(
             "Record a sample session (a revision, two branches, a raised estimate), show it, and "
             "print the commands to look at it further. It goes into --db FILE when given "
-            "(created if missing; an existing ledger gets one more session), else into a new "
-            "scratch file in the temporary folder. $THOUGHTLEDGER_URL is never used: a demo "
-            "lands in a ledger only when --db names it."
+            "(created if missing; an existing ledger gets one more session), else into demo.db "
+            "in your cache folder (one more session each time). $THOUGHTLEDGER_URL is never "
+            "used: a demo lands in a ledger only when --db names it."
         ),
     )
     parser.add_argument(
         "--db",
         metavar="FILE",
         help="where to record: a file path (demo.db), sqlite:///path.db or "
-        "postgresql://user@host/db (default: a new scratch file; $THOUGHTLEDGER_URL is not used)",
+        "postgresql://user@host/db (default: demo.db in your cache folder; $THOUGHTLEDGER_URL "
+        "is not used)",
     )
     add_json_option(parser)
     parser.set_defaults(handler=run)
@@ -118,28 +122,20 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     Raises:
         LedgerError: The ledger failed.
     """
-    given: str | None = args.db
-    db = given or str(Path(tempfile.mkdtemp(prefix="thoughtledger-demo-")) / "demo.db")
+    db: str = args.db or str(scratch_path())
     async with open_ledger(db, ttl=None) as ledger:
         session = await ledger.new_session(metadata=METADATA)
         for thought in THOUGHTS:
             await session.think(**{"next_thought_needed": True, **thought})
         state = await session.state()
     where = _where(db)
-    short = state.session_id[:18]  # a unique prefix is enough, and easier on the eye
     persisted = urlsplit(db).scheme != "memory"
-    option = f"--db {shlex.quote(db)}"
-    commands = [
-        f"thoughtledger show {short} {option} --at 5",
-        f"thoughtledger diff {short} 4 7 {option}",
-        f"thoughtledger replay {short} {option}",
-        f"thoughtledger stats {option}",
-        f"thoughtledger verify {option}",
-    ]
+    secret = mask_url(db) != db
+    commands = _suggested(state.session_id, None if secret else db)
     if args.json:
         ui.json(
             {
-                "db": db,
+                "db": mask_url(db),
                 "path": where,
                 "sessionId": state.session_id,
                 "events": state.version,
@@ -147,15 +143,44 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             }
         )
         return EXIT_OK
-    ui.out.print(f"Recorded a sample session in {where}\n", highlight=False)
+    ui.out.print(f"Recorded a sample session in {where}\n", highlight=False, soft_wrap=True)
     ui.show(session_tree(state))
     if not persisted:
         ui.out.print("\n(memory:// keeps nothing: give --db FILE to look at it again)")
         return EXIT_OK
     ui.out.print("\nNext, try:", style="bold")
+    if secret:
+        # The URL holds a password: neither printed here nor put on a command line, where
+        # every user of the machine could read it (ps).
+        ui.out.print(
+            "  (with $THOUGHTLEDGER_URL set to the ledger's URL: it holds a password, so it is not "
+            "shown, and belongs in the environment rather than on a command line)",
+            style="dim",
+            highlight=False,
+            soft_wrap=True,
+        )
     for line in commands:
-        ui.out.print(f"  {line}", highlight=False)
+        # soft_wrap: a command cut by a newline at the terminal's edge no longer pastes whole.
+        ui.out.print(f"  {line}", highlight=False, soft_wrap=True)
     return EXIT_OK
+
+
+def scratch_path() -> Path:
+    """Where a demo without ``--db`` records: ``demo.db`` in the user's cache folder."""
+    return platformdirs.user_cache_path("thoughtledger", appauthor=False) / "demo.db"
+
+
+def _suggested(session_id: str, db: str | None) -> list[str]:
+    """The commands to look further, with ``--db`` unless the URL is to stay unprinted."""
+    short = session_id[:18]  # a unique prefix is enough, and easier on the eye
+    option = "" if db is None else f" --db {shlex.quote(db)}"
+    return [
+        f"thoughtledger show {short}{option} --at 5",
+        f"thoughtledger diff {short} 4 7{option}",
+        f"thoughtledger replay {short}{option}",
+        f"thoughtledger stats{option}",
+        f"thoughtledger verify{option}",
+    ]
 
 
 def _where(db: str) -> str:

@@ -60,8 +60,9 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     """Write the sessions' events and the manifest; a file appears only once complete.
 
     Raises:
-        UsageError: No sessions and no --all (or both), an unknown session, or an output path
-            that is a directory, lies in no directory, or is the ledger itself.
+        UsageError: No sessions and no --all (or both), an unknown session, --html with -o or
+            --format, or an output path that is a directory, lies in no directory, or is the
+            ledger itself.
         CliError: The file exists (without --force), or cannot be written (nothing is left
             behind).
         LedgerError: The ledger failed.
@@ -73,6 +74,11 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     if args.html is not None:
         if args.output is not None:
             raise UsageError("give -o FILE or --html FILE.html, not both")
+        if args.format != "jsonl":  # else the page would be written and --format dropped
+            raise UsageError(
+                f"--html writes a web page, not {args.format}: drop --format, or -o FILE "
+                f"--format {args.format} for rows"
+            )
         return await _html(args, ui)
     if args.output is None:
         raise UsageError(

@@ -18,6 +18,7 @@ from thoughtledger.api.cli.common import (
 )
 from thoughtledger.api.otel.log import TraceExport
 from thoughtledger.api.otel.spans import Conventions
+from thoughtledger.ledger.masking import mask_url
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -58,9 +59,10 @@ async def run_otlp(args: argparse.Namespace, ui: Ui) -> int:
             sender.close()
     sessions = export.sessions
     if args.json:
-        ui.json({"endpoint": url, "sessions": sessions, "spans": sent})
+        ui.json({"endpoint": mask_url(url), "sessions": sessions, "spans": sent})
     else:
-        ui.out.print(f"sent {plural(sent, 'span')} of {plural(sessions, 'session')} to {url}")
+        shown = mask_url(url)
+        ui.out.print(f"sent {plural(sent, 'span')} of {plural(sessions, 'session')} to {shown}")
     return EXIT_OK
 
 

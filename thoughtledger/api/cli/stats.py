@@ -47,7 +47,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             models = await ledger.stats.model_usage(since=args.since, until=args.until)
     if args.json:
         by_model = [usage.as_json() for usage in models]
-        ui.json({"filter": _filter_json(args), **stats.as_dict(), "byModel": by_model})
+        ui.json({"filter": _filter_json(args), **stats.as_json(), "byModel": by_model})
     elif args.csv:
         _csv(stats)
     else:

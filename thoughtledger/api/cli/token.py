@@ -44,12 +44,16 @@ def register(commands: Commands) -> None:
     _file_option(add)
     add.set_defaults(handler=_add)
 
-    listing = actions.add_parser("list", help="who holds which tokens (never the secrets)")
+    listing = actions.add_parser(
+        "list", help="who holds which tokens (never the secrets)", description=_LIST_HELP
+    )
     _file_option(listing)
     add_json_option(listing)
     listing.set_defaults(handler=_list)
 
-    revoke = actions.add_parser("revoke", help="end every token of NAME, or one with --id")
+    revoke = actions.add_parser(
+        "revoke", help="end every token of NAME, or one with --id", description=_REVOKE_HELP
+    )
     revoke.add_argument("name", metavar="NAME", help="whose tokens to end")
     revoke.add_argument("--id", dest="token_id", metavar="ID", help="only this token (see list)")
     _file_option(revoke)
@@ -60,6 +64,16 @@ _ADD_HELP = (
     "Make a bearer token for NAME and print it once on stdout: only its hash is kept. "
     "A principal may hold several tokens (say a writer token for an agent and a reader token "
     "for a dashboard)."
+)
+
+_LIST_HELP = (
+    "Show who holds which tokens: name, role, id and when each was made; never a token or its "
+    "hash. A --file that does not exist is an error (a mistyped name is not an empty file); "
+    "without --file, a default file not made yet lists no tokens."
+)
+_REVOKE_HELP = (
+    "End every token of NAME, or with --id only that one (ids are in token list). A server "
+    "using the file refuses a revoked token from its next request."
 )
 
 
@@ -108,10 +122,12 @@ async def _list(args: argparse.Namespace, ui: Ui) -> int:
     """Show the tokens: name, role, id, created; never hashes or tokens.
 
     Raises:
-        TokenFileError: The file is unreadable or not a token file (a missing one is empty).
+        TokenFileError: The file is unreadable or not a token file, or ``--file`` names none
+            (only the default file, not made yet, counts as empty).
     """
     path = _path(args)
-    tokens = load_tokens_or_empty(path)  # reading creates nothing
+    # Reading creates nothing; a file named by hand and missing is a typo, not "no tokens".
+    tokens = load_tokens(path) if args.file is not None else load_tokens_or_empty(path)
     if args.json:
         ui.json([_as_json(record) for record in tokens.records])
         return EXIT_OK

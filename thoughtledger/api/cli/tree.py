@@ -9,6 +9,7 @@ from rich.tree import Tree
 from thoughtledger.api import HistoryPage
 from thoughtledger.api.cli.common import plural, when
 from thoughtledger.ledger.envelope import format_time
+from thoughtledger.ledger.printable import visible
 from thoughtledger.projections.answers import branch_sets, thought_history
 from thoughtledger.projections.state import SessionState, ThoughtEntry
 from thoughtledger.projections.usage import cost_note
@@ -130,7 +131,8 @@ def page_lines(page: HistoryPage) -> list[Text]:
         if item["kind"] == "thought.revised" or item.get("isRevision"):
             target = f" #{item['revisesThought']}" if "revisesThought" in item else ""
             label.append(f"↺ revises{target}: ", style="yellow")
-        label.append(item["thought"])
+        # rich would drop a bell or a carriage return silently: shown instead, as everywhere.
+        label.append(visible(item["thought"], one_line=True))
         if not item["nextThoughtNeeded"]:
             label.append("  ✓ done", style="green")
         label.append(
@@ -148,7 +150,8 @@ def _label(entry: ThoughtEntry, revisions: list[int], current: int | None) -> Te
         label.append(f"↺ revises{target}: ", style="yellow")
     if entry.generation is not None:
         label.append(f"[{entry.generation.model}] ", style="blue")
-    label.append(entry.thought, style="reverse" if entry.version == current else "")
+    shown = visible(entry.thought, one_line=True)
+    label.append(shown, style="reverse" if entry.version == current else "")
     if revisions:
         shown = ", ".join(f"#{number}" for number in revisions)
         label.append(f"  (revised by {shown})", style="yellow")

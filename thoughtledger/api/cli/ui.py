@@ -4,7 +4,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from thoughtledger.api.cli.common import EXIT_OK, Commands, Ui, command, ledger_from
+from thoughtledger.api.cli.common import EXIT_OK, CliError, Commands, Ui, command, ledger_from
 from thoughtledger.ledger.errors import InvalidInputError
 
 SUMMARY = "look at sessions in your browser: tree, time travel, live, analytics (read-only)"
@@ -53,7 +53,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
 
     Raises:
         LedgerError: The ledger or the token file cannot be opened.
-        OSError: The port is taken.
+        CliError: The port is taken or cannot be bound.
     """
     import uvicorn
 
@@ -68,7 +68,11 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         # The token file first: a bad one stops the app before the ledger is touched.
         verifier = FileTokenVerifier(args.auth)
     async with ledger_from(args, read_only=True) as ledger:
-        listener = bind(args.host, args.port)
+        try:
+            listener = bind(args.host, args.port)
+        except OSError as exc:  # a port taken is a plain fact to report, not a crash
+            message = f"{exc.strerror or exc} (--port P for another, 0 for any free one)"
+            raise CliError(message) from None
         port = listener.getsockname()[1]
         app = create_app(ledger, verifier=verifier, allow_origins=args.allow_origin)
         config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off")

@@ -23,6 +23,12 @@ def register(commands: Commands) -> None:
     parser = command(
         commands, "verify", "check that no recorded event was edited, removed or reordered", run
     )
+    parser.description = (
+        "Walk every hash chain: an event edited, removed or reordered without recomputing the "
+        "hashes fails it, naming the first bad event (exit 1). That catches accidents and "
+        "careless edits, not whoever can write to the database, who can recompute every hash; "
+        "--checkpoint, with a signed checkpoint kept out of their reach, catches that too."
+    )
     parser.add_argument(
         "session", metavar="SESSION", nargs="?", help="one session (default: every session)"
     )

@@ -81,12 +81,9 @@ async def open_store(
     if scheme in ("postgresql", "postgres", "postgresql+asyncpg"):
         from thoughtledger.ledger.store.postgres import PostgresEventStore
 
-        schema = query.pop("schema", None)
-        plain = target.split("?", 1)[0]
-        rest = "&".join(f"{k}={v}" for k, v in query.items())
-        return await PostgresEventStore.open(
-            plain + ("?" + rest if rest else ""), pg_schema=schema, clock=clock, read_only=read_only
-        )
+        # Handed over whole: SQLAlchemy's parser reads a password holding ? or :, which a split
+        # on the first ? would cut in two (and its tail be taken for the port).
+        return await PostgresEventStore.open(target, clock=clock, read_only=read_only)
     if scheme == "memory":
         return MemoryEventStore(clock=clock)
     raise InvalidInputError(

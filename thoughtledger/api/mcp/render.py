@@ -7,6 +7,7 @@ entry point reads the variable and hands the server a sink, or none.
 import os
 from collections.abc import Callable, Mapping
 
+from thoughtledger.ledger.printable import visible
 from thoughtledger.projections.state import ThoughtEntry
 
 DISABLE_ENV = "DISABLE_THOUGHT_LOGGING"
@@ -25,7 +26,8 @@ def render_thought(entry: ThoughtEntry) -> str:
     """Draw ``entry`` in a box headed like the official server's (``💭 Thought 2/5`` ...).
 
     Unlike the official box, every line is padded to the box's width and a multi-line thought
-    keeps its lines, so the box stays closed.
+    keeps its lines, so the box stays closed; a thought is a client's text, so its control
+    characters (and a branch id's) are shown as escapes, never sent to the operator's terminal.
     """
     if entry.is_revision:
         prefix = "🔄 Revision"
@@ -36,8 +38,10 @@ def render_thought(entry: ThoughtEntry) -> str:
     else:
         prefix = "💭 Thought"
         context = ""
-    header = f"{prefix} {entry.thought_number}/{entry.total_thoughts}{context}"
-    lines = entry.thought.splitlines() or [""]
+    header = visible(
+        f"{prefix} {entry.thought_number}/{entry.total_thoughts}{context}", one_line=True
+    )
+    lines = [visible(line, one_line=True) for line in entry.thought.splitlines()] or [""]
     width = max(len(header), *(len(line) for line in lines))
     border = "─" * (width + 2)
     body = "\n".join(f"│ {line.ljust(width)} │" for line in lines)

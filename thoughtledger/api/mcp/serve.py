@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import functools
 import logging
+import os
 import signal
 import socket
 import sys
@@ -41,7 +42,9 @@ from thoughtledger.api import (
 from thoughtledger.api.mcp.context import AppState, ProfileName
 from thoughtledger.api.mcp.render import ThoughtSink, thought_logging_enabled
 from thoughtledger.api.mcp.serve_options import (
+    DEFAULT_HOST,
     DEFAULT_MAX_HTTP_SESSIONS,
+    DEFAULT_PORT,
     add_serve_arguments,
 )
 from thoughtledger.api.mcp.server import (
@@ -53,6 +56,7 @@ from thoughtledger.api.mcp.stdio import run_stdio, stdio_transport
 from thoughtledger.api.mcp.stopping import http_server, signals_handled
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError
 from thoughtledger.ledger.masking import mask_text, mask_url
+from thoughtledger.ledger.printable import visible
 
 if TYPE_CHECKING:
     from thoughtledger.api import CheckpointWriter, Signer
@@ -127,10 +131,16 @@ def run_serve(args: argparse.Namespace, parts: ServeParts) -> int:
         the token file cannot be read, or the port cannot be bound; 130 after Ctrl-C, which
         stops either transport at once.
     """
-    if not args.http and (args.auth is not None or args.max_http_sessions is not None):
-        option = "--auth" if args.auth is not None else "--max-http-sessions"
+    http_only = {
+        "--auth": args.auth,
+        "--max-http-sessions": args.max_http_sessions,
+        "--host": args.host,
+        "--port": args.port,
+    }
+    given = [option for option, value in http_only.items() if value is not None]
+    if not args.http and given:  # ignored silently, it would look like a server on that port
         return _fail(
-            f"{option} applies to --http only (stdio has one client: its parent)", EXIT_USAGE
+            f"{given[0]} applies to --http only (stdio has one client: its parent)", EXIT_USAGE
         )
     configure_logging()
     sink: ThoughtSink | None = _stderr_sink if thought_logging_enabled() else None
@@ -160,7 +170,8 @@ def run_serve(args: argparse.Namespace, parts: ServeParts) -> int:
 
 def _fail(message: str, code: int) -> int:
     lines = message.strip().splitlines()
-    sys.stderr.write(f"{PROG}: error: {lines[0] if lines else 'failed'}\n")
+    first = visible(lines[0], one_line=True) if lines else "failed"  # it may quote a client
+    sys.stderr.write(f"{PROG}: error: {first}\n")
     sys.stderr.flush()
     return code
 
@@ -243,15 +254,16 @@ async def _serve_http(
     ):
         # Bind first, so --port 0 is known: it is in the URL, and the URL is in the auth
         # settings (the resource the tokens are for).
-        listener = bind(args.host, args.port)
+        host: str = args.host or DEFAULT_HOST
+        listener = bind(host, DEFAULT_PORT if args.port is None else args.port)
         port = listener.getsockname()[1]
-        base = f"http://{_url_host(args.host)}:{port}"
+        base = f"http://{_url_host(host)}:{port}"
         url = base + HTTP_PATH
         auth = _auth_settings(base, url) if verifier is not None else None
         server = _server(ledger, args, parts, sink, transport="http", verifier=verifier, auth=auth)
         app = server.streamable_http_app(
             streamable_http_path=HTTP_PATH,
-            host=args.host,  # turns on the SDK's DNS-rebinding protection for loopback names
+            host=host,  # turns on the SDK's DNS-rebinding protection for loopback names
             session_idle_timeout=HTTP_IDLE_TIMEOUT,
             # The SDK's own cap on every session together: room for that many principals.
             max_sessions=per_principal * (PRINCIPALS_ROOM if verifier is not None else 1),
@@ -310,16 +322,28 @@ def bind(host: str, port: int) -> socket.socket:
     """Return a listening TCP socket on ``host:port`` (IPv4 or IPv6, as ``host`` says).
 
     Raises:
-        OSError: The address is taken or cannot be bound.
+        OSError: The address is taken or cannot be bound (the message names it).
     """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    return socket.create_server((host, port), family=family)
+    try:
+        return socket.create_server((host, port), family=family)
+    except OSError as exc:  # the same error, saying which address (the errno alone does not)
+        shown = f"[{host}]" if ":" in host else host
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise OSError(exc.errno, f"cannot listen on {shown}:{port}: {reason}") from exc
+
+
+class _VisibleFormatter(logging.Formatter):
+    """Log lines with their control characters shown: a record may quote a client's text."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return visible(super().format(record))
 
 
 def configure_logging(level: int = logging.INFO) -> None:
     """Send every log record (ours, structlog's, the SDK's, uvicorn's) to stderr as one line."""
     handler = logging.StreamHandler(sys.stderr)
-    formatter = logging.Formatter(
+    formatter = _VisibleFormatter(
         "%(asctime)s.%(msecs)03dZ [%(levelname)s] %(name)s: %(message)s", "%Y-%m-%dT%H:%M:%S"
     )
     formatter.converter = time.gmtime

@@ -28,7 +28,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--db",
         metavar="URL",
         help="ledger URL: sqlite:///path.db, postgresql://user@host/db or memory:// "
-        "(default: $THOUGHTLEDGER_URL, else a SQLite file in your data directory)",
+        "(default: $THOUGHTLEDGER_URL, else a SQLite file in your data directory); a URL with "
+        "a password belongs in $THOUGHTLEDGER_URL, since ps shows every user this option",
     )
     parser.add_argument(
         "--http",
@@ -51,15 +52,13 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--host",
-        default=DEFAULT_HOST,
         type=_loopback,
-        help=f"HTTP address: {', '.join(LOOPBACK_HOSTS)} (default: %(default)s)",
+        help=f"with --http: address, {', '.join(LOOPBACK_HOSTS)} (default: {DEFAULT_HOST})",
     )
     parser.add_argument(
         "--port",
-        default=DEFAULT_PORT,
         type=_port,
-        help="HTTP port; 0 picks a free one (default: %(default)s)",
+        help=f"with --http: port; 0 picks a free one (default: {DEFAULT_PORT})",
     )
     parser.add_argument(
         "--agent",

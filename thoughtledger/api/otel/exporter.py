@@ -13,6 +13,7 @@ the SDK's. Sending blocks, so it runs in a worker thread.
 """
 
 import asyncio
+import base64
 import contextlib
 import gzip
 import http.client
@@ -26,12 +27,13 @@ import urllib.request
 import zlib
 from collections.abc import Callable, Sequence
 from email.utils import parsedate_to_datetime
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from thoughtledger.api import TelemetryExportError
 from thoughtledger.api.otel.spans import SEMCONV_SCHEMA_URL, SpanData
 from thoughtledger.api.otel.wire import encode_span, request_of
 from thoughtledger.ledger.errors import InvalidInputError, MissingExtraError
+from thoughtledger.ledger.masking import mask_text, mask_url
 
 BATCH = 2048
 """Spans per request: large enough to keep the per-request cost small, small enough to stay
@@ -53,11 +55,26 @@ def traces_url(given: str) -> str:
     parts = urlsplit(given)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise InvalidInputError(
-            f"--otlp needs an http(s) URL such as http://localhost:4318, not {given!r}"
+            f"--otlp needs an http(s) URL such as http://localhost:4318, not {mask_url(given)!r}"
         )
     if parts.path in ("", "/"):
         return given.rstrip("/") + "/v1/traces"
     return given
+
+
+def _credentials_apart(url: str) -> tuple[str, str | None]:
+    """``url`` without ``user:password@``, and those as a ``Basic`` authorization, if given.
+
+    urllib would take them for part of the host name; as a header they reach the endpoint
+    (a collector behind basic authentication), and never appear in a request line.
+    """
+    parts = urlsplit(url)
+    if parts.username is None:
+        return url, None
+    pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
+    host = parts.netloc.rpartition("@")[2]
+    plain = parts._replace(netloc=host).geturl()
+    return plain, "Basic " + base64.b64encode(pair.encode()).decode("ascii")
 
 
 def _setting(name: str) -> str:
@@ -127,7 +144,9 @@ class OtlpSender:
                 "OpenTelemetry export needs the otel extra; install it with "
                 "pip install 'thoughtledger[otel]'"
             ) from exc
-        self._url = url
+        self._url, basic = _credentials_apart(url)
+        self._given = url  # only to mask its secrets wherever an error quotes them
+        self._shown = mask_url(url)  # the URL in messages: they reach logs and terminals
         self._resource = dict(Resource.create({"service.name": service_name}).attributes)
         self._version = version
         self._timeout = _timeout()
@@ -138,6 +157,8 @@ class OtlpSender:
         }
         if encoding is not None:
             self._headers["Content-Encoding"] = encoding
+        if basic is not None and not any(k.lower() == "authorization" for k in self._headers):
+            self._headers["Authorization"] = basic
         try:
             self._tls = _tls() if url.startswith("https:") else None
         except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError
@@ -184,11 +205,12 @@ class OtlpSender:
             if status is not None and status < 400:
                 return None
             if status is not None and status not in _RETRYABLE:
-                return f"{self._url} did not accept the spans (HTTP {status})"
+                return f"{self._shown} did not accept the spans (HTTP {status})"
             backoff = wait if wait is not None else backoff
             if backoff > deadline - time.monotonic() or self._closed.wait(backoff):
                 break
-        return f"cannot send spans to {self._url} (after retrying): {refusal}"
+        refusal = mask_text(refusal, self._given)
+        return f"cannot send spans to {self._shown} (after retrying): {refusal}"
 
     def _attempt(self, body: bytes, timeout: float) -> tuple[int | None, float | None, str]:
         """One POST: its status (``None``: no answer), the wait asked for, what went wrong."""

@@ -185,7 +185,8 @@ class PostgresEventStore(SqlEventStore):
 
         Args:
             url: A SQLAlchemy URL for asyncpg; ``?application_name=...`` names the connections
-                in ``pg_stat_activity`` (default ``thoughtledger``).
+                in ``pg_stat_activity`` (default ``thoughtledger``), ``?schema=...`` is another
+                way to give ``pg_schema``.
             pg_schema: A PostgreSQL schema to keep the tables in (created if missing);
                 ``None`` uses the connection's default ``search_path``.
             pool_size: Connections kept open for reads.
@@ -209,8 +210,18 @@ class PostgresEventStore(SqlEventStore):
         """
         try:
             parsed = sa.make_url(url)
-        except sa.exc.ArgumentError as exc:
-            raise InvalidInputError(f"not a database URL: {exc}") from exc
+        except (sa.exc.ArgumentError, ValueError):  # ValueError: a port that is no number
+            # Never the driver's words: they quote the URL's parts, the password among them.
+            raise InvalidInputError(
+                f"not a database URL: {mask_url(url)!r} (a password holding @ / ? # % must be "
+                "percent-encoded, or given as ?password=...)"
+            ) from None
+        named = parsed.query.get("schema")
+        if named is not None:  # ?schema=name, as open_ledger's URLs give it
+            if not isinstance(named, str) or pg_schema is not None:
+                raise InvalidInputError("give the schema once")
+            pg_schema = named
+            parsed = parsed.difference_update_query(["schema"])
         if parsed.drivername in ("postgresql", "postgres"):
             parsed = parsed.set(drivername="postgresql+asyncpg")
         if parsed.drivername != "postgresql+asyncpg":
@@ -240,10 +251,12 @@ class PostgresEventStore(SqlEventStore):
         unknown = sorted(set(parsed.query) - _connect_options())
         if unknown:
             # Otherwise the driver fails on first use with a TypeError naming its own function.
+            # libpq's spelling is the one people know; asyncpg's differs.
+            hint = "; asyncpg spells sslmode=require as ssl=require" if "sslmode" in unknown else ""
             raise InvalidInputError(
                 f"unknown PostgreSQL URL option {', '.join(map(repr, unknown))} "
                 f"(known: application_name, schema and asyncpg's connect options such as ssl, "
-                "password, command_timeout)"
+                f"password, command_timeout){hint}"
             )
         store = cls(
             engine,
