@@ -4,8 +4,8 @@ The keys' URL (``jwks_uri``) comes from the issuer's authorization-server metada
 ``/.well-known/oauth-authorization-server``) or its OpenID configuration
 (``/.well-known/openid-configuration``), whose ``issuer`` must be the issuer configured, unless
 it is given outright. Keys are cached; a token signed with a key id the cache does not know
-(the issuer rotated its keys) makes one fetch, and fetches are at least ``min_interval``
-seconds apart, so a stream of tokens with made-up key ids cannot turn the server into a
+(the issuer rotated its keys) makes one fetch, and the fetches tokens prompt are at least
+``min_interval`` seconds apart, so a stream of tokens with made-up key ids cannot turn the server into a
 hammer on the issuer. Every fetch has a timeout and a size limit; one that fails keeps the keys
 already known.
 
@@ -133,6 +133,7 @@ class KeySet:
             # Another request may have fetched while this one waited for the lock.
             found = self._find(kid)
             if (found is None or self._stale()) and self._may_try():
+                self._tried = self._clock()
                 try:
                     await self._refresh()
                 except IssuerError as exc:
@@ -154,7 +155,6 @@ class KeySet:
         return self._tried is None or self._clock() - self._tried >= self.min_interval
 
     async def _refresh(self) -> None:
-        self._tried = self._clock()
         if self.jwks_url is None:
             self.issuer, self.jwks_url = await self._discover()
         document = await self._fetch(self.jwks_url)
@@ -210,6 +210,7 @@ def _fetch_json(url: str, timeout: float) -> Mapping[str, Any]:
         with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310
             body = answer.read(_MAX_BYTES + 1)
     except urllib.error.HTTPError as exc:
+        exc.close()  # it holds the answer's connection
         raise IssuerError(f"{url} answered HTTP {exc.code}") from exc
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)

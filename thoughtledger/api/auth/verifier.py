@@ -72,8 +72,9 @@ class FileTokenVerifier:
 
 
 def _load(path: Path) -> TokenFile:
+    tokens = load_tokens(path)  # first: a missing file is named as such
     check_not_shared(path)
-    return load_tokens(path)
+    return tokens
 
 
 __all__ = ["FileTokenVerifier"]
