@@ -37,7 +37,10 @@ async def test_a_good_token_names_its_subject_and_role_and_carries_no_more() -> 
         listed = await verifier.verify_token(
             issuer.token("erin", [AUDIENCE, "other-api"], thoughtledger_role=["reader", "writer"])
         )
-    assert plain is not None and auditor is not None and scoped is not None and listed is not None
+    assert plain is not None
+    assert auditor is not None
+    assert scoped is not None
+    assert listed is not None
     assert (plain.subject, plain.client_id, plain.scopes) == (
         "alice",
         "agent-app",
@@ -45,7 +48,8 @@ async def test_a_good_token_names_its_subject_and_role_and_carries_no_more() -> 
     )
     assert plain.resource == AUDIENCE
     assert plain.claims == {"iss": issuer.url}
-    assert plain.expires_at is not None and plain.expires_at > time.time()
+    assert plain.expires_at is not None
+    assert plain.expires_at > time.time()
     assert (auditor.subject, auditor.scopes) == ("carol", ["thoughtledger:auditor"])
     assert scoped.scopes == ["thoughtledger:reader"]
     assert listed.scopes == ["thoughtledger:writer"]  # the widest of those named
@@ -95,7 +99,8 @@ async def test_tokens_never_reach_the_log(caplog: pytest.LogCaptureFixture) -> N
         assert await verifier.verify_token(accepted) is not None
     logged = "\n".join(record.getMessage() for record in caplog.records)
     assert "token_refused" in logged
-    assert refused not in logged and accepted not in logged
+    assert refused not in logged
+    assert accepted not in logged
     assert refused.split(".")[2] not in logged  # not even the signature
 
 
@@ -144,7 +149,7 @@ async def test_metadata_of_another_issuer_is_refused() -> None:
     with issuing() as issuer:
         issuer.said_issuer = "https://impostor.example"
         verifier = IssuerTokenVerifier(issuer.url, AUDIENCE)
-        with pytest.raises(IssuerError, match="describes the issuer 'https://impostor.example'"):
+        with pytest.raises(IssuerError, match=r"describes the issuer 'https://impostor\.example'"):
             await verifier.prepare()
 
 

@@ -138,7 +138,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  # the base's name
+    def log_message(self, format: str, *args: Any) -> None:  # the base's name
         pass  # quiet: pytest shows stderr of failed tests only, and this would drown it
 
 
