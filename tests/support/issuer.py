@@ -64,12 +64,14 @@ class Issuer:
         """The newest key's id."""
         return list(self.keys)[-1]
 
-    def claims(self, sub: str, audience: str, **extra: Any) -> dict[str, Any]:
+    def claims(self, sub: str, audience: str | list[str], **extra: Any) -> dict[str, Any]:
         """Good claims for ``sub``: this issuer, ``audience``, five minutes to live."""
         now = int(time.time())
         return {"iss": self.url, "sub": sub, "aud": audience, "iat": now, "exp": now + 300, **extra}
 
-    def token(self, sub: str, audience: str, *, kid: str | None = None, **extra: Any) -> str:
+    def token(
+        self, sub: str, audience: str | list[str], *, kid: str | None = None, **extra: Any
+    ) -> str:
         """A token for ``sub`` signed ES256 with key ``kid`` (default the newest)."""
         kid = kid or self.kid
         return self.sign(self.claims(sub, audience, **extra), self.keys[kid], kid)

@@ -5,9 +5,9 @@ The keys' URL (``jwks_uri``) comes from the issuer's authorization-server metada
 (``/.well-known/openid-configuration``), whose ``issuer`` must be the issuer configured, unless
 it is given outright. Keys are cached; a token signed with a key id the cache does not know
 (the issuer rotated its keys) makes one fetch, and the fetches tokens prompt are at least
-``min_interval`` seconds apart, so a stream of tokens with made-up key ids cannot turn the server into a
-hammer on the issuer. Every fetch has a timeout and a size limit; one that fails keeps the keys
-already known.
+``min_interval`` seconds apart, so a stream of tokens with made-up key ids cannot turn the
+server into a hammer on the issuer. Every fetch has a timeout and a size limit; one that fails
+keeps the keys already known.
 
 Only keys for signatures with public keys are kept (``kty`` RSA, EC, OKP): a symmetric
 (``oct``) key published with the others is never used, so no token is checked with a secret

@@ -57,10 +57,4 @@ def metadata_routes(resource: str, authorization_servers: Sequence[str]) -> list
     ]
 
 
-def metadata_url(resource: str) -> str:
-    """Where the metadata of ``resource`` is served (RFC 9728 section 3.1)."""
-    parts = urlsplit(resource)
-    return f"{parts.scheme}://{parts.netloc}{WELL_KNOWN}{parts.path.rstrip('/')}"
-
-
-__all__ = ["WELL_KNOWN", "metadata_document", "metadata_routes", "metadata_url"]
+__all__ = ["WELL_KNOWN", "metadata_document", "metadata_routes"]
