@@ -329,7 +329,7 @@ async def _run_http(
             logging.INFO,
             "serving_http",
             url=url,
-            auth=auth.described if auth is not None else "none",
+            **(auth.facts() if auth is not None else {"auth": "none"}),
             max_http_sessions=per_principal,
             **_facts(args),
         )

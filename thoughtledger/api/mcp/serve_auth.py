@@ -63,13 +63,20 @@ class HttpAuth:
         verifier: Checks each request's bearer token.
         settings: The SDK's settings (the issuer, the resource URL).
         issuers: The authorization servers the RFC 9728 metadata names (none: token file only).
-        described: How the start-up line shows it (``tokens.json``, the issuer, or both).
+        token_file: The token file, if tokens come from one (for the start-up line).
     """
 
     verifier: TokenVerifier
     settings: AuthSettings
     issuers: tuple[str, ...]
-    described: str
+    token_file: str | None
+
+    def facts(self) -> dict[str, str]:
+        """What the start-up line says of it: the token file (or ``none``), the issuer."""
+        shown = {"auth": self.token_file or "none"}
+        if self.issuers:
+            shown["auth_issuer"] = ",".join(self.issuers)
+        return shown
 
 
 async def http_auth(
@@ -116,13 +123,12 @@ async def http_auth(
     options: dict[str, str] = {} if args.role_claim is None else {"role_claim": args.role_claim}
     verifying = issuer_verifier(issuer, args.audience or url, jwks_url=args.jwks_url, **options)
     await verifying.prepare()  # a wrong issuer stops the server now, not at the first client
-    verifiers: list[TokenVerifier] = [verifying]
-    described = f"issuer {verifying.issuer}"
-    if file_verifier is not None:
-        verifiers.insert(0, file_verifier)
-        described = f"{args.auth} and {described}"
-    verifier = verifiers[0] if len(verifiers) == 1 else AnyOf(verifiers)
-    return HttpAuth(verifier, _settings(verifying.issuer, url), (verifying.issuer,), described)
+    if file_verifier is None:
+        verifier: TokenVerifier = verifying
+        token_file = None
+    else:
+        verifier, token_file = AnyOf([file_verifier, verifying]), str(args.auth)
+    return HttpAuth(verifier, _settings(verifying.issuer, url), (verifying.issuer,), token_file)
 
 
 def _settings(issuer: str, url: str) -> AuthSettings:
