@@ -153,6 +153,18 @@ async def test_metadata_of_another_issuer_is_refused() -> None:
             await verifier.prepare()
 
 
+async def test_a_redirect_to_plain_http_elsewhere_is_not_followed() -> None:
+    with issuing() as issuer:
+        issuer.redirects["/moved"] = "http://keys.example.com/jwks.json"
+        issuer.redirects["/kept"] = issuer.url + JWKS_PATH  # loopback: fine
+        moved = IssuerTokenVerifier(issuer.url, AUDIENCE, jwks_url=issuer.url + "/moved")
+        kept = IssuerTokenVerifier(issuer.url, AUDIENCE, jwks_url=issuer.url + "/kept")
+        with pytest.raises(IssuerError, match=r"redirects to http://keys\.example\.com/"):
+            await moved.prepare()
+        await kept.prepare()
+        assert await kept.verify_token(issuer.token("alice", AUDIENCE)) is not None
+
+
 async def test_an_issuer_that_does_not_answer_fails_within_the_timeout() -> None:
     with socket.create_server(("127.0.0.1", 0)) as silent:  # accepts, never answers
         url = f"http://127.0.0.1:{silent.getsockname()[1]}"

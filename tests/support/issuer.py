@@ -45,12 +45,15 @@ class Issuer:
         metadata: Which metadata document it serves (RFC 8414's or OpenID's).
         keys: Its signing keys by key id; all are published.
         said_issuer: The ``issuer`` its metadata states (by default ``url``).
+        redirects: Paths answered with a redirect to the URL given.
+        served: How often each path was asked for.
     """
 
     url: str = ""
     metadata: Metadata = "oauth"
     keys: dict[str, ec.EllipticCurvePrivateKey] = field(default_factory=dict)
     said_issuer: str | None = None
+    redirects: dict[str, str] = field(default_factory=dict)
     served: Counter[str] = field(default_factory=Counter)
 
     def rotate(self) -> str:
@@ -132,6 +135,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.issuer.served[self.path] += 1
+        if (location := self.issuer.redirects.get(self.path)) is not None:
+            self.send_response(302)
+            self.send_header("Location", location)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         document = self.issuer.document(self.path)
         body = json.dumps(document).encode() if document is not None else b"{}"
         self.send_response(200 if document is not None else 404)

@@ -204,10 +204,33 @@ class KeySet:
         raise IssuerError(f"{url} did not answer within {self.timeout:g} s")
 
 
+class _CheckedRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect only where keys may be fetched from (never down to plain HTTP)."""
+
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: Any,
+        code: int,
+        msg: str,
+        headers: Any,
+        newurl: str,
+    ) -> urllib.request.Request | None:
+        try:
+            check_url(newurl, "a redirect to")
+        except InvalidInputError as exc:
+            fp.close()  # the redirect's own answer, unread
+            raise IssuerError(f"{req.full_url} redirects to {newurl}, refused") from exc
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+_OPENER = urllib.request.build_opener(_CheckedRedirects)
+
+
 def _fetch_json(url: str, timeout: float) -> Mapping[str, Any]:
     request = urllib.request.Request(url, headers={"Accept": "application/json"})  # noqa: S310
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310
+        with _OPENER.open(request, timeout=timeout) as answer:
             body = answer.read(_MAX_BYTES + 1)
     except urllib.error.HTTPError as exc:
         exc.close()  # it holds the answer's connection

@@ -83,7 +83,9 @@ class StreamRecheck:
             await self.app(scope, receive, tracked)
             group.cancel_scope.cancel()
         if refused:
-            _log.info("%s", event_line("stream_ended", {"reason": "token no longer valid"}))
+            token = user.access_token
+            facts = {"principal": repr(token.subject or token.client_id), "reason": "token refused"}
+            _log.info("%s", event_line("stream_ended", facts))
             if started and not finished:
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
 
