@@ -130,9 +130,11 @@ def run_serve(args: argparse.Namespace, parts: ServeParts) -> int:
 
     Returns:
         0 after a clean stop (stdin closed, or SIGTERM on HTTP); 2 for a ledger URL of no known
-        form, or HTTP options without ``--http``; 1 when the ledger cannot be opened or fails,
-        the token file cannot be read, or the port cannot be bound; 130 after Ctrl-C, which
-        stops either transport at once.
+        form, HTTP options without ``--http``, issuer options without ``--auth-issuer`` or an
+        issuer URL keys may not be fetched from; 1 when the ledger cannot be opened or fails,
+        the token file cannot be read or others could change it, the issuer's keys cannot be
+        fetched, or the port cannot be bound; 130 after Ctrl-C, which stops either transport
+        at once.
     """
     if not args.http and (option := _http_only_option(args)) is not None:
         return _fail(
