@@ -182,9 +182,12 @@ async def test_an_issuer_that_does_not_answer_fails_within_the_timeout() -> None
         ("http://auth.example.com", None, "the issuer 'http://auth.example.com' must be an https"),
         ("ftp://127.0.0.1", None, "must be an https URL"),
         ("https://auth.example.com", "http://keys.example.com/jwks", "the key set URL"),
+        ("https://exa mple.com", None, "holds spaces or control characters"),
+        ("https://auth.example.com:99999", None, "has no valid port"),
+        ("https://auth.example.com/?tenant=a", None, "must have no query or fragment"),
     ],
 )
-def test_keys_are_fetched_over_https_only_except_on_loopback(
+def test_keys_are_fetched_over_https_only_except_on_loopback_from_well_formed_urls(
     issuer: str, jwks_url: str | None, message: str
 ) -> None:
     with pytest.raises(InvalidInputError, match=message):

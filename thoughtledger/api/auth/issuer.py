@@ -22,6 +22,7 @@ refusal logs only why.
 
 import logging
 from typing import Any
+from urllib.parse import urlsplit
 
 import jwt
 from mcp.server.auth.provider import AccessToken
@@ -83,10 +84,14 @@ class IssuerTokenVerifier:
 
         Raises:
             InvalidInputError: ``issuer`` or ``jwks_url`` is not an ``https`` URL (``http`` only
-                on loopback), or ``audience`` or ``role_claim`` is empty.
+                on loopback), the issuer has a query or a fragment, or ``audience`` or
+                ``role_claim`` is empty.
         """
         if not audience.strip() or not role_claim.strip():
             raise InvalidInputError("the audience and the role claim must not be empty")
+        if urlsplit(issuer).query or urlsplit(issuer).fragment:
+            # RFC 8414 section 2: an issuer identifier has no query and no fragment.
+            raise InvalidInputError(f"the issuer {issuer!r} must have no query or fragment")
         self.keys = KeySet(issuer, jwks_url=jwks_url, timeout=timeout)
         self.audience = audience
         self.role_claim = role_claim

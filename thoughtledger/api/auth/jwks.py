@@ -14,6 +14,7 @@ Only keys for signatures with public keys are kept (``kty`` RSA, EC, OKP): a sym
 an attacker could read from the key set.
 """
 
+import http.client
 import json
 import logging
 import time
@@ -54,6 +55,12 @@ def check_url(url: str, what: str) -> str:
             (anyone on the way could hand the server keys of their own).
     """
     parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018  # raises for a port out of range or not a number
+    except ValueError:
+        raise InvalidInputError(f"{what} {url!r} has no valid port") from None
+    if not url.isprintable() or any(char.isspace() for char in url):
+        raise InvalidInputError(f"{what} {url!r} holds spaces or control characters")
     if parts.scheme == "https" and parts.hostname:
         return url
     if parts.scheme == "http" and parts.hostname in _LOOPBACK:
@@ -235,7 +242,7 @@ def _fetch_json(url: str, timeout: float) -> Mapping[str, Any]:
     except urllib.error.HTTPError as exc:
         exc.close()  # it holds the answer's connection
         raise IssuerError(f"{url} answered HTTP {exc.code}") from exc
-    except (urllib.error.URLError, OSError) as exc:
+    except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         raise IssuerError(f"cannot fetch {url}: {reason}") from exc
     if len(body) > _MAX_BYTES:
