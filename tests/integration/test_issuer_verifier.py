@@ -66,6 +66,9 @@ async def test_every_forged_stale_or_misdirected_token_is_refused() -> None:
             "not yet valid": issuer.sign(
                 {**good, "nbf": now + 600}, issuer.keys[issuer.kid], issuer.kid
             ),
+            "issued in the future": issuer.sign(
+                {**good, "iat": now + 600}, issuer.keys[issuer.kid], issuer.kid
+            ),
             "wrong audience": issuer.token("alice", "http://127.0.0.1:9/mcp"),
             "wrong issuer": issuer.token("alice", AUDIENCE, iss="http://127.0.0.1:9"),
             "wrong key": issuer.sign(good, stranger, issuer.kid),

@@ -9,8 +9,9 @@ server checks each one itself, with PyJWT, against the issuer's published keys (
   secret would let anyone sign);
 - ``iss`` is the issuer, ``aud`` holds the audience (RFC 8707: the resource the token was asked
   for, by default the served ``/mcp`` URL);
-- ``exp`` is present and not past, ``nbf`` (when present) is reached, both with a small leeway
-  for clocks that differ;
+- ``exp`` is present and not past (the SDK, given it as ``expires_at``, holds to it exactly);
+  ``nbf`` and ``iat``, when present, are not in the future, with a small leeway for clocks
+  that differ;
 - ``sub`` names the principal: its sessions are its own.
 
 The role comes from a claim (``thoughtledger_role`` unless told otherwise) holding ``writer``,
@@ -46,7 +47,7 @@ ALGORITHMS = (
 """Signature algorithms accepted: public-key ones only."""
 DEFAULT_ROLE_CLAIM = "thoughtledger_role"
 LEEWAY = 30.0
-"""Seconds of clock difference forgiven on ``exp`` and ``nbf``."""
+"""Seconds of clock difference forgiven on ``nbf`` and ``iat``."""
 MAX_SUBJECT = 256
 _KEY_TYPES = {"RS": "RSA", "PS": "RSA", "ES": "EC", "Ed": "OKP"}
 
@@ -79,7 +80,7 @@ class IssuerTokenVerifier:
                 issuer uses for it.
             role_claim: The claim naming the principal's role.
             jwks_url: The issuer's key set, instead of the one its metadata names.
-            leeway: Seconds of clock difference forgiven on ``exp`` and ``nbf``.
+            leeway: Seconds of clock difference forgiven on ``nbf`` and ``iat``.
             timeout: Seconds a fetch of the issuer's metadata or keys may take.
 
         Raises:
