@@ -37,10 +37,15 @@ async def test_a_good_token_names_its_subject_and_role_and_carries_no_more() -> 
         listed = await verifier.verify_token(
             issuer.token("erin", [AUDIENCE, "other-api"], thoughtledger_role=["reader", "writer"])
         )
+        # A clock a few seconds ahead of ours issued it: within the leeway.
+        skewed = await verifier.verify_token(
+            issuer.token("fay", AUDIENCE, nbf=int(time.time()) + 10, iat=int(time.time()) + 10)
+        )
     assert plain is not None
     assert auditor is not None
     assert scoped is not None
     assert listed is not None
+    assert skewed is not None
     assert (plain.subject, plain.client_id, plain.scopes) == (
         "alice",
         "agent-app",
