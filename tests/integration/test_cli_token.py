@@ -7,6 +7,7 @@ creates nothing; bad input is one line and changes nothing.
 
 import hashlib
 import json
+import os
 import stat
 import subprocess
 import sys
@@ -213,3 +214,64 @@ def test_the_default_file_sits_beside_the_default_ledger(
     assert default_token_path() == tmp_path / "thoughtledger" / "tokens.json"
     assert default_token_path().exists()
     assert _mode(default_token_path().parent) == 0o700
+
+
+def test_add_o_writes_the_token_for_its_owner_alone_and_keeps_an_existing_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    target = tmp_path / "planner.token"
+    path = tmp_path / "tokens.json"
+    ran = _add(capsys, path, "planner", "-o", str(target))
+    kept = target.read_text()
+    again = cli(capsys, "token", "add", "planner", "--file", str(path), "-o", str(target))
+    unchanged = target.read_text()
+    forced = _add(capsys, path, "planner", "-o", str(target), "--force")
+    assert ran.out == ""  # the token is in the file, not on the terminal
+    assert kept.startswith("tl_")
+    assert kept == kept.strip() + "\n"
+    assert kept.strip() not in ran.err
+    assert f"the token is in {target}, readable by you alone" in ran.err
+    assert (again.code, again.out) == (1, "")
+    assert again.err == f"thoughtledger: error: {target} exists; --force to overwrite\n"
+    assert unchanged == kept
+    assert forced.code == 0
+    assert target.read_text() != kept
+    assert _mode(target) == 0o600
+    rows = cli(capsys, "token", "list", "--json", "--file", str(path)).json()
+    assert len(rows) == 2  # the refused add left no token behind
+    assert load_tokens(path).find(target.read_text().strip()) is not None
+    assert load_tokens(path).find(kept.strip()) is not None
+
+
+def test_add_o_is_0600_whatever_the_umask(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    target = tmp_path / "planner.token"
+    previous = os.umask(0)  # the most permissive: a plain open() would make it 0666
+    try:
+        _add(capsys, tmp_path / "tokens.json", "planner", "-o", str(target))
+    finally:
+        os.umask(previous)
+    assert _mode(target) == 0o600
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--force"], "--force goes with -o FILE"),
+        (["-o", "{tmp}"], "is a directory; name a file, such as"),
+        (["-o", "{tmp}/missing/planner.token"], "is not a directory"),
+    ],
+)
+def test_add_o_mistakes_are_one_line_and_make_no_token(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], message: str
+) -> None:
+    path = tmp_path / "tokens.json"
+    given = [arg.replace("{tmp}", str(tmp_path)) for arg in argv]
+    ran = cli(capsys, "token", "add", "planner", "--file", str(path), *given)
+    assert ran.code == 2
+    assert ran.out == ""
+    assert ran.err.startswith("thoughtledger: error: ")
+    assert ran.err.count("\n") == 1
+    assert message in ran.err
+    assert not path.exists()

@@ -1,11 +1,16 @@
 """Who an HTTP caller is: bearer tokens, the file that holds their hashes, and their verifier.
 
 - :mod:`~thoughtledger.api.auth.tokens`: minting tokens and reading/writing the token file
+- :mod:`~thoughtledger.api.auth.private_files`: refusing a token file another user could change
 - :mod:`~thoughtledger.api.auth.verifier`: ``FileTokenVerifier``, the MCP SDK's ``TokenVerifier``
-(imported
-  from there, so the token commands do not load the MCP SDK)
+  over the token file
+- :mod:`~thoughtledger.api.auth.issuer`: ``IssuerTokenVerifier``, the same for JWT access tokens
+  of an OAuth issuer, whose keys :mod:`~thoughtledger.api.auth.jwks` fetches
+
+The verifiers are imported from their modules, so the token commands do not load the MCP SDK.
 """
 
+from thoughtledger.api.auth.private_files import SharedFileError, check_not_shared
 from thoughtledger.api.auth.tokens import (
     TokenFile,
     TokenFileError,
@@ -17,9 +22,11 @@ from thoughtledger.api.auth.tokens import (
 )
 
 __all__ = [
+    "SharedFileError",
     "TokenFile",
     "TokenFileError",
     "TokenRecord",
+    "check_not_shared",
     "default_token_path",
     "load_tokens",
     "load_tokens_or_empty",

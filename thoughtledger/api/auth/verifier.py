@@ -3,7 +3,9 @@
 The file is stat'ed on every request (cheap next to a request) and read again when its identity,
 size or modification time changed, so a token revoked with ``thoughtledger token revoke`` stops
 working on its holder's next request, without restarting the server. A file that disappears or
-turns unreadable while serving refuses every token until it is fixed: failing closed.
+turns unreadable while serving refuses every token until it is fixed: failing closed. So does
+a file, or a folder above it, that another user could change (see
+:mod:`~thoughtledger.api.auth.private_files`): it is refused at start and whenever it is read.
 """
 
 import logging
@@ -13,12 +15,13 @@ from pathlib import Path
 from mcp.server.auth.provider import AccessToken
 
 from thoughtledger.api import SCOPE_PREFIX
+from thoughtledger.api.auth.private_files import check_not_shared
 from thoughtledger.api.auth.tokens import TokenFile, TokenFileError, load_tokens
 
 _log = logging.getLogger(__name__)
 
-_Stamp = tuple[int, int, int, int]
-"""(device, inode, size, modification time in ns): what says the file changed."""
+_Stamp = tuple[int, int, int, int, int, int]
+"""(device, inode, size, modification time in ns, mode, owner): what says the file changed."""
 
 
 class FileTokenVerifier:
@@ -34,10 +37,11 @@ class FileTokenVerifier:
 
         Raises:
             TokenFileError: The file is missing, unreadable or not a token file.
+            SharedFileError: Another user could change the file or a folder above it.
         """
         self.path = path
         self._stamp = self._stat()
-        self._tokens: TokenFile | None = load_tokens(path)
+        self._tokens: TokenFile | None = _load(path)
 
     async def verify_token(self, token: str) -> AccessToken | None:
         """Return who ``token`` stands for, or ``None`` when the file does not hold it."""
@@ -53,7 +57,7 @@ class FileTokenVerifier:
             return self._tokens
         self._stamp = stamp
         try:
-            self._tokens = load_tokens(self.path)
+            self._tokens = _load(self.path)
         except TokenFileError as exc:
             self._tokens = None
             _log.warning("token_file_unusable reason=%r: every token refused until fixed", str(exc))
@@ -64,7 +68,13 @@ class FileTokenVerifier:
             st = os.stat(self.path)
         except OSError:
             return None
-        return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode, st.st_uid)
+
+
+def _load(path: Path) -> TokenFile:
+    tokens = load_tokens(path)  # first: a missing file is named as such
+    check_not_shared(path)
+    return tokens
 
 
 __all__ = ["FileTokenVerifier"]

@@ -27,6 +27,7 @@ def serve(argv: list[str]) -> int:
     Raises:
         UsageError: Bad options.
     """
+    from thoughtledger.api.auth.issuer import IssuerTokenVerifier
     from thoughtledger.api.auth.verifier import FileTokenVerifier
     from thoughtledger.api.llm.client import LLMWriter
     from thoughtledger.api.mcp.serve import ServeParts, add_serve_arguments, run_serve
@@ -35,7 +36,10 @@ def serve(argv: list[str]) -> int:
     parser = Parser(prog="thoughtledger serve", description=SUMMARY)
     add_serve_arguments(parser)  # --db included, with the server's own help
     parts = ServeParts(
-        token_verifier=FileTokenVerifier, live_telemetry=live_traces, model_writer=LLMWriter
+        token_verifier=FileTokenVerifier,
+        live_telemetry=live_traces,
+        model_writer=LLMWriter,
+        issuer_verifier=IssuerTokenVerifier,
     )
     return run_serve(parser.parse_args(argv), parts)
 

@@ -1,12 +1,15 @@
 """``thoughtledger token``: the bearer tokens ``serve --http --auth FILE`` accepts.
 
 ``token add NAME`` prints a new token once, on stdout and alone there (so ``$(...)`` captures
-it); ``token list`` shows who holds which tokens, never a secret; ``token revoke NAME`` ends all
-of NAME's tokens, or one with ``--id``. The file stores only SHA-256 hashes.
+it), or with ``-o FILE`` writes it to a new file only its owner can read (a shell's ``> FILE``
+makes one every user can read); ``token list`` shows who holds which tokens, never a secret;
+``token revoke NAME`` ends all of NAME's tokens, or one with ``--id``. The file stores only
+SHA-256 hashes.
 """
 
 import argparse
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -20,7 +23,17 @@ from thoughtledger.api.auth.tokens import (
     load_tokens_or_empty,
     update_tokens,
 )
-from thoughtledger.api.cli.common import EXIT_OK, Commands, Parser, Ui, add_json_option, when
+from thoughtledger.api.cli.common import (
+    EXIT_OK,
+    CliError,
+    Commands,
+    Parser,
+    Ui,
+    UsageError,
+    add_json_option,
+    when,
+)
+from thoughtledger.api.cli.outfile import atomic_file, exists, output_path
 
 SUMMARY = "manage the bearer tokens of serve --http --auth (add, list, revoke)"
 
@@ -41,6 +54,14 @@ def register(commands: Commands) -> None:
         help="writer: reads and writes its own sessions; reader: reads its own; auditor: reads "
         "every session, writes none (default: %(default)s)",
     )
+    add.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the token to FILE, readable by you alone (0600), instead of stdout; an "
+        "existing FILE is kept unless --force",
+    )
+    add.add_argument("--force", action="store_true", help="with -o: overwrite FILE if it exists")
     _file_option(add)
     add.set_defaults(handler=_add)
 
@@ -97,25 +118,65 @@ async def _add(args: argparse.Namespace, ui: Ui) -> int:
     Raises:
         InvalidInputError: NAME is not a valid name.
         TokenFileError: The file is unreadable, not a token file, or cannot be written.
+        UsageError: ``--force`` without ``-o``, or ``-o`` names a folder or a missing folder's file.
+        CliError: The ``-o`` file exists (without ``--force``) or cannot be written; no token
+            is left in the token file then.
     """
     path = _path(args)
     check_name(args.name)  # before anything is created for it
+    if args.force and args.output is None:
+        raise UsageError("--force goes with -o FILE")
+    target = output_path(args.output, "planner.token") if args.output is not None else None
+    if target is not None and not args.force and (target.exists() or target.is_symlink()):
+        raise exists(target)  # before a token is made that nobody would ever see
 
     def add(tokens: TokenFile) -> tuple[TokenFile, tuple[str, TokenRecord]]:
         more, token, record = tokens.add(args.name, args.role, now=datetime.now(UTC))
         return more, (token, record)
 
-    token, record = update_tokens(path, add)
-    sys.stdout.write(token + "\n")
-    sys.stdout.flush()
+    if target is None:
+        token, record = update_tokens(path, add)
+        sys.stdout.write(token + "\n")
+        sys.stdout.flush()
+        shown = "it is shown only this once"
+    else:
+        record = _add_into(target, path, add, overwrite=args.force)
+        shown = f"the token is in {target}, readable by you alone"
     ui.err.print(
-        f"token {record.id} for {record.name} ({record.role}) saved in {path}; it is shown only "
-        f"this once. Serve with: thoughtledger serve --http --auth {path}; clients send the "
-        "header Authorization: Bearer <token>",
+        f"token {record.id} for {record.name} ({record.role}) saved in {path}; {shown}. Serve "
+        f"with: thoughtledger serve --http --auth {path}; clients send the header "
+        "Authorization: Bearer <token>",
         highlight=False,
         markup=False,
     )
     return EXIT_OK
+
+
+def _add_into(
+    target: Path,
+    path: Path,
+    add: Callable[[TokenFile], tuple[TokenFile, tuple[str, TokenRecord]]],
+    *,
+    overwrite: bool,
+) -> TokenRecord:
+    """Add the token and write it to ``target`` (0600); a token never written is taken back.
+
+    Raises:
+        TokenFileError: The token file is unreadable, not a token file, or cannot be written.
+        CliError: ``target`` cannot be written, or appeared meanwhile (without ``overwrite``).
+    """
+    made: list[TokenRecord] = []
+    try:
+        with atomic_file(target, overwrite=overwrite) as out:  # created 0600
+            token, record = update_tokens(path, add)
+            made.append(record)
+            out.write(token + "\n")
+    except CliError:
+        if made:  # nobody will ever see that token: it must not stay valid
+            unseen = made[0]
+            update_tokens(path, lambda tokens: tokens.revoke(unseen.name, unseen.id))
+        raise
+    return made[0]
 
 
 async def _list(args: argparse.Namespace, ui: Ui) -> int:

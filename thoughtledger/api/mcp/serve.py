@@ -28,7 +28,6 @@ from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.streamable_http_manager import DEFAULT_SESSION_IDLE_TIMEOUT
-from pydantic import AnyHttpUrl
 from starlette.middleware import Middleware
 
 from thoughtledger.api import (
@@ -40,11 +39,15 @@ from thoughtledger.api import (
     route_to_stdlib,
 )
 from thoughtledger.api.mcp.context import AppState, ProfileName
+from thoughtledger.api.mcp.origins import own_origin, transport_security
 from thoughtledger.api.mcp.render import ThoughtSink, thought_logging_enabled
+from thoughtledger.api.mcp.resource_metadata import metadata_routes
+from thoughtledger.api.mcp.serve_auth import HttpAuth, IssuerVerifierFactory, http_auth
 from thoughtledger.api.mcp.serve_options import (
     DEFAULT_HOST,
     DEFAULT_MAX_HTTP_SESSIONS,
     DEFAULT_PORT,
+    HTTP_ONLY_OPTIONS,
     add_serve_arguments,
 )
 from thoughtledger.api.mcp.server import (
@@ -54,6 +57,7 @@ from thoughtledger.api.mcp.server import (
 from thoughtledger.api.mcp.session_cap import SessionCap
 from thoughtledger.api.mcp.stdio import run_stdio, stdio_transport
 from thoughtledger.api.mcp.stopping import http_server, signals_handled
+from thoughtledger.api.mcp.stream_recheck import StreamRecheck
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError
 from thoughtledger.ledger.masking import mask_text, mask_url
 from thoughtledger.ledger.printable import visible
@@ -104,11 +108,14 @@ class ServeParts:
         model_writer: Opens the model client that writes ``use_llm`` thoughts, one per
             lifespan, closed when it ends (``LLMWriter``: configured from the environment, read
             afresh at each call).
+        issuer_verifier: Given ``--auth-issuer URL``, makes the verifier of that OAuth issuer's
+            JWT access tokens (``IssuerTokenVerifier``); ``None``: the option is refused.
     """
 
     token_verifier: Callable[[Path], TokenVerifier]
     live_telemetry: Callable[[Ledger, str], contextlib.AbstractAsyncContextManager[LiveExport]]
     model_writer: WriterFactory
+    issuer_verifier: IssuerVerifierFactory | None = None
 
 
 def _event(level: int, event: str, **facts: object) -> None:
@@ -127,21 +134,19 @@ def run_serve(args: argparse.Namespace, parts: ServeParts) -> int:
 
     Returns:
         0 after a clean stop (stdin closed, or SIGTERM on HTTP); 2 for a ledger URL of no known
-        form, or HTTP options without ``--http``; 1 when the ledger cannot be opened or fails,
-        the token file cannot be read, or the port cannot be bound; 130 after Ctrl-C, which
-        stops either transport at once.
+        form, HTTP options without ``--http``, issuer options without ``--auth-issuer`` or an
+        issuer URL keys may not be fetched from; 1 when the ledger cannot be opened or fails,
+        the token file cannot be read or others could change it, the issuer's keys cannot be
+        fetched, or the port cannot be bound; 130 after Ctrl-C, which stops either transport
+        at once.
     """
-    http_only = {
-        "--auth": args.auth,
-        "--max-http-sessions": args.max_http_sessions,
-        "--host": args.host,
-        "--port": args.port,
-    }
-    given = [option for option, value in http_only.items() if value is not None]
-    if not args.http and given:  # ignored silently, it would look like a server on that port
+    if not args.http and (option := _http_only_option(args)) is not None:
         return _fail(
-            f"{given[0]} applies to --http only (stdio has one client: its parent)", EXIT_USAGE
+            f"{option} applies to --http only (stdio has one client: its parent)", EXIT_USAGE
         )
+    if args.http:  # unset so that giving them without --http can be told apart
+        args.host = args.host or DEFAULT_HOST
+        args.port = DEFAULT_PORT if args.port is None else args.port
     configure_logging()
     sink: ThoughtSink | None = _stderr_sink if thought_logging_enabled() else None
     minutes: float = args.ttl_minutes
@@ -166,6 +171,14 @@ def run_serve(args: argparse.Namespace, parts: ServeParts) -> int:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         return _fail("interrupted", EXIT_INTERRUPTED)
     return code
+
+
+def _http_only_option(args: argparse.Namespace) -> str | None:
+    """The first option given that only the HTTP server takes, if any."""
+    for option, value in HTTP_ONLY_OPTIONS.items():
+        if getattr(args, value) is not None:
+            return option
+    return None
 
 
 def _fail(message: str, code: int) -> int:
@@ -240,71 +253,103 @@ async def _serve_http(
     sink: ThoughtSink | None,
     signer: "Signer | None" = None,
 ) -> int:
-    import uvicorn
-
     from thoughtledger.api import checkpoints_kept
 
     # The token file first: a bad one stops the server before the ledger is touched.
-    verifier = parts.token_verifier(Path(args.auth)) if args.auth is not None else None
+    file_verifier = parts.token_verifier(Path(args.auth)) if args.auth is not None else None
     per_principal: int = args.max_http_sessions or DEFAULT_MAX_HTTP_SESSIONS
-    async with (
-        open_ledger(args.db, ttl=ttl) as ledger,
-        _telemetry(parts, ledger, args.otlp),
-        checkpoints_kept(_checkpoints(ledger, args, signer)),
-    ):
-        # Bind first, so --port 0 is known: it is in the URL, and the URL is in the auth
-        # settings (the resource the tokens are for).
-        host: str = args.host or DEFAULT_HOST
-        listener = bind(host, DEFAULT_PORT if args.port is None else args.port)
-        port = listener.getsockname()[1]
-        base = f"http://{_url_host(host)}:{port}"
-        url = base + HTTP_PATH
-        auth = _auth_settings(base, url) if verifier is not None else None
-        server = _server(ledger, args, parts, sink, transport="http", verifier=verifier, auth=auth)
-        app = server.streamable_http_app(
-            streamable_http_path=HTTP_PATH,
-            host=host,  # turns on the SDK's DNS-rebinding protection for loopback names
-            session_idle_timeout=HTTP_IDLE_TIMEOUT,
-            # The SDK's own cap on every session together: room for that many principals.
-            max_sessions=per_principal * (PRINCIPALS_ROOM if verifier is not None else 1),
+    # Bind next, so --port 0 is known: it is in the URL, the URL is the resource tokens are
+    # for, and the port is in the one origin web pages may call from.
+    listener = bind(args.host, args.port)
+    port = listener.getsockname()[1]
+    base = own_origin(args.host, port)
+    url = base + HTTP_PATH
+    with contextlib.closing(listener):
+        auth = await http_auth(args, file_verifier, parts.issuer_verifier, base=base, url=url)
+        async with (
+            open_ledger(args.db, ttl=ttl) as ledger,
+            _telemetry(parts, ledger, args.otlp),
+            checkpoints_kept(_checkpoints(ledger, args, signer)),
+        ):
+            return await _run_http(ledger, args, parts, sink, listener, auth, per_principal)
+
+
+async def _run_http(
+    ledger: Ledger,
+    args: argparse.Namespace,
+    parts: ServeParts,
+    sink: ThoughtSink | None,
+    listener: socket.socket,
+    auth: HttpAuth | None,
+    per_principal: int,
+) -> int:
+    """Serve the MCP app on ``listener`` until a signal stops it; return the exit code."""
+    import uvicorn
+
+    port = listener.getsockname()[1]
+    url = own_origin(args.host, port) + HTTP_PATH
+    verifier = auth.verifier if auth is not None else None
+    server = _server(
+        ledger,
+        args,
+        parts,
+        sink,
+        transport="http",
+        verifier=verifier,
+        auth=auth.settings if auth is not None else None,
+    )
+    app = server.streamable_http_app(
+        streamable_http_path=HTTP_PATH,
+        host=args.host,
+        # Loopback Host names only (against DNS rebinding); Origin only ours and --allow-origin.
+        transport_security=transport_security(args.host, port, args.allow_origin or ()),
+        session_idle_timeout=HTTP_IDLE_TIMEOUT,
+        # The SDK's own cap on every session together: room for that many principals.
+        max_sessions=per_principal * (PRINCIPALS_ROOM if verifier is not None else 1),
+    )
+    # Inside the SDK's bearer middleware (appended after it), where scope["user"] is set.
+    app.user_middleware.append(
+        Middleware(
+            SessionCap,
+            per_principal=per_principal,
+            idle_timeout=HTTP_IDLE_TIMEOUT,
+            path=HTTP_PATH,
         )
-        # Inside the SDK's bearer middleware (appended after it), where scope["user"] is set.
+    )
+    if auth is not None:
         app.user_middleware.append(
-            Middleware(
-                SessionCap,
-                per_principal=per_principal,
-                idle_timeout=HTTP_IDLE_TIMEOUT,
-                path=HTTP_PATH,
-            )
+            Middleware(StreamRecheck, verifier=auth.verifier, path=HTTP_PATH)
         )
-        config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
-        http = http_server(config)
+        # Ahead of the SDK's own metadata route, which names this server as the issuer.
+        app.router.routes[0:0] = metadata_routes(url, auth.issuers)
+    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
+    http = http_server(config)
 
-        def stop_now() -> None:  # Ctrl-C: drop open streams rather than wait for them
-            http.should_exit = http.force_exit = True
+    def stop_now() -> None:  # Ctrl-C: drop open streams rather than wait for them
+        http.should_exit = http.force_exit = True
 
-        def stop() -> None:  # SIGTERM: finish what is in flight, then stop
-            http.should_exit = True
+    def stop() -> None:  # SIGTERM: finish what is in flight, then stop
+        http.should_exit = True
 
-        # Signals are ours before the URL is out: a client may act on the line at once.
-        async with signals_handled(stop_now, on_term=stop):
-            if verifier is None:
-                _log.warning("%s", SINGLE_PRINCIPAL_WARNING)
-            _event(
-                logging.INFO,
-                "serving_http",
-                url=url,
-                auth=args.auth if verifier is not None else "none",
-                max_http_sessions=per_principal,
-                **_facts(args),
-            )
-            await http.serve(sockets=[listener])
-        if http.force_exit:
-            # uvicorn skips the app's shutdown when forced; run it, so the MCP sessions end
-            # before the ledger closes under them.
-            await http.lifespan.shutdown()
-            return EXIT_INTERRUPTED
-        return 0
+    # Signals are ours before the URL is out: a client may act on the line at once.
+    async with signals_handled(stop_now, on_term=stop):
+        if verifier is None:
+            _log.warning("%s", SINGLE_PRINCIPAL_WARNING)
+        _event(
+            logging.INFO,
+            "serving_http",
+            url=url,
+            **(auth.facts() if auth is not None else {"auth": "none"}),
+            max_http_sessions=per_principal,
+            **_facts(args),
+        )
+        await http.serve(sockets=[listener])
+    if http.force_exit:
+        # uvicorn skips the app's shutdown when forced; run it, so the MCP sessions end
+        # before the ledger closes under them.
+        await http.lifespan.shutdown()
+        return EXIT_INTERRUPTED
+    return 0
 
 
 @contextlib.asynccontextmanager
@@ -388,16 +433,6 @@ def _server(
     )
 
 
-def _auth_settings(base: str, url: str) -> AuthSettings:
-    # The tokens are this server's own: no authorization server issues them, so the issuer is
-    # the server itself, and the verifier (not an audience claim) says a token is for it.
-    return AuthSettings(
-        issuer_url=AnyHttpUrl(base),
-        resource_server_url=AnyHttpUrl(url),
-        validate_token_resource=False,
-    )
-
-
 def _facts(args: argparse.Namespace) -> dict[str, object]:
     return {
         "ledger": mask_url(resolve_url(args.db)),
@@ -406,10 +441,6 @@ def _facts(args: argparse.Namespace) -> dict[str, object]:
         "runs": args.runs,
         "ttl_minutes": args.ttl_minutes,
     }
-
-
-def _url_host(host: str) -> str:
-    return f"[{host}]" if ":" in host else host
 
 
 __all__ = ["LiveExport", "ServeParts", "add_serve_arguments", "run_serve"]

@@ -9,20 +9,35 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from thoughtledger.api import DEFAULT_TTL, InvalidInputError, bounded, check_agent
+from thoughtledger.api.mcp.origins import origin_option
 from thoughtledger.api.mcp.server import DEFAULT_TOOLS, DESCRIPTIONS, PROFILES, RUNS, TOOL_NAMES
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 DEFAULT_MAX_HTTP_SESSIONS = 32
 """Live MCP HTTP sessions per principal: ample for a few agents and dashboards at once."""
+HTTP_ONLY_OPTIONS = {
+    "--auth": "auth",
+    "--auth-issuer": "auth_issuer",
+    "--audience": "audience",
+    "--jwks-url": "jwks_url",
+    "--role-claim": "role_claim",
+    "--allow-origin": "allow_origin",
+    "--max-http-sessions": "max_http_sessions",
+    "--host": "host",
+    "--port": "port",
+}
+"""The options only the HTTP server takes, and their names among the parsed arguments."""
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the serve options to ``parser``.
 
-    ``--db``, ``--http``, ``--auth``, ``--max-http-sessions``, ``--host``, ``--port``,
-    ``--agent``, ``--profile``, ``--tools``, ``--descriptions`` and ``--ttl-minutes``;
-    :func:`run_serve` reads them back.
+    ``--db``, ``--http``, the HTTP server's authentication (``--auth``, ``--auth-issuer``
+    and its ``--audience``, ``--jwks-url``, ``--role-claim``), ``--allow-origin``,
+    ``--max-http-sessions``, ``--host``, ``--port``, ``--agent``, ``--profile``, ``--tools``,
+    ``--descriptions``, ``--ttl-minutes`` and the checkpoint and OTLP options; :func:`run_serve`
+    reads them back.
     """
     parser.add_argument(
         "--db",
@@ -42,6 +57,16 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="with --http: accept only bearer tokens in this token file (thoughtledger token "
         "add NAME makes one); each token's principal sees only its own sessions",
+    )
+    _add_issuer_arguments(parser)
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        type=origin_option,
+        metavar="ORIGIN",
+        help="with --http: also answer requests from web pages of this origin "
+        "(scheme://host:port; repeatable); without it, only pages of the server's own origin "
+        "may call it (clients that send no Origin, as MCP clients, are not affected)",
     )
     parser.add_argument(
         "--max-http-sessions",
@@ -136,6 +161,34 @@ def _agent(value: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
+def _add_issuer_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--auth-issuer",
+        metavar="URL",
+        help="with --http: accept JWT access tokens of this OAuth issuer (its metadata names "
+        "its keys); each token's sub is its principal. With --auth too, either kind of token",
+    )
+    parser.add_argument(
+        "--audience",
+        metavar="AUD",
+        help="with --auth-issuer: the audience (aud) tokens must carry, as the issuer sets it "
+        "for this server (RFC 8707; default: the served /mcp URL)",
+    )
+    parser.add_argument(
+        "--jwks-url",
+        metavar="URL",
+        help="with --auth-issuer: the issuer's key set (JWKS), instead of the one its metadata "
+        "names",
+    )
+    parser.add_argument(
+        "--role-claim",
+        metavar="NAME",
+        help="with --auth-issuer: the claim naming the role (writer, reader or auditor; default: "
+        "thoughtledger_role); without it in a token, its thoughtledger:ROLE scopes decide "
+        "(none: writer)",
+    )
+
+
 def _sessions(value: str) -> int:
     try:
         count = int(value)
@@ -184,6 +237,7 @@ __all__ = [
     "DEFAULT_HOST",
     "DEFAULT_MAX_HTTP_SESSIONS",
     "DEFAULT_PORT",
+    "HTTP_ONLY_OPTIONS",
     "LOOPBACK_HOSTS",
     "add_serve_arguments",
 ]
