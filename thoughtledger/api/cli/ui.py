@@ -3,9 +3,13 @@
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from thoughtledger.api.cli.common import EXIT_OK, CliError, Commands, Ui, command, ledger_from
 from thoughtledger.ledger.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from mcp.server.auth.provider import TokenVerifier
 
 SUMMARY = "look at sessions in your browser: tree, time travel, live, analytics (read-only)"
 DEFAULT_PORT = 8766
@@ -38,6 +42,26 @@ def register(commands: Commands) -> None:
         "auditor every session",
     )
     parser.add_argument(
+        "--auth-issuer",
+        metavar="URL",
+        help="accept JWT access tokens of this OAuth issuer too (as serve --http does); each "
+        "token's sub is its principal",
+    )
+    parser.add_argument(
+        "--audience",
+        metavar="AUD",
+        help="with --auth-issuer: the audience (aud) tokens must carry (default: the app's own "
+        "address, http://HOST:PORT/)",
+    )
+    parser.add_argument(
+        "--jwks-url", metavar="URL", help="with --auth-issuer: the issuer's key set (JWKS)"
+    )
+    parser.add_argument(
+        "--role-claim",
+        metavar="NAME",
+        help="with --auth-issuer: the claim naming the role (default: thoughtledger_role)",
+    )
+    parser.add_argument(
         "--allow-origin",
         action="append",
         type=_origin,
@@ -52,7 +76,10 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     """Serve the app until Ctrl-C (or SIGTERM); the ledger is opened for reading only.
 
     Raises:
-        LedgerError: The ledger or the token file cannot be opened.
+        LedgerError: The ledger or the token file cannot be opened, or the issuer's keys
+            cannot be fetched.
+        InvalidInputError: Issuer options without ``--auth-issuer``, or an issuer URL keys
+            may not be fetched from.
         CliError: The port is taken or cannot be bound.
     """
     import uvicorn
@@ -61,12 +88,13 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     from thoughtledger.api.mcp.stopping import http_server, signals_handled
     from thoughtledger.api.ui.routes import create_app
 
-    verifier = None
+    file_verifier = None
     if args.auth is not None:
         from thoughtledger.api.auth.verifier import FileTokenVerifier
 
         # The token file first: a bad one stops the app before the ledger is touched.
-        verifier = FileTokenVerifier(args.auth)
+        file_verifier = FileTokenVerifier(args.auth)
+    _check_issuer_options(args)
     async with ledger_from(args, read_only=True) as ledger:
         try:
             listener = bind(args.host, args.port)
@@ -74,6 +102,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             message = f"{exc.strerror or exc} (--port P for another, 0 for any free one)"
             raise CliError(message) from None
         port = listener.getsockname()[1]
+        verifier = await _verifier(args, file_verifier, port)
         app = create_app(ledger, verifier=verifier, allow_origins=args.allow_origin)
         config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off")
         http = http_server(config)
@@ -89,6 +118,34 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             sys.stdout.flush()
             await http.serve(sockets=[listener])
     return EXIT_OK
+
+
+def _check_issuer_options(args: argparse.Namespace) -> None:
+    if args.auth_issuer is None:
+        for option in ("audience", "jwks_url", "role_claim"):
+            if getattr(args, option) is not None:
+                flag = "--" + option.replace("_", "-")
+                raise InvalidInputError(f"{flag} goes with --auth-issuer URL")
+
+
+async def _verifier(
+    args: argparse.Namespace, file_verifier: "TokenVerifier | None", port: int
+) -> "TokenVerifier | None":
+    """The token file's verifier, the issuer's, both (either kind accepted), or none."""
+    if args.auth_issuer is None:
+        return file_verifier
+    from thoughtledger.api.auth.issuer import DEFAULT_ROLE_CLAIM, IssuerTokenVerifier
+    from thoughtledger.api.mcp.origins import own_origin
+    from thoughtledger.api.mcp.serve_auth import AnyOf
+
+    issuer = IssuerTokenVerifier(
+        args.auth_issuer,
+        args.audience or own_origin(args.host, port) + "/",
+        args.role_claim or DEFAULT_ROLE_CLAIM,
+        jwks_url=args.jwks_url,
+    )
+    await issuer.prepare()  # a wrong issuer stops the app now, not at the first sign-in
+    return issuer if file_verifier is None else AnyOf([file_verifier, issuer])
 
 
 def _port(value: str) -> int:
