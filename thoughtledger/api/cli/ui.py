@@ -36,19 +36,16 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         LedgerError: The ledger cannot be opened.
         OSError: The port is taken.
     """
-    import uvicorn
-
+    from thoughtledger.api.mcp.hardened import hardened_server
     from thoughtledger.api.mcp.serve import bind
-    from thoughtledger.api.mcp.stopping import http_server, signals_handled
+    from thoughtledger.api.mcp.stopping import signals_handled
     from thoughtledger.api.ui.routes import create_app
 
     async with ledger_from(args, read_only=True) as ledger:
         listener = bind(args.host, args.port)
         port = listener.getsockname()[1]
-        config = uvicorn.Config(
-            create_app(ledger), log_config=None, access_log=False, lifespan="off"
-        )
-        http = http_server(config)
+        # Bounded like serve --http: no request may hold a connection open half-sent.
+        http = hardened_server(create_app(ledger), lifespan="off")
 
         def stop() -> None:  # live pages hold streams open: waiting for them would never end
             http.should_exit = http.force_exit = True

@@ -50,7 +50,7 @@ from thoughtledger.api.mcp.server import (
 )
 from thoughtledger.api.mcp.session_cap import SessionCap
 from thoughtledger.api.mcp.stdio import run_stdio, stdio_transport
-from thoughtledger.api.mcp.stopping import http_server, signals_handled
+from thoughtledger.api.mcp.stopping import signals_handled
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError
 from thoughtledger.ledger.masking import mask_text, mask_url
 
@@ -127,10 +127,16 @@ def run_serve(args: argparse.Namespace, parts: ServeParts) -> int:
         the token file cannot be read, or the port cannot be bound; 130 after Ctrl-C, which
         stops either transport at once.
     """
-    if not args.http and (args.auth is not None or args.max_http_sessions is not None):
-        option = "--auth" if args.auth is not None else "--max-http-sessions"
+    http_only = {
+        "--auth": args.auth,
+        "--max-http-sessions": args.max_http_sessions,
+        "--header-timeout": args.header_timeout,
+        "--body-timeout": args.body_timeout,
+    }
+    given = [option for option, value in http_only.items() if value is not None]
+    if not args.http and given:
         return _fail(
-            f"{option} applies to --http only (stdio has one client: its parent)", EXIT_USAGE
+            f"{given[0]} applies to --http only (stdio has one client: its parent)", EXIT_USAGE
         )
     configure_logging()
     sink: ThoughtSink | None = _stderr_sink if thought_logging_enabled() else None
@@ -229,9 +235,8 @@ async def _serve_http(
     sink: ThoughtSink | None,
     signer: "Signer | None" = None,
 ) -> int:
-    import uvicorn
-
     from thoughtledger.api import checkpoints_kept
+    from thoughtledger.api.mcp.hardened import BODY_TIMEOUT, HEADER_TIMEOUT, Bounds, hardened_server
 
     # The token file first: a bad one stops the server before the ledger is touched.
     verifier = parts.token_verifier(Path(args.auth)) if args.auth is not None else None
@@ -265,8 +270,11 @@ async def _serve_http(
                 path=HTTP_PATH,
             )
         )
-        config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
-        http = http_server(config)
+        bounds = Bounds(
+            header_timeout=args.header_timeout or HEADER_TIMEOUT,
+            body_timeout=args.body_timeout or BODY_TIMEOUT,
+        )
+        http = hardened_server(app, lifespan="on", bounds=bounds)
 
         def stop_now() -> None:  # Ctrl-C: drop open streams rather than wait for them
             http.should_exit = http.force_exit = True
@@ -284,6 +292,9 @@ async def _serve_http(
                 url=url,
                 auth=args.auth if verifier is not None else "none",
                 max_http_sessions=per_principal,
+                header_timeout=bounds.header_timeout,
+                body_timeout=bounds.body_timeout,
+                max_connections=bounds.max_connections,
                 **_facts(args),
             )
             await http.serve(sockets=[listener])
