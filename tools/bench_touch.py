@@ -2,8 +2,9 @@
 
 Builds a session of ``--touch-thoughts`` thoughts (default 200,000) in a SQLite ledger through the
 store's batch path, opens the ledger cold (nothing held in memory) and runs :data:`CLIENTS`
-clients on the same event loop, each recording thoughts in its own small session one call after
-another, as a server's other clients do. It measures their call latency twice in the same run:
+clients on the same event loop, each recording a thought in its own small session every
+:data:`INTERVAL`, as a server's other clients do; each call's latency counts from when it was due.
+It measures them twice in the same run:
 
 * **baseline**: for :data:`BASELINE_SECONDS`, with nothing else going on;
 * **touched**: while the huge session is first appended to (``think``: its head is loaded), or
@@ -16,6 +17,7 @@ Usage: tools/bench touch [--touch-thoughts N]   (or: .venv/bin/python tools/benc
 """
 
 import asyncio
+import gc
 import statistics
 import sys
 import tempfile
@@ -33,7 +35,10 @@ from thoughtledger.ledger.store.sqlite import SqliteEventStore
 
 Result = dict[str, Any]
 CLIENTS = 4
+INTERVAL = 0.01
+"""Seconds between the calls each client means to make (100 a second)."""
 BASELINE_SECONDS = 3.0
+WARM_UP_SECONDS = 1.0
 P99_BUDGET_MS = 50.0
 """Other clients' p99 while a huge session is first touched."""
 
@@ -43,18 +48,27 @@ def _p99(samples: list[float]) -> float:
 
 
 async def _client(ledger: Ledger, name: str, latencies: list[float], stop: asyncio.Event) -> None:
+    """One call due every :data:`INTERVAL`; each call's latency counts from when it was due.
+
+    Counting from the call's own start would hide a stall: a client blocked for seconds issues
+    one late call, not the hundreds it meant to (coordinated omission).
+    """
+    loop = asyncio.get_running_loop()
     number = 0
+    due = loop.time()
     while not stop.is_set():
         number += 1
+        due += INTERVAL
+        if (wait := due - loop.time()) > 0:
+            await asyncio.sleep(wait)
         thought = {
             "thought": f"{name} step {number}",
             "thought_number": number,
             "total_thoughts": number,
             "next_thought_needed": True,
         }
-        start = time.perf_counter()
         await ledger.think(name, thought)
-        latencies.append((time.perf_counter() - start) * 1000)
+        latencies.append((loop.time() - due) * 1000)
 
 
 async def _touch(ledger: Ledger, how: str, thoughts: int) -> None:
@@ -73,17 +87,20 @@ async def _touch(ledger: Ledger, how: str, thoughts: int) -> None:
 
 async def _measure(db: Path, how: str, thoughts: int) -> tuple[list[float], list[float], float]:
     """The clients' latencies without and with the touch, and how long the touch took."""
+    gc.collect()  # nothing left over from the previous round to collect meanwhile
     async with open_ledger(f"sqlite:///{db}", ttl=None) as ledger:
+        warm_up: list[float] = []
         baseline: list[float] = []
         touched: list[float] = []
-        stop = asyncio.Event()
-        clients = [
-            asyncio.create_task(_client(ledger, f"client-{n}", baseline, stop))
-            for n in range(CLIENTS)
-        ]
-        await asyncio.sleep(BASELINE_SECONDS)
-        stop.set()
-        await asyncio.gather(*clients)
+        for samples, seconds in ((warm_up, WARM_UP_SECONDS), (baseline, BASELINE_SECONDS)):
+            stop = asyncio.Event()
+            clients = [
+                asyncio.create_task(_client(ledger, f"client-{n}", samples, stop))
+                for n in range(CLIENTS)
+            ]
+            await asyncio.sleep(seconds)
+            stop.set()
+            await asyncio.gather(*clients)
         stop = asyncio.Event()
         clients = [
             asyncio.create_task(_client(ledger, f"client-{n}", touched, stop))
