@@ -3,6 +3,7 @@
 Usage:
     tools/bench append [--events N] [--pg URL]
     tools/bench history [--history-thoughts N]
+    tools/bench touch [--touch-thoughts N]
     tools/bench ui [--quick]     (Chromium at /usr/bin/chromium, playwright from the dev extra)
     tools/bench subscribe [--pg URL]
     tools/bench proofs [--replay-events N] [--events N]
@@ -142,6 +143,12 @@ async def _history(args: argparse.Namespace) -> list[Result]:
     return await bench_history(args.history_thoughts)
 
 
+async def _touch(args: argparse.Namespace) -> list[Result]:
+    from bench_touch import bench_touch
+
+    return await bench_touch(args.touch_thoughts)
+
+
 async def _ui(args: argparse.Namespace) -> list[Result]:
     from bench_ui import bench_ui
 
@@ -168,6 +175,7 @@ BENCHES: dict[str, Callable[[argparse.Namespace], Awaitable[list[Result]]]] = {
     "redaction": _redaction,
     "peers": _peers,
     "history": _history,
+    "touch": _touch,
     "ui": _ui,
 }
 """Each bench by name, in the order ``all`` runs them (a new one is one function and one line;
@@ -181,6 +189,7 @@ async def main(argv: list[str]) -> int:
     parser.add_argument("--replay-events", type=int, default=1_000_000)
     parser.add_argument("--memory-thoughts", type=int, default=100_000)
     parser.add_argument("--history-thoughts", type=int, default=1_000_000)
+    parser.add_argument("--touch-thoughts", type=int, default=200_000)
     parser.add_argument("--otlp-thoughts", type=int, default=100_000)
     parser.add_argument("--redaction-events", type=int, default=200_000)
     parser.add_argument(
@@ -192,6 +201,7 @@ async def main(argv: list[str]) -> int:
     if args.quick:
         args.replay_events, args.memory_thoughts = 100_000, 20_000
         args.history_thoughts = 100_000
+        args.touch_thoughts = 50_000
         args.otlp_thoughts = 20_000
     results: list[Result] = []
     for name, bench in BENCHES.items():

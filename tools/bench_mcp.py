@@ -133,7 +133,11 @@ async def bench_round_trip(calls: int, warmup: int, chars: int) -> list[Result]:
     rows = []
     for name, label, target in (
         ("ours", "as served (pipe transport)", 1.15),
-        ("ours-sdk-stdio", "on the SDK's own stdio transport (THOUGHTLEDGER_STDIO=sdk)", None),
+        (
+            "ours-sdk-stdio",
+            "on the SDK's stdio writer, reads in a worker thread (THOUGHTLEDGER_STDIO=sdk)",
+            None,
+        ),
     ):
         p50, p99 = statistics.median(samples[name]), _percentile(samples[name], 0.99)
         rows.append(

@@ -180,7 +180,7 @@ def test_the_scan_sees_core_extra_and_deferred_imports() -> None:
     assert found["thoughtledger/api/mcp/server.py", "mcp"].when_imported
     assert not found["thoughtledger/api/tool/adapters/langchain.py", "langchain_core"].when_imported
     assert not found["thoughtledger/api/llm/client.py", "openai"].when_imported
-    assert ("thoughtledger/api/mcp/serve.py", "uvicorn") in found
+    assert not found["thoughtledger/api/mcp/hardened.py", "uvicorn"].when_imported
     core, extras = declared()
     assert {"mcp", "pydantic"} <= core
     assert {"asyncpg"} <= extras["postgres"]

@@ -82,10 +82,9 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             may not be fetched from.
         CliError: The port is taken or cannot be bound.
     """
-    import uvicorn
-
+    from thoughtledger.api.mcp.hardened import hardened_server
     from thoughtledger.api.mcp.serve import SINGLE_PRINCIPAL_WARNING, bind
-    from thoughtledger.api.mcp.stopping import http_server, signals_handled
+    from thoughtledger.api.mcp.stopping import signals_handled
     from thoughtledger.api.ui.routes import create_app
 
     file_verifier = None
@@ -104,8 +103,8 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         port = listener.getsockname()[1]
         verifier = await _verifier(args, file_verifier, port)
         app = create_app(ledger, verifier=verifier, allow_origins=args.allow_origin)
-        config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off")
-        http = http_server(config)
+        # Bounded like serve --http: no request may hold a connection open half-sent.
+        http = hardened_server(app, lifespan="off")
 
         def stop() -> None:  # live pages hold streams open: waiting for them would never end
             http.should_exit = http.force_exit = True

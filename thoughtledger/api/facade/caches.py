@@ -5,14 +5,26 @@ recording stays O(1); :class:`Histories` holds whole histories for reading back,
 of thoughts. They only decide what stays (no I/O, no clock); :class:`Held` fills them from the log.
 """
 
+import asyncio
+import contextlib
+import gc
 from collections import OrderedDict
-from collections.abc import Collection, Iterator
+from collections.abc import AsyncIterator, Collection, Iterator
 
+from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.projections.state import SessionState, empty, replay, trim
 
-_LOAD_PAGE = 10_000
-"""Events read per page when a session's head catches up with the log."""
+_LOAD_PAGE = 250
+"""Events read and folded at a time when a session catches up with the log: a few milliseconds
+of work, after which the event loop's other tasks run, so that the first touch of a session of
+200,000 thoughts (seconds of decoding and folding) does not stop every other client meanwhile."""
+
+
+PAUSE = 0.001
+"""Seconds a catch-up waits between pages (the store may answer inline, on the loop): long
+enough that a call already under way elsewhere finishes its steps before the next page, not just
+one of them (``sleep(0)`` would let the next page run between each two of its steps)."""
 
 
 class Heads:
@@ -113,12 +125,9 @@ class Held:
         state = cached if cached is not None else empty(session_id)
         # In pages, trimmed between them: a head needs only the latest thoughts, so catching
         # up with a session of a million thoughts holds one page at a time, not the million.
-        while records := await self._store.read_stream(
-            session_id, after_version=state.version, limit=_LOAD_PAGE
-        ):
-            state = self.heads.bounded(replay(records, state))
-            if len(records) < _LOAD_PAGE:
-                break
+        with cyclic_gc_paused():
+            async for records in self._pages(session_id, state.version):
+                state = self.heads.bounded(replay(records, state))
         if state.version:
             self.heads.remember(state)
         return state
@@ -138,12 +147,29 @@ class Held:
             return head
         full = self._histories.get(session_id)
         if full is None or full.version > head.version:
-            full = replay(await self._store.read_stream(session_id), empty(session_id))
-        elif full.version < head.version:
-            records = await self._store.read_stream(session_id, after_version=full.version)
-            full = replay(records, full)
+            full = empty(session_id)
+        with cyclic_gc_paused():
+            async for records in self._pages(session_id, full.version):
+                full = replay(records, full)
         self._histories.keep(full)
         return full
+
+    async def _pages(
+        self, session_id: str, after_version: int
+    ) -> AsyncIterator[list[RecordedEvent]]:
+        """The session's events after ``after_version``, a page at a time, other tasks between.
+
+        Raises:
+            StoreError: The store failed.
+        """
+        while records := await self._store.read_stream(
+            session_id, after_version=after_version, limit=_LOAD_PAGE
+        ):
+            yield records
+            if len(records) < _LOAD_PAGE:
+                return
+            after_version = records[-1].version
+            await asyncio.sleep(PAUSE)
 
     def known_branches(self, session_id: str, version: int) -> Collection[str] | None:
         """The session's branch ids at ``version`` when known without reading, else ``None``."""
@@ -153,4 +179,36 @@ class Held:
         return held.branches.keys() if held is not None and held.version == version else None
 
 
-__all__ = ["Heads", "Held", "Histories"]
+class _GcPause:
+    """Pauses the cyclic garbage collector while any bulk fold runs (folds may overlap)."""
+
+    def __init__(self) -> None:
+        self.active = 0
+        self.resume = False
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        """Pause collection for the duration; the last overlapping fold to end restores it.
+
+        A bulk fold builds millions of objects, none of which can form a cycle, yet every full
+        collection walks them all: rebuilding 1M events ran 19 full collections that took 4.9 s
+        of its 11.8 s. Reference counting still frees everything; cycles made elsewhere
+        meanwhile are collected once the pause ends.
+        """
+        if self.active == 0:
+            self.resume = gc.isenabled()
+            gc.disable()
+        self.active += 1
+        try:
+            yield
+        finally:
+            self.active -= 1
+            if self.active == 0 and self.resume:
+                gc.enable()
+
+
+cyclic_gc_paused = _GcPause()
+"""Use as ``with cyclic_gc_paused():`` around a bulk fold."""
+
+
+__all__ = ["PAUSE", "Heads", "Held", "Histories", "cyclic_gc_paused"]

@@ -1,4 +1,4 @@
-"""stdio read on the event loop: pipes without worker threads, a terminal that Ctrl-C can stop.
+"""stdio on the event loop: pipes without worker threads.
 
 The SDK reads each line and writes (then flushes) each answer through a worker thread: three
 thread hand-offs per call, about a quarter of a bare round trip. When stdin and stdout are pipes
@@ -7,13 +7,12 @@ non-blocking pipe transports instead. Like the SDK, it moves the wire to private
 while serving (fd 0 reads ``/dev/null``, fd 1 writes to stderr), so nothing else in the process
 can write on the JSON-RPC channel, and puts everything back afterwards.
 
-On a terminal the SDK's transport stays, with one change: :class:`TerminalInput` reads the
-typed lines on the event loop. The SDK reads stdin in a worker thread that cancellation cannot
-interrupt, so Ctrl-C waited for the next line, and the process could not exit while the thread
-blocked (a third Ctrl-C printed a ``KeyboardInterrupt`` traceback from the thread join).
+Lines are cut, bounded and decoded by :func:`thoughtledger.api.mcp.framing.read_messages`, as on
+every stdio transport; stdin that is no pipe is read by :mod:`thoughtledger.api.mcp.sdk_stdio`.
 """
 
 import asyncio
+import functools
 import os
 import stat
 import sys
@@ -21,13 +20,10 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 
 import anyio
-import mcp.types as mcp_types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
 
-MAX_LINE_BYTES = 64 * 1024 * 1024
-"""Longest accepted line; a longer one is answered ``-32600`` and skipped."""
+from thoughtledger.api.mcp.framing import READ_BYTES, read_messages
 
 Streams = tuple[
     MemoryObjectReceiveStream[SessionMessage | Exception],
@@ -45,43 +41,6 @@ def pipes_available() -> bool:
     except RuntimeError:
         return False
     return sys.platform != "win32" and _is_pipe(0) and _is_pipe(1)
-
-
-def terminal_available() -> bool:
-    """Whether stdin is a terminal, or a pipe or socket, that :class:`TerminalInput` can read.
-
-    POSIX only. A pipe counts: read in a worker thread, it held the process until the writer
-    closed it (``sleep 7 | thoughtledger serve``), whatever Ctrl-C said.
-    """
-    return sys.platform != "win32" and (os.isatty(0) or _is_pipe(0))
-
-
-class TerminalInput(anyio.AsyncFile[str]):
-    """Lines typed on a terminal, awaited on the event loop so that a cancellation ends the wait.
-
-    Meant for the SDK's ``stdio_server(stdin=...)``, which only iterates it. The descriptor is
-    left blocking (it is shared with the shell); it is read only once it has data or EOF.
-
-    Args:
-        fd: The terminal's descriptor.
-    """
-
-    def __init__(self, fd: int = 0) -> None:
-        super().__init__(sys.stdin)
-        self._fd = fd
-
-    async def __aiter__(self) -> AsyncIterator[str]:
-        pending = b""
-        while True:
-            await anyio.wait_readable(self._fd)
-            chunk = os.read(self._fd, 1 << 16)
-            if not chunk:  # Ctrl-D at the start of a line
-                if pending:
-                    yield pending.decode("utf-8", errors="replace")
-                return
-            *lines, pending = (pending + chunk).split(b"\n")
-            for line in lines:
-                yield line.decode("utf-8", errors="replace") + "\n"
 
 
 def _is_pipe(fd: int) -> bool:
@@ -108,7 +67,8 @@ async def pipe_stdio() -> AsyncIterator[Streams]:
     loop = asyncio.get_running_loop()
     wire_in, wire_out, restore = _claim_standard_fds()
     try:
-        reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
+        # The reader's own limit (64 KiB) only bounds its buffer: lines are cut by read_messages.
+        reader = asyncio.StreamReader()
         read_transport, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(wire_in, "rb", buffering=0)
         )
@@ -121,7 +81,8 @@ async def pipe_stdio() -> AsyncIterator[Streams]:
         write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
         try:
             async with anyio.create_task_group() as group:
-                group.start_soon(_read_lines, reader, read_send)
+                read = functools.partial(reader.read, READ_BYTES)
+                group.start_soon(read_messages, read, read_send)
                 group.start_soon(_write_lines, writer, write_receive)
                 yield read_receive, write_send
         finally:
@@ -129,28 +90,6 @@ async def pipe_stdio() -> AsyncIterator[Streams]:
             write_transport.close()
     finally:
         restore()
-
-
-async def _read_lines(
-    reader: asyncio.StreamReader, messages: MemoryObjectSendStream[SessionMessage | Exception]
-) -> None:
-    async with messages:
-        while True:
-            try:
-                line = await reader.readline()
-            except ValueError as exc:  # over MAX_LINE_BYTES: the reader skipped it
-                await messages.send(exc)
-                continue
-            if not line:
-                return  # EOF: the client closed stdin
-            # As the SDK's transport does: bytes that are not UTF-8 become U+FFFD, not an error.
-            text = line.decode("utf-8", errors="replace")
-            try:
-                message = mcp_types.jsonrpc_message_adapter.validate_json(text, by_name=False)
-            except ValidationError as exc:
-                await messages.send(exc)
-                continue
-            await messages.send(SessionMessage(message))
 
 
 async def _write_lines(
@@ -206,9 +145,6 @@ def _claim_standard_fds() -> tuple[int, int, Callable[[], None]]:
 
 
 __all__ = [
-    "MAX_LINE_BYTES",
-    "TerminalInput",
     "pipe_stdio",
     "pipes_available",
-    "terminal_available",
 ]

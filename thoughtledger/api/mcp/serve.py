@@ -56,7 +56,7 @@ from thoughtledger.api.mcp.server import (
 )
 from thoughtledger.api.mcp.session_cap import SessionCap
 from thoughtledger.api.mcp.stdio import run_stdio, stdio_transport
-from thoughtledger.api.mcp.stopping import http_server, signals_handled
+from thoughtledger.api.mcp.stopping import signals_handled
 from thoughtledger.api.mcp.stream_recheck import StreamRecheck
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError
 from thoughtledger.ledger.masking import mask_text, mask_url
@@ -284,7 +284,7 @@ async def _run_http(
     per_principal: int,
 ) -> int:
     """Serve the MCP app on ``listener`` until a signal stops it; return the exit code."""
-    import uvicorn
+    from thoughtledger.api.mcp.hardened import BODY_TIMEOUT, HEADER_TIMEOUT, Bounds, hardened_server
 
     port = listener.getsockname()[1]
     url = own_origin(args.host, port) + HTTP_PATH
@@ -322,8 +322,11 @@ async def _run_http(
         )
         # Ahead of the SDK's own metadata route, which names this server as the issuer.
         app.router.routes[0:0] = metadata_routes(url, auth.issuers)
-    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
-    http = http_server(config)
+    bounds = Bounds(
+        header_timeout=args.header_timeout or HEADER_TIMEOUT,
+        body_timeout=args.body_timeout or BODY_TIMEOUT,
+    )
+    http = hardened_server(app, lifespan="on", bounds=bounds)
 
     def stop_now() -> None:  # Ctrl-C: drop open streams rather than wait for them
         http.should_exit = http.force_exit = True
@@ -341,6 +344,9 @@ async def _run_http(
             url=url,
             **(auth.facts() if auth is not None else {"auth": "none"}),
             max_http_sessions=per_principal,
+            header_timeout=bounds.header_timeout,
+            body_timeout=bounds.body_timeout,
+            max_connections=bounds.max_connections,
             **_facts(args),
         )
         await http.serve(sockets=[listener])

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from thoughtledger.api import DEFAULT_TTL, InvalidInputError, bounded, check_agent
+from thoughtledger.api.mcp.hardened import BODY_TIMEOUT, HEADER_TIMEOUT
 from thoughtledger.api.mcp.origins import origin_option
 from thoughtledger.api.mcp.server import DEFAULT_TOOLS, DESCRIPTIONS, PROFILES, RUNS, TOOL_NAMES
 
@@ -24,6 +25,8 @@ HTTP_ONLY_OPTIONS = {
     "--role-claim": "role_claim",
     "--allow-origin": "allow_origin",
     "--max-http-sessions": "max_http_sessions",
+    "--header-timeout": "header_timeout",
+    "--body-timeout": "body_timeout",
     "--host": "host",
     "--port": "port",
 }
@@ -35,9 +38,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
 
     ``--db``, ``--http``, the HTTP server's authentication (``--auth``, ``--auth-issuer``
     and its ``--audience``, ``--jwks-url``, ``--role-claim``), ``--allow-origin``,
-    ``--max-http-sessions``, ``--host``, ``--port``, ``--agent``, ``--profile``, ``--tools``,
-    ``--descriptions``, ``--ttl-minutes`` and the checkpoint and OTLP options; :func:`run_serve`
-    reads them back.
+    ``--max-http-sessions``, ``--header-timeout``, ``--body-timeout``, ``--host``, ``--port``,
+    ``--agent``, ``--profile``, ``--tools``, ``--descriptions``, ``--ttl-minutes`` and the
+    checkpoint and OTLP options; :func:`run_serve` reads them back.
     """
     parser.add_argument(
         "--db",
@@ -74,6 +77,20 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"with --http: live MCP sessions each principal may hold; more get HTTP 429 until "
         f"one ends or idles out (default: {DEFAULT_MAX_HTTP_SESSIONS})",
+    )
+    parser.add_argument(
+        "--header-timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help=f"with --http: time a client has to send a request's headers, from connecting or "
+        f"from the last answer; then 408 and the connection closes (default: {HEADER_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--body-timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help=f"with --http: time a client has to send a request's body once its headers "
+        f"arrived; then 408 and the connection closes (default: {BODY_TIMEOUT:g})",
     )
     parser.add_argument(
         "--host",
@@ -218,6 +235,9 @@ def _loopback(value: str) -> str:
 _port = bounded(int, lambda port: 0 <= port <= 65535, "a port number, 0-65535")
 _minutes = bounded(float, lambda minutes: minutes >= 0, "0 (never) or a positive number of minutes")
 _count = bounded(int, lambda count: count >= 1, "a whole number >= 1")
+_seconds = bounded(
+    float, lambda seconds: 0 < seconds < float("inf"), "a positive number of seconds"
+)
 
 
 def _tool_list(value: str) -> Sequence[str]:

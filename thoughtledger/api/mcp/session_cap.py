@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -100,6 +101,11 @@ class SessionCap:
 
     async def _opening_request(self, scope: Scope, receive: Receive, send: Send) -> None:
         principal = _principal(scope)
+        # Counted once its body is here: a request sent only in part holds no room meanwhile
+        # (else clients that never finish theirs would keep everyone out until they time out).
+        receive, gone = await _body_first(receive)
+        if gone:  # the client left (or ran out of time) before sending it all: nothing to open
+            return
         pending = self._opening.get(principal, 0)
         # Requests still opening count too, so a burst cannot slip past the cap.
         if self.live(principal) + pending >= self.per_principal:
@@ -218,6 +224,29 @@ class SessionCap:
             if live.principal == principal and live.in_flight <= 0
         ]
         return max(0.0, min(ends) - self.clock()) if ends else None
+
+
+async def _body_first(receive: Receive) -> tuple[Receive, bool]:
+    """Wait for the request's whole body (up to the SDK's cap).
+
+    Past the cap the rest is left to the SDK, which refuses the request.
+
+    Returns:
+        A ``receive`` that replays what was read, and whether the client left meanwhile.
+    """
+    received: list[Message] = []
+    size = 0
+    while size <= DEFAULT_MAX_REQUEST_BODY_SIZE:
+        message = await receive()
+        received.append(message)
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            break
+        size += len(message.get("body", b""))
+
+    async def replayed() -> Message:
+        return received.pop(0) if received else await receive()
+
+    return replayed, received[-1]["type"] == "http.disconnect"
 
 
 _HANDSHAKE = frozenset({None, *HANDSHAKE_PROTOCOL_VERSIONS})

@@ -18,8 +18,10 @@ pair (:func:`answering_streams`) between the transport and the SDK's server that
 
 The transport (:func:`stdio_transport`) is :func:`thoughtledger.api.mcp.pipes.pipe_stdio` when stdin
 and stdout are pipes or sockets on asyncio (unless ``THOUGHTLEDGER_STDIO=sdk`` is set); otherwise
-the SDK's own ``stdio_server``, which reads a terminal on the event loop
-(:class:`thoughtledger.api.mcp.pipes.TerminalInput`) so that Ctrl-C can stop it.
+the SDK's own ``stdio_server`` writes the answers
+(:func:`thoughtledger.api.mcp.sdk_stdio.sdk_stdio`).
+Either way stdin is read by :func:`thoughtledger.api.mcp.framing.read_messages`: a line is at most
+:data:`MAX_LINE_BYTES` and must be UTF-8, else it is answered ``-32700`` saying why.
 """
 
 import os
@@ -29,7 +31,6 @@ from typing import Any, Protocol, Self, TypeVar
 
 import anyio
 from mcp.server.mcpserver import MCPServer
-from mcp.server.stdio import stdio_server
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from mcp.types import (
     JSONRPCError,
@@ -39,14 +40,10 @@ from mcp.types import (
 )
 
 from thoughtledger.api import ClosedOnExit
-from thoughtledger.api.mcp.pipes import (
-    MAX_LINE_BYTES,
-    TerminalInput,
-    pipe_stdio,
-    pipes_available,
-    terminal_available,
-)
+from thoughtledger.api.mcp.framing import MAX_LINE_BYTES
+from thoughtledger.api.mcp.pipes import pipe_stdio, pipes_available
 from thoughtledger.api.mcp.sdk_private import lowlevel_server
+from thoughtledger.api.mcp.sdk_stdio import sdk_stdio, terminal_available
 from thoughtledger.api.mcp.wire import encodable, error_reply, reparsed
 
 _Item_co = TypeVar("_Item_co", covariant=True)
@@ -74,7 +71,7 @@ class WriteStream(Protocol[_Item_contra]):
 
 
 TRANSPORT_ENV = "THOUGHTLEDGER_STDIO"
-"""Set to ``sdk`` to serve stdio on the SDK's own transport (worker threads) whatever the pipes."""
+"""Set to ``sdk`` to serve stdio with the SDK's writer and threaded reads, whatever the pipes."""
 
 
 class _Exchange:
@@ -259,12 +256,7 @@ async def run_stdio(server: MCPServer[Any]) -> None:
     # MCPServer serves only over streams it makes itself; the low-level server takes ours.
     lowlevel = lowlevel_server(server)
     chosen = stdio_transport()
-    if chosen == "pipes":
-        transport = pipe_stdio()
-    elif chosen == "terminal":
-        transport = stdio_server(stdin=TerminalInput(0))
-    else:
-        transport = stdio_server()
+    transport = pipe_stdio() if chosen == "pipes" else sdk_stdio(terminal=chosen == "terminal")
     async with transport as (read, write):
         answering_read, answering_write = answering_streams(read, write)
         await lowlevel.run(
@@ -275,10 +267,10 @@ async def run_stdio(server: MCPServer[Any]) -> None:
 def stdio_transport() -> str:
     """Which transport :func:`run_stdio` uses here: ``pipes``, ``terminal`` or ``sdk``.
 
-    ``sdk`` whatever the rest when ``THOUGHTLEDGER_STDIO=sdk``; else ``pipes`` when stdin and
-    stdout are pipes or sockets on asyncio; else ``terminal`` when stdin is a terminal or a pipe
-    (the SDK's transport, stdin read on the event loop, so that Ctrl-C is never held by a read);
-    else ``sdk`` (stdin a file: its reads never wait).
+    ``pipes`` when stdin and stdout are pipes or sockets on asyncio (``THOUGHTLEDGER_STDIO=sdk``
+    says no, whatever the rest); else ``terminal`` when stdin is a terminal, a pipe or a socket
+    (the SDK's writer, reading on the event loop, so that Ctrl-C is never held by a read); else
+    ``sdk`` (stdin a file or a device: the SDK's writer, reading in a worker thread).
     """
     if pipes_usable():
         return "pipes"

@@ -8,6 +8,7 @@ watches the signals on the loop (:func:`signals_handled`) and decides what each 
 
 import contextlib
 import signal
+import socket
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING
 
@@ -56,8 +57,14 @@ async def signals_handled(
             group.cancel_scope.cancel()
 
 
-def http_server(config: "uvicorn.Config") -> "uvicorn.Server":
-    """A uvicorn server that leaves SIGINT and SIGTERM to :func:`signals_handled`."""
+def http_server(config: "uvicorn.Config", *, queue: int | None = None) -> "uvicorn.Server":
+    """A uvicorn server that leaves SIGINT and SIGTERM to :func:`signals_handled`.
+
+    Args:
+        config: The server's configuration.
+        queue: The listening sockets' queue of connections not yet accepted, once serving; by
+            default ``config.backlog``, which is also how many the event loop accepts at a time.
+    """
     import uvicorn
 
     class Server(uvicorn.Server):
@@ -66,6 +73,12 @@ def http_server(config: "uvicorn.Config") -> "uvicorn.Server":
         @contextlib.contextmanager
         def capture_signals(self) -> Iterator[None]:
             yield
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if queue is not None:
+                for listener in sockets or ():
+                    listener.listen(queue)  # after asyncio's own listen(config.backlog)
 
     return Server(config)
 

@@ -1,7 +1,8 @@
 r"""Lines on the stdio wire that the SDK's parser refuses, and answers it could not encode.
 
 * A line that is no JSON, or no JSON-RPC message, gets :func:`error_reply`: ``-32700 Parse
-  error`` or ``-32600 Invalid Request`` (with the request's id when one can be read).
+  error`` or ``-32600 Invalid Request`` (with the request's id when one can be read). So does a
+  line refused before parsing (too long, or not UTF-8): ``-32700``, saying why.
 * ``"a\ud800b"`` is valid JSON, but the SDK's parser refuses a lone surrogate escape;
   :func:`reparsed` reads such a line with the standard library instead. In a tool call's
   arguments the surrogate is kept, so the tool refuses it naming the argument (see
@@ -21,6 +22,8 @@ from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
+from thoughtledger.api.mcp.framing import UnreadableLineError
+
 # A \u escape of a surrogate: the one thing valid JSON may hold that the SDK's parser refuses.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
@@ -28,12 +31,15 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 def error_reply(error: Exception) -> SessionMessage | None:
     """The JSON-RPC error answering a line that did not parse; ``None`` for a blank line.
 
-    Malformed JSON gets ``-32700 Parse error``; JSON that is no JSON-RPC message (or a line over
-    :data:`thoughtledger.api.mcp.pipes.MAX_LINE_BYTES`) gets ``-32600 Invalid Request``, with the
-    request's ``id`` when one can be read, else ``null``.
+    Malformed JSON gets ``-32700 Parse error``, and so does a line refused before parsing (over
+    :data:`thoughtledger.api.mcp.framing.MAX_LINE_BYTES`, or not UTF-8), with the reason; JSON that
+    is no JSON-RPC message gets ``-32600 Invalid Request``. Each carries the request's ``id`` when
+    one can be read, else ``null``.
     """
     code, message, request_id = INVALID_REQUEST, "Invalid Request", None
-    if isinstance(error, ValidationError):
+    if isinstance(error, UnreadableLineError):
+        code, message, request_id = PARSE_ERROR, f"Parse error: {error}", error.request_id
+    elif isinstance(error, ValidationError):
         problems = error.errors(include_url=False)
         invalid_json = [p for p in problems if p["type"] == "json_invalid"]
         if invalid_json:
