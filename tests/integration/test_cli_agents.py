@@ -38,7 +38,7 @@ def test_sessions_and_stats_filter_and_show_the_same_agent(
     clients = {item["client"] for item in listed}
     figures = cli(capsys, "stats", "--agent", "planner", "--json", "--db", url).json()
     assert figures["overall"]["sessions"] == 2
-    assert [(g["agent"], g["sessions"]) for g in figures["by_agent"]] == [("planner", 2)]
+    assert [(g["agent"], g["sessions"]) for g in figures["byAgent"]] == [("planner", 2)]
     # A client is not an agent: filtering by the client's name finds no agent's session.
     (client,) = clients
     assert cli(capsys, "sessions", "--agent", client, "--json", "--db", url).json() == []
@@ -48,7 +48,7 @@ def test_sessions_and_stats_filter_and_show_the_same_agent(
     assert len(rows) == 3  # the client column names the client of every session
     assert sum("planner" in row for row in rows) == 2
     everyone = cli(capsys, "stats", "--json", "--db", url).json()
-    assert sorted((g["agent"] or "-", g["sessions"]) for g in everyone["by_agent"]) == [
+    assert sorted((g["agent"] or "-", g["sessions"]) for g in everyone["byAgent"]) == [
         ("-", 1),
         ("planner", 2),
     ]

@@ -27,7 +27,7 @@ import urllib.request
 import zlib
 from collections.abc import Callable, Sequence
 from email.utils import parsedate_to_datetime
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from thoughtledger.api import TelemetryExportError
 from thoughtledger.api.otel.spans import SEMCONV_SCHEMA_URL, SpanData
@@ -73,7 +73,7 @@ def _credentials_apart(url: str) -> tuple[str, str | None]:
         return url, None
     pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
     host = parts.netloc.rpartition("@")[2]
-    plain = parts._replace(netloc=host).geturl()
+    plain = urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
     return plain, "Basic " + base64.b64encode(pair.encode()).decode("ascii")
 
 
