@@ -31,6 +31,7 @@ from thoughtledger.api.facade.access import (
     role_of,
     session_agent,
 )
+from thoughtledger.api.facade.annotation import Annotations, check_label, may_annotate
 from thoughtledger.api.facade.bootstrap import open_ledger, open_store, resolve_url
 from thoughtledger.api.facade.errors import (
     GenerationError,
@@ -146,6 +147,7 @@ __all__ = [
     "PROMPT_VERSION",
     "ROLES",
     "SCOPE_PREFIX",
+    "Annotations",
     "CheckedFile",
     "Checkpoint",
     "CheckpointReport",
@@ -200,6 +202,7 @@ __all__ = [
     "build_prompt",
     "check_agent",
     "check_checkpoint",
+    "check_label",
     "check_file",
     "checked_command",
     "checkpoints_kept",
@@ -210,6 +213,7 @@ __all__ = [
     "ledger_stats",
     "logging_to_stderr",
     "manifest_line",
+    "may_annotate",
     "namespaced",
     "not_found",
     "open_ledger",
