@@ -11,9 +11,9 @@ from pydantic_core import PydanticSerializationError
 from thoughtledger.ledger.content import ContentError, model_json, seal_content
 from thoughtledger.ledger.errors import EventDecodingError, InvalidInputError
 from thoughtledger.ledger.events import (
+    ANNOTATION_TYPE,
     EVENT_TYPES,
     PAYLOAD_SCHEMA_VERSION,
-    ANNOTATION_TYPE,
     REDACTABLE_FROM,
     REDACTABLE_TYPES,
     Event,

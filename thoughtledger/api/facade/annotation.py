@@ -17,8 +17,6 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Protocol
 
-from pydantic import ValidationError
-
 from thoughtledger.api.facade.access import Principal
 from thoughtledger.api.facade.errors import not_found
 from thoughtledger.ledger.envelope import RecordedEvent
@@ -37,6 +35,7 @@ from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.projections.state import Annotation, annotation_of
 
 _ATTEMPTS = 8
+MAX_BY_CHARS = 256
 _NOTE_CONTROLS_ALLOWED = frozenset("\n\t")
 
 
@@ -99,6 +98,16 @@ def _check_note(note: object) -> str:
         # Notes are shown in terminals and pages: no escape sequences, no invalid Unicode.
         raise InvalidInputError("a note holds no control characters (but newlines and tabs)")
     return note
+
+
+def _check_by(by: object) -> str | None:
+    if by is None:
+        return None
+    if not isinstance(by, str) or not by.strip() or len(by) > MAX_BY_CHARS:
+        raise InvalidInputError(f"an annotation's author is 1 to {MAX_BY_CHARS} characters")
+    if any(unicodedata.category(char).startswith("C") for char in by):
+        raise InvalidInputError("an annotation's author holds no control characters")
+    return by
 
 
 def _check_score(score: object) -> float | None:
@@ -166,17 +175,13 @@ class Annotations:
             raise InvalidInputError("a thought number is a whole number >= 1")
         if thought_number < 1:
             raise InvalidInputError("a thought number is a whole number >= 1")
-        author = principal.name if principal is not None else by
-        try:
-            event = ThoughtAnnotated(
-                thought_number=thought_number,
-                label=check_label(label),
-                score=_check_score(score),
-                by=author,
-                note=_check_note(note),
-            )
-        except ValidationError as exc:  # the author's length: the only check left to the model
-            raise InvalidInputError(f"an annotation's author is at most 256 characters: {exc}")
+        event = ThoughtAnnotated(
+            thought_number=thought_number,
+            label=check_label(label),
+            score=_check_score(score),
+            by=_check_by(principal.name if principal is not None else by),
+            note=_check_note(note),
+        )
         for attempt in range(1, _ATTEMPTS + 1):
             stream = await self._store.read_stream(session_id)
             if not stream or not may_annotate(principal, _owner(stream)):
