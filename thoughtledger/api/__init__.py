@@ -39,7 +39,13 @@ from thoughtledger.api.facade.errors import (
     TelemetryExportError,
     not_found,
 )
-from thoughtledger.api.facade.figures import GroupStats, LedgerStats, Statistics, ledger_stats
+from thoughtledger.api.facade.figures import (
+    GroupStats,
+    LabelStats,
+    LedgerStats,
+    Statistics,
+    ledger_stats,
+)
 from thoughtledger.api.facade.generation import (
     DEFAULT_TEMPERATURE,
     GENERATION_FAILED,
@@ -163,6 +169,7 @@ __all__ = [
     "InvalidInputError",
     "InvalidThoughtError",
     "JsonSchema",
+    "LabelStats",
     "Ledger",
     "LedgerError",
     "LedgerStats",
