@@ -4,9 +4,11 @@ import pytest
 
 from tests.support.backends import Backend
 from tests.support.raw_store import raw_store
+from tests.support.views import view_rows
 from thoughtledger import Ledger
 from thoughtledger.api import Principal
 from thoughtledger.ledger.content import REDACTED
+from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
 from thoughtledger.ledger.events import ThoughtAnnotated
 
@@ -185,3 +187,52 @@ async def test_a_cleared_session_can_still_be_annotated(backend: Backend) -> Non
         assert (state.status, state.annotations) == ("cleared", (made,))
     finally:
         await ledger.aclose()
+
+
+async def test_the_annotations_view_holds_every_annotation_and_no_redacted_note(
+    backend: Backend,
+) -> None:
+    if not backend.durable:
+        pytest.skip("the SQL views live in a database")
+    ledger = Ledger(await backend.open())
+    try:
+        session_id = (
+            await ledger.think(None, call(1), metadata={"agent": "planner", "client": "cli 1"})
+        ).session_id
+        await ledger.think(session_id, call(2))
+        first = await ledger.annotate(session_id, 1, label="good", score=0.5, by="rev")
+        second = await ledger.annotate(session_id, 2, label="pii", note=NOTE)
+        await ledger.redaction.redact(session_id, version=second.version, reason="r", by="dpo")
+    finally:
+        await ledger.aclose()
+    rows = await view_rows(backend, "tl_annotations", "position")
+    assert [{k: v for k, v in row.items() if k != "position"} for row in rows] == [
+        {
+            "session_id": session_id,
+            "version": first.version,
+            "recorded_at": format_time(first.recorded_at),
+            "agent": "planner",
+            "client": "cli 1",
+            "thought_number": 1,
+            "label": "good",
+            "score": 0.5,
+            "note": None,
+            "annotated_by": "rev",
+            "redacted": False,
+        },
+        {
+            "session_id": session_id,
+            "version": second.version,
+            "recorded_at": format_time(second.recorded_at),
+            "agent": "planner",
+            "client": "cli 1",
+            "thought_number": 2,
+            "label": "pii",
+            "score": None,
+            "note": None,
+            "annotated_by": None,
+            "redacted": True,
+        },
+    ]
+    thoughts = await view_rows(backend, "tl_thoughts", "position")
+    assert [row["thought_number"] for row in thoughts] == [1, 2]  # annotations are no thoughts

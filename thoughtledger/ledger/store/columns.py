@@ -12,6 +12,8 @@ THOUGHTS_VIEW = "tl_thoughts"
 """The name of the view with one row per thought."""
 SESSIONS_VIEW = "tl_session_stats"
 """The name of the view with one row per session."""
+ANNOTATIONS_VIEW = "tl_annotations"
+"""The name of the view with one row per annotation of a thought."""
 
 VIEW_CORE_ORDER = ("thought_number", "total_thoughts", "next_thought_needed", "thought")
 """Where the view puts the core fields of a thought (its marks follow them)."""
@@ -68,6 +70,24 @@ SESSION_COLUMNS: tuple[str, ...] = (
 )
 """The columns of ``tl_session_stats``, in order (documented in the README)."""
 
+ANNOTATION_COLUMNS: tuple[str, ...] = (
+    "position",
+    "session_id",
+    "version",
+    "recorded_at",
+    "agent",
+    "client",
+    "thought_number",
+    "label",
+    "score",
+    "note",
+    "annotated_by",
+    "redacted",
+)
+"""The columns of ``tl_annotations``, in order (documented in the README). ``note`` is ``NULL``
+when none was given or it was redacted (``redacted`` says which); ``annotated_by`` is who
+annotated (``NULL``: the ledger's own user, unnamed)."""
+
 
 LARGEST_COUNT = 10**18 - 1
 """The largest count the views show (larger ones read as ``NULL``)."""
@@ -96,6 +116,8 @@ def views_current(thought_columns: Sequence[str]) -> bool:
 
 
 __all__ = [
+    "ANNOTATIONS_VIEW",
+    "ANNOTATION_COLUMNS",
     "LARGEST_COUNT",
     "NUL_ESCAPE",
     "NUL_STANDIN",
