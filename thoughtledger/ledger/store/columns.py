@@ -70,20 +70,23 @@ SESSION_COLUMNS: tuple[str, ...] = (
 )
 """The columns of ``tl_session_stats``, in order (documented in the README)."""
 
-ANNOTATION_COLUMNS: tuple[str, ...] = (
-    "position",
-    "session_id",
-    "version",
-    "recorded_at",
-    "agent",
-    "client",
-    "thought_number",
-    "label",
-    "score",
-    "note",
-    "annotated_by",
-    "redacted",
-)
+ANNOTATION_COLUMN_TYPES: dict[str, ColumnType | str] = {
+    "position": "int64",
+    "session_id": "string",
+    "version": "int64",
+    "recorded_at": "timestamp",
+    "agent": "string",
+    "client": "string",
+    "thought_number": "int64",
+    "label": "string",
+    "score": "float64",
+    "note": "string",
+    "annotated_by": "string",
+    "redacted": "bool",
+}
+"""Each column of ``tl_annotations`` and its type (Parquet's names), in order."""
+
+ANNOTATION_COLUMNS: tuple[str, ...] = tuple(ANNOTATION_COLUMN_TYPES)
 """The columns of ``tl_annotations``, in order (documented in the README). ``note`` is ``NULL``
 when none was given or it was redacted (``redacted`` says which); ``annotated_by`` is who
 annotated (``NULL``: the ledger's own user, unnamed)."""
@@ -118,6 +121,7 @@ def views_current(thought_columns: Sequence[str]) -> bool:
 __all__ = [
     "ANNOTATIONS_VIEW",
     "ANNOTATION_COLUMNS",
+    "ANNOTATION_COLUMN_TYPES",
     "LARGEST_COUNT",
     "NUL_ESCAPE",
     "NUL_STANDIN",
