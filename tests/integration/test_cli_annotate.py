@@ -1,6 +1,8 @@
 """``thoughtledger annotate`` end to end: a real process on SQLite and on PostgreSQL."""
 
 import asyncio
+import csv
+import io
 import json
 import subprocess
 import sys
@@ -10,6 +12,7 @@ import pytest
 
 from tests.support.backends import Backend, pg_url
 from tests.support.cli import cli, demo
+from tests.support.otlp import attributes, otlp_receiver
 
 DURABLE = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 NOTE = "wrong: the cache hit rate was 99%"
@@ -128,3 +131,48 @@ def test_an_unknown_session_is_a_usage_error(demo_ledger: tuple[str, str]) -> No
     ran = thoughtledger("annotate", "ffffffff", "1", "--label", "x", "--db", url)
     assert ran.returncode == 2
     assert "ffffffff" in ran.stderr
+
+
+def test_exports_carry_annotations_as_rows_and_as_span_events(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    url = f"sqlite:///{tmp_path / 'ledger.db'}"
+    session_id = demo(capsys, url)
+    for argv in (["3", "--label", "wrong", "--note", NOTE, "--score", "2"], ["1", "--label", "ok"]):
+        ran = cli(capsys, "annotate", session_id, *argv, "--by", "rev", "--db", url)
+        assert ran.code == 0, ran.err
+
+    table = cli(
+        capsys, "export", "--all", "--format", "csv", "--annotations", "-o", "-", "--db", url
+    )
+    assert table.code == 0, table.err
+    rows = list(csv.DictReader(io.StringIO(table.out)))
+    assert [(r["thought_number"], r["label"], r["score"], r["note"]) for r in rows] == [
+        ("3", "wrong", "2.0", NOTE),
+        ("1", "ok", "", ""),
+    ]
+    assert {r["annotated_by"] for r in rows} == {"rev"}
+    assert {r["redacted"] for r in rows} == {"false"}
+
+    with otlp_receiver() as (endpoint, received):
+        sent = cli(capsys, "export", "--all", "--otlp", endpoint, "--db", url)
+    assert sent.code == 0, sent.err
+    (root,) = [span for span in received.spans if not span.parent_span_id]
+    marks = [event for event in root.events if event.name == "thoughtledger.thought.annotated"]
+    assert [
+        (
+            attributes(m)["thoughtledger.annotation.label"],
+            attributes(m)["thoughtledger.annotation.thought_number"],
+        )
+        for m in marks
+    ] == [("wrong", 3), ("ok", 1)]
+    first = attributes(marks[0])
+    assert first["thoughtledger.annotation.score"] == 2.0
+    assert first["thoughtledger.annotation.by"] == "rev"
+    assert "thoughtledger.annotation.note" not in first  # content is sent only when captured
+    thought_3 = next(
+        span
+        for span in received.spans
+        if span.parent_span_id and attributes(span)["thoughtledger.thought_number"] == 3
+    )
+    assert first["thoughtledger.annotation.span_id"] == thought_3.span_id.hex()
