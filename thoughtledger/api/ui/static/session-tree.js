@@ -9,6 +9,14 @@
   // versions redraws a screenful, not the session.
   const CHUNK = 64;
 
+  // An annotation in words: its label, score, author and note.
+  function annotation(e) {
+    const score = e.sc !== undefined ? " (" + e.sc + ")" : "";
+    const by = e.by !== undefined ? " by " + e.by : "";
+    const note = e.rd ? ": [redacted]" : e.nt !== undefined ? ": " + e.nt : "";
+    return e.lb + score + by + note;
+  }
+
   class Tree {
     clicked(event) {
       const row = event.target.closest("li.thought, li.event, li.branch");
@@ -41,6 +49,7 @@
           this.mainByNumber.set(e.n, same);
           if (e.rv !== undefined && (e.k === "thought.revised" || e.ir)) this.markRevised(e);
         }
+        if (e.k === "thought.annotated") this.markAnnotated(e);
       }
       this.items.push({ v: e.v, node: row });
       return true;
@@ -86,6 +95,7 @@
         "session.cleared": "session cleared: " + (e.why || ""),
         "session.expired": "session " + (e.why || "expired"),
         "thought.redacted": "thought #" + e.n + " (v" + e.rdv + ") redacted: " + (e.why || ""),
+        "thought.annotated": "✎ thought #" + e.n + " annotated " + annotation(e),
       };
       const row = el("li", "event", (words[e.k] || e.k) + " · v" + e.v + " · " + shortTime(e.at));
       row.tlv = e.v;
@@ -119,6 +129,18 @@
         this.items.push({ v: e.v, node });
       }
       group.list.append(row);
+    }
+
+    // A reviewer's annotation: a mark on the latest main-line thought with its number, shown
+    // from the annotation's version on (its text set as text, never as markup).
+    markAnnotated(e) {
+      const targets = (this.mainByNumber.get(e.n) || []).filter((r) => r.tlv < e.v);
+      if (!targets.length) return;
+      const mark = el("span", "annotated", "✎ " + e.lb);
+      mark.title = annotation(e);
+      mark.dataset.label = e.lb;
+      targets[targets.length - 1].append(mark);
+      this.items.push({ v: e.v, node: mark });
     }
 
     markRevised(e) {
