@@ -117,7 +117,7 @@ def strippings(
         record = stream[version - 1]
         where = f"session {session_id!r} version {version}"
         if record.event_type not in REDACTABLE_TYPES or record.schema_version < REDACTABLE_FROM:
-            raise InvalidInputError(f"{where} is not a redactable thought or annotation event")
+            raise InvalidInputError(f"{where} is not a redactable thought event (or annotation)")
         if (version, str(record.event_id)) not in named:
             raise InvalidInputError(
                 f"{where}: no thought.redacted event names it; record the redaction first"
