@@ -46,7 +46,14 @@ def test_an_annotation_marks_its_thought_from_its_version_on(
         assert any(
             f"✎ thought #3 annotated wrong-premise (-1) by rev: {MARKUP}" in e for e in events
         )
+        # The label filter shows only the thoughts annotated with the label chosen.
+        page.select_option("#label-filter", "wrong-premise")
+        visible = page.locator("li.thought:visible .thought-text").all_text_contents()
+        assert len(visible) == 1
+        assert visible[0].startswith("The nightly-report job")
         screenshot(page, "session-annotated")
+        page.select_option("#label-filter", "")
+        assert page.locator("li.thought:visible").count() == 9
         page.goto(f"{base}sessions/{session_id}?v=10")
         page.wait_for_selector("#tree li.thought")
         assert page.locator("li.thought span.annotated:visible").count() == 0

@@ -141,6 +141,25 @@
       mark.dataset.label = e.lb;
       targets[targets.length - 1].append(mark);
       this.items.push({ v: e.v, node: mark });
+      const known = Array.from(this.labelFilter.options).some((o) => o.value === e.lb);
+      if (!known) {
+        const option = el("option", null, "✎ " + e.lb);
+        option.value = e.lb;
+        this.labelFilter.append(option);
+        this.labelFilter.classList.remove("hidden");
+      }
+      if (this.labelFilter.value) this.filterByLabel(this.labelFilter.value);
+    }
+
+    // Show only the thoughts annotated with ``label`` (every thought for ""): the rows stay,
+    // hidden by a class of their own, so the version slider keeps working beneath the filter.
+    filterByLabel(label) {
+      for (const row of this.rows.values()) {
+        if (!row.classList.contains("thought")) continue;
+        const marked = Array.from(row.querySelectorAll("span.annotated"))
+          .some((mark) => mark.dataset.label === label);
+        row.classList.toggle("filtered-out", label !== "" && !marked);
+      }
     }
 
     markRevised(e) {
