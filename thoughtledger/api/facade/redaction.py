@@ -280,7 +280,7 @@ def _chosen(
         chosen = [r for r in texts if r.version == version]
         if not chosen:
             raise InvalidInputError(
-                f"session {session_id} has no thought or annotation at version {version}"
+                f"session {session_id} has no thought at version {version} (nor an annotation)"
             )
         return chosen
     if thought_number is not None:
