@@ -154,6 +154,15 @@ def test_exports_carry_annotations_as_rows_and_as_span_events(
     assert {r["annotated_by"] for r in rows} == {"rev"}
     assert {r["redacted"] for r in rows} == {"false"}
 
+    # JSON Lines carries them losslessly: imported elsewhere, they verify and show.
+    lines = tmp_path / "ledger.jsonl"
+    assert cli(capsys, "export", "--all", "-o", str(lines), "--db", url).code == 0
+    elsewhere = f"sqlite:///{tmp_path / 'elsewhere.db'}"
+    imported = cli(capsys, "import", str(lines), "--db", elsewhere)
+    assert imported.code == 0, imported.err
+    shown = cli(capsys, "show", session_id, "--db", elsewhere).out
+    assert f"✎ #3 wrong (2) by rev: {NOTE}" in shown
+
     with otlp_receiver() as (endpoint, received):
         sent = cli(capsys, "export", "--all", "--otlp", endpoint, "--db", url)
     assert sent.code == 0, sent.err
