@@ -25,6 +25,8 @@ async def schema_1_ledger(path: Path) -> str:
         db.execute("DROP INDEX tl_sessions_started")
         db.execute("DROP INDEX tl_events_owner")
         db.execute("DROP INDEX tl_events_redactions")
+        db.execute("DROP VIEW tl_annotations")
+        db.execute("DROP INDEX tl_events_annotations")
         db.execute("DROP TABLE tl_tree_nodes")  # its index goes with it
         db.execute("DROP TABLE tl_tree")
         db.execute("DELETE FROM tl_schema WHERE version > 1")
@@ -65,11 +67,13 @@ async def test_a_schema_1_ledger_is_upgraded_when_opened_for_writing(tmp_path: P
     assert Checkpoint.open(note, signer.verifier()).size == 2
     assert [state.session_id for state in page.sessions] == [session]
     assert indexes(path) == {
-        "schema 5",
+        "schema 7",
         "tl_sessions_started",
         "tl_events_owner",
         "tl_thoughts",
         "tl_session_stats",
         "tl_tree_blocks",
         "tl_events_redactions",
+        "tl_annotations",
+        "tl_events_annotations",
     }

@@ -8,7 +8,20 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from tests.support.backends import Backend, pg_url
 from thoughtledger.ledger.envelope import format_time
-from thoughtledger.ledger.store.columns import SESSION_COLUMNS, THOUGHT_COLUMNS
+from thoughtledger.ledger.store.columns import (
+    ANNOTATION_COLUMNS,
+    ANNOTATIONS_VIEW,
+    SESSION_COLUMNS,
+    SESSIONS_VIEW,
+    THOUGHT_COLUMNS,
+    THOUGHTS_VIEW,
+)
+
+_COLUMNS = {
+    THOUGHTS_VIEW: THOUGHT_COLUMNS,
+    SESSIONS_VIEW: SESSION_COLUMNS,
+    ANNOTATIONS_VIEW: ANNOTATION_COLUMNS,
+}
 
 _BOOLEANS = {"next_thought_needed", "is_revision", "needs_more_thoughts", "completed", "redacted"}
 
@@ -25,7 +38,7 @@ def _plain(name: str, value: Any) -> Any:
 
 
 async def view_rows(backend: Backend, view: str, order: str) -> list[dict[str, Any]]:
-    """Every row of ``view`` (``tl_thoughts`` or ``tl_session_stats``), ordered by ``order``."""
+    """Every row of ``view`` (``tl_thoughts``, ``tl_session_stats``, ``tl_annotations``)."""
     if backend.name == "sqlite":
         engine = create_async_engine(f"sqlite+aiosqlite:///{backend.sqlite_path}")
     else:
@@ -42,8 +55,7 @@ async def view_rows(backend: Backend, view: str, order: str) -> list[dict[str, A
             rows = result.all()
     finally:
         await engine.dispose()
-    expected = THOUGHT_COLUMNS if view == "tl_thoughts" else SESSION_COLUMNS
-    assert tuple(names) == expected
+    assert tuple(names) == _COLUMNS[view]
     return [{n: _plain(n, v) for n, v in zip(names, row, strict=True)} for row in rows]
 
 

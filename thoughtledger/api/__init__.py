@@ -31,6 +31,7 @@ from thoughtledger.api.facade.access import (
     role_of,
     session_agent,
 )
+from thoughtledger.api.facade.annotation import Annotations, check_label, may_annotate
 from thoughtledger.api.facade.bootstrap import open_ledger, open_store, resolve_url
 from thoughtledger.api.facade.errors import (
     GenerationError,
@@ -38,7 +39,13 @@ from thoughtledger.api.facade.errors import (
     TelemetryExportError,
     not_found,
 )
-from thoughtledger.api.facade.figures import GroupStats, LedgerStats, Statistics, ledger_stats
+from thoughtledger.api.facade.figures import (
+    GroupStats,
+    LabelStats,
+    LedgerStats,
+    Statistics,
+    ledger_stats,
+)
 from thoughtledger.api.facade.generation import (
     DEFAULT_TEMPERATURE,
     GENERATION_FAILED,
@@ -146,6 +153,7 @@ __all__ = [
     "PROMPT_VERSION",
     "ROLES",
     "SCOPE_PREFIX",
+    "Annotations",
     "CheckedFile",
     "Checkpoint",
     "CheckpointReport",
@@ -161,6 +169,7 @@ __all__ = [
     "InvalidInputError",
     "InvalidThoughtError",
     "JsonSchema",
+    "LabelStats",
     "Ledger",
     "LedgerError",
     "LedgerStats",
@@ -201,6 +210,7 @@ __all__ = [
     "check_agent",
     "check_checkpoint",
     "check_file",
+    "check_label",
     "checked_command",
     "checkpoints_kept",
     "compact_schema",
@@ -210,6 +220,7 @@ __all__ = [
     "ledger_stats",
     "logging_to_stderr",
     "manifest_line",
+    "may_annotate",
     "namespaced",
     "not_found",
     "open_ledger",

@@ -36,7 +36,7 @@ from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import (
     PAYLOAD_SCHEMA_VERSION,
     REDACTABLE_FROM,
-    THOUGHT_TYPES,
+    REDACTABLE_TYPES,
     LedgerEvent,
 )
 
@@ -159,7 +159,7 @@ def prepare(events: Sequence[LedgerEvent], *, max_event_bytes: int) -> list[Prep
                 f"limit of {max_event_bytes} bytes"
             )
         committed = payload
-        if event_type in THOUGHT_TYPES:
+        if event_type in REDACTABLE_TYPES:
             committed = payload[: payload.rfind(CONTENT_MARK)] + "}"
         prepared.append(PreparedEvent(event, event_type, payload, committed))
     return prepared
@@ -226,7 +226,7 @@ class StoredRow(EventRow):
     @property
     def redactable(self) -> bool:
         """Whether this is a thought event in the redactable layout (payload schema 2 on)."""
-        return self.schema_version >= REDACTABLE_FROM and self.event_type in THOUGHT_TYPES
+        return self.schema_version >= REDACTABLE_FROM and self.event_type in REDACTABLE_TYPES
 
     def digest(self) -> str:
         """Return the hash these columns should carry (over the payload's committed form).

@@ -11,12 +11,14 @@ from pydantic_core import PydanticSerializationError
 from thoughtledger.ledger.content import ContentError, model_json, seal_content
 from thoughtledger.ledger.errors import EventDecodingError, InvalidInputError
 from thoughtledger.ledger.events import (
+    ANNOTATION_TYPE,
     EVENT_TYPES,
     PAYLOAD_SCHEMA_VERSION,
     REDACTABLE_FROM,
-    THOUGHT_TYPES,
+    REDACTABLE_TYPES,
     Event,
     LedgerEvent,
+    ThoughtAnnotated,
     ThoughtEvent,
     ThoughtGenerated,
 )
@@ -24,6 +26,7 @@ from thoughtledger.ledger.events import (
 _ENVELOPE_FIELDS = {"type", "schema_version"}
 _COMMITTED_THOUGHT = {"type", "schema_version", "thought", "redacted"}
 _COMMITTED_GENERATED = {"type", "schema_version", "thought", "guidance", "redacted"}
+_COMMITTED_NOTE = {"type", "schema_version", "note", "redacted"}
 
 
 def encode_payload(event: Event) -> str:
@@ -45,6 +48,10 @@ def encode_payload(event: Event) -> str:
     if type(event) not in _KNOWN_MODELS:
         raise InvalidInputError(f"not a ledger event: {type(event).__name__}")
     try:
+        if isinstance(event, ThoughtAnnotated):
+            # An annotation's note is redactable as a thought's text is.
+            committed = event.model_dump_json(exclude=_COMMITTED_NOTE, exclude_none=True)
+            return seal_content(committed, {"note": event.note})
         if not isinstance(event, ThoughtEvent):
             return event.model_dump_json(exclude=_ENVELOPE_FIELDS, exclude_none=True)
         texts = {"thought": event.thought}
@@ -98,8 +105,12 @@ def decode_payload(event_type: str, schema_version: int, payload: str) -> Ledger
         )
     # Schema 1 differs from 2 only in where a thought's text is: its fields validate as they are.
     try:
-        if schema_version >= REDACTABLE_FROM and event_type in THOUGHT_TYPES:
-            payload = model_json(payload, guidance=event_type == "thought.generated")
+        if schema_version >= REDACTABLE_FROM and event_type in REDACTABLE_TYPES:
+            payload = model_json(
+                payload,
+                guidance=event_type == "thought.generated",
+                note=event_type == ANNOTATION_TYPE,
+            )
         event = model.model_validate_json(payload)
     except (ValidationError, ContentError) as exc:
         raise EventDecodingError(f"stored {event_type} payload is malformed: {exc}") from exc

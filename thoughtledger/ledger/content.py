@@ -171,7 +171,7 @@ def strip(payload: str) -> str:
     return payload if mark < 0 else payload[:mark] + "}"
 
 
-def model_json(payload: str, *, guidance: bool) -> str:
+def model_json(payload: str, *, guidance: bool, note: bool = False) -> str:
     """Return the JSON an event model validates from a schema-2 thought payload (no parse).
 
     The committed fields and the content fields, without the digest and the salt; a stripped
@@ -180,6 +180,7 @@ def model_json(payload: str, *, guidance: bool) -> str:
     Args:
         payload: The stored payload.
         guidance: Whether the event has a ``guidance`` text (a thought a model wrote).
+        note: Whether the event is an annotation, whose one text is its ``note``.
 
     Raises:
         ContentError: The payload does not begin as a schema-2 thought payload does.
@@ -188,7 +189,7 @@ def model_json(payload: str, *, guidance: bool) -> str:
         raise ContentError("payload does not have the layout of a redactable thought")
     mark = payload.rfind(CONTENT_MARK)
     if mark < 0:
-        texts = _REDACTED_GENERATED if guidance else _REDACTED_THOUGHT
+        texts = _REDACTED_NOTE if note else _REDACTED_GENERATED if guidance else _REDACTED_THOUGHT
         return "{" + payload[_COMMITTED_AT:-1] + texts
     return "{" + payload[_COMMITTED_AT:mark] + "," + payload[mark + _FIELDS_AT : -2] + "}"
 
@@ -218,6 +219,7 @@ def same_event(stored: str, encoded: str) -> bool:
 
 
 _REDACTED_THOUGHT = f',"thought":"{REDACTED}","redacted":true}}'
+_REDACTED_NOTE = f',"note":"{REDACTED}","redacted":true}}'
 _REDACTED_GENERATED = f',"thought":"{REDACTED}","guidance":"{REDACTED}","redacted":true}}'
 
 __all__ = [

@@ -212,6 +212,41 @@ class ThoughtRedacted(Event):
     """Why (an erasure request, a secret pasted into a prompt...)."""
 
 
+MAX_LABEL_CHARS = 64
+"""The longest label an annotation carries."""
+LABEL_PATTERN = r"^[\w][\w.:/-]*$"
+"""What a label may hold: letters, digits and ``_.:/-``, starting with a letter or digit (it is a
+filter, a column value and a statistic's key, so no spaces or controls)."""
+MAX_NOTE_CHARS = 10_000
+"""The longest note an annotation carries."""
+MAX_SCORE = 1_000_000.0
+"""The largest score (in absolute value) an annotation carries."""
+
+
+class ThoughtAnnotated(Event):
+    """A reviewer annotated a thought: a label, an optional score and note, and who wrote it.
+
+    Names the thought by its number (every event carrying that number: the main line and its
+    branches). The note is redactable as a thought's text is: it is stored apart under a salted
+    digest (see :mod:`thoughtledger.ledger.content`), and a ``thought.redacted`` event naming
+    this event's version removes it while every hash still verifies.
+    """
+
+    type: Literal["thought.annotated"] = "thought.annotated"
+    thought_number: Count
+    """The annotated thought's number."""
+    label: str = Field(min_length=1, max_length=MAX_LABEL_CHARS, pattern=LABEL_PATTERN)
+    """A short name of the finding (``wrong``, ``good-step``, ``hallucination``...)."""
+    score: float | None = Field(default=None, ge=-MAX_SCORE, le=MAX_SCORE, allow_inf_nan=False)
+    """A number the reviewer gives, when it gives one."""
+    by: str | None = Field(default=None, max_length=256)
+    """Who annotated: a principal's name, or the ledger's own user (``None``: unknown)."""
+    note: str = Field(default="", max_length=MAX_NOTE_CHARS)
+    """Why (free text, redactable; empty when none was given)."""
+    redacted: bool = Field(default=False, exclude=True)
+    """Whether the note was redacted (read back as ``[redacted]``); never stored in a payload."""
+
+
 ThoughtEvent: TypeAlias = (
     ThoughtRecorded | ThoughtRevised | BranchOpened | BranchExtended | ThoughtGenerated
 )
@@ -226,7 +261,8 @@ LedgerEvent: TypeAlias = Annotated[
     | ThoughtGenerated
     | SessionCleared
     | SessionExpired
-    | ThoughtRedacted,
+    | ThoughtRedacted
+    | ThoughtAnnotated,
     Field(discriminator="type"),
 ]
 """Any event thoughtledger records, discriminated by ``type``."""
@@ -241,6 +277,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
     "session.cleared": SessionCleared,
     "session.expired": SessionExpired,
     "thought.redacted": ThoughtRedacted,
+    "thought.annotated": ThoughtAnnotated,
 }
 """Every stored type string and the model it decodes to."""
 
@@ -249,11 +286,24 @@ THOUGHT_TYPES = frozenset(
 )
 """Stored types of the events that carry a thought."""
 
+ANNOTATION_TYPE = "thought.annotated"
+"""The stored type of an annotation."""
+
+REDACTABLE_TYPES = THOUGHT_TYPES | {ANNOTATION_TYPE}
+"""Stored types whose payload (from schema 2) keeps a redactable text apart: thoughts and
+annotations' notes."""
+
 __all__ = [
+    "ANNOTATION_TYPE",
     "EVENT_TYPES",
+    "LABEL_PATTERN",
+    "MAX_LABEL_CHARS",
+    "MAX_NOTE_CHARS",
     "MAX_REASON_CHARS",
+    "MAX_SCORE",
     "PAYLOAD_SCHEMA_VERSION",
     "REDACTABLE_FROM",
+    "REDACTABLE_TYPES",
     "THOUGHT_TYPES",
     "BranchExtended",
     "BranchOpened",
@@ -265,6 +315,7 @@ __all__ = [
     "SessionExpired",
     "SessionStarted",
     "Text",
+    "ThoughtAnnotated",
     "ThoughtEvent",
     "ThoughtGenerated",
     "ThoughtKind",

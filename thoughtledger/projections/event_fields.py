@@ -18,10 +18,11 @@ from thoughtledger.ledger.codec import decode_payload
 from thoughtledger.ledger.content import ContentError, model_json
 from thoughtledger.ledger.envelope import EventRow
 from thoughtledger.ledger.events import (
+    ANNOTATION_TYPE,
     EVENT_TYPES,
     PAYLOAD_SCHEMA_VERSION,
     REDACTABLE_FROM,
-    THOUGHT_TYPES,
+    REDACTABLE_TYPES,
 )
 
 Fields = dict[str, Any]
@@ -46,8 +47,12 @@ def event_fields(row: EventRow) -> Fields:
     if 0 < row.schema_version <= PAYLOAD_SCHEMA_VERSION and row.event_type in EVENT_TYPES:
         payload = row.payload
         try:
-            if row.schema_version >= REDACTABLE_FROM and row.event_type in THOUGHT_TYPES:
-                payload = model_json(payload, guidance=row.event_type == "thought.generated")
+            if row.schema_version >= REDACTABLE_FROM and row.event_type in REDACTABLE_TYPES:
+                payload = model_json(
+                    payload,
+                    guidance=row.event_type == "thought.generated",
+                    note=row.event_type == ANNOTATION_TYPE,
+                )
             fields = orjson.loads(payload)
         except (orjson.JSONDecodeError, ContentError):
             fields = None

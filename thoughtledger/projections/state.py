@@ -15,6 +15,7 @@ from thoughtledger.ledger.events import (
     SessionCleared,
     SessionExpired,
     SessionStarted,
+    ThoughtAnnotated,
     ThoughtGenerated,
     ThoughtRecorded,
     ThoughtRedacted,
@@ -132,6 +133,44 @@ _NOTHING: Mapping[str, str] = MappingProxyType({})
 _NO_BRANCHES: Mapping[str, "Branch"] = MappingProxyType({})
 
 
+class Annotation(NamedTuple):
+    """A reviewer's annotation of a thought, as the fold holds it.
+
+    Attributes:
+        version: The version of its ``thought.annotated`` event.
+        recorded_at: When it was recorded.
+        thought_number: The annotated thought's number.
+        label: Its label.
+        score: Its score, if one was given.
+        note: Its note (empty when none; :data:`REDACTED` once redacted).
+        by: Who annotated (``None``: the ledger's own user, unnamed).
+        redacted: Whether its note was redacted.
+    """
+
+    version: int
+    recorded_at: datetime
+    thought_number: int
+    label: str
+    score: float | None
+    note: str
+    by: str | None
+    redacted: bool = False
+
+
+def annotation_of(record: "Folded", event: ThoughtAnnotated) -> Annotation:
+    """The annotation a ``thought.annotated`` record carries, as :func:`replay` holds it."""
+    return Annotation(
+        record.version,
+        record.recorded_at,
+        event.thought_number,
+        event.label,
+        event.score,
+        event.note,
+        event.by,
+        event.redacted,
+    )
+
+
 class SessionState(NamedTuple):
     """Everything known about one session after some prefix of its events.
 
@@ -154,6 +193,8 @@ class SessionState(NamedTuple):
         ended_version: The version of the event that retired it.
         started_version: The version of its ``session.started`` event (1 when recorded).
         redactions: The versions of its ``thought.redacted`` events, in order.
+        annotations: Its annotations, in the order recorded (every one, even after
+            :func:`trim`: they are few, and read with the session's head).
     """
 
     session_id: str
@@ -170,6 +211,7 @@ class SessionState(NamedTuple):
     thought_count: int = 0
     owner: str | None = None
     redactions: tuple[int, ...] = ()
+    annotations: tuple[Annotation, ...] = ()
 
     @property
     def complete(self) -> bool:
@@ -321,6 +363,7 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
     ended_version, started_version = state.ended_version, state.started_version
     version = state.version
     redactions: list[tuple[int, int]] | None = None  # (version named, version of the redaction)
+    annotations: list[Annotation] | None = None
     for record in records:
         version = record.version
         if started_at is None:
@@ -355,12 +398,23 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
                 if redactions is None:
                     redactions = []
                 redactions.append((event.version, record.version))
+            case ThoughtAnnotated():
+                # An annotation does not touch the line of reasoning: it is held beside it.
+                if annotations is None:
+                    annotations = []
+                annotations.append(annotation_of(record, event))
             case _:
                 assert_never(event)
     held = state.thoughts + tuple(thoughts) if thoughts else state.thoughts
     redaction_versions = state.redactions
+    notes = state.annotations + tuple(annotations) if annotations else state.annotations
     if redactions:
-        held = _redact(held, {named for named, _ in redactions})
+        named = {named for named, _ in redactions}
+        held = _redact(held, named)
+        notes = tuple(
+            a._replace(note=REDACTED, redacted=True) if a.version in named and not a.redacted else a
+            for a in notes
+        )
         redaction_versions += tuple(version for _, version in redactions)
     return SessionState(  # positional, in field order: one is built for every thought recorded
         state.session_id,
@@ -377,6 +431,7 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
         state.thought_count + len(thoughts),
         owner,
         redaction_versions,
+        notes,
     )
 
 
@@ -401,11 +456,13 @@ def trim(state: SessionState, keep: int) -> SessionState:
 
 __all__ = [
     "EXTRA_MARKS",
+    "Annotation",
     "Branch",
     "Folded",
     "SessionState",
     "Status",
     "ThoughtEntry",
+    "annotation_of",
     "empty",
     "join_branch",
     "more_marks",

@@ -14,6 +14,7 @@ from typing import TextIO
 
 from thoughtledger.api import logging_to_stderr
 from thoughtledger.api.cli import (
+    annotate,
     demo,
     diff,
     export,
@@ -83,6 +84,7 @@ def build_parser() -> Parser:
         export,
         importing,
         redact,
+        annotate,
         demo,
         ui,
         serve,

@@ -1,5 +1,7 @@
 """``thoughtledger export --format csv|parquet``: one flat row per thought, for dataframes.
 
+With ``--annotations``, one row per annotation instead (the ``tl_annotations`` view's columns).
+
 The rows are those of the ``tl_thoughts`` view (see :mod:`thoughtledger.ledger.store.sql_views`),
 folded from the log page by page (:meth:`thoughtledger.api.Ledger.thought_rows`), so the
 export runs in bounded memory on every backend, an older schema included. CSV needs only the
@@ -22,7 +24,8 @@ from thoughtledger.api.cli.common import (
     resolve_session,
 )
 from thoughtledger.api.cli.outfile import atomic_file, exists, output_path, standard_output
-from thoughtledger.projections.thought_rows import THOUGHT_COLUMNS
+from thoughtledger.projections.annotation_rows import ANNOTATION_COLUMN_TYPES
+from thoughtledger.projections.thought_rows import THOUGHT_COLUMN_TYPES
 
 ROW_FORMATS = ("csv", "parquet")
 """The formats of one row per thought (``jsonl``, the default, is the lossless export)."""
@@ -37,6 +40,12 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         help="jsonl: every event, hashes included, to import elsewhere (default); "
         "csv or parquet: one row per thought, the columns of the tl_thoughts view",
     )
+    parser.add_argument(
+        "--annotations",
+        action="store_true",
+        help="with --format csv or parquet: one row per annotation of a thought instead, "
+        "the columns of the tl_annotations view",
+    )
 
 
 async def run_rows(args: argparse.Namespace, ui: Ui) -> int:
@@ -48,7 +57,8 @@ async def run_rows(args: argparse.Namespace, ui: Ui) -> int:
         CliError: The file exists (without --force), cannot be written, or pyarrow is missing.
         LedgerError: The ledger failed.
     """
-    target = None if args.output == "-" else output_path(args.output, "thoughts.csv")
+    default = "annotations.csv" if args.annotations else "thoughts.csv"
+    target = None if args.output == "-" else output_path(args.output, default)
     if target is None and args.format == "parquet":
         raise UsageError("Parquet is a binary file: name one with -o FILE.parquet")
     async with ledger_from(args, read_only=True) as ledger:
@@ -61,10 +71,10 @@ async def run_rows(args: argparse.Namespace, ui: Ui) -> int:
         total = sum(head.version for head in await ledger.all_heads())
         if target is None:
             with standard_output() as out:
-                rows = await _write(ledger, args.format, out, ui, total, wanted)
+                rows = await _write(ledger, args, out, ui, total, wanted)
         else:
             with atomic_file(target, overwrite=args.force) as out:
-                rows = await _write(ledger, args.format, out, ui, total, wanted)
+                rows = await _write(ledger, args, out, ui, total, wanted)
     where = "standard output" if target is None else str(target)
     if args.json:
         summary = {"file": where, "format": args.format, "rows": rows}
@@ -74,25 +84,35 @@ async def run_rows(args: argparse.Namespace, ui: Ui) -> int:
             ui.json(summary)
     else:
         console = ui.err if target is None else ui.out
-        console.print(f"exported {plural(rows, 'thought')} as {args.format} to {where}")
+        noun = "annotation" if args.annotations else "thought"
+        console.print(f"exported {plural(rows, noun)} as {args.format} to {where}")
     return EXIT_OK
 
 
 async def _write(
-    ledger: Ledger, fmt: str, out: TextIO, ui: Ui, total: int, wanted: set[str] | None
+    ledger: Ledger,
+    args: argparse.Namespace,
+    out: TextIO,
+    ui: Ui,
+    total: int,
+    wanted: set[str] | None,
 ) -> int:
     """Stream every page of rows to ``out``; return how many rows were written."""
     written = 0
-    if fmt == "parquet":
+    types = ANNOTATION_COLUMN_TYPES if args.annotations else THOUGHT_COLUMN_TYPES
+    if args.format == "parquet":
         from thoughtledger.api.cli.parquet_out import ParquetRows
 
         out.flush()
-        sink: Any = ParquetRows(out.buffer)  # the text file's own bytes
+        sink: Any = ParquetRows(out.buffer, types)  # the text file's own bytes
     else:
-        sink = _CsvRows(out)
+        sink = _CsvRows(out, tuple(types))
+    pages = (
+        ledger.transfer.annotation_rows() if args.annotations else ledger.transfer.thought_rows()
+    )
     try:
         with ui.progress("Exporting", total=total) as step:
-            async for events, rows in ledger.transfer.thought_rows():
+            async for events, rows in pages:
                 if wanted is not None:
                     rows = [row for row in rows if row[1] in wanted]
                 sink.write(rows)
@@ -106,9 +126,9 @@ async def _write(
 class _CsvRows:
     """CSV with a header row; booleans as ``true``/``false``, unknowns as empty fields."""
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, columns: tuple[str, ...]) -> None:
         self._writer = csv.writer(out, lineterminator="\n")
-        self._writer.writerow(THOUGHT_COLUMNS)
+        self._writer.writerow(columns)
 
     def write(self, rows: list[tuple[Any, ...]]) -> None:
         self._writer.writerows(

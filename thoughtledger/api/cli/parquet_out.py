@@ -4,25 +4,26 @@ The only module that imports ``pyarrow``, and only when a Parquet export runs: t
 works without the extra. Each page of rows becomes one row group, so memory holds one page.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
 from thoughtledger.api.cli.common import CliError
 from thoughtledger.ledger.envelope import parse_time
-from thoughtledger.projections.thought_rows import THOUGHT_COLUMN_TYPES, THOUGHT_COLUMNS
-
-_TYPES = THOUGHT_COLUMN_TYPES
-assert tuple(_TYPES) == THOUGHT_COLUMNS  # noqa: S101  # one type per documented column
+from thoughtledger.projections.thought_rows import THOUGHT_COLUMN_TYPES
 
 
 class ParquetRows:
-    """Writes pages of thought rows to a binary file as one Parquet file.
+    """Writes pages of rows (thoughts', or annotations') to a binary file as one Parquet file.
+
+    Args:
+        out: The binary file.
+        types: Each column and its type, in order (default: the thought rows').
 
     Raises:
         CliError: ``pyarrow`` is not installed (names the extra to install).
     """
 
-    def __init__(self, out: IO[bytes]) -> None:
+    def __init__(self, out: IO[bytes], types: Mapping[str, str] = THOUGHT_COLUMN_TYPES) -> None:
         try:
             import pyarrow as pa
             import pyarrow.parquet as pq
@@ -33,7 +34,7 @@ class ParquetRows:
             ) from exc
         self._pa = pa
         fields = []
-        for name, kind in _TYPES.items():
+        for name, kind in types.items():
             arrow = pa.timestamp("us", tz="UTC") if kind == "timestamp" else pa.type_for_alias(kind)
             fields.append(pa.field(name, arrow))
         self._schema = pa.schema(fields)
@@ -44,7 +45,7 @@ class ParquetRows:
         if not rows:
             return
         columns = list(zip(*rows, strict=True))
-        times = THOUGHT_COLUMNS.index("recorded_at")
+        times = self._schema.names.index("recorded_at")
         columns[times] = tuple(parse_time(text) for text in columns[times])
         arrays = [
             self._pa.array(values, type=field.type)

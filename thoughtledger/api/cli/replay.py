@@ -32,6 +32,7 @@ from thoughtledger.ledger.events import (
     SessionCleared,
     SessionExpired,
     SessionStarted,
+    ThoughtAnnotated,
     ThoughtGenerated,
     ThoughtRedacted,
     ThoughtRevised,
@@ -97,6 +98,11 @@ def describe(record: RecordedEvent) -> str:
                 f"#{event.thought_number} (version {event.version}) redacted by {event.by}: "
                 f"{event.reason}"
             )
+        case ThoughtAnnotated():
+            score = f" ({event.score:g})" if event.score is not None else ""
+            who = f" by {event.by}" if event.by else ""
+            note = f": {event.note}" if event.note else ""
+            return f"#{event.thought_number} annotated {event.label}{score}{who}{note}"
         case ThoughtGenerated():
             by = f"{event.generation.model} wrote"
             kind = {"thought.revised": " a revision", "branch.opened": " a branch opening"}.get(

@@ -18,7 +18,7 @@ from thoughtledger.ledger.envelope import format_time
 from thoughtledger.projections.usage import ModelUsage
 
 if TYPE_CHECKING:
-    from thoughtledger.api import GroupStats, LedgerStats
+    from thoughtledger.api import GroupStats, LabelStats, LedgerStats
 
 
 def register(commands: Commands) -> None:
@@ -44,16 +44,44 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             stats = await ledger.stats.summarize(
                 since=args.since, until=args.until, agent=args.agent, client=args.client
             )
-            models = await ledger.stats.model_usage(since=args.since, until=args.until)
+            models, labels = await ledger.stats.log_figures(since=args.since, until=args.until)
     if args.json:
         by_model = [usage.as_json() for usage in models]
-        ui.json({"filter": _filter_json(args), **stats.as_json(), "byModel": by_model})
+        by_label = [figures.as_json() for figures in labels]
+        ui.json(
+            {
+                "filter": _filter_json(args),
+                **stats.as_json(),
+                "byModel": by_model,
+                "byLabel": by_label,
+            }
+        )
     elif args.csv:
         _csv(stats)
     else:
         _tables(ui, stats)
         _models(ui, models)
+        _labels(ui, labels)
     return EXIT_OK
+
+
+def _labels(ui: Ui, labels: "list[LabelStats]") -> None:
+    """Annotations per label, when reviewers annotated any thoughts."""
+    if not labels:
+        return
+    table = ui.table(
+        "label", "annotations", "sessions", "thoughts", "score mean", title="\nby annotation label"
+    )
+    for figures in labels:
+        mean = "-" if figures.score_mean is None else f"{figures.score_mean:g} ({figures.scored})"
+        table.add_row(
+            figures.label,
+            f"{figures.annotations:,}",
+            f"{figures.sessions:,}",
+            f"{figures.thoughts:,}",
+            mean,
+        )
+    ui.show(table)
 
 
 def _models(ui: Ui, models: list[ModelUsage]) -> None:

@@ -10,8 +10,9 @@ from thoughtledger.api import HistoryPage
 from thoughtledger.api.cli.common import plural, when
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.printable import visible
+from thoughtledger.projections.annotations import annotation_json, by_thought
 from thoughtledger.projections.answers import branch_sets, thought_history
-from thoughtledger.projections.state import SessionState, ThoughtEntry
+from thoughtledger.projections.state import Annotation, SessionState, ThoughtEntry
 from thoughtledger.projections.usage import cost_note
 
 _BRANCH_KINDS = ("branch.opened", "branch.extended")
@@ -36,9 +37,12 @@ def session_tree(state: SessionState, *, current: int | None = None) -> Tree:
             revised_by[entry.revises_thought].append(entry.thought_number)
     trunk: list[tuple[ThoughtEntry, Tree]] = []
     by_version = {entry.version: entry for entry in state.thoughts}
+    # Each thought number's annotations hang under the first thought shown with that number.
+    notes = dict(by_thought(state.annotations))
     for entry in state.thoughts:
         if entry.kind not in _BRANCH_KINDS:
             node = tree.add(_label(entry, revised_by.get(entry.thought_number, []), current))
+            _annotate(node, notes.pop(entry.thought_number, ()))
             trunk.append((entry, node))
     for branch in state.branches.values():
         began = branch.versions[0]
@@ -57,8 +61,31 @@ def session_tree(state: SessionState, *, current: int | None = None) -> Tree:
             )
         )
         for version in branch.versions:
-            node.add(_label(by_version[version], [], current))
+            entry = by_version[version]
+            _annotate(node.add(_label(entry, [], current)), notes.pop(entry.thought_number, ()))
+    for left in notes.values():  # a thought not held here (as of an earlier version, say)
+        _annotate(tree, left)
     return tree
+
+
+def _annotate(node: Tree, annotations: tuple[Annotation, ...]) -> None:
+    for annotation in annotations:
+        node.add(annotation_line(annotation))
+
+
+def annotation_line(annotation: Annotation) -> Text:
+    """One annotation in a line: ``✎ #3 label (score) by who: note``, its note made visible."""
+    line = Text.assemble(("✎ ", "cyan"), (f"#{annotation.thought_number} ", "bold"))
+    line.append(annotation.label, style="bold cyan")
+    if annotation.score is not None:
+        line.append(f" ({annotation.score:g})", style="cyan")
+    if annotation.by is not None:
+        line.append(f" by {visible(annotation.by, one_line=True)}", style="dim")
+    if annotation.note:
+        # A note is a reviewer's free text: shown, never obeyed as a terminal sequence.
+        line.append(": " + visible(annotation.note, one_line=True))
+    line.append(f"  [v{annotation.version} · {when(annotation.recorded_at)}]", style="dim")
+    return line
 
 
 def headline(state: SessionState) -> Text:
@@ -73,14 +100,15 @@ def headline(state: SessionState) -> Text:
 
 
 def counts(state: SessionState) -> str:
-    """``N thoughts, R revisions, B branches`` of a session."""
-    return ", ".join(
-        (
-            plural(len(state.thoughts), "thought"),
-            plural(state.revisions, "revision"),
-            plural(len(state.branches), "branch"),
-        )
-    )
+    """``N thoughts, R revisions, B branches`` of a session (and ``A annotations``, if any)."""
+    parts = [
+        plural(len(state.thoughts), "thought"),
+        plural(state.revisions, "revision"),
+        plural(len(state.branches), "branch"),
+    ]
+    if state.annotations:
+        parts.append(plural(len(state.annotations), "annotation"))
+    return ", ".join(parts)
 
 
 def summary(state: SessionState) -> str:
@@ -103,6 +131,7 @@ def session_json(state: SessionState) -> dict[str, Any]:
         "revisions": state.revisions,
         "thoughts": thought_history(state),
         "branches": branch_sets(state),
+        "annotations": [annotation_json(annotation) for annotation in state.annotations],
     }
 
 
@@ -168,4 +197,12 @@ def _status_style(status: str) -> str:
     return {"complete": "green", "cleared": "red", "expired": "red"}.get(status, "yellow")
 
 
-__all__ = ["counts", "headline", "page_lines", "session_json", "session_tree", "summary"]
+__all__ = [
+    "annotation_line",
+    "counts",
+    "headline",
+    "page_lines",
+    "session_json",
+    "session_tree",
+    "summary",
+]

@@ -8,9 +8,11 @@ is made).
 
 from datetime import datetime
 
+from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.stats_rows import StatsFilter
 from thoughtledger.projections.analytics import GroupStats, LedgerStats, summarize
+from thoughtledger.projections.annotations import LabelStats, label_stats
 from thoughtledger.projections.usage import ModelUsage, generations, usage_by_model
 
 
@@ -78,17 +80,45 @@ class Statistics:
         Raises:
             StoreError: The store failed.
         """
+        return (await self.log_figures(since=since, until=until, page=page))[0]
+
+    async def by_label(
+        self, *, since: datetime | None = None, until: datetime | None = None, page: int = 1000
+    ) -> list[LabelStats]:
+        """Figures per annotation label (see :class:`LabelStats`), the most used first.
+
+        Args:
+            since: Count annotations recorded at or after this (aware) time.
+            until: Count annotations recorded before this (aware) time.
+            page: Events read per query.
+
+        Raises:
+            StoreError: The store failed.
+        """
+        return (await self.log_figures(since=since, until=until, page=page))[1]
+
+    async def log_figures(
+        self, *, since: datetime | None = None, until: datetime | None = None, page: int = 1000
+    ) -> tuple[list[ModelUsage], list[LabelStats]]:
+        """:meth:`model_usage` and :meth:`by_label` from one read of the log (what ``stats`` shows).
+
+        Raises:
+            StoreError: The store failed.
+        """
         found = []
+        marked: list[RecordedEvent] = []
         after = 0
         while records := await self._store.read_all(after_position=after, limit=page):
             after = records[-1].position
-            found += generations(
+            chosen = [
                 r
                 for r in records
                 if (since is None or r.recorded_at >= since)
                 and (until is None or r.recorded_at < until)
-            )
-        return usage_by_model(found)
+            ]
+            found += generations(chosen)
+            marked += (r for r in chosen if r.event_type == "thought.annotated")
+        return usage_by_model(found), label_stats(marked)
 
 
-__all__ = ["GroupStats", "LedgerStats", "Statistics", "ledger_stats"]
+__all__ = ["GroupStats", "LabelStats", "LedgerStats", "Statistics", "ledger_stats"]

@@ -28,6 +28,7 @@ from thoughtledger.ledger.events import (
     MAX_REASON_CHARS,
     REDACTABLE_FROM,
     SessionStarted,
+    ThoughtAnnotated,
     ThoughtEvent,
     ThoughtRedacted,
 )
@@ -123,9 +124,10 @@ class Redaction:
     ) -> RedactionReport:
         """Remove the text of a session's thoughts, recording who did it and why.
 
-        With neither ``thought_number`` nor ``version``, every thought of the session; with
-        ``thought_number``, every event carrying that number (main line and branches); with
-        ``version``, that one event. Safe to run again: what was done is not done twice.
+        With neither ``thought_number`` nor ``version``, every thought of the session (and every
+        annotation's note); with ``thought_number``, every event carrying that number (main
+        line, branches and the notes on them); with ``version``, that one event (a thought, or
+        an annotation whose note goes). Safe to run again: what was done is not done twice.
 
         Args:
             session_id: The session.
@@ -240,7 +242,8 @@ def _owner(stream: Sequence[RecordedEvent]) -> str | None:
 
 def _number(record: RecordedEvent) -> int:
     event = record.event
-    assert isinstance(event, ThoughtEvent)  # noqa: S101  # chosen among thought events only
+    # chosen among thought and annotation events only
+    assert isinstance(event, ThoughtEvent | ThoughtAnnotated)  # noqa: S101
     return event.thought_number
 
 
@@ -262,25 +265,31 @@ def _chosen(
     thought_number: int | None,
     version: int | None,
 ) -> list[RecordedEvent]:
-    """The thought events a selection names.
+    """The thought events a selection names, with the annotations whose notes go with them.
+
+    An annotation's note is text a person wrote about a thought: a version names one
+    annotation as it names one thought; a thought number takes the notes on that thought with
+    it, and the whole session every note.
 
     Raises:
         InvalidInputError: The session has no such thought, version, or no thought at all.
     """
-    thoughts = [r for r in stream if isinstance(r.event, ThoughtEvent)]
+    texts = [r for r in stream if isinstance(r.event, ThoughtEvent | ThoughtAnnotated)]
+    thoughts = [r for r in texts if isinstance(r.event, ThoughtEvent)]
     if version is not None:
-        chosen = [r for r in thoughts if r.version == version]
+        chosen = [r for r in texts if r.version == version]
         if not chosen:
-            raise InvalidInputError(f"session {session_id} has no thought at version {version}")
+            raise InvalidInputError(
+                f"session {session_id} has no thought at version {version} (nor an annotation)"
+            )
         return chosen
     if thought_number is not None:
-        chosen = [r for r in thoughts if _number(r) == thought_number]
-        if not chosen:
+        if not any(_number(r) == thought_number for r in thoughts):
             raise InvalidInputError(f"session {session_id} has no thought {thought_number}")
-        return chosen
+        return [r for r in texts if _number(r) == thought_number]
     if not thoughts:
         raise InvalidInputError(f"session {session_id} has no thought to redact")
-    return thoughts
+    return texts
 
 
 __all__ = [

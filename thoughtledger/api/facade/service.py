@@ -7,6 +7,8 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from thoughtledger.api.facade.access import Principal
+from thoughtledger.api.facade.annotation import Annotations
 from thoughtledger.api.facade.caches import Heads, Held, Histories
 from thoughtledger.api.facade.figures import Statistics
 from thoughtledger.api.facade.history import DEFAULT_HISTORY_LIMIT, HistoryPage, Paging
@@ -34,7 +36,7 @@ from thoughtledger.ledger.ids import check_id, new_session_id
 from thoughtledger.ledger.store.base import ClosedOnExit, LedgerStore, StreamHead, utc_now
 from thoughtledger.projections.answers import JsonDict
 from thoughtledger.projections.paging import compact_size
-from thoughtledger.projections.state import SessionState
+from thoughtledger.projections.state import Annotation, SessionState
 
 DEFAULT_TTL = timedelta(minutes=30)
 """Idle time after which a session expires (the session pattern's default)."""
@@ -92,6 +94,8 @@ class Ledger(ClosedOnExit):
         """Erasing thoughts' text, recorded."""
         self.stats = Statistics(store)
         """Figures over the sessions, and over the models that wrote thoughts."""
+        self.annotations = Annotations(store, self._recorder)
+        """Reviewers' labels, scores and notes on thoughts."""
 
     # -- sessions -------------------------------------------------------------------------------
 
@@ -232,6 +236,35 @@ class Ledger(ClosedOnExit):
             raise InvalidInputError("only thought.redacted events are appended this way")
         return await self._recorder.append_at(
             check_id(session_id), list(redactions), expected_version=expected_version
+        )
+
+    async def annotate(
+        self,
+        session_id: str,
+        thought_number: int,
+        *,
+        label: str,
+        note: str | None = None,
+        score: float | None = None,
+        by: str | None = None,
+        principal: Principal | None = None,
+    ) -> Annotation:
+        """Annotate a thought: see :meth:`thoughtledger.api.Annotations.annotate`.
+
+        Raises:
+            InvalidInputError: A malformed argument or a thought the session does not have.
+            SessionNotFoundError: No such session, or ``principal`` may not annotate it.
+            ConcurrencyError: Other writers kept moving the session.
+            StoreError: The store failed (or is read-only).
+        """
+        return await self.annotations.annotate(
+            session_id,
+            thought_number,
+            label=label,
+            note=note,
+            score=score,
+            by=by,
+            principal=principal,
         )
 
     # -- reading sessions back (see reading.py, history.py) -----------------------------------

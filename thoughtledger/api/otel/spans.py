@@ -6,6 +6,8 @@ conventions followed are those of OpenTelemetry semantic conventions **v1.37.0**
 ``execute_tool sequentialthinking`` span per thought, and a child ``chat {model}`` span with
 ``gen_ai.usage.*`` for a thought a model wrote. Revisions and branches have no convention: they
 are ``thoughtledger.*`` attributes, with span links to the revised thought or the branch origin.
+A reviewer's annotation is an event ``thoughtledger.thought.annotated`` of the root span (its
+label, score, author and the annotated thought's span; its note only with content capture).
 
 ``OTEL_SEMCONV_STABILITY_OPT_IN`` is honoured as the conventions ask of GenAI instrumentations:
 with ``gen_ai_latest_experimental`` in it, only the v1.37.0 names are sent; without it, the
@@ -27,7 +29,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent
-from thoughtledger.ledger.events import THOUGHT_TYPES
+from thoughtledger.ledger.events import ANNOTATION_TYPE, THOUGHT_TYPES
 from thoughtledger.ledger.thought import MARKS
 from thoughtledger.projections.event_fields import Fields, decoded_fields, event_fields
 
@@ -221,6 +223,13 @@ class SessionTrace:
             marked: Attributes = {"thoughtledger.redacted.version": fields["version"]}
             self._marks.append((f"thoughtledger.{event_type}", at, marked))
             return []
+        if event_type == ANNOTATION_TYPE:
+            # A reviewer's mark on a thought, added after its span was sent: an event of the
+            # session's root span (like a redaction), naming the thought and its span.
+            self._last = row
+            self._events += 1
+            self._marks.append((f"thoughtledger.{event_type}", at, self._annotation(row, fields)))
+            return []
         if event_type not in THOUGHT_TYPES:
             self._last, self._last_ns, self._ended = row, at, False
             self._events += 1
@@ -230,6 +239,26 @@ class SessionTrace:
         self._ended = not fields["next_thought_needed"]
         self._events += 1
         return spans
+
+    def _annotation(self, row: EventRow, fields: Fields) -> Attributes:
+        number = fields["thought_number"]
+        marked: Attributes = {
+            "thoughtledger.annotation.version": row.version,
+            "thoughtledger.annotation.thought_number": number,
+            "thoughtledger.annotation.label": fields["label"],
+        }
+        target = self._by_number.get((None, number))
+        if target is not None:
+            marked["thoughtledger.annotation.span_id"] = f"{target:016x}"
+        for name in ("score", "by"):
+            if fields.get(name) is not None:
+                marked[f"thoughtledger.annotation.{name}"] = fields[name]
+        if fields.get("redacted"):
+            marked["thoughtledger.annotation.redacted"] = True
+        elif self.conventions.capture_content and fields.get("note"):
+            # A note is content, as a thought's text is: sent only when content is captured.
+            marked["thoughtledger.annotation.note"] = fields["note"]
+        return marked
 
     def _provider(self, attributes: Attributes, provider: str) -> None:
         attributes["gen_ai.provider.name"] = provider

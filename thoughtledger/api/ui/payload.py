@@ -19,6 +19,7 @@ from thoughtledger.ledger.events import (
     SessionCleared,
     SessionExpired,
     SessionStarted,
+    ThoughtAnnotated,
     ThoughtGenerated,
     ThoughtRecorded,
     ThoughtRedacted,
@@ -101,6 +102,17 @@ def event_json(record: RecordedEvent) -> JsonDict:
     elif isinstance(event, ThoughtRedacted):
         item |= {"n": _count(event.thought_number), "rdv": event.version}
         item["why"] = f"by {event.by}: {event.reason}"
+    elif isinstance(event, ThoughtAnnotated):
+        # A reviewer's mark, drawn on the thought it names: label, score, author, note.
+        item |= {"n": _count(event.thought_number), "lb": event.label}
+        if event.score is not None:
+            item["sc"] = event.score
+        if event.by is not None:
+            item["by"] = event.by
+        if event.note:
+            item["nt"] = event.note
+        if event.redacted:
+            item["rd"] = True
     return item
 
 

@@ -12,6 +12,8 @@ THOUGHTS_VIEW = "tl_thoughts"
 """The name of the view with one row per thought."""
 SESSIONS_VIEW = "tl_session_stats"
 """The name of the view with one row per session."""
+ANNOTATIONS_VIEW = "tl_annotations"
+"""The name of the view with one row per annotation of a thought."""
 
 VIEW_CORE_ORDER = ("thought_number", "total_thoughts", "next_thought_needed", "thought")
 """Where the view puts the core fields of a thought (its marks follow them)."""
@@ -68,6 +70,27 @@ SESSION_COLUMNS: tuple[str, ...] = (
 )
 """The columns of ``tl_session_stats``, in order (documented in the README)."""
 
+ANNOTATION_COLUMN_TYPES: dict[str, ColumnType | str] = {
+    "position": "int64",
+    "session_id": "string",
+    "version": "int64",
+    "recorded_at": "timestamp",
+    "agent": "string",
+    "client": "string",
+    "thought_number": "int64",
+    "label": "string",
+    "score": "float64",
+    "note": "string",
+    "annotated_by": "string",
+    "redacted": "bool",
+}
+"""Each column of ``tl_annotations`` and its type (Parquet's names), in order."""
+
+ANNOTATION_COLUMNS: tuple[str, ...] = tuple(ANNOTATION_COLUMN_TYPES)
+"""The columns of ``tl_annotations``, in order (documented in the README). ``note`` is ``NULL``
+when none was given or it was redacted (``redacted`` says which); ``annotated_by`` is who
+annotated (``NULL``: the ledger's own user, unnamed)."""
+
 
 LARGEST_COUNT = 10**18 - 1
 """The largest count the views show (larger ones read as ``NULL``)."""
@@ -96,6 +119,9 @@ def views_current(thought_columns: Sequence[str]) -> bool:
 
 
 __all__ = [
+    "ANNOTATIONS_VIEW",
+    "ANNOTATION_COLUMNS",
+    "ANNOTATION_COLUMN_TYPES",
     "LARGEST_COUNT",
     "NUL_ESCAPE",
     "NUL_STANDIN",

@@ -21,7 +21,7 @@ from typing import NamedTuple, Protocol, runtime_checkable
 from thoughtledger.ledger.content import strip
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError
-from thoughtledger.ledger.events import REDACTABLE_FROM, THOUGHT_TYPES, ThoughtRedacted
+from thoughtledger.ledger.events import REDACTABLE_FROM, REDACTABLE_TYPES, ThoughtRedacted
 
 
 class Redacted(NamedTuple):
@@ -56,7 +56,8 @@ class Redacting(Protocol):
     ) -> int:
         """Remove the text of the session's events at ``versions``, each already redacted.
 
-        Every event named must be a thought event of payload schema 2 or later, named by a
+        Every event named must be a thought (or annotation) event of payload schema 2 or later,
+        named by a
         ``thought.redacted`` event of the session (by version and event id). Events whose text
         is gone already are skipped. Where the backend keeps old row versions or freed pages,
         they are overwritten or vacuumed (``vacuum=False`` leaves PostgreSQL's ``VACUUM`` to the
@@ -115,8 +116,8 @@ def strippings(
             raise InvalidInputError(f"session {session_id!r} has no version {version}")
         record = stream[version - 1]
         where = f"session {session_id!r} version {version}"
-        if record.event_type not in THOUGHT_TYPES or record.schema_version < REDACTABLE_FROM:
-            raise InvalidInputError(f"{where} is not a redactable thought event")
+        if record.event_type not in REDACTABLE_TYPES or record.schema_version < REDACTABLE_FROM:
+            raise InvalidInputError(f"{where} is not a redactable thought event (or annotation)")
         if (version, str(record.event_id)) not in named:
             raise InvalidInputError(
                 f"{where}: no thought.redacted event names it; record the redaction first"

@@ -11,10 +11,10 @@ from collections.abc import Callable
 
 import sqlalchemy as sa
 
-from thoughtledger.ledger.store.columns import THOUGHTS_VIEW
+from thoughtledger.ledger.store.columns import ANNOTATIONS_VIEW, THOUGHTS_VIEW
 from thoughtledger.ledger.store.sql_views import VIEWS, CreateView, DropView, JsonPath
 
-DATABASE_SCHEMA_VERSION = 5
+DATABASE_SCHEMA_VERSION = 7
 """The version of the database's tables this code creates and reads."""
 READABLE_FROM = 1
 """The oldest schema this code reads without upgrading it. The steps since add indexes (a
@@ -178,15 +178,36 @@ def _redactable_views(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     ]
 
 
+def _annotations_view(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # Step 7 (annotations): the tl_annotations view, and an index that finds a session's
+    # annotations without a scan. Self-contained: it touches nothing another step makes.
+    annotated = events.c.event_type == "thought.annotated"
+    return [
+        DropView(ANNOTATIONS_VIEW),
+        CreateView(ANNOTATIONS_VIEW, VIEWS[ANNOTATIONS_VIEW](json, events)),
+        sa.schema.CreateIndex(
+            sa.Index(
+                "tl_events_annotations",
+                events.c.session_id,
+                events.c.version,
+                sqlite_where=annotated,
+                postgresql_where=annotated,
+            ),
+            if_not_exists=True,
+        ),
+    ]
+
+
 MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
     1: _tables,
     2: _listing_indexes,
     3: _analytics_views,
     4: _merkle_tree,
     5: _redactable_views,
+    7: _annotations_view,
 }
-"""Schema step N brings a database from version N-1 to N: given the backend's JSON expression,
-the DDL statements it runs, in one transaction."""
+"""Schema step N brings a database from its previous step to N: given the backend's JSON
+expression, the DDL statements it runs, in one transaction."""
 
 assert max(MIGRATIONS) == DATABASE_SCHEMA_VERSION  # noqa: S101  # a step exists for every version
 

@@ -22,8 +22,10 @@ import sqlalchemy as sa
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import DDLCompiler, SQLCompiler
 
-from thoughtledger.ledger.events import REDACTABLE_FROM, THOUGHT_TYPES
+from thoughtledger.ledger.events import ANNOTATION_TYPE, REDACTABLE_FROM, THOUGHT_TYPES
 from thoughtledger.ledger.store.columns import (
+    ANNOTATION_COLUMNS,
+    ANNOTATIONS_VIEW,
     LARGEST_COUNT,
     NUL_ESCAPE,
     NUL_STANDIN,
@@ -343,9 +345,49 @@ def sessions_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
     )
 
 
+def annotations_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
+    """Return the select behind ``tl_annotations``: one row per annotation, in log order."""
+    e, start = events.alias("e"), events.alias("s")
+
+    def text(alias: Any, *path: str) -> Any:
+        return json(_clean(alias.c.payload), *path)
+
+    # Every annotation is written in the redactable layout: its note is in the content member.
+    salt = json(_any(e.c.payload), "content", "salt")
+    columns: dict[str, Any] = {
+        "position": e.c.position,
+        "session_id": e.c.session_id,
+        "version": e.c.version,
+        "recorded_at": e.c.recorded_at,
+        "agent": text(start, "metadata", "agent"),
+        "client": text(start, "metadata", "client"),
+        "thought_number": JsonCount(json(_any(e.c.payload), "thought_number")),
+        "label": text(e, "label"),
+        "score": sa.cast(json(_any(e.c.payload), "score"), sa.Float),
+        "note": sa.func.nullif(text(e, "content", "note"), ""),
+        "annotated_by": text(e, "by"),
+        "redacted": sa.case((salt.is_(None), sa.true()), else_=sa.false()),
+    }
+    assert tuple(columns) == ANNOTATION_COLUMNS  # noqa: S101  # the documented order
+    return (
+        sa.select(*(value.label(name) for name, value in columns.items()))
+        .select_from(e)
+        .outerjoin(
+            start,
+            sa.and_(
+                start.c.session_id == e.c.session_id,
+                start.c.version == 1,
+                start.c.event_type == "session.started",
+            ),
+        )
+        .where(e.c.event_type == ANNOTATION_TYPE)
+    )
+
+
 VIEWS: dict[str, Callable[[JsonPath, sa.Table], sa.Select[Any]]] = {
     THOUGHTS_VIEW: thoughts_select,
     SESSIONS_VIEW: sessions_select,
+    ANNOTATIONS_VIEW: annotations_select,
 }
 """Each view's name and the function building its select."""
 
@@ -357,6 +399,7 @@ __all__ = [
     "JsonCount",
     "JsonPath",
     "MillisBetween",
+    "annotations_select",
     "sessions_select",
     "thoughts_select",
 ]

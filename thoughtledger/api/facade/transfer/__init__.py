@@ -16,6 +16,7 @@ from thoughtledger.api.facade.transfer.check import CheckedFile, NoProgress, Pro
 from thoughtledger.api.facade.transfer.importing import PendingImport, pending_import, write_import
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent
 from thoughtledger.ledger.store.base import LedgerStore
+from thoughtledger.projections.annotation_rows import AnnotationRow, AnnotationRowFold
 from thoughtledger.projections.thought_rows import ThoughtRow, ThoughtRowFold
 
 EXPORT_SLICE = 10_000
@@ -90,6 +91,23 @@ class Transfer:
             StoreError: The store failed.
         """
         fold = ThoughtRowFold()
+        after = 0
+        while rows := await self._store.read_all_rows(after_position=after, limit=page):
+            after = rows[-1].position
+            yield len(rows), fold.fold(rows)
+
+    async def annotation_rows(
+        self, *, page: int = 20_000
+    ) -> AsyncGenerator[tuple[int, list[AnnotationRow]]]:
+        """Yield every annotation as one flat row (the ``tl_annotations`` view's), a page at a time.
+
+        Yields:
+            How many events the page read, and the rows of its annotations.
+
+        Raises:
+            StoreError: The store failed.
+        """
+        fold = AnnotationRowFold()
         after = 0
         while rows := await self._store.read_all_rows(after_position=after, limit=page):
             after = rows[-1].position

@@ -9,6 +9,14 @@
   // versions redraws a screenful, not the session.
   const CHUNK = 64;
 
+  // An annotation in words: its label, score, author and note.
+  function annotation(e) {
+    const score = e.sc !== undefined ? " (" + e.sc + ")" : "";
+    const by = e.by !== undefined ? " by " + e.by : "";
+    const note = e.rd ? ": [redacted]" : e.nt !== undefined ? ": " + e.nt : "";
+    return e.lb + score + by + note;
+  }
+
   class Tree {
     clicked(event) {
       const row = event.target.closest("li.thought, li.event, li.branch");
@@ -41,6 +49,7 @@
           this.mainByNumber.set(e.n, same);
           if (e.rv !== undefined && (e.k === "thought.revised" || e.ir)) this.markRevised(e);
         }
+        if (e.k === "thought.annotated") this.markAnnotated(e);
       }
       this.items.push({ v: e.v, node: row });
       return true;
@@ -86,6 +95,7 @@
         "session.cleared": "session cleared: " + (e.why || ""),
         "session.expired": "session " + (e.why || "expired"),
         "thought.redacted": "thought #" + e.n + " (v" + e.rdv + ") redacted: " + (e.why || ""),
+        "thought.annotated": "✎ thought #" + e.n + " annotated " + annotation(e),
       };
       const row = el("li", "event", (words[e.k] || e.k) + " · v" + e.v + " · " + shortTime(e.at));
       row.tlv = e.v;
@@ -119,6 +129,37 @@
         this.items.push({ v: e.v, node });
       }
       group.list.append(row);
+    }
+
+    // A reviewer's annotation: a mark on the latest main-line thought with its number, shown
+    // from the annotation's version on (its text set as text, never as markup).
+    markAnnotated(e) {
+      const targets = (this.mainByNumber.get(e.n) || []).filter((r) => r.tlv < e.v);
+      if (!targets.length) return;
+      const mark = el("span", "annotated", "✎ " + e.lb);
+      mark.title = annotation(e);
+      mark.dataset.label = e.lb;
+      targets[targets.length - 1].append(mark);
+      this.items.push({ v: e.v, node: mark });
+      const known = Array.from(this.labelFilter.options).some((o) => o.value === e.lb);
+      if (!known) {
+        const option = el("option", null, "✎ " + e.lb);
+        option.value = e.lb;
+        this.labelFilter.append(option);
+        this.labelFilter.classList.remove("hidden");
+      }
+      if (this.labelFilter.value) this.filterByLabel(this.labelFilter.value);
+    }
+
+    // Show only the thoughts annotated with ``label`` (every thought for ""): the rows stay,
+    // hidden by a class of their own, so the version slider keeps working beneath the filter.
+    filterByLabel(label) {
+      for (const row of this.rows.values()) {
+        if (!row.classList.contains("thought")) continue;
+        const marked = Array.from(row.querySelectorAll("span.annotated"))
+          .some((mark) => mark.dataset.label === label);
+        row.classList.toggle("filtered-out", label !== "" && !marked);
+      }
     }
 
     markRevised(e) {

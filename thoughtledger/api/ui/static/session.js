@@ -69,7 +69,14 @@
       this.compareInput.style.width = "6em";
       this.compareInput.disabled = true;
       compareLabel.append(this.compareInput);
-      row.append(label, this.slider, this.versionText, compareLabel);
+      // Filter by annotation label: shown once a thought carries one (see markAnnotated).
+      this.labelFilter = el("select");
+      this.labelFilter.id = "label-filter";
+      this.labelFilter.setAttribute("aria-label", "annotation label");
+      this.labelFilter.append(el("option", null, "every thought"));
+      this.labelFilter.options[0].value = "";
+      this.labelFilter.classList.add("hidden");
+      row.append(label, this.slider, this.versionText, compareLabel, this.labelFilter);
       this.verifyButton = el("button", null, "Verify chain");
       this.verifyButton.type = "button";
       this.verifyResult = el("span", "verify-result");
@@ -109,6 +116,7 @@
         const from = Number(this.compareInput.value);
         if (Number.isInteger(from)) this.setCompare(from);
       });
+      this.labelFilter.addEventListener("change", () => this.filterByLabel(this.labelFilter.value));
       this.verifyButton.addEventListener("click", () => this.runVerify());
       this.tree.addEventListener("click", (event) => this.clicked(event));
       this.orphans.addEventListener("click", (event) => this.clicked(event));

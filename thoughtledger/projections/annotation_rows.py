@@ -1,0 +1,87 @@
+"""One flat row per annotation, folded from the log: what the ``tl_annotations`` view answers.
+
+The CSV and Parquet exports of annotations use this fold rather than the view, so that they work
+the same on every backend (the in-memory store has no SQL) and on a ledger whose schema predates
+the view. The columns are :data:`ANNOTATION_COLUMNS`; a contract test holds fold and view equal.
+Like :mod:`thoughtledger.projections.thought_rows`, it reads stored rows undecoded, page by page,
+and remembers only each session's agent and client.
+"""
+
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+
+from thoughtledger.ledger.envelope import LogRow
+from thoughtledger.ledger.errors import EventDecodingError
+from thoughtledger.ledger.events import ANNOTATION_TYPE
+from thoughtledger.ledger.store.columns import (
+    ANNOTATION_COLUMN_TYPES,
+    ANNOTATION_COLUMNS,
+    LARGEST_COUNT,
+    NUL_ESCAPE,
+    NUL_STANDIN,
+)
+
+AnnotationRow = tuple[Any, ...]
+"""One row of :data:`ANNOTATION_COLUMNS`."""
+
+
+def _loads(payload: str) -> Any:
+    """Parse a payload as the views read it: each NUL escape read as U+FFFD (see the views)."""
+    if NUL_ESCAPE in payload:
+        payload = payload.replace(NUL_ESCAPE, NUL_STANDIN)
+    return orjson.loads(payload)
+
+
+class AnnotationRowFold:
+    """Turns pages of log rows (in position order) into annotation rows, one page at a time."""
+
+    def __init__(self) -> None:
+        self._openers: dict[str, tuple[str | None, str | None]] = {}
+
+    def fold(self, rows: Iterable[LogRow]) -> list[AnnotationRow]:
+        """Return the annotation rows of ``rows``, which continue the pages folded before.
+
+        Raises:
+            EventDecodingError: A stored payload is not a JSON object (a damaged ledger).
+        """
+        try:
+            return self._fold(rows)
+        except (orjson.JSONDecodeError, AttributeError, KeyError) as exc:
+            raise EventDecodingError(f"a stored payload is malformed: {exc}") from exc
+
+    def _fold(self, rows: Iterable[LogRow]) -> list[AnnotationRow]:
+        out: list[AnnotationRow] = []
+        for row in rows:
+            if row.event_type == "session.started" and row.version == 1:
+                metadata = _loads(row.payload).get("metadata") or {}
+                self._openers[row.session_id] = (metadata.get("agent"), metadata.get("client"))
+                continue
+            if row.event_type != ANNOTATION_TYPE:
+                continue
+            payload = _loads(row.payload)
+            content = payload.get("content")  # gone once the note was redacted
+            number = payload["thought_number"]
+            score = payload.get("score")
+            out.append(
+                (
+                    row.position,
+                    row.session_id,
+                    row.version,
+                    row.recorded_at,
+                    *self._openers.get(row.session_id, (None, None)),
+                    number if type(number) is int and number <= LARGEST_COUNT else None,
+                    payload["label"],
+                    None if score is None else float(score),
+                    (content.get("note") or None) if content is not None else None,
+                    payload.get("by"),
+                    content is None,
+                )
+            )
+        return out
+
+
+assert len(ANNOTATION_COLUMN_TYPES) == len(ANNOTATION_COLUMNS) == 12  # noqa: S101  # the row above
+
+__all__ = ["ANNOTATION_COLUMNS", "ANNOTATION_COLUMN_TYPES", "AnnotationRow", "AnnotationRowFold"]
