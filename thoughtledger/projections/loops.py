@@ -24,11 +24,12 @@ order), so most pairs cost a length test.
 import math
 import re
 import unicodedata
-from collections import deque
-from collections.abc import Iterable
+from collections import Counter, deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import NamedTuple
 
-from thoughtledger.projections.state import SessionState, ThoughtEntry
+from thoughtledger.projections.state import Folded, SessionState, ThoughtEntry, thought_entry
 
 LOOP_SIMILARITY = 0.9
 """The word-shingle (Jaccard) similarity at or above which a thought repeats an earlier one."""
@@ -214,6 +215,67 @@ def find_repeats(thoughts: Iterable[ThoughtEntry]) -> tuple[Repeat, ...]:
     return detect(thoughts)[0]
 
 
+@dataclass(frozen=True, slots=True)
+class LoopStats:
+    """Loops over a ledger's sessions (``thoughtledger stats``).
+
+    Attributes:
+        sessions: Sessions counted.
+        sessions_with_loops: Sessions with at least one repeat.
+        repeats: Repeats over every session counted.
+        repeats_per_session: By session with loops, most repeats first (ties by id).
+    """
+
+    sessions: int
+    sessions_with_loops: int
+    repeats: int
+    repeats_per_session: tuple[tuple[str, int], ...]
+
+    def as_json(self) -> dict[str, object]:
+        """The figures as camelCase JSON."""
+        return {
+            "sessions": self.sessions,
+            "sessionsWithLoops": self.sessions_with_loops,
+            "repeats": self.repeats,
+            "repeatsPerSession": [
+                {"sessionId": session_id, "repeats": count}
+                for session_id, count in self.repeats_per_session
+            ],
+        }
+
+
+class LoopCounter:
+    """Counts repeats over a log read in position order, one :class:`LoopFinder` per session.
+
+    Args:
+        keep: Whether to count a session, given its first event (its ``session.started``).
+    """
+
+    def __init__(self, keep: Callable[[Folded, str], bool]) -> None:
+        self._keep = keep
+        self._finders: dict[str, LoopFinder | None] = {}
+        self._repeats: Counter[str] = Counter()
+
+    def add(self, session_id: str, record: Folded) -> None:
+        """Fold the next event of the log (``record``, of session ``session_id``)."""
+        if session_id not in self._finders:
+            self._finders[session_id] = LoopFinder() if self._keep(record, session_id) else None
+        finder = self._finders[session_id]
+        if finder is None:
+            return
+        entry = thought_entry(record)
+        if entry is not None and finder.see(
+            entry.version, entry.thought_number, entry.thought, redacted=entry.redacted
+        ):
+            self._repeats[session_id] += 1
+
+    def result(self) -> LoopStats:
+        """The figures over every event added."""
+        counted = sum(1 for finder in self._finders.values() if finder is not None)
+        ranked = sorted(self._repeats.items(), key=lambda item: (-item[1], item[0]))
+        return LoopStats(counted, len(ranked), sum(self._repeats.values()), tuple(ranked))
+
+
 def session_repeats(state: SessionState) -> tuple[Repeat, ...]:
     """The repeats of a session; none when ``state`` does not hold every thought (trimmed)."""
     return find_repeats(state.thoughts) if state.complete else ()
@@ -223,7 +285,9 @@ __all__ = [
     "EMPTY_WINDOW",
     "LOOP_SIMILARITY",
     "LOOP_WINDOW",
+    "LoopCounter",
     "LoopFinder",
+    "LoopStats",
     "SHINGLE_WORDS",
     "LoopWindow",
     "Repeat",

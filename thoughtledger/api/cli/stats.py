@@ -15,6 +15,8 @@ from thoughtledger.api.cli.common import (
     parse_time,
 )
 from thoughtledger.ledger.envelope import format_time
+from thoughtledger.ledger.printable import visible
+from thoughtledger.projections.loops import LoopStats
 from thoughtledger.projections.usage import ModelUsage
 
 if TYPE_CHECKING:
@@ -45,15 +47,43 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
                 since=args.since, until=args.until, agent=args.agent, client=args.client
             )
             models = await ledger.stats.model_usage(since=args.since, until=args.until)
+            loops = await ledger.stats.loops(
+                since=args.since, until=args.until, agent=args.agent, client=args.client
+            )
     if args.json:
         by_model = [usage.as_json() for usage in models]
-        ui.json({"filter": _filter_json(args), **stats.as_json(), "byModel": by_model})
+        ui.json(
+            {
+                "filter": _filter_json(args),
+                **stats.as_json(),
+                "byModel": by_model,
+                "loops": loops.as_json(),
+            }
+        )
     elif args.csv:
         _csv(stats)
     else:
         _tables(ui, stats)
+        _loops(ui, loops)
         _models(ui, models)
     return EXIT_OK
+
+
+LOOPS_SHOWN = 10
+"""Sessions with the most repeats listed by the table (``--json`` lists every one)."""
+
+
+def _loops(ui: Ui, loops: LoopStats) -> None:
+    """Sessions with loops: a thought repeating one of the last 50 of its session."""
+    if not loops.sessions:
+        return
+    table = ui.table("loops", "", title=None)
+    share = loops.sessions_with_loops / loops.sessions
+    table.add_row("sessions with loops", f"{loops.sessions_with_loops:,} ({share:.1%})")
+    table.add_row("repeats", f"{loops.repeats:,} thoughts repeat an earlier one")
+    for session_id, count in loops.repeats_per_session[:LOOPS_SHOWN]:
+        table.add_row(f"  {visible(session_id, one_line=True)}", f"{count:,} repeats")
+    ui.show(table)
 
 
 def _models(ui: Ui, models: list[ModelUsage]) -> None:

@@ -11,6 +11,7 @@ from thoughtledger.api.cli.common import plural, when
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.printable import visible
 from thoughtledger.projections.answers import branch_sets, thought_history
+from thoughtledger.projections.loops import Repeat, session_repeats
 from thoughtledger.projections.state import SessionState, ThoughtEntry
 from thoughtledger.projections.usage import cost_note
 
@@ -29,7 +30,8 @@ def session_tree(state: SessionState, *, current: int | None = None) -> Tree:
         state: The session (now, or as of some version).
         current: The version to emphasise (the event just replayed), if any.
     """
-    tree = Tree(headline(state), guide_style="dim")
+    repeats = {repeat.version: repeat for repeat in session_repeats(state)}
+    tree = Tree(headline(state, repeats=len(repeats)), guide_style="dim")
     revised_by: defaultdict[int, list[int]] = defaultdict(list)
     for entry in state.thoughts:
         if entry.revises_thought is not None and entry.kind not in _BRANCH_KINDS:
@@ -38,7 +40,9 @@ def session_tree(state: SessionState, *, current: int | None = None) -> Tree:
     by_version = {entry.version: entry for entry in state.thoughts}
     for entry in state.thoughts:
         if entry.kind not in _BRANCH_KINDS:
-            node = tree.add(_label(entry, revised_by.get(entry.thought_number, []), current))
+            node = tree.add(
+                _label(entry, revised_by.get(entry.thought_number, []), current, repeats)
+            )
             trunk.append((entry, node))
     for branch in state.branches.values():
         began = branch.versions[0]
@@ -57,16 +61,19 @@ def session_tree(state: SessionState, *, current: int | None = None) -> Tree:
             )
         )
         for version in branch.versions:
-            node.add(_label(by_version[version], [], current))
+            node.add(_label(by_version[version], [], current, repeats))
     return tree
 
 
-def headline(state: SessionState) -> Text:
-    """One line about a session: id, size, status and when it started and last moved."""
+def headline(state: SessionState, *, repeats: int = 0) -> Text:
+    """One line about a session: id, size, loops, status and when it started and last moved."""
+    loops = (f" · ⟳ {plural(repeats, 'repeat')}", "bold red") if repeats else ""
     return Text.assemble(
         ("session ", "bold"),
         (state.session_id, "bold cyan"),
-        f" · {counts(state)} · ",
+        f" · {counts(state)}",
+        loops,
+        " · ",
         (state.status, _status_style(state.status)),
         (f" · {when(state.started_at)} → {when(state.updated_at)}", "dim"),
     )
@@ -103,6 +110,17 @@ def session_json(state: SessionState) -> dict[str, Any]:
         "revisions": state.revisions,
         "thoughts": thought_history(state),
         "branches": branch_sets(state),
+        "repeats": [_repeat_json(repeat) for repeat in session_repeats(state)],
+    }
+
+
+def _repeat_json(repeat: Repeat) -> dict[str, Any]:
+    return {
+        "version": repeat.version,
+        "thoughtNumber": repeat.thought_number,
+        "repeatsVersion": repeat.repeats_version,
+        "repeatsThoughtNumber": repeat.repeats_number,
+        "similarity": round(repeat.similarity, 3),
     }
 
 
@@ -143,8 +161,14 @@ def page_lines(page: HistoryPage) -> list[Text]:
     return lines
 
 
-def _label(entry: ThoughtEntry, revisions: list[int], current: int | None) -> Text:
+def _label(
+    entry: ThoughtEntry, revisions: list[int], current: int | None, repeats: dict[int, Repeat]
+) -> Text:
     label = Text.assemble((f"#{entry.thought_number}", "bold"), " ")
+    repeat = repeats.get(entry.version)
+    if repeat is not None:
+        # Which earlier thought it repeats: a number can recur, so its version too.
+        label.append(f"⟳ repeats #{repeat.repeats_number} (v{repeat.repeats_version}): ", "red")
     if entry.kind == "thought.revised" or entry.is_revision:
         target = f" #{entry.revises_thought}" if entry.revises_thought is not None else ""
         label.append(f"↺ revises{target}: ", style="yellow")

@@ -10,7 +10,10 @@ from datetime import datetime
 
 from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.stats_rows import StatsFilter
+from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.projections.analytics import GroupStats, LedgerStats, summarize
+from thoughtledger.projections.loops import LoopCounter, LoopStats
+from thoughtledger.projections.state import Folded
 from thoughtledger.projections.usage import ModelUsage, generations, usage_by_model
 
 
@@ -90,5 +93,49 @@ class Statistics:
             )
         return usage_by_model(found)
 
+    async def loops(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        agent: str | None = None,
+        client: str | None = None,
+        page: int = 1000,
+    ) -> LoopStats:
+        """Sessions with loops and repeats per session, over the sessions ``summarize`` counts.
 
-__all__ = ["GroupStats", "LedgerStats", "Statistics", "ledger_stats"]
+        Reads the whole log in pages and folds each session's thoughts through
+        :mod:`thoughtledger.projections.loops` (a text comparison SQL cannot make): it holds each
+        counted session's window of recent thoughts, and costs a read of every thought.
+
+        Args:
+            since: Count sessions started at or after this (aware) time.
+            until: Count sessions started before this (aware) time.
+            agent: Count only sessions of this agent.
+            client: Count only sessions from this client.
+            page: Events read per query.
+
+        Raises:
+            StoreError: The store failed.
+        """
+
+        def keep(first: Folded, _session_id: str) -> bool:
+            event = first.event
+            metadata = event.metadata if isinstance(event, SessionStarted) else {}
+            return (
+                (since is None or first.recorded_at >= since)
+                and (until is None or first.recorded_at < until)
+                and (agent is None or metadata.get("agent") == agent)
+                and (client is None or metadata.get("client") == client)
+            )
+
+        counter = LoopCounter(keep)
+        after = 0
+        while records := await self._store.read_all(after_position=after, limit=page):
+            after = records[-1].position
+            for record in records:
+                counter.add(record.session_id, record)
+        return counter.result()
+
+
+__all__ = ["GroupStats", "LedgerStats", "LoopStats", "Statistics", "ledger_stats"]
