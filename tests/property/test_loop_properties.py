@@ -66,7 +66,8 @@ def test_the_fold_finds_exactly_the_pairs_the_definition_names(
     assert {r.version: r.similarity for r in repeats} == _by_definition(texts, redacted)
     for repeat in repeats:
         assert repeat.repeats_version < repeat.version
-        assert repeat.version - 1 not in redacted and repeat.repeats_version - 1 not in redacted
+        assert repeat.version - 1 not in redacted
+        assert repeat.repeats_version - 1 not in redacted
         assert similarity(texts[repeat.version - 1], texts[repeat.repeats_version - 1]) == (
             repeat.similarity
         )
@@ -92,7 +93,9 @@ def test_a_thought_said_again_in_another_case_or_punctuation_is_a_repeat(
     again = spelling(text)  # type: ignore[operator]  # one of the callables above
     repeats = find_repeats(_entries([text, *between, again]))
     last = repeats[-1] if repeats else None
-    assert last is not None and last.version == len(between) + 2 and last.similarity == 1.0
+    assert last is not None
+    assert last.version == len(between) + 2
+    assert last.similarity == 1.0
 
 
 @given(st.lists(_texts, min_size=1, max_size=20))

@@ -8,9 +8,9 @@ is made).
 
 from datetime import datetime
 
+from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.stats_rows import StatsFilter
-from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.projections.analytics import GroupStats, LedgerStats, summarize
 from thoughtledger.projections.loops import LoopCounter, LoopStats
 from thoughtledger.projections.state import Folded
