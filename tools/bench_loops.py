@@ -14,11 +14,10 @@ ours over its baseline:
 """
 
 import random
-import time
-from typing import Any
-
 import tempfile
+import time
 from pathlib import Path
+from typing import Any
 
 from thoughtledger.api.facade.service import Ledger
 from thoughtledger.ledger.events import SessionStarted, ThoughtRecorded
