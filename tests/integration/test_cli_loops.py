@@ -7,6 +7,10 @@ read by ``thoughtledger`` in a child process, as a person would.
 import asyncio
 import json
 
+import pytest
+
+from tests.support.cli import cli
+from tests.support.otlp import attributes, otlp_receiver
 from tests.support.processes import thoughtledger
 from thoughtledger.api import open_ledger
 
@@ -70,3 +74,25 @@ def test_show_marks_the_repeat_and_stats_counts_the_session(ledger_url: str) -> 
     assert table.returncode == 0, table.stderr
     assert "sessions with loops" in table.stdout
     assert "looping" in table.stdout
+
+
+def test_the_spans_name_the_thought_a_repeat_repeats_and_the_session_counts_them(
+    capsys: pytest.CaptureFixture[str], ledger_url: str
+) -> None:
+    asyncio.run(_record(ledger_url))
+    with otlp_receiver() as (endpoint, received):
+        ran = cli(capsys, "export", "--all", "--otlp", endpoint, "--db", ledger_url)
+    assert ran.code == 0, ran.err
+    spans = [attributes(span) for span in received.spans]
+    repeats = [span for span in spans if "thoughtledger.repeats.version" in span]
+    assert [
+        (span["thoughtledger.event.version"], span["thoughtledger.repeats.version"])
+        for span in repeats
+    ] == [(4, 2)]
+    assert repeats[0]["thoughtledger.repeats.thought_number"] == 1
+    roots = {
+        span["session.id"]: span.get("thoughtledger.session.repeats")
+        for span in spans
+        if span["gen_ai.operation.name"] == "invoke_agent"
+    }
+    assert roots == {"looping": 1, "plain": None}
