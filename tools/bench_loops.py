@@ -10,7 +10,10 @@ ours over its baseline:
 
 * the fold alone (``replay`` of the events, in memory) against the fold then ``find_repeats``;
 * what ``show`` reads, a session's state from an SQLite file (``Ledger.state``), against the
-  same read then ``find_repeats``.
+  same read then ``find_repeats``;
+* ``stats`` over a generated ledger (``tools/bench_stats.py``'s, 100k events, 20k with
+  ``--quick``): the SQL figures alone against the SQL figures plus ``ledger.stats.loops()``,
+  which reads every thought.
 """
 
 import random
@@ -59,6 +62,35 @@ async def _fill(store: LedgerStore, texts: list[str]) -> None:
         await store.append("long", batch, expected_version=start + 1)
 
 
+async def _stats_row(events: int) -> Result:
+    from bench_stats import generate_ledger
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "stats.db"
+        await generate_ledger(path, events)
+        store = await SqliteEventStore.open(path)
+        ledger = Ledger(store)
+        try:
+            sql, both = [], []
+            for _ in range(2):
+                begin = time.perf_counter()
+                await ledger.stats.summarize()
+                sql.append(time.perf_counter() - begin)
+                begin = time.perf_counter()
+                await ledger.stats.summarize()
+                loops = await ledger.stats.loops()
+                both.append(time.perf_counter() - begin)
+        finally:
+            await ledger.aclose()
+    return {
+        "name": f"loops: stats with loops over {events:,} events ({loops.sessions:,} sessions)",
+        "ours_s": round(min(both), 3),
+        "baseline": "stats' SQL figures alone (ledger.stats.summarize)",
+        "baseline_s": round(min(sql), 3),
+        "ratio": round(min(both) / min(sql), 3),
+    }
+
+
 async def bench_loops(thoughts: int = 100_000) -> list[Result]:
     """Time the fold, and the read ``show`` does, of a ``thoughts``-long session, then detection."""
     texts = _texts(thoughts)
@@ -98,7 +130,9 @@ async def bench_loops(thoughts: int = 100_000) -> list[Result]:
             find_repeats(state.thoughts)
             read_and_detect.append(time.perf_counter() - begin)
         await sqlite.aclose()
+    stats_row = await _stats_row(thoughts)
     return [
+        stats_row,
         {
             "name": f"loops: show's read (SQLite) + detection, one session of {thoughts:,}",
             "ours_s": round(min(read_and_detect), 3),
