@@ -25,11 +25,11 @@ import math
 import re
 import unicodedata
 from collections import Counter, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from thoughtledger.projections.state import Folded, SessionState, ThoughtEntry, thought_entry
+from thoughtledger.projections.state import SessionState, ThoughtEntry
 
 LOOP_SIMILARITY = 0.9
 """The word-shingle (Jaccard) similarity at or above which a thought repeats an earlier one."""
@@ -284,30 +284,36 @@ class LoopStats:
 class LoopCounter:
     """Counts repeats over a log read in position order, one :class:`LoopFinder` per session.
 
-    Args:
-        keep: Whether to count a session, given its first event (its ``session.started``).
+    The reader says, at each session's first event, whether the session is counted, then
+    passes the thoughts of counted sessions in order.
     """
 
-    def __init__(self, keep: Callable[[Folded, str], bool]) -> None:
-        self._keep = keep
+    def __init__(self) -> None:
         self._finders: dict[str, LoopFinder | None] = {}
         self._repeats: Counter[str] = Counter()
 
-    def add(self, session_id: str, record: Folded) -> None:
-        """Fold the next event of the log (``record``, of session ``session_id``)."""
-        if session_id not in self._finders:
-            self._finders[session_id] = LoopFinder() if self._keep(record, session_id) else None
-        finder = self._finders[session_id]
-        if finder is None:
-            return
-        entry = thought_entry(record)
-        if entry is not None and finder.see(
-            entry.version, entry.thought_number, entry.thought, redacted=entry.redacted
-        ):
+    def knows(self, session_id: str) -> bool:
+        """Whether :meth:`start` was called for ``session_id``."""
+        return session_id in self._finders
+
+    def counts(self, session_id: str) -> bool:
+        """Whether ``session_id`` was started as counted."""
+        return self._finders.get(session_id) is not None
+
+    def start(self, session_id: str, *, counted: bool) -> None:
+        """Begin a session (at its first event); only a counted one takes thoughts."""
+        self._finders[session_id] = LoopFinder() if counted else None
+
+    def thought(
+        self, session_id: str, version: int, thought_number: int, text: str, *, redacted: bool
+    ) -> None:
+        """Fold the next thought of a counted session."""
+        finder = self._finders.get(session_id)
+        if finder is not None and finder.see(version, thought_number, text, redacted=redacted):
             self._repeats[session_id] += 1
 
     def result(self) -> LoopStats:
-        """The figures over every event added."""
+        """The figures over every thought passed."""
         counted = sum(1 for finder in self._finders.values() if finder is not None)
         ranked = sorted(self._repeats.items(), key=lambda item: (-item[1], item[0]))
         return LoopStats(counted, len(ranked), sum(self._repeats.values()), tuple(ranked))

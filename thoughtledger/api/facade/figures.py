@@ -8,12 +8,13 @@ is made).
 
 from datetime import datetime
 
-from thoughtledger.ledger.events import SessionStarted
+from thoughtledger.ledger.envelope import EventRow, parse_time
+from thoughtledger.ledger.events import THOUGHT_TYPES
 from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.stats_rows import StatsFilter
 from thoughtledger.projections.analytics import GroupStats, LedgerStats, summarize
+from thoughtledger.projections.event_fields import event_fields
 from thoughtledger.projections.loops import LoopCounter, LoopStats
-from thoughtledger.projections.state import Folded
 from thoughtledger.projections.usage import ModelUsage, generations, usage_by_model
 
 
@@ -116,25 +117,39 @@ class Statistics:
             page: Events read per query.
 
         Raises:
+            EventDecodingError: A stored event cannot be decoded.
             StoreError: The store failed.
         """
 
-        def keep(first: Folded, _session_id: str) -> bool:
-            event = first.event
-            metadata = event.metadata if isinstance(event, SessionStarted) else {}
+        def counted(first: EventRow) -> bool:
+            fields = event_fields(first) if first.event_type == "session.started" else {}
+            metadata = fields.get("metadata") or {}
+            started = parse_time(first.recorded_at)
             return (
-                (since is None or first.recorded_at >= since)
-                and (until is None or first.recorded_at < until)
+                (since is None or started >= since)
+                and (until is None or started < until)
                 and (agent is None or metadata.get("agent") == agent)
                 and (client is None or metadata.get("client") == client)
             )
 
-        counter = LoopCounter(keep)
+        counter = LoopCounter()
         after = 0
-        while records := await self._store.read_all(after_position=after, limit=page):
-            after = records[-1].position
-            for record in records:
-                counter.add(record.session_id, record)
+        # Undecoded rows, each thought's few fields parsed without its model.
+        while rows := await self._store.read_all_event_rows(after_position=after, limit=page):
+            after = rows[-1].position
+            for row in rows:
+                session_id = row.session_id
+                if not counter.knows(session_id):
+                    counter.start(session_id, counted=counted(row))
+                if row.event_type in THOUGHT_TYPES and counter.counts(session_id):
+                    fields = event_fields(row)
+                    counter.thought(
+                        session_id,
+                        row.version,
+                        fields["thought_number"],
+                        fields["thought"],
+                        redacted=bool(fields.get("redacted")),
+                    )
         return counter.result()
 
 
