@@ -16,7 +16,7 @@ from thoughtledger.api.cli.common import (
 )
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.printable import visible
-from thoughtledger.projections.loops import LoopStats
+from thoughtledger.projections.loop_counts import LoopStats
 from thoughtledger.projections.usage import ModelUsage
 
 if TYPE_CHECKING:

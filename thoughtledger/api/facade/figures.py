@@ -14,7 +14,7 @@ from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.stats_rows import StatsFilter
 from thoughtledger.projections.analytics import GroupStats, LedgerStats, summarize
 from thoughtledger.projections.event_fields import event_fields
-from thoughtledger.projections.loops import LoopCounter, LoopStats
+from thoughtledger.projections.loop_counts import LoopCounter, LoopStats
 from thoughtledger.projections.usage import ModelUsage, generations, usage_by_model
 
 
