@@ -30,6 +30,13 @@ def register(commands: Commands) -> None:
     parser.add_argument("--until", metavar="TIME", type=parse_time, help="started before TIME")
     parser.add_argument("--agent", metavar="NAME", help="only sessions of this agent")
     parser.add_argument("--client", metavar="NAME", help="only sessions from this client")
+    parser.add_argument(
+        "--no-loops",
+        dest="loops",
+        action="store_false",
+        help="leave out sessions with loops (they read every thought: on a large ledger, "
+        "several times the rest's time)",
+    )
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print JSON instead of tables")
     output.add_argument("--csv", action="store_true", help="print CSV: one row per group")
@@ -47,8 +54,12 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
                 since=args.since, until=args.until, agent=args.agent, client=args.client
             )
             models = await ledger.stats.model_usage(since=args.since, until=args.until)
-            loops = await ledger.stats.loops(
-                since=args.since, until=args.until, agent=args.agent, client=args.client
+            loops = (
+                await ledger.stats.loops(
+                    since=args.since, until=args.until, agent=args.agent, client=args.client
+                )
+                if args.loops
+                else None
             )
     if args.json:
         by_model = [usage.as_json() for usage in models]
@@ -57,14 +68,15 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
                 "filter": _filter_json(args),
                 **stats.as_json(),
                 "byModel": by_model,
-                "loops": loops.as_json(),
+                "loops": None if loops is None else loops.as_json(),
             }
         )
     elif args.csv:
         _csv(stats)
     else:
         _tables(ui, stats)
-        _loops(ui, loops)
+        if loops is not None:
+            _loops(ui, loops)
         _models(ui, models)
     return EXIT_OK
 

@@ -8,9 +8,11 @@ is made).
 
 from datetime import datetime
 
+from thoughtledger.api.facade.lookup import all_heads
 from thoughtledger.ledger.envelope import EventRow, parse_time
 from thoughtledger.ledger.events import THOUGHT_TYPES
 from thoughtledger.ledger.store.base import LedgerStore
+from thoughtledger.ledger.store.rows import event_rows_of
 from thoughtledger.ledger.store.stats_rows import StatsFilter
 from thoughtledger.projections.analytics import GroupStats, LedgerStats, summarize
 from thoughtledger.projections.event_fields import event_fields
@@ -133,23 +135,41 @@ class Statistics:
             )
 
         counter = LoopCounter()
+        folded: dict[str, int] = {}  # the last version folded of each session
+
+        def fold(row: EventRow) -> None:
+            session_id = row.session_id
+            folded[session_id] = row.version
+            if not counter.knows(session_id):
+                counter.start(session_id, counted=counted(row))
+            if row.event_type in THOUGHT_TYPES and counter.counts(session_id):
+                fields = event_fields(row)
+                counter.thought(
+                    session_id,
+                    row.version,
+                    fields["thought_number"],
+                    fields["thought"],
+                    redacted=bool(fields.get("redacted")),
+                )
+
+        # Each session up to its head now. A page of the log stops before a transaction still
+        # in flight anywhere (PostgreSQL), and a session's visible events are a prefix of its
+        # versions: what the pages did not show is read from the session's stream after them.
+        heads = await all_heads(self._store)
         after = 0
         # Undecoded rows, each thought's few fields parsed without its model.
         while rows := await self._store.read_all_event_rows(after_position=after, limit=page):
             after = rows[-1].position
             for row in rows:
-                session_id = row.session_id
-                if not counter.knows(session_id):
-                    counter.start(session_id, counted=counted(row))
-                if row.event_type in THOUGHT_TYPES and counter.counts(session_id):
-                    fields = event_fields(row)
-                    counter.thought(
-                        session_id,
-                        row.version,
-                        fields["thought_number"],
-                        fields["thought"],
-                        redacted=bool(fields.get("redacted")),
-                    )
+                fold(row)
+        for head in heads:
+            seen = folded.get(head.session_id, 0)
+            if seen < head.version:
+                rest = await self._store.read_stream(
+                    head.session_id, after_version=seen, to_version=head.version
+                )
+                for row in event_rows_of(rest):
+                    fold(row)
         return counter.result()
 
 
