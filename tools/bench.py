@@ -9,6 +9,7 @@ Usage:
     tools/bench proofs [--replay-events N] [--events N]
     tools/bench otlp [--otlp-thoughts N]   (export --all --otlp: spans/s, peak RSS growth)
     tools/bench redaction [--redaction-events N]
+    tools/bench loops [--loop-thoughts N]
     tools/bench all [--quick] [--json FILE]
 """
 
@@ -155,6 +156,12 @@ async def _ui(args: argparse.Namespace) -> list[Result]:
     return await bench_ui(sessions=10_000 if args.quick else 100_000)
 
 
+async def _loops(args: argparse.Namespace) -> list[Result]:
+    from bench_loops import bench_loops
+
+    return await bench_loops(args.loop_thoughts)
+
+
 async def _one(result: Awaitable[Result]) -> list[Result]:
     return [await result]
 
@@ -177,6 +184,7 @@ BENCHES: dict[str, Callable[[argparse.Namespace], Awaitable[list[Result]]]] = {
     "history": _history,
     "touch": _touch,
     "ui": _ui,
+    "loops": _loops,
 }
 """Each bench by name, in the order ``all`` runs them (a new one is one function and one line;
 the heavy modules are imported only when their bench runs)."""
@@ -192,6 +200,7 @@ async def main(argv: list[str]) -> int:
     parser.add_argument("--touch-thoughts", type=int, default=200_000)
     parser.add_argument("--otlp-thoughts", type=int, default=100_000)
     parser.add_argument("--redaction-events", type=int, default=200_000)
+    parser.add_argument("--loop-thoughts", type=int, default=100_000)
     parser.add_argument(
         "--quick", action="store_true", help="smaller sizes (100k events, 20k thoughts)"
     )
@@ -203,6 +212,7 @@ async def main(argv: list[str]) -> int:
         args.history_thoughts = 100_000
         args.touch_thoughts = 50_000
         args.otlp_thoughts = 20_000
+        args.loop_thoughts = 20_000
     results: list[Result] = []
     for name, bench in BENCHES.items():
         if args.bench in (name, "all"):

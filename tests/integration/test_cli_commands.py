@@ -116,12 +116,16 @@ def test_show_draws_branches_under_their_origin_and_marks_revisions(
     ran = cli(capsys, "show", "s-b", "--db", url)
     assert ran.code == 0
     lines = ran.out.splitlines()
-    assert lines[0].startswith("session s-b · 4 thoughts, 0 revisions, 2 branches · branch")
+    # Branch y's "thought 2" says again what branch x's did: a loop, counted and marked.
+    assert lines[0].startswith(
+        "session s-b · 4 thoughts, 0 revisions, 2 branches · ⟳ 1 repeat · branch"
+    )
     assert lines[1].startswith("└── #1 thought 1")
     assert lines[2].startswith("    ├── ⑂ branch x from #1")
     assert lines[3].startswith("    │   ├── #2 thought 2")
     assert lines[4].startswith("    │   └── #3 thought 3")
     assert lines[5].startswith("    └── ⑂ branch y from #1")
+    assert lines[6].startswith("        └── #2 ⟳ repeats #2 (v3): thought 2")
     revised = cli(capsys, "show", "s-a", "--db", url).out
     assert "#1 thought 1  (revised by #3)" in revised
     assert "#3 ↺ revises #1: thought 3" in revised

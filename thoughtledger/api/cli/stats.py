@@ -15,6 +15,8 @@ from thoughtledger.api.cli.common import (
     parse_time,
 )
 from thoughtledger.ledger.envelope import format_time
+from thoughtledger.ledger.printable import visible
+from thoughtledger.projections.loop_counts import LoopStats
 from thoughtledger.projections.usage import ModelUsage
 
 if TYPE_CHECKING:
@@ -28,6 +30,12 @@ def register(commands: Commands) -> None:
     parser.add_argument("--until", metavar="TIME", type=parse_time, help="started before TIME")
     parser.add_argument("--agent", metavar="NAME", help="only sessions of this agent")
     parser.add_argument("--client", metavar="NAME", help="only sessions from this client")
+    parser.add_argument(
+        "--loops",
+        action="store_true",
+        help="also count sessions with loops and their repeats (a text comparison SQL cannot "
+        "make: it reads every thought, several times the rest's time on a large ledger)",
+    )
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print JSON instead of tables")
     output.add_argument("--csv", action="store_true", help="print CSV: one row per group")
@@ -45,6 +53,13 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
                 since=args.since, until=args.until, agent=args.agent, client=args.client
             )
             models, labels = await ledger.stats.log_figures(since=args.since, until=args.until)
+            loops = (
+                await ledger.stats.loops(
+                    since=args.since, until=args.until, agent=args.agent, client=args.client
+                )
+                if args.loops
+                else None
+            )
     if args.json:
         by_model = [usage.as_json() for usage in models]
         by_label = [figures.as_json() for figures in labels]
@@ -54,12 +69,15 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
                 **stats.as_json(),
                 "byModel": by_model,
                 "byLabel": by_label,
+                "loops": None if loops is None else loops.as_json(),
             }
         )
     elif args.csv:
         _csv(stats)
     else:
         _tables(ui, stats)
+        if loops is not None:
+            _loops(ui, loops)
         _models(ui, models)
         _labels(ui, labels)
     return EXIT_OK
@@ -81,6 +99,23 @@ def _labels(ui: Ui, labels: "list[LabelStats]") -> None:
             f"{figures.thoughts:,}",
             mean,
         )
+    ui.show(table)
+
+
+LOOPS_SHOWN = 10
+"""Sessions with the most repeats listed by the table (``--json`` lists every one)."""
+
+
+def _loops(ui: Ui, loops: LoopStats) -> None:
+    """Sessions with loops: a thought repeating one of the last 50 of its session."""
+    if not loops.sessions:
+        return
+    table = ui.table("loops", "", title=None)
+    share = loops.sessions_with_loops / loops.sessions
+    table.add_row("sessions with loops", f"{loops.sessions_with_loops:,} ({share:.1%})")
+    table.add_row("repeats", f"{loops.repeats:,} thoughts repeat an earlier one")
+    for session_id, count in loops.repeats_per_session[:LOOPS_SHOWN]:
+        table.add_row(f"  {visible(session_id, one_line=True)}", f"{count:,} repeats")
     ui.show(table)
 
 

@@ -12,6 +12,7 @@ from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.printable import visible
 from thoughtledger.projections.annotations import annotation_json, by_thought
 from thoughtledger.projections.answers import branch_sets, thought_history
+from thoughtledger.projections.loops import Repeat, session_repeats
 from thoughtledger.projections.state import Annotation, SessionState, ThoughtEntry
 from thoughtledger.projections.usage import cost_note
 
@@ -30,7 +31,8 @@ def session_tree(state: SessionState, *, current: int | None = None) -> Tree:
         state: The session (now, or as of some version).
         current: The version to emphasise (the event just replayed), if any.
     """
-    tree = Tree(headline(state), guide_style="dim")
+    repeats = {repeat.version: repeat for repeat in session_repeats(state)}
+    tree = Tree(headline(state, repeats=len(repeats)), guide_style="dim")
     revised_by: defaultdict[int, list[int]] = defaultdict(list)
     for entry in state.thoughts:
         if entry.revises_thought is not None and entry.kind not in _BRANCH_KINDS:
@@ -41,7 +43,9 @@ def session_tree(state: SessionState, *, current: int | None = None) -> Tree:
     notes = dict(by_thought(state.annotations))
     for entry in state.thoughts:
         if entry.kind not in _BRANCH_KINDS:
-            node = tree.add(_label(entry, revised_by.get(entry.thought_number, []), current))
+            node = tree.add(
+                _label(entry, revised_by.get(entry.thought_number, []), current, repeats)
+            )
             _annotate(node, notes.pop(entry.thought_number, ()))
             trunk.append((entry, node))
     for branch in state.branches.values():
@@ -62,7 +66,10 @@ def session_tree(state: SessionState, *, current: int | None = None) -> Tree:
         )
         for version in branch.versions:
             entry = by_version[version]
-            _annotate(node.add(_label(entry, [], current)), notes.pop(entry.thought_number, ()))
+            _annotate(
+                node.add(_label(entry, [], current, repeats)),
+                notes.pop(entry.thought_number, ()),
+            )
     for left in notes.values():  # a thought not held here (as of an earlier version, say)
         _annotate(tree, left)
     return tree
@@ -88,12 +95,15 @@ def annotation_line(annotation: Annotation) -> Text:
     return line
 
 
-def headline(state: SessionState) -> Text:
-    """One line about a session: id, size, status and when it started and last moved."""
+def headline(state: SessionState, *, repeats: int = 0) -> Text:
+    """One line about a session: id, size, loops, status and when it started and last moved."""
+    loops = (f" · ⟳ {plural(repeats, 'repeat')}", "bold red") if repeats else ""
     return Text.assemble(
         ("session ", "bold"),
         (state.session_id, "bold cyan"),
-        f" · {counts(state)} · ",
+        f" · {counts(state)}",
+        loops,
+        " · ",
         (state.status, _status_style(state.status)),
         (f" · {when(state.started_at)} → {when(state.updated_at)}", "dim"),
     )
@@ -132,6 +142,17 @@ def session_json(state: SessionState) -> dict[str, Any]:
         "thoughts": thought_history(state),
         "branches": branch_sets(state),
         "annotations": [annotation_json(annotation) for annotation in state.annotations],
+        "repeats": [_repeat_json(repeat) for repeat in session_repeats(state)],
+    }
+
+
+def _repeat_json(repeat: Repeat) -> dict[str, Any]:
+    return {
+        "version": repeat.version,
+        "thoughtNumber": repeat.thought_number,
+        "repeatsVersion": repeat.repeats_version,
+        "repeatsThoughtNumber": repeat.repeats_number,
+        "similarity": round(repeat.similarity, 3),
     }
 
 
@@ -172,8 +193,14 @@ def page_lines(page: HistoryPage) -> list[Text]:
     return lines
 
 
-def _label(entry: ThoughtEntry, revisions: list[int], current: int | None) -> Text:
+def _label(
+    entry: ThoughtEntry, revisions: list[int], current: int | None, repeats: dict[int, Repeat]
+) -> Text:
     label = Text.assemble((f"#{entry.thought_number}", "bold"), " ")
+    repeat = repeats.get(entry.version)
+    if repeat is not None:
+        # Which earlier thought it repeats: a number can recur, so its version too.
+        label.append(f"⟳ repeats #{repeat.repeats_number} (v{repeat.repeats_version}): ", "red")
     if entry.kind == "thought.revised" or entry.is_revision:
         target = f" #{entry.revises_thought}" if entry.revises_thought is not None else ""
         label.append(f"↺ revises{target}: ", style="yellow")

@@ -8,11 +8,16 @@ is made).
 
 from datetime import datetime
 
-from thoughtledger.ledger.envelope import RecordedEvent
+from thoughtledger.api.facade.lookup import all_heads
+from thoughtledger.ledger.envelope import EventRow, RecordedEvent, parse_time
+from thoughtledger.ledger.events import THOUGHT_TYPES
 from thoughtledger.ledger.store.base import LedgerStore
+from thoughtledger.ledger.store.rows import event_rows_of
 from thoughtledger.ledger.store.stats_rows import StatsFilter
 from thoughtledger.projections.analytics import GroupStats, LedgerStats, summarize
 from thoughtledger.projections.annotations import LabelStats, label_stats
+from thoughtledger.projections.event_fields import event_fields
+from thoughtledger.projections.loop_counts import LoopCounter, LoopStats
 from thoughtledger.projections.usage import ModelUsage, generations, usage_by_model
 
 
@@ -120,5 +125,81 @@ class Statistics:
             marked += (r for r in chosen if r.event_type == "thought.annotated")
         return usage_by_model(found), label_stats(marked)
 
+    async def loops(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        agent: str | None = None,
+        client: str | None = None,
+        page: int = 1000,
+    ) -> LoopStats:
+        """Sessions with loops and repeats per session, over the sessions ``summarize`` counts.
 
-__all__ = ["GroupStats", "LabelStats", "LedgerStats", "Statistics", "ledger_stats"]
+        Reads the whole log in pages and folds each session's thoughts through
+        :mod:`thoughtledger.projections.loops` (a text comparison SQL cannot make): it holds each
+        counted session's window of recent thoughts, and costs a read of every thought.
+
+        Args:
+            since: Count sessions started at or after this (aware) time.
+            until: Count sessions started before this (aware) time.
+            agent: Count only sessions of this agent.
+            client: Count only sessions from this client.
+            page: Events read per query.
+
+        Raises:
+            EventDecodingError: A stored event cannot be decoded.
+            StoreError: The store failed.
+        """
+
+        def counted(first: EventRow) -> bool:
+            fields = event_fields(first) if first.event_type == "session.started" else {}
+            metadata = fields.get("metadata") or {}
+            started = parse_time(first.recorded_at)
+            return (
+                (since is None or started >= since)
+                and (until is None or started < until)
+                and (agent is None or metadata.get("agent") == agent)
+                and (client is None or metadata.get("client") == client)
+            )
+
+        counter = LoopCounter()
+        folded: dict[str, int] = {}  # the last version folded of each session
+
+        def fold(row: EventRow) -> None:
+            session_id = row.session_id
+            folded[session_id] = row.version
+            if not counter.knows(session_id):
+                counter.start(session_id, counted=counted(row))
+            if row.event_type in THOUGHT_TYPES and counter.counts(session_id):
+                fields = event_fields(row)
+                counter.thought(
+                    session_id,
+                    row.version,
+                    fields["thought_number"],
+                    fields["thought"],
+                    redacted=bool(fields.get("redacted")),
+                )
+
+        # Each session up to its head now. A page of the log stops before a transaction still
+        # in flight anywhere (PostgreSQL), and a session's visible events are a prefix of its
+        # versions: what the pages did not show is read from the session's stream after them.
+        heads = await all_heads(self._store)
+        after = 0
+        # Undecoded rows, each thought's few fields parsed without its model.
+        while rows := await self._store.read_all_event_rows(after_position=after, limit=page):
+            after = rows[-1].position
+            for row in rows:
+                fold(row)
+        for head in heads:
+            seen = folded.get(head.session_id, 0)
+            if seen < head.version:
+                rest = await self._store.read_stream(
+                    head.session_id, after_version=seen, to_version=head.version
+                )
+                for row in event_rows_of(rest):
+                    fold(row)
+        return counter.result()
+
+
+__all__ = ["GroupStats", "LabelStats", "LedgerStats", "LoopStats", "Statistics", "ledger_stats"]

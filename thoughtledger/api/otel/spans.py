@@ -32,6 +32,7 @@ from thoughtledger.ledger.envelope import EventRow, RecordedEvent
 from thoughtledger.ledger.events import ANNOTATION_TYPE, THOUGHT_TYPES
 from thoughtledger.ledger.thought import MARKS
 from thoughtledger.projections.event_fields import Fields, decoded_fields, event_fields
+from thoughtledger.projections.loops import LoopFinder
 
 SEMCONV_VERSION = "1.37.0"
 """The version of the OpenTelemetry semantic conventions these spans follow."""
@@ -182,6 +183,8 @@ class SessionTrace:
         self._marks: list[tuple[str, int, Attributes]] = []
         self._by_number: dict[tuple[str | None, int], int] = {}
         """The span of the latest thought with each (branch, number), for links."""
+        self._loops = LoopFinder()
+        self._repeats = 0
 
     @property
     def version(self) -> int:
@@ -278,6 +281,8 @@ class SessionTrace:
             "thoughtledger.session.events": self._events,
             "thoughtledger.session.head_hash": self._last.hash,
         }
+        if self._repeats:
+            attributes["thoughtledger.session.repeats"] = self._repeats
         self._provider(attributes, provider)
         for key in ("client", "transport"):
             if key in self.metadata:
@@ -321,6 +326,13 @@ class SessionTrace:
         }
         if fields.get("redacted"):
             attributes["thoughtledger.redacted"] = True
+        repeat = self._loops.see(
+            row.version, number, fields["thought"], redacted=bool(fields.get("redacted"))
+        )
+        if repeat is not None:  # a loop: which earlier thought this one repeats, never its text
+            self._repeats += 1
+            attributes["thoughtledger.repeats.version"] = repeat.repeats_version
+            attributes["thoughtledger.repeats.thought_number"] = repeat.repeats_number
         for name in _MARKS:
             value = fields.get(name)
             if value is not None:

@@ -16,13 +16,31 @@ from typing import Any
 
 import orjson
 
-from thoughtledger.api import Ledger, LedgerError
-from thoughtledger.api.ui.payload import event_json, json_bytes
+from thoughtledger.api import Ledger, LedgerError, SessionNotFoundError
+from thoughtledger.api.ui.payload import event_json, json_bytes, mark_repeat
+from thoughtledger.projections.loops import LoopFinder
 
 HEARTBEAT_SECONDS = 15.0
 
 Allowed = Callable[[], Awaitable[bool]]
 """Whether the stream's reader may still read the session (checked every few seconds)."""
+
+
+async def _held_loops(ledger: Ledger, session_id: str, after: int) -> LoopFinder:
+    """The loop fold over the events the page holds (up to ``after``), to mark what follows.
+
+    Raises:
+        LedgerError: The ledger failed.
+    """
+    loops = LoopFinder()
+    try:
+        held = await ledger.events(session_id)
+    except SessionNotFoundError:  # followed before its first event: nothing held yet
+        return loops
+    for record in held:
+        if record.position <= after:
+            mark_repeat(loops, event_json(record))
+    return loops
 
 
 async def feed(
@@ -49,6 +67,7 @@ async def feed(
     checked = beat = clock()
     try:
         yield b": following\n\n"
+        loops = await _held_loops(ledger, session_id, after)
         while True:
             if allowed is not None and clock() - checked >= recheck:
                 if not await allowed():
@@ -69,7 +88,9 @@ async def feed(
                 continue
             record = waiting.result()
             waiting = None
-            yield b"data: " + json_bytes(event_json(record)) + b"\n\n"
+            item = event_json(record)
+            mark_repeat(loops, item)
+            yield b"data: " + json_bytes(item) + b"\n\n"
     except StopAsyncIteration:
         return
     except LedgerError as exc:

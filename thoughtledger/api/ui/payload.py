@@ -26,6 +26,7 @@ from thoughtledger.ledger.events import (
     ThoughtRevised,
 )
 from thoughtledger.ledger.thought import MARKS
+from thoughtledger.projections.loops import LoopFinder
 from thoughtledger.projections.state import SessionState
 
 JsonDict = dict[str, Any]
@@ -53,7 +54,8 @@ def event_json(record: RecordedEvent) -> JsonDict:
     previous hash; a thought adds ``n`` number, ``tt`` estimate, ``nx`` next needed, ``x`` text
     and, when given, ``ir`` is-revision, ``rv`` revises, ``bf`` branch-from, ``b`` branch id,
     ``nm`` needs-more, ``f`` any other mark (by camelCase name), and ``rd`` when its text was
-    redacted (``x`` reads ``[redacted]``); a
+    redacted (``x`` reads ``[redacted]``); a repeat, as :func:`mark_repeat` finds it, ``rp`` and
+    ``rpn``; a
     thought a model wrote adds ``m`` model, ``g`` guidance and ``c`` cost; ``session.started``
     adds ``md`` metadata and ``pre`` predecessor; a retirement ``why``; a redaction ``n`` the
     thought's number, ``rdv`` the redacted version and ``why`` (who and why).
@@ -130,13 +132,28 @@ def session_payload(session_id: str, records: Iterable[RecordedEvent]) -> JsonDi
     """
     events: list[JsonDict] = []
     before: str | None = None
+    loops = LoopFinder()
     for record in records:
         item = event_json(record)
+        mark_repeat(loops, item)
         if item["ph"] == before:
             del item["ph"]
         before = item["h"]
         events.append(item)
     return {"sessionId": session_id, "events": events}
+
+
+def mark_repeat(loops: LoopFinder, item: JsonDict) -> None:
+    """Fold ``item`` (an :func:`event_json`, in version order) and mark it if it is a repeat.
+
+    A repeat gains ``rp``, the version of the earlier thought it repeats, and ``rpn`` its number
+    (see :mod:`thoughtledger.projections.loops`); the page draws the mark, never works it out.
+    """
+    if "x" not in item:
+        return
+    repeat = loops.see(item["v"], int(item["n"]), item["x"], redacted=bool(item.get("rd")))
+    if repeat is not None:
+        item["rp"], item["rpn"] = repeat.repeats_version, _count(repeat.repeats_number)
 
 
 def session_row(state: SessionState) -> JsonDict:
@@ -202,6 +219,7 @@ __all__ = [
     "JsonDict",
     "event_json",
     "json_bytes",
+    "mark_repeat",
     "report_json",
     "script_json",
     "session_payload",

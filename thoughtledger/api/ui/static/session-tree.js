@@ -72,10 +72,14 @@
     thoughtRow(e) {
       const row = document.createElement("li");
       const revision = e.k === "thought.revised" || e.ir === true;
-      row.className = "thought" + (revision ? " rev" : "") + (e.nx ? "" : " done");
+      const repeat = e.rp !== undefined;
+      row.className = "thought" + (revision ? " rev" : "") + (repeat ? " loop" : "") +
+        (e.nx ? "" : " done");
       row.tlv = e.v;
       let head = "#" + e.n;
       if (revision) head += " ↺ revises" + (e.rv !== undefined ? " #" + e.rv : "") + ":";
+      // A loop: the server found it (projections/loops.py); the page only draws the mark.
+      if (repeat) head += " ⟳ repeats #" + e.rpn + " (v" + e.rp + "):";
       if (e.gen) head += " [" + e.m + "]";
       row.setAttribute("data-n", head);
       const who = e.gen ? e.m : (this.meta.agent || this.meta.client || "caller");
