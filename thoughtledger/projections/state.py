@@ -54,6 +54,8 @@ class ThoughtEntry(NamedTuple):
         redacted: Whether its text (and guidance) was redacted: they read ``[redacted]``.
         more: The marks given that have no attribute of their own here (a field added to the
             definition of a thought, :data:`EXTRA_MARKS`), by snake_case name.
+        source: For a thought a fork inherits, the session it was recorded in (its
+            ``version`` and ``position`` are that session's); ``None`` for the session's own.
     """
 
     version: int
@@ -73,6 +75,7 @@ class ThoughtEntry(NamedTuple):
     generation: Generation | None = None
     redacted: bool = False
     more: Mapping[str, object] = MappingProxyType({})
+    source: str | None = None
 
     def mark(self, name: str) -> object:
         """The value of the mark ``name`` (``None`` when not given), attribute or not."""
@@ -298,12 +301,37 @@ def redacted(entry: ThoughtEntry) -> ThoughtEntry:
 
 
 def _redact(thoughts: tuple[ThoughtEntry, ...], versions: set[int]) -> tuple[ThoughtEntry, ...]:
-    return tuple(redacted(t) if t.version in versions and not t.redacted else t for t in thoughts)
+    # A redaction names a version of this session: a thought a fork inherits has its source's.
+    return tuple(
+        redacted(t) if t.version in versions and not t.redacted and t.source is None else t
+        for t in thoughts
+    )
 
 
 def empty(session_id: str) -> SessionState:
     """The state of a session before its first event."""
     return SessionState(session_id=session_id)
+
+
+def fork_base(session_id: str, source: SessionState) -> SessionState:
+    """The state a fork ``session_id`` starts from: ``source``'s thoughts, before its own events.
+
+    Only the line of reasoning carries over (thoughts and branches, each thought marked with the
+    session it was recorded in); who started it, when, and whether it ended are the fork's own,
+    taken from its events.
+
+    Args:
+        session_id: The fork.
+        source: The source's complete state as of the fork's version.
+    """
+    thoughts = tuple(t if t.source is not None else t._replace(source=source.session_id)
+                     for t in source.thoughts)
+    return SessionState(
+        session_id,
+        thoughts=thoughts,
+        branches=source.branches,
+        thought_count=len(thoughts),
+    )
 
 
 def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
@@ -407,6 +435,7 @@ __all__ = [
     "Status",
     "ThoughtEntry",
     "empty",
+    "fork_base",
     "join_branch",
     "more_marks",
     "redacted",

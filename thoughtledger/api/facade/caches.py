@@ -13,7 +13,8 @@ from collections.abc import AsyncIterator, Collection, Iterator
 
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.store.base import LedgerStore
-from thoughtledger.projections.state import SessionState, empty, replay, trim
+from thoughtledger.ledger.events import SessionStarted
+from thoughtledger.projections.state import SessionState, empty, fork_base, replay, trim
 
 _LOAD_PAGE = 250
 """Events read and folded at a time when a session catches up with the log: a few milliseconds
@@ -122,7 +123,7 @@ class Held:
         cached = self.heads.get(session_id)
         if cached is not None and not fresh:
             return cached
-        state = cached if cached is not None else empty(session_id)
+        state = cached if cached is not None else await self.start(session_id)
         # In pages, trimmed between them: a head needs only the latest thoughts, so catching
         # up with a session of a million thoughts holds one page at a time, not the million.
         with cyclic_gc_paused():
@@ -147,15 +148,50 @@ class Held:
             return head
         full = self._histories.get(session_id)
         if full is None or full.version > head.version:
-            full = empty(session_id)
+            full = await self.start(session_id)
         with cyclic_gc_paused():
             async for records in self._pages(session_id, full.version):
                 full = replay(records, full)
         self._histories.keep(full)
         return full
 
+    async def start(self, session_id: str) -> SessionState:
+        """The state before the session's first event: empty, or for a fork its source's.
+
+        A fork's first event names its source and version; the source's thoughts up to there
+        are read from the source itself (nothing was copied), through any chain of forks.
+
+        Raises:
+            StoreError: The store failed.
+        """
+        return await self._start(session_id, frozenset())
+
+    async def _start(self, session_id: str, seen: frozenset[str]) -> SessionState:
+        first = await self._store.read_stream(session_id, to_version=1)
+        origin = fork_origin(first[0]) if first else None
+        # A forged log could name a cycle of forks: a session seen already starts empty.
+        if origin is None or origin[0] in seen:
+            return empty(session_id)
+        source, version = origin
+        return fork_base(session_id, await self._as_of(source, version, seen | {session_id}))
+
+    async def as_of(self, session_id: str, version: int) -> SessionState:
+        """The session's complete state after its first ``version`` events (a fork's included).
+
+        Raises:
+            StoreError: The store failed.
+        """
+        return await self._as_of(session_id, version, frozenset())
+
+    async def _as_of(self, session_id: str, version: int, seen: frozenset[str]) -> SessionState:
+        state = await self._start(session_id, seen)
+        with cyclic_gc_paused():
+            async for records in self._pages(session_id, 0, to_version=version):
+                state = replay(records, state)
+        return state
+
     async def _pages(
-        self, session_id: str, after_version: int
+        self, session_id: str, after_version: int, *, to_version: int | None = None
     ) -> AsyncIterator[list[RecordedEvent]]:
         """The session's events after ``after_version``, a page at a time, other tasks between.
 
@@ -163,7 +199,7 @@ class Held:
             StoreError: The store failed.
         """
         while records := await self._store.read_stream(
-            session_id, after_version=after_version, limit=_LOAD_PAGE
+            session_id, after_version=after_version, to_version=to_version, limit=_LOAD_PAGE
         ):
             yield records
             if len(records) < _LOAD_PAGE:
@@ -177,6 +213,15 @@ class Held:
         # current version answers (one behind could miss a branch another writer opened).
         held = self.heads.get(session_id)
         return held.branches.keys() if held is not None and held.version == version else None
+
+
+def fork_origin(record: RecordedEvent) -> tuple[str, int] | None:
+    """The source and version a session's first event names when it is a fork, else ``None``."""
+    event = record.event
+    if isinstance(event, SessionStarted) and event.fork_of is not None:
+        assert event.fork_version is not None  # noqa: S101  # the model requires all three
+        return event.fork_of, event.fork_version
+    return None
 
 
 class _GcPause:
@@ -211,4 +256,4 @@ cyclic_gc_paused = _GcPause()
 """Use as ``with cyclic_gc_paused():`` around a bulk fold."""
 
 
-__all__ = ["PAUSE", "Heads", "Held", "Histories", "cyclic_gc_paused"]
+__all__ = ["PAUSE", "Heads", "Held", "Histories", "cyclic_gc_paused", "fork_origin"]
