@@ -74,6 +74,7 @@ def as_of_version(state: SessionState, version: int) -> SessionState:
         started_version=state.started_version if started else None,
         thought_count=len(kept),
         owner=state.owner if started else None,
+        fork=state.fork if started else None,
     )
 
 

@@ -135,6 +135,14 @@ _NOTHING: Mapping[str, str] = MappingProxyType({})
 _NO_BRANCHES: Mapping[str, "Branch"] = MappingProxyType({})
 
 
+class ForkPoint(NamedTuple):
+    """Where a fork came from: its source, the source's version and its event hash there."""
+
+    session_id: str
+    version: int
+    hash: str
+
+
 class SessionState(NamedTuple):
     """Everything known about one session after some prefix of its events.
 
@@ -157,6 +165,8 @@ class SessionState(NamedTuple):
         ended_version: The version of the event that retired it.
         started_version: The version of its ``session.started`` event (1 when recorded).
         redactions: The versions of its ``thought.redacted`` events, in order.
+        fork: For a fork, where it came from (its first thoughts are the source's up to
+            there, each with its ``source``); ``None`` otherwise.
     """
 
     session_id: str
@@ -173,6 +183,7 @@ class SessionState(NamedTuple):
     thought_count: int = 0
     owner: str | None = None
     redactions: tuple[int, ...] = ()
+    fork: ForkPoint | None = None
 
     @property
     def complete(self) -> bool:
@@ -334,6 +345,30 @@ def fork_base(session_id: str, source: SessionState) -> SessionState:
     )
 
 
+def grafted(state: SessionState, source: SessionState) -> SessionState:
+    """A fork's ``state`` folded from its own events alone, with ``source``'s thoughts first.
+
+    What :func:`replay` onto :func:`fork_base` gives, for a fork folded without its source
+    (a rebuild folds every session from the log at once).
+
+    Args:
+        state: The fork's state from its own events.
+        source: The source's complete state as of the fork's version.
+    """
+    base = fork_base(state.session_id, source)
+    branches = dict(base.branches)
+    for branch_id, branch in state.branches.items():
+        known = branches.get(branch_id)
+        branches[branch_id] = (
+            branch if known is None else replace(known, versions=known.versions + branch.versions)
+        )
+    return state._replace(
+        thoughts=base.thoughts + state.thoughts,
+        branches=MappingProxyType(branches),
+        thought_count=base.thought_count + state.thought_count,
+    )
+
+
 def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
     """Fold ``records`` (one session, in version order) onto ``state``.
 
@@ -345,7 +380,7 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
     branches: dict[str, Branch] | None = None
     started_at, updated_at = state.started_at, state.updated_at
     metadata, predecessor, ended = state.metadata, state.predecessor_id, state.ended
-    owner = state.owner
+    owner, fork = state.owner, state.fork
     ended_version, started_version = state.ended_version, state.started_version
     version = state.version
     redactions: list[tuple[int, int]] | None = None  # (version named, version of the redaction)
@@ -361,6 +396,8 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
                 predecessor = event.predecessor_id
                 owner = event.owner
                 started_version = record.version
+                if event.fork_of is not None and event.fork_version and event.fork_hash:
+                    fork = ForkPoint(event.fork_of, event.fork_version, event.fork_hash)
             case (
                 ThoughtRecorded()
                 | ThoughtRevised()
@@ -405,6 +442,7 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
         state.thought_count + len(thoughts),
         owner,
         redaction_versions,
+        fork,
     )
 
 
@@ -431,11 +469,13 @@ __all__ = [
     "EXTRA_MARKS",
     "Branch",
     "Folded",
+    "ForkPoint",
     "SessionState",
     "Status",
     "ThoughtEntry",
     "empty",
     "fork_base",
+    "grafted",
     "join_branch",
     "more_marks",
     "redacted",

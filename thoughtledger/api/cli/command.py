@@ -17,6 +17,7 @@ from thoughtledger.api.cli import (
     demo,
     diff,
     export,
+    fork,
     importing,
     proofs,
     redact,
@@ -87,6 +88,7 @@ def build_parser() -> Parser:
         ui,
         serve,
         token,
+        fork,
     ):
         module.register(commands)
     return parser
