@@ -335,8 +335,9 @@ def fork_base(session_id: str, source: SessionState) -> SessionState:
         session_id: The fork.
         source: The source's complete state as of the fork's version.
     """
-    thoughts = tuple(t if t.source is not None else t._replace(source=source.session_id)
-                     for t in source.thoughts)
+    thoughts = tuple(
+        t if t.source is not None else t._replace(source=source.session_id) for t in source.thoughts
+    )
     return SessionState(
         session_id,
         thoughts=thoughts,

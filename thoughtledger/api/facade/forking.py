@@ -62,9 +62,7 @@ class Forking:
         base = await self._held.as_of(source, version)
         if owner is not None and base.owner != owner:
             raise not_found(source)  # a principal forks only what it may read
-        (at,) = await self._store.read_stream(
-            source, after_version=version - 1, to_version=version
-        )
+        (at,) = await self._store.read_stream(source, after_version=version - 1, to_version=version)
         started = SessionStarted(
             metadata=dict(metadata or {}),
             owner=owner,
