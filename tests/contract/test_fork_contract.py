@@ -52,7 +52,8 @@ async def test_a_fork_starts_from_the_source_as_of_the_version_and_copies_nothin
         state = await ledger.state(fork.id)
         assert _texts(state.thoughts) == ["source 1", "source 2"]
         assert {entry.source for entry in state.thoughts} == {source}
-        assert state.fork is not None and state.fork.session_id == source
+        assert state.fork is not None
+        assert state.fork.session_id == source
         assert state.version == 1
         assert await store.stream_head(source) == head  # the source is untouched
 
@@ -113,7 +114,8 @@ async def test_verify_fails_a_fork_whose_named_source_hash_does_not_match(
         report = await ledger.verify("forged-fork")
         assert not report.ok
         assert report.first_bad_version == 1
-        assert report.reason is not None and source in report.reason
+        assert report.reason is not None
+        assert source in report.reason
 
 
 async def test_a_bad_fork_is_refused_and_writes_nothing(store: LedgerStore) -> None:

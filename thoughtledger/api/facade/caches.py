@@ -12,8 +12,8 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Collection, Iterator
 
 from thoughtledger.ledger.envelope import RecordedEvent
-from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.events import SessionStarted
+from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.projections.state import SessionState, empty, fork_base, replay, trim
 
 _LOAD_PAGE = 250

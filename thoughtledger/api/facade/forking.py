@@ -113,7 +113,7 @@ class Forking:
             ok=False,
             checked=report.checked,
             first_bad_version=1,
-            first_bad_event_id=first[0].event_id,
+            first_bad_event_id=str(first[0].event_id),
             first_bad_position=first[0].position,
             reason=(
                 f"forked from {event.fork_of} at version {version} with hash "
