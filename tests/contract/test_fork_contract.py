@@ -9,7 +9,7 @@ import pytest
 from mcp import Client
 
 from tests.support.backends import Backend
-from tests.support.mcp import think, thought
+from tests.support.mcp import call, think, thought
 from thoughtledger.api.facade.service import Ledger
 from thoughtledger.api.mcp import create_server
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
@@ -139,7 +139,14 @@ async def test_a_fork_is_continued_over_mcp_by_its_session_id(backend: Backend) 
         fork = await ledger.fork(source, at_version=2)
         async with Client(create_server(ledger), mode="auto") as client:
             answer = await think(client, {**thought(2, total=3), "sessionId": fork.id})
+            history = await call(client, "thinking_history", {"sessionId": fork.id})
+            listed = await call(client, "thinking_history", {"sessionId": source, "show": "view"})
         assert answer["sessionId"] == fork.id
         assert answer["thoughtHistoryLength"] == 2
+        at = await ledger.events(source, as_of_version=2)
+        assert history["forkOf"] == {"sessionId": source, "version": 2, "hash": at[-1].hash}
+        assert [item["thought"] for item in history["history"]] == ["thought 2"]
+        assert listed["forks"] == [fork.id]
+        assert "forkOf" not in listed
         state = await ledger.state(fork.id)
         assert _texts(state.thoughts) == ["source 1", "thought 2"]
