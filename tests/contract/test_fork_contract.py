@@ -10,6 +10,7 @@ from mcp import Client
 
 from tests.support.backends import Backend
 from tests.support.mcp import call, think, thought
+from tests.support.views import view_rows
 from thoughtledger.api.facade.service import Ledger
 from thoughtledger.api.mcp import create_server
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
@@ -150,3 +151,21 @@ async def test_a_fork_is_continued_over_mcp_by_its_session_id(backend: Backend) 
         assert "forkOf" not in listed
         state = await ledger.state(fork.id)
         assert _texts(state.thoughts) == ["source 1", "thought 2"]
+
+
+async def test_the_session_view_names_a_forks_source_and_version(backend: Backend) -> None:
+    if backend.name == "memory":
+        pytest.skip("the analytics views are SQL views")
+    async with Ledger(await backend.open()) as ledger:
+        source = await _source(ledger, thoughts=3)
+        fork = await ledger.fork(source, at_version=3)
+        await fork.think(
+            thought="own", thought_number=3, total_thoughts=3, next_thought_needed=False
+        )
+        rows = {
+            row["session_id"]: row
+            for row in await view_rows(backend, "tl_session_stats", "session_id")
+        }
+    assert (rows[fork.id]["fork_of"], rows[fork.id]["fork_version"]) == (source, 3)
+    assert rows[fork.id]["thoughts"] == 1  # a fork's counts are its own events'
+    assert (rows[source]["fork_of"], rows[source]["fork_version"]) == (None, None)

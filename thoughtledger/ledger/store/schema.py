@@ -178,10 +178,12 @@ def _redactable_views(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     ]
 
 
-def _fork_index(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
-    # A source's forks: a fork is a fact of its first event, indexed where it is written.
+def _forks(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # A source's forks: a fork is a fact of its first event, indexed where it is written; and
+    # tl_session_stats gains the fork's source and version (views are dropped and created).
     started = events.c.event_type == "session.started"
     return [
+        *refreshed_views(json),
         sa.schema.CreateIndex(
             sa.Index(
                 "tl_events_fork_of",
@@ -201,7 +203,7 @@ MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]
     3: _analytics_views,
     4: _merkle_tree,
     5: _redactable_views,
-    9: _fork_index,
+    9: _forks,
 }
 """Schema step N brings a database from version N-1 to N: given the backend's JSON expression,
 the DDL statements it runs, in one transaction."""
