@@ -13,6 +13,7 @@ from tests.support.mcp import call, think, thought
 from tests.support.views import view_rows
 from thoughtledger.api.facade.service import Ledger
 from thoughtledger.api.mcp import create_server
+from thoughtledger.api.tool import sequential_thinking_tool
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
 from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.ledger.store.base import LedgerStore
@@ -169,3 +170,16 @@ async def test_the_session_view_names_a_forks_source_and_version(backend: Backen
     assert (rows[fork.id]["fork_of"], rows[fork.id]["fork_version"]) == (source, 3)
     assert rows[fork.id]["thoughts"] == 1  # a fork's counts are its own events'
     assert (rows[source]["fork_of"], rows[source]["fork_version"]) == (None, None)
+
+
+async def test_the_in_process_tool_bound_to_a_fork_continues_it(store: LedgerStore) -> None:
+    async with Ledger(store) as ledger:
+        source = await _source(ledger, thoughts=3)
+        fork = await ledger.fork(source, at_version=2)
+        tool = sequential_thinking_tool(ledger, fork.id)
+        answer = await tool.execute(thought(2, total=3, more=False))
+        assert answer["sessionId"] == fork.id
+        assert answer["thoughtHistoryLength"] == 2
+        state = await ledger.state(fork.id)
+        assert _texts(state.thoughts) == ["source 1", "thought 2"]
+        assert _texts((await ledger.state(source)).thoughts) == [f"source {n}" for n in (1, 2, 3)]
