@@ -183,3 +183,24 @@ async def test_the_in_process_tool_bound_to_a_fork_continues_it(store: LedgerSto
         state = await ledger.state(fork.id)
         assert _texts(state.thoughts) == ["source 1", "thought 2"]
         assert _texts((await ledger.state(source)).thoughts) == [f"source {n}" for n in (1, 2, 3)]
+
+
+async def test_redactions_follow_the_session_that_recorded_the_thought(store: LedgerStore) -> None:
+    async with Ledger(store) as ledger:
+        source = await _source(ledger, thoughts=3)
+        fork = await ledger.fork(source, at_version=3)
+        await fork.think(
+            thought="fork's own", thought_number=3, total_thoughts=3, next_thought_needed=False
+        )
+        assert _texts((await ledger.state(fork.id)).thoughts)[0] == "source 1"
+        # The fork's own thought at version 2 is redacted, not the source's thought at its v2.
+        await ledger.redaction.redact(fork.id, version=2, reason="test", by="auditor")
+        assert _texts((await ledger.state(fork.id)).thoughts) == [
+            "source 1",
+            "source 2",
+            "[redacted]",
+        ]
+        # A redaction in the source reaches the fork, which reads the source's thoughts.
+        await ledger.redaction.redact(source, version=2, reason="test", by="auditor")
+        assert _texts((await ledger.state(fork.id)).thoughts)[0] == "[redacted]"
+        assert (await ledger.verify(fork.id)).ok

@@ -86,6 +86,16 @@ class Histories:
         """The session's kept history, if any."""
         return self._states.get(session_id)
 
+    def forget(self, session_id: str) -> None:
+        """Drop the session's history."""
+        old = self._states.pop(session_id, None)
+        if old is not None:
+            self._held -= len(old.thoughts)
+
+    def values(self) -> Iterator[SessionState]:
+        """Every history kept, least recently kept first."""
+        return iter(self._states.values())
+
     def keep(self, state: SessionState) -> None:
         """Keep ``state`` as its session's history, dropping the least recently kept to fit."""
         old = self._states.pop(state.session_id, None)
@@ -154,6 +164,21 @@ class Held:
                 full = replay(records, full)
         self._histories.keep(full)
         return full
+
+    def forget_inheritors(self, session_id: str) -> None:
+        """Drop every held fork that inherits thoughts of ``session_id`` (read afresh next)."""
+        for states, forget in (
+            (self.heads.values(), self.heads.forget),
+            (self._histories.values(), self._histories.forget),
+        ):
+            stale = [
+                state.session_id
+                for state in states
+                if state.fork is not None
+                and any(entry.source == session_id for entry in state.thoughts)
+            ]
+            for fork in stale:
+                forget(fork)
 
     async def start(self, session_id: str) -> SessionState:
         """The state before the session's first event: empty, or for a fork its source's.
