@@ -8,7 +8,7 @@ The source is untouched, lists its forks, and ``verify`` fails a fork its source
 import pytest
 from mcp import Client
 
-from tests.support.backends import Backend
+from tests.support.backends import Backend, settled
 from tests.support.mcp import call, think, thought
 from tests.support.views import view_rows
 from thoughtledger.api.facade.service import Ledger
@@ -79,6 +79,7 @@ async def test_a_fork_continues_like_any_session_and_the_source_lists_it(
         # Read afresh (no memory of either session), the fork reads the same.
         fresh = Ledger(store)
         assert _texts((await fresh.state(fork.id)).thoughts) == _texts(state.thoughts)
+        await settled(store, 7)  # the source's 5 events and the fork's 2
         assert _texts((await fresh.rebuild())[fork.id].thoughts) == _texts(state.thoughts)
         # As of its first event, a fork is its source's thoughts up to the fork point.
         assert _texts((await ledger.state(fork.id, as_of_version=1)).thoughts) == [
@@ -100,6 +101,7 @@ async def test_a_fork_of_a_fork_reads_through_both(store: LedgerStore) -> None:
         )
         expected = ["source 1", "first fork", "second fork"]
         assert _texts((await ledger.state(second.id)).thoughts) == expected
+        await settled(store, 9)
         assert _texts((await Ledger(store).rebuild())[second.id].thoughts) == expected
         assert (await ledger.verify(second.id)).ok
 

@@ -133,11 +133,14 @@ class Held:
         cached = self.heads.get(session_id)
         if cached is not None and not fresh:
             return cached
-        state = cached if cached is not None else await self.start(session_id)
+        if cached is not None:
+            state, more = cached, True
+        else:
+            state, more = await self._first_page(session_id)
         # In pages, trimmed between them: a head needs only the latest thoughts, so catching
         # up with a session of a million thoughts holds one page at a time, not the million.
         with cyclic_gc_paused():
-            async for records in self._pages(session_id, state.version):
+            async for records in self._pages(session_id, state.version) if more else _none():
                 state = self.heads.bounded(replay(records, state))
         if state.version:
             self.heads.remember(state)
@@ -179,6 +182,26 @@ class Held:
             ]
             for fork in stale:
                 forget(fork)
+
+    async def _first_page(self, session_id: str) -> tuple[SessionState, bool]:
+        """The session's first page folded, and whether more pages may follow.
+
+        One read for a session not held, fork or not; a fork's page is folded onto its source's
+        state at the fork point.
+
+        Raises:
+            StoreError: The store failed.
+        """
+        records = await self._store.read_stream(session_id, limit=_LOAD_PAGE)
+        origin = fork_origin(records[0]) if records else None
+        base = empty(session_id)
+        if origin is not None and origin[0] != session_id:
+            base = fork_base(
+                session_id, await self._as_of(origin[0], origin[1], frozenset({session_id}))
+            )
+        with cyclic_gc_paused():
+            state = self.heads.bounded(replay(records, base))
+        return state, len(records) == _LOAD_PAGE
 
     async def start(self, session_id: str) -> SessionState:
         """The state before the session's first event: empty, or for a fork its source's.
@@ -247,6 +270,12 @@ def fork_origin(record: RecordedEvent) -> tuple[str, int] | None:
         assert event.fork_version is not None  # noqa: S101  # the model requires all three
         return event.fork_of, event.fork_version
     return None
+
+
+async def _none() -> AsyncIterator[list[RecordedEvent]]:
+    """No pages (the first one was the last)."""
+    return
+    yield  # an async generator that yields nothing
 
 
 class _GcPause:
