@@ -4,6 +4,7 @@ Each test starts the app as its own process on a real SQLite ledger and drives h
 Chromium through Playwright; pictures of the main pages land in ``build/screenshots``.
 """
 
+import json
 import sqlite3
 import time
 import uuid
@@ -312,4 +313,24 @@ def test_a_thought_holding_markup_is_shown_as_text_in_the_app_and_the_export(
             assert _visible_thoughts(page) == ["A plain first thought"]
         screenshot(page, "export")
         assert dialogs == []
+        assert watched.errors == []
+
+
+def test_a_fork_links_to_its_source_at_the_version_it_starts_from(
+    browser: "Browser", tmp_path: Path
+) -> None:
+    url = sqlite_url(tmp_path / "forks.db")  # its own ledger: the module's lists no fork
+    source = record_demo(url)
+    forked = thoughtledger("fork", source, "--at", "4", "--db", url, "--json")
+    assert forked.returncode == 0, forked.stderr
+    fork_id = json.loads(forked.stdout)["sessionId"]
+    with ui_server(url) as base, watched_page(browser) as watched:
+        page = watched.page
+        page.goto(f"{base}sessions/{fork_id}")
+        page.wait_for_selector("#fork-of a")
+        assert page.locator("#fork-of").inner_text() == f"forked from {source} at version 4"
+        page.locator("#fork-of a").click()
+        page.wait_for_url(f"**/sessions/{source}?v=4")
+        page.wait_for_selector("#tree li.thought")
+        assert _visible_thoughts(page) == [str(t["thought"]) for t in DEMO_THOUGHTS[:3]]
         assert watched.errors == []

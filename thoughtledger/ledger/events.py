@@ -51,6 +51,21 @@ class SessionStarted(Event):
     owner: str | None = None
     """The principal that started it (an authenticated HTTP caller); ``None`` when the ledger's
     own user did (stdio, the Python API, HTTP without authentication)."""
+    fork_of: str | None = None
+    """The session this one was forked from, if any: its state is that session's as of
+    ``fork_version``, then its own thoughts (nothing is copied)."""
+    fork_version: Count | None = None
+    """The source's version the fork starts from."""
+    fork_hash: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    """The source's event hash at ``fork_version``: ``verify`` fails a fork whose source no
+    longer has it there."""
+
+    @model_validator(mode="after")
+    def _fork_is_whole(self) -> "SessionStarted":
+        given = (self.fork_of, self.fork_version, self.fork_hash)
+        if any(v is not None for v in given) and any(v is None for v in given):
+            raise ValueError("a fork names its source, the version and the hash together")
+        return self
 
 
 class _Requested(BaseModel):

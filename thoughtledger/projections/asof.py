@@ -40,9 +40,12 @@ def as_of_version(state: SessionState, version: int) -> SessionState:
         return state
     if version == 0:
         return empty(state.session_id)
-    thoughts = state.thoughts
+    # A fork's inherited thoughts come first and carry their source's versions: they are
+    # there from its first event on, and only its own thoughts are cut.
+    inherited = inherited_count(state)
+    thoughts = state.thoughts[inherited:]
     cut = bisect_right(thoughts, version, key=lambda entry: entry.version)
-    kept = thoughts[:cut]
+    kept = state.thoughts[: inherited + cut]
     branches: dict[str, Branch] = {}
     for branch_id, branch in state.branches.items():
         members = tuple(v for v in branch.versions if v <= version)
@@ -51,12 +54,12 @@ def as_of_version(state: SessionState, version: int) -> SessionState:
     started = state.started_version is not None and state.started_version <= version
     ended = state.ended_version is not None and state.ended_version <= version
     updated_at: datetime | None
-    if kept and kept[-1].version == version:
+    if kept and kept[-1].source is None and kept[-1].version == version:
         updated_at = kept[-1].recorded_at
     else:
         # Event ``version`` is not a thought: before any thought it is the start (or, for a
         # session that began without one, the first event shares the start's time).
-        updated_at = kept[-1].recorded_at if kept else state.started_at
+        updated_at = kept[-1].recorded_at if cut else state.started_at
     return SessionState(
         session_id=state.session_id,
         version=version,
@@ -71,7 +74,18 @@ def as_of_version(state: SessionState, version: int) -> SessionState:
         started_version=state.started_version if started else None,
         thought_count=len(kept),
         owner=state.owner if started else None,
+        fork=state.fork if started else None,
     )
+
+
+def inherited_count(state: SessionState) -> int:
+    """How many of a fork's first thoughts it inherits from its source (0 for any other)."""
+    count = 0
+    for entry in state.thoughts:
+        if entry.source is None:
+            break
+        count += 1
+    return count
 
 
 def version_at(state: SessionState, moment: datetime) -> int:
@@ -87,7 +101,7 @@ def version_at(state: SessionState, moment: datetime) -> int:
     if state.started_at is None or moment < state.started_at:
         return 0
     version = state.started_version or 0
-    for entry in state.thoughts:
+    for entry in state.thoughts[inherited_count(state) :]:
         if entry.recorded_at > moment:
             return max(version, entry.version - 1) if version else entry.version - 1
         version = entry.version
@@ -126,4 +140,4 @@ def check_time(moment: object) -> datetime:
     return moment
 
 
-__all__ = ["as_of_version", "check_time", "check_version", "version_at"]
+__all__ = ["as_of_version", "check_time", "check_version", "inherited_count", "version_at"]

@@ -55,6 +55,8 @@ class ThoughtEntry(NamedTuple):
         redacted: Whether its text (and guidance) was redacted: they read ``[redacted]``.
         more: The marks given that have no attribute of their own here (a field added to the
             definition of a thought, :data:`EXTRA_MARKS`), by snake_case name.
+        source: For a thought a fork inherits, the session it was recorded in (its
+            ``version`` and ``position`` are that session's); ``None`` for the session's own.
     """
 
     version: int
@@ -74,6 +76,7 @@ class ThoughtEntry(NamedTuple):
     generation: Generation | None = None
     redacted: bool = False
     more: Mapping[str, object] = MappingProxyType({})
+    source: str | None = None
 
     def mark(self, name: str) -> object:
         """The value of the mark ``name`` (``None`` when not given), attribute or not."""
@@ -171,6 +174,14 @@ def annotation_of(record: "Folded", event: ThoughtAnnotated) -> Annotation:
     )
 
 
+class ForkPoint(NamedTuple):
+    """Where a fork came from: its source, the source's version and its event hash there."""
+
+    session_id: str
+    version: int
+    hash: str
+
+
 class SessionState(NamedTuple):
     """Everything known about one session after some prefix of its events.
 
@@ -195,6 +206,8 @@ class SessionState(NamedTuple):
         redactions: The versions of its ``thought.redacted`` events, in order.
         annotations: Its annotations, in the order recorded (every one, even after
             :func:`trim`: they are few, and read with the session's head).
+        fork: For a fork, where it came from (its first thoughts are the source's up to
+            there, each with its ``source``); ``None`` otherwise.
     """
 
     session_id: str
@@ -212,6 +225,7 @@ class SessionState(NamedTuple):
     owner: str | None = None
     redactions: tuple[int, ...] = ()
     annotations: tuple[Annotation, ...] = ()
+    fork: ForkPoint | None = None
 
     @property
     def complete(self) -> bool:
@@ -340,12 +354,62 @@ def redacted(entry: ThoughtEntry) -> ThoughtEntry:
 
 
 def _redact(thoughts: tuple[ThoughtEntry, ...], versions: set[int]) -> tuple[ThoughtEntry, ...]:
-    return tuple(redacted(t) if t.version in versions and not t.redacted else t for t in thoughts)
+    # A redaction names a version of this session: a thought a fork inherits has its source's.
+    return tuple(
+        redacted(t) if t.version in versions and not t.redacted and t.source is None else t
+        for t in thoughts
+    )
 
 
 def empty(session_id: str) -> SessionState:
     """The state of a session before its first event."""
     return SessionState(session_id=session_id)
+
+
+def fork_base(session_id: str, source: SessionState) -> SessionState:
+    """The state a fork ``session_id`` starts from: ``source``'s thoughts, before its own events.
+
+    Only the line of reasoning carries over (thoughts and branches, each thought marked with the
+    session it was recorded in); who started it, when, and whether it ended are the fork's own,
+    taken from its events.
+
+    Args:
+        session_id: The fork.
+        source: The source's complete state as of the fork's version.
+    """
+    thoughts = tuple(
+        t if t.source is not None else t._replace(source=source.session_id) for t in source.thoughts
+    )
+    return SessionState(
+        session_id,
+        thoughts=thoughts,
+        branches=source.branches,
+        thought_count=len(thoughts),
+    )
+
+
+def grafted(state: SessionState, source: SessionState) -> SessionState:
+    """A fork's ``state`` folded from its own events alone, with ``source``'s thoughts first.
+
+    What :func:`replay` onto :func:`fork_base` gives, for a fork folded without its source
+    (a rebuild folds every session from the log at once).
+
+    Args:
+        state: The fork's state from its own events.
+        source: The source's complete state as of the fork's version.
+    """
+    base = fork_base(state.session_id, source)
+    branches = dict(base.branches)
+    for branch_id, branch in state.branches.items():
+        known = branches.get(branch_id)
+        branches[branch_id] = (
+            branch if known is None else replace(known, versions=known.versions + branch.versions)
+        )
+    return state._replace(
+        thoughts=base.thoughts + state.thoughts,
+        branches=MappingProxyType(branches),
+        thought_count=base.thought_count + state.thought_count,
+    )
 
 
 def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
@@ -359,7 +423,7 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
     branches: dict[str, Branch] | None = None
     started_at, updated_at = state.started_at, state.updated_at
     metadata, predecessor, ended = state.metadata, state.predecessor_id, state.ended
-    owner = state.owner
+    owner, fork = state.owner, state.fork
     ended_version, started_version = state.ended_version, state.started_version
     version = state.version
     redactions: list[tuple[int, int]] | None = None  # (version named, version of the redaction)
@@ -376,6 +440,8 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
                 predecessor = event.predecessor_id
                 owner = event.owner
                 started_version = record.version
+                if event.fork_of is not None and event.fork_version and event.fork_hash:
+                    fork = ForkPoint(event.fork_of, event.fork_version, event.fork_hash)
             case (
                 ThoughtRecorded()
                 | ThoughtRevised()
@@ -432,6 +498,7 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
         owner,
         redaction_versions,
         notes,
+        fork,
     )
 
 
@@ -459,11 +526,14 @@ __all__ = [
     "Annotation",
     "Branch",
     "Folded",
+    "ForkPoint",
     "SessionState",
     "Status",
     "ThoughtEntry",
     "annotation_of",
     "empty",
+    "fork_base",
+    "grafted",
     "join_branch",
     "more_marks",
     "redacted",

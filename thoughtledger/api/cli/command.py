@@ -18,6 +18,7 @@ from thoughtledger.api.cli import (
     demo,
     diff,
     export,
+    fork,
     importing,
     proofs,
     redact,
@@ -89,6 +90,7 @@ def build_parser() -> Parser:
         ui,
         serve,
         token,
+        fork,
     ):
         module.register(commands)
     return parser

@@ -21,6 +21,7 @@ from thoughtledger.api.cli.common import (
     resolve_session,
     whole,
 )
+from thoughtledger.api.cli.lineage import lineage_json, lineage_lines
 from thoughtledger.api.cli.tree import page_lines, session_json, session_tree
 from thoughtledger.projections.state import SessionState
 from thoughtledger.projections.usage import usage_by_model, usage_note
@@ -93,12 +94,15 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             state, latest = await ledger.state_with_latest(
                 session_id, as_of_version=args.at, as_of_time=args.as_of
             )
+        forks = [head.session_id for head in await ledger.forks(session_id)]
     if paged:
         return _print_page(args, ui, page)
     if args.json:
-        ui.json(session_json(state))
+        ui.json({**session_json(state), **lineage_json(state, forks)})
         return EXIT_OK
     ui.show(session_tree(state))
+    for line in lineage_lines(state, forks):
+        ui.out.print(line, style="dim", highlight=False)
     written = [entry.generation for entry in state.thoughts if entry.generation is not None]
     for usage in usage_by_model(written):
         ui.out.print(f"written by {usage_note(usage)}", style="dim")

@@ -12,8 +12,9 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Collection, Iterator
 
 from thoughtledger.ledger.envelope import RecordedEvent
+from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.ledger.store.base import LedgerStore
-from thoughtledger.projections.state import SessionState, empty, replay, trim
+from thoughtledger.projections.state import SessionState, empty, fork_base, replay, trim
 
 _LOAD_PAGE = 250
 """Events read and folded at a time when a session catches up with the log: a few milliseconds
@@ -85,6 +86,16 @@ class Histories:
         """The session's kept history, if any."""
         return self._states.get(session_id)
 
+    def forget(self, session_id: str) -> None:
+        """Drop the session's history."""
+        old = self._states.pop(session_id, None)
+        if old is not None:
+            self._held -= len(old.thoughts)
+
+    def values(self) -> Iterator[SessionState]:
+        """Every history kept, least recently kept first."""
+        return iter(self._states.values())
+
     def keep(self, state: SessionState) -> None:
         """Keep ``state`` as its session's history, dropping the least recently kept to fit."""
         old = self._states.pop(state.session_id, None)
@@ -122,11 +133,14 @@ class Held:
         cached = self.heads.get(session_id)
         if cached is not None and not fresh:
             return cached
-        state = cached if cached is not None else empty(session_id)
+        if cached is not None:
+            state, more = cached, True
+        else:
+            state, more = await self._first_page(session_id)
         # In pages, trimmed between them: a head needs only the latest thoughts, so catching
         # up with a session of a million thoughts holds one page at a time, not the million.
         with cyclic_gc_paused():
-            async for records in self._pages(session_id, state.version):
+            async for records in self._pages(session_id, state.version) if more else _none():
                 state = self.heads.bounded(replay(records, state))
         if state.version:
             self.heads.remember(state)
@@ -147,15 +161,85 @@ class Held:
             return head
         full = self._histories.get(session_id)
         if full is None or full.version > head.version:
-            full = empty(session_id)
+            full = await self.start(session_id)
         with cyclic_gc_paused():
             async for records in self._pages(session_id, full.version):
                 full = replay(records, full)
         self._histories.keep(full)
         return full
 
+    def forget_inheritors(self, session_id: str) -> None:
+        """Drop every held fork that inherits thoughts of ``session_id`` (read afresh next)."""
+        for states, forget in (
+            (self.heads.values(), self.heads.forget),
+            (self._histories.values(), self._histories.forget),
+        ):
+            stale = [
+                state.session_id
+                for state in states
+                if state.fork is not None
+                and any(entry.source == session_id for entry in state.thoughts)
+            ]
+            for fork in stale:
+                forget(fork)
+
+    async def _first_page(self, session_id: str) -> tuple[SessionState, bool]:
+        """The session's first page folded, and whether more pages may follow.
+
+        One read for a session not held, fork or not; a fork's page is folded onto its source's
+        state at the fork point.
+
+        Raises:
+            StoreError: The store failed.
+        """
+        records = await self._store.read_stream(session_id, limit=_LOAD_PAGE)
+        origin = fork_origin(records[0]) if records else None
+        base = empty(session_id)
+        if origin is not None and origin[0] != session_id:
+            base = fork_base(
+                session_id, await self._as_of(origin[0], origin[1], frozenset({session_id}))
+            )
+        with cyclic_gc_paused():
+            state = self.heads.bounded(replay(records, base))
+        return state, len(records) == _LOAD_PAGE
+
+    async def start(self, session_id: str) -> SessionState:
+        """The state before the session's first event: empty, or for a fork its source's.
+
+        A fork's first event names its source and version; the source's thoughts up to there
+        are read from the source itself (nothing was copied), through any chain of forks.
+
+        Raises:
+            StoreError: The store failed.
+        """
+        return await self._start(session_id, frozenset())
+
+    async def _start(self, session_id: str, seen: frozenset[str]) -> SessionState:
+        first = await self._store.read_stream(session_id, to_version=1)
+        origin = fork_origin(first[0]) if first else None
+        # A forged log could name a cycle of forks: a session seen already starts empty.
+        if origin is None or origin[0] in seen:
+            return empty(session_id)
+        source, version = origin
+        return fork_base(session_id, await self._as_of(source, version, seen | {session_id}))
+
+    async def as_of(self, session_id: str, version: int) -> SessionState:
+        """The session's complete state after its first ``version`` events (a fork's included).
+
+        Raises:
+            StoreError: The store failed.
+        """
+        return await self._as_of(session_id, version, frozenset())
+
+    async def _as_of(self, session_id: str, version: int, seen: frozenset[str]) -> SessionState:
+        state = await self._start(session_id, seen)
+        with cyclic_gc_paused():
+            async for records in self._pages(session_id, 0, to_version=version):
+                state = replay(records, state)
+        return state
+
     async def _pages(
-        self, session_id: str, after_version: int
+        self, session_id: str, after_version: int, *, to_version: int | None = None
     ) -> AsyncIterator[list[RecordedEvent]]:
         """The session's events after ``after_version``, a page at a time, other tasks between.
 
@@ -163,7 +247,7 @@ class Held:
             StoreError: The store failed.
         """
         while records := await self._store.read_stream(
-            session_id, after_version=after_version, limit=_LOAD_PAGE
+            session_id, after_version=after_version, to_version=to_version, limit=_LOAD_PAGE
         ):
             yield records
             if len(records) < _LOAD_PAGE:
@@ -177,6 +261,21 @@ class Held:
         # current version answers (one behind could miss a branch another writer opened).
         held = self.heads.get(session_id)
         return held.branches.keys() if held is not None and held.version == version else None
+
+
+def fork_origin(record: RecordedEvent) -> tuple[str, int] | None:
+    """The source and version a session's first event names when it is a fork, else ``None``."""
+    event = record.event
+    if isinstance(event, SessionStarted) and event.fork_of is not None:
+        assert event.fork_version is not None  # noqa: S101  # the model requires all three
+        return event.fork_of, event.fork_version
+    return None
+
+
+async def _none() -> AsyncIterator[list[RecordedEvent]]:
+    """No pages (the first one was the last)."""
+    return
+    yield  # an async generator that yields nothing
 
 
 class _GcPause:
@@ -211,4 +310,4 @@ cyclic_gc_paused = _GcPause()
 """Use as ``with cyclic_gc_paused():`` around a bulk fold."""
 
 
-__all__ = ["PAUSE", "Heads", "Held", "Histories", "cyclic_gc_paused"]
+__all__ = ["PAUSE", "Heads", "Held", "Histories", "cyclic_gc_paused", "fork_origin"]

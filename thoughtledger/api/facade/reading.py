@@ -20,7 +20,7 @@ from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.projections.asof import as_of_version as as_of
 from thoughtledger.projections.asof import check_time, check_version, version_at
 from thoughtledger.projections.fastfold import fold_rows
-from thoughtledger.projections.state import SessionState, empty, replay
+from thoughtledger.projections.state import SessionState, empty, grafted, replay
 
 
 class Reads:
@@ -153,11 +153,35 @@ class Reads:
                 after = rows[-1].position
                 # A long rebuild lets the loop's other tasks run between pages.
                 await asyncio.sleep(0)
-        return states
+        return _grafted_forks(states)
 
     async def verify(self, session_id: str) -> VerifyReport:
         """See :meth:`thoughtledger.api.Ledger.verify`, which this carries out."""
         return await self._store.verify(check_id(session_id))
+
+
+def _grafted_forks(states: dict[str, SessionState]) -> dict[str, SessionState]:
+    """``states`` with each fork's source's thoughts put first, forks of forks in turn."""
+    done: dict[str, SessionState] = {}
+
+    def settle(session_id: str, seen: frozenset[str]) -> SessionState:
+        state = done.get(session_id) or states[session_id]
+        point = state.fork
+        if session_id in done or point is None or point.session_id not in states:
+            done[session_id] = state
+            return state
+        if point.session_id in seen:  # a forged cycle of forks: left as folded
+            done[session_id] = state
+            return state
+        source = settle(point.session_id, seen | {session_id})
+        if point.version <= source.version:
+            state = grafted(state, as_of(source, point.version))
+        done[session_id] = state
+        return state
+
+    for session_id in states:
+        settle(session_id, frozenset())
+    return done
 
 
 __all__ = ["Reads", "cyclic_gc_paused"]

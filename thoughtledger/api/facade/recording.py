@@ -17,7 +17,12 @@ from thoughtledger.api.facade.errors import not_found
 from thoughtledger.ledger.decide import Generated, ThinkCommand, decide_thought, starts_a_run
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import ConcurrencyError
-from thoughtledger.ledger.events import LedgerEvent, SessionCleared, SessionExpired
+from thoughtledger.ledger.events import (
+    LedgerEvent,
+    SessionCleared,
+    SessionExpired,
+    ThoughtRedacted,
+)
 from thoughtledger.ledger.ids import new_session_id
 from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.projections.state import SessionState, ThoughtEntry, empty, replay
@@ -197,6 +202,9 @@ class Recorder:
             self._held.heads.forget(state.session_id)
             raise
         self._held.heads.remember(replay(recorded, state))
+        if any(isinstance(event, ThoughtRedacted) for event in events):
+            # Forks hold this session's thoughts as of their fork point: read them afresh.
+            self._held.forget_inheritors(state.session_id)
         for observer in self.observers:
             observer(recorded)
         return recorded

@@ -11,6 +11,7 @@ from thoughtledger.api.facade.access import Principal
 from thoughtledger.api.facade.annotation import Annotations
 from thoughtledger.api.facade.caches import Heads, Held, Histories
 from thoughtledger.api.facade.figures import Statistics
+from thoughtledger.api.facade.forking import Forking
 from thoughtledger.api.facade.history import DEFAULT_HISTORY_LIMIT, HistoryPage, Paging
 from thoughtledger.api.facade.listing import DEFAULT_PAGE, Listing, SessionsPage
 from thoughtledger.api.facade.lookup import Lookup, SessionMatch
@@ -86,6 +87,7 @@ class Ledger(ClosedOnExit):
         self._listing = Listing(store, self._held)
         self._lookup = Lookup(store)
         self._paging = Paging(store, self._held.known_branches)
+        self._forking = Forking(store, self._held, self._recorder)
         self.proofs = Proofs(store)
         """Signed checkpoints, inclusion and consistency proofs."""
         self.transfer = Transfer(store)
@@ -120,6 +122,53 @@ class Ledger(ClosedOnExit):
             InvalidInputError: The id is malformed.
         """
         return Session(self, check_id(session_id), metadata)
+
+    async def fork(
+        self,
+        session_id: str,
+        *,
+        at_version: int | None = None,
+        metadata: Mapping[str, str] | None = None,
+        owner: str | None = None,
+    ) -> Session:
+        """Start a new session that continues ``session_id`` as it was at ``at_version``.
+
+        The fork's first event names its source, the version and the source's event hash
+        there (which :meth:`verify` checks); its state is the source's as of that version, read
+        from the source, then its own thoughts. Nothing is copied and the source is untouched.
+        Continue it like any session: :meth:`session` with its id, or over MCP by its id.
+
+        Args:
+            session_id: The source.
+            at_version: The source's version to start from (its events ``1..at_version``);
+                ``None``: its current version.
+            metadata: Facts to record on the fork (``client``, ``agent``...).
+            owner: The principal forking, recorded as the fork's owner; it must own the source
+                (``None``: the ledger's own user, who may fork any session).
+
+        Returns:
+            A handle on the fork (its ``id`` is new).
+
+        Raises:
+            InvalidInputError: A malformed id, or a version the source does not have; nothing
+                was appended.
+            SessionNotFoundError: No such source, or ``owner`` does not own it; nothing was
+                appended.
+            StoreError: The store failed; nothing was appended.
+        """
+        state = await self._forking.fork(
+            session_id, at_version=at_version, metadata=metadata, owner=owner
+        )
+        return Session(self, state.session_id, metadata)
+
+    async def forks(self, session_id: str) -> list[StreamHead]:
+        """The heads of the sessions forked from ``session_id``, oldest first (not their forks).
+
+        Raises:
+            InvalidInputError: The id is malformed.
+            StoreError: The store failed.
+        """
+        return await self._forking.forks_of(session_id)
 
     async def think(
         self,
@@ -414,13 +463,16 @@ class Ledger(ClosedOnExit):
         return await self._reads.rebuild(page=page)
 
     async def verify(self, session_id: str) -> VerifyReport:
-        """Walk a session's hash chain (see :meth:`EventStore.verify`).
+        """Walk a session's hash chain (see :meth:`EventStore.verify`), and a fork's link.
+
+        A fork fails when its source no longer holds, at the fork's version, the event hash
+        its first event names.
 
         Raises:
             InvalidInputError: The id is malformed.
             StoreError: The store failed.
         """
-        return await self._reads.verify(session_id)
+        return await self._forking.check_link(await self._reads.verify(session_id))
 
     # -- finding and listing sessions (see listing.py, lookup.py) --------------------------------
 

@@ -163,6 +163,7 @@ async def _read_session(
         }
         if page.branch is not None:
             result["branch"] = page.branch
+        result.update(await _lineage(ledger, target))
         result["history"] = page.items
         result["more"] = page.more
         if page.next_cursor is not None:
@@ -186,11 +187,36 @@ async def _read_session(
         "thoughtHistoryLength": state.thought_count,
         **bounds,
     }
+    result.update(await _lineage(ledger, target))
     if show == "branches":
         result["branches"] = branch_sets(state)
     else:
         result["view"] = session_view(state)
     return result
+
+
+async def _lineage(ledger: Ledger, target: str) -> JsonDict:
+    """Where a fork came from (``forkOf``) and the session's forks (``forks``), each if any.
+
+    A fork's history pages hold its own thoughts; the ones before the fork point are its
+    source's, read from the source up to ``forkOf.version``.
+
+    Raises:
+        LedgerError: The ledger failed.
+    """
+    lineage: JsonDict = {}
+    facts = await ledger.facts(target)
+    if facts is not None and facts.fork is not None:
+        point = facts.fork
+        lineage["forkOf"] = {
+            "sessionId": point.session_id,
+            "version": point.version,
+            "hash": point.hash,
+        }
+    forks = await ledger.forks(target)
+    if forks:
+        lineage["forks"] = [head.session_id for head in forks]
+    return lineage
 
 
 def _answer_bytes(item: JsonDict) -> int:

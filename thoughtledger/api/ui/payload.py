@@ -97,6 +97,8 @@ def event_json(record: RecordedEvent) -> JsonDict:
             item |= {"g": event.guidance, "c": event.generation.cost}
     elif isinstance(event, SessionStarted):
         item |= {"md": dict(event.metadata), "pre": event.predecessor_id}
+        if event.fork_of is not None:
+            item["fork"] = {"s": event.fork_of, "v": event.fork_version, "h": event.fork_hash}
     elif isinstance(event, SessionCleared):
         item["why"] = event.reason or "cleared"
     elif isinstance(event, SessionExpired):

@@ -391,6 +391,18 @@ class EventStore(ClosedOnExit):
         """
 
     @abstractmethod
+    async def fork_heads(self, session_id: str) -> list[StreamHead]:
+        """Return the heads of the sessions forked from ``session_id``, oldest first.
+
+        A fork is a fact of its first event (``session.started``'s ``fork_of``), indexed where
+        it is written, so the source's forks are found without a scan.
+
+        Raises:
+            InvalidInputError: A malformed session id.
+            StoreError: The backend failed.
+        """
+
+    @abstractmethod
     async def verify(self, session_id: str) -> VerifyReport:
         """Walk the hash chain of ``session_id`` from its stored columns, trusting nothing decoded.
 

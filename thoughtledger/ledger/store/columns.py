@@ -67,8 +67,12 @@ SESSION_COLUMNS: tuple[str, ...] = (
     "prompt_tokens",
     "completion_tokens",
     "cost",
+    "fork_of",
+    "fork_version",
 )
-"""The columns of ``tl_session_stats``, in order (documented in the README)."""
+"""The columns of ``tl_session_stats``, in order (documented in the README). ``fork_of`` and
+``fork_version`` name a fork's source and the version it starts from (``NULL`` for a session
+that is no fork); a fork's counts are its own events'."""
 
 ANNOTATION_COLUMN_TYPES: dict[str, ColumnType | str] = {
     "position": "int64",

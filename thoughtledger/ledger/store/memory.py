@@ -156,6 +156,18 @@ class MemoryEventStore(LedgerStore):
             heads = [head for head in heads if (head.started_at, head.session_id) < before]
         return heads[:limit]
 
+    async def fork_heads(self, session_id: str) -> list[StreamHead]:
+        """See :meth:`EventStore.fork_heads`."""
+        check_id(session_id)
+        self._check_open()
+        heads = [
+            _head(name, stream)
+            for name, stream in self._streams.items()
+            if isinstance(first := stream[0].event, SessionStarted) and first.fork_of == session_id
+        ]
+        heads.sort(key=lambda head: (head.started_at, head.session_id))
+        return heads
+
     async def verify(self, session_id: str) -> VerifyReport:
         """See :meth:`EventStore.verify`."""
         check_id(session_id)

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from thoughtledger.ledger.store.columns import ANNOTATIONS_VIEW, THOUGHTS_VIEW
 from thoughtledger.ledger.store.sql_views import VIEWS, CreateView, DropView, JsonPath
 
-DATABASE_SCHEMA_VERSION = 7
+DATABASE_SCHEMA_VERSION = 8
 """The version of the database's tables this code creates and reads."""
 READABLE_FROM = 1
 """The oldest schema this code reads without upgrading it. The steps since add indexes (a
@@ -198,6 +198,25 @@ def _annotations_view(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     ]
 
 
+def _forks(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # Step 8 (forks). A source's forks: a fork is a fact of its first event, indexed where it
+    # is written; and tl_session_stats gains the fork's source and version (views re-created).
+    started = events.c.event_type == "session.started"
+    return [
+        *refreshed_views(json),
+        sa.schema.CreateIndex(
+            sa.Index(
+                "tl_events_fork_of",
+                json(events.c.payload, "fork_of"),
+                events.c.session_id,
+                sqlite_where=started,
+                postgresql_where=started,
+            ),
+            if_not_exists=True,
+        ),
+    ]
+
+
 MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
     1: _tables,
     2: _listing_indexes,
@@ -205,11 +224,12 @@ MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]
     4: _merkle_tree,
     5: _redactable_views,
     7: _annotations_view,
+    8: _forks,
 }
 """Schema step N brings a database from its previous step to N: given the backend's JSON
 expression, the DDL statements it runs, in one transaction."""
 
-assert max(MIGRATIONS) == DATABASE_SCHEMA_VERSION  # noqa: S101  # a step exists for every version
+assert max(MIGRATIONS) == DATABASE_SCHEMA_VERSION  # noqa: S101  # the newest step is the version
 
 
 def refreshed_views(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:

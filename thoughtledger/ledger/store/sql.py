@@ -232,6 +232,27 @@ class SqlEventStore(LedgerStore):
         query = query.order_by(SESSIONS.c.started_at.desc(), SESSIONS.c.session_id.desc())
         return [_head(row) for row in await self._fetch(query.limit(limit))]
 
+    async def fork_heads(self, session_id: str) -> list[StreamHead]:
+        """See :meth:`EventStore.fork_heads`."""
+        import sqlalchemy as sa
+
+        from thoughtledger.ledger.store.schema import events as EVENTS
+        from thoughtledger.ledger.store.schema import sessions as SESSIONS
+
+        check_id(session_id)
+        dialect = self._stats_dialect()
+        # Indexed where it is written (schema step 9), like the owner.
+        forks = sa.select(EVENTS.c.session_id).where(
+            EVENTS.c.event_type == "session.started",
+            dialect.json(EVENTS.c.payload, "fork_of") == session_id,
+        )
+        query = (
+            sa.select(SESSIONS)
+            .where(SESSIONS.c.session_id.in_(forks))
+            .order_by(SESSIONS.c.started_at, SESSIONS.c.session_id)
+        )
+        return [_head(row) for row in await self._fetch(query)]
+
     async def verify(self, session_id: str) -> VerifyReport:
         """See :meth:`EventStore.verify`."""
         import sqlalchemy as sa

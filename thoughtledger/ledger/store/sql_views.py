@@ -334,6 +334,8 @@ def sessions_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
         "prompt_tokens": per_session.c.prompt_tokens,
         "completion_tokens": per_session.c.completion_tokens,
         "cost": per_session.c.cost,
+        "fork_of": json(_clean(start.c.payload), "fork_of"),
+        "fork_version": JsonCount(json(_any(start.c.payload), "fork_version")),
     }
     assert tuple(columns) == SESSION_COLUMNS  # noqa: S101  # the documented order
     return (

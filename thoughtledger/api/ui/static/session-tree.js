@@ -23,6 +23,15 @@
       if (row && row.tlv !== undefined) this.showVersion(row.tlv);
     }
 
+    // A fork names its source and version: link to the source as it was there (its thoughts
+    // up to that version are this session's first ones).
+    showForkOf(fork) {
+      const link = el("a", "mono", fork.s);
+      link.href = "/sessions/" + encodeURIComponent(fork.s) + "?v=" + fork.v;
+      this.forkNote.textContent = "";
+      this.forkNote.append("forked from ", link, " at version " + fork.v);
+    }
+
     // Add one event (in version order): to the timeline, and its row to the tree.
     add(e) {
       if (e.v <= this.timeline.latest) return false; // already held (a live feed may repeat)
@@ -36,6 +45,7 @@
         this.meta = e.md || {};
         const who = [this.meta.agent, this.meta.client].filter(Boolean).join(" · ");
         this.who.textContent = who;
+        if (e.fork) this.showForkOf(e.fork);
       }
       const row = isThought(e) ? this.thoughtRow(e) : this.eventRow(e);
       this.rows.set(e.v, row);

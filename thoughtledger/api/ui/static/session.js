@@ -45,7 +45,9 @@
       this.title = el("h1", "mono", "session " + this.sessionId);
       this.who = el("span", "muted");
       this.liveNote = el("span", "muted");
-      head.append(this.title, this.who, this.liveNote);
+      this.forkNote = el("span", "muted");
+      this.forkNote.id = "fork-of";
+      head.append(this.title, this.who, this.forkNote, this.liveNote);
       const controls = el("div", "controls");
       const row = el("div", "slider-row");
       const label = el("label", null, "version ");

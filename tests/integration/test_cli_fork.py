@@ -1,0 +1,83 @@
+"""``thoughtledger fork`` end to end: real processes on a real SQLite file."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from thoughtledger.ledger.events import SessionStarted
+from thoughtledger.ledger.store.sqlite import SqliteEventStore
+
+pytestmark = pytest.mark.anyio
+
+
+def thoughtledger(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(  # noqa: S603  # our own command line, arguments of the test's own
+        [sys.executable, "-m", "thoughtledger.api.cli", *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def as_json(*argv: str) -> Any:
+    ran = thoughtledger(*argv, "--json")
+    assert ran.returncode == 0, ran.stderr
+    return json.loads(ran.stdout)
+
+
+def test_fork_starts_a_session_from_the_source_at_a_version_and_show_links_both(
+    tmp_path: Path,
+) -> None:
+    db = str(tmp_path / "ledger.db")
+    source = as_json("demo", "--db", db)["sessionId"]
+
+    forked = as_json("fork", source[:13], "--at", "4", "--db", db)
+
+    assert forked["forkOf"] == source
+    assert forked["forkVersion"] == 4
+    assert forked["thoughtCount"] == 3  # the start, then thoughts 1-3
+    fork = as_json("show", forked["sessionId"], "--db", db)
+    assert fork["forkOf"] == {"sessionId": source, "version": 4, "hash": forked["forkHash"]}
+    assert fork["inheritedThoughts"] == 3
+    assert len(fork["thoughts"]) == 3
+    assert as_json("show", source, "--db", db)["forks"] == [forked["sessionId"]]
+    shown = thoughtledger("show", forked["sessionId"], "--db", db)
+    assert f"forked from {source} at version 4" in shown.stdout
+    checked = thoughtledger("verify", "--all", "--db", db)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_fork_past_the_source_end_is_refused_and_writes_nothing(tmp_path: Path) -> None:
+    db = str(tmp_path / "ledger.db")
+    source = as_json("demo", "--db", db)["sessionId"]
+    before = Path(db).read_bytes()
+
+    ran = thoughtledger("fork", source, "--at", "999", "--db", db)
+
+    assert ran.returncode == 2
+    assert "cannot be forked at version 999" in ran.stderr
+    assert "Traceback" not in ran.stderr
+    assert len(as_json("sessions", "--db", db)) == 1
+    assert Path(db).read_bytes() == before
+
+
+async def test_verify_fails_a_fork_whose_source_hash_does_not_match(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.db"
+    source = as_json("demo", "--db", str(path))["sessionId"]
+    store = await SqliteEventStore.open(path)
+    try:
+        forged = SessionStarted(fork_of=source, fork_version=3, fork_hash="ab" * 32)
+        await store.append("forged-fork", [forged], expected_version=0)
+    finally:
+        await store.aclose()
+
+    ran = thoughtledger("verify", "--all", "--db", str(path))
+
+    assert ran.returncode != 0
+    assert "forged-fork" in ran.stdout + ran.stderr
+    assert f"forked from {source} at version 3" in ran.stdout + ran.stderr
