@@ -27,6 +27,7 @@ async def schema_1_ledger(path: Path) -> str:
         db.execute("DROP INDEX tl_events_redactions")
         db.execute("DROP VIEW tl_annotations")
         db.execute("DROP INDEX tl_events_annotations")
+        db.execute("DROP INDEX tl_events_fork_of")
         db.execute("DROP TABLE tl_tree_nodes")  # its index goes with it
         db.execute("DROP TABLE tl_tree")
         db.execute("DELETE FROM tl_schema WHERE version > 1")
@@ -67,7 +68,7 @@ async def test_a_schema_1_ledger_is_upgraded_when_opened_for_writing(tmp_path: P
     assert Checkpoint.open(note, signer.verifier()).size == 2
     assert [state.session_id for state in page.sessions] == [session]
     assert indexes(path) == {
-        "schema 7",
+        "schema 8",
         "tl_sessions_started",
         "tl_events_owner",
         "tl_thoughts",
@@ -76,4 +77,5 @@ async def test_a_schema_1_ledger_is_upgraded_when_opened_for_writing(tmp_path: P
         "tl_events_redactions",
         "tl_annotations",
         "tl_events_annotations",
+        "tl_events_fork_of",
     }
