@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from thoughtledger.ledger.store.columns import THOUGHTS_VIEW
 from thoughtledger.ledger.store.sql_views import VIEWS, CreateView, DropView, JsonPath
 
-DATABASE_SCHEMA_VERSION = 5
+DATABASE_SCHEMA_VERSION = 6
 """The version of the database's tables this code creates and reads."""
 READABLE_FROM = 1
 """The oldest schema this code reads without upgrading it. The steps since add indexes (a
@@ -178,12 +178,22 @@ def _redactable_views(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     ]
 
 
+def _search_index(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # The full-text index, its triggers, and the thoughts already in the log (see
+    # thoughtledger.ledger.store.search_sql); a read-only opening of an older ledger searches
+    # nothing and says so.
+    from thoughtledger.ledger.store.search_sql import SEARCH_INDEX
+
+    return list(SEARCH_INDEX)
+
+
 MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
     1: _tables,
     2: _listing_indexes,
     3: _analytics_views,
     4: _merkle_tree,
     5: _redactable_views,
+    6: _search_index,
 }
 """Schema step N brings a database from version N-1 to N: given the backend's JSON expression,
 the DDL statements it runs, in one transaction."""
