@@ -149,7 +149,7 @@ def matches(query: SearchQuery, text: str) -> bool:
 
 
 def score(query: SearchQuery, text: str, *, found_in: list[int], documents: int) -> float:
-    """Return a BM25 score of ``text`` for ``query`` (higher is better), as a store without SQL ranks.
+    """Return a BM25 score of ``text`` for ``query`` (higher is better), for a store without SQL.
 
     Args:
         query: The query.

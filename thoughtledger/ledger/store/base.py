@@ -408,9 +408,7 @@ class EventStore(ClosedOnExit):
         """Release connections and files. The store cannot be used afterwards."""
 
 
-class LedgerStore(
-    EventStore, LogTree, Redacting, Importing, Statistics, RowReads, Searching
-):
+class LedgerStore(EventStore, LogTree, Redacting, Importing, Statistics, RowReads, Searching):
     """A core log with every capability: what the ledger runs on, and what each backend is.
 
     It adds no behaviour: each backend implements every capability's methods itself (from parts

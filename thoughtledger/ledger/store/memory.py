@@ -19,6 +19,7 @@ from thoughtledger.ledger.errors import ConcurrencyError, InvalidInputError, Sto
 from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.merkle import NodeId
+from thoughtledger.ledger.search_query import SearchQuery
 from thoughtledger.ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
     Clock,
@@ -38,7 +39,6 @@ from thoughtledger.ledger.store.log_tree import (
 )
 from thoughtledger.ledger.store.redaction import Redacted, redactions_in, strippings
 from thoughtledger.ledger.store.rows import event_rows_of, log_rows_of, to_recorded
-from thoughtledger.ledger.search_query import SearchQuery
 from thoughtledger.ledger.store.search import (
     SearchFilter,
     SearchHit,
@@ -273,9 +273,7 @@ class MemoryEventStore(LedgerStore):
         where = where or SearchFilter()
         if where.session_id is not None:
             check_id(where.session_id)
-        return search_records(
-            self._streams.values(), query, where, limit=limit, offset=offset
-        )
+        return search_records(self._streams.values(), query, where, limit=limit, offset=offset)
 
     async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
         """See :meth:`RowReads.read_all_rows` (built from the decoded events)."""

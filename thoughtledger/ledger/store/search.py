@@ -21,8 +21,8 @@ from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import SessionStarted, ThoughtEvent
 from thoughtledger.ledger.search_query import SearchQuery, matches, score, term_holds
 
-MAX_SEARCH_PAGE = 100
-"""The most hits one page of a search holds."""
+MAX_SEARCH_PAGE = 1000
+"""The most hits one read of the index returns."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,8 @@ run of letters and digits on both backends.
 Both step-6 bodies index the thoughts already in the log, in the step's transaction.
 """
 
+# ruff: noqa: S608  # every piece joined below is a constant of this module: no input reaches it
+
 from typing import Any
 
 import sqlalchemy as sa
@@ -88,7 +90,9 @@ SEARCH_INDEX: list[sa.schema.ExecutableDDLElement] = [
         "CREATE TRIGGER IF NOT EXISTS tl_search_stripped AFTER UPDATE OF payload ON tl_events "
         f"WHEN new.event_type IN ({_TYPES}) BEGIN "
         "INSERT INTO tl_search(tl_search, rowid, text) SELECT 'delete', old.position, t FROM "
-        "(SELECT " + _sqlite_text("old.payload") + " AS t) WHERE t IS NOT NULL; "
+        "(SELECT "
+        + _sqlite_text("old.payload")
+        + " AS t) WHERE t IS NOT NULL; "
         + _SQLITE_ADD.format(position="new.position", payload="new.payload")
         + "; END",
         "CREATE OR REPLACE FUNCTION tl_search_added() RETURNS trigger LANGUAGE plpgsql AS $$ "
@@ -138,8 +142,8 @@ def search_statement(dialect: str, conditions: list[str]) -> str:
     """Return the search's ``SELECT`` for ``dialect`` (``sqlite`` or ``postgresql``).
 
     Its bound parameters: ``query`` (the backend's query text), on PostgreSQL ``ranked`` (its
-    wanted terms only: ``ts_rank`` gives 0 to a query with a negation), ``limit``, ``offset``, and those
-    the ``conditions`` (on ``e``, the event, and ``s``, its session's first event) name.
+    wanted terms only: ``ts_rank`` gives 0 to a query with a negation), ``limit``, ``offset``,
+    and those the ``conditions`` (on ``e``, the event, and ``s``, its session's first event) name.
 
     Args:
         dialect: The backend.

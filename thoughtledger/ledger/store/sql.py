@@ -14,6 +14,7 @@ from thoughtledger.ledger.chain import GENESIS_HASH, VerifyReport, verify_rows
 from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent
 from thoughtledger.ledger.errors import StoreError
 from thoughtledger.ledger.ids import check_id
+from thoughtledger.ledger.search_query import SearchQuery, fts5_query, tsquery
 from thoughtledger.ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
     Clock,
@@ -25,7 +26,6 @@ from thoughtledger.ledger.store.checks import check_page, check_window
 from thoughtledger.ledger.store.imports import check_import, held_versions
 from thoughtledger.ledger.store.log_tree import InclusionProof, TreeHead, TreeRows
 from thoughtledger.ledger.store.redaction import Redacted, Stripping, strippings
-from thoughtledger.ledger.search_query import SearchQuery, fts5_query, tsquery
 from thoughtledger.ledger.store.rows import decode_rows, event_row, head_time, log_row, stored_row
 from thoughtledger.ledger.store.search import SearchFilter, SearchHit, check_search_page
 from thoughtledger.ledger.store.stats_rows import StatsFilter, StatsRows
@@ -343,7 +343,9 @@ class SqlEventStore(LedgerStore):
                 ) from exc
             raise
         records = decode_rows(row[:-1] for row in rows)
-        return [SearchHit(record, float(row[-1])) for record, row in zip(records, rows, strict=True)]
+        return [
+            SearchHit(record, float(row[-1])) for record, row in zip(records, rows, strict=True)
+        ]
 
     def _search_dialect(self) -> str:
         """Return the backend's name in :func:`search_sql.search_statement` (SQLite overrides)."""

@@ -5,7 +5,8 @@ connection.
 
 An ``UPDATE`` in PostgreSQL writes a new row version and leaves the old one, text and all, in the
 table until ``VACUUM`` reclaims it; so the strip is followed by ``VACUUM tl_events`` (outside any
-transaction, as it must run), and by ``VACUUM tl_search`` (the search index's old rows), unless the caller leaves that to the operator. What ``VACUUM`` does
+transaction, as it must run), and by ``VACUUM tl_search`` (the search index's old rows),
+unless the caller leaves that to the operator. What ``VACUUM`` does
 not reach (the write-ahead log and its archives, backups, replicas) is the operator's to purge.
 """
 
