@@ -153,3 +153,14 @@ async def test_a_query_with_nothing_to_find_is_refused(backend: Backend, query: 
             await ledger.search("word", cursor="not-a-cursor")
     finally:
         await ledger.aclose()
+
+
+async def test_odd_text_is_appended_and_found(backend: Backend) -> None:
+    ledger = Ledger(await backend.open())
+    odd = ["nul\x00inside word", "a literal \\u0000 escape word", 'quotes " and \\ word']
+    try:
+        await record(ledger, odd)
+        assert sorted(await found(ledger, "word")) == sorted(odd)
+        assert await found(ledger, "inside") == [odd[0]]
+    finally:
+        await ledger.aclose()

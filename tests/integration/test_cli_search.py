@@ -1,4 +1,4 @@
-"""``thoughtledger search`` in a real process: hits best first, JSON, paging, bad queries, safety."""
+"""``thoughtledger search`` in a real process: hits best first, JSON, pages, bad queries."""
 
 import json
 import subprocess
@@ -27,13 +27,15 @@ def test_search_finds_the_demo_s_thoughts_in_a_real_process(tmp_path: Path) -> N
     paged = thoughtledger("search", "the", "--limit", "2", "--db", url, "--json")
 
     assert table.returncode == 0, table.stderr
-    assert "replica" in table.stdout and "snippet" in table.stdout
+    assert "replica" in table.stdout
+    assert "snippet" in table.stdout
     found = json.loads(as_json.stdout)["results"]
     assert [hit["thoughtNumber"] for hit in found] == [5]
     start, end = found[0]["highlights"][0]
     assert found[0]["snippet"][start:end].lower() == "read"
     page = json.loads(paged.stdout)
-    assert len(page["results"]) == 2 and page["nextCursor"] == "2"
+    assert len(page["results"]) == 2
+    assert page["nextCursor"] == "2"
     rest = thoughtledger("search", "the", "--page", "2", "--db", url, "--json")
     assert rest.returncode == 0
     assert {hit["version"] for hit in json.loads(rest.stdout)["results"]}.isdisjoint(

@@ -1,4 +1,4 @@
-"""``thoughtledger search QUERY``: the thoughts of every session that hold some words, best first."""
+"""``thoughtledger search QUERY``: the thoughts of every session holding some words, best first."""
 
 import argparse
 from typing import Any

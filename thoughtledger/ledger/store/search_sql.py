@@ -50,9 +50,14 @@ def _ddl_postgres(element: DialectDDL, _compiler: DDLCompiler, **_kw: Any) -> st
 def _sqlite_text(payload: str) -> str:
     # Payload schema 2 keeps the text in its content member (gone once redacted); schema 1 at
     # the top.
+    # json_extract ends a text at a U+0000: a payload that escapes one is read with a space
+    # there (escaped backslashes set aside first, as for PostgreSQL below).
+    json = (
+        rf"(CASE WHEN instr({payload}, '\u0000') = 0 THEN {payload} ELSE replace(replace(replace("
+        rf"{payload}, '\\', char(1)), '\u0000', '\u0020'), char(1), '\\') END)"
+    )
     return (
-        f"coalesce(json_extract({payload}, '$.content.thought'), "
-        f"json_extract({payload}, '$.thought'))"
+        f"coalesce(json_extract({json}, '$.content.thought'), json_extract({json}, '$.thought'))"
     )
 
 
@@ -62,7 +67,16 @@ _SQLITE_ADD = (
 )
 
 _PG_DOC = "to_tsvector('simple', regexp_replace({text}, '[[:punct:][:space:]]+', ' ', 'g'))"
-_PG_TEXT = "coalesce(({payload})::json #>> '{{content,thought}}', ({payload})::json ->> 'thought')"
+_PG_JSON = (
+    r"(CASE WHEN strpos({payload}, '\u0000') = 0 THEN {payload} ELSE replace(replace(replace("
+    r"{payload}, '\\', chr(1)), '\u0000', '\u0020'), chr(1), '\\') END)::json"
+)
+# PostgreSQL cannot give a text holding U+0000 (its escape is refused, failing the append), so a
+# payload that escapes one is read with it as a space: escaped backslashes are set aside first
+# (chr(1) never occurs raw in JSON), so that only a real \u0000 escape is replaced.
+_PG_TEXT = (
+    "coalesce(" + _PG_JSON + " #>> '{{content,thought}}', " + _PG_JSON + " ->> 'thought')"
+)
 _PG_ROWS = (
     "INSERT INTO tl_search (position, doc) SELECT position, "
     + _PG_DOC.format(text="t")
