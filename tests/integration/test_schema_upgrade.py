@@ -13,7 +13,12 @@ from thoughtledger.ledger.errors import StoreError
 
 pytestmark = pytest.mark.anyio
 
-FIRST = {"thought": "t word", "thought_number": 1, "total_thoughts": 1, "next_thought_needed": False}
+FIRST = {
+    "thought": "t word",
+    "thought_number": 1,
+    "total_thoughts": 1,
+    "next_thought_needed": False,
+}
 
 
 async def schema_1_ledger(path: Path) -> str:

@@ -56,9 +56,7 @@ def _sqlite_text(payload: str) -> str:
         rf"(CASE WHEN instr({payload}, '\u0000') = 0 THEN {payload} ELSE replace(replace(replace("
         rf"{payload}, '\\', char(1)), '\u0000', '\u0020'), char(1), '\\') END)"
     )
-    return (
-        f"coalesce(json_extract({json}, '$.content.thought'), json_extract({json}, '$.thought'))"
-    )
+    return f"coalesce(json_extract({json}, '$.content.thought'), json_extract({json}, '$.thought'))"
 
 
 _SQLITE_ADD = (
@@ -74,9 +72,7 @@ _PG_JSON = (
 # PostgreSQL cannot give a text holding U+0000 (its escape is refused, failing the append), so a
 # payload that escapes one is read with it as a space: escaped backslashes are set aside first
 # (chr(1) never occurs raw in JSON), so that only a real \u0000 escape is replaced.
-_PG_TEXT = (
-    "coalesce(" + _PG_JSON + " #>> '{{content,thought}}', " + _PG_JSON + " ->> 'thought')"
-)
+_PG_TEXT = "coalesce(" + _PG_JSON + " #>> '{{content,thought}}', " + _PG_JSON + " ->> 'thought')"
 _PG_ROWS = (
     "INSERT INTO tl_search (position, doc) SELECT position, "
     + _PG_DOC.format(text="t")
