@@ -36,7 +36,11 @@ def register(commands: Commands) -> None:
     parser.add_argument("--since", metavar="TIME", type=parse_time, help="recorded at or after")
     parser.add_argument("--until", metavar="TIME", type=parse_time, help="recorded before TIME")
     parser.add_argument(
-        "--limit", metavar="N", type=whole(1), default=20, help="show at most N (default 20)"
+        "--limit",
+        metavar="N",
+        type=whole(1),
+        default=20,
+        help="at most N a page (default 20, at most 100)",
     )
     parser.add_argument("--page", metavar="CURSOR", help="the page a previous search named")
     add_json_option(parser)
