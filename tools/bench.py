@@ -10,6 +10,7 @@ Usage:
     tools/bench otlp [--otlp-thoughts N]   (export --all --otlp: spans/s, peak RSS growth)
     tools/bench redaction [--redaction-events N]
     tools/bench loops [--loop-thoughts N]
+    tools/bench search [--search-thoughts N]
     tools/bench all [--quick] [--json FILE]
 """
 
@@ -132,6 +133,13 @@ async def _redaction(args: argparse.Namespace) -> list[Result]:
     return await bench_redaction(args.redaction_events)
 
 
+async def _search(args: argparse.Namespace) -> list[Result]:
+    from bench_search import bench_search
+
+    pg = args.pg if await pg_available(args.pg) else None
+    return await bench_search(args.search_thoughts, args.events, pg)
+
+
 async def _peers(_args: argparse.Namespace) -> list[Result]:
     from bench_peers import bench_peers
 
@@ -180,6 +188,7 @@ BENCHES: dict[str, Callable[[argparse.Namespace], Awaitable[list[Result]]]] = {
     "proofs": _proofs,
     "otlp": _otlp,
     "redaction": _redaction,
+    "search": _search,
     "peers": _peers,
     "history": _history,
     "touch": _touch,
@@ -201,6 +210,7 @@ async def main(argv: list[str]) -> int:
     parser.add_argument("--otlp-thoughts", type=int, default=100_000)
     parser.add_argument("--redaction-events", type=int, default=200_000)
     parser.add_argument("--loop-thoughts", type=int, default=100_000)
+    parser.add_argument("--search-thoughts", type=int, default=1_000_000)
     parser.add_argument(
         "--quick", action="store_true", help="smaller sizes (100k events, 20k thoughts)"
     )
@@ -213,6 +223,7 @@ async def main(argv: list[str]) -> int:
         args.touch_thoughts = 50_000
         args.otlp_thoughts = 20_000
         args.loop_thoughts = 20_000
+        args.search_thoughts = 100_000
     results: list[Result] = []
     for name, bench in BENCHES.items():
         if args.bench in (name, "all"):

@@ -9,10 +9,16 @@ import pytest
 from tests.support.cli import snapshot, sqlite_url
 from thoughtledger import open_ledger
 from thoughtledger.ledger.checkpoint import Checkpoint, Signer
+from thoughtledger.ledger.errors import StoreError
 
 pytestmark = pytest.mark.anyio
 
-FIRST = {"thought": "t", "thought_number": 1, "total_thoughts": 1, "next_thought_needed": False}
+FIRST = {
+    "thought": "t word",
+    "thought_number": 1,
+    "total_thoughts": 1,
+    "next_thought_needed": False,
+}
 
 
 async def schema_1_ledger(path: Path) -> str:
@@ -30,6 +36,9 @@ async def schema_1_ledger(path: Path) -> str:
         db.execute("DROP INDEX tl_events_fork_of")
         db.execute("DROP TABLE tl_tree_nodes")  # its index goes with it
         db.execute("DROP TABLE tl_tree")
+        db.execute("DROP TRIGGER tl_search_added")
+        db.execute("DROP TRIGGER tl_search_stripped")
+        db.execute("DROP TABLE tl_search")
         db.execute("DELETE FROM tl_schema WHERE version > 1")
     db.close()
     return session
@@ -56,6 +65,16 @@ async def test_a_schema_1_ledger_reads_read_only_without_being_upgraded(tmp_path
     assert indexes(path) == {"schema 1"}
 
 
+async def test_searching_a_ledger_older_than_the_index_read_only_says_how_to_build_it(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "ledger.db"
+    await schema_1_ledger(path)
+    async with open_ledger(sqlite_url(path), read_only=True) as ledger:
+        with pytest.raises(StoreError, match="no search index yet"):
+            await ledger.search("word")
+
+
 async def test_a_schema_1_ledger_is_upgraded_when_opened_for_writing(tmp_path: Path) -> None:
     path = tmp_path / "ledger.db"
     session = await schema_1_ledger(path)
@@ -65,10 +84,13 @@ async def test_a_schema_1_ledger_is_upgraded_when_opened_for_writing(tmp_path: P
         # The tree is built over the events recorded before it existed.
         note = await ledger.proofs.checkpoint(signer)
         assert (await ledger.proofs.verify_checkpoint(note, signer.verifier())).ok
+        # So is the search index: the thought written before it is found.
+        found = await ledger.search("word")
+    assert [(hit.session_id, hit.version) for hit in found.results] == [(session, 2)]
     assert Checkpoint.open(note, signer.verifier()).size == 2
     assert [state.session_id for state in page.sessions] == [session]
     assert indexes(path) == {
-        "schema 8",
+        "schema 9",
         "tl_sessions_started",
         "tl_events_owner",
         "tl_thoughts",

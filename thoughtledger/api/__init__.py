@@ -83,6 +83,7 @@ from thoughtledger.api.facade.redaction import (
     RedactionReport,
     default_author,
 )
+from thoughtledger.api.facade.search import SearchPage, SearchResult
 from thoughtledger.api.facade.service import DEFAULT_TTL, Ledger
 from thoughtledger.api.facade.session import Profile, Session
 from thoughtledger.api.facade.transfer import (
@@ -186,6 +187,8 @@ __all__ = [
     "Redaction",
     "RedactionReport",
     "Role",
+    "SearchPage",
+    "SearchResult",
     "Session",
     "SessionIdRedaction",
     "SessionMatch",

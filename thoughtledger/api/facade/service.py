@@ -19,6 +19,7 @@ from thoughtledger.api.facade.proofs import Proofs
 from thoughtledger.api.facade.reading import Reads
 from thoughtledger.api.facade.recording import Recorder, ThinkOutcome
 from thoughtledger.api.facade.redaction import Redaction
+from thoughtledger.api.facade.search import DEFAULT_SEARCH_PAGE, Searcher, SearchPage
 from thoughtledger.api.facade.session import Profile, Session
 from thoughtledger.api.facade.transfer import Transfer
 from thoughtledger.ledger.chain import VerifyReport
@@ -98,6 +99,7 @@ class Ledger(ClosedOnExit):
         """Figures over the sessions, and over the models that wrote thoughts."""
         self.annotations = Annotations(store, self._recorder)
         """Reviewers' labels, scores and notes on thoughts."""
+        self._searcher = Searcher(store)
 
     # -- sessions -------------------------------------------------------------------------------
 
@@ -484,6 +486,54 @@ class Ledger(ClosedOnExit):
             StoreError: The store failed.
         """
         return await self._listing.facts(session_id)
+
+    async def search(
+        self,
+        query: str,
+        *,
+        principal: Principal | None = None,
+        session_id: str | None = None,
+        agent: str | None = None,
+        client: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int = DEFAULT_SEARCH_PAGE,
+        cursor: str | None = None,
+    ) -> SearchPage:
+        """Find thoughts of every session by their words: one page, best match first.
+
+        ``query`` holds words a thought must all contain, ``"phrases"``, ``prefix*`` words
+        and ``-excluded`` words or phrases (see :mod:`thoughtledger.ledger.search_query`). The
+        store's full-text index answers it (never a scan on SQLite or PostgreSQL).
+
+        Args:
+            query: What to find.
+            principal: Who asks: an auditor finds every session's thoughts, anyone else those
+                of the sessions it started; ``None`` (the ledger's own user) finds all.
+            session_id: Only this session's thoughts.
+            agent: Only sessions of this agent.
+            client: Only sessions of this client software.
+            since: Only thoughts recorded at or after this (aware) time.
+            until: Only thoughts recorded before this (aware) time.
+            limit: Hits per page (1 to 100).
+            cursor: The ``next_cursor`` of the page before; ``None`` for the first page.
+
+        Raises:
+            InvalidInputError: A query with no word to find (or too long), a bad page size,
+                cursor or session id.
+            StoreError: The store failed, or (opened read-only) the ledger predates the index.
+        """
+        return await self._searcher.search(
+            query,
+            principal=principal,
+            session_id=session_id,
+            agent=agent,
+            client=client,
+            since=since,
+            until=until,
+            limit=limit,
+            cursor=cursor,
+        )
 
     async def list_sessions(
         self, *, limit: int = 100, after_session_id: str | None = None

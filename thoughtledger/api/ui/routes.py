@@ -31,6 +31,7 @@ from thoughtledger.api.ui.feed import feed
 from thoughtledger.api.ui.guards import LoopbackOnly, SameOrigin, SecurityHeaders
 from thoughtledger.api.ui.listing import SessionFilter, sessions_page
 from thoughtledger.api.ui.payload import json_bytes, report_json, session_payload
+from thoughtledger.api.ui.search import search_json
 from thoughtledger.api.ui.signin import RECHECK_SECONDS
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
@@ -146,7 +147,8 @@ def create_app(
             stream's reader.
 
     Returns:
-        An ASGI app: pages at ``/``, ``/sessions/{id}``, ``/analytics``; JSON under ``/api``.
+        An ASGI app: pages at ``/``, ``/sessions/{id}``, ``/analytics``, ``/search``; JSON
+            under ``/api``.
     """
     payloads = _Payloads()
     badges_of = Badges(ledger)
@@ -259,6 +261,21 @@ def create_app(
         models = await ledger.stats.model_usage(since=since, until=until)
         return _Json({**figures.as_dict(), "byModel": [usage.as_json() for usage in models]})
 
+    async def search(request: Request) -> Response:
+        who = await door.principal(request)
+        found = await search_json(
+            ledger,
+            who,
+            request.query_params.get("q", ""),
+            agent=_text(request, "agent"),
+            client=_text(request, "client"),
+            since=_time(request, "since"),
+            until=_time(request, "until"),
+            limit=_number(request, "limit", 20),
+            cursor=_text(request, "cursor"),
+        )
+        return _Json(found)
+
     async def live(request: Request) -> Response:
         who = await door.principal(request)
         session_id = _session_id(request)
@@ -281,6 +298,7 @@ def create_app(
         Route("/", page),
         Route("/sessions/{session_id}", page),
         Route("/analytics", page),
+        Route("/search", page),
         Route("/static/{name}", asset),
         Route("/api/signin", door.sign_in, methods=["POST"]),
         Route("/api/signout", door.sign_out, methods=["POST"]),
@@ -291,6 +309,7 @@ def create_app(
         Route("/api/sessions/{session_id}/verify", _guarded(verify)),
         Route("/api/sessions/{session_id}/live", _guarded(live)),
         Route("/api/stats", _guarded(stats)),
+        Route("/api/search", _guarded(search)),
     ]
 
     async def refused(request: Request, exc: Exception) -> Response:

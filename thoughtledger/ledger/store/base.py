@@ -36,6 +36,7 @@ from thoughtledger.ledger.store.imports import Importing
 from thoughtledger.ledger.store.log_tree import LogTree
 from thoughtledger.ledger.store.redaction import Redacting
 from thoughtledger.ledger.store.rows import RowReads
+from thoughtledger.ledger.store.search import Searching
 from thoughtledger.ledger.store.stats_rows import Statistics
 from thoughtledger.ledger.store.subscribe import (
     DEFAULT_PAGE,
@@ -419,7 +420,7 @@ class EventStore(ClosedOnExit):
         """Release connections and files. The store cannot be used afterwards."""
 
 
-class LedgerStore(EventStore, LogTree, Redacting, Importing, Statistics, RowReads):
+class LedgerStore(EventStore, LogTree, Redacting, Importing, Statistics, RowReads, Searching):
     """A core log with every capability: what the ledger runs on, and what each backend is.
 
     It adds no behaviour: each backend implements every capability's methods itself (from parts

@@ -19,6 +19,7 @@ from thoughtledger.ledger.errors import ConcurrencyError, InvalidInputError, Sto
 from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.merkle import NodeId
+from thoughtledger.ledger.search_query import SearchQuery
 from thoughtledger.ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
     Clock,
@@ -38,6 +39,12 @@ from thoughtledger.ledger.store.log_tree import (
 )
 from thoughtledger.ledger.store.redaction import Redacted, redactions_in, strippings
 from thoughtledger.ledger.store.rows import event_rows_of, log_rows_of, to_recorded
+from thoughtledger.ledger.store.search import (
+    SearchFilter,
+    SearchHit,
+    check_search_page,
+    search_records,
+)
 from thoughtledger.ledger.store.stats_rows import StatsFilter, StatsRows, fold_stats_rows
 from thoughtledger.ledger.store.stored_tree import StoredTree
 
@@ -263,6 +270,22 @@ class MemoryEventStore(LedgerStore):
         """See :meth:`Statistics.stats_rows` (a fold over every session's events)."""
         self._check_open()
         return fold_stats_rows(self._streams, where or StatsFilter())
+
+    async def search(
+        self,
+        query: SearchQuery,
+        where: SearchFilter | None = None,
+        *,
+        limit: int = 20,
+        offset: int = 0,
+    ) -> list[SearchHit]:
+        """See :meth:`Searching.search` (the query evaluated over every session's events)."""
+        self._check_open()
+        check_search_page(limit, offset)
+        where = where or SearchFilter()
+        if where.session_id is not None:
+            check_id(where.session_id)
+        return search_records(self._streams.values(), query, where, limit=limit, offset=offset)
 
     async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
         """See :meth:`RowReads.read_all_rows` (built from the decoded events)."""

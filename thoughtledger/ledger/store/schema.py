@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from thoughtledger.ledger.store.columns import ANNOTATIONS_VIEW, THOUGHTS_VIEW
 from thoughtledger.ledger.store.sql_views import VIEWS, CreateView, DropView, JsonPath
 
-DATABASE_SCHEMA_VERSION = 8
+DATABASE_SCHEMA_VERSION = 9
 """The version of the database's tables this code creates and reads."""
 READABLE_FROM = 1
 """The oldest schema this code reads without upgrading it. The steps since add indexes (a
@@ -217,6 +217,15 @@ def _forks(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     ]
 
 
+def _search_index(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # The full-text index, its triggers, and the thoughts already in the log (see
+    # thoughtledger.ledger.store.search_sql); a read-only opening of an older ledger searches
+    # nothing and says so.
+    from thoughtledger.ledger.store.search_sql import SEARCH_INDEX
+
+    return list(SEARCH_INDEX)
+
+
 MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
     1: _tables,
     2: _listing_indexes,
@@ -225,6 +234,7 @@ MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]
     5: _redactable_views,
     7: _annotations_view,
     8: _forks,
+    9: _search_index,
 }
 """Schema step N brings a database from its previous step to N: given the backend's JSON
 expression, the DDL statements it runs, in one transaction."""

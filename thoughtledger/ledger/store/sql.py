@@ -14,6 +14,7 @@ from thoughtledger.ledger.chain import GENESIS_HASH, VerifyReport, verify_rows
 from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent
 from thoughtledger.ledger.errors import StoreError
 from thoughtledger.ledger.ids import check_id
+from thoughtledger.ledger.search_query import SearchQuery, fts5_query, tsquery
 from thoughtledger.ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
     Clock,
@@ -26,6 +27,7 @@ from thoughtledger.ledger.store.imports import check_import, held_versions
 from thoughtledger.ledger.store.log_tree import InclusionProof, TreeHead, TreeRows
 from thoughtledger.ledger.store.redaction import Redacted, Stripping, strippings
 from thoughtledger.ledger.store.rows import decode_rows, event_row, head_time, log_row, stored_row
+from thoughtledger.ledger.store.search import SearchFilter, SearchHit, check_search_page
 from thoughtledger.ledger.store.stats_rows import StatsFilter, StatsRows
 from thoughtledger.ledger.store.stored_tree import StoredTree
 
@@ -309,6 +311,67 @@ class SqlEventStore(LedgerStore):
 
         return await stats_rows(self._fetch, self._stats_dialect(), where or StatsFilter())
 
+    async def search(
+        self,
+        query: SearchQuery,
+        where: SearchFilter | None = None,
+        *,
+        limit: int = 20,
+        offset: int = 0,
+    ) -> list[SearchHit]:
+        """See :meth:`Searching.search` (the index of schema step 9, see ``search_sql``)."""
+        import sqlalchemy as sa
+
+        from thoughtledger.ledger.store.search_sql import search_statement
+
+        check_search_page(limit, offset)
+        where = where or SearchFilter()
+        dialect = self._stats_dialect()
+        sqlite = self._search_dialect() == "sqlite"
+        params: dict[str, object] = {
+            "query": fts5_query(query) if sqlite else tsquery(query),
+            "limit": limit,
+            "offset": offset,
+        }
+        if not sqlite:
+            params["ranked"] = tsquery(SearchQuery(query.text, query.wanted))
+        conditions: list[str] = []
+        if where.session_id is not None:
+            check_id(where.session_id)
+            conditions.append("e.session_id = :session_id")
+            params["session_id"] = where.session_id
+        for name, moment, test in (("since", where.since, ">="), ("until", where.until, "<")):
+            if moment is not None:
+                conditions.append(f"e.recorded_at {test} :{name}")
+                params[name] = dialect.started_bound(moment)
+        for name, value, path in (
+            ("owner", where.owner, ("owner",)),
+            ("agent", where.agent, ("metadata", "agent")),
+            ("client", where.client, ("metadata", "client")),
+        ):
+            if value is not None:
+                conditions.append(f"{_json_text(sqlite, path)} = :{name}")
+                params[name] = value
+        statement = sa.text(search_statement(self._search_dialect(), conditions))
+        try:
+            rows = await self._fetch(statement.bindparams(**params))
+        except StoreError as exc:
+            if "tl_search" in str(exc):
+                raise StoreError(
+                    f"{self._where} has no search index yet (it predates it, and a read-only "
+                    "opening never upgrades a ledger): open it once for writing, for example "
+                    "with thoughtledger serve, to build the index"
+                ) from exc
+            raise
+        records = decode_rows(row[:-1] for row in rows)
+        return [
+            SearchHit(record, float(row[-1])) for record, row in zip(records, rows, strict=True)
+        ]
+
+    def _search_dialect(self) -> str:
+        """Return the backend's name in :func:`search_sql.search_statement` (SQLite overrides)."""
+        return "postgresql"
+
     async def strip_content(
         self, session_id: str, versions: Collection[int], *, vacuum: bool = True
     ) -> int:
@@ -367,7 +430,7 @@ class SqlEventStore(LedgerStore):
     def _stats_dialect(self) -> "StatsDialect":
         """Return the backend's expressions in the statistics' statements."""
 
-    async def _fetch(self, query: "sa.Select[Any]") -> "list[sa.Row[Any]]":
+    async def _fetch(self, query: "sa.Executable") -> "list[sa.Row[Any]]":
         import sqlalchemy as sa
 
         if self._closed:
@@ -380,6 +443,13 @@ class SqlEventStore(LedgerStore):
             raise StoreError(f"read from {self._where} failed: {exc.orig}") from exc
         except OSError as exc:
             raise StoreError(f"read from {self._where} failed: {exc}") from exc
+
+
+def _json_text(sqlite: bool, path: tuple[str, ...]) -> str:
+    """The text at ``path`` in the payload of ``s`` (a session's first event), in SQL."""
+    if sqlite:
+        return f"json_extract(s.payload, '$.{'.'.join(path)}')"
+    return f"(s.payload::json #>> '{{{','.join(path)}}}')"
 
 
 def _head(row: "sa.Row[Any]") -> StreamHead:

@@ -151,7 +151,8 @@
         input.type = type;
       }
       input.name = name;
-      input.value = (query.get(name) || "").replace(/Z$/, "");
+      const given = query.get(name) || "";
+      input.value = type === "datetime-local" ? given.replace(/Z$/, "") : given;
       wrap.append(input);
       form.append(wrap);
       inputs[name] = input;
@@ -347,6 +348,63 @@
     main.append(charts);
   }
 
+  // -- search -----------------------------------------------------------------------------
+
+  // The snippet as text nodes, each hit in a <mark> (never markup: a thought is someone's text).
+  function marked(text, highlights) {
+    const cell = el("td", "snippet");
+    let at = 0;
+    for (const [start, end] of highlights) {
+      cell.append(document.createTextNode(text.slice(at, start)), el("mark", null, text.slice(start, end)));
+      at = end;
+    }
+    cell.append(document.createTextNode(text.slice(at)));
+    return cell;
+  }
+
+  async function searchPage() {
+    document.title = "Search · thoughtledger";
+    const mine = shown;
+    const query = new URLSearchParams(location.search);
+    const form = filterForm("/search", query, [["q", "words", "search"], ["agent", "agent", "text"],
+      ["client", "client", "text"], ["since", "recorded since", "datetime-local"],
+      ["until", "recorded before", "datetime-local"]]);
+    const words = query.get("q") || "";
+    const found = words.trim() ? await getJson("/api/search?" + query) : null;
+    if (mine !== shown) return;
+    main.textContent = "";
+    main.append(el("h1", null, "Search"), form);
+    form.querySelector("input[name=q]").focus();
+    if (found === null) {
+      main.append(el("p", "muted", 'Words a thought must all hold; "a phrase", prefix*, -excluded.'));
+      return;
+    }
+    if (!found.results.length) {
+      main.append(el("p", "muted", "No thought matches."));
+      return;
+    }
+    const table = el("table", "list");
+    table.id = "search-results";
+    for (const hit of found.results) {
+      const tr = el("tr");
+      const where = el("td");
+      const link = el("a", null, hit.sessionId.slice(0, 18) + "… #" + hit.thoughtNumber);
+      link.href = hit.href;
+      where.append(link);
+      tr.append(where, el("td", "muted", "v" + hit.version + " · " + shortTime(hit.recordedAt)),
+        marked(hit.snippet, hit.highlights));
+      table.append(tr);
+    }
+    main.append(table);
+    if (found.next) {
+      const more = new URLSearchParams(query);
+      more.set("cursor", found.next);
+      const link = el("a", "more", "Next page");
+      link.href = "/search?" + more;
+      main.append(link);
+    }
+  }
+
   // -- routing ----------------------------------------------------------------------------
 
   function route() {
@@ -358,6 +416,7 @@
     let work;
     if (session) work = sessionPage(decodeURIComponent(session[1]));
     else if (path === "/analytics") work = analyticsPage();
+    else if (path === "/search") work = searchPage();
     else work = Promise.resolve(sessionsPage());
     Promise.resolve(work).catch(fail);
   }

@@ -5,7 +5,8 @@ connection.
 
 An ``UPDATE`` in PostgreSQL writes a new row version and leaves the old one, text and all, in the
 table until ``VACUUM`` reclaims it; so the strip is followed by ``VACUUM tl_events`` (outside any
-transaction, as it must run) unless the caller leaves that to the operator. What ``VACUUM`` does
+transaction, as it must run), and by ``VACUUM tl_search`` (the search index's old rows),
+unless the caller leaves that to the operator. What ``VACUUM`` does
 not reach (the write-ahead log and its archives, backups, replicas) is the operator's to purge.
 """
 
@@ -54,6 +55,9 @@ async def strip(
             if vacuum:
                 doing = "the text is gone from every read, but VACUUM tl_events (run it) in"
                 await driver.execute("VACUUM tl_events")
+                # The search index's trigger replaced the thought's words; the old row stays
+                # until vacuumed, like the payload's.
+                await driver.execute("VACUUM tl_search")
     except asyncpg.PostgresError as exc:  # the driver's errors are translated right here
         raise StoreError(f"{doing} {where} failed: {exc}") from exc
     except OSError as exc:  # TimeoutError included

@@ -394,7 +394,7 @@ class PostgresEventStore(SqlEventStore):
     def _stats_dialect(self) -> PostgresStats:
         return POSTGRES_STATS
 
-    async def _fetch(self, query: "sa.Select[Any]") -> "list[sa.Row[Any]]":
+    async def _fetch(self, query: "sa.Executable") -> "list[sa.Row[Any]]":
         """Run a read; a lost connection is retried once, on a new one.
 
         Raises:

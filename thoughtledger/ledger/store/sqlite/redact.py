@@ -4,7 +4,9 @@ Run on the writer connection between group commits, like an import. SQLite leave
 value's bytes in the file (in the page's free space, and in the write-ahead log's older frames)
 until they are written over, so the replacement runs with ``PRAGMA secure_delete = ON`` (freed
 space is zeroed) and is followed by ``PRAGMA wal_checkpoint(TRUNCATE)``: the new pages are copied
-into the database file and the write-ahead log is emptied, so neither file holds the text.
+into the database file and the write-ahead log is emptied, so neither file holds the text. The
+search index's triggers remove the text's words, and the index is then rewritten in the same
+transaction, so that no old segment of it keeps them either.
 """
 
 import sqlite3
@@ -15,6 +17,8 @@ from thoughtledger.ledger.store.redaction import Stripping
 from thoughtledger.ledger.store.sqlite.writer import Busy, SqliteWriter
 
 STRIP = "UPDATE tl_events SET payload = ? WHERE position = ? AND payload = ?"
+PURGE = "INSERT INTO tl_search(tl_search) VALUES ('optimize')"
+"""Rewrite the search index (see :mod:`thoughtledger.ledger.store.search_sql`) into one segment."""
 
 
 async def strip(writer: SqliteWriter, changes: Sequence[Stripping]) -> int:
@@ -58,6 +62,10 @@ def _strip_now(writer: SqliteWriter, changes: Sequence[Stripping]) -> int:
                 db.execute(STRIP, (change.new, change.position, change.old)).rowcount
                 for change in changes
             )
+            if stripped:
+                # The search index's triggers took the text out; this rewrites the index so
+                # that its words leave the old segments' pages too (zeroed, as above).
+                db.execute(PURGE)
             db.execute("COMMIT")
         except BaseException as exc:
             writer.roll_back_after(exc, "redact in")
@@ -83,4 +91,4 @@ def _checkpoint(writer: SqliteWriter) -> None:
         raise Busy
 
 
-__all__ = ["STRIP", "strip"]
+__all__ = ["PURGE", "STRIP", "strip"]

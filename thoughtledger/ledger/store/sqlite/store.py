@@ -367,6 +367,9 @@ class SqliteEventStore(SqlEventStore):
             self._committed, poll_interval or POLL_INTERVAL, self._reader.data_version
         )
 
+    def _search_dialect(self) -> str:
+        return "sqlite"
+
     def _stats_dialect(self) -> "StatsDialect":
         from thoughtledger.ledger.store.sqlite.stats_dialect import (
             SQLITE_STATS,

@@ -1,0 +1,302 @@
+"""The ``search`` rows of tools/bench: a two-word query over a large ledger; what the index costs.
+
+* **Query**: ``Ledger.search`` (a page of 20, snippets included) of two words drawn from a
+  20,000-word vocabulary used with Zipf-like frequencies, over N thoughts (1,000,000 by default),
+  p50 of 50 queries; beside it, in the same run, the bare ranked index read (the same top 20, no
+  decoding, no snippet) and, three times, the scan the index replaces (``LIKE`` on every payload).
+* **Append**: one thought per append through the store, into a ledger with the index and one
+  whose index triggers were dropped, in alternating rounds (best of each): the ratio is what the
+  index leaves of the append rate (target ≥ 0.85: it costs at most 15%).
+
+The ledger is written straight into the tables (the index's triggers fill the index as they do
+for any append); its hashes are not real (nothing here verifies them).
+"""
+
+import random
+import sqlite3
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from thoughtledger.api import open_ledger
+from thoughtledger.ledger.events import ThoughtRecorded
+from thoughtledger.ledger.search_query import fts5_query, parse_query
+from thoughtledger.ledger.store.base import LedgerStore
+from thoughtledger.ledger.store.sqlite import SqliteEventStore
+
+Result = dict[str, Any]
+VOCABULARY = 20_000
+PER_SESSION = 100
+QUERIES = 50
+_ZERO = "0" * 64
+
+
+def _words() -> list[str]:
+    rng = random.Random(7)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    found: set[str] = set()
+    while len(found) < VOCABULARY:
+        found.add("".join(rng.choice(letters) for _ in range(rng.randint(3, 9))))
+    return sorted(found)
+
+
+def _rows(count: int) -> Iterator[tuple[Any, ...]]:
+    """``tl_events`` rows: sessions of :data:`PER_SESSION` thoughts of 12-24 Zipf-drawn words."""
+    rng = random.Random(11)
+    words = _words()
+    weights = [1 / (rank + 1) for rank in range(len(words))]
+    position = 0
+    for session in range(count // PER_SESSION):
+        session_id = f"s{session:07d}"
+        position += 1
+        yield (
+            position,
+            session_id,
+            1,
+            str(uuid.UUID(int=position)),
+            "2026-01-01T00:00:00.000000Z",
+            1,
+            "session.started",
+            '{"metadata":{"agent":"bench"}}',
+            _ZERO,
+            _ZERO,
+        )
+        texts = rng.choices(words, weights, k=PER_SESSION * 24)
+        for number in range(1, PER_SESSION + 1):
+            size = rng.randint(12, 24)
+            text = " ".join(texts[number * 24 - size : number * 24])
+            position += 1
+            payload = (
+                f'{{"thought":"{text}","thought_number":{number},'
+                f'"total_thoughts":{PER_SESSION},"next_thought_needed":true}}'
+            )
+            yield (
+                position,
+                session_id,
+                number + 1,
+                str(uuid.UUID(int=position)),
+                "2026-01-01T00:00:00.000000Z",
+                1,
+                "thought.recorded",
+                payload,
+                _ZERO,
+                _ZERO,
+            )
+
+
+def _queries() -> list[str]:
+    rng = random.Random(5)
+    words = _words()
+    # Words of every frequency but the commonest hundred (stop words of a kind).
+    return [" ".join(rng.sample(words[100:5000], 2)) for _ in range(QUERIES)]
+
+
+async def _p50(run: Callable[[str], Awaitable[object]], queries: list[str]) -> float:
+    await run(queries[0])
+    times = []
+    for query in queries:
+        start = time.perf_counter()
+        await run(query)
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+async def bench_search_sqlite(thoughts: int) -> Result:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "search.db"
+        await (await SqliteEventStore.open(path)).aclose()
+        db = sqlite3.connect(path, isolation_level=None)
+        started = time.perf_counter()
+        db.execute("BEGIN")
+        db.executemany(
+            "INSERT INTO tl_events VALUES (?,?,?,?,?,?,?,?,?,?)",
+            _rows(thoughts + thoughts // PER_SESSION),
+        )
+        db.execute("COMMIT")
+        written = time.perf_counter() - started
+        queries = _queries()
+        async with open_ledger(f"sqlite:///{path}", read_only=True) as ledger:
+            ours = await _p50(lambda q: ledger.search(q), queries)
+
+        async def bare(query: str) -> object:
+            return db.execute(
+                "SELECT rowid FROM tl_search WHERE tl_search MATCH ? ORDER BY rank LIMIT 20",
+                (fts5_query(parse_query(query)),),
+            ).fetchall()
+
+        raw = await _p50(bare, queries)
+
+        async def scan(query: str) -> object:
+            first, second = query.split()
+            return db.execute(
+                "SELECT position FROM tl_events WHERE payload LIKE ? AND payload LIKE ? LIMIT 20",
+                (f"%{first}%", f"%{second}%"),
+            ).fetchall()
+
+        scanned = await _p50(scan, queries[:3])
+        db.close()
+    return {
+        "name": f"search sqlite, two-word query over {thoughts:,} thoughts (p50, page of 20)",
+        "ours_p50_ms": round(ours, 2),
+        "baseline": "the bare FTS5 ranked read of the same top 20 / a LIKE scan",
+        "baseline_p50_ms": f"{raw:.2f} / {scanned:.0f}",
+        "written_s": round(written, 1),
+        "ratio": round(ours, 2),
+        "target": 50,
+        "lower_is_better": True,
+    }
+
+
+async def bench_search_postgres(url: str, thoughts: int) -> Result:
+    import asyncpg
+
+    schema = f"bench_search_{uuid.uuid4().hex[:8]}"
+    target = f"{url}?schema={schema}"
+    dsn = url.replace("postgresql+asyncpg://", "postgresql://")
+    await (await _open(target)).aclose()
+    connection = await asyncpg.connect(dsn, server_settings={"search_path": schema})
+    try:
+        started = time.perf_counter()
+        await connection.execute("CREATE TEMP TABLE staged (LIKE tl_events INCLUDING DEFAULTS)")
+        rows = [
+            (p, s, v, e, _pg_time(), k, t, payload, a, b)
+            for p, s, v, e, _at, k, t, payload, a, b in _rows(thoughts + thoughts // PER_SESSION)
+        ]
+        await connection.copy_records_to_table("staged", records=rows)
+        del rows
+        await connection.execute("INSERT INTO tl_events SELECT * FROM staged")
+        await connection.execute("VACUUM ANALYZE tl_events")
+        await connection.execute("VACUUM ANALYZE tl_search")
+        written = time.perf_counter() - started
+        queries = _queries()
+        async with open_ledger(target, read_only=True) as ledger:
+            ours = await _p50(lambda q: ledger.search(q), queries)
+        from thoughtledger.ledger.search_query import tsquery
+
+        async def bare(query: str) -> object:
+            return await connection.fetch(
+                "SELECT position FROM tl_search, to_tsquery('simple', $1) q WHERE doc @@ q "
+                "ORDER BY ts_rank(doc, q) DESC LIMIT 20",
+                tsquery(parse_query(query)),
+            )
+
+        raw = await _p50(bare, queries)
+        await connection.execute(f'DROP SCHEMA "{schema}" CASCADE')
+    finally:
+        await connection.close()
+    return {
+        "name": f"search postgres, two-word query over {thoughts:,} thoughts (p50, page of 20)",
+        "ours_p50_ms": round(ours, 2),
+        "baseline": "the bare tsquery ranked read of the same top 20",
+        "baseline_p50_ms": round(raw, 2),
+        "written_s": round(written, 1),
+        "ratio": round(ours, 2),
+        "target": 50,
+        "lower_is_better": True,
+    }
+
+
+def _pg_time() -> Any:
+    from datetime import UTC, datetime
+
+    return datetime(2026, 1, 1, tzinfo=UTC)
+
+
+async def _open(url: str) -> LedgerStore:
+    from thoughtledger.api import open_store
+
+    return await open_store(url)
+
+
+def _event(n: int) -> ThoughtRecorded:
+    return ThoughtRecorded(
+        thought=f"Thought {n}: weigh the options and note what changed since the last step.",
+        thought_number=n,
+        total_thoughts=n + 1,
+        next_thought_needed=True,
+    )
+
+
+async def _rate(store: LedgerStore, count: int) -> float:
+    events = [_event(n) for n in range(1, count + 1)]
+    session = f"bench-{uuid.uuid4().hex[:8]}"
+    start = time.perf_counter()
+    for n, event in enumerate(events):
+        await store.append(session, [event], expected_version=n)
+    return count / (time.perf_counter() - start)
+
+
+async def bench_index_cost(
+    url_with: str, url_without: str, drop: Callable[[], Awaitable[None]], name: str, count: int
+) -> Result:
+    indexed, bare = await _open(url_with), await _open(url_without)
+    await drop()
+    try:
+        await _rate(indexed, 200)
+        await _rate(bare, 200)
+        with_index: list[float] = []
+        without: list[float] = []
+        for _ in range(3):
+            with_index.append(await _rate(indexed, count))
+            without.append(await _rate(bare, count))
+    finally:
+        await indexed.aclose()
+        await bare.aclose()
+    ours, base = max(with_index), max(without)
+    return {
+        "name": f"append {name} with the search index (1 event/append)",
+        "ours_per_s": round(ours),
+        "baseline": "the same store with the index's triggers dropped, alternating rounds",
+        "baseline_per_s": round(base),
+        "ratio": round(ours / base, 3),
+        "target": 0.85,
+    }
+
+
+async def bench_search(thoughts: int, count: int, pg: str | None) -> list[Result]:
+    results = [await bench_search_sqlite(thoughts)]
+    with tempfile.TemporaryDirectory() as tmp:
+        with_path, without_path = Path(tmp) / "with.db", Path(tmp) / "without.db"
+
+        async def drop_sqlite() -> None:
+            db = sqlite3.connect(without_path, isolation_level=None)
+            db.execute("DROP TRIGGER tl_search_added")
+            db.close()
+
+        results.append(
+            await bench_index_cost(
+                f"sqlite:///{with_path}", f"sqlite:///{without_path}", drop_sqlite, "sqlite", count
+            )
+        )
+    if pg is not None:
+        results.append(await bench_search_postgres(pg, thoughts))
+        import asyncpg
+
+        schemas = [f"bench_append_{uuid.uuid4().hex[:8]}" for _ in range(2)]
+        dsn = pg.replace("postgresql+asyncpg://", "postgresql://")
+
+        async def drop_pg() -> None:
+            connection = await asyncpg.connect(dsn, server_settings={"search_path": schemas[1]})
+            await connection.execute("DROP TRIGGER tl_search_added ON tl_events")
+            await connection.close()
+
+        try:
+            results.append(
+                await bench_index_cost(
+                    f"{pg}?schema={schemas[0]}",
+                    f"{pg}?schema={schemas[1]}",
+                    drop_pg,
+                    "postgres",
+                    count,
+                )
+            )
+        finally:
+            connection = await asyncpg.connect(dsn)
+            for schema in schemas:
+                await connection.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+            await connection.close()
+    return results
