@@ -91,14 +91,17 @@ SEARCH_INDEX: list[sa.schema.ExecutableDDLElement] = [
     ),
     DialectDDL(
         "CREATE TRIGGER IF NOT EXISTS tl_search_added AFTER INSERT ON tl_events "
-        f"WHEN new.event_type IN ({_TYPES}) BEGIN "
+        f"WHEN new.event_type IN ({_TYPES}) AND json_valid(new.payload) BEGIN "
         + _SQLITE_ADD.format(position="new.position", payload="new.payload")
         + "; END",
         "CREATE INDEX IF NOT EXISTS tl_search_doc ON tl_search USING gin (doc)",
     ),
     DialectDDL(
         "CREATE TRIGGER IF NOT EXISTS tl_search_stripped AFTER UPDATE OF payload ON tl_events "
-        f"WHEN new.event_type IN ({_TYPES}) BEGIN "
+        # A payload damaged outside the ledger (not JSON) is the verifier's to report: the
+        # index must not make the damage itself fail.
+        f"WHEN new.event_type IN ({_TYPES}) AND json_valid(old.payload) "
+        "AND json_valid(new.payload) BEGIN "
         "INSERT INTO tl_search(tl_search, rowid, text) SELECT 'delete', old.position, t FROM "
         "(SELECT "
         + _sqlite_text("old.payload")
