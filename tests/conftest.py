@@ -1,11 +1,36 @@
+import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 import structlog
 
-from tests.support.backends import BACKENDS, Backend, backend_for
+from tests.support import pg_cluster
+from tests.support.backends import BACKENDS, Backend, backend_for, pg_url
 from thoughtledger.ledger.store.base import LedgerStore
+
+_CLUSTER = pytest.StashKey[pg_cluster.Cluster]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A test worker running beside others (``pytest -n N``) gets a PostgreSQL server of its own.
+
+    Workers sharing one server would hold back each other's reads of the whole log (see
+    :mod:`tests.support.pg_cluster`). The worker's URL replaces ``THOUGHTLEDGER_TEST_PG_URL`` in
+    its environment, so the processes its tests start use it too.
+    """
+    if "PYTEST_XDIST_WORKER" not in os.environ or pg_url() is None:
+        return
+    cluster = pg_cluster.start()
+    config.stash[_CLUSTER] = cluster
+    os.environ["THOUGHTLEDGER_TEST_PG_URL"] = cluster.url
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Stop the worker's own PostgreSQL server, if it started one."""
+    cluster = config.stash.get(_CLUSTER, None)
+    if cluster is not None:
+        pg_cluster.stop(cluster)
 
 
 @pytest.fixture
