@@ -76,7 +76,7 @@ def test_an_allowed_origin_that_is_not_one_is_a_usage_error(tmp_path: Path, valu
         "serve", "--db", sqlite_in(tmp_path), "--http", "--port", "0", "--allow-origin", value
     )
     assert ran.returncode == 2
-    assert f"{value!r} is not an origin: use scheme://host[:port]" in ran.stderr
+    assert f"{value!r} is not an origin" in ran.stderr
     assert list(tmp_path.iterdir()) == []
 
 

@@ -24,10 +24,12 @@ from thoughtledger.api.facade.access import (
     DEFAULT_ROLE,
     ROLES,
     SCOPE_PREFIX,
+    Grant,
     Principal,
     Role,
     check_agent,
     namespaced,
+    principal_of,
     role_of,
     session_agent,
 )
@@ -66,6 +68,7 @@ from thoughtledger.api.facade.logs import (
 )
 from thoughtledger.api.facade.lookup import SessionMatch, StreamHead
 from thoughtledger.api.facade.options import bounded
+from thoughtledger.api.facade.origins import ANY_PORT, parse_origin
 from thoughtledger.api.facade.prompt import (
     ANSWER_SCHEMA,
     DEFAULT_MAX_PROMPT_CHARS,
@@ -143,6 +146,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "AGENT_META_KEY",
     "ANSWER_SCHEMA",
+    "ANY_PORT",
     "DEFAULT_HISTORY_LIMIT",
     "DEFAULT_MAX_PROMPT_CHARS",
     "DEFAULT_PAGE",
@@ -163,6 +167,7 @@ __all__ = [
     "ConcurrencyError",
     "Generated",
     "GenerationError",
+    "Grant",
     "GroupStats",
     "HistoryPage",
     "ImportRefusedError",
@@ -229,6 +234,8 @@ __all__ = [
     "open_ledger",
     "open_store",
     "parse_command",
+    "parse_origin",
+    "principal_of",
     "prompt_sha256",
     "resolve_url",
     "role_of",

@@ -167,9 +167,9 @@ def _loopback(value: str) -> str:
 
 
 def _origin(value: str) -> str:
-    from thoughtledger.api.ui.guards import check_origin
+    from thoughtledger.api import parse_origin
 
     try:
-        return check_origin(value)
+        return parse_origin(value)
     except InvalidInputError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None

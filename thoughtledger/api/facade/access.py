@@ -15,8 +15,9 @@ version``). From Python, whatever ``metadata`` a session is started with.
 
 import unicodedata
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal, Protocol, get_args
 
 from thoughtledger.ledger.errors import InvalidInputError
 
@@ -119,6 +120,34 @@ def session_agent(
     return default
 
 
+class Grant(Protocol):
+    """What a verified bearer token says (the MCP SDK's ``AccessToken`` is one)."""
+
+    @property
+    def client_id(self) -> str:
+        """The client the token was issued to (the principal, for a token file's tokens)."""
+        ...
+
+    @property
+    def subject(self) -> str | None:
+        """The user the token stands for, when an OAuth issuer names one."""
+        ...
+
+    @property
+    def scopes(self) -> Sequence[str]:
+        """The token's scopes (``thoughtledger:reader``... grant roles)."""
+        ...
+
+
+def principal_of(grant: Grant) -> Principal:
+    """The principal a verified token stands for, whichever server verified it.
+
+    An OAuth token names its user in ``subject`` and the client acting for it in ``client_id``:
+    the user is the principal. A token file's token has no subject: its client is.
+    """
+    return Principal(grant.subject or grant.client_id, role_of(list(grant.scopes)))
+
+
 def role_of(scopes: list[str]) -> Role:
     """The role a token's scopes grant: the widest read among them, else :data:`DEFAULT_ROLE`.
 
@@ -138,10 +167,12 @@ __all__ = [
     "ROLES",
     "ROLE_SCOPES",
     "SCOPE_PREFIX",
+    "Grant",
     "Principal",
     "Role",
     "check_agent",
     "namespaced",
+    "principal_of",
     "role_of",
     "session_agent",
 ]

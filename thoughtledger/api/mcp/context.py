@@ -12,7 +12,7 @@ from thoughtledger.api import (
     Principal,
     Profile,
     ThoughtWriter,
-    role_of,
+    principal_of,
     session_agent,
 )
 from thoughtledger.api.mcp.render import ThoughtSink
@@ -150,9 +150,7 @@ def principal_of_request() -> Principal | None:
     user is the principal.
     """
     token = get_access_token()
-    if token is None:
-        return None
-    return Principal(token.subject or token.client_id, role_of(token.scopes))
+    return None if token is None else principal_of(token)
 
 
 __all__ = [

@@ -10,9 +10,10 @@ The ``Host`` check against DNS rebinding stays the SDK's (the loopback names onl
 
 import argparse
 from collections.abc import Sequence
-from urllib.parse import urlsplit
 
 from mcp.server.transport_security import TransportSecuritySettings
+
+from thoughtledger.api import InvalidInputError, parse_origin
 
 LOOPBACK_HOST_PATTERNS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 """The ``Host`` values the SDK accepts on loopback (any port): a rebound name is refused."""
@@ -36,34 +37,14 @@ def transport_security(host: str, port: int, allowed: Sequence[str]) -> Transpor
 def origin_option(value: str) -> str:
     """Parse an ``--allow-origin`` value: ``scheme://host[:port]``, or ``:*`` for any port.
 
-    Returned lower-cased and without a trailing slash, as browsers send it.
-
     Raises:
-        argparse.ArgumentTypeError: It is not an ``http`` or ``https`` origin (a path, a query,
-            a user name or a ``*`` host is not part of one).
+        argparse.ArgumentTypeError: It is not an ``http`` or ``https`` origin (see
+            :func:`thoughtledger.api.parse_origin`).
     """
-    text = value.strip().rstrip("/").lower()
-    any_port = text.endswith(":*")
-    parts = urlsplit(text[:-2] if any_port else text)
     try:
-        port_ok = any_port or parts.port is not None or ":" not in parts.netloc.rsplit("]", 1)[-1]
-    except ValueError:
-        port_ok = False
-    if (
-        parts.scheme not in ("http", "https")
-        or not parts.hostname
-        or "*" in parts.netloc
-        or parts.username is not None
-        or parts.path
-        or parts.query
-        or parts.fragment
-        or not port_ok
-    ):
-        raise argparse.ArgumentTypeError(
-            f"{value!r} is not an origin: use scheme://host[:port], such as "
-            "http://localhost:3000 (or http://localhost:* for any port)"
-        )
-    return text
+        return parse_origin(value, any_port=True)
+    except InvalidInputError as exc:
+        raise argparse.ArgumentTypeError(f"{exc} (http://localhost:* allows any port)") from None
 
 
 __all__ = ["LOOPBACK_HOST_PATTERNS", "origin_option", "own_origin", "transport_security"]

@@ -10,15 +10,12 @@
 - :class:`SecurityHeaders`: the Content-Security-Policy and its companions on every answer.
 """
 
-import ipaddress
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
-
-from thoughtledger.ledger.errors import InvalidInputError
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 """Host names a request may carry (what ``serve --http`` listens on, and nothing else)."""
@@ -36,38 +33,6 @@ _HEADERS = {
     "Cache-Control": "no-store",
 }
 _OWN_HOSTS = ("127.0.0.1", "localhost", "[::1]")
-_DEFAULT_PORTS = {"http": 80, "https": 443}
-
-
-def check_origin(text: str) -> str:
-    """Return ``text`` as a browser writes an origin: ``scheme://host[:port]``, lowercase.
-
-    Args:
-        text: An origin to allow, as typed (``http://localhost:3000``, ``https://Example.com``).
-
-    Raises:
-        InvalidInputError: It is not an ``http`` or ``https`` origin (a path, a query, a user,
-            a port out of range, or no host).
-    """
-    shown = ascii(text[:100])
-    try:
-        parts = urlsplit(text.strip())
-        port = parts.port
-    except ValueError:
-        raise InvalidInputError(f"{shown} is not an origin (scheme://host[:port])") from None
-    if parts.scheme.lower() not in _DEFAULT_PORTS or not parts.hostname:
-        raise InvalidInputError(f"{shown} is not an origin: give http://host[:port] or https://…")
-    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:
-        raise InvalidInputError(f"{shown} is not an origin: only scheme://host[:port], no path")
-    scheme, host = parts.scheme.lower(), parts.hostname.lower()
-    try:
-        if ipaddress.ip_address(host).version == 6:
-            host = f"[{host}]"
-    except ValueError:
-        pass  # a name, not an address
-    if port is None or port == _DEFAULT_PORTS[scheme]:
-        return f"{scheme}://{host}"  # browsers leave a default port out of Origin
-    return f"{scheme}://{host}:{port}"
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -111,7 +76,7 @@ class SameOrigin:
 
     Args:
         app: The app behind.
-        allowed: More origins to accept, as :func:`check_origin` writes them.
+        allowed: More origins to accept, as :func:`thoughtledger.api.parse_origin` writes them.
     """
 
     def __init__(self, app: ASGIApp, allowed: Iterable[str] = ()) -> None:
@@ -159,4 +124,4 @@ class SecurityHeaders:
         await self._app(scope, receive, sending)
 
 
-__all__ = ["CSP", "LOOPBACK_NAMES", "LoopbackOnly", "SameOrigin", "SecurityHeaders", "check_origin"]
+__all__ = ["CSP", "LOOPBACK_NAMES", "LoopbackOnly", "SameOrigin", "SecurityHeaders"]

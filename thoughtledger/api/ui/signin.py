@@ -16,11 +16,11 @@ used, so a revoked token ends its sign-ins within seconds. A sign-in lasts at mo
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from thoughtledger.api import Principal, role_of
+from thoughtledger.api import Grant, Principal, principal_of
 
 RECHECK_SECONDS = 2.0
 """How long a verified token is trusted before it is verified again (sign-ins, live streams)."""
@@ -28,23 +28,8 @@ SIGN_IN_HOURS = 8
 SIGN_INS_HELD = 1000
 
 
-class Granted(Protocol):
+class Granted(Grant, Protocol):
     """What a verifier answers for a good token (the MCP SDK's ``AccessToken`` is one)."""
-
-    @property
-    def client_id(self) -> str:
-        """The client the token was issued to (the principal, for the token file)."""
-        ...
-
-    @property
-    def subject(self) -> str | None:
-        """The user the token stands for, when an OAuth issuer names one."""
-        ...
-
-    @property
-    def scopes(self) -> Sequence[str]:
-        """The token's scopes (``thoughtledger:reader``... grant roles)."""
-        ...
 
     @property
     def expires_at(self) -> int | None:
@@ -58,11 +43,6 @@ class TokenCheck(Protocol):
     async def verify_token(self, token: str) -> Granted | None:
         """Return what ``token`` grants, or ``None`` when it grants nothing."""
         ...
-
-
-def principal_of(granted: Granted) -> Principal:
-    """The principal a verified token stands for, as ``serve --http --auth`` maps it."""
-    return Principal(granted.subject or granted.client_id, role_of(list(granted.scopes)))
 
 
 @dataclass
@@ -168,5 +148,4 @@ __all__ = [
     "SignIn",
     "SignIns",
     "TokenCheck",
-    "principal_of",
 ]
