@@ -1,11 +1,10 @@
 """``thoughtledger search QUERY``: the thoughts of every session holding some words, best first."""
 
 import argparse
-from typing import Any
 
 from rich.text import Text
 
-from thoughtledger.api import SearchPage, SearchResult
+from thoughtledger.api import SearchResult
 from thoughtledger.api.cli.common import (
     EXIT_OK,
     Commands,
@@ -17,7 +16,6 @@ from thoughtledger.api.cli.common import (
     when,
     whole,
 )
-from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.printable import visible
 
 _QUERY_HELP = (
@@ -64,7 +62,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             cursor=args.page,
         )
     if args.json:
-        ui.json(_as_json(page))
+        ui.json(page.as_json())
         return EXIT_OK
     if not page.results:
         ui.out.print("no thought matches")
@@ -93,23 +91,3 @@ def _marked(result: SearchResult) -> Text:
         at = end
     shown.append(visible(text[at:], one_line=True))
     return shown
-
-
-def _as_json(page: SearchPage) -> dict[str, Any]:
-    return {
-        "results": [
-            {
-                "sessionId": result.session_id,
-                "version": result.version,
-                "thoughtNumber": result.thought_number,
-                "kind": result.kind,
-                "recordedAt": format_time(result.recorded_at),
-                "score": result.score,
-                "thought": result.text,
-                "snippet": result.snippet.text,
-                "highlights": [list(span) for span in result.snippet.highlights],
-            }
-            for result in page.results
-        ],
-        "nextCursor": page.next_cursor,
-    }

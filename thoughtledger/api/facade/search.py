@@ -8,8 +8,10 @@ everything. A hit names the thought at its version, the address it is read at ev
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from thoughtledger.api.facade.access import Principal
+from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import ThoughtEvent
 from thoughtledger.ledger.search_query import Snippet, parse_query, snippet
@@ -55,6 +57,30 @@ class SearchPage:
 
     results: list[SearchResult]
     next_cursor: str | None
+
+    def as_json(self, *, whole: bool = True) -> dict[str, Any]:
+        """Return the page as JSON-ready data with camelCase keys (the CLI's and MCP's form).
+
+        Args:
+            whole: Whether each hit carries its whole thought (``thought``) beside the snippet.
+        """
+        return {
+            "results": [
+                {
+                    "sessionId": result.session_id,
+                    "version": result.version,
+                    "thoughtNumber": result.thought_number,
+                    "kind": result.kind,
+                    "recordedAt": format_time(result.recorded_at),
+                    "score": result.score,
+                    **({"thought": result.text} if whole else {}),
+                    "snippet": result.snippet.text,
+                    "highlights": [list(span) for span in result.snippet.highlights],
+                }
+                for result in self.results
+            ],
+            "nextCursor": self.next_cursor,
+        }
 
 
 def _offset(cursor: str | None) -> int:

@@ -105,6 +105,15 @@ with. The others (the page itself, the bounds echoed back, ``branches``, ``view`
 call asked for, and a schema that does not list a key still allows it."""
 
 
+class InsightsAnswer(BaseModel):
+    """``thinking_insights``: the figures of the caller's past runs, and thoughts a query found."""
+
+    agent: str | None = None
+    figures: dict[str, Any]
+    found: list[dict[str, Any]] | None = None
+    more: bool | None = None
+
+
 def output_schema(model: type[BaseModel], *, listed: Collection[str] | None = None) -> JsonSchema:
     """Return ``model``'s JSON schema, compacted (see :func:`compact_schema`).
 
@@ -128,6 +137,7 @@ __all__ = [
     "HISTORY_LISTED",
     "ExternalAnswer",
     "HistoryAnswer",
+    "InsightsAnswer",
     "MinimalAnswer",
     "OfficialAnswer",
     "SessionAnswer",

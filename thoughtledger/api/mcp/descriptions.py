@@ -186,6 +186,11 @@ SNAKE = {
 # keywords (default, minimum, maximum, enum) are not repeated in words; what a model needs to page
 # (limit, more, nextCursor, after) is.
 HISTORY_DESCRIPTION = "Read back a thinking session, now or as of an earlier version or time."
+INSIGHTS_DESCRIPTION = (
+    "Learn from your own past thinking sessions: how they usually go (completion and revision "
+    "rates, typical length, how your totalThoughts estimates drift) and, given a query, your "
+    "earlier thoughts that match it (read one whole with thinking_history)."
+)
 HISTORY_SESSION_ID = "Session to read; omit for your current one"
 HISTORY_SHOW = (
     "history: the thoughts, a page at a time; branches: each branch's thoughts; view: the "
@@ -216,6 +221,7 @@ __all__ = [
     "HISTORY_NOTE",
     "HISTORY_SESSION_ID",
     "HISTORY_SHOW",
+    "INSIGHTS_DESCRIPTION",
     "IS_REVISION",
     "NEEDS_MORE_THOUGHTS",
     "NEXT_THOUGHT_NEEDED",

@@ -28,6 +28,7 @@ from thoughtledger.api.mcp.answers import (
     HISTORY_LISTED,
     ExternalAnswer,
     HistoryAnswer,
+    InsightsAnswer,
     MinimalAnswer,
     OfficialAnswer,
     SessionAnswer,
@@ -35,6 +36,7 @@ from thoughtledger.api.mcp.answers import (
     output_schema,
 )
 from thoughtledger.api.mcp.context import AppState, ProfileName, RunsName
+from thoughtledger.api.mcp.insights import thinking_insights
 from thoughtledger.api.mcp.lax_types import plain_wording
 from thoughtledger.api.mcp.reading import register_resources, thinking_history
 from thoughtledger.api.mcp.render import ThoughtSink
@@ -51,7 +53,8 @@ OFFICIAL_TOOL = "sequentialthinking"
 HISTORY_TOOL = "thinking_history"
 STATUS_TOOL = "sequential_thinking"
 EXTERNAL_TOOL = "sequential_thinking_external"
-TOOL_NAMES = (OFFICIAL_TOOL, HISTORY_TOOL, STATUS_TOOL, EXTERNAL_TOOL)
+INSIGHTS_TOOL = "thinking_insights"
+TOOL_NAMES = (OFFICIAL_TOOL, HISTORY_TOOL, STATUS_TOOL, EXTERNAL_TOOL, INSIGHTS_TOOL)
 """Every tool the server can list."""
 DEFAULT_TOOLS = (OFFICIAL_TOOL, HISTORY_TOOL)
 """Listed unless ``--tools`` says otherwise: the official tool and the read tool."""
@@ -241,6 +244,13 @@ def create_server(
             THINKING,
             ExternalAnswer,
         ),
+        INSIGHTS_TOOL: lambda: _tool(
+            thinking_insights,
+            "Insights from past runs",
+            text.INSIGHTS_DESCRIPTION,
+            READING,
+            InsightsAnswer,
+        ),
     }
     server = LedgerMCPServer(
         SERVER_NAME,
@@ -303,6 +313,7 @@ __all__ = [
     "DESCRIPTIONS",
     "EXTERNAL_TOOL",
     "HISTORY_TOOL",
+    "INSIGHTS_TOOL",
     "OFFICIAL_TOOL",
     "PROFILES",
     "RUNS",
