@@ -56,6 +56,12 @@ from thoughtledger.api.facade.generation import (
 )
 from thoughtledger.api.facade.history import DEFAULT_HISTORY_LIMIT, HistoryPage
 from thoughtledger.api.facade.json_schema import JsonSchema, compact_schema
+from thoughtledger.api.facade.lineage import (
+    COMPARE_THOUGHTS_MAX,
+    ForkComparison,
+    ForkEntry,
+    Lineage,
+)
 from thoughtledger.api.facade.listing import DEFAULT_PAGE, SessionsPage
 from thoughtledger.api.facade.logs import (
     SessionIdRedaction,
@@ -143,6 +149,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "AGENT_META_KEY",
     "ANSWER_SCHEMA",
+    "COMPARE_THOUGHTS_MAX",
     "DEFAULT_HISTORY_LIMIT",
     "DEFAULT_MAX_PROMPT_CHARS",
     "DEFAULT_PAGE",
@@ -161,6 +168,8 @@ __all__ = [
     "CheckpointWriter",
     "ClosedOnExit",
     "ConcurrencyError",
+    "ForkComparison",
+    "ForkEntry",
     "Generated",
     "GenerationError",
     "GroupStats",
@@ -174,6 +183,7 @@ __all__ = [
     "Ledger",
     "LedgerError",
     "LedgerStats",
+    "Lineage",
     "ManifestSession",
     "NoProgress",
     "PendingImport",
