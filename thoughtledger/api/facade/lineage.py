@@ -20,7 +20,7 @@ from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import LedgerStore, StreamHead
-from thoughtledger.projections.state import ForkPoint, ThoughtEntry
+from thoughtledger.projections.state import ForkPoint, SessionState, ThoughtEntry
 
 COMPARE_THOUGHTS_MAX = 200
 """The most thoughts a comparison holds on each side (the counts are always whole)."""
@@ -148,8 +148,7 @@ class Lineage:
         check_id(fork_id)
         if not await self._may_read(principal, fork_id):
             raise not_found(fork_id)
-        await self._check_length(fork_id)
-        fork = await self._held.complete(fork_id)
+        fork = await self._whole(fork_id)
         if fork.fork is None:
             raise InvalidInputError(
                 f"session {fork_id!r} is no fork: only a fork is compared with its source"
@@ -159,8 +158,7 @@ class Lineage:
         readable = await self._may_read(principal, point.session_id)
         after: list[ThoughtEntry] = []
         if readable:
-            await self._check_length(point.session_id)
-            source = await self._held.complete(point.session_id)
+            source = await self._whole(point.session_id)
             # The source's own thoughts past the fork point (a fork's inherited ones come first
             # and carry their own source's versions, all before it).
             after = [
@@ -194,14 +192,22 @@ class Lineage:
         owner = event.owner if isinstance(event, SessionStarted) else None
         return principal is None or principal.may_read(owner)
 
-    async def _check_length(self, session_id: str) -> None:
+    async def _whole(self, session_id: str) -> SessionState:
+        """The session's complete state, folded once from the log (a fork's source's included).
+
+        One pass over each log, with nothing kept: what the held histories save on a second
+        read would cost a first read twice the folding (see tools/bench_forks.py).
+        """
         head = await self._store.stream_head(session_id)
-        if head is not None and head.version > COMPARE_EVENTS_MAX:
+        if head is None:
+            raise not_found(session_id)
+        if head.version > COMPARE_EVENTS_MAX:
             raise InvalidInputError(
                 f"session {session_id!r} has {head.version:,} events: a comparison reads "
                 f"sessions of up to {COMPARE_EVENTS_MAX:,}; read it page by page with "
                 f"thoughtledger show {session_id} --limit 100"
             )
+        return await self._held.as_of(session_id, head.version)
 
 
 __all__ = ["COMPARE_EVENTS_MAX", "COMPARE_THOUGHTS_MAX", "ForkComparison", "ForkEntry", "Lineage"]
