@@ -11,6 +11,7 @@ Usage:
     tools/bench redaction [--redaction-events N]
     tools/bench loops [--loop-thoughts N]
     tools/bench search [--search-thoughts N]
+    tools/bench forks [--fork-thoughts N]
     tools/bench all [--quick] [--json FILE]
 """
 
@@ -170,6 +171,12 @@ async def _loops(args: argparse.Namespace) -> list[Result]:
     return await bench_loops(args.loop_thoughts)
 
 
+async def _forks(args: argparse.Namespace) -> list[Result]:
+    from bench_forks import bench_forks
+
+    return await bench_forks(args.fork_thoughts)
+
+
 async def _one(result: Awaitable[Result]) -> list[Result]:
     return [await result]
 
@@ -194,6 +201,7 @@ BENCHES: dict[str, Callable[[argparse.Namespace], Awaitable[list[Result]]]] = {
     "touch": _touch,
     "ui": _ui,
     "loops": _loops,
+    "forks": _forks,
 }
 """Each bench by name, in the order ``all`` runs them (a new one is one function and one line;
 the heavy modules are imported only when their bench runs)."""
@@ -211,6 +219,7 @@ async def main(argv: list[str]) -> int:
     parser.add_argument("--redaction-events", type=int, default=200_000)
     parser.add_argument("--loop-thoughts", type=int, default=100_000)
     parser.add_argument("--search-thoughts", type=int, default=1_000_000)
+    parser.add_argument("--fork-thoughts", type=int, default=20_000)
     parser.add_argument(
         "--quick", action="store_true", help="smaller sizes (100k events, 20k thoughts)"
     )
@@ -224,6 +233,7 @@ async def main(argv: list[str]) -> int:
         args.otlp_thoughts = 20_000
         args.loop_thoughts = 20_000
         args.search_thoughts = 100_000
+        args.fork_thoughts = 4_000
     results: list[Result] = []
     for name, bench in BENCHES.items():
         if args.bench in (name, "all"):

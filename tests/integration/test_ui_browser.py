@@ -328,8 +328,10 @@ def test_a_fork_links_to_its_source_at_the_version_it_starts_from(
         page = watched.page
         page.goto(f"{base}sessions/{fork_id}")
         page.wait_for_selector("#fork-of a")
-        assert page.locator("#fork-of").inner_text() == f"forked from {source} at version 4"
-        page.locator("#fork-of a").click()
+        assert page.locator("#fork-of").inner_text() == (
+            f"forked from {source} at version 4 · compare with the source"
+        )
+        page.locator("#fork-of a.mono").click()  # the source (the other link compares)
         page.wait_for_url(f"**/sessions/{source}?v=4")
         page.wait_for_selector("#tree li.thought")
         assert _visible_thoughts(page) == [str(t["thought"]) for t in DEMO_THOUGHTS[:3]]

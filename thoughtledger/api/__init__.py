@@ -58,6 +58,12 @@ from thoughtledger.api.facade.generation import (
 )
 from thoughtledger.api.facade.history import DEFAULT_HISTORY_LIMIT, HistoryPage
 from thoughtledger.api.facade.json_schema import JsonSchema, compact_schema
+from thoughtledger.api.facade.lineage import (
+    COMPARE_THOUGHTS_MAX,
+    ForkComparison,
+    ForkEntry,
+    Lineage,
+)
 from thoughtledger.api.facade.listing import DEFAULT_PAGE, SessionsPage
 from thoughtledger.api.facade.logs import (
     SessionIdRedaction,
@@ -147,6 +153,7 @@ __all__ = [
     "AGENT_META_KEY",
     "ANSWER_SCHEMA",
     "ANY_PORT",
+    "COMPARE_THOUGHTS_MAX",
     "DEFAULT_HISTORY_LIMIT",
     "DEFAULT_MAX_PROMPT_CHARS",
     "DEFAULT_PAGE",
@@ -165,6 +172,8 @@ __all__ = [
     "CheckpointWriter",
     "ClosedOnExit",
     "ConcurrencyError",
+    "ForkComparison",
+    "ForkEntry",
     "Generated",
     "GenerationError",
     "Grant",
@@ -179,6 +188,7 @@ __all__ = [
     "Ledger",
     "LedgerError",
     "LedgerStats",
+    "Lineage",
     "ManifestSession",
     "NoProgress",
     "PendingImport",

@@ -97,10 +97,33 @@ def by_thought(annotations: Iterable[Annotation]) -> Mapping[int, tuple[Annotati
     return {number: tuple(items) for number, items in grouped.items()}
 
 
+def on_page(
+    annotations: Iterable[Annotation], numbers: Iterable[int], version: int
+) -> Mapping[int, tuple[Annotation, ...]]:
+    """The annotations of the thought ``numbers`` a page shows, recorded by ``version``.
+
+    What a page of a session's thoughts carries: a page read as of a version shows only the
+    annotations that existed then, grouped by thought number in the order recorded.
+    """
+    shown = set(numbers)
+    return by_thought(
+        annotation
+        for annotation in annotations
+        if annotation.version <= version and annotation.thought_number in shown
+    )
+
+
 def label_counts(annotations: Iterable[Annotation]) -> dict[str, int]:
     """How many annotations carry each label, the most frequent first (ties by label)."""
     counted = Counter(annotation.label for annotation in annotations)
     return dict(sorted(counted.items(), key=lambda item: (-item[1], item[0])))
 
 
-__all__ = ["LabelStats", "annotation_json", "by_thought", "label_counts", "label_stats"]
+__all__ = [
+    "LabelStats",
+    "annotation_json",
+    "by_thought",
+    "label_counts",
+    "label_stats",
+    "on_page",
+]

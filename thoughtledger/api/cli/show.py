@@ -2,12 +2,14 @@
 
 A long session, or any session given ``--limit``/``--after``, is shown a page at a time (see
 :meth:`thoughtledger.api.Ledger.history`): memory and output are bounded by the page, not
-the session.
+the session. A page carries the annotations of its thoughts, as of the page's version.
 """
 
 import argparse
 import shlex
+from collections.abc import Mapping
 from datetime import datetime
+from itertools import chain
 
 from thoughtledger.api import HistoryPage, Ledger
 from thoughtledger.api.cli.common import (
@@ -23,7 +25,8 @@ from thoughtledger.api.cli.common import (
 )
 from thoughtledger.api.cli.lineage import lineage_json, lineage_lines
 from thoughtledger.api.cli.tree import page_lines, session_json, session_tree
-from thoughtledger.projections.state import SessionState
+from thoughtledger.projections.annotations import annotation_json, on_page
+from thoughtledger.projections.state import Annotation, SessionState
 from thoughtledger.projections.usage import usage_by_model, usage_note
 
 
@@ -90,13 +93,14 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
                 as_of_version=args.at,
                 as_of_time=args.as_of,
             )
+            notes = await _page_notes(ledger, page)
         else:
             state, latest = await ledger.state_with_latest(
                 session_id, as_of_version=args.at, as_of_time=args.as_of
             )
         forks = [head.session_id for head in await ledger.forks(session_id)]
     if paged:
-        return _print_page(args, ui, page)
+        return _print_page(args, ui, page, notes)
     if args.json:
         ui.json({**session_json(state), **lineage_json(state, forks)})
         return EXIT_OK
@@ -114,7 +118,23 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     return EXIT_OK
 
 
-def _print_page(args: argparse.Namespace, ui: Ui, page: HistoryPage) -> int:
+async def _page_notes(ledger: Ledger, page: HistoryPage) -> Mapping[int, tuple[Annotation, ...]]:
+    """The annotations of the thoughts on ``page``, as they were at the page's version.
+
+    A session's facts hold every annotation (they are few), whatever its length: read from the
+    session's head, not from its history.
+
+    Raises:
+        LedgerError: The ledger failed.
+    """
+    facts = await ledger.facts(page.session_id)
+    numbers = (item["thoughtNumber"] for item in page.items)
+    return on_page(facts.annotations if facts else (), numbers, page.version)
+
+
+def _print_page(
+    args: argparse.Namespace, ui: Ui, page: HistoryPage, notes: Mapping[int, tuple[Annotation, ...]]
+) -> int:
     if args.json:
         ui.json(
             {
@@ -124,12 +144,16 @@ def _print_page(args: argparse.Namespace, ui: Ui, page: HistoryPage) -> int:
                 "status": page.status,
                 "thoughtHistoryLength": page.thought_count,
                 "thoughts": page.items,
+                "annotations": [
+                    annotation_json(note)
+                    for note in sorted(chain(*notes.values()), key=lambda note: note.version)
+                ],
                 "more": page.more,
                 "nextCursor": page.next_cursor,
             }
         )
     else:
-        for line in page_lines(page):
+        for line in page_lines(page, notes):
             ui.out.print(line, soft_wrap=True)
     if page.next_cursor is not None:
         command = ["thoughtledger", "show", page.session_id, "--after", page.next_cursor]

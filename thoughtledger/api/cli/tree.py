@@ -1,6 +1,7 @@
 """A session drawn as a tree: the main line, revisions marked, branches under their origin."""
 
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import Any
 
 from rich.text import Text
@@ -156,12 +157,17 @@ def _repeat_json(repeat: Repeat) -> dict[str, Any]:
     }
 
 
-def page_lines(page: HistoryPage) -> list[Text]:
+def page_lines(
+    page: HistoryPage, notes: Mapping[int, tuple[Annotation, ...]] | None = None
+) -> list[Text]:
     """A page of a session's thoughts: a headline, then one line per thought, in version order.
 
     A page is a slice of the session, so it is a list rather than a tree: each thought says what
-    it revises and which branch it is on, which is what the tree's shape says.
+    it revises and which branch it is on, which is what the tree's shape says. ``notes`` (by
+    thought number) are printed under the first thought on the page with that number, as the
+    tree hangs them.
     """
+    left = dict(notes or {})
     first = page.items[0]["version"] if page.items else None
     last = page.items[-1]["version"] if page.items else None
     span = f"versions {first}-{last}" if first is not None else "no thoughts on this page"
@@ -175,7 +181,8 @@ def page_lines(page: HistoryPage) -> list[Text]:
         )
     ]
     for item in page.items:
-        label = Text.assemble((f"#{item['thoughtNumber']}", "bold"), " ")
+        number = item["thoughtNumber"]
+        label = Text.assemble((f"#{number}", "bold"), " ")
         if "branchId" in item:
             label.append(f"⑂ {item['branchId']}: ", style="magenta")
         if item["kind"] == "thought.revised" or item.get("isRevision"):
@@ -190,6 +197,7 @@ def page_lines(page: HistoryPage) -> list[Text]:
             style="dim",
         )
         lines.append(label)
+        lines.extend(Text("    ") + line for line in map(annotation_line, left.pop(number, ())))
     return lines
 
 

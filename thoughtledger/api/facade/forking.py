@@ -14,7 +14,7 @@ from thoughtledger.ledger.chain import VerifyReport
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.ledger.ids import check_id, new_session_id
-from thoughtledger.ledger.store.base import LedgerStore, StreamHead
+from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.projections.state import SessionState, fork_base
 
 
@@ -75,15 +75,6 @@ class Forking:
         held = self._held.heads.get(fork.session_id)
         assert held is not None  # noqa: S101  # just appended and remembered
         return held
-
-    async def forks_of(self, session_id: str) -> list[StreamHead]:
-        """The heads of the sessions forked from ``session_id``, oldest first.
-
-        Raises:
-            InvalidInputError: The id is malformed.
-            StoreError: The store failed.
-        """
-        return await self._store.fork_heads(check_id(session_id))
 
     async def check_link(self, report: VerifyReport) -> VerifyReport:
         """``report`` on a session's chain, failed when it is a fork its source no longer backs.

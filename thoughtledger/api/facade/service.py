@@ -13,6 +13,7 @@ from thoughtledger.api.facade.caches import Heads, Held, Histories
 from thoughtledger.api.facade.figures import Statistics
 from thoughtledger.api.facade.forking import Forking
 from thoughtledger.api.facade.history import DEFAULT_HISTORY_LIMIT, HistoryPage, Paging
+from thoughtledger.api.facade.lineage import Lineage
 from thoughtledger.api.facade.listing import DEFAULT_PAGE, Listing, SessionsPage
 from thoughtledger.api.facade.lookup import Lookup, SessionMatch
 from thoughtledger.api.facade.proofs import Proofs
@@ -31,9 +32,7 @@ from thoughtledger.ledger.decide import (
 )
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError
-from thoughtledger.ledger.events import (
-    ThoughtRedacted,
-)
+from thoughtledger.ledger.events import ThoughtRedacted
 from thoughtledger.ledger.ids import check_id, new_session_id
 from thoughtledger.ledger.store.base import ClosedOnExit, LedgerStore, StreamHead, utc_now
 from thoughtledger.projections.answers import JsonDict
@@ -100,6 +99,8 @@ class Ledger(ClosedOnExit):
         self.annotations = Annotations(store, self._recorder)
         """Reviewers' labels, scores and notes on thoughts."""
         self._searcher = Searcher(store)
+        self.lineage = Lineage(store, self._held)
+        """A session's forks as a principal may see them, and a fork beside its source."""
 
     # -- sessions -------------------------------------------------------------------------------
 
@@ -136,9 +137,8 @@ class Ledger(ClosedOnExit):
         """Start a new session that continues ``session_id`` as it was at ``at_version``.
 
         The fork's first event names its source, the version and the source's event hash
-        there (which :meth:`verify` checks); its state is the source's as of that version, read
-        from the source, then its own thoughts. Nothing is copied and the source is untouched.
-        Continue it like any session: :meth:`session` with its id, or over MCP by its id.
+        there (which :meth:`verify` checks); its state is the source's as of that version, then
+        its own thoughts. Nothing is copied. Continue it like any session, by its id.
 
         Args:
             session_id: The source.
@@ -170,7 +170,7 @@ class Ledger(ClosedOnExit):
             InvalidInputError: The id is malformed.
             StoreError: The store failed.
         """
-        return await self._forking.forks_of(session_id)
+        return await self._store.fork_heads(check_id(session_id))
 
     async def think(
         self,

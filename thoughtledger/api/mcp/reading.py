@@ -15,7 +15,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.types import CallToolResult
 from pydantic import AwareDatetime, Field
 
-from thoughtledger.api import DEFAULT_HISTORY_LIMIT, Ledger
+from thoughtledger.api import DEFAULT_HISTORY_LIMIT, Ledger, Principal
 from thoughtledger.api.mcp import descriptions as text
 from thoughtledger.api.mcp.context import AppContext, Caller, principal_of_request
 from thoughtledger.api.mcp.lax_types import LaxCount, LaxText
@@ -110,6 +110,7 @@ async def thinking_history(
             as_of_version=as_of_version,
             as_of_time=as_of_time,
             paging=_Paging(limit, after, branch, max_bytes),
+            principal=caller.principal,
         )
     except LedgerError as exc:
         raise ToolError(str(exc)) from exc
@@ -131,6 +132,7 @@ async def _read_session(
     as_of_version: int | None,
     as_of_time: datetime | None,
     paging: _Paging,
+    principal: Principal | None,
 ) -> JsonDict:
     """The one read of the session behind ``thinking_history``: a page, or the state whole.
 
@@ -163,7 +165,7 @@ async def _read_session(
         }
         if page.branch is not None:
             result["branch"] = page.branch
-        result.update(await _lineage(ledger, target))
+        result.update(await _lineage(ledger, target, principal))
         result["history"] = page.items
         result["more"] = page.more
         if page.next_cursor is not None:
@@ -187,7 +189,7 @@ async def _read_session(
         "thoughtHistoryLength": state.thought_count,
         **bounds,
     }
-    result.update(await _lineage(ledger, target))
+    result.update(await _lineage(ledger, target, principal))
     if show == "branches":
         result["branches"] = branch_sets(state)
     else:
@@ -195,8 +197,10 @@ async def _read_session(
     return result
 
 
-async def _lineage(ledger: Ledger, target: str) -> JsonDict:
+async def _lineage(ledger: Ledger, target: str, principal: Principal | None) -> JsonDict:
     """Where a fork came from (``forkOf``) and the session's forks (``forks``), each if any.
+
+    The forks listed are those ``principal`` may read (see :class:`thoughtledger.api.Lineage`).
 
     A fork's history pages hold its own thoughts; the ones before the fork point are its
     source's, read from the source up to ``forkOf.version``.
@@ -213,9 +217,9 @@ async def _lineage(ledger: Ledger, target: str) -> JsonDict:
             "version": point.version,
             "hash": point.hash,
         }
-    forks = await ledger.forks(target)
+    forks = await ledger.lineage.forks(target, principal=principal)
     if forks:
-        lineage["forks"] = [head.session_id for head in forks]
+        lineage["forks"] = [fork.session_id for fork in forks]
     return lineage
 
 

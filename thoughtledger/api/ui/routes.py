@@ -24,11 +24,12 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
-from thoughtledger.api import DEFAULT_PAGE, Ledger
+from thoughtledger.api import COMPARE_THOUGHTS_MAX, DEFAULT_PAGE, Ledger
 from thoughtledger.api.ui.badges import BADGES_MAX, Badges
 from thoughtledger.api.ui.door import Door, NotAllowedError, SignInRequiredError, readable
 from thoughtledger.api.ui.feed import feed
 from thoughtledger.api.ui.guards import LoopbackOnly, SameOrigin, SecurityHeaders
+from thoughtledger.api.ui.lineage import compare_json, forks_json
 from thoughtledger.api.ui.listing import SessionFilter, sessions_page
 from thoughtledger.api.ui.payload import json_bytes, report_json, session_payload
 from thoughtledger.api.ui.search import search_json
@@ -52,6 +53,7 @@ SESSION_SCRIPTS = (
 _STATIC = {
     **dict.fromkeys(SESSION_SCRIPTS, "text/javascript; charset=utf-8"),
     "app.js": "text/javascript; charset=utf-8",
+    "forks.js": "text/javascript; charset=utf-8",
     "signin.js": "text/javascript; charset=utf-8",
     "app.css": "text/css; charset=utf-8",
 }
@@ -147,8 +149,8 @@ def create_app(
             stream's reader.
 
     Returns:
-        An ASGI app: pages at ``/``, ``/sessions/{id}``, ``/analytics``, ``/search``; JSON
-            under ``/api``.
+        An ASGI app: pages at ``/``, ``/sessions/{id}`` (and a fork's ``.../compare``),
+            ``/analytics``, ``/search``; JSON under ``/api``.
     """
     payloads = _Payloads()
     badges_of = Badges(ledger)
@@ -247,6 +249,14 @@ def create_app(
             )
         return _Json(report_json(await ledger.verify(session_id)))
 
+    async def forks(request: Request) -> Response:
+        return _Json(await forks_json(ledger, await door.principal(request), _session_id(request)))
+
+    async def compare(request: Request) -> Response:
+        who = await door.principal(request)
+        limit = _number(request, "limit", COMPARE_THOUGHTS_MAX)
+        return _Json(await compare_json(ledger, who, _session_id(request), limit=limit))
+
     async def stats(request: Request) -> Response:
         who = await door.principal(request)
         if who is not None and who.role != "auditor":
@@ -297,6 +307,7 @@ def create_app(
     routes = [
         Route("/", page),
         Route("/sessions/{session_id}", page),
+        Route("/sessions/{session_id}/compare", page),
         Route("/analytics", page),
         Route("/search", page),
         Route("/static/{name}", asset),
@@ -308,6 +319,8 @@ def create_app(
         Route("/api/sessions/{session_id}", _guarded(session)),
         Route("/api/sessions/{session_id}/verify", _guarded(verify)),
         Route("/api/sessions/{session_id}/live", _guarded(live)),
+        Route("/api/sessions/{session_id}/forks", _guarded(forks)),
+        Route("/api/sessions/{session_id}/compare", _guarded(compare)),
         Route("/api/stats", _guarded(stats)),
         Route("/api/search", _guarded(search)),
     ]

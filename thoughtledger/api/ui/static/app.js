@@ -3,6 +3,7 @@
 (function (global) {
   global.ThoughtLedgerApp = true;
   const { SessionView, el, plural, shortTime, readState } = global.ThoughtLedger;
+  const Forks = global.ThoughtLedgerForks;
   const main = document.getElementById("main");
   let leave = () => {};
   let shown = 0; // which navigation the page is drawing: a slow answer for an earlier one is dropped
@@ -196,6 +197,9 @@
     });
     performance.measure("tl-drawn", "tl-fetch");
     global.thoughtLedgerView = view; // for the benchmark and the curious, from the console
+    Forks.offerCompare(view, sessionId);
+    Forks.listForks(view, sessionId, getJson, () => mine === shown)
+      .catch((error) => view.forkNote.after(el("span", "error", "forks: " + error.message)));
     const onKey = (event) => view.onKey(event);
     document.addEventListener("keydown", onKey);
     let source = null;
@@ -413,8 +417,11 @@
     leave = () => {};
     const path = location.pathname;
     const session = path.match(/^\/sessions\/([^/]+)$/);
+    const compare = path.match(/^\/sessions\/([^/]+)\/compare$/);
+    const mine = shown;
     let work;
     if (session) work = sessionPage(decodeURIComponent(session[1]));
+    else if (compare) work = Forks.comparePage(main, decodeURIComponent(compare[1]), getJson, () => mine === shown);
     else if (path === "/analytics") work = analyticsPage();
     else if (path === "/search") work = searchPage();
     else work = Promise.resolve(sessionsPage());
