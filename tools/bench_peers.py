@@ -36,16 +36,11 @@ def _events(count: int) -> list[ThoughtRecorded]:
     ]
 
 
-def _eventsourcing(path: Path, events: list[ThoughtRecorded]) -> tuple[float, str]:
-    """Append the same payloads one per call through eventsourcing's SQLite recorder."""
+def _stored(originator: uuid.UUID, events: list[ThoughtRecorded]) -> list[Any]:
+    """The payloads as eventsourcing's stored events of one aggregate, versions from 1."""
     from eventsourcing.persistence import StoredEvent
-    from eventsourcing.sqlite import SQLiteAggregateRecorder, SQLiteDatastore
 
-    datastore = SQLiteDatastore(str(path))
-    recorder = SQLiteAggregateRecorder(datastore)
-    recorder.create_table()
-    originator = uuid.uuid4()
-    stored = [
+    return [
         StoredEvent(
             originator_id=originator,
             originator_version=n,
@@ -54,6 +49,16 @@ def _eventsourcing(path: Path, events: list[ThoughtRecorded]) -> tuple[float, st
         )
         for n, event in enumerate(events, start=1)
     ]
+
+
+def _eventsourcing(path: Path, events: list[ThoughtRecorded]) -> tuple[float, str]:
+    """Append the same payloads one per call through eventsourcing's SQLite recorder."""
+    from eventsourcing.sqlite import SQLiteAggregateRecorder, SQLiteDatastore
+
+    datastore = SQLiteDatastore(str(path))
+    recorder = SQLiteAggregateRecorder(datastore)
+    recorder.create_table()
+    stored = _stored(uuid.uuid4(), events)
     start = time.perf_counter()
     for item in stored:
         recorder.insert_events([item])
@@ -68,25 +73,13 @@ def _eventsourcing_threads(path: Path, events: list[ThoughtRecorded], writers: i
     """The same payloads through one recorder from ``writers`` threads, each its own aggregate."""
     import threading
 
-    from eventsourcing.persistence import StoredEvent
     from eventsourcing.sqlite import SQLiteAggregateRecorder, SQLiteDatastore
 
     datastore = SQLiteDatastore(str(path))
     recorder = SQLiteAggregateRecorder(datastore)
     recorder.create_table()
     share = len(events) // writers
-    work = [
-        [
-            StoredEvent(
-                originator_id=originator,
-                originator_version=n,
-                topic="thoughtledger:ThoughtRecorded",
-                state=event.model_dump_json().encode(),
-            )
-            for n, event in enumerate(events[:share], start=1)
-        ]
-        for originator in (uuid.uuid4() for _ in range(writers))
-    ]
+    work = [_stored(uuid.uuid4(), events[:share]) for _ in range(writers)]
     ready = threading.Barrier(writers + 1)
 
     def write(items: list[Any]) -> None:

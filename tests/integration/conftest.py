@@ -5,6 +5,7 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import sqlalchemy as sa
@@ -14,6 +15,9 @@ from tests.support.backends import pg_url
 from tests.support.cli import sqlite_url
 from tests.support.mcp import Mode
 from thoughtledger import Ledger, open_ledger
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 
 @pytest.fixture(autouse=True)
@@ -58,3 +62,12 @@ def ledger_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
             await engine.dispose()
 
     asyncio.run(drop())
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator["Browser"]:
+    """Debian's Chromium, launched once per module of browser tests (skipped without it)."""
+    from tests.support.browser import chromium
+
+    with chromium() as launched:
+        yield launched

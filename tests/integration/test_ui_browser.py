@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 from tests.property.strategies import calls
 from tests.support.browser import (
     append_thought,
-    chromium,
     record_calls,
     record_demo,
     screenshot,
@@ -35,12 +34,6 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser, Dialog, Page
 
 XSS = "</script><script>alert(1)</script><img src=x onerror=alert(2)> & <b>bold?</b>"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator["Browser"]:
-    with chromium() as launched:
-        yield launched
 
 
 @pytest.fixture(scope="module")

@@ -1,12 +1,11 @@
 """Annotations in the browser view under Chromium: a mark on the thought, from its version on."""
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.support.browser import chromium, record_demo, screenshot, ui_server, watched_page
+from tests.support.browser import record_demo, screenshot, ui_server, watched_page
 from tests.support.cli import sqlite_url
 from tests.support.processes import thoughtledger
 
@@ -14,12 +13,6 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
 MARKUP = "<img src=x onerror=alert(1)> not markup"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator["Browser"]:
-    with chromium() as launched:
-        yield launched
 
 
 @pytest.mark.slow

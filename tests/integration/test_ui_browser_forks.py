@@ -1,7 +1,6 @@
 """Forks in the browser view under Chromium: listed on the source, followed, compared."""
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -9,7 +8,6 @@ import pytest
 
 from tests.support.browser import (
     append_thought,
-    chromium,
     record_demo,
     screenshot,
     ui_server,
@@ -22,12 +20,6 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
 MARKUP = "<img src=x onerror=alert(1)> the fork's own way"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator["Browser"]:
-    with chromium() as launched:
-        yield launched
 
 
 def _fork(url: str, source: str, version: int) -> str:

@@ -1,24 +1,17 @@
 """Loops in the browser view under Chromium: a repeat is marked on load and when it comes live."""
 
 import time
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.support.browser import append_thought, chromium, ui_server, watched_page
+from tests.support.browser import append_thought, ui_server, watched_page
 from tests.support.cli import sqlite_url
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator["Browser"]:
-    with chromium() as launched:
-        yield launched
 
 
 def test_a_repeat_is_marked_on_the_page_and_when_it_arrives_live(

@@ -5,17 +5,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.support.browser import chromium, record_demo, screenshot, ui_server, watched_page
+from tests.support.browser import record_demo, screenshot, ui_server, watched_page
 from tests.support.cli import sqlite_url
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator["Browser"]:
-    with chromium() as launched:
-        yield launched
 
 
 @pytest.fixture(scope="module")
