@@ -20,7 +20,7 @@ pytestmark = pytest.mark.anyio
 
 EXPECTED = {
     "default": "8d6b79e960220229fd34271dd790690daf4f8ced5ddc8a2bfc491eef427a1392",
-    "all": "a78581a772be457474962544d59cff23dea9f35517708d79a8c59d7131b3f023",
+    "all": "cafd5bf14feb08a9e20028936963f61b0660d8d62a7ea07ddbbd0a58757ab271",
 }
 """sha256 of the ``tools/list`` response line, by ``--tools`` profile."""
 OPTIONS = {"default": (), "all": ("--tools", "all")}

@@ -36,12 +36,12 @@ TOOL_SETS: dict[str, Sequence[str]] = {
 without the read tool (its description then names none), and the snake_case tools."""
 
 PINNED = {
-    "all/compact/full": "f6d02b0bb7cffcd1f3c29ede6d79ab34c5a4aa5e3171c914c5d09bef1a75f513",
-    "all/compact/minimal": "2865397cf31fd81f3684e0042a7ee5b7615b289ce8f92cf66e2687afd76c2738",
-    "all/compact/official": "73bd5e0ce1a554cc6bf15fa0ce90dc7be314f0a02bb04a7310cb89c37b6d8695",
-    "all/official/full": "46c71900b41dc08644a4c9143cced7b8e76ea81c96a3b3c97e0562f31ba3251c",
-    "all/official/minimal": "8fa41bc2a8d6a7612b9dd6d73d22acc9f41bfcda9aeb990897e57c135002510d",
-    "all/official/official": "289bda3a2854a715f32fe316e9a87b9040cc71ffa9889f0bcbb5f31217fc0c04",
+    "all/compact/full": "5363f7725c763e6f4011920a98c49a67358054931d3042e5f3260d5439e57e05",
+    "all/compact/minimal": "f25d7de08f011505de7766b2329b7e5a8e9d0e5fb1e041ba05a3acb5bf5a29b7",
+    "all/compact/official": "f416512790a2694f3c5541f9e2de6d03b52dfbe966ea629c54b4641ae4b49676",
+    "all/official/full": "71778d7a23257a0e2e37ea6461661d6af63d4bb98fefdc965aaaa6db7f17f366",
+    "all/official/minimal": "c0f09640406ad66fcc7f669ddf9da3b0d4610003eddb2f79960910dbf4cebae4",
+    "all/official/official": "56125979e317ffaf854f40c96d75cc631bb3d70a7f93ae7e39ed947873b4cfce",
     "default/compact/full": "618d81e6de277114543be4c747ec765d10022961ec0a68f26c52653bc9425fae",
     "default/compact/minimal": "bd8f9e02e715c7f9b3a329cea87370391059907baa00053392ad1cdbd32340c7",
     "default/compact/official": "2f9b9043ddd3233fa1b44d9b31f7bce0ef99da81dc7d6e74d516729bbc8d4491",
