@@ -1,4 +1,4 @@
-"""The in-process tool's batches on a real SQLite ledger: one append, the answers of one call each."""
+"""The in-process tool's batches on a real SQLite ledger: one append, one call each's answers."""
 
 import json
 from pathlib import Path
@@ -50,7 +50,7 @@ async def test_a_refused_item_names_its_index_and_camel_case_field(tmp_path: Pat
         tool = sequential_thinking_tool(ledger)
         await tool.execute(call(1))
         before = len(await raw_store(ledger).read_all(limit=1000))
-        cases = [
+        cases: list[tuple[list[dict[str, Any] | str], int, str]] = [
             ([call(2), {**call(3), "thoughtNumber": "3"}], 1, "thoughtNumber"),
             ([{**call(2), "thought_number": 2}], 0, "spell it thoughtNumber"),
             ([call(2), {**call(3), "sessionId": tool.session_id}], 1, "sessionId: not taken"),
