@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from tests.support.raw_store import raw_store
 from thoughtledger import InvalidBatchError, open_ledger
 from thoughtledger.api.tool import sequential_thinking_tool
 
@@ -49,7 +48,7 @@ async def test_a_refused_item_names_its_index_and_camel_case_field(tmp_path: Pat
     async with open_ledger(f"sqlite:///{tmp_path / 'l.db'}") as ledger:
         tool = sequential_thinking_tool(ledger)
         await tool.execute(call(1))
-        before = len(await raw_store(ledger).read_all(limit=1000))
+        before = [(h.session_id, h.version) for h in await ledger.all_heads()]
         cases: list[tuple[list[dict[str, Any] | str], int, str]] = [
             ([call(2), {**call(3), "thoughtNumber": "3"}], 1, "thoughtNumber"),
             ([{**call(2), "thought_number": 2}], 0, "spell it thoughtNumber"),
@@ -63,4 +62,4 @@ async def test_a_refused_item_names_its_index_and_camel_case_field(tmp_path: Pat
             assert refused.value.index == index
             assert f"thoughts[{index}]" in str(refused.value)
             assert said in str(refused.value)
-        assert len(await raw_store(ledger).read_all(limit=1000)) == before
+        assert [(h.session_id, h.version) for h in await ledger.all_heads()] == before
