@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
+from tests.support.auth import serving_with_auth
 from tests.support.mcp import Json, Mode, call, refused, thought
 from tests.support.processes import ROOT, child_env, serve_command, serving_http, sqlite_in
 from thoughtledger.api.facade.bootstrap import open_ledger
@@ -157,3 +158,28 @@ async def test_the_default_tools_do_not_list_the_batch(tmp_path: Path, mode: Mod
         result = await client.call_tool(BATCH, {"thoughts": [thought(1)]})
     assert names == ["sequentialthinking", "thinking_history"]
     assert result.is_error is True
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_principal_batches_only_into_its_own_sessions(tmp_path: Path, mode: Mode) -> None:
+    async with serving_with_auth(tmp_path, "--tools", "all") as server:
+        alice, bob = server.mint("alice"), server.mint("bob")
+        reader = server.mint("rita", role="reader")
+        async with server.client(alice, mode=mode) as client:
+            mine = await call(
+                client, BATCH, {"thoughts": [thought(1), thought(2)], "sessionId": "s"}
+            )
+        async with server.client(bob, mode=mode) as client:
+            # Alice's "s" is not Bob's to write: his batch goes to his own session of that name.
+            his = await call(client, BATCH, {"thoughts": [thought(1)], "sessionId": "s"})
+        async with server.client(reader, mode=mode) as client:
+            written = await event_total(server.db)
+            said = await refused(client, BATCH, {"thoughts": [thought(1)], "sessionId": "t"})
+            assert await event_total(server.db) == written
+        async with server.client(alice, mode=mode) as client:
+            read = await call(client, "thinking_history", {"sessionId": "s"})
+    # Each principal's "s" is a session of its own (see thoughtledger.api.mcp.targets).
+    assert his["sessionId"] != mine["sessionId"]
+    assert [a["thoughtHistoryLength"] for a in his["answers"]] == [1]
+    assert "reader role" in said
+    assert read["thoughtHistoryLength"] == 2
