@@ -20,7 +20,7 @@ pytestmark = pytest.mark.anyio
 
 EXPECTED = {
     "default": "8d6b79e960220229fd34271dd790690daf4f8ced5ddc8a2bfc491eef427a1392",
-    "all": "cafd5bf14feb08a9e20028936963f61b0660d8d62a7ea07ddbbd0a58757ab271",
+    "all": "f9320642f1d805a695491256d2411e337af84d6701e629851e4e04ec53efbd51",
 }
 """sha256 of the ``tools/list`` response line, by ``--tools`` profile."""
 OPTIONS = {"default": (), "all": ("--tools", "all")}

@@ -36,12 +36,12 @@ TOOL_SETS: dict[str, Sequence[str]] = {
 without the read tool (its description then names none), and the snake_case tools."""
 
 PINNED = {
-    "all/compact/full": "5363f7725c763e6f4011920a98c49a67358054931d3042e5f3260d5439e57e05",
-    "all/compact/minimal": "f25d7de08f011505de7766b2329b7e5a8e9d0e5fb1e041ba05a3acb5bf5a29b7",
-    "all/compact/official": "f416512790a2694f3c5541f9e2de6d03b52dfbe966ea629c54b4641ae4b49676",
-    "all/official/full": "71778d7a23257a0e2e37ea6461661d6af63d4bb98fefdc965aaaa6db7f17f366",
-    "all/official/minimal": "c0f09640406ad66fcc7f669ddf9da3b0d4610003eddb2f79960910dbf4cebae4",
-    "all/official/official": "56125979e317ffaf854f40c96d75cc631bb3d70a7f93ae7e39ed947873b4cfce",
+    "all/compact/full": "7b0dfa9dd2bb9df3a70eb35463307b22e390d2fa9043c7ce45297d0ce149a826",
+    "all/compact/minimal": "22e1e1b4064ff1d87a5768b935273185751d88128b04cf7a87a7af316d19ab71",
+    "all/compact/official": "2ae20a65bb5014952e47fcd77362c472c012d76f0509cfeed7f7c2ade87c5d95",
+    "all/official/full": "d027e1a316dd2f5d7178f8b1a6eec79e0ddbdf6f67b4772c90057f19e89f0411",
+    "all/official/minimal": "2a8158a0b4fb6f6768f40f39b8bca5a633006a2a54194ee6e31c775ca3938d05",
+    "all/official/official": "29c34362090efc07ee1311301f8d207f12e4ddb663870e5e033eb18f9564dfd7",
     "default/compact/full": "618d81e6de277114543be4c747ec765d10022961ec0a68f26c52653bc9425fae",
     "default/compact/minimal": "bd8f9e02e715c7f9b3a329cea87370391059907baa00053392ad1cdbd32340c7",
     "default/compact/official": "2f9b9043ddd3233fa1b44d9b31f7bce0ef99da81dc7d6e74d516729bbc8d4491",
