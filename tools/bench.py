@@ -12,6 +12,7 @@ Usage:
     tools/bench loops [--loop-thoughts N]
     tools/bench search [--search-thoughts N]
     tools/bench forks [--fork-thoughts N]
+    tools/bench batch [--pg URL]   (a batch of 100 thoughts against 100 single calls)
     tools/bench all [--quick] [--json FILE]
 """
 
@@ -177,6 +178,12 @@ async def _forks(args: argparse.Namespace) -> list[Result]:
     return await bench_forks(args.fork_thoughts)
 
 
+async def _batch(args: argparse.Namespace) -> list[Result]:
+    from bench_batch import bench_batch
+
+    return await bench_batch(args.pg if await pg_available(args.pg) else None)
+
+
 async def _one(result: Awaitable[Result]) -> list[Result]:
     return [await result]
 
@@ -202,6 +209,7 @@ BENCHES: dict[str, Callable[[argparse.Namespace], Awaitable[list[Result]]]] = {
     "ui": _ui,
     "loops": _loops,
     "forks": _forks,
+    "batch": _batch,
 }
 """Each bench by name, in the order ``all`` runs them (a new one is one function and one line;
 the heavy modules are imported only when their bench runs)."""

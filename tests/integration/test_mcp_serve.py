@@ -36,7 +36,7 @@ def test_tools_are_a_comma_separated_list_or_all() -> None:
         "sequential_thinking",
         "sequentialthinking",
     ]
-    assert len(parse("--tools", "all").tools) == 5
+    assert len(parse("--tools", "all").tools) == 6
 
 
 @pytest.mark.parametrize(

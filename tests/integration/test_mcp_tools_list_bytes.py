@@ -20,7 +20,7 @@ pytestmark = pytest.mark.anyio
 
 EXPECTED = {
     "default": "8d6b79e960220229fd34271dd790690daf4f8ced5ddc8a2bfc491eef427a1392",
-    "all": "a78581a772be457474962544d59cff23dea9f35517708d79a8c59d7131b3f023",
+    "all": "f9320642f1d805a695491256d2411e337af84d6701e629851e4e04ec53efbd51",
 }
 """sha256 of the ``tools/list`` response line, by ``--tools`` profile."""
 OPTIONS = {"default": (), "all": ("--tools", "all")}

@@ -36,12 +36,12 @@ TOOL_SETS: dict[str, Sequence[str]] = {
 without the read tool (its description then names none), and the snake_case tools."""
 
 PINNED = {
-    "all/compact/full": "f6d02b0bb7cffcd1f3c29ede6d79ab34c5a4aa5e3171c914c5d09bef1a75f513",
-    "all/compact/minimal": "2865397cf31fd81f3684e0042a7ee5b7615b289ce8f92cf66e2687afd76c2738",
-    "all/compact/official": "73bd5e0ce1a554cc6bf15fa0ce90dc7be314f0a02bb04a7310cb89c37b6d8695",
-    "all/official/full": "46c71900b41dc08644a4c9143cced7b8e76ea81c96a3b3c97e0562f31ba3251c",
-    "all/official/minimal": "8fa41bc2a8d6a7612b9dd6d73d22acc9f41bfcda9aeb990897e57c135002510d",
-    "all/official/official": "289bda3a2854a715f32fe316e9a87b9040cc71ffa9889f0bcbb5f31217fc0c04",
+    "all/compact/full": "7b0dfa9dd2bb9df3a70eb35463307b22e390d2fa9043c7ce45297d0ce149a826",
+    "all/compact/minimal": "22e1e1b4064ff1d87a5768b935273185751d88128b04cf7a87a7af316d19ab71",
+    "all/compact/official": "2ae20a65bb5014952e47fcd77362c472c012d76f0509cfeed7f7c2ade87c5d95",
+    "all/official/full": "d027e1a316dd2f5d7178f8b1a6eec79e0ddbdf6f67b4772c90057f19e89f0411",
+    "all/official/minimal": "2a8158a0b4fb6f6768f40f39b8bca5a633006a2a54194ee6e31c775ca3938d05",
+    "all/official/official": "29c34362090efc07ee1311301f8d207f12e4ddb663870e5e033eb18f9564dfd7",
     "default/compact/full": "618d81e6de277114543be4c747ec765d10022961ec0a68f26c52653bc9425fae",
     "default/compact/minimal": "bd8f9e02e715c7f9b3a329cea87370391059907baa00053392ad1cdbd32340c7",
     "default/compact/official": "2f9b9043ddd3233fa1b44d9b31f7bce0ef99da81dc7d6e74d516729bbc8d4491",

@@ -49,6 +49,10 @@ def calls(names: list[str], base: dict[str, Any]) -> st.SearchStrategy[dict[str,
     return build()
 
 
+_ONE_THOUGHT = calls(
+    CAMEL, {"thought": "t", "thoughtNumber": 1, "totalThoughts": 2, "nextThoughtNeeded": True}
+)
+
 TOOLS: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "sequentialthinking": calls(
         CAMEL, {"thought": "t", "thoughtNumber": 1, "totalThoughts": 2, "nextThoughtNeeded": True}
@@ -68,6 +72,10 @@ TOOLS: dict[str, st.SearchStrategy[dict[str, Any]]] = {
         },
     ),
     "thinking_history": calls(READ, {"sessionId": "s"}),
+    "sequential_thinking_batch": st.fixed_dictionaries(
+        {"thoughts": st.lists(_ONE_THOUGHT, max_size=4) | values},
+        optional={"sessionId": values},
+    ),
 }
 
 
@@ -136,3 +144,7 @@ def test_the_external_tool_survives_hostile_calls() -> None:
 
 def test_the_read_tool_survives_hostile_calls() -> None:
     _fuzz("thinking_history")
+
+
+def test_the_batch_tool_survives_hostile_calls() -> None:
+    _fuzz("sequential_thinking_batch")

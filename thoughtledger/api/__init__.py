@@ -34,6 +34,7 @@ from thoughtledger.api.facade.access import (
     session_agent,
 )
 from thoughtledger.api.facade.annotation import Annotations, check_label, may_annotate
+from thoughtledger.api.facade.batching import NEW_RUN_IN_BATCH, Batches, check_batch
 from thoughtledger.api.facade.bootstrap import open_ledger, open_store, resolve_url
 from thoughtledger.api.facade.errors import (
     GenerationError,
@@ -115,9 +116,11 @@ from thoughtledger.ledger.decide import (
     parse_command,
     starts_a_run,
 )
+from thoughtledger.ledger.decide_batch import MAX_BATCH_THOUGHTS
 from thoughtledger.ledger.errors import (
     ConcurrencyError,
     IntegrityError,
+    InvalidBatchError,
     InvalidInputError,
     InvalidThoughtError,
     LedgerError,
@@ -161,11 +164,14 @@ __all__ = [
     "DEFAULT_TEMPERATURE",
     "DEFAULT_TTL",
     "GENERATION_FAILED",
+    "MAX_BATCH_THOUGHTS",
+    "NEW_RUN_IN_BATCH",
     "NO_WRITER",
     "PROMPT_VERSION",
     "ROLES",
     "SCOPE_PREFIX",
     "Annotations",
+    "Batches",
     "CheckedFile",
     "Checkpoint",
     "CheckpointReport",
@@ -181,6 +187,7 @@ __all__ = [
     "HistoryPage",
     "ImportRefusedError",
     "IntegrityError",
+    "InvalidBatchError",
     "InvalidInputError",
     "InvalidThoughtError",
     "JsonSchema",
@@ -226,6 +233,7 @@ __all__ = [
     "bounded",
     "build_prompt",
     "check_agent",
+    "check_batch",
     "check_checkpoint",
     "check_file",
     "check_label",

@@ -7,6 +7,7 @@ Every error the product raises on purpose derives from :class:`LedgerError`::
     ├── SessionNotFoundError      (also LookupError) no such session
     ├── InvalidInputError         (also ValueError) bad ids, bad events, oversize payloads
     │   └── InvalidThoughtError   a rule of sequential thinking was broken
+    │       └── InvalidBatchError one thought of a batch broke one (it names which)
     ├── EventDecodingError        a stored event has an unknown type or schema version
     ├── IntegrityError            a hash chain does not verify
     └── StoreError                a storage failure, always raised ``from`` the driver error
@@ -56,6 +57,20 @@ class InvalidThoughtError(InvalidInputError):
     """A thought breaks a rule of sequential thinking (for example a thought number below 1)."""
 
 
+class InvalidBatchError(InvalidThoughtError):
+    """One thought of a batch is refused, so the whole batch is: nothing of it was recorded.
+
+    Attributes:
+        index: The refused thought's place in the batch, from 0.
+        reason: Why it was refused, in the words a single call would have used.
+    """
+
+    def __init__(self, index: int, reason: str) -> None:
+        super().__init__(f"thoughts[{index}]: {reason}; nothing of the batch was recorded")
+        self.index = index
+        self.reason = reason
+
+
 class EventDecodingError(LedgerError):
     """A stored event cannot be decoded: unknown type, newer schema version or malformed payload."""
 
@@ -99,6 +114,7 @@ __all__ = [
     "ConcurrencyError",
     "EventDecodingError",
     "IntegrityError",
+    "InvalidBatchError",
     "InvalidInputError",
     "InvalidThoughtError",
     "LedgerError",

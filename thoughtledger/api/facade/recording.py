@@ -209,6 +209,10 @@ class Recorder:
             observer(recorded)
         return recorded
 
+    def retirement(self, state: SessionState) -> LedgerEvent | None:
+        """The expiry an open session idle past the TTL is due before its next thought, if any."""
+        return self._retirement(state, clear=False)
+
     def _retirement(self, state: SessionState, *, clear: bool) -> LedgerEvent | None:
         if state.version == 0 or state.ended is not None:
             return None

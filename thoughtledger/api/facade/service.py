@@ -9,6 +9,7 @@ from typing import Any
 
 from thoughtledger.api.facade.access import Principal
 from thoughtledger.api.facade.annotation import Annotations
+from thoughtledger.api.facade.batching import Batches
 from thoughtledger.api.facade.caches import Heads, Held, Histories
 from thoughtledger.api.facade.figures import Statistics
 from thoughtledger.api.facade.forking import Forking
@@ -101,6 +102,8 @@ class Ledger(ClosedOnExit):
         self._searcher = Searcher(store)
         self.lineage = Lineage(store, self._held)
         """A session's forks as a principal may see them, and a fork beside its source."""
+        self.batches = Batches(self._held, self._recorder, lambda: self.max_thought_bytes)
+        """Several thoughts recorded at once, in one append."""
 
     # -- sessions -------------------------------------------------------------------------------
 

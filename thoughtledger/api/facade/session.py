@@ -1,10 +1,11 @@
 """A handle on one session: record thoughts, read it back now or as it was, replay, clear."""
 
 import inspect
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
 
+from thoughtledger.api.facade.batching import Batches
 from thoughtledger.api.facade.recording import ThinkOutcome
 from thoughtledger.ledger.chain import VerifyReport
 from thoughtledger.ledger.envelope import RecordedEvent
@@ -33,6 +34,9 @@ class SessionLedger(Protocol):
 
     Named here, so that the handle does not import the facade that makes it.
     """
+
+    batches: Batches
+    """See :attr:`thoughtledger.api.Ledger.batches`."""
 
     async def think(
         self,
@@ -145,6 +149,40 @@ class Session:
         ]
     )
     del _signature
+
+    async def process_batch(self, thoughts: Sequence[Mapping[str, Any]]) -> list[JsonDict]:
+        """Record several thoughts in one append; answer each as one call each would answer.
+
+        Each thought is a mapping of the keyword arguments :meth:`process_sequential_thinking`
+        takes (``thought``, ``thought_number``, ``total_thoughts``, ``next_thought_needed`` and
+        any marks; ``None`` means not given). Every one is validated first, as one call would
+        validate it; then all are recorded in one store transaction, and the answers are those
+        one call each would have given. A batch holds 1 to
+        :data:`~thoughtledger.ledger.decide_batch.MAX_BATCH_THOUGHTS` thoughts.
+
+        Raises:
+            InvalidBatchError: (an ``InvalidThoughtError``) a thought breaks a rule; its
+                ``index`` says which, the message which field; nothing was appended.
+            InvalidInputError: Not a list of 1 to ``MAX_BATCH_THOUGHTS`` thoughts; nothing
+                was appended.
+            StoreError: The store failed; nothing was appended.
+        """
+        outcomes = await self.think_batch(thoughts)
+        return [minimal_response(outcome.entry) for outcome in outcomes]
+
+    async def think_batch(self, thoughts: Sequence[Mapping[str, Any]]) -> list[ThinkOutcome]:
+        """Record several thoughts in one append; return each one's full outcome.
+
+        See :meth:`process_batch` and :meth:`thoughtledger.api.facade.batching.Batches.think`.
+
+        Raises:
+            InvalidBatchError: A thought breaks a rule (by its index); nothing was appended.
+            InvalidInputError: Not a list of 1 to ``MAX_BATCH_THOUGHTS`` thoughts.
+            StoreError: The store failed; nothing was appended.
+        """
+        outcomes = await self._ledger.batches.think(self._id, thoughts, metadata=self._metadata)
+        self._id = outcomes[-1].session_id
+        return outcomes
 
     async def think(self, *, clear: bool = False, **arguments: Any) -> ThinkOutcome:
         """Record a thought given as keyword arguments (snake_case) and return the full outcome.

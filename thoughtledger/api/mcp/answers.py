@@ -9,7 +9,7 @@ and so do the tests).
 from collections.abc import Collection
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, create_model
 
 from thoughtledger.api import JsonSchema, compact_schema
 from thoughtledger.ledger.thought import HistoryItem
@@ -99,6 +99,18 @@ class HistoryAnswer(BaseModel):
     view: dict[str, Any] | None = None
 
 
+def batch_answer(each: type[BaseModel]) -> type[BaseModel]:
+    """``sequential_thinking_batch``'s answer: the session, and ``each`` answer in order."""
+    model: type[BaseModel] = create_model(
+        "BatchAnswer",
+        __doc__="sequential_thinking_batch: one answer per thought, as sequentialthinking's.",
+        __module__=__name__,
+        sessionId=(str, ...),
+        answers=(list[each], ...),  # type: ignore[valid-type]  # a class given at run time
+    )
+    return model
+
+
 HISTORY_LISTED = ("more", "nextCursor")
 """The optional keys of :class:`HistoryAnswer` its published schema lists: what a model pages
 with. The others (the page itself, the bounds echoed back, ``branches``, ``view``) are what the
@@ -142,5 +154,6 @@ __all__ = [
     "OfficialAnswer",
     "SessionAnswer",
     "StatusAnswer",
+    "batch_answer",
     "output_schema",
 ]

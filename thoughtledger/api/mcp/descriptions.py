@@ -161,6 +161,17 @@ EXTERNAL_DESCRIPTION = (
     "thought_content, with model_used, confidence and reasoning_hint). With use_llm false the "
     "thought is recorded as you wrote it."
 )
+BATCH_DESCRIPTION = (
+    "Record several sequential thoughts at once, in order, in one transaction: each item of "
+    "thoughts takes sequentialthinking's arguments for one thought; sessionId, once, continues "
+    "a session (omit it for this connection's). Every thought is checked first: one that "
+    "breaks a rule refuses the whole batch, naming it by its index, and nothing is recorded. "
+    "Answers each thought as sequentialthinking would, in order, under answers."
+)
+BATCH_THOUGHTS = (
+    "The thoughts, in order: each with thought, thoughtNumber, totalThoughts and "
+    "nextThoughtNeeded, and any of sequentialthinking's optional thought fields"
+)
 # Parameter descriptions of the snake_case tools, from the MCP API reference.
 SNAKE = {
     "thought": "The content of the current thinking step",

@@ -33,8 +33,10 @@ from thoughtledger.api.mcp.answers import (
     OfficialAnswer,
     SessionAnswer,
     StatusAnswer,
+    batch_answer,
     output_schema,
 )
+from thoughtledger.api.mcp.batch import BATCH_TOOL, sequential_thinking_batch
 from thoughtledger.api.mcp.context import AppState, ProfileName, RunsName
 from thoughtledger.api.mcp.insights import thinking_insights
 from thoughtledger.api.mcp.lax_types import plain_wording
@@ -54,7 +56,7 @@ HISTORY_TOOL = "thinking_history"
 STATUS_TOOL = "sequential_thinking"
 EXTERNAL_TOOL = "sequential_thinking_external"
 INSIGHTS_TOOL = "thinking_insights"
-TOOL_NAMES = (OFFICIAL_TOOL, HISTORY_TOOL, STATUS_TOOL, EXTERNAL_TOOL, INSIGHTS_TOOL)
+TOOL_NAMES = (OFFICIAL_TOOL, HISTORY_TOOL, STATUS_TOOL, EXTERNAL_TOOL, INSIGHTS_TOOL, BATCH_TOOL)
 """Every tool the server can list."""
 DEFAULT_TOOLS = (OFFICIAL_TOOL, HISTORY_TOOL)
 """Listed unless ``--tools`` says otherwise: the official tool and the read tool."""
@@ -85,6 +87,7 @@ _INVALID_PARAMS = {
     OFFICIAL_TOOL: "Invalid sequential thinking params",
     STATUS_TOOL: "Invalid sequential thinking params",
     EXTERNAL_TOOL: "Invalid sequential thinking params",
+    BATCH_TOOL: "Invalid sequential thinking params",
     HISTORY_TOOL: "Invalid thinking_history params",
 }
 
@@ -251,6 +254,7 @@ def create_server(
             READING,
             InsightsAnswer,
         ),
+        BATCH_TOOL: lambda: _batch_tool(profile),
     }
     server = LedgerMCPServer(
         SERVER_NAME,
@@ -283,6 +287,21 @@ def _official_tool(profile: ProfileName, *, history: bool, compact: bool) -> Too
     return tool
 
 
+def _batch_tool(profile: ProfileName) -> Tool:
+    each = PROFILE_ANSWERS[profile]
+    tool = _tool(
+        sequential_thinking_batch,
+        "Sequential thinking (batch)",
+        text.BATCH_DESCRIPTION,
+        THINKING,
+        batch_answer(each),
+    )
+    # Each answer's class docstring is for us, as a top-level one is (see output_schema).
+    schema = tool.fn_metadata.output_schema or {}
+    schema.get("$defs", {}).get(each.__name__, {}).pop("description", None)
+    return tool
+
+
 def _tool(
     fn: Callable[..., Any],
     title: str,
@@ -309,6 +328,7 @@ def _version() -> str:
 
 
 __all__ = [
+    "BATCH_TOOL",
     "DEFAULT_TOOLS",
     "DESCRIPTIONS",
     "EXTERNAL_TOOL",

@@ -22,7 +22,7 @@ from thoughtledger.api import (
     think_external,
 )
 from thoughtledger.api.mcp import descriptions as text
-from thoughtledger.api.mcp.context import AppContext, Caller
+from thoughtledger.api.mcp.context import AppContext, Caller, ProfileName
 from thoughtledger.api.mcp.lax_types import LaxFlag, LaxText
 from thoughtledger.api.mcp.parameters import (
     OFFICIAL_CORE_ORDER,
@@ -75,15 +75,16 @@ async def sequentialthinking(*, ctx: AppContext, **arguments: Any) -> CallToolRe
     if caller.key is None and arguments["session_id"] is not None:
         # A model that passed sessionId once and omits it next continues where it was.
         caller.directory.ran(outcome.session_id)
-    profile = caller.app.profile
-    view: JsonDict
+    return answer(profile_view(caller.app.profile, outcome))
+
+
+def profile_view(profile: ProfileName, outcome: ThinkOutcome) -> JsonDict:
+    """``sequentialthinking``'s answer to one recorded thought, as the server's profile reads it."""
     if profile == "minimal":
-        view = {**minimal_response(outcome.entry), "sessionId": outcome.session_id}
-    elif profile == "full":
-        view = session_view(outcome.state)
-    else:
-        view = {**official_view(outcome.state), "sessionId": outcome.session_id}
-    return answer(view)
+        return {**minimal_response(outcome.entry), "sessionId": outcome.session_id}
+    if profile == "full":
+        return session_view(outcome.state)
+    return {**official_view(outcome.state), "sessionId": outcome.session_id}
 
 
 OFFICIAL_PARAMETERS = [
@@ -296,6 +297,7 @@ __all__ = [
     "OFFICIAL_PARAMETERS",
     "STATUS_PARAMETERS",
     "answer",
+    "profile_view",
     "record",
     "sequential_thinking",
     "sequential_thinking_external",

@@ -2,13 +2,13 @@
 
 import asyncio
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from thoughtledger.api import Ledger, checked_command
+from thoughtledger.api import Ledger, ThinkCommand, check_batch, checked_command
 from thoughtledger.api.tool.arguments import parse_arguments
 from thoughtledger.api.tool.schemas import DESCRIPTION, OUTPUT_SCHEMA, PARAMETERS, TOOL_NAME
-from thoughtledger.ledger.errors import InvalidInputError
+from thoughtledger.ledger.errors import InvalidInputError, InvalidThoughtError
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.projections.answers import JsonDict, session_view
 
@@ -108,6 +108,44 @@ class SequentialThinkingTool:
             )
             self._session_id = outcome.session_id
         return session_view(outcome.state, history_window=self._history_window)
+
+    async def execute_batch(self, thoughts: Sequence[Mapping[str, Any] | str]) -> list[JsonDict]:
+        """Record several thoughts in one append; answer each as :meth:`execute` would have.
+
+        Each thought is one call's arguments (a mapping or JSON text) without ``sessionId`` or
+        ``clearSession``: the batch continues the session this instance is in (or starts one).
+        Every thought is validated first, as one call would be; then all are recorded in one
+        store transaction.
+
+        Raises:
+            InvalidBatchError: (an ``InvalidThoughtError``) a thought is not valid; its
+                ``index`` says which and the message which camelCase field; nothing was
+                recorded.
+            InvalidInputError: Not a list of 1 to ``MAX_BATCH_THOUGHTS`` thoughts.
+            StoreError: The store failed; nothing was recorded.
+        """
+        limit = self._ledger.max_thought_bytes
+
+        def validate(item: Mapping[str, Any] | str) -> ThinkCommand:
+            given = parse_arguments(item)
+            for own in ("session_id", "clear_session"):
+                if getattr(given, own) is not None:
+                    name = type(given).model_fields[own].alias
+                    raise InvalidThoughtError(
+                        f"invalid thought: {name}: not taken in a batch (it continues this "
+                        "tool's session)"
+                    )
+            return checked_command(given.thought_fields(), max_thought_bytes=limit)
+
+        commands = check_batch(thoughts, validate)
+        async with self._turn:
+            outcomes = await self._ledger.batches.think(
+                self._session_id, commands, metadata=self._metadata
+            )
+            self._session_id = outcomes[-1].session_id
+        return [
+            session_view(outcome.state, history_window=self._history_window) for outcome in outcomes
+        ]
 
     def to_openai_chat(self) -> JsonDict:
         """The tool for OpenAI Chat Completions: ``{"type": "function", "function": {...}}``."""
