@@ -15,7 +15,7 @@ import pytest
 
 from tests.support.backends import dsn
 from tests.support.factories import started, thought
-from tests.support.processes import ROOT, WAIT, child_env
+from tests.support.processes import ROOT, WAIT, child_env, serve_command
 from tests.support.raw_store import raw_store
 from thoughtledger import open_ledger
 from thoughtledger.ledger.events import LedgerEvent
@@ -185,4 +185,34 @@ async def test_a_command_upgrading_an_older_ledger_shows_a_bar_on_a_terminal_onl
         assert "/3001" in stderr  # events gone through, of all of them
     else:
         assert stderr == ""
+    await found_all(ledger_url, thoughts)
+
+
+def _serve_once(url: str) -> subprocess.CompletedProcess[str]:
+    """Run ``thoughtledger serve`` on ``url`` with stdin closed: it opens the ledger, then stops."""
+    return subprocess.run(  # noqa: S603  # our interpreter, our module
+        serve_command(url),
+        cwd=ROOT,
+        env=child_env(),
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=WAIT * 3,
+        check=False,
+    )
+
+
+@pytest.mark.slow
+async def test_the_server_upgrading_an_older_ledger_logs_when_indexing_starts_and_ends(
+    ledger_url: str,
+) -> None:
+    thoughts = 2_000
+    await schema_8_ledger(ledger_url, thoughts)
+
+    done = _serve_once(ledger_url)
+
+    assert done.returncode == 0, done.stderr
+    started = done.stderr.index("schema_upgrade_started")
+    assert done.stderr.index("schema_upgrade_done") > started
+    assert f"events={thoughts + 1}" in done.stderr
     await found_all(ledger_url, thoughts)
