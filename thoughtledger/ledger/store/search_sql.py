@@ -5,6 +5,12 @@ lives once, in the log), its rowid the event's position. Triggers on ``tl_events
 text when it is appended (in the append's own transaction, whichever way it is written: the group
 commit, an import) and take it out when a redaction strips the payload (FTS5's ``delete`` command,
 given the old text). The tokenizer keeps diacritics, as PostgreSQL's ``simple`` configuration does.
+What this costs an append is FTS5's, whatever the trigger: at every commit that adds a
+document FTS5 writes a new segment, its structure record and its totals (about 186k
+instructions, four times a whole plain insert and commit, where a document itself adds about
+25k); none of its options (``automerge``, ``crisismerge``, ``pgsz``, ``detail``) moves it, so
+a one-event append with the index runs at about half the rate of one without (the
+``search-append`` row of tools/bench).
 
 **PostgreSQL**: ``tl_search``, one ``tsvector`` per thought event (``simple`` configuration: no
 stemming, no stop words, as SQLite), under a GIN index, kept by a statement-level trigger on
@@ -12,7 +18,7 @@ inserts (one ``INSERT`` per append, whatever its size) and a row trigger on the 
 redaction makes. The text is indexed with its punctuation turned into spaces, so that a word is a
 run of letters and digits on both backends.
 
-Step 9 indexes the thoughts already in the log in batches of positions (reporting its progress),
+Step 9 indexes the thoughts already in the log in batches of events (reporting its progress),
 all in the step's one transaction: an interrupted upgrade leaves the ledger as it was.
 """
 
