@@ -101,6 +101,8 @@ async def _fill(
     boundary = sa.text(schema.FILL_BOUNDARY)
     statement = sa.text(str(fill.statement.compile(dialect=connection.dialect)))
     low, done = 0, 0
+    if not total:
+        progress = None  # a new ledger: nothing to go through, nothing to show
     if progress is not None:
         progress(fill.description, 0, total)
     while done < total:

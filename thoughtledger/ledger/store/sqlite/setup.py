@@ -257,6 +257,8 @@ def _fill(
     size = schema.fill_batch_size(total)
     statement = sql(fill.statement)
     low, done = 0, 0
+    if not total:
+        progress = None  # a new ledger: nothing to go through, nothing to show
     if progress is not None:
         progress(fill.description, 0, total)
     while done < total:
