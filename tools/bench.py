@@ -13,6 +13,7 @@ Usage:
     tools/bench search [--search-thoughts N]
     tools/bench forks [--fork-thoughts N]
     tools/bench batch [--pg URL]   (a batch of 100 thoughts against 100 single calls)
+    tools/bench search-append [--events N] [--pg URL]   (the search index's append cost only)
     tools/bench all [--quick] [--json FILE]
 """
 
@@ -142,6 +143,13 @@ async def _search(args: argparse.Namespace) -> list[Result]:
     return await bench_search(args.search_thoughts, args.events, pg)
 
 
+async def _search_append(args: argparse.Namespace) -> list[Result]:
+    from bench_search import bench_index_cost
+
+    pg = args.pg if await pg_available(args.pg) else None
+    return [await bench_index_cost(args.events, pg)]
+
+
 async def _peers(_args: argparse.Namespace) -> list[Result]:
     from bench_peers import bench_peers
 
@@ -203,6 +211,7 @@ BENCHES: dict[str, Callable[[argparse.Namespace], Awaitable[list[Result]]]] = {
     "otlp": _otlp,
     "redaction": _redaction,
     "search": _search,
+    "search-append": _search_append,
     "peers": _peers,
     "history": _history,
     "touch": _touch,
@@ -213,6 +222,8 @@ BENCHES: dict[str, Callable[[argparse.Namespace], Awaitable[list[Result]]]] = {
 }
 """Each bench by name, in the order ``all`` runs them (a new one is one function and one line;
 the heavy modules are imported only when their bench runs)."""
+PARTS = {"search-append"}
+"""Benches that are a part of another (``all`` runs them within it), to run by themselves."""
 
 
 async def main(argv: list[str]) -> int:
@@ -244,7 +255,7 @@ async def main(argv: list[str]) -> int:
         args.fork_thoughts = 4_000
     results: list[Result] = []
     for name, bench in BENCHES.items():
-        if args.bench in (name, "all"):
+        if args.bench == name or (args.bench == "all" and name not in PARTS):
             results += await bench(args)
     _print(results)
     target = args.json

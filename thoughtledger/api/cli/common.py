@@ -5,7 +5,7 @@ import json
 import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import ExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, NoReturn, TypeAlias
@@ -184,8 +184,41 @@ async def ledger_from(args: argparse.Namespace, *, read_only: bool) -> AsyncIter
         InvalidInputError: The URL is of no known form.
         StoreError: The ledger cannot be opened (missing, unreachable, not a ledger, too new).
     """
-    async with open_ledger(args.db, ttl=None, read_only=read_only) as ledger:
-        yield ledger
+    bar = UpgradeBar(Ui.create())
+    try:
+        async with open_ledger(
+            args.db, ttl=None, read_only=read_only, progress=bar.report
+        ) as ledger:
+            bar.close()  # the upgrade, if any, is over once the ledger is open
+            yield ledger
+    finally:
+        bar.close()
+
+
+class UpgradeBar:
+    """A progress bar on stderr for an upgrade that goes through the whole log (else nothing).
+
+    Its :meth:`report` is the ``progress`` of :func:`thoughtledger.api.open_ledger`: a bar
+    appears at the first report and goes at :meth:`close` (nothing when stderr is piped).
+    """
+
+    def __init__(self, ui: Ui) -> None:
+        self._ui = ui
+        self._bars = ExitStack()
+        self._shown: dict[str, tuple[Step, int]] = {}
+
+    def close(self) -> None:
+        """Take the bars away (again: nothing)."""
+        self._bars.close()
+
+    def report(self, description: str, done: int, total: int) -> None:
+        """Move the bar of ``description`` to ``done`` of ``total`` (starting it if new)."""
+        if description not in self._shown:
+            step = self._bars.enter_context(self._ui.progress(description, total))
+            self._shown[description] = (step, 0)
+        step, before = self._shown[description]
+        step.advance(done - before)
+        self._shown[description] = (step, done)
 
 
 def whole(minimum: int) -> Callable[[str], int]:
@@ -276,6 +309,7 @@ __all__ = [
     "Parser",
     "Step",
     "Ui",
+    "UpgradeBar",
     "UsageError",
     "add_db_option",
     "add_json_option",

@@ -42,6 +42,7 @@ async def open_store(
     *,
     clock: Callable[[], datetime] = utc_now,
     read_only: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> LedgerStore:
     """Open the store a URL names.
 
@@ -54,6 +55,11 @@ async def open_store(
     folders 0700, the file 0600) and a new or older schema is brought up to date. Opened with
     ``read_only=True``, nothing is created, converted or written: a missing ledger, or a database
     without the ledger's tables, is refused and left as it was, and every write is refused.
+
+    Upgrading a ledger written before the search index indexes every thought already in it, in
+    batches, all in one transaction: ``progress``, when given, is called with what is being done,
+    how many events of the log were gone through, and how many there are (at the start, after
+    each batch, at the end), so that a long upgrade can show a progress bar.
 
     Raises:
         InvalidInputError: The URL is of no known form.
@@ -70,20 +76,22 @@ async def open_store(
     query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
     if scheme in ("", "file") or (len(scheme) == 1 and target[1:3] == ":\\"):
         path = Path(parts.path if scheme == "file" else target)
-        return await _sqlite(path, {}, clock, read_only)
+        return await _sqlite(path, {}, clock, read_only, progress)
     if scheme in ("sqlite", "sqlite+aiosqlite"):
         # As in SQLAlchemy: sqlite:///relative.db and sqlite:////absolute/path.db.
         rest = target.split("://", 1)[1].split("?", 1)[0]
         if not rest.startswith("/") or rest == "/":
             shown = mask_url(target)
             raise InvalidInputError(f"expected sqlite:///path/to/ledger.db, got {shown!r}")
-        return await _sqlite(Path(rest[1:]), query, clock, read_only)
+        return await _sqlite(Path(rest[1:]), query, clock, read_only, progress)
     if scheme in ("postgresql", "postgres", "postgresql+asyncpg"):
         from thoughtledger.ledger.store.postgres import PostgresEventStore
 
         # Handed over whole: SQLAlchemy's parser reads a password holding ? or :, which a split
         # on the first ? would cut in two (and its tail be taken for the port).
-        return await PostgresEventStore.open(target, clock=clock, read_only=read_only)
+        return await PostgresEventStore.open(
+            target, clock=clock, read_only=read_only, progress=progress
+        )
     if scheme == "memory":
         return MemoryEventStore(clock=clock)
     raise InvalidInputError(
@@ -93,7 +101,11 @@ async def open_store(
 
 
 async def _sqlite(
-    path: Path, query: dict[str, str], clock: Callable[[], datetime], read_only: bool
+    path: Path,
+    query: dict[str, str],
+    clock: Callable[[], datetime],
+    read_only: bool,
+    progress: Callable[[str, int, int], None] | None,
 ) -> LedgerStore:
     from thoughtledger.ledger.store.sqlite import SqliteEventStore
 
@@ -105,6 +117,7 @@ async def _sqlite(
         durability="full" if durability == "full" else "normal",
         clock=clock,
         read_only=read_only,
+        progress=progress,
     )
 
 
@@ -117,6 +130,7 @@ async def open_ledger(
     max_thought_bytes: int = DEFAULT_MAX_THOUGHT_BYTES,
     cache_size: int = 1024,
     read_only: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> AsyncIterator[Ledger]:
     """Open the ledger a URL names (the embedded SQLite file by default) and close it after.
 
@@ -128,6 +142,7 @@ async def open_ledger(
         cache_size: Session states kept in memory.
         read_only: Open an existing ledger for reading only (see :func:`open_store`). Such a
             ledger records no expiry (that is a write): ``ttl`` does not apply to it.
+        progress: Told how a long upgrade of an older ledger goes (see :func:`open_store`).
 
     Raises:
         InvalidInputError: The URL is of no known form.
@@ -138,7 +153,7 @@ async def open_ledger(
         SchemaVersionError: The database was written by a newer thoughtledger (``read_only``:
             or by an older one).
     """
-    store = await open_store(url, clock=clock, read_only=read_only)
+    store = await open_store(url, clock=clock, read_only=read_only, progress=progress)
     ledger = Ledger(
         store,
         ttl=None if read_only else ttl,

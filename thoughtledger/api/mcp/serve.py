@@ -122,6 +122,14 @@ def _event(level: int, event: str, **facts: object) -> None:
     _log.log(level, "%s", event_line(event, facts))
 
 
+def _upgrade_logged(description: str, done: int, total: int) -> None:
+    # A server's stderr is a log, not a terminal: a long upgrade says when it starts and ends.
+    if done == 0:
+        _event(logging.INFO, "schema_upgrade_started", doing=description, events=total)
+    elif done == total:
+        _event(logging.INFO, "schema_upgrade_done", doing=description, events=total)
+
+
 def run_serve(args: argparse.Namespace, parts: ServeParts) -> int:
     """Serve until stdin closes (stdio) or a signal stops the HTTP server; return an exit code.
 
@@ -230,7 +238,7 @@ async def _serve_stdio(
     from thoughtledger.api import checkpoints_kept
 
     async with (
-        open_ledger(args.db, ttl=ttl) as ledger,
+        open_ledger(args.db, ttl=ttl, progress=_upgrade_logged) as ledger,
         _telemetry(parts, ledger, args.otlp),
         checkpoints_kept(_checkpoints(ledger, args, signer)),
     ):
@@ -267,7 +275,7 @@ async def _serve_http(
     with contextlib.closing(listener):
         auth = await http_auth(args, file_verifier, parts.issuer_verifier, base=base, url=url)
         async with (
-            open_ledger(args.db, ttl=ttl) as ledger,
+            open_ledger(args.db, ttl=ttl, progress=_upgrade_logged) as ledger,
             _telemetry(parts, ledger, args.otlp),
             checkpoints_kept(_checkpoints(ledger, args, signer)),
         ):

@@ -5,6 +5,12 @@ lives once, in the log), its rowid the event's position. Triggers on ``tl_events
 text when it is appended (in the append's own transaction, whichever way it is written: the group
 commit, an import) and take it out when a redaction strips the payload (FTS5's ``delete`` command,
 given the old text). The tokenizer keeps diacritics, as PostgreSQL's ``simple`` configuration does.
+What this costs an append is FTS5's, whatever the trigger: at every commit that adds a
+document FTS5 writes a new segment, its structure record and its totals (about 186k
+instructions, four times a whole plain insert and commit, where a document itself adds about
+25k); none of its options (``automerge``, ``crisismerge``, ``pgsz``, ``detail``) moves it, so
+a one-event append with the index runs at about half the rate of one without (the
+``search-append`` row of tools/bench).
 
 **PostgreSQL**: ``tl_search``, one ``tsvector`` per thought event (``simple`` configuration: no
 stemming, no stop words, as SQLite), under a GIN index, kept by a statement-level trigger on
@@ -12,7 +18,8 @@ inserts (one ``INSERT`` per append, whatever its size) and a row trigger on the 
 redaction makes. The text is indexed with its punctuation turned into spaces, so that a word is a
 run of letters and digits on both backends.
 
-Both step-6 bodies index the thoughts already in the log, in the step's transaction.
+Step 9 indexes the thoughts already in the log in batches of events (reporting its progress),
+all in the step's one transaction: an interrupted upgrade leaves the ledger as it was.
 """
 
 # ruff: noqa: S608  # every piece joined below is a constant of this module: no input reaches it
@@ -73,15 +80,18 @@ _PG_JSON = (
 # payload that escapes one is read with it as a space: escaped backslashes are set aside first
 # (chr(1) never occurs raw in JSON), so that only a real \u0000 escape is replaced.
 _PG_TEXT = "coalesce(" + _PG_JSON + " #>> '{{content,thought}}', " + _PG_JSON + " ->> 'thought')"
-_PG_ROWS = (
-    "INSERT INTO tl_search (position, doc) SELECT position, "
-    + _PG_DOC.format(text="t")
-    + " FROM (SELECT position, "
-    + _PG_TEXT.format(payload="payload")
-    + " AS t FROM {table} WHERE event_type IN ("
-    + _TYPES
-    + ")) AS texts WHERE t IS NOT NULL"
-)
+
+
+def _pg_rows(source: str, where: str = "") -> str:
+    """Index the thoughts among the rows of ``source`` (a table, or a trigger's new rows)."""
+    return (
+        "INSERT INTO tl_search (position, doc) SELECT position, "
+        + _PG_DOC.format(text="t")
+        + " FROM (SELECT position, "
+        + _PG_TEXT.format(payload="payload")
+        + f" AS t FROM {source} WHERE {where}event_type IN ({_TYPES})) AS texts WHERE t IS NOT NULL"
+    )
+
 
 SEARCH_INDEX: list[sa.schema.ExecutableDDLElement] = [
     DialectDDL(
@@ -94,7 +104,8 @@ SEARCH_INDEX: list[sa.schema.ExecutableDDLElement] = [
         f"WHEN new.event_type IN ({_TYPES}) AND json_valid(new.payload) BEGIN "
         + _SQLITE_ADD.format(position="new.position", payload="new.payload")
         + "; END",
-        "CREATE INDEX IF NOT EXISTS tl_search_doc ON tl_search USING gin (doc)",
+        "CREATE OR REPLACE FUNCTION tl_search_added() RETURNS trigger LANGUAGE plpgsql AS $$ "
+        "BEGIN " + _pg_rows("added") + "; RETURN NULL; END $$",
     ),
     DialectDDL(
         "CREATE TRIGGER IF NOT EXISTS tl_search_stripped AFTER UPDATE OF payload ON tl_events "
@@ -108,13 +119,6 @@ SEARCH_INDEX: list[sa.schema.ExecutableDDLElement] = [
         + " AS t) WHERE t IS NOT NULL; "
         + _SQLITE_ADD.format(position="new.position", payload="new.payload")
         + "; END",
-        "CREATE OR REPLACE FUNCTION tl_search_added() RETURNS trigger LANGUAGE plpgsql AS $$ "
-        "BEGIN " + _PG_ROWS.replace("{table}", "added") + "; RETURN NULL; END $$",
-    ),
-    DialectDDL(
-        "INSERT INTO tl_search(rowid, text) SELECT position, t FROM (SELECT position, "
-        + _sqlite_text("payload")
-        + f" AS t FROM tl_events WHERE event_type IN ({_TYPES})) WHERE t IS NOT NULL",
         "CREATE OR REPLACE FUNCTION tl_search_stripped() RETURNS trigger LANGUAGE plpgsql AS $$ "
         "BEGIN DELETE FROM tl_search WHERE position = OLD.position; "
         "INSERT INTO tl_search (position, doc) SELECT NEW.position, "
@@ -141,9 +145,27 @@ SEARCH_INDEX: list[sa.schema.ExecutableDDLElement] = [
         "CREATE TRIGGER tl_search_stripped AFTER UPDATE OF payload ON tl_events FOR EACH ROW "
         f"WHEN (NEW.event_type IN ({_TYPES})) EXECUTE FUNCTION tl_search_stripped()",
     ),
-    DialectDDL("SELECT 1", _PG_ROWS.replace("{table}", "tl_events") + " ON CONFLICT DO NOTHING"),
 ]
-"""Schema step 9's statements, in order (``SELECT 1`` where a backend has nothing to do)."""
+"""Schema step 9's statements before the thoughts already in the log are indexed, in order
+(``SELECT 1`` where a backend has nothing to do)."""
+
+_RANGE = "position > :low AND position <= :high"
+SEARCH_FILL = DialectDDL(
+    # A payload that is not JSON is skipped, as the triggers skip it.
+    "INSERT INTO tl_search(rowid, text) SELECT position, t FROM (SELECT position, "
+    + _sqlite_text("payload")
+    + f" AS t FROM tl_events WHERE {_RANGE} AND event_type IN ({_TYPES}) "
+    "AND json_valid(payload)) WHERE t IS NOT NULL",
+    _pg_rows("tl_events", f"{_RANGE} AND ") + " ON CONFLICT DO NOTHING",
+)
+"""Index the thoughts already in the log at positions ``:low`` (excluded) to ``:high``."""
+
+SEARCH_AFTER_FILL: list[sa.schema.ExecutableDDLElement] = [
+    # Built once over the filled rows: far faster than growing it a row at a time.
+    DialectDDL("SELECT 1", "CREATE INDEX IF NOT EXISTS tl_search_doc ON tl_search USING gin (doc)"),
+]
+"""Schema step 9's statements once the log is indexed."""
+
 
 _COLUMNS = (
     "e.position, e.session_id, e.version, e.event_id, e.recorded_at, e.schema_version, "
@@ -184,4 +206,4 @@ def search_statement(dialect: str, conditions: list[str]) -> str:
     )
 
 
-__all__ = ["SEARCH_INDEX", "DialectDDL", "search_statement"]
+__all__ = ["SEARCH_AFTER_FILL", "SEARCH_FILL", "SEARCH_INDEX", "DialectDDL", "search_statement"]

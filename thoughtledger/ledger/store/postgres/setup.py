@@ -4,6 +4,8 @@ Kept apart from the store's appends and reads, as for SQLite: this is what runs 
 and the one place a driver error becomes one of ours.
 """
 
+from collections.abc import Callable
+
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -24,8 +26,16 @@ _LOST_STATES = ("08", "57P01", "57P02")
 """SQLSTATEs of a lost connection: connection exceptions, administrator and crash shutdown."""
 
 
-async def migrate(engine: AsyncEngine, where: str, pg_schema: str | None) -> None:
+async def migrate(
+    engine: AsyncEngine,
+    where: str,
+    pg_schema: str | None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> None:
     """Create the schema and tables, or bring them to this code's version.
+
+    A step that goes through the whole log (see :data:`schema.FILLS`) tells ``progress`` how it
+    goes (see :data:`schema.UpgradeProgress`); every step runs in the one transaction.
 
     Raises:
         NotALedgerError: The database (or schema) holds another application's tables and no
@@ -59,6 +69,8 @@ async def migrate(engine: AsyncEngine, where: str, pg_schema: str | None) -> Non
             for step in schema.pending_steps(current):
                 for ddl in schema.MIGRATIONS[step](PostgresStats().json):
                     await connection.execute(ddl)
+                if step in schema.FILLS:
+                    await _fill(connection, schema.FILLS[step](), progress)
                 await connection.execute(
                     sa.insert(versions).values(version=step, applied_at=format_time(utc_now()))
                 )
@@ -76,6 +88,32 @@ async def migrate(engine: AsyncEngine, where: str, pg_schema: str | None) -> Non
         raise translate(exc, where) from exc
     except OSError as exc:
         raise StoreUnavailableError(f"cannot reach {where}: {exc}") from exc
+
+
+async def _fill(
+    connection: AsyncConnection,
+    fill: schema.Fill,
+    progress: Callable[[str, int, int], None] | None,
+) -> None:
+    """Write a step's rows derived from the log, batch by batch, in the caller's transaction."""
+    total = (await connection.execute(sa.text(schema.FILL_COUNT))).scalar_one()
+    size = schema.fill_batch_size(total)
+    boundary = sa.text(schema.FILL_BOUNDARY)
+    statement = sa.text(str(fill.statement.compile(dialect=connection.dialect)))
+    low, done = 0, 0
+    if not total:
+        progress = None  # a new ledger: nothing to go through, nothing to show
+    if progress is not None:
+        progress(fill.description, 0, total)
+    while done < total:
+        end = (await connection.execute(boundary, {"low": low, "skip": size - 1})).scalar()
+        high = schema.LAST_POSITION if end is None else end
+        await connection.execute(statement, {"low": low, "high": high})
+        low, done = high, min(done + size, total)
+        if progress is not None:
+            progress(fill.description, done, total)
+    for ddl in fill.then:
+        await connection.execute(ddl)
 
 
 async def _refuse_foreign(connection: AsyncConnection, where: str, pg_schema: str | None) -> None:

@@ -21,7 +21,7 @@ import contextlib
 import inspect
 import re
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
 from functools import partial
@@ -180,6 +180,7 @@ class PostgresEventStore(SqlEventStore):
         clock: Clock = utc_now,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         read_only: bool = False,
+        progress: Callable[[str, int, int], None] | None = None,
     ) -> "PostgresEventStore":
         """Connect to the ledger at ``url`` (``postgresql+asyncpg://...``), creating its tables.
 
@@ -195,6 +196,8 @@ class PostgresEventStore(SqlEventStore):
             max_event_bytes: Largest accepted payload of one event.
             read_only: Open an existing ledger for reading only: no schema or table is created
                 or upgraded, every transaction is read-only, and every write is refused.
+            progress: Told how an upgrade that goes through the whole log goes (indexing an
+                older ledger's thoughts for search): what it does, events done, events in all.
 
         Returns:
             The open store.
@@ -270,7 +273,7 @@ class PostgresEventStore(SqlEventStore):
             if read_only:
                 await check_ledger(engine, where, pg_schema)
             else:
-                await migrate(engine, where, pg_schema)
+                await migrate(engine, where, pg_schema, progress)
         except BaseException:
             await engine.dispose()
             raise

@@ -8,6 +8,7 @@ import asyncio
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -24,6 +25,8 @@ from thoughtledger.ledger.store.sqlite.statements import DATABASE_SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
+
+    from thoughtledger.ledger.store import schema
 
 Durability = Literal["normal", "full"]
 
@@ -150,8 +153,18 @@ async def configure(writer: sqlite3.Connection, durability: Durability) -> None:
         raise StoreUnavailableError(f"cannot open the ledger at {file}: {exc}") from exc
 
 
-async def migrate(writer: sqlite3.Connection, file: Path) -> None:
+async def migrate(
+    writer: sqlite3.Connection,
+    file: Path,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> None:
     """Bring the schema to this code's version (nothing to do, the common case, costs one read).
+
+    Args:
+        writer: The writer connection.
+        file: The database file, for messages.
+        progress: Told how a step that goes through the whole log goes (see
+            :data:`thoughtledger.ledger.store.schema.UpgradeProgress`).
 
     Raises:
         SchemaVersionError: The database was written by a newer thoughtledger.
@@ -179,7 +192,7 @@ async def migrate(writer: sqlite3.Connection, file: Path) -> None:
                 raise StoreUnavailableError(f"cannot lock {file} to prepare it: {exc}") from exc
             await asyncio.sleep(0.01)
     try:
-        _apply_schema_steps(writer, file)
+        _apply_schema_steps(writer, file, progress)
         writer.execute("COMMIT")
     except BaseException as exc:
         writer.execute("ROLLBACK")
@@ -194,7 +207,9 @@ def _views_current(writer: sqlite3.Connection) -> bool:
     return views_current([name for (name,) in rows])
 
 
-def _apply_schema_steps(writer: sqlite3.Connection, file: Path) -> None:
+def _apply_schema_steps(
+    writer: sqlite3.Connection, file: Path, progress: Callable[[str, int, int], None] | None
+) -> None:
     """Bring the schema up to date inside the caller's write transaction (needs SQLAlchemy)."""
     import sqlalchemy as sa
     from sqlalchemy.dialects import sqlite as sqlite_dialect
@@ -218,6 +233,8 @@ def _apply_schema_steps(writer: sqlite3.Connection, file: Path) -> None:
     for step in schema.pending_steps(current):
         for ddl in schema.MIGRATIONS[step](SqliteStats().json):
             writer.execute(sql(ddl))
+        if step in schema.FILLS:
+            _fill(writer, schema.FILLS[step](), sql, progress)
         writer.execute(
             sql(sa.insert(schema.schema_versions)),
             {"version": step, "applied_at": format_time(utc_now())},
@@ -225,6 +242,34 @@ def _apply_schema_steps(writer: sqlite3.Connection, file: Path) -> None:
     if not _views_current(writer):
         for ddl in schema.refreshed_views(SqliteStats().json):
             writer.execute(sql(ddl))
+
+
+def _fill(
+    writer: sqlite3.Connection,
+    fill: "schema.Fill",
+    sql: Callable[[Any], str],
+    progress: Callable[[str, int, int], None] | None,
+) -> None:
+    """Write a step's rows derived from the log, batch by batch, in the caller's transaction."""
+    from thoughtledger.ledger.store import schema
+
+    total = writer.execute(schema.FILL_COUNT).fetchone()[0]
+    size = schema.fill_batch_size(total)
+    statement = sql(fill.statement)
+    low, done = 0, 0
+    if not total:
+        progress = None  # a new ledger: nothing to go through, nothing to show
+    if progress is not None:
+        progress(fill.description, 0, total)
+    while done < total:
+        end = writer.execute(schema.FILL_BOUNDARY, {"low": low, "skip": size - 1}).fetchone()
+        high = schema.LAST_POSITION if end is None else end[0]
+        writer.execute(statement, {"low": low, "high": high})
+        low, done = high, min(done + size, total)
+        if progress is not None:
+            progress(fill.description, done, total)
+    for ddl in fill.then:
+        writer.execute(sql(ddl))
 
 
 def reader_engine(uri: str) -> "AsyncEngine":

@@ -21,7 +21,7 @@ writer: one connection that refuses writes serves the short reads, and scans use
 import asyncio
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -139,6 +139,7 @@ class SqliteEventStore(SqlEventStore):
         clock: Clock = utc_now,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         read_only: bool = False,
+        progress: Callable[[str, int, int], None] | None = None,
     ) -> "SqliteEventStore":
         """Open (creating if needed) the ledger in the SQLite file at ``path``.
 
@@ -152,6 +153,8 @@ class SqliteEventStore(SqlEventStore):
             max_event_bytes: Largest accepted payload of one event.
             read_only: Open an existing ledger for reading only: nothing is created, converted
                 or written, and every write is refused.
+            progress: Told how an upgrade that goes through the whole log goes (indexing an
+                older ledger's thoughts for search): what it does, events done, events in all.
 
         Returns:
             The open store.
@@ -183,7 +186,7 @@ class SqliteEventStore(SqlEventStore):
         try:
             refuse_foreign(writer, file)
             await configure(writer, durability)
-            await migrate(writer, file)
+            await migrate(writer, file, progress)
         except BaseException:
             writer.close()
             raise
