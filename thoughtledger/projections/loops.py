@@ -23,6 +23,7 @@ order), then only when their sizes allow the threshold. Counting over a whole le
 :mod:`thoughtledger.projections.loop_counts`.
 """
 
+import itertools
 import math
 import re
 import unicodedata
@@ -125,9 +126,27 @@ def _jaccard(a: frozenset[Shingle], b: frozenset[Shingle]) -> float:
 _SLACK = 1e-9  # float products near a bound must not drop a pair at the threshold exactly
 
 
+def _words(text: str) -> list[str]:
+    """``normalise(text)``'s words (split once: the window needs the text and its shingles)."""
+    if text.isascii():
+        return text.lower().translate(_ASCII_SEPARATORS).split()
+    return _SEPARATORS.sub(" ", unicodedata.normalize("NFKC", text).casefold()).split()
+
+
+def _shingled(words: list[str]) -> frozenset[Shingle]:
+    """``shingles(" ".join(words))``, from the words themselves."""
+    if len(words) <= SHINGLE_WORDS:
+        return frozenset((hash(tuple(words)),))
+    if SHINGLE_WORDS == 2:  # the setting: pairs straight from C, no generator of slices
+        return frozenset(map(hash, itertools.pairwise(words)))
+    return frozenset(map(hash, zip(*(words[i:] for i in range(SHINGLE_WORDS)), strict=False)))
+
+
 def _seen(version: int, thought_number: int, text: str) -> _Seen:
-    normal = normalise(text)
-    grams = shingles(normal)
+    # What normalise() and shingles() give, with one split: this runs on every append.
+    words = _words(text)
+    normal = " ".join(words)
+    grams = _shingled(words)
     # Prefix filtering: two sets whose Jaccard reaches t share one of each set's first
     # |s| - ceil(t * |s|) + 1 shingles in any one fixed order. The order is by hash (fixed
     # within a process, which is all a window lives in): sorted by text, the first shingles

@@ -30,6 +30,7 @@ source's.
 
 from collections import OrderedDict
 from collections.abc import Sequence
+from typing import cast, get_args
 
 from thoughtledger.api.facade.caches import Held
 from thoughtledger.ledger.envelope import RecordedEvent
@@ -38,6 +39,9 @@ from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.loop_marks import LoopMark
 from thoughtledger.projections.loops import LOOP_WINDOW, LoopFinder, Repeat, find_repeats
 from thoughtledger.projections.state import SessionState, ThoughtEntry
+
+_THOUGHTS = frozenset(get_args(ThoughtEvent))
+"""The classes of the events that carry a thought (looked up by exact type: the append path)."""
 
 _ATTEMPTS = 3
 """Times a session that keeps moving is folded again before it is left behind (for later)."""
@@ -78,27 +82,27 @@ class LoopMarker:
         session_id = state.session_id
         # Taken out while in use: a failed append leaves no window at a version never stored.
         kept = self._windows.pop(session_id, None)
-        finder: LoopFinder | None = None
-        marks: list[LoopMark] | None = None
-        if not any(isinstance(event, ThoughtRedacted) for event in events):
-            if kept is not None and kept[0] == state.version:
-                finder = kept[1]
-            thoughts = [
-                (version, event)
-                for version, event in enumerate(events, start=state.version + 1)
-                if isinstance(event, ThoughtEvent)
-            ]
-            if thoughts and finder is None:
-                finder = await self._window(state)
-            marks = []
-            for version, event in thoughts:
-                assert finder is not None  # noqa: S101  # built above when there are thoughts
+        finder = kept[1] if kept is not None and kept[0] == state.version else None
+        found: list[LoopMark] = []
+        redacts = False
+        version = state.version
+        for event in events:
+            version += 1
+            kind = type(event)
+            if kind in _THOUGHTS:
+                thought = cast(ThoughtEvent, event)
+                if finder is None:
+                    finder = await self._window(state)
                 repeat = finder.see(
-                    version, event.thought_number, event.thought, redacted=event.redacted
+                    version, thought.thought_number, thought.thought, redacted=thought.redacted
                 )
                 if repeat is not None:
-                    marks.append(LoopMark(version, repeat.repeats_version, repeat.similarity))
-        # marks None: a redaction changes the windows after it; the session is marked afresh.
+                    found.append(LoopMark(version, repeat.repeats_version, repeat.similarity))
+            elif kind is ThoughtRedacted:
+                redacts, finder = True, None
+                break
+        # None: a redaction changes the windows after it; the session is marked afresh.
+        marks = None if redacts else found
         recorded = await self._store.append(
             session_id, events, expected_version=state.version, loop_marks=marks
         )

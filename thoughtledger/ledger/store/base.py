@@ -184,7 +184,7 @@ class EventStore(ClosedOnExit):
         for event in events:
             if not isinstance(event, Event):
                 raise InvalidInputError(f"not a ledger event: {type(event).__name__}")
-        marks = None if loop_marks is None else check_marks(loop_marks, events, expected_version)
+        marks = loop_marks and check_marks(loop_marks, events, expected_version)
         explicit_ids = event_ids is not None
         ids = check_ids(event_ids, len(events)) if event_ids is not None else None
         prepared = prepare(events, max_event_bytes=self.max_event_bytes)

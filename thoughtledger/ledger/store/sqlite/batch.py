@@ -265,17 +265,11 @@ def write_loop_marks(db: sqlite3.Connection, requests: Sequence[Request]) -> Non
 
     Nothing at all for the common append: marks given, and no repeat among them.
     """
-    marks = [
-        (request.session_id, *mark)
-        for request in requests
-        if request.marks
-        for mark in request.marks
-    ]
-    if marks:
-        db.executemany(INSERT_LOOP, marks)
-    behind = [(request.session_id,) for request in requests if request.marks is None]
-    if behind:
-        db.executemany(LOOPS_BEHIND, behind)
+    for request in requests:
+        if request.marks is None:
+            db.execute(LOOPS_BEHIND, (request.session_id,))
+        elif request.marks:
+            db.executemany(INSERT_LOOP, [(request.session_id, *mark) for mark in request.marks])
 
 
 def _columns(item: SealedEvent) -> tuple[object, ...]:
