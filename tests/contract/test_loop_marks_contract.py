@@ -206,6 +206,11 @@ async def test_the_session_loops_view_counts_repeats_in_sql(backend: Backend) ->
         ]
         assert all(m["similarity"] == 1.0 for m in marks)
         await ledger.mark_loops()
+        counted = await ledger.stats.loops()
+        viewed = await view_rows(backend, "tl_session_loops", "session_id")
+        assert counted.sessions == len(viewed)
+        assert counted.sessions_with_loops == sum(1 for row in viewed if row["repeats"])
+        assert counted.repeats == sum(row["repeats"] for row in viewed)
         rows = {
             row["session_id"]: row
             for row in await view_rows(backend, "tl_session_loops", "session_id")

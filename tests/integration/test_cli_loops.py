@@ -6,6 +6,8 @@ read by ``thoughtledger`` in a child process, as a person would.
 
 import asyncio
 import json
+import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -120,6 +122,29 @@ def test_stats_counts_loops_by_default_and_folds_a_session_whose_marks_are_behin
     assert (
         "sessions with loops" not in thoughtledger("stats", "--no-loops", "--db", ledger_url).stdout
     )
+
+
+def test_an_imported_session_has_its_repeats_in_the_views_once_imported(
+    ledger_url: str, tmp_path: Path
+) -> None:
+    asyncio.run(_record(ledger_url))
+    lines = tmp_path / "ledger.jsonl"
+    exported = thoughtledger("export", "--all", "-o", str(lines), "--db", ledger_url)
+    assert exported.returncode == 0, exported.stderr
+    elsewhere = tmp_path / "elsewhere.db"
+    imported = thoughtledger("import", str(lines), "--db", f"sqlite:///{elsewhere}")
+    assert imported.returncode == 0, imported.stderr
+
+    with sqlite3.connect(elsewhere) as db:
+        rows = db.execute("SELECT * FROM tl_session_loops ORDER BY session_id").fetchall()
+        marks = db.execute("SELECT * FROM tl_loops").fetchall()
+        counted = db.execute(
+            "SELECT count(*), sum(repeats) FROM tl_session_loops WHERE repeats > 0"
+        ).fetchone()
+    db.close()
+    assert rows == [("looping", 1, 1), ("plain", 0, 1)]
+    assert marks == [("looping", 4, 2, 1.0)]
+    assert counted == (1, 1)
 
 
 def test_the_spans_name_the_thought_a_repeat_repeats_and_the_session_counts_them(
