@@ -151,7 +151,7 @@ async def _think_rate(ledger: Ledger, texts: list[str], sessions: int) -> float:
     return len(texts) / (time.perf_counter() - start)
 
 
-async def _append_row(count: int, sessions: int = 10, rounds: int = 15) -> Result:
+async def _append_row(count: int, sessions: int = 10, rounds: int = 25) -> Result:
     texts = _texts(count, seed=3)
     with tempfile.TemporaryDirectory() as tmp:
         marked = Ledger(await SqliteEventStore.open(Path(tmp) / "marked.db"), ttl=None)
@@ -222,7 +222,7 @@ async def bench_loops(thoughts: int = 100_000) -> list[Result]:
             read_and_detect.append(time.perf_counter() - begin)
         await sqlite.aclose()
     stats_rows = await _stats_rows(thoughts)
-    append_row = await _append_row(2000)
+    append_row = await _append_row(1000)
     return [
         *stats_rows,
         append_row,
