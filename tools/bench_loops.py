@@ -88,8 +88,11 @@ async def _stats_rows(events: int) -> list[Result]:
             begin = time.perf_counter()
             marked = await ledger.mark_loops()
             fill = time.perf_counter() - begin
-            sql, both, folded = [], [], []
+            sql, both, folded, alone = [], [], [], []
             for _ in range(3):
+                begin = time.perf_counter()
+                await ledger.stats.loops()
+                alone.append(time.perf_counter() - begin)
                 begin = time.perf_counter()
                 await ledger.stats.summarize()
                 sql.append(time.perf_counter() - begin)
@@ -112,6 +115,7 @@ async def _stats_rows(events: int) -> list[Result]:
             "baseline": "stats' SQL figures alone (ledger.stats.summarize), same run",
             "baseline_s": round(min(sql), 3),
             "ratio": round(min(both) / min(sql), 3),
+            "loops_alone_s": round(min(alone), 4),
         },
         {
             "name": f"loops: stats with loops folded from every thought over {scope}",
