@@ -404,11 +404,7 @@ class SqlEventStore(LedgerStore):
 
     @abstractmethod
     async def _mark_loops(self, session_id: str, version: int, marks: Sequence[LoopMark]) -> bool:
-        """Replace a session's marks in one transaction if its head is at ``version``.
-
-        Raises:
-            StoreError: The backend failed; nothing changed.
-        """
+        """Replace a session's marks in one transaction if its head is at ``version``."""
 
     async def strip_content(
         self, session_id: str, versions: Collection[int], *, vacuum: bool = True

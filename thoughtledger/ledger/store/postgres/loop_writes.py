@@ -1,4 +1,8 @@
-"""A session's loop marks written afresh on PostgreSQL, in one transaction on a writer connection.
+"""The loop marks' writes on PostgreSQL: in an append's one statement, and a session's afresh.
+
+An append's marks (or its session's listing as behind) are a CTE of the append's statement (see
+:mod:`thoughtledger.ledger.store.postgres.store`), so they commit with its events. A session's
+marks written afresh take one transaction on a writer connection:
 
 The session's head row is locked first (``FOR UPDATE``, as an append's upsert locks it), so the
 marks are written only for the version they were found over and no append interleaves.
@@ -8,6 +12,24 @@ from collections.abc import Sequence
 from typing import Any
 
 from thoughtledger.ledger.store.loop_marks import LoopMark
+
+# Written only if the head moved (FROM head); a data-modifying CTE runs whether or not the main
+# statement reads it.
+MARKS_CTE = """,
+marks AS (
+    INSERT INTO tl_loops (session_id, version, repeats_version, similarity)
+    SELECT $1, m.version, m.repeats_version, m.similarity
+    FROM head, unnest($14::int[], $15::int[], $16::float8[]) AS m(version, repeats_version,
+                                                                  similarity)
+)"""
+"""The CTE of an append whose marks hold repeats ($14-$16: their versions, the versions they
+repeat, their similarities)."""
+BEHIND_CTE = """,
+behind AS (
+    INSERT INTO tl_loops_behind (session_id) SELECT $1 FROM head ON CONFLICT DO NOTHING
+)"""
+"""The CTE of an append given no marks: its session is listed as behind on them."""
+
 
 _LOCK_HEAD = "SELECT version FROM tl_sessions WHERE session_id = $1 FOR UPDATE"
 _DELETE_MARKS = "DELETE FROM tl_loops WHERE session_id = $1"
@@ -40,4 +62,4 @@ async def mark_loops(driver: Any, session_id: str, version: int, marks: Sequence
     return True
 
 
-__all__ = ["mark_loops"]
+__all__ = ["BEHIND_CTE", "MARKS_CTE", "mark_loops"]

@@ -55,7 +55,7 @@ from thoughtledger.ledger.store.postgres.listen import (
     PostgresWatch,
 )
 from thoughtledger.ledger.store.postgres.log_tree import PostgresTree
-from thoughtledger.ledger.store.postgres.loop_writes import mark_loops
+from thoughtledger.ledger.store.postgres.loop_writes import BEHIND_CTE, MARKS_CTE, mark_loops
 from thoughtledger.ledger.store.postgres.positions import POSITION_SHIFT, held_back, visible_below
 from thoughtledger.ledger.store.postgres.redact import strip
 from thoughtledger.ledger.store.postgres.setup import check_ledger, lost_connection, migrate
@@ -76,19 +76,6 @@ WITH head AS (
         WHERE s.version = $5 AND s.hash = $6
     RETURNING 1
 )"""
-# An append's loop marks ride in the same statement, written only if the head moved (FROM head);
-# a data-modifying CTE runs whether or not the main statement reads it.
-_MARKS = """,
-marks AS (
-    INSERT INTO tl_loops (session_id, version, repeats_version, similarity)
-    SELECT $1, m.version, m.repeats_version, m.similarity
-    FROM head, unnest($14::int[], $15::int[], $16::float8[]) AS m(version, repeats_version,
-                                                                  similarity)
-)"""
-_BEHIND = """,
-behind AS (
-    INSERT INTO tl_loops_behind (session_id) SELECT $1 FROM head ON CONFLICT DO NOTHING
-)"""
 _EVENTS = """
 INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, schema_version,
                        event_type, payload, prev_hash, hash)
@@ -102,8 +89,8 @@ RETURNING position
 """
 _APPEND = _HEAD + _EVENTS
 """An append whose marks were given, none a repeat (the common case): nothing more to write."""
-_APPEND_MARKED = _HEAD + _MARKS + _EVENTS
-_APPEND_BEHIND = _HEAD + _BEHIND + _EVENTS
+_APPEND_MARKED = _HEAD + MARKS_CTE + _EVENTS
+_APPEND_BEHIND = _HEAD + BEHIND_CTE + _EVENTS
 
 
 def _append_statement(marks: Sequence[LoopMark] | None) -> tuple[str, list[list[Any]]]:
