@@ -6,13 +6,16 @@ read by ``thoughtledger`` in a child process, as a person would.
 
 import asyncio
 import json
+import sqlite3
+from pathlib import Path
 
 import pytest
 
 from tests.support.cli import cli
 from tests.support.otlp import attributes, otlp_receiver
 from tests.support.processes import thoughtledger
-from thoughtledger.api import open_ledger
+from thoughtledger.api import open_ledger, open_store
+from thoughtledger.ledger.events import ThoughtRecorded
 
 THOUGHTS = [
     "Check the config file for the port.",
@@ -69,7 +72,9 @@ def test_show_marks_the_repeat_and_stats_counts_the_session(ledger_url: str) -> 
         "repeats": 1,
         "repeatsPerSession": [{"sessionId": "looping", "repeats": 1}],
     }
-    skipped = thoughtledger("stats", "--json", "--db", ledger_url)
+    by_default = thoughtledger("stats", "--json", "--db", ledger_url)
+    assert json.loads(by_default.stdout)["loops"] == figures["loops"]
+    skipped = thoughtledger("stats", "--no-loops", "--json", "--db", ledger_url)
     assert json.loads(skipped.stdout)["loops"] is None
     coder = thoughtledger("stats", "--loops", "--agent", "coder", "--json", "--db", ledger_url)
     assert json.loads(coder.stdout)["loops"]["sessionsWithLoops"] == 0
@@ -78,6 +83,68 @@ def test_show_marks_the_repeat_and_stats_counts_the_session(ledger_url: str) -> 
     assert table.returncode == 0, table.stderr
     assert "sessions with loops" in table.stdout
     assert "looping" in table.stdout
+
+
+async def _append_unmarked(url: str) -> None:
+    """The looping session's first thought again, written through the store alone (no marks)."""
+    store = await open_store(url)
+    try:
+        head = await store.stream_head("looping")
+        assert head is not None
+        again = ThoughtRecorded(
+            thought=THOUGHTS[0], thought_number=5, total_thoughts=5, next_thought_needed=False
+        )
+        await store.append("looping", [again], expected_version=head.version)
+    finally:
+        await store.aclose()
+
+
+def test_stats_counts_loops_by_default_and_folds_a_session_whose_marks_are_behind(
+    ledger_url: str,
+) -> None:
+    asyncio.run(_record(ledger_url))
+    asyncio.run(_append_unmarked(ledger_url))  # the session is now behind on its marks
+
+    # Read-only, nothing is marked: the session behind is folded, the figures are the fold's.
+    ran = thoughtledger("stats", "--json", "--db", ledger_url)
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["loops"] == {
+        "sessions": 2,
+        "sessionsWithLoops": 1,
+        "repeats": 2,
+        "repeatsPerSession": [{"sessionId": "looping", "repeats": 2}],
+    }
+    table = thoughtledger("stats", "--db", ledger_url)
+    assert table.returncode == 0, table.stderr
+    assert "sessions with loops" in table.stdout
+    assert "1 (50.0%)" in table.stdout
+    assert "2 thoughts repeat an earlier one" in table.stdout
+    assert (
+        "sessions with loops" not in thoughtledger("stats", "--no-loops", "--db", ledger_url).stdout
+    )
+
+
+def test_an_imported_session_has_its_repeats_in_the_views_once_imported(
+    ledger_url: str, tmp_path: Path
+) -> None:
+    asyncio.run(_record(ledger_url))
+    lines = tmp_path / "ledger.jsonl"
+    exported = thoughtledger("export", "--all", "-o", str(lines), "--db", ledger_url)
+    assert exported.returncode == 0, exported.stderr
+    elsewhere = tmp_path / "elsewhere.db"
+    imported = thoughtledger("import", str(lines), "--db", f"sqlite:///{elsewhere}")
+    assert imported.returncode == 0, imported.stderr
+
+    with sqlite3.connect(elsewhere) as db:
+        rows = db.execute("SELECT * FROM tl_session_loops ORDER BY session_id").fetchall()
+        marks = db.execute("SELECT * FROM tl_loops").fetchall()
+        counted = db.execute(
+            "SELECT count(*), sum(repeats) FROM tl_session_loops WHERE repeats > 0"
+        ).fetchone()
+    db.close()
+    assert rows == [("looping", 1, 1), ("plain", 0, 1)]
+    assert marks == [("looping", 4, 2, 1.0)]
+    assert counted == (1, 1)
 
 
 def test_the_spans_name_the_thought_a_repeat_repeats_and_the_session_counts_them(

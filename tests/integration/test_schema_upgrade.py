@@ -1,5 +1,6 @@
-"""A ledger written before the listing indexes and the analytics views existed (schema 1)
-upgrades when opened for writing, and reads as it is, untouched, when opened read-only."""
+"""A ledger written before the listing indexes and the analytics views existed (schema 1), or
+before the loop marks (schema 9), upgrades when opened for writing, and reads as it is, untouched,
+when opened read-only."""
 
 import sqlite3
 from pathlib import Path
@@ -21,6 +22,14 @@ FIRST = {
 }
 
 
+def take_back_loop_marks(db: sqlite3.Connection) -> None:
+    """Undo schema step 10 (the loop marks) in an open database."""
+    db.execute("DROP VIEW tl_session_loops")
+    db.execute("DROP TABLE tl_loops")
+    db.execute("DROP TABLE tl_loops_behind")
+    db.execute("DELETE FROM tl_schema WHERE version > 9")
+
+
 async def schema_1_ledger(path: Path) -> str:
     """A ledger with one session, taken back to schema 1 as the previous release left it."""
     async with open_ledger(sqlite_url(path)) as ledger:
@@ -39,6 +48,7 @@ async def schema_1_ledger(path: Path) -> str:
         db.execute("DROP TRIGGER tl_search_added")
         db.execute("DROP TRIGGER tl_search_stripped")
         db.execute("DROP TABLE tl_search")
+        take_back_loop_marks(db)
         db.execute("DELETE FROM tl_schema WHERE version > 1")
     db.close()
     return session
@@ -90,7 +100,8 @@ async def test_a_schema_1_ledger_is_upgraded_when_opened_for_writing(tmp_path: P
     assert Checkpoint.open(note, signer.verifier()).size == 2
     assert [state.session_id for state in page.sessions] == [session]
     assert indexes(path) == {
-        "schema 9",
+        "schema 10",
+        "tl_session_loops",
         "tl_sessions_started",
         "tl_events_owner",
         "tl_thoughts",
@@ -101,3 +112,50 @@ async def test_a_schema_1_ledger_is_upgraded_when_opened_for_writing(tmp_path: P
         "tl_events_annotations",
         "tl_events_fork_of",
     }
+
+
+LOOPING = ["Read the log.", "Grep for it.", "read the LOG", "Read the log!"]
+
+
+async def schema_9_ledger_with_loops(path: Path) -> str:
+    """A ledger with one session of two repeats, taken back to schema 9 (no loop marks)."""
+    async with open_ledger(sqlite_url(path)) as ledger:
+        session: str | None = None
+        for number, text in enumerate(LOOPING, start=1):
+            arguments = {**FIRST, "thought": text, "thought_number": number, "total_thoughts": 4}
+            session = (await ledger.think(session, arguments)).session_id
+    assert session is not None
+    with sqlite3.connect(path) as db:
+        take_back_loop_marks(db)
+    db.close()
+    return session
+
+
+def session_loops(path: Path) -> list[tuple[str, int, int]]:
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT * FROM tl_session_loops").fetchall()
+    db.close()
+    return rows
+
+
+async def test_a_schema_9_ledger_read_only_counts_its_loops_by_folding_them(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "ledger.db"
+    await schema_9_ledger_with_loops(path)
+    async with open_ledger(sqlite_url(path), read_only=True) as ledger:
+        counted = await ledger.stats.loops()
+    assert (counted.sessions, counted.sessions_with_loops, counted.repeats) == (1, 1, 2)
+    assert "schema 9" in indexes(path)  # read-only: untouched
+
+
+async def test_a_schema_9_ledger_gets_its_loop_marks_when_opened_for_writing(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "ledger.db"
+    session = await schema_9_ledger_with_loops(path)
+    async with open_ledger(sqlite_url(path)) as ledger:
+        counted = await ledger.stats.loops()
+    assert session_loops(path) == [(session, 2, 1)]
+    assert (counted.sessions_with_loops, counted.repeats) == (1, 2)
+    assert "schema 10" in indexes(path)

@@ -12,6 +12,8 @@ from thoughtledger.ledger.store.columns import (
     ANNOTATION_COLUMNS,
     ANNOTATIONS_VIEW,
     SESSION_COLUMNS,
+    SESSION_LOOP_COLUMNS,
+    SESSION_LOOPS_VIEW,
     SESSIONS_VIEW,
     THOUGHT_COLUMNS,
     THOUGHTS_VIEW,
@@ -21,9 +23,18 @@ _COLUMNS = {
     THOUGHTS_VIEW: THOUGHT_COLUMNS,
     SESSIONS_VIEW: SESSION_COLUMNS,
     ANNOTATIONS_VIEW: ANNOTATION_COLUMNS,
+    SESSION_LOOPS_VIEW: SESSION_LOOP_COLUMNS,
+    "tl_loops": ("session_id", "version", "repeats_version", "similarity"),
 }
 
-_BOOLEANS = {"next_thought_needed", "is_revision", "needs_more_thoughts", "completed", "redacted"}
+_BOOLEANS = {
+    "next_thought_needed",
+    "is_revision",
+    "needs_more_thoughts",
+    "completed",
+    "redacted",
+    "marks_current",
+}
 
 
 def _plain(name: str, value: Any) -> Any:

@@ -1,10 +1,13 @@
 """Loops over a whole ledger: sessions with loops and repeats per session (``stats``).
 
-The fold of :mod:`thoughtledger.projections.loops`, one window per session, over a log read in
-position order (see ``ledger.stats.loops()``).
+The figures (:class:`LoopStats`), from the loop marks the store keeps (``ledger.stats.loops()``)
+or from the fold of :mod:`thoughtledger.projections.loops`, one window per session, over a log
+read in position order (:class:`LoopCounter`: ``ledger.stats.loops_folded()``, and the sessions
+whose stored marks are behind).
 """
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from thoughtledger.projections.loops import LoopFinder
@@ -25,6 +28,15 @@ class LoopStats:
     sessions_with_loops: int
     repeats: int
     repeats_per_session: tuple[tuple[str, int], ...]
+
+    @classmethod
+    def of(cls, sessions: int, repeats: Mapping[str, int]) -> "LoopStats":
+        """The figures from the sessions counted and the repeats of those with any."""
+        ranked = sorted(
+            ((sid, count) for sid, count in repeats.items() if count),
+            key=lambda item: (-item[1], item[0]),
+        )
+        return cls(sessions, len(ranked), sum(count for _, count in ranked), tuple(ranked))
 
     def as_json(self) -> dict[str, object]:
         """The figures as camelCase JSON."""
@@ -73,8 +85,7 @@ class LoopCounter:
     def result(self) -> LoopStats:
         """The figures over every thought passed."""
         counted = sum(1 for finder in self._finders.values() if finder is not None)
-        ranked = sorted(self._repeats.items(), key=lambda item: (-item[1], item[0]))
-        return LoopStats(counted, len(ranked), sum(self._repeats.values()), tuple(ranked))
+        return LoopStats.of(counted, self._repeats)
 
 
 __all__ = ["LoopCounter", "LoopStats"]

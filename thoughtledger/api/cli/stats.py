@@ -32,9 +32,11 @@ def register(commands: Commands) -> None:
     parser.add_argument("--client", metavar="NAME", help="only sessions from this client")
     parser.add_argument(
         "--loops",
-        action="store_true",
-        help="also count sessions with loops and their repeats (a text comparison SQL cannot "
-        "make: it reads every thought, several times the rest's time on a large ledger)",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="count sessions with loops and their repeats (the default: counted from the loop "
+        "marks stored with each thought, at the cost of the other figures; --loops is still "
+        "accepted); --no-loops leaves them out",
     )
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print JSON instead of tables")

@@ -162,6 +162,10 @@ async def open_ledger(
         cache_size=cache_size,
     )
     try:
+        if not read_only:
+            # Sessions left behind on their loop marks (an upgraded ledger, a write by another
+            # program) are marked now: one indexed read when there are none.
+            await ledger.mark_loops()
         yield ledger
     finally:
         await ledger.aclose()

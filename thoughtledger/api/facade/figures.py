@@ -136,9 +136,69 @@ class Statistics:
     ) -> LoopStats:
         """Sessions with loops and repeats per session, over the sessions ``summarize`` counts.
 
+        Counted from the loop marks the store keeps beside the log (a few SQL statements, see
+        :mod:`thoughtledger.ledger.store.loop_marks`); a session whose marks are behind (an
+        import or redaction not yet marked) is folded from its thoughts instead, and a ledger
+        that keeps no marks (an older one opened read-only) is folded whole
+        (:meth:`loops_folded`). The figures are the fold's either way.
+
+        Args:
+            since: Count sessions started at or after this (aware) time.
+            until: Count sessions started before this (aware) time.
+            agent: Count only sessions of this agent.
+            client: Count only sessions from this client.
+            page: Events read per query where sessions are folded.
+
+        Raises:
+            EventDecodingError: A stored event cannot be decoded.
+            StoreError: The store failed.
+        """
+        where = StatsFilter(since=since, until=until, agent=agent, client=client)
+        counts = await self._store.loop_counts(where)
+        if counts is None:
+            return await self.loops_folded(
+                since=since, until=until, agent=agent, client=client, page=page
+            )
+        repeats = dict(counts.repeats)
+        for session_id in counts.behind:
+            repeats[session_id] = await self._session_repeats(session_id, page)
+        return LoopStats.of(counts.sessions, repeats)
+
+    async def _session_repeats(self, session_id: str, page: int) -> int:
+        """How many of a session's own thoughts repeat an earlier one, folded from the log."""
+        counter = LoopCounter()
+        counter.start(session_id, counted=True)
+        after = 0
+        while records := await self._store.read_stream(session_id, after_version=after, limit=page):
+            after = records[-1].version
+            for row in event_rows_of(records):
+                if row.event_type in THOUGHT_TYPES:
+                    fields = event_fields(row)
+                    counter.thought(
+                        session_id,
+                        row.version,
+                        fields["thought_number"],
+                        fields["thought"],
+                        redacted=bool(fields.get("redacted")),
+                    )
+        return counter.result().repeats
+
+    async def loops_folded(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        agent: str | None = None,
+        client: str | None = None,
+        page: int = 1000,
+    ) -> LoopStats:
+        """:meth:`loops` by folding every thought of the log, without the stored marks.
+
         Reads the whole log in pages and folds each session's thoughts through
         :mod:`thoughtledger.projections.loops` (a text comparison SQL cannot make): it holds each
-        counted session's window of recent thoughts, and costs a read of every thought.
+        counted session's window of recent thoughts, and costs a read of every thought (the
+        definition the stored marks are checked against, and what an older ledger opened
+        read-only is counted by).
 
         Args:
             since: Count sessions started at or after this (aware) time.

@@ -91,7 +91,7 @@ class Ledger(ClosedOnExit):
         self._forking = Forking(store, self._held, self._recorder)
         self.proofs = Proofs(store)
         """Signed checkpoints, inclusion and consistency proofs."""
-        self.transfer = Transfer(store)
+        self.transfer = Transfer(store, self.mark_loops)
         """Export and import, and the whole log as rows."""
         self.redaction = Redaction(store, self)
         """Erasing thoughts' text, recorded."""
@@ -272,6 +272,19 @@ class Ledger(ClosedOnExit):
                     cleared += 1
             after = heads[-1].session_id
         return cleared
+
+    async def mark_loops(self) -> int:
+        """Store the loop marks of every session listed as behind on them; how many were marked.
+
+        A session is behind when thoughts reached it without their marks: an import, a
+        redaction, a write through the store alone, or (once) a ledger from before marks were
+        stored. Opening a ledger for writing, redacting and importing run this; until it has
+        run, the ``tl_session_loops`` view says so and ``stats`` folds such sessions itself.
+
+        Raises:
+            StoreError: The store failed (or is read-only).
+        """
+        return await self._recorder.loops.refresh()
 
     async def append_redactions(
         self, session_id: str, redactions: Sequence[ThoughtRedacted], *, expected_version: int

@@ -74,6 +74,13 @@ SESSION_COLUMNS: tuple[str, ...] = (
 ``fork_version`` name a fork's source and the version it starts from (``NULL`` for a session
 that is no fork); a fork's counts are its own events'."""
 
+SESSION_LOOPS_VIEW = "tl_session_loops"
+"""The view of repeats per session (schema step 10)."""
+
+SESSION_LOOP_COLUMNS: tuple[str, ...] = ("session_id", "repeats", "marks_current")
+"""The columns of ``tl_session_loops``: every session, its stored repeats (0 when none), and
+whether its marks cover every thought (false while it is listed in ``tl_loops_behind``)."""
+
 ANNOTATION_COLUMN_TYPES: dict[str, ColumnType | str] = {
     "position": "int64",
     "session_id": "string",
@@ -131,6 +138,8 @@ __all__ = [
     "NUL_STANDIN",
     "SESSIONS_VIEW",
     "SESSION_COLUMNS",
+    "SESSION_LOOPS_VIEW",
+    "SESSION_LOOP_COLUMNS",
     "THOUGHTS_VIEW",
     "THOUGHT_COLUMNS",
     "THOUGHT_COLUMN_TYPES",

@@ -37,6 +37,12 @@ from thoughtledger.ledger.store.log_tree import (
     TreeHead,
     TreeTip,
 )
+from thoughtledger.ledger.store.loop_marks import (
+    HeldLoopMarks,
+    LoopCounts,
+    LoopMark,
+    check_mark_rows,
+)
 from thoughtledger.ledger.store.redaction import Redacted, redactions_in, strippings
 from thoughtledger.ledger.store.rows import event_rows_of, log_rows_of, to_recorded
 from thoughtledger.ledger.store.search import (
@@ -64,6 +70,7 @@ class MemoryEventStore(LedgerStore):
         self._event_ids: set[UUID] = set()
         self._closed = False
         self._tree = StoredTree(_MemoryTree(self._log, self._check_open))
+        self._loops = HeldLoopMarks()
 
     async def _append(
         self,
@@ -71,6 +78,7 @@ class MemoryEventStore(LedgerStore):
         prepared: Sequence[PreparedEvent],
         expected_version: int,
         ids: Sequence[UUID],
+        marks: Sequence[LoopMark] | None,
     ) -> list[RecordedEvent]:
         self._check_open()
         stream = self._streams.get(session_id, [])
@@ -92,6 +100,7 @@ class MemoryEventStore(LedgerStore):
         self._log.extend(recorded)
         self._streams.setdefault(session_id, []).extend(recorded)
         self._event_ids.update(ids)
+        self._loops.appended(session_id, marks)
         self._committed.notify()
         return recorded
 
@@ -253,6 +262,7 @@ class MemoryEventStore(LedgerStore):
             self._log.append(placed)
             self._streams.setdefault(record.session_id, []).append(placed)
             self._event_ids.add(record.event_id)
+            self._loops.appended(record.session_id, None)
         if writes:
             self._committed.notify()
         return len(writes)
@@ -286,6 +296,32 @@ class MemoryEventStore(LedgerStore):
         if where.session_id is not None:
             check_id(where.session_id)
         return search_records(self._streams.values(), query, where, limit=limit, offset=offset)
+
+    async def loop_marks(self, session_id: str) -> list[LoopMark]:
+        """See :meth:`LoopMarking.loop_marks`."""
+        self._check_open()
+        check_id(session_id)
+        return self._loops.marks(session_id)
+
+    async def loops_behind(self, *, after: str = "", limit: int = 1000) -> list[str]:
+        """See :meth:`LoopMarking.loops_behind`."""
+        self._check_open()
+        check_page(0, limit)
+        return sorted(sid for sid in self._loops.behind if sid > after)[:limit]
+
+    async def mark_loops(self, session_id: str, version: int, marks: Sequence[LoopMark]) -> bool:
+        """See :meth:`LoopMarking.mark_loops`."""
+        checked = check_mark_rows(session_id, version, marks)
+        self._check_open()
+        if len(self._streams.get(session_id, ())) != version:
+            return False
+        self._loops.replace(session_id, checked)
+        return True
+
+    async def loop_counts(self, where: StatsFilter | None = None) -> LoopCounts:
+        """See :meth:`LoopMarking.loop_counts` (the sessions ``stats_rows`` selects)."""
+        rows = await self.stats_rows(where)
+        return self._loops.counts([facts.session_id for facts in rows.facts])
 
     async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
         """See :meth:`RowReads.read_all_rows` (built from the decoded events)."""

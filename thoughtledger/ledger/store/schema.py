@@ -12,10 +12,16 @@ from dataclasses import dataclass
 
 import sqlalchemy as sa
 
-from thoughtledger.ledger.store.columns import ANNOTATIONS_VIEW, THOUGHTS_VIEW
-from thoughtledger.ledger.store.sql_views import VIEWS, CreateView, DropView, JsonPath
+from thoughtledger.ledger.store.columns import ANNOTATIONS_VIEW, SESSION_LOOPS_VIEW, THOUGHTS_VIEW
+from thoughtledger.ledger.store.sql_views import (
+    VIEWS,
+    CreateView,
+    DropView,
+    JsonPath,
+    session_loops_select,
+)
 
-DATABASE_SCHEMA_VERSION = 9
+DATABASE_SCHEMA_VERSION = 10
 """The version of the database's tables this code creates and reads."""
 READABLE_FROM = 1
 """The oldest schema this code reads without upgrading it. The steps since add indexes (a
@@ -95,6 +101,25 @@ tree_tip = sa.Table(
 )
 """One row (``id`` 1): how many events the tree covers, and the position of the last one. The
 guard every extension of the tree moves (``WHERE size = <the size it read>``)."""
+
+loops = sa.Table(
+    "tl_loops",
+    metadata,
+    sa.Column("session_id", sa.String(128), primary_key=True),
+    sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("repeats_version", sa.Integer, nullable=False),
+    sa.Column("similarity", sa.Float, nullable=False),
+)
+"""Loop marks: one row per thought that repeats an earlier one of its session (schema step 10,
+see :mod:`thoughtledger.ledger.store.loop_marks`). Written with the append that records the
+thought; holds no text."""
+
+loops_behind = sa.Table(
+    "tl_loops_behind",
+    metadata,
+    sa.Column("session_id", sa.String(128), primary_key=True),
+)
+"""The sessions whose loop marks may not cover every thought (until they are marked afresh)."""
 
 schema_versions = sa.Table(
     "tl_schema",
@@ -227,6 +252,22 @@ def _search_index(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     return list(SEARCH_INDEX)
 
 
+def _loop_marks(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # Step 10 (see thoughtledger.ledger.store.loop_marks): the loop marks, the sessions behind
+    # on them (every session already in the log: SQL cannot compare texts, so the facade marks
+    # them at the ledger's first writable opening) and the tl_session_loops view.
+    from thoughtledger.ledger.store.search_sql import DialectDDL
+
+    all_behind = "INSERT INTO tl_loops_behind (session_id) SELECT session_id FROM tl_sessions"
+    return [
+        sa.schema.CreateTable(loops, if_not_exists=True),
+        sa.schema.CreateTable(loops_behind, if_not_exists=True),
+        DialectDDL(all_behind, all_behind),
+        DropView(SESSION_LOOPS_VIEW),
+        CreateView(SESSION_LOOPS_VIEW, session_loops_select(sessions, loops, loops_behind)),
+    ]
+
+
 MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
     1: _tables,
     2: _listing_indexes,
@@ -236,6 +277,7 @@ MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]
     7: _annotations_view,
     8: _forks,
     9: _search_index,
+    10: _loop_marks,
 }
 """Schema step N brings a database from its previous step to N: given the backend's JSON
 expression, the DDL statements it runs, in one transaction."""
@@ -328,6 +370,8 @@ __all__ = [
     "UpgradeProgress",
     "events",
     "fill_batch_size",
+    "loops",
+    "loops_behind",
     "metadata",
     "pending_steps",
     "refreshed_views",

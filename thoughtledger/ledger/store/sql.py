@@ -25,6 +25,7 @@ from thoughtledger.ledger.store.base import (
 from thoughtledger.ledger.store.checks import check_page, check_window
 from thoughtledger.ledger.store.imports import check_import, held_versions
 from thoughtledger.ledger.store.log_tree import InclusionProof, TreeHead, TreeRows
+from thoughtledger.ledger.store.loop_marks import LoopCounts, LoopMark, check_mark_rows
 from thoughtledger.ledger.store.redaction import Redacted, Stripping, strippings
 from thoughtledger.ledger.store.rows import decode_rows, event_row, head_time, log_row, stored_row
 from thoughtledger.ledger.store.search import SearchFilter, SearchHit, check_search_page
@@ -371,6 +372,39 @@ class SqlEventStore(LedgerStore):
     def _search_dialect(self) -> str:
         """Return the backend's name in :func:`search_sql.search_statement` (SQLite overrides)."""
         return "postgresql"
+
+    async def loop_marks(self, session_id: str) -> list[LoopMark]:
+        """See :meth:`LoopMarking.loop_marks`."""
+        from thoughtledger.ledger.store.loop_sql import read_marks
+
+        check_id(session_id)
+        return await read_marks(self._fetch, session_id)
+
+    async def loops_behind(self, *, after: str = "", limit: int = 1000) -> list[str]:
+        """See :meth:`LoopMarking.loops_behind`."""
+        from thoughtledger.ledger.store.loop_sql import read_behind
+
+        check_page(0, limit)
+        return await read_behind(self._fetch, after, limit)
+
+    async def loop_counts(self, where: StatsFilter | None = None) -> LoopCounts | None:
+        """See :meth:`LoopMarking.loop_counts` (three short statements, see ``loop_sql``)."""
+        from thoughtledger.ledger.store.loop_sql import count_marks
+
+        return await count_marks(self._fetch, self._stats_dialect(), where or StatsFilter())
+
+    async def mark_loops(self, session_id: str, version: int, marks: Sequence[LoopMark]) -> bool:
+        """See :meth:`LoopMarking.mark_loops`."""
+        checked = check_mark_rows(session_id, version, marks)
+        if self._closed:
+            raise StoreError("the store is closed")
+        if self.read_only:
+            raise StoreError(f"{self._where} was opened read-only; no loop marks were written")
+        return await self._mark_loops(session_id, version, checked)
+
+    @abstractmethod
+    async def _mark_loops(self, session_id: str, version: int, marks: Sequence[LoopMark]) -> bool:
+        """Replace a session's marks in one transaction if its head is at ``version``."""
 
     async def strip_content(
         self, session_id: str, versions: Collection[int], *, vacuum: bool = True

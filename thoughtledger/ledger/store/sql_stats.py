@@ -70,9 +70,10 @@ async def stats_rows(fetch: Fetch, dialect: StatsDialect, where: StatsFilter) ->
     return StatsRows(facts.result(), gaps.result())
 
 
-def _selected(
+def selected_sessions(
     dialect: StatsDialect, where: StatsFilter, session_id: sa.ColumnElement[str]
 ) -> list[sa.ColumnElement[bool]]:
+    """The conditions on a ``session_id`` column that keep the sessions ``where`` selects."""
     conditions: list[sa.ColumnElement[bool]] = []
     bounds = [
         bound(dialect.started_bound(moment))
@@ -112,7 +113,7 @@ async def _facts(fetch: Fetch, dialect: StatsDialect, where: StatsFilter) -> lis
             sa.func.min(_E.c.version).filter(thought).label("first_v"),
             sa.func.max(_E.c.version).filter(thought).label("last_v"),
         )
-        .where(*_selected(dialect, where, _E.c.session_id))
+        .where(*selected_sessions(dialect, where, _E.c.session_id))
         .group_by(_E.c.session_id)
         .subquery("per_session")
     )
@@ -160,11 +161,11 @@ async def _gaps(fetch: Fetch, dialect: StatsDialect, where: StatsFilter) -> dict
         .where(
             a.c.event_type.in_(_THOUGHTS),
             b.c.event_type.in_(_THOUGHTS),
-            *_selected(dialect, where, a.c.session_id),
+            *selected_sessions(dialect, where, a.c.session_id),
         )
         .group_by(gap)
     )
     return {row.ms: row.n for row in await fetch(query)}
 
 
-__all__ = ["Fetch", "StatsDialect", "stats_rows"]
+__all__ = ["Fetch", "StatsDialect", "selected_sessions", "stats_rows"]

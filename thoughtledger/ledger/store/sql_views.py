@@ -30,6 +30,7 @@ from thoughtledger.ledger.store.columns import (
     NUL_ESCAPE,
     NUL_STANDIN,
     SESSION_COLUMNS,
+    SESSION_LOOP_COLUMNS,
     SESSIONS_VIEW,
     THOUGHT_COLUMNS,
     THOUGHT_FIELD_COLUMNS,
@@ -386,6 +387,28 @@ def annotations_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
     )
 
 
+def session_loops_select(sessions: sa.Table, loops: sa.Table, behind: sa.Table) -> sa.Select[Any]:
+    """Return the select behind ``tl_session_loops``: one row per session of ``tl_sessions``.
+
+    Not one of :data:`VIEWS` (which read the log alone): it reads the loop marks' tables of
+    schema step 10, and is created by that step.
+    """
+    repeats = (
+        sa.select(sa.func.count())
+        .where(loops.c.session_id == sessions.c.session_id)
+        .correlate(sessions)
+        .scalar_subquery()
+    )
+    is_behind = sa.exists().where(behind.c.session_id == sessions.c.session_id)
+    columns: dict[str, Any] = {
+        "session_id": sessions.c.session_id,
+        "repeats": repeats,
+        "marks_current": sa.case((is_behind, sa.false()), else_=sa.true()),
+    }
+    assert tuple(columns) == SESSION_LOOP_COLUMNS  # noqa: S101  # the documented order
+    return sa.select(*(value.label(name) for name, value in columns.items()))
+
+
 VIEWS: dict[str, Callable[[JsonPath, sa.Table], sa.Select[Any]]] = {
     THOUGHTS_VIEW: thoughts_select,
     SESSIONS_VIEW: sessions_select,
@@ -402,6 +425,7 @@ __all__ = [
     "JsonPath",
     "MillisBetween",
     "annotations_select",
+    "session_loops_select",
     "sessions_select",
     "thoughts_select",
 ]

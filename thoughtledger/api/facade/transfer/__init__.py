@@ -7,7 +7,7 @@ its own (before any ledger is opened); :class:`Transfer`, a part of the facade
 file.
 """
 
-from collections.abc import AsyncGenerator, Iterable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
 from pathlib import Path
 
 from thoughtledger.api.facade.errors import ImportRefusedError
@@ -28,10 +28,14 @@ class Transfer:
 
     Args:
         store: The log sessions are read from and written into.
+        after_import: Run after an import wrote events (the ledger marks their loops).
     """
 
-    def __init__(self, store: LedgerStore) -> None:
+    def __init__(
+        self, store: LedgerStore, after_import: Callable[[], Awaitable[object]] | None = None
+    ) -> None:
         self._store = store
+        self._after_import = after_import
 
     def is_own_file(self, path: Path) -> bool:
         """Whether writing ``path`` would write over the ledger's own storage.
@@ -165,10 +169,16 @@ class Transfer:
         Returns:
             How many events were written (0 when the ledger held them all already).
 
+        Imported thoughts come without loop marks: the sessions written are marked afresh after.
+
         Raises:
             ImportRefusedError: Writing stopped midway (whole sessions were written).
+            StoreError: Marking the imported sessions' loops failed (they stay listed as behind).
         """
-        return await write_import(self._store, pending, step or NoProgress())
+        written = await write_import(self._store, pending, step or NoProgress())
+        if written and self._after_import is not None:
+            await self._after_import()
+        return written
 
 
 __all__ = [

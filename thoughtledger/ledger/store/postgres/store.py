@@ -46,6 +46,7 @@ from thoughtledger.ledger.store.base import (
     Clock,
     utc_now,
 )
+from thoughtledger.ledger.store.loop_marks import LoopMark
 from thoughtledger.ledger.store.postgres.imports import import_streams
 from thoughtledger.ledger.store.postgres.listen import (
     POLL_INTERVAL,
@@ -54,6 +55,7 @@ from thoughtledger.ledger.store.postgres.listen import (
     PostgresWatch,
 )
 from thoughtledger.ledger.store.postgres.log_tree import PostgresTree
+from thoughtledger.ledger.store.postgres.loop_writes import BEHIND_CTE, MARKS_CTE, mark_loops
 from thoughtledger.ledger.store.postgres.positions import POSITION_SHIFT, held_back, visible_below
 from thoughtledger.ledger.store.postgres.redact import strip
 from thoughtledger.ledger.store.postgres.setup import check_ledger, lost_connection, migrate
@@ -65,7 +67,7 @@ from thoughtledger.ledger.store.sql import SqlEventStore
 _HEAD_CACHE_SIZE = 4096
 
 # Hand-written because it must be one statement (see the module docstring); every value is bound.
-_APPEND = """
+_HEAD = """
 WITH head AS (
     INSERT INTO tl_sessions AS s (session_id, version, hash, started_at, updated_at)
     VALUES ($1, $2, $3, $4, $4)
@@ -73,7 +75,8 @@ WITH head AS (
         SET version = EXCLUDED.version, hash = EXCLUDED.hash, updated_at = EXCLUDED.updated_at
         WHERE s.version = $5 AND s.hash = $6
     RETURNING 1
-)
+)"""
+_EVENTS = """
 INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, schema_version,
                        event_type, payload, prev_hash, hash)
 SELECT (pg_current_xact_id()::text::bigint << 16) + e.ord, $1, e.version, e.event_id, $4, $7,
@@ -84,6 +87,21 @@ FROM head,
 ORDER BY e.ord
 RETURNING position
 """
+_APPEND = _HEAD + _EVENTS
+"""An append whose marks were given, none a repeat (the common case): nothing more to write."""
+_APPEND_MARKED = _HEAD + MARKS_CTE + _EVENTS
+_APPEND_BEHIND = _HEAD + BEHIND_CTE + _EVENTS
+
+
+def _append_statement(marks: Sequence[LoopMark] | None) -> tuple[str, list[list[Any]]]:
+    """The append statement for an append's ``marks``, and their columns as its parameters."""
+    if marks is None:
+        return _APPEND_BEHIND, []
+    if not marks:
+        return _APPEND, []
+    columns = [[mark.version for mark in marks], [mark.repeats_version for mark in marks]]
+    return _APPEND_MARKED, [*columns, [mark.similarity for mark in marks]]
+
 
 _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
@@ -285,11 +303,13 @@ class PostgresEventStore(SqlEventStore):
         prepared: Sequence[PreparedEvent],
         expected_version: int,
         ids: Sequence[UUID],
+        marks: Sequence[LoopMark] | None,
     ) -> list[RecordedEvent]:
         if self._closed:
             raise StoreError("the store is closed")
         if self.read_only:
             raise StoreError(f"{self._where} was opened read-only; nothing was written")
+        statement, mark_columns = _append_statement(marks)
         cached = self._heads.get(session_id)
         if cached is None or cached[0] != expected_version:
             head = await self.stream_head(session_id)
@@ -312,7 +332,7 @@ class PostgresEventStore(SqlEventStore):
             try:
                 async with self._writer() as driver:
                     positions = await driver.fetch(
-                        _APPEND,
+                        statement,
                         session_id,
                         last.version,
                         last.hash,
@@ -326,6 +346,7 @@ class PostgresEventStore(SqlEventStore):
                         [item.payload for item in sealed],
                         [item.prev_hash for item in sealed],
                         [item.hash for item in sealed],
+                        *mark_columns,
                     )
                 break
             except Exception as exc:  # the driver's errors are translated right here
@@ -361,6 +382,13 @@ class PostgresEventStore(SqlEventStore):
         if written:
             self._notifier.committed()
         return written
+
+    async def _mark_loops(self, session_id: str, version: int, marks: Sequence[LoopMark]) -> bool:
+        async with self._writing("no loop marks were written") as driver:
+            try:
+                return await mark_loops(driver, session_id, version, marks)
+            except Exception as exc:  # the driver's errors are translated right here
+                raise StoreError(f"marking loops in {self._where} failed: {exc}") from exc
 
     async def _strip(self, changes: Sequence[Stripping], *, vacuum: bool) -> int:
         return await strip(

@@ -10,7 +10,12 @@ from thoughtledger.ledger.envelope import RecordedEvent, format_time
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.store.imports import plan_import
 from thoughtledger.ledger.store.rows import stored_row
-from thoughtledger.ledger.store.sqlite.batch import INSERT_FIRST, SELECT_HEAD, BatchWriter
+from thoughtledger.ledger.store.sqlite.batch import (
+    INSERT_FIRST,
+    LOOPS_BEHIND,
+    SELECT_HEAD,
+    BatchWriter,
+)
 from thoughtledger.ledger.store.sqlite.statements import STATEMENTS
 from thoughtledger.ledger.store.sqlite.writer import SqliteWriter
 
@@ -90,6 +95,8 @@ def _import_now(
                     "updated_at": format_time(plan.new[-1].recorded_at),
                 },
             )
+            # Imported thoughts come without loop marks: the facade marks the session afresh.
+            db.execute(LOOPS_BEHIND, (session_id,))
             written += len(plan.new)
         db.execute("COMMIT")
     except BaseException as exc:

@@ -8,7 +8,7 @@ tables stay the one source of truth and no SQL is assembled at run time.
 
 from typing import Any
 
-DATABASE_SCHEMA_VERSION = 9
+DATABASE_SCHEMA_VERSION = 10
 """The database schema version the statements are for (``schema.DATABASE_SCHEMA_VERSION``)."""
 READABLE_FROM = 1
 """``schema.READABLE_FROM``: the oldest schema read without upgrading (later steps add indexes
@@ -95,6 +95,11 @@ STATEMENTS: dict[str, str] = {
     ),
     "schema_version": ("SELECT coalesce(max(tl_schema.version), 0) AS coalesce_1 \nFROM tl_schema"),
     "last_position": "SELECT coalesce(max(tl_events.position), 0) AS coalesce_1 \nFROM tl_events",
+    "insert_loop": (
+        "INSERT INTO tl_loops (session_id, version, repeats_version, similarity) VALUES (?, ?, "
+        "?, ?)"
+    ),
+    "loops_behind": "INSERT INTO tl_loops_behind (session_id) VALUES (?) ON CONFLICT DO NOTHING",
 }
 
 
@@ -224,6 +229,17 @@ def compile_statements() -> dict[str, str]:
         # Under the write lock the next append starts right after this position.
         "last_position": sql(
             sa.select(sa.func.coalesce(sa.func.max(t.c.position), sa.literal_column("0")))
+        ),
+        # An append's loop marks, in its transaction; a session whose marks were not given.
+        "insert_loop": sql(
+            sa.insert(schema.loops).values({c: sa.bindparam(c.name) for c in schema.loops.columns}),
+            qmark,
+        ),
+        "loops_behind": sql(
+            sqlite_dialect.insert(schema.loops_behind)
+            .values(session_id=sa.bindparam("session_id"))
+            .on_conflict_do_nothing(),
+            qmark,
         ),
     }
 

@@ -34,7 +34,10 @@ from thoughtledger.ledger.errors import (
     StoreError,
     StoreUnavailableError,
 )
+from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, StreamHead, utc_now
+from thoughtledger.ledger.store.checks import check_page
+from thoughtledger.ledger.store.loop_marks import LoopMark
 from thoughtledger.ledger.store.redaction import Redacted, Stripping
 from thoughtledger.ledger.store.sql import SqlEventStore
 from thoughtledger.ledger.store.sqlite.batch import (
@@ -45,6 +48,7 @@ from thoughtledger.ledger.store.sqlite.batch import (
 )
 from thoughtledger.ledger.store.sqlite.imports import import_streams
 from thoughtledger.ledger.store.sqlite.log_tree import SqliteTree
+from thoughtledger.ledger.store.sqlite.loop_writes import mark_loops
 from thoughtledger.ledger.store.sqlite.readonly import connect_read_only
 from thoughtledger.ledger.store.sqlite.reads import POLL_INTERVAL, SqliteReader
 from thoughtledger.ledger.store.sqlite.redact import strip
@@ -65,6 +69,15 @@ if TYPE_CHECKING:
 
 _INLINE_SYNC_SECONDS = 0.002
 """A commit at durability="full" slower than this moves later commits to a worker thread."""
+
+
+_LOOPS_BEHIND = (
+    "SELECT session_id FROM tl_loops_behind WHERE session_id > ? ORDER BY session_id LIMIT ?"
+)
+_LOOP_MARKS = (
+    "SELECT version, repeats_version, similarity FROM tl_loops WHERE session_id = ? "
+    "ORDER BY version"
+)
 
 
 @dataclass(slots=True)
@@ -212,12 +225,13 @@ class SqliteEventStore(SqlEventStore):
         prepared: Sequence[PreparedEvent],
         expected_version: int,
         ids: Sequence[UUID],
+        marks: Sequence[LoopMark] | None,
     ) -> list[RecordedEvent]:
         if self._closed:
             raise StoreError("the store is closed")
         loop = asyncio.get_running_loop()
         future: asyncio.Future[list[RecordedEvent]] = loop.create_future()
-        self._pending.append(Request(session_id, prepared, expected_version, ids, future))
+        self._pending.append(Request(session_id, prepared, expected_version, ids, future, marks))
         writer = self._writer
         if not writer.flushing:
             writer.flushing = True
@@ -321,6 +335,9 @@ class SqliteEventStore(SqlEventStore):
             self._committed.notify()
         return written
 
+    async def _mark_loops(self, session_id: str, version: int, marks: Sequence[LoopMark]) -> bool:
+        return await mark_loops(self._writer, session_id, version, marks)
+
     async def _strip(self, changes: Sequence[Stripping], *, vacuum: bool) -> int:
         # SQLite always reclaims: the write-ahead log is emptied after every strip.
         return await strip(self._writer, changes)
@@ -349,6 +366,16 @@ class SqliteEventStore(SqlEventStore):
     ) -> list[StreamHead]:
         """See :meth:`EventStore.list_heads` (read inline: an indexed range of session ids)."""
         return await self._reader.list_heads(after_session_id=after_session_id, limit=limit)
+
+    async def loops_behind(self, *, after: str = "", limit: int = 1000) -> list[str]:
+        """See :meth:`LoopMarking.loops_behind` (read inline: opening a ledger asks it)."""
+        check_page(0, limit)
+        return [row[0] for row in self._reader.read(_LOOPS_BEHIND, (after, limit))]
+
+    async def loop_marks(self, session_id: str) -> list[LoopMark]:
+        """See :meth:`LoopMarking.loop_marks` (read inline: one indexed range)."""
+        check_id(session_id)
+        return list(map(LoopMark._make, self._reader.read(_LOOP_MARKS, (session_id,))))
 
     async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
         """See :meth:`RowReads.read_all_rows` (read inline: an indexed range of positions)."""

@@ -1,0 +1,59 @@
+"""Properties of the loop marks stored with each append: whoever writes, in whatever order, and
+however little of a session a writer holds, the stored marks are the pure fold's over the log."""
+
+import asyncio
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from thoughtledger.api.facade.loop_marker import as_marks, own_thoughts
+from thoughtledger.api.facade.service import Ledger
+from thoughtledger.ledger.store.memory import MemoryEventStore
+from thoughtledger.projections.loops import LOOP_WINDOW, find_repeats
+
+# Few words, so that repeats and near repeats are common.
+_words = st.sampled_from(["check", "the", "file", "again", "Plan", "step", "é", "E\u0301", "42"])
+_texts = st.lists(_words, min_size=1, max_size=10).map(" ".join)
+# Each thought: its text, which of two ledgers on one store writes it, and whether the thought
+# before it is then redacted.
+_steps = st.lists(st.tuples(_texts, st.integers(0, 1), st.booleans()), min_size=1, max_size=70)
+
+
+async def _run(steps: list[tuple[str, int, bool]]) -> None:
+    store = MemoryEventStore()
+    # Two writers of one session, each holding only the latest 2-4 thoughts (a window needs 50):
+    # each append after the other's builds its window afresh, from the log.
+    writers = [Ledger(store, hold_thoughts=2, cache_size=1) for _ in range(2)]
+    for number, (text, writer, redact) in enumerate(steps, start=1):
+        arguments = {
+            "thought": text,
+            "thought_number": number,
+            "total_thoughts": len(steps),
+            "next_thought_needed": True,
+        }
+        await writers[writer].think("s", arguments)
+        if redact and number > 1:
+            await writers[1 - writer].redaction.redact(
+                "s", thought_number=number - 1, reason="r", by="p"
+            )
+    expected = as_marks(find_repeats(own_thoughts(await writers[0].state("s"))))
+    assert await store.loop_marks("s") == expected
+    assert await store.loops_behind() == []
+
+
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None)
+@given(steps=_steps)
+def test_two_writers_holding_few_thoughts_store_the_folds_marks(
+    steps: list[tuple[str, int, bool]],
+) -> None:
+    asyncio.run(_run(steps))
+
+
+@settings(max_examples=30, deadline=None)
+@given(steps=st.lists(st.tuples(_texts, st.just(0), st.just(False)), min_size=LOOP_WINDOW))
+def test_one_writer_past_a_window_of_thoughts_stores_the_folds_marks(
+    steps: list[tuple[str, int, bool]],
+) -> None:
+    asyncio.run(_run(steps))
