@@ -27,12 +27,18 @@ SESSION = "older-ledger"
 DESCRIPTION = "Indexing thoughts for search"
 _BACK_TO_8 = {
     "sqlite": [
+        "DROP VIEW tl_session_loops",
+        "DROP TABLE tl_loops",
+        "DROP TABLE tl_loops_behind",
         "DROP TRIGGER tl_search_added",
         "DROP TRIGGER tl_search_stripped",
         "DROP TABLE tl_search",
         "DELETE FROM tl_schema WHERE version > 8",
     ],
     "postgres": [
+        "DROP VIEW tl_session_loops",
+        "DROP TABLE tl_loops",
+        "DROP TABLE tl_loops_behind",
         "DROP TRIGGER tl_search_added ON tl_events",
         "DROP TRIGGER tl_search_stripped ON tl_events",
         "DROP FUNCTION tl_search_added()",
