@@ -19,7 +19,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult
 
-from tests.support.llm_server import FakeLLM, fake_llm, streamed
+from tests.support.llm_server import FakeLLM, fake_llm, streamed, structured
 from tests.support.mcp import Json, Mode, text_of
 from tests.support.processes import ROOT, WAIT, child_env, serve_command, serving_http
 from thoughtledger import open_ledger
@@ -133,8 +133,6 @@ async def test_the_model_s_thought_arrives_as_progress_then_is_recorded_once(
 async def test_without_a_progress_token_the_model_is_asked_as_before(
     ledger_url: str, mode: Mode, llm: FakeLLM
 ) -> None:
-    from tests.support.llm_server import structured
-
     llm.queue(structured(THOUGHT, 0.9, "Next"))
     async with over_stdio(ledger_url, mode) as client:
         with anyio.fail_after(WAIT):
@@ -163,11 +161,11 @@ async def test_a_call_cancelled_mid_stream_records_nothing_and_the_server_goes_o
                 group.start_soon(call)
                 await progress.first.wait()
                 group.cancel_scope.cancel()
-            while llm.streams["cut"] == 0:  # noqa: ASYNC110  # bounded by fail_after
-                await anyio.sleep(0.05)
+            await llm.cut()
             # The server stopped reading the model and still serves the next call.
             _, answer, _ = await streamed_call(client, step(1, "Again"))
-    assert progress.messages and len(progress.messages) < len(slow)
+    assert progress.messages
+    assert len(progress.messages) < len(slow)
     assert llm.streams["cut"] == 1
     assert answer["thought_content"] == THOUGHT
     assert [entry.thought for entry in await recorded(ledger_url)] == [THOUGHT]
@@ -182,8 +180,7 @@ async def test_an_http_client_that_drops_mid_stream_leaves_no_thought(
         with anyio.fail_after(WAIT):
             await drop_mid_stream(url)
             # The model's stream is closed, and the server answers the next client.
-            while llm.streams["cut"] == 0:  # noqa: ASYNC110  # bounded by fail_after
-                await anyio.sleep(0.05)
+            await llm.cut()
             async with Client(url) as client:
                 _, answer, _ = await streamed_call(client, step(1, "Again"))
     assert answer["thought_content"] == THOUGHT

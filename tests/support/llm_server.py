@@ -213,10 +213,22 @@ class FakeLLM:
             if usage:
                 counts = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
                 yield _event({**_chunk(model, {}, None), "choices": [], "usage": counts})
-            yield b"data: [DONE]\n\n"
+            # Counted before the last event is sent: the client may act on it at once.
             finished = True
+            self.streams["finished"] += 1
+            yield b"data: [DONE]\n\n"
         finally:
-            self.streams["finished" if finished else "cut"] += 1
+            if not finished:
+                self.streams["cut"] += 1
+
+    async def cut(self, count: int = 1) -> None:
+        """Wait (bounded) until ``count`` streams were closed by their client before the end.
+
+        The server notices a client that went away a moment after it went.
+        """
+        with anyio.fail_after(10):
+            while self.streams["cut"] < count:  # noqa: ASYNC110  # the server thread counts
+                await anyio.sleep(0.02)
 
     def start(self) -> None:
         """Serve in the background (connections already queue on the listening socket)."""
