@@ -49,6 +49,8 @@ class Reply:
     delay: float = 0.0
     events: tuple[str, ...] = ()
     """Raw ``data`` payloads sent before the pieces (errors, malformed events...)."""
+    break_after: int | None = None
+    """Streamed: drop the connection after this many pieces, as a crashing server would."""
 
 
 def completion(
@@ -205,6 +207,8 @@ class FakeLLM:
             for index, piece in enumerate(reply.pieces):
                 if index:
                     await anyio.sleep(reply.delay)
+                if index == reply.break_after:
+                    raise ConnectionAbortedError("the scripted server breaks off")
                 delta = (
                     {"role": "assistant", "content": piece} if index == 0 else {"content": piece}
                 )

@@ -5,6 +5,8 @@ The real client streams from the loopback OpenAI-compatible server of
 """
 
 import contextlib
+from collections.abc import AsyncGenerator
+from dataclasses import replace
 
 import pytest
 
@@ -45,6 +47,14 @@ async def collect(
                 outcome = item
     assert outcome is not None
     return pieces, outcome
+
+
+async def read_into(pieces: list[str], items: AsyncGenerator[str | ThinkOutcome]) -> None:
+    """Collect the pieces until the stream ends or fails (the outcome must not come)."""
+    async with contextlib.aclosing(items):
+        async for item in items:
+            assert isinstance(item, str)
+            pieces.append(item)
 
 
 async def test_the_pieces_arrive_then_the_thought_is_recorded_once_on_every_backend(
@@ -102,6 +112,21 @@ async def test_a_failure_before_the_first_piece_is_retried(
     assert outcome.entry.generation is not None
     assert outcome.entry.generation.attempts == 3
     assert len(pauses.delays) == 2
+
+
+async def test_a_stream_that_breaks_after_a_piece_fails_at_once_and_records_nothing(
+    ledger: Ledger, llm: FakeLLM, writer: LLMWriter
+) -> None:
+    broken = streamed(PIECES, delay=0.01)
+    llm.queue(replace(broken, break_after=3), streamed(PIECES))
+    pieces: list[str] = []
+    with pytest.raises(GenerationError, match="the stream broke after") as caught:
+        await read_into(pieces, think_external_stream(ledger, "s", call(1, "P"), writer=writer))
+    assert f"after {len(''.join(pieces))} characters: connection lost" in str(caught.value)
+    assert pieces  # the pieces before the break were given
+    assert caught.value.attempts == 1  # what was given cannot be taken back: no retry
+    assert len(llm.bodies) == 1
+    assert await ledger.get_session("s") is None
 
 
 async def test_an_answer_that_is_not_the_json_asked_for_is_streamed_as_plain_text(

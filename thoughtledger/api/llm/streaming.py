@@ -21,6 +21,7 @@ times that (providers wrap each token in a few hundred bytes); and the attempt e
 
 import json
 from collections.abc import AsyncGenerator, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -114,7 +115,7 @@ async def stream_attempt(
             yield Failure(str(exc), retryable=False)
             return
         except httpx2.HTTPError as exc:
-            yield Failure(f"the stream broke: {exc or type(exc).__name__}", retryable=True)
+            yield Failure(f"connection lost: {exc or type(exc).__name__}", retryable=True)
             return
         finally:
             await events.aclose()
@@ -124,10 +125,8 @@ async def stream_attempt(
         return
     if reader.text:
         # What was given back stands: the rest of the answer did not hold together around it.
-        read = Answer(
-            reader.text, False, None, None, read.served_model, read.prompt_tokens,
-            read.completion_tokens, read.cost, read.finish_reason, read.response_id,
-        )  # fmt: skip
+        read = replace(read, thought=reader.text, structured=False)
+        read = replace(read, confidence=None, reasoning_hint=None)
     else:
         yield read.thought
     yield read
