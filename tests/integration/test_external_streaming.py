@@ -22,7 +22,10 @@ from mcp.types import CallToolResult
 from tests.support.llm_server import FakeLLM, fake_llm, streamed, structured
 from tests.support.mcp import Json, Mode, text_of
 from tests.support.processes import ROOT, WAIT, child_env, serve_command, serving_http
-from thoughtledger import open_ledger
+from thoughtledger import Ledger, open_ledger
+from thoughtledger.api.llm.client import LLMWriter
+from thoughtledger.api.llm.config import LLMSettings
+from thoughtledger.api.mcp import create_server
 
 pytestmark = pytest.mark.anyio
 
@@ -108,7 +111,7 @@ def check_streamed(progress: Progress, answer: Json, before_answer: int, llm: Fa
     for message, count in zip(progress.messages, progress.counts, strict=True):
         running += len(message)
         assert count == running  # progress counts the characters sent so far
-    assert llm.bodies[-1]["stream"] is True
+    assert llm.bodies[0]["stream"] is True
     assert llm.streams == {"finished": 1, "cut": 0}
 
 
@@ -221,3 +224,21 @@ async def drop_mid_stream(url: str) -> None:
                 assert json.loads(line[5:])["params"]["progressToken"] == "p1"
                 return  # closing the response drops the connection mid-stream
     raise AssertionError("no progress arrived")
+
+
+async def test_an_in_process_client_with_a_progress_callback_sees_the_stream_too(
+    ledger: Ledger, mode: Mode, llm: FakeLLM
+) -> None:
+    llm.queue(streamed(PIECES), structured(THOUGHT))
+    settings = LLMSettings(local_base_url=llm.base_url, max_retries=0)
+    async with LLMWriter(settings) as writer:
+        server = create_server(ledger, tools=[TOOL], writer=writer)
+        async with Client(server, mode=mode) as client:
+            with anyio.fail_after(WAIT):
+                progress, answer, before_answer = await streamed_call(client, step(1, "P"))
+                # Without a callback the same client is answered whole, the model asked as before.
+                whole = await client.call_tool(TOOL, step(2, "Q"))
+    check_streamed(progress, answer, before_answer, llm)
+    assert whole.structured_content is not None
+    assert whole.structured_content["thought_content"] == THOUGHT
+    assert "stream" not in llm.bodies[1]

@@ -28,6 +28,7 @@ from thoughtledger.api import (
     think_external_stream,
 )
 from thoughtledger.api.mcp.context import AppContext
+from thoughtledger.api.mcp.sdk_private import in_process_progress
 
 _TOKEN_KEYS = ("progress_token", "progressToken")
 
@@ -53,11 +54,16 @@ class ExternalThinking(Protocol):
 
 
 def progress_requested(ctx: AppContext) -> bool:
-    """Whether the call carries a progress token (the SDK reads it as ``progress_token``)."""
-    meta = ctx.request_context.meta
-    if not isinstance(meta, Mapping):
-        return False
-    return any(meta.get(key) is not None for key in _TOKEN_KEYS)
+    """Whether the call carries a progress token (the SDK reads it as ``progress_token``).
+
+    An in-process client of the 2026-07-28 era hands its callback over without a token; that
+    counts too (:func:`~thoughtledger.api.mcp.sdk_private.in_process_progress`).
+    """
+    request = ctx.request_context
+    meta = request.meta
+    if isinstance(meta, Mapping) and any(meta.get(key) is not None for key in _TOKEN_KEYS):
+        return True
+    return request.request is None and in_process_progress(request)
 
 
 def think_streaming(ctx: AppContext) -> ExternalThinking:
