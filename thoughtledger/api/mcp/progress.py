@@ -1,7 +1,8 @@
 """A model's thought streamed to the MCP client as progress notifications while it is written.
 
 A client asks for progress by sending a progress token with its call (``_meta.progressToken``;
-the SDK's ``call_tool(..., progress_callback=...)`` sends one). ``sequential_thinking_external``
+the SDK's ``call_tool(..., progress_callback=...)`` sends one, or, in process, hands its callback
+over directly). ``sequential_thinking_external``
 then asks the model with ``stream: true`` and sends each piece of the thought as it arrives, in
 a ``notifications/progress`` whose ``message`` is the piece and whose ``progress`` counts the
 characters sent so far (no ``total``: nobody knows the length in advance). The thought is then
