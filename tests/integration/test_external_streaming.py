@@ -7,6 +7,7 @@ as server-sent events with a pause between chunks.
 """
 
 import json
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -190,6 +191,16 @@ async def test_an_http_client_that_drops_mid_stream_leaves_no_thought(
     assert [entry.thought for entry in await recorded(ledger_url)] == [THOUGHT]
 
 
+def modern_meta(token: str) -> Json:
+    """A 2026-07-28 request's ``_meta``, asking for progress under ``token``."""
+    return {
+        "progressToken": token,
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "dropper", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+
+
 async def drop_mid_stream(url: str) -> None:
     """POST a 2026-07-28 tools/call with a progress token; hang up after the first progress."""
     body = {
@@ -199,12 +210,7 @@ async def drop_mid_stream(url: str) -> None:
         "params": {
             "name": TOOL,
             "arguments": step(1, "Slowly"),
-            "_meta": {
-                "progressToken": "p1",
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientInfo": {"name": "dropper", "version": "1"},
-                "io.modelcontextprotocol/clientCapabilities": {},
-            },
+            "_meta": modern_meta("p1"),
         },
     }
     headers = {
@@ -242,3 +248,43 @@ async def test_an_in_process_client_with_a_progress_callback_sees_the_stream_too
     assert whole.structured_content is not None
     assert whole.structured_content["thought_content"] == THOUGHT
     assert "stream" not in llm.bodies[1]
+
+
+async def test_a_stdio_client_that_hangs_up_mid_stream_leaves_no_thought(
+    ledger_url: str, llm: FakeLLM
+) -> None:
+    slow = [f"piece {number} " for number in range(40)]
+    llm.queue(streamed(slow, delay=0.1))
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": TOOL, "arguments": step(1, "Slowly"), "_meta": modern_meta("p1")},
+    }
+    command = serve_command(ledger_url, "--tools", "all")
+    env = child_env(DISABLE_THOUGHT_LOGGING="true")
+    with anyio.fail_after(WAIT):
+        exit_code = await anyio.to_thread.run_sync(hang_up_after_progress, command, env, request)
+        await llm.cut()
+    assert exit_code == 0
+    assert await recorded(ledger_url) == []
+
+
+def hang_up_after_progress(command: list[str], env: dict[str, str], request: Json) -> int:
+    """Send ``request`` to a stdio server, read up to its first progress, then close both pipes.
+
+    Blocking, as a client process that dies would leave them; returns the server's exit code.
+    """
+    server = subprocess.Popen(  # noqa: S603  # our interpreter, our module
+        command, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert server.stdin is not None
+    assert server.stdout is not None
+    server.stdin.write((json.dumps(request) + "\n").encode())
+    server.stdin.flush()
+    while b"notifications/progress" not in (line := server.stdout.readline()):
+        assert line, "the server answered no progress"
+    server.stdout.close()  # the client stops reading the answers...
+    server.stdin.close()  # ...and its input ends
+    return server.wait(timeout=WAIT)

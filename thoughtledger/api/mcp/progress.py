@@ -12,14 +12,17 @@ up to the answer's ``thought_content``.
 Without a token nothing changes: the model is asked without ``stream`` and the call waits for
 the whole answer, so a client that shows no progress pays nothing for it.
 
-A call cancelled while the thought is being written (``notifications/cancelled``, or an HTTP
-client that goes away, which the server sees as the end of the request) records nothing: the
-thought is recorded only after its last piece was sent.
+A call cancelled while the thought is being written (``notifications/cancelled``, an HTTP
+client that goes away, which the server sees as the end of the request, or a stdio client that
+closes its end of the answers) records nothing: the thought is recorded only after its last
+piece was sent.
 """
 
 import contextlib
 from collections.abc import Mapping
 from typing import Protocol
+
+from mcp.server.mcpserver.exceptions import ToolError
 
 from thoughtledger.api import (
     Ledger,
@@ -29,9 +32,11 @@ from thoughtledger.api import (
     think_external_stream,
 )
 from thoughtledger.api.mcp.context import AppContext
+from thoughtledger.api.mcp.pipes import reader_gone
 from thoughtledger.api.mcp.sdk_private import in_process_progress
 
 _TOKEN_KEYS = ("progress_token", "progressToken")
+CLIENT_GONE = "the client stopped reading while the thought was written; nothing was recorded"
 
 
 class ExternalThinking(Protocol):
@@ -104,6 +109,10 @@ def think_streaming(ctx: AppContext) -> ExternalThinking:
                 if isinstance(item, str):
                     sent += len(item)
                     await ctx.report_progress(sent, None, item)
+                    if reader_gone():
+                        # A stdio client that closed its end will read no answer: stop here,
+                        # before anything is recorded (closing the stream closes the request).
+                        raise ToolError(CLIENT_GONE)
                 else:
                     outcome = item
         if outcome is None:  # pragma: no cover - the use case always ends with the outcome
@@ -113,4 +122,4 @@ def think_streaming(ctx: AppContext) -> ExternalThinking:
     return think
 
 
-__all__ = ["ExternalThinking", "progress_requested", "think_streaming"]
+__all__ = ["CLIENT_GONE", "ExternalThinking", "progress_requested", "think_streaming"]
