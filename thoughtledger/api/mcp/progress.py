@@ -12,10 +12,11 @@ up to the answer's ``thought_content``.
 Without a token nothing changes: the model is asked without ``stream`` and the call waits for
 the whole answer, so a client that shows no progress pays nothing for it.
 
-A call cancelled while the thought is being written (``notifications/cancelled``, an HTTP
-client that goes away, which the server sees as the end of the request, or a stdio client that
-closes its end of the answers) records nothing: the thought is recorded only after its last
-piece was sent.
+A call cancelled while the thought is being written (``notifications/cancelled``, a 2026-07-28
+HTTP client that goes away, which the server sees as the end of the request, or a stdio client
+that closes its end of the answers) records nothing: the thought is recorded only after its last
+piece was sent. A handshake-era HTTP session outlives a dropped response stream (the client may
+resume it): there only ``notifications/cancelled`` abandons the call.
 """
 
 import contextlib
