@@ -49,7 +49,7 @@ if TYPE_CHECKING:
         open_ledger,
         open_store,
     )
-    from thoughtledger.api.llm.external import think_external
+    from thoughtledger.api.llm.external import think_external, think_external_stream
     from thoughtledger.api.tool import SequentialThinkingTool, sequential_thinking_tool
 
 # Loaded on first use, all of them: ``import thoughtledger`` comes first in every start of the
@@ -89,6 +89,7 @@ _LAZY = {
         "thoughtledger.api",
     ),
     "think_external": "thoughtledger.api.llm.external",
+    "think_external_stream": "thoughtledger.api.llm.external",
     "SequentialThinkingTool": "thoughtledger.api.tool",
     "sequential_thinking_tool": "thoughtledger.api.tool",
 }
@@ -135,4 +136,5 @@ __all__ = [
     "open_store",
     "sequential_thinking_tool",
     "think_external",
+    "think_external_stream",
 ]

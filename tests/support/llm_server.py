@@ -6,22 +6,29 @@ connection until uvicorn accepts it), so no test waits for the server to come up
 
 Each ``POST /v1/chat/completions`` takes the next :class:`Reply` from the script (an exhausted
 script answers 500) and records the request (JSON body and headers) for the test to inspect.
+
+A streamed reply (:func:`streamed`) answers as OpenAI's chat completions do with ``stream:
+true``: server-sent events, one ``data: {...}`` chat-completion chunk per piece of the answer,
+``delay`` seconds apart, a last chunk with the usage when ``stream_options.include_usage`` asked
+for it, then ``data: [DONE]``. :attr:`FakeLLM.streams` counts the streams served to the end and
+those the client closed before the end.
 """
 
 import json
 import socket
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 import anyio.to_thread
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 HANG_LIMIT = 30.0
@@ -37,6 +44,13 @@ class Reply:
     raw: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     hang: bool = False
+    pieces: tuple[str, ...] | None = None
+    """When set: the answer's content, streamed one piece per event (see :func:`streamed`)."""
+    delay: float = 0.0
+    events: tuple[str, ...] = ()
+    """Raw ``data`` payloads sent before the pieces (errors, malformed events...)."""
+    break_after: int | None = None
+    """Streamed: drop the connection after this many pieces, as a crashing server would."""
 
 
 def completion(
@@ -84,6 +98,33 @@ def structured(
     return completion(json.dumps(answer), **usage)
 
 
+def streamed(
+    thought_pieces: list[str],
+    *,
+    delay: float = 0.02,
+    confidence: float | None = 0.8,
+    hint: str | None = "Go on",
+    plain: bool = False,
+    events: tuple[str, ...] = (),
+) -> Reply:
+    """A streamed structured answer whose thought is ``thought_pieces`` joined.
+
+    The JSON around the thought is streamed too, as a model writes it: the opening up to the
+    thought's first quote, each piece escaped, then the closing with confidence and hint.
+    ``plain`` streams the pieces as they are (a model asked for plain text).
+    """
+    if plain:
+        return Reply(pieces=tuple(thought_pieces), delay=delay, events=events)
+    tail: dict[str, Any] = {}
+    if confidence is not None:
+        tail["confidence"] = confidence
+    if hint is not None:
+        tail["reasoning_hint"] = hint
+    closing = '"' + ("" if not tail else ", " + json.dumps(tail)[1:-1]) + "}"
+    escaped = [json.dumps(piece, ensure_ascii=False)[1:-1] for piece in thought_pieces]
+    return Reply(pieces=('{"thought": "', *escaped, closing), delay=delay, events=events)
+
+
 def error(status: int, message: str, *, param: str | None = None, **headers: str) -> Reply:
     """An error answer in OpenAI's error shape."""
     body = {"error": {"message": message, "type": "invalid_request_error", "param": param}}
@@ -107,6 +148,7 @@ class FakeLLM:
         self.script: deque[Reply] = deque()
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.streams = {"finished": 0, "cut": 0}
         self._release = threading.Event()
         self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._socket.bind(("127.0.0.1", 0))
@@ -138,6 +180,15 @@ class FakeLLM:
         if reply.hang:
             await anyio.to_thread.run_sync(self._release.wait, HANG_LIMIT)
             return Response(status_code=504)
+        if reply.pieces is not None:
+            body = self.requests[-1]
+            usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            return StreamingResponse(
+                self._stream(reply, "served-model", usage),
+                status_code=reply.status,
+                headers=reply.headers,
+                media_type="text/event-stream",
+            )
         if reply.raw is not None:
             return Response(reply.raw, status_code=reply.status, headers=reply.headers)
         return Response(
@@ -146,6 +197,42 @@ class FakeLLM:
             headers=reply.headers,
             media_type="application/json",
         )
+
+    async def _stream(self, reply: Reply, model: str, usage: bool) -> AsyncIterator[bytes]:
+        assert reply.pieces is not None
+        finished = False
+        try:
+            for event in reply.events:
+                yield f"data: {event}\n\n".encode()
+            for index, piece in enumerate(reply.pieces):
+                if index:
+                    await anyio.sleep(reply.delay)
+                if index == reply.break_after:
+                    raise ConnectionAbortedError("the scripted server breaks off")
+                delta = (
+                    {"role": "assistant", "content": piece} if index == 0 else {"content": piece}
+                )
+                yield _event(_chunk(model, delta, None))
+            yield _event(_chunk(model, {}, "stop"))
+            if usage:
+                counts = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+                yield _event({**_chunk(model, {}, None), "choices": [], "usage": counts})
+            # Counted before the last event is sent: the client may act on it at once.
+            finished = True
+            self.streams["finished"] += 1
+            yield b"data: [DONE]\n\n"
+        finally:
+            if not finished:
+                self.streams["cut"] += 1
+
+    async def cut(self, count: int = 1) -> None:
+        """Wait (bounded) until ``count`` streams were closed by their client before the end.
+
+        The server notices a client that went away a moment after it went.
+        """
+        with anyio.fail_after(10):
+            while self.streams["cut"] < count:  # noqa: ASYNC110  # the server thread counts
+                await anyio.sleep(0.02)
 
     def start(self) -> None:
         """Serve in the background (connections already queue on the listening socket)."""
@@ -158,6 +245,20 @@ class FakeLLM:
         self._thread.join(timeout=10)
         self._socket.close()
         assert not self._thread.is_alive(), "the fake LLM server did not stop"
+
+
+def _chunk(model: str, delta: dict[str, Any], finish_reason: str | None) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-stream",
+        "object": "chat.completion.chunk",
+        "created": 1_700_000_000,
+        "model": model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+    }
+
+
+def _event(chunk: dict[str, Any]) -> bytes:
+    return f"data: {json.dumps(chunk)}\n\n".encode()
 
 
 @contextmanager

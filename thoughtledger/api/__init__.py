@@ -96,6 +96,7 @@ from thoughtledger.api.facade.redaction import (
 from thoughtledger.api.facade.search import SearchPage, SearchResult
 from thoughtledger.api.facade.service import DEFAULT_TTL, Ledger
 from thoughtledger.api.facade.session import Profile, Session
+from thoughtledger.api.facade.streaming import StreamingWriter, think_external_stream
 from thoughtledger.api.facade.transfer import (
     CheckedFile,
     ImportRefusedError,
@@ -221,6 +222,7 @@ __all__ = [
     "StoreError",
     "StoreUnavailableError",
     "StreamHead",
+    "StreamingWriter",
     "TelemetryExportError",
     "ThinkCommand",
     "ThinkOutcome",
@@ -261,6 +263,7 @@ __all__ = [
     "session_agent",
     "starts_a_run",
     "think_external",
+    "think_external_stream",
     "to_line",
     "verify_bundle",
 ]

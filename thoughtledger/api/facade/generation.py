@@ -125,12 +125,67 @@ async def think_external(
         return await ledger.think(session_id, request, clear=clear, metadata=metadata, owner=owner)
     if writer is None:
         raise ProviderNotConfiguredError(NO_WRITER)
-    temperature = _check_temperature(temperature)
-    model = _check_model(model)
+    asked = await prepare_generation(
+        ledger, session_id, request, model, temperature, clear=clear, max_chars=max_prompt_chars
+    )
+    try:
+        written = await writer.write(asked.prompt, model=asked.model, temperature=asked.temperature)
+    except GenerationError as exc:
+        raise masked(exc) from None
+    return await record_generation(
+        ledger, session_id, request, written, clear=clear, metadata=metadata, owner=owner
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """What a writer is asked: the prompt, and the model and temperature, checked."""
+
+    prompt: ThoughtPrompt
+    model: str | None
+    temperature: float | None
+
+
+async def prepare_generation(
+    ledger: Ledger,
+    session_id: str | None,
+    request: ThinkCommand,
+    model: object,
+    temperature: object,
+    *,
+    clear: bool,
+    max_chars: int,
+) -> Asked:
+    """Check the model and temperature and build the prompt from the session as it is now.
+
+    Raises:
+        InvalidInputError: A malformed model or temperature.
+        StoreError: The store failed.
+    """
+    checked_temperature = _check_temperature(temperature)
+    checked_model = _check_model(model)
     context = await _context(ledger, session_id, clear=clear)
-    prompt = build_prompt(context, request, max_chars=max_prompt_chars)
-    written = await _write(writer, prompt, model=model, temperature=temperature)
-    command = _with_text(request, written.text, ledger.max_thought_bytes)
+    prompt = build_prompt(context, request, max_chars=max_chars)
+    return Asked(prompt, checked_model, checked_temperature)
+
+
+async def record_generation(
+    ledger: Ledger,
+    session_id: str | None,
+    request: ThinkCommand,
+    written: WrittenThought,
+    *,
+    clear: bool,
+    metadata: Mapping[str, str] | None,
+    owner: str | None,
+) -> ThinkOutcome:
+    """Record the model's thought as one ``thought.generated`` event, and log it.
+
+    Raises:
+        GenerationError: The model's thought breaks a rule (too long...); nothing appended.
+        StoreError: The store failed; nothing appended.
+    """
+    command = model_command(request, written.text, ledger.max_thought_bytes)
     outcome = await ledger.think(
         session_id,
         command,
@@ -154,26 +209,17 @@ async def think_external(
     return outcome
 
 
-async def _write(
-    writer: ThoughtWriter,
-    prompt: ThoughtPrompt,
-    *,
-    model: str | None,
-    temperature: float | None,
-) -> WrittenThought:
-    """Have ``writer`` write the thought; mask credentials in its failure.
+def masked(exc: GenerationError) -> GenerationError:
+    """``exc`` with credentials masked in its message (``exc`` itself when it holds none).
 
     :class:`~thoughtledger.api.llm.LLMWriter` masks its provider's messages itself; a writer of
-    the caller's own may not, and its message reaches the model and the logs all the same.
+    the caller's own may not, and its message reaches the model and the logs all the same. Raise
+    the result ``from None``: the original, secret and all, would be printed with a traceback.
     """
-    try:
-        return await writer.write(prompt, model=model, temperature=temperature)
-    except GenerationError as exc:
-        masked = mask_secrets(str(exc))
-        if masked == str(exc):
-            raise
-        # Not chained: the original, secret and all, would be printed with any traceback.
-        raise type(exc)(masked, status=exc.status, attempts=exc.attempts) from None
+    text = mask_secrets(str(exc))
+    if text == str(exc):
+        return exc
+    return type(exc)(text, status=exc.status, attempts=exc.attempts)
 
 
 async def _context(ledger: Ledger, session_id: str | None, *, clear: bool) -> SessionState:
@@ -187,7 +233,12 @@ async def _context(ledger: Ledger, session_id: str | None, *, clear: bool) -> Se
     return state
 
 
-def _with_text(request: ThinkCommand, text: str, max_thought_bytes: int) -> ThinkCommand:
+def model_command(request: ThinkCommand, text: str, max_thought_bytes: int) -> ThinkCommand:
+    """The command recording the model's ``text`` with the caller's fields.
+
+    Raises:
+        GenerationError: The text cannot be recorded (too long...), in the words of the rule.
+    """
     fields = request.model_dump(exclude_none=True)
     fields["thought"] = text
     try:
@@ -223,7 +274,12 @@ __all__ = [
     "DEFAULT_TEMPERATURE",
     "GENERATION_FAILED",
     "NO_WRITER",
+    "Asked",
     "ThoughtWriter",
     "WrittenThought",
+    "masked",
+    "model_command",
+    "prepare_generation",
+    "record_generation",
     "think_external",
 ]

@@ -16,10 +16,9 @@ never generates should not pay.
 """
 
 import asyncio
-import math
-import random
+import contextlib
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -34,8 +33,15 @@ from thoughtledger.api import (
     get_logger,
     prompt_sha256,
 )
-from thoughtledger.api.llm.answer import Failure, read_completion
+from thoughtledger.api.llm.answer import Answer, Failure, read_completion
 from thoughtledger.api.llm.config import Endpoint, LLMSettings, Structured
+from thoughtledger.api.llm.failures import (
+    delay_for,
+    failure_message,
+    refused_capability,
+    status_failure,
+)
+from thoughtledger.api.llm.streaming import stream_attempt
 from thoughtledger.ledger.events import Generation
 from thoughtledger.ledger.masking import mask_secrets
 
@@ -99,6 +105,50 @@ class LLMWriter(ClosedOnExit):
             GenerationError: The endpoint failed for good, or every attempt failed; the message
                 starts with "Failed to generate thought with LLM" and ends with the provider's.
         """
+        async with contextlib.aclosing(self._run(prompt, model, temperature, None)) as items:
+            async for item in items:
+                if isinstance(item, WrittenThought):
+                    return item
+        raise AssertionError("an attempt loop ends with a thought or an error")  # pragma: no cover
+
+    def stream(
+        self,
+        prompt: ThoughtPrompt,
+        *,
+        model: str | None,
+        temperature: float | None,
+        max_bytes: int,
+    ) -> AsyncGenerator[str | WrittenThought]:
+        """Ask with ``stream: true``: the thought's text in pieces, then the whole thought.
+
+        The pieces come as the model writes them; the :class:`WrittenThought` that ends the
+        iteration holds the text they add up to. Failed attempts are retried as :meth:`write`
+        retries them while nothing has been given back; once a piece has been, a failure is
+        final (the pieces cannot be taken back). Close the iterator (``contextlib.aclosing``)
+        to stop early: the request is closed.
+
+        Args:
+            prompt: What to ask.
+            model: A model name or alias (``None``: ``normal``).
+            temperature: The sampling temperature (``None``: the model's default).
+            max_bytes: The longest thought the caller will record, in UTF-8 bytes; a longer
+                answer is cut off (see :mod:`thoughtledger.api.llm.streaming`).
+
+        Raises:
+            ProviderNotConfiguredError: The model's provider has no key.
+            GenerationError: As :meth:`write`; also when the stream breaks after a piece was
+                given back.
+        """
+        return self._run(prompt, model, temperature, max_bytes)
+
+    async def _run(
+        self,
+        prompt: ThoughtPrompt,
+        model: str | None,
+        temperature: float | None,
+        stream_bytes: int | None,
+    ) -> AsyncGenerator[str | WrittenThought]:
+        """The attempts: streamed when ``stream_bytes`` (the thought's bound) is given."""
         settings = self.settings()
         endpoint = settings.resolve(model)
         try:
@@ -111,30 +161,51 @@ class LLMWriter(ClosedOnExit):
 
         client = self._client_for(endpoint, settings.timeout)
         refused = self._refused.setdefault((endpoint.base_url, endpoint.model), set())
-        attempts = retries = 0
+        attempts = retries = given = 0
         while True:
             mode = _mode(settings.structured, refused)
             sent_temperature = None if "temperature" in refused else temperature
             messages = prompt.messages(structured=mode != "off")
+            request: dict[str, Any] = {
+                "model": endpoint.model,
+                "messages": _chat_messages(messages),
+                "temperature": openai.omit if sent_temperature is None else sent_temperature,
+                "response_format": _response_format(mode),
+                "extra_headers": dict(endpoint.headers) or None,
+            }
             attempts += 1
             started = self._clock()
-            failure: Failure
+            failure = Failure("the provider ended the stream without an answer", retryable=True)
+            read: Answer | Failure | None = None
             try:
-                completion = await client.chat.completions.create(
-                    model=endpoint.model,
-                    messages=_chat_messages(messages),
-                    temperature=openai.omit if sent_temperature is None else sent_temperature,
-                    response_format=_response_format(mode),
-                    extra_headers=dict(endpoint.headers) or None,
-                )
+                if stream_bytes is None:
+                    completion = await client.chat.completions.create(**request)
+                    read = read_completion(completion, structured=mode != "off")
+                else:
+                    if "stream_options" not in refused:
+                        request["stream_options"] = {"include_usage": True}
+                    pieces = stream_attempt(
+                        client,
+                        request,
+                        structured=mode != "off",
+                        max_bytes=stream_bytes,
+                        timeout=settings.timeout,
+                    )
+                    async with contextlib.aclosing(pieces) as items:
+                        async for item in items:
+                            if isinstance(item, str):
+                                given += len(item)
+                                yield item
+                            else:
+                                read = item
             except openai.APIStatusError as exc:
-                capability = _refused_capability(exc, mode, sent_temperature)
+                capability = refused_capability(exc, mode, sent_temperature)
                 if capability is not None:
                     # Not a failure: this endpoint lacks a feature; ask again without it.
                     log.info("llm_capability_refused", model=endpoint.model, refused=capability)
                     refused.add(capability)
                     continue
-                failure = _status_failure(exc)
+                failure = status_failure(exc)
             except openai.APITimeoutError:
                 failure = Failure(f"no answer within {settings.timeout:g} s", retryable=True)
             except openai.APIConnectionError as exc:
@@ -144,41 +215,47 @@ class LLMWriter(ClosedOnExit):
                 failure = Failure(f"malformed answer from the provider: {exc}", retryable=True)
             except openai.OpenAIError as exc:
                 failure = Failure(str(exc), retryable=False)
-            else:
+            if isinstance(read, Answer):
                 latency_ms = max(0, round((self._clock() - started) * 1000))
-                read = read_completion(completion, structured=mode != "off")
-                if isinstance(read, Failure):
-                    failure = read
-                else:
-                    generation = Generation(
-                        model=endpoint.model,
-                        provider=endpoint.provider,
-                        served_model=read.served_model,
-                        temperature=sent_temperature,
-                        prompt_sha256=prompt_sha256(messages),
-                        prompt_version=prompt.version,
-                        context_version=prompt.context_version,
-                        structured=read.structured,
-                        prompt_tokens=read.prompt_tokens,
-                        completion_tokens=read.completion_tokens,
-                        cost=read.cost,
-                        latency_ms=latency_ms,
-                        attempts=attempts,
-                        finish_reason=read.finish_reason,
-                        response_id=read.response_id,
-                        confidence=read.confidence,
-                        reasoning_hint=read.reasoning_hint,
-                    )
-                    return WrittenThought(read.thought, generation)
+                generation = Generation(
+                    model=endpoint.model,
+                    provider=endpoint.provider,
+                    served_model=read.served_model,
+                    temperature=sent_temperature,
+                    prompt_sha256=prompt_sha256(messages),
+                    prompt_version=prompt.version,
+                    context_version=prompt.context_version,
+                    structured=read.structured,
+                    prompt_tokens=read.prompt_tokens,
+                    completion_tokens=read.completion_tokens,
+                    cost=read.cost,
+                    latency_ms=latency_ms,
+                    attempts=attempts,
+                    finish_reason=read.finish_reason,
+                    response_id=read.response_id,
+                    confidence=read.confidence,
+                    reasoning_hint=read.reasoning_hint,
+                )
+                yield WrittenThought(read.thought, generation)
+                return
+            if read is not None:
+                failure = read
             # Providers echo keys back ("Incorrect API key provided: sk-..."); this reason is
             # what the model and the logs will read.
             failure = replace(failure, reason=mask_secrets(failure.reason, _keys(settings)))
+            if given:
+                # Text already given back cannot be taken back: another attempt would repeat it.
+                failure = replace(
+                    failure,
+                    reason=f"the stream broke after {given} characters: {failure.reason}",
+                    retryable=False,
+                )
             if not failure.retryable or retries >= settings.max_retries:
                 raise GenerationError(
-                    _message(failure, attempts), status=failure.status, attempts=attempts
+                    failure_message(failure, attempts), status=failure.status, attempts=attempts
                 )
             retries += 1
-            delay = _delay(settings, retries, failure.retry_after)
+            delay = delay_for(settings, retries, failure.retry_after)
             log.warning(
                 "llm_attempt_failed",
                 model=endpoint.model,
@@ -245,79 +322,6 @@ def _response_format(
     if mode == "json_object":
         return {"type": "json_object"}
     return openai.omit
-
-
-def _refused_capability(
-    exc: "openai.APIStatusError", mode: Structured, temperature: float | None
-) -> str | None:
-    """The feature a 400/422 says the endpoint lacks, if it names one we can do without."""
-    if exc.status_code not in (400, 422):
-        return None
-    said = (_provider_message(exc) + " " + str(_error_field(exc, "param") or "")).lower()
-    if mode != "off" and any(
-        word in said for word in ("response_format", "json_schema", "json_object", "structured")
-    ):
-        return mode
-    if temperature is not None and "temperature" in said:
-        return "temperature"
-    return None
-
-
-def _status_failure(exc: "openai.APIStatusError") -> Failure:
-    status = exc.status_code
-    retryable = status in (408, 409, 429) or status >= 500
-    return Failure(
-        f"HTTP {status}: {_provider_message(exc)}",
-        retryable=retryable,
-        status=status,
-        retry_after=_retry_after(exc.response.headers) if retryable else None,
-    )
-
-
-def _provider_message(exc: "openai.APIStatusError") -> str:
-    message = _error_field(exc, "message")
-    if isinstance(message, str) and message.strip():
-        return message.strip()
-    if isinstance(exc.body, str) and exc.body.strip():
-        return exc.body.strip()[:500]
-    return exc.message
-
-
-def _error_field(exc: "openai.APIStatusError", name: str) -> object:
-    # The client hands over the "error" object of an OpenAI-shaped body, or the body itself.
-    body: Any = exc.body
-    if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        body = body["error"]
-    return body.get(name) if isinstance(body, dict) else None
-
-
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            seconds = float(value) * scale
-        except ValueError:
-            continue  # an HTTP date: rare from these APIs, and the backoff covers it
-        if math.isfinite(seconds) and seconds >= 0:
-            return seconds
-    return None
-
-
-def _delay(settings: LLMSettings, retry: int, retry_after: float | None) -> float:
-    backoff = min(settings.max_backoff, settings.backoff * 2.0 ** (retry - 1))
-    # Jitter spreads clients that failed together; it needs no cryptographic randomness.
-    delay = backoff * (0.5 + random.random() / 2)  # noqa: S311
-    if retry_after is not None:
-        delay = max(delay, min(retry_after, settings.max_backoff))
-    return delay
-
-
-def _message(failure: Failure, attempts: int) -> str:
-    if attempts == 1 or not failure.retryable:
-        return f"{GENERATION_FAILED}: {failure.reason}"
-    return f"{GENERATION_FAILED}: {attempts} attempts failed; the last: {failure.reason}"
 
 
 __all__ = ["LLMWriter"]

@@ -1,4 +1,4 @@
-"""``thoughtledger.think_external``: the facade's use case with a model from the environment.
+"""``thoughtledger.think_external`` and ``think_external_stream``, the model from the environment.
 
 The use case (:func:`thoughtledger.api.think_external`) takes the writer it is given; a Python
 user calling ``from thoughtledger import think_external`` need not build one: without a writer,
@@ -7,7 +7,7 @@ call and closed after it.
 """
 
 import contextlib
-from collections.abc import Mapping
+from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
 from thoughtledger.api import (
@@ -19,6 +19,7 @@ from thoughtledger.api import (
     ThoughtWriter,
 )
 from thoughtledger.api import think_external as think_with
+from thoughtledger.api import think_external_stream as stream_with
 from thoughtledger.api.llm.client import LLMWriter
 
 
@@ -88,4 +89,53 @@ async def think_external(
         )
 
 
-__all__ = ["think_external"]
+async def think_external_stream(
+    ledger: Ledger,
+    session_id: str | None,
+    arguments: Mapping[str, Any] | ThinkCommand,
+    *,
+    writer: ThoughtWriter | None = None,
+    model: str | None = None,
+    temperature: float | None = DEFAULT_TEMPERATURE,
+    clear: bool = False,
+    metadata: Mapping[str, str] | None = None,
+    max_prompt_chars: int = DEFAULT_MAX_PROMPT_CHARS,
+    owner: str | None = None,
+) -> AsyncGenerator[str | ThinkOutcome]:
+    """The next thought, written by a model: its text in pieces as written, then the outcome.
+
+    The arguments are :func:`thoughtledger.api.think_external_stream`'s, but ``writer`` may be
+    left out (an :class:`~thoughtledger.api.llm.LLMWriter` configured from the environment is
+    opened for the call). The pieces (``str``) add up to the recorded thought; the last item is
+    the :class:`ThinkOutcome`. Close the iterator to stop early (``contextlib.aclosing``):
+    nothing is then recorded.
+
+    Raises:
+        InvalidThoughtError: The arguments break a rule; nothing was asked or appended.
+        InvalidInputError: A malformed session id, model or temperature; nothing was appended.
+        ProviderNotConfiguredError: The model's provider has no key; nothing was appended.
+        GenerationError: The model could not write the thought, its stream broke, or the
+            thought grew past the ledger's limit; nothing was appended.
+        StoreError: The store failed; nothing was appended.
+    """
+    async with contextlib.AsyncExitStack() as stack:
+        if writer is None:
+            writer = await stack.enter_async_context(LLMWriter())
+        items = stream_with(
+            ledger,
+            session_id,
+            arguments,
+            writer=writer,
+            model=model,
+            temperature=temperature,
+            clear=clear,
+            metadata=metadata,
+            max_prompt_chars=max_prompt_chars,
+            owner=owner,
+        )
+        async with contextlib.aclosing(items):
+            async for item in items:
+                yield item
+
+
+__all__ = ["think_external", "think_external_stream"]

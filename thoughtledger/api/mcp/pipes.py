@@ -7,6 +7,10 @@ non-blocking pipe transports instead. Like the SDK, it moves the wire to private
 while serving (fd 0 reads ``/dev/null``, fd 1 writes to stderr), so nothing else in the process
 can write on the JSON-RPC channel, and puts everything back afterwards.
 
+When the client stops reading (its end of stdout closes), answers are dropped and the server
+runs on until stdin's end, as before; :func:`reader_gone` tells a call that streams to it (see
+:mod:`thoughtledger.api.mcp.progress`) that nobody reads any more, so it can stop.
+
 Lines are cut, bounded and decoded by :func:`thoughtledger.api.mcp.framing.read_messages`, as on
 every stdio transport; stdin that is no pipe is read by :mod:`thoughtledger.api.mcp.sdk_stdio`.
 """
@@ -18,6 +22,7 @@ import stat
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
+from contextvars import ContextVar
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -29,6 +34,16 @@ Streams = tuple[
     MemoryObjectReceiveStream[SessionMessage | Exception],
     MemoryObjectSendStream[SessionMessage],
 ]
+
+
+_READER_GONE: ContextVar[anyio.Event | None] = ContextVar("tl_stdio_reader_gone", default=None)
+"""Set by :func:`pipe_stdio` for the calls it serves (they run in tasks it starts)."""
+
+
+def reader_gone() -> bool:
+    """Whether the stdio client served here stopped reading the answers (``False`` elsewhere)."""
+    gone = _READER_GONE.get()
+    return gone is not None and gone.is_set()
 
 
 def pipes_available() -> bool:
@@ -77,13 +92,16 @@ async def pipe_stdio() -> AsyncIterator[Streams]:
             os.fdopen(wire_out, "wb", buffering=0),
         )
         writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
+        gone = anyio.Event()
+        # Set in this task, which goes on to run the server: every call's task inherits it.
+        _READER_GONE.set(gone)
         read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
         try:
             async with anyio.create_task_group() as group:
                 read = functools.partial(reader.read, READ_BYTES)
                 group.start_soon(read_messages, read, read_send)
-                group.start_soon(_write_lines, writer, write_receive)
+                group.start_soon(_write_lines, writer, write_receive, gone)
                 yield read_receive, write_send
         finally:
             read_transport.close()
@@ -93,7 +111,9 @@ async def pipe_stdio() -> AsyncIterator[Streams]:
 
 
 async def _write_lines(
-    writer: asyncio.StreamWriter, messages: MemoryObjectReceiveStream[SessionMessage]
+    writer: asyncio.StreamWriter,
+    messages: MemoryObjectReceiveStream[SessionMessage],
+    gone: anyio.Event,
 ) -> None:
     connected = True
     async with messages:
@@ -106,6 +126,7 @@ async def _write_lines(
                 await writer.drain()
             except ConnectionError:
                 connected = False  # the client stopped reading
+                gone.set()
     if connected:
         # drain() only waits for the buffer to fall below its high-water mark: the last
         # answers may still sit in it. Closing flushes them; the process exits only after.
@@ -147,4 +168,5 @@ def _claim_standard_fds() -> tuple[int, int, Callable[[], None]]:
 __all__ = [
     "pipe_stdio",
     "pipes_available",
+    "reader_gone",
 ]

@@ -10,6 +10,13 @@ be checked again:
   ``MCPServer`` has no public way to serve over given streams (``run_stdio_async`` builds its
   own); the SDK's migration guide reaches the low-level server the same way.
 
+* ``ServerSession._request_outbound``, a wrapper's ``_inner`` and the in-process dispatch
+  context's ``_on_progress``: whether an in-process client (``mcp.Client(server)``) in the
+  2026-07-28 era gave its call a progress callback (:func:`in_process_progress`). Over a wire the
+  request's ``_meta`` carries a progress token and says so publicly; in process the SDK hands the
+  callback over directly and puts no token in ``_meta``. Where these names are missing the answer
+  is "no": the call is answered whole, as without a callback.
+
 Nothing else is private: the stream types the low-level server takes are protocols, matched by
 shape (:mod:`thoughtledger.api.mcp.stdio` declares its own), and the HTTP session cap is
 Starlette middleware around the SDK's public application.
@@ -39,4 +46,15 @@ def lowlevel_server(server: MCPServer[Any]) -> Server[Any]:
     return lowlevel
 
 
-__all__ = ["CHECKED_RANGE", "lowlevel_server"]
+def in_process_progress(request_context: object) -> bool:
+    """Whether an in-process client's call came with a progress callback (see the docstring)."""
+    outbound = getattr(getattr(request_context, "session", None), "_request_outbound", None)
+    for _ in range(4):  # the SDK wraps the dispatch context once or twice
+        inner = getattr(outbound, "_inner", None)
+        if inner is None:
+            break
+        outbound = inner
+    return getattr(outbound, "_on_progress", None) is not None
+
+
+__all__ = ["CHECKED_RANGE", "in_process_progress", "lowlevel_server"]

@@ -31,6 +31,7 @@ from thoughtledger.api.mcp.parameters import (
     thought_parameters,
     with_parameters,
 )
+from thoughtledger.api.mcp.progress import progress_requested, think_streaming
 from thoughtledger.api.mcp.render import render_thought
 from thoughtledger.api.mcp.targets import IMPLICIT, thinking_target
 from thoughtledger.ledger.errors import LedgerError
@@ -241,7 +242,11 @@ async def record(
         if use_llm:
             if app.writer is None:
                 raise ProviderNotConfiguredError(NO_MODEL_CLIENT)
-            outcome = await think_external(
+            # With a progress token the model's text is sent as it is written (see progress).
+            think = (
+                think_streaming(caller.ctx) if progress_requested(caller.ctx) else think_external
+            )
+            outcome = await think(
                 app.ledger,
                 session_id,
                 arguments,
