@@ -130,7 +130,10 @@ class LiveSocket:
 
     async def run(self) -> None:
         """Serve the socket until the client leaves, or the server ends it with a close code."""
-        await self._socket.accept()
+        try:
+            await self._socket.accept()
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            return  # the client left before the socket opened
         tasks = [
             asyncio.create_task(self._guard(self._send())),
             asyncio.create_task(self._guard(self._receive())),
