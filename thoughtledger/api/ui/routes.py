@@ -23,16 +23,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp
-from starlette.websockets import WebSocket
 
 from thoughtledger.api import COMPARE_THOUGHTS_MAX, DEFAULT_PAGE, Ledger
 from thoughtledger.api.ui.badges import BADGES_MAX, Badges
 from thoughtledger.api.ui.door import Door, NotAllowedError, SignInRequiredError, readable
 from thoughtledger.api.ui.feed import feed
-from thoughtledger.api.ui.guards import LoopbackOnly, SameOrigin, SecurityHeaders, refuse
+from thoughtledger.api.ui.guards import LoopbackOnly, SameOrigin, SecurityHeaders
 from thoughtledger.api.ui.lineage import compare_json, forks_json
 from thoughtledger.api.ui.listing import SessionFilter, sessions_page
-from thoughtledger.api.ui.live_socket import STALL_SECONDS, LiveSocket
+from thoughtledger.api.ui.live_app import live_endpoint
+from thoughtledger.api.ui.live_socket import STALL_SECONDS
 from thoughtledger.api.ui.payload import json_bytes, report_json, session_payload
 from thoughtledger.api.ui.search import search_json
 from thoughtledger.api.ui.signin import RECHECK_SECONDS
@@ -310,16 +310,6 @@ def create_app(
         )
         return StreamingResponse(events, media_type="text/event-stream")
 
-    async def socket(websocket: WebSocket) -> None:
-        try:
-            who = await door.principal(websocket)
-        except SignInRequiredError as exc:
-            await refuse(websocket.scope, websocket.receive, websocket.send, 401, str(exc))
-            return
-        allowed = door.still_signed_in(websocket)
-        live = LiveSocket(ledger, websocket, who, allowed=allowed, recheck=recheck, stall=stall)
-        await live.run()
-
     routes = [
         Route("/", page),
         Route("/sessions/{session_id}", page),
@@ -339,7 +329,7 @@ def create_app(
         Route("/api/sessions/{session_id}/compare", _guarded(compare)),
         Route("/api/stats", _guarded(stats)),
         Route("/api/search", _guarded(search)),
-        WebSocketRoute("/api/ws", socket),
+        WebSocketRoute("/api/ws", live_endpoint(ledger, door, recheck=recheck, stall=stall)),
     ]
 
     async def refused(request: Request, exc: Exception) -> Response:
