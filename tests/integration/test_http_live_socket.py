@@ -83,17 +83,22 @@ async def test_serve_http_refuses_a_socket_without_a_token_or_from_another_origi
     url = f"sqlite:///{tmp_path / 'l.db'}"
     async with open_ledger(url):
         pass
-    async with serving_http(url, "--auth", str(tokens)) as mcp_url:
+    allowed = ("--allow-origin", "http://localhost:*")
+    async with serving_http(url, "--auth", str(tokens), *allowed) as mcp_url:
         for token, origin, status in (
             (None, None, 401),
             (alice + "x", None, 401),
             (alice, "http://evil.example", 403),
+            (alice, "http://127.0.0.1:3000", 403),  # only localhost's other ports are allowed
         ):
             with pytest.raises(InvalidStatus) as refused:
                 async with _socket(mcp_url, token, origin):
                     pass
             assert refused.value.response.status_code == status
             assert "error" in json.loads(refused.value.response.body or b"{}")
+        async with _socket(mcp_url, alice, "http://localhost:3000") as other_port:
+            await send(other_port, {"op": "ping"})
+            assert await receive(other_port) == {"type": "pong"}
         async with _socket(mcp_url, alice, mcp_url.removesuffix("/mcp")) as socket:
             await subscribed(socket, {"sessions": "all", "after": "now"})
             ran = thoughtledger("token", "revoke", "alice", "--file", str(tokens))

@@ -121,6 +121,9 @@ class SameOrigin:
         given = origin.strip().lower().rstrip("/")
         if given in self._allowed:
             return True
+        scheme_host, _, port_given = given.rpartition(":")
+        if port_given.isdigit() and f"{scheme_host}:*" in self._allowed:
+            return True  # serve --allow-origin http://localhost:* (any port of that host)
         server = scope.get("server")
         port = server[1] if server else None
         return port is not None and given in {f"http://{host}:{port}" for host in _OWN_HOSTS}
