@@ -11,7 +11,8 @@ import pytest
 
 from tests.support.browser import append_thought, chromium, record_demo, ui_server, watched_page
 from tests.support.cli import sqlite_url
-from tests.support.processes import WAIT
+from tests.support.processes import WAIT, python_output
+from tests.support.ui_app import ui_app
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -52,3 +53,40 @@ def test_a_new_session_appears_on_top_of_the_list_without_a_reload(
         expect(count).to_have_text(str(before + 1), timeout=WAIT * 1000)
         assert page.evaluate("window.stayed") is True
         assert watched.errors == []
+
+
+def _start_owned(url: str, owner: str) -> str:
+    """Start a session of ``owner`` from another process (as its agent would); return its id."""
+    script = (
+        "from tests.support.ui_app import record_owned; "
+        f"print(record_owned({url!r}, {{'s': {owner!r}}})['s'])"
+    )
+    return python_output(script).strip()
+
+
+def test_a_signed_in_reader_sees_its_own_new_sessions_appear_and_a_revoke_signs_it_out(
+    browser: "Browser", tmp_path: Path
+) -> None:
+    url = sqlite_url(tmp_path / "l.db")
+    ids = {"alice-1": _start_owned(url, "alice"), "bob-1": _start_owned(url, "bob")}
+    with ui_app(url, tmp_path / "tokens.json") as app, watched_page(browser) as watched:
+        alice = app.mint("alice", "reader")
+        app.mint("carol", "auditor")  # the file keeps a token after the revoke
+        page = watched.page
+        page.goto(app.base)
+        page.fill("#token", alice)
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_selector(f'#sessions tr[data-session="{ids["alice-1"]}"]')
+        page.wait_for_selector("#sessions.live", timeout=WAIT * 1000)  # over the cookie
+        bobs = _start_owned(url, "bob")
+        alices = _start_owned(url, "alice")
+        page.wait_for_selector(f'#sessions tr[data-session="{alices}"]', timeout=WAIT * 1000)
+        shown = page.locator("#sessions tbody tr").evaluate_all(
+            "rows => rows.map((row) => row.dataset.session)"
+        )
+        assert shown == [alices, ids["alice-1"]]  # bob's sessions are not hers to see
+        assert bobs not in shown
+        app.revoke("alice")
+        page.wait_for_selector("#signin", timeout=WAIT * 1000)  # the socket closed: signed out
+    # The sign-in page asks who is signed in, and a browser logs the 401 that answers "nobody".
+    assert [error for error in watched.errors if "401" not in error] == []
