@@ -2,9 +2,10 @@
 
 A bearer token or the sign-in cookie, never a token in the URL; a reader sees its own sessions
 only, an auditor all; a revoke ends the socket within seconds; a page of another origin cannot
-open it through the user's browser.
+open it through the user's browser. On SQLite and PostgreSQL.
 """
 
+import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from tests.support.cli import sqlite_url
+from tests.support.backends import Backend, pg_url
 from tests.support.live_socket import events_of, live_socket, quiet, receive, send, subscribed
 from tests.support.processes import WAIT
 from tests.support.ui_app import UiApp, record_owned, ui_app
@@ -23,11 +24,18 @@ from thoughtledger import open_ledger
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def ledger(tmp_path: Path) -> tuple[str, dict[str, str]]:
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
     """A ledger with a session of alice, one of bob and one of the ledger's own user."""
-    url = sqlite_url(tmp_path / "l.db")
-    return url, record_owned(url, {"alice-1": "alice", "bob-1": "bob", "nobody's": None})
+    if request.param == "postgres" and pg_url() is None:
+        pytest.skip("no PostgreSQL configured (set THOUGHTLEDGER_TEST_PG_URL)")
+    backend = Backend(request.param, tmp_path)
+    url = backend.url
+    assert url is not None
+    try:
+        yield url, record_owned(url, {"alice-1": "alice", "bob-1": "bob", "nobody's": None})
+    finally:
+        asyncio.run(backend.drop())
 
 
 @pytest.fixture
