@@ -474,11 +474,4 @@ def _facts(args: argparse.Namespace) -> dict[str, object]:
     }
 
 
-__all__ = [
-    "WS_PATH",
-    "LiveExport",
-    "LiveSocketFactory",
-    "ServeParts",
-    "add_serve_arguments",
-    "run_serve",
-]
+__all__ = ["LiveExport", "ServeParts", "add_serve_arguments", "run_serve"]

@@ -147,9 +147,11 @@ class LiveSocket:
                 task.cancel()
             await asyncio.gather(*tasks, *self._subscriptions.values(), return_exceptions=True)
         if closing is not None:
-            # A client that reads nothing cannot take even the close frame: do not wait forever.
+            # The close frame waits behind what the client has not read: it goes out once the
+            # client reads again, or the server's pings go unanswered and the server drops the
+            # connection (the task ends then, holding nothing but the socket meanwhile).
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._socket.close(closing.code, closing.reason), 10.0)
+                await self._socket.close(closing.code, closing.reason)
 
     def _end(self, closing: _Closing | None) -> None:
         if not self._closing.done():
