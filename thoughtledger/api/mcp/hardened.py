@@ -20,6 +20,11 @@ run uvicorn's h11 protocol with three bounds (:func:`hardened_server`):
 
 The protocol is pinned to h11 (uvicorn would pick httptools when it is installed): the bounds are
 written against h11's protocol, and its parser also bounds a request's headers (16 KiB).
+
+A WebSocket (the live socket, when the caller asks for it) leaves these deadlines at the upgrade,
+and the room limit counts it like any connection; its own bounds are a message size
+(:data:`WS_MESSAGE_MAX`), pings a client must answer (:data:`WS_PING_SECONDS`), and a send that
+waits for the client to drain, so that its pending output stays bounded.
 """
 
 import asyncio
