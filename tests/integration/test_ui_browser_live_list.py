@@ -3,25 +3,16 @@
 A session another process starts appears on top of the list; the page is not reloaded.
 """
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pytest
-
-from tests.support.browser import append_thought, chromium, record_demo, ui_server, watched_page
+from tests.support.browser import append_thought, record_demo, ui_server, watched_page
 from tests.support.cli import sqlite_url
 from tests.support.processes import WAIT, python_output
 from tests.support.ui_app import ui_app
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator["Browser"]:
-    with chromium() as launched:
-        yield launched
 
 
 def test_a_new_session_appears_on_top_of_the_list_without_a_reload(
