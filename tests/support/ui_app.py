@@ -37,12 +37,14 @@ class UiApp:
         base: Its address, ``http://127.0.0.1:PORT/``.
         port: Its port.
         token_file: The token file it was given with ``--auth`` (``None``: none).
+        pid: Its process id (to read its memory from ``/proc``).
         output: What it printed (stdout, stderr), filled in once it has stopped.
     """
 
     base: str
     port: int
     token_file: Path | None
+    pid: int = 0
     output: tuple[str, str] = field(default=("", ""))
 
     @property
@@ -100,7 +102,7 @@ def ui_app(db: str, token_file: Path | None, *options: str) -> Iterator[UiApp]:
             process.kill()
             _, err = process.communicate(timeout=WAIT)
             raise AssertionError(f"thoughtledger ui printed {line!r}; stderr: {err}")
-        app = UiApp(found.group(1), int(found.group(2)), token_file)
+        app = UiApp(found.group(1), int(found.group(2)), token_file, process.pid)
         try:
             yield app
         finally:

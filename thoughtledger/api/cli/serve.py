@@ -2,7 +2,7 @@
 
 The command line is the composition root: it hands the server the parts of the other ways in
 and out that it uses (the token file's verifier, the live OTLP stream, the language model
-client), so the server imports none of them.
+client, the browser view's live socket), so the server imports none of them.
 """
 
 import argparse
@@ -32,6 +32,7 @@ def serve(argv: list[str]) -> int:
     from thoughtledger.api.llm.client import LLMWriter
     from thoughtledger.api.mcp.serve import ServeParts, add_serve_arguments, run_serve
     from thoughtledger.api.otel.live import live_traces
+    from thoughtledger.api.ui.live_app import live_socket_app
 
     parser = Parser(prog="thoughtledger serve", description=SUMMARY)
     add_serve_arguments(parser)  # --db included, with the server's own help
@@ -40,6 +41,7 @@ def serve(argv: list[str]) -> int:
         live_telemetry=live_traces,
         model_writer=LLMWriter,
         issuer_verifier=IssuerTokenVerifier,
+        live_socket=live_socket_app,
     )
     return run_serve(parser.parse_args(argv), parts)
 

@@ -104,7 +104,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         verifier = await _verifier(args, file_verifier, port)
         app = create_app(ledger, verifier=verifier, allow_origins=args.allow_origin)
         # Bounded like serve --http: no request may hold a connection open half-sent.
-        http = hardened_server(app, lifespan="off")
+        http = hardened_server(app, lifespan="off", websocket=True)
 
         def stop() -> None:  # live pages hold streams open: waiting for them would never end
             http.should_exit = http.force_exit = True

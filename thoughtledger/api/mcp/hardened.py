@@ -20,6 +20,11 @@ run uvicorn's h11 protocol with three bounds (:func:`hardened_server`):
 
 The protocol is pinned to h11 (uvicorn would pick httptools when it is installed): the bounds are
 written against h11's protocol, and its parser also bounds a request's headers (16 KiB).
+
+A WebSocket (the live socket, when the caller asks for it) leaves these deadlines at the upgrade,
+and the room limit counts it like any connection; its own bounds are a message size
+(:data:`WS_MESSAGE_MAX`), pings a client must answer (:data:`WS_PING_SECONDS`), and a send that
+waits for the client to drain, so that its pending output stays bounded.
 """
 
 import asyncio
@@ -88,7 +93,9 @@ def connection_limit(files: int | None = None) -> int:
     return max(1, min(MAX_CONNECTIONS, files - RESERVED_FILES))
 
 
-def hardened_server(app: Any, *, lifespan: str, bounds: Bounds | None = None) -> "uvicorn.Server":
+def hardened_server(
+    app: Any, *, lifespan: str, bounds: Bounds | None = None, websocket: bool = False
+) -> "uvicorn.Server":
     """A uvicorn server for ``app`` whose connections keep ``bounds``.
 
     It leaves SIGINT and SIGTERM to :func:`thoughtledger.api.mcp.stopping.signals_handled`.
@@ -97,6 +104,9 @@ def hardened_server(app: Any, *, lifespan: str, bounds: Bounds | None = None) ->
         app: The ASGI application.
         lifespan: uvicorn's ``lifespan`` setting (``"on"`` or ``"off"``).
         bounds: The timeouts and the connection limit; the defaults when ``None``.
+        websocket: Whether to speak WebSocket (``ui``'s live socket): each message from a
+            client is at most :data:`WS_MESSAGE_MAX` bytes, and a client that stops answering
+            pings is dropped.
     """
     import uvicorn
 
@@ -105,13 +115,26 @@ def hardened_server(app: Any, *, lifespan: str, bounds: Bounds | None = None) ->
     config = uvicorn.Config(
         app,
         http=_protocol(bounds or Bounds()),
-        ws="none",  # neither server speaks WebSocket: an upgrade would escape the bounds
+        # Without it an upgrade is refused. The sans-I/O protocol waits for the client to
+        # drain before each send, so a socket's pending output stays bounded.
+        ws="websockets-sansio" if websocket else "none",
+        ws_max_size=WS_MESSAGE_MAX,
+        ws_per_message_deflate=False,  # a compressor per socket costs memory; JSON is small
+        ws_ping_interval=WS_PING_SECONDS,
+        ws_ping_timeout=WS_PING_SECONDS,
         log_config=None,
         access_log=False,
         lifespan=lifespan,  # type: ignore[arg-type]  # checked by uvicorn; a Literal there
         backlog=ACCEPT_BATCH,
     )
     return http_server(config, queue=LISTEN_QUEUE)
+
+
+WS_MESSAGE_MAX = 64 * 1024
+"""The largest WebSocket message a client may send (larger: closed with 1009)."""
+
+WS_PING_SECONDS = 20.0
+"""Seconds between pings on a socket, and how long a pong may take."""
 
 
 def _protocol(bounds: Bounds) -> type[asyncio.Protocol]:
@@ -149,7 +172,16 @@ def _protocol(bounds: Bounds) -> type[asyncio.Protocol]:
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
-            self._follow_request()
+            if self._phase != "upgraded":
+                self._follow_request()
+
+        def handle_websocket_upgrade(self, event: Any) -> None:
+            # The socket's protocol takes the connection over: this one's clock must not
+            # close it (or write a timeout answer into the socket's frames).
+            self._stop_clock()
+            waiting.pop(self, None)
+            self._phase = "upgraded"
+            super().handle_websocket_upgrade(event)
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
@@ -208,6 +240,8 @@ __all__ = [
     "LISTEN_QUEUE",
     "MAX_CONNECTIONS",
     "RESERVED_FILES",
+    "WS_MESSAGE_MAX",
+    "WS_PING_SECONDS",
     "Bounds",
     "connection_limit",
     "hardened_server",

@@ -17,7 +17,7 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -29,6 +29,8 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.streamable_http_manager import DEFAULT_SESSION_IDLE_TIMEOUT
 from starlette.middleware import Middleware
+from starlette.routing import WebSocketRoute
+from starlette.types import ASGIApp
 
 from thoughtledger.api import (
     Ledger,
@@ -68,6 +70,8 @@ if TYPE_CHECKING:
 PROG = "thoughtledger"
 EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
 HTTP_PATH = "/mcp"
+WS_PATH = "/ws"
+"""Where ``serve --http`` serves the live socket (a WebSocket following the ledger)."""
 HTTP_IDLE_TIMEOUT = float(DEFAULT_SESSION_IDLE_TIMEOUT)
 """Seconds an HTTP session may idle before the SDK ends it (the SDK's default, 30 minutes)."""
 PRINCIPALS_ROOM = 32
@@ -96,6 +100,10 @@ class LiveExport(Protocol):
         ...
 
 
+LiveSocketFactory = Callable[[Ledger, TokenVerifier | None, Sequence[str]], ASGIApp]
+"""Makes the live socket's app from the ledger, the bearer verifier and the allowed origins."""
+
+
 @dataclass(frozen=True)
 class ServeParts:
     """What the server uses of the other ways in and out, passed in by whoever starts it.
@@ -110,12 +118,16 @@ class ServeParts:
             afresh at each call).
         issuer_verifier: Given ``--auth-issuer URL``, makes the verifier of that OAuth issuer's
             JWT access tokens (``IssuerTokenVerifier``); ``None``: the option is refused.
+        live_socket: Given the ledger, the bearer verifier (``None``: no authentication) and
+            the origins allowed besides the server's own, the live socket's ASGI app, served
+            at :data:`WS_PATH` (the browser view's); ``None``: no socket.
     """
 
     token_verifier: Callable[[Path], TokenVerifier]
     live_telemetry: Callable[[Ledger, str], contextlib.AbstractAsyncContextManager[LiveExport]]
     model_writer: WriterFactory
     issuer_verifier: IssuerVerifierFactory | None = None
+    live_socket: LiveSocketFactory | None = None
 
 
 def _event(level: int, event: str, **facts: object) -> None:
@@ -330,11 +342,16 @@ async def _run_http(
         )
         # Ahead of the SDK's own metadata route, which names this server as the issuer.
         app.router.routes[0:0] = metadata_routes(url, auth.issuers)
+    if parts.live_socket is not None:
+        socket_app = parts.live_socket(ledger, verifier, args.allow_origin or ())
+        app.router.routes.append(WebSocketRoute(WS_PATH, socket_app))
     bounds = Bounds(
         header_timeout=args.header_timeout or HEADER_TIMEOUT,
         body_timeout=args.body_timeout or BODY_TIMEOUT,
     )
-    http = hardened_server(app, lifespan="on", bounds=bounds)
+    http = hardened_server(
+        app, lifespan="on", bounds=bounds, websocket=parts.live_socket is not None
+    )
 
     def stop_now() -> None:  # Ctrl-C: drop open streams rather than wait for them
         http.should_exit = http.force_exit = True

@@ -12,7 +12,7 @@ so two apps on one host keep their own), and holds only a random id (see
 import json
 from collections.abc import Awaitable, Callable
 
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
 
 from thoughtledger.api import Ledger, LedgerError, Principal, not_found
@@ -48,7 +48,7 @@ class Door:
         """Whether requests need a principal."""
         return self.sign_ins is not None
 
-    async def principal(self, request: Request) -> Principal | None:
+    async def principal(self, request: HTTPConnection) -> Principal | None:
         """The principal ``request`` comes from; ``None`` when the app has no authentication.
 
         Raises:
@@ -76,7 +76,7 @@ class Door:
         )
 
     def still_allowed(
-        self, request: Request, owner: str | None
+        self, request: HTTPConnection, owner: str | None
     ) -> Callable[[], Awaitable[bool]] | None:
         """A check that ``request``'s principal may still read a session of ``owner``.
 
@@ -92,6 +92,24 @@ class Door:
             except SignInRequiredError:
                 return False
             return found is None or found.may_read(owner)
+
+        return allowed
+
+    def still_signed_in(self, connection: HTTPConnection) -> Callable[[], Awaitable[bool]] | None:
+        """A check that ``connection``'s principal is still signed in (its token still good).
+
+        For the live socket, whose subscriptions were each checked when they were opened.
+        ``None`` when the app has no authentication.
+        """
+        if self.sign_ins is None:
+            return None
+
+        async def allowed() -> bool:
+            try:
+                await self.principal(connection)
+            except SignInRequiredError:
+                return False
+            return True
 
         return allowed
 
@@ -156,7 +174,7 @@ class Door:
         return JSONResponse({"auth": True, "name": found.name, "role": found.role})
 
 
-def cookie_name(request: Request) -> str:
+def cookie_name(request: HTTPConnection) -> str:
     """The sign-in cookie's name for the port ``request`` arrived on."""
     server = request.scope.get("server")
     return f"tl_ui_{server[1]}" if server else "tl_ui"

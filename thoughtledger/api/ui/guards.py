@@ -7,6 +7,8 @@
   or ``http://[::1]:PORT``, or one given with ``--allow-origin``: a page served on any other port
   of this machine cannot drive the app. Requests without ``Origin`` (curl, scripts, a browser's
   own navigation) pass.
+- Both hold for WebSocket upgrades too (a cross-site page may open a socket to any host; only
+  its ``Origin`` gives it away), refused before the socket opens.
 - :class:`SecurityHeaders`: the Content-Security-Policy and its companions on every answer.
 """
 
@@ -39,6 +41,24 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+async def refuse(scope: Scope, receive: Receive, send: Send, status: int, message: str) -> None:
+    """Answer ``status`` with ``{"error": message}``, to a request or to a WebSocket upgrade.
+
+    An upgrade is refused before it is accepted: with that JSON as an HTTP answer where the
+    server offers it (the ``websocket.http.response`` extension), with 403 otherwise.
+    """
+    if scope["type"] == "websocket":
+        if "websocket.http.response" in scope.get("extensions", {}):
+            body = _error(status, message).body
+            head = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+            await send({"type": "websocket.http.response.start", "status": status, "headers": head})
+            await send({"type": "websocket.http.response.body", "body": body})
+        else:
+            await send({"type": "websocket.close", "code": 1008, "reason": message[:120]})
+        return
+    await _error(status, message)(scope, receive, send)
+
+
 def _header(scope: Scope, name: bytes) -> str | None:
     for key, value in scope["headers"]:
         if key == name:
@@ -54,16 +74,15 @@ class LoopbackOnly:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer 421 unless the Host names a loopback address; else pass the request on."""
-        if scope["type"] == "http":
+        if scope["type"] in ("http", "websocket"):
             host = _header(scope, b"host") or ""
             try:
                 name = urlsplit(f"//{host}").hostname
             except ValueError:  # a malformed Host (an unclosed "[")
                 name = None
             if name not in LOOPBACK_NAMES:
-                await _error(421, "this app answers only on a loopback address")(
-                    scope, receive, send
-                )
+                message = "this app answers only on a loopback address"
+                await refuse(scope, receive, send, 421, message)
                 return
         await self._app(scope, receive, send)
 
@@ -85,14 +104,16 @@ class SameOrigin:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer 403 for a foreign ``Origin``; else pass the request on."""
-        if scope["type"] == "http":
+        # A WebSocket too: a browser lets any page open one anywhere (no CORS), sending its
+        # Origin, which is the only sign of a page elsewhere riding the user's cookie.
+        if scope["type"] in ("http", "websocket"):
             origin = _header(scope, b"origin")
             if origin is not None and not self._accepts(origin, scope):
                 message = (
                     f"origin {origin[:100]!a} may not use this app: only its own pages "
                     "may (thoughtledger ui --allow-origin ORIGIN adds another)"
                 )
-                await _error(403, message)(scope, receive, send)
+                await refuse(scope, receive, send, 403, message)
                 return
         await self._app(scope, receive, send)
 
@@ -100,6 +121,9 @@ class SameOrigin:
         given = origin.strip().lower().rstrip("/")
         if given in self._allowed:
             return True
+        scheme_host, _, port_given = given.rpartition(":")
+        if port_given.isdigit() and f"{scheme_host}:*" in self._allowed:
+            return True  # serve --allow-origin http://localhost:* (any port of that host)
         server = scope.get("server")
         port = server[1] if server else None
         return port is not None and given in {f"http://{host}:{port}" for host in _OWN_HOSTS}
@@ -124,4 +148,4 @@ class SecurityHeaders:
         await self._app(scope, receive, sending)
 
 
-__all__ = ["CSP", "LOOPBACK_NAMES", "LoopbackOnly", "SameOrigin", "SecurityHeaders"]
+__all__ = ["CSP", "LOOPBACK_NAMES", "LoopbackOnly", "SameOrigin", "SecurityHeaders", "refuse"]

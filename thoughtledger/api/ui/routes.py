@@ -21,7 +21,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp
 
 from thoughtledger.api import COMPARE_THOUGHTS_MAX, DEFAULT_PAGE, Ledger
@@ -31,6 +31,8 @@ from thoughtledger.api.ui.feed import feed
 from thoughtledger.api.ui.guards import LoopbackOnly, SameOrigin, SecurityHeaders
 from thoughtledger.api.ui.lineage import compare_json, forks_json
 from thoughtledger.api.ui.listing import SessionFilter, sessions_page
+from thoughtledger.api.ui.live_app import live_endpoint
+from thoughtledger.api.ui.live_socket import STALL_SECONDS
 from thoughtledger.api.ui.payload import json_bytes, report_json, session_payload
 from thoughtledger.api.ui.search import search_json
 from thoughtledger.api.ui.signin import RECHECK_SECONDS
@@ -54,6 +56,7 @@ _STATIC = {
     **dict.fromkeys(SESSION_SCRIPTS, "text/javascript; charset=utf-8"),
     "app.js": "text/javascript; charset=utf-8",
     "forks.js": "text/javascript; charset=utf-8",
+    "live-socket.js": "text/javascript; charset=utf-8",
     "signin.js": "text/javascript; charset=utf-8",
     "app.css": "text/css; charset=utf-8",
 }
@@ -136,6 +139,7 @@ def create_app(
     verifier: "TokenCheck | None" = None,
     allow_origins: Iterable[str] = (),
     recheck: float = RECHECK_SECONDS,
+    stall: float = STALL_SECONDS,
 ) -> ASGIApp:
     """The web app over ``ledger`` (opened read-only by the caller; nothing here writes).
 
@@ -147,10 +151,12 @@ def create_app(
             :func:`thoughtledger.api.parse_origin` writes them.
         recheck: Seconds a verified sign-in is trusted, and between the checks of a live
             stream's reader.
+        stall: Seconds a live socket's outbox may stay full before its client counts as too
+            slow and the socket closes.
 
     Returns:
         An ASGI app: pages at ``/``, ``/sessions/{id}`` (and a fork's ``.../compare``),
-            ``/analytics``, ``/search``; JSON under ``/api``.
+            ``/analytics``, ``/search``; JSON under ``/api``; the live socket at ``/api/ws``.
     """
     payloads = _Payloads()
     badges_of = Badges(ledger)
@@ -323,6 +329,7 @@ def create_app(
         Route("/api/sessions/{session_id}/compare", _guarded(compare)),
         Route("/api/stats", _guarded(stats)),
         Route("/api/search", _guarded(search)),
+        WebSocketRoute("/api/ws", live_endpoint(ledger, door, recheck=recheck, stall=stall)),
     ]
 
     async def refused(request: Request, exc: Exception) -> Response:

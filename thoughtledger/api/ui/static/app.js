@@ -72,13 +72,7 @@
     const note = el("p", "muted");
     main.append(more, note);
     let cursor = null;
-    async function load() {
-      const params = new URLSearchParams(query);
-      params.set("limit", "50");
-      if (cursor) params.set("cursor", cursor);
-      const page = await getJson("/api/sessions?" + params);
-      const ids = [];
-      for (const s of page.sessions) {
+    function row(s) {
         const tr = el("tr");
         tr.dataset.session = s.sessionId;
         const link = el("a", "mono", s.sessionId.slice(0, 18));
@@ -98,7 +92,16 @@
           if (i === 9) td.classList.add("status-" + s.status);
           tr.append(td);
         });
-        body.append(tr);
+        return tr;
+    }
+    async function load() {
+      const params = new URLSearchParams(query);
+      params.set("limit", "50");
+      if (cursor) params.set("cursor", cursor);
+      const page = await getJson("/api/sessions?" + params);
+      const ids = [];
+      for (const s of page.sessions) {
+        body.append(row(s));
         ids.push(s.sessionId);
       }
       cursor = page.next;
@@ -128,8 +131,48 @@
         }
       }
     }
+    // The newest sessions again, as the live socket tells of new events: a new one goes on
+    // top, one already listed is drawn afresh (its thoughts, its status).
+    async function refresh() {
+      const params = new URLSearchParams(query);
+      params.set("limit", "50");
+      const page = await getJson("/api/sessions?" + params);
+      const ids = [];
+      let first = body.firstElementChild;
+      for (const s of page.sessions) {
+        const old = body.querySelector('tr[data-session="' + CSS.escape(s.sessionId) + '"]');
+        const tr = row(s);
+        if (old) {
+          old.replaceWith(tr);
+          if (old === first) first = tr;
+        } else {
+          tr.classList.add("fresh");
+          body.insertBefore(tr, first);
+        }
+        ids.push(s.sessionId);
+      }
+      note.textContent = body.children.length ? "" : note.textContent;
+      badges(ids);
+    }
+    let pending = null;
+    const mine = shown;
     more.addEventListener("click", () => load().catch(fail));
-    load().catch(fail);
+    load().then(() => {
+      if (mine !== shown) return;
+      const live = global.ThoughtLedgerLive.follow({
+        sessions: "all",
+        after: "now",
+        onEvent: () => {
+          // A burst of events (a run of thoughts) asks for the list once.
+          if (pending === null) pending = setTimeout(() => { pending = null; refresh().catch(fail); }, 300);
+        },
+        onState: (on) => table.classList.toggle("live", on),
+      });
+      leave = () => {
+        live.close();
+        if (pending !== null) clearTimeout(pending);
+      };
+    }).catch(fail);
   }
 
   // Filters as a form whose values travel in the address (so a filtered view is a link).
