@@ -2,6 +2,7 @@
 backend), MCP modes, and an environment that keeps the user's own ledger out of reach."""
 
 import asyncio
+import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from tests.support import pg_cluster
 from tests.support.backends import pg_url
 from tests.support.cli import sqlite_url
 from tests.support.mcp import Mode
@@ -58,3 +60,22 @@ def ledger_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
             await engine.dispose()
 
     asyncio.run(drop())
+
+
+@pytest.fixture
+def replicated() -> Iterator[pg_cluster.Pair]:
+    """A primary and a hot standby streaming its WAL, private servers removed after the test.
+
+    Skipped without PostgreSQL server binaries, except in CI, where these tests must run.
+    """
+    try:
+        pg_cluster.binaries()
+    except pg_cluster.ClusterError as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI needs PostgreSQL server binaries: {exc}", pytrace=False)
+        pytest.skip(str(exc))
+    pair = pg_cluster.start_pair()
+    try:
+        yield pair
+    finally:
+        pg_cluster.stop_pair(pair)

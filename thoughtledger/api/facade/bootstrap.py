@@ -19,6 +19,8 @@ from thoughtledger.ledger.store.memory import MemoryEventStore
 URL_ENV = "THOUGHTLEDGER_URL"
 """Environment variable naming the ledger when no URL is passed."""
 
+_POSTGRES = ("postgresql", "postgres", "postgresql+asyncpg")
+
 
 def default_path() -> Path:
     r"""Return the embedded ledger's file, ``ledger.db`` in the user's data folder for the app.
@@ -42,6 +44,7 @@ async def open_store(
     *,
     clock: Callable[[], datetime] = utc_now,
     read_only: bool = False,
+    read_url: str | None = None,
 ) -> LedgerStore:
     """Open the store a URL names.
 
@@ -55,8 +58,12 @@ async def open_store(
     ``read_only=True``, nothing is created, converted or written: a missing ledger, or a database
     without the ledger's tables, is refused and left as it was, and every write is refused.
 
+    ``read_url`` names a hot standby of a PostgreSQL ledger's server: reads go there, writes to
+    ``url``, and the store still reads its own writes (see :func:`open_ledger`).
+
     Raises:
-        InvalidInputError: The URL is of no known form.
+        InvalidInputError: The URL is of no known form, or a ``read_url`` is given for a ledger
+            that is not on PostgreSQL, or is not a PostgreSQL URL.
         StoreUnavailableError: The database cannot be reached or created.
         LedgerNotFoundError: ``read_only``, and there is no ledger at the URL.
         NotALedgerError: The file or database is not a ledger: not an SQLite database, or
@@ -68,6 +75,10 @@ async def open_store(
     parts = urlsplit(target)
     scheme = parts.scheme.lower()
     query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+    if read_url is not None and scheme not in _POSTGRES:
+        raise InvalidInputError(
+            f"a read URL (a hot standby) needs a PostgreSQL ledger, not {mask_url(target)!r}"
+        )
     if scheme in ("", "file") or (len(scheme) == 1 and target[1:3] == ":\\"):
         path = Path(parts.path if scheme == "file" else target)
         return await _sqlite(path, {}, clock, read_only)
@@ -78,12 +89,14 @@ async def open_store(
             shown = mask_url(target)
             raise InvalidInputError(f"expected sqlite:///path/to/ledger.db, got {shown!r}")
         return await _sqlite(Path(rest[1:]), query, clock, read_only)
-    if scheme in ("postgresql", "postgres", "postgresql+asyncpg"):
+    if scheme in _POSTGRES:
         from thoughtledger.ledger.store.postgres import PostgresEventStore
 
         # Handed over whole: SQLAlchemy's parser reads a password holding ? or :, which a split
         # on the first ? would cut in two (and its tail be taken for the port).
-        return await PostgresEventStore.open(target, clock=clock, read_only=read_only)
+        return await PostgresEventStore.open(
+            target, clock=clock, read_only=read_only, read_url=read_url
+        )
     if scheme == "memory":
         return MemoryEventStore(clock=clock)
     raise InvalidInputError(
@@ -117,6 +130,7 @@ async def open_ledger(
     max_thought_bytes: int = DEFAULT_MAX_THOUGHT_BYTES,
     cache_size: int = 1024,
     read_only: bool = False,
+    read_url: str | None = None,
 ) -> AsyncIterator[Ledger]:
     """Open the ledger a URL names (the embedded SQLite file by default) and close it after.
 
@@ -128,9 +142,17 @@ async def open_ledger(
         cache_size: Session states kept in memory.
         read_only: Open an existing ledger for reading only (see :func:`open_store`). Such a
             ledger records no expiry (that is a write): ``ttl`` does not apply to it.
+        read_url: A hot standby of the PostgreSQL server ``url`` names (streaming replication),
+            to take the reads: sessions, histories, search, statistics, exports, verification
+            and proofs are read there, while thoughts, annotations, forks, redactions,
+            imports and checkpoints are written to ``url``. A read that follows a write through
+            this ledger waits (up to a second) until the standby has replayed it, else reads
+            ``url``: the ledger always reads its own writes. Read-only, the ledger is checked
+            on the standby, and ``url`` is only contacted after a write (never, then).
 
     Raises:
-        InvalidInputError: The URL is of no known form.
+        InvalidInputError: The URL is of no known form, or ``read_url`` is given for a ledger
+            not on PostgreSQL.
         StoreUnavailableError: The database cannot be reached or created.
         LedgerNotFoundError: ``read_only``, and there is no ledger at the URL.
         NotALedgerError: The file or database is not a ledger: not an SQLite database, or
@@ -138,7 +160,7 @@ async def open_ledger(
         SchemaVersionError: The database was written by a newer thoughtledger (``read_only``:
             or by an older one).
     """
-    store = await open_store(url, clock=clock, read_only=read_only)
+    store = await open_store(url, clock=clock, read_only=read_only, read_url=read_url)
     ledger = Ledger(
         store,
         ttl=None if read_only else ttl,

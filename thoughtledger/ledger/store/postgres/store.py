@@ -14,22 +14,24 @@ A lost connection (the server restarted, or an administrator ended it) is retrie
 connections, for reads and appends alike: an append is one atomic statement, and when its answer
 was lost after it committed, the retry finds its event ids stored and returns them, never writing
 them twice. Opened read-only, the store runs no DDL and every transaction is read-only.
+
+Opened with a ``read_url``, reads go to a hot standby and writes to the primary; the store reads
+its own writes there all the same (see :mod:`thoughtledger.ledger.store.postgres.standby`).
 """
 
 import asyncio
 import contextlib
-import inspect
-import re
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from datetime import datetime
 from functools import partial
 from typing import Any
 from uuid import UUID
 
 import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from thoughtledger.ledger.chain import GENESIS_HASH, PreparedEvent, seal
 from thoughtledger.ledger.envelope import RecordedEvent
@@ -40,12 +42,12 @@ from thoughtledger.ledger.errors import (
     StoreUnavailableError,
 )
 from thoughtledger.ledger.events import PAYLOAD_SCHEMA_VERSION
-from thoughtledger.ledger.masking import mask_url
 from thoughtledger.ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
     Clock,
     utc_now,
 )
+from thoughtledger.ledger.store.postgres.connect import engine_for, read_rows
 from thoughtledger.ledger.store.postgres.imports import import_streams
 from thoughtledger.ledger.store.postgres.listen import (
     POLL_INTERVAL,
@@ -58,6 +60,7 @@ from thoughtledger.ledger.store.postgres.positions import POSITION_SHIFT, held_b
 from thoughtledger.ledger.store.postgres.redact import strip
 from thoughtledger.ledger.store.postgres.setup import check_ledger, lost_connection, migrate
 from thoughtledger.ledger.store.postgres.setup import translate as _translate
+from thoughtledger.ledger.store.postgres.standby import WAL_COMMITTED, Standby
 from thoughtledger.ledger.store.postgres.stats_dialect import POSTGRES_STATS, PostgresStats
 from thoughtledger.ledger.store.redaction import Stripping
 from thoughtledger.ledger.store.sql import SqlEventStore
@@ -85,15 +88,8 @@ ORDER BY e.ord
 RETURNING position
 """
 
-_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
-
-
-def _connect_options() -> set[str]:
-    """The URL query options the driver takes: asyncpg's ``connect()`` keywords and SQLAlchemy's."""
-    import asyncpg
-
-    keywords = set(inspect.signature(asyncpg.connect).parameters) - {"dsn", "loop"}
-    return keywords | {"prepared_statement_cache_size", "prepared_statement_name_func"}
+_ON_PRIMARY: ContextVar[bool] = ContextVar("_ON_PRIMARY", default=False)
+"""Set while a write reads for itself: those reads go to the primary, never to a standby."""
 
 
 class PostgresEventStore(SqlEventStore):
@@ -131,9 +127,17 @@ class PostgresEventStore(SqlEventStore):
         self._all_writers: set[AsyncConnection] = set()
         self._listener = Listener(self._listening_connection, self._committed)
         self._notifier = Notifier(self._listening_connection)
+        self._standby: Standby | None = None
+
+    @property
+    def standby(self) -> str | None:
+        """The hot standby reads go to (password masked); ``None``: they go to the primary."""
+        return None if self._standby is None else self._standby.where
 
     @asynccontextmanager
     async def _writer(self) -> AsyncIterator[Any]:
+        if self._standby is not None:
+            self._standby.wrote()  # before: a read may start while this write commits
         async with self._writer_slots:
             if self._idle_writers:
                 connection, driver = self._idle_writers.pop()
@@ -180,6 +184,7 @@ class PostgresEventStore(SqlEventStore):
         clock: Clock = utc_now,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         read_only: bool = False,
+        read_url: str | None = None,
     ) -> "PostgresEventStore":
         """Connect to the ledger at ``url`` (``postgresql+asyncpg://...``), creating its tables.
 
@@ -195,12 +200,15 @@ class PostgresEventStore(SqlEventStore):
             max_event_bytes: Largest accepted payload of one event.
             read_only: Open an existing ledger for reading only: no schema or table is created
                 or upgraded, every transaction is read-only, and every write is refused.
+            read_url: A hot standby of ``url``'s server to send reads to (same URL forms, same
+                schema); writes stay on ``url``. Read-only, the ledger is checked on the
+                standby and the primary is only contacted to read this store's own writes.
 
         Returns:
             The open store.
 
         Raises:
-            InvalidInputError: The URL or schema name is malformed.
+            InvalidInputError: The URL (or ``read_url``) or schema name is malformed.
             StoreUnavailableError: The server cannot be reached or refuses the login.
             LedgerNotFoundError: ``read_only``, and the database (or schema) has no ledger tables.
             NotALedgerError: The database (or schema) holds another application's tables and no
@@ -208,75 +216,59 @@ class PostgresEventStore(SqlEventStore):
             SchemaVersionError: The database was written by a newer thoughtledger
                 (``read_only``: or by an older one).
         """
-        try:
-            parsed = sa.make_url(url)
-        except (sa.exc.ArgumentError, ValueError):  # ValueError: a port that is no number
-            # Never the driver's words: they quote the URL's parts, the password among them.
-            raise InvalidInputError(
-                f"not a database URL: {mask_url(url)!r} (a password holding @ / ? # % must be "
-                "percent-encoded, or given as ?password=...)"
-            ) from None
-        named = parsed.query.get("schema")
-        if named is not None:  # ?schema=name, as open_ledger's URLs give it
-            if not isinstance(named, str) or pg_schema is not None:
-                raise InvalidInputError("give the schema once")
-            pg_schema = named
-            parsed = parsed.difference_update_query(["schema"])
-        if parsed.drivername in ("postgresql", "postgres"):
-            parsed = parsed.set(drivername="postgresql+asyncpg")
-        if parsed.drivername != "postgresql+asyncpg":
-            raise InvalidInputError(f"expected a postgresql+asyncpg URL, got {parsed.drivername}")
-        settings = {"application_name": parsed.query.get("application_name", "thoughtledger")}
-        if not isinstance(settings["application_name"], str):
-            raise InvalidInputError("give application_name once in the URL")
-        # asyncpg takes server settings in a dict, not as keyword arguments.
-        parsed = parsed.difference_update_query(["application_name"])
-        # Masks the password of the user part and of the query (?password=, sslpassword=).
-        where = mask_url(parsed.render_as_string(hide_password=False))
-        if pg_schema is not None:
-            if _SCHEMA_NAME.fullmatch(pg_schema) is None:
-                raise InvalidInputError(f"invalid PostgreSQL schema name {pg_schema!r}")
-            settings["search_path"] = pg_schema
-        if read_only:
-            settings["default_transaction_read_only"] = "on"
-        connect_args: dict[str, Any] = {"server_settings": settings}
-        try:
-            engine = create_async_engine(
-                parsed, pool_size=pool_size, max_overflow=pool_size, connect_args=connect_args
-            )
-        except ImportError as exc:
-            raise StoreUnavailableError(
-                "PostgreSQL support needs asyncpg: pip install 'thoughtledger[postgres]'"
-            ) from exc
-        unknown = sorted(set(parsed.query) - _connect_options())
-        if unknown:
-            # Otherwise the driver fails on first use with a TypeError naming its own function.
-            # libpq's spelling is the one people know; asyncpg's differs.
-            hint = "; asyncpg spells sslmode=require as ssl=require" if "sslmode" in unknown else ""
-            raise InvalidInputError(
-                f"unknown PostgreSQL URL option {', '.join(map(repr, unknown))} "
-                f"(known: application_name, schema and asyncpg's connect options such as ssl, "
-                f"password, command_timeout){hint}"
-            )
+        primary = engine_for(url, pg_schema=pg_schema, pool_size=pool_size, read_only=read_only)
+        pg_schema = primary.pg_schema
+        standby = None
+        if read_url is not None:
+            try:
+                # The tables are where the primary's are: the standby is a copy of its database.
+                standby = engine_for(read_url, pg_schema=None, pool_size=pool_size, read_only=True)
+                if standby.pg_schema not in (None, pg_schema):
+                    raise InvalidInputError("the read URL names another schema than the ledger's")
+                if standby.pg_schema is None and pg_schema is not None:
+                    standby = engine_for(
+                        read_url, pg_schema=pg_schema, pool_size=pool_size, read_only=True
+                    )
+            except BaseException:
+                await primary.engine.dispose()
+                raise
         store = cls(
-            engine,
-            where,
+            primary.engine,
+            primary.where,
             clock=clock,
             max_event_bytes=max_event_bytes,
             writers=writers,
             read_only=read_only,
         )
+        if standby is not None:
+            store._standby = Standby(standby.engine, standby.where, store._wal_committed)
         try:
             if read_only:
-                await check_ledger(engine, where, pg_schema)
+                checked = primary if standby is None else standby
+                await check_ledger(checked.engine, checked.where, pg_schema)
             else:
-                await migrate(engine, where, pg_schema)
+                await migrate(primary.engine, primary.where, pg_schema)
         except BaseException:
-            await engine.dispose()
+            await primary.engine.dispose()
+            if standby is not None:
+                await standby.engine.dispose()
             raise
         return store
 
     async def _append(
+        self,
+        session_id: str,
+        prepared: Sequence[PreparedEvent],
+        expected_version: int,
+        ids: Sequence[UUID],
+    ) -> list[RecordedEvent]:
+        token = _ON_PRIMARY.set(True)
+        try:
+            return await self._append_here(session_id, prepared, expected_version, ids)
+        finally:
+            _ON_PRIMARY.reset(token)
+
+    async def _append_here(
         self,
         session_id: str,
         prepared: Sequence[PreparedEvent],
@@ -354,6 +346,8 @@ class PostgresEventStore(SqlEventStore):
             raise StoreError("the store is closed")
         for session_id in streams:
             self._heads.pop(session_id, None)
+        if self._standby is not None:
+            self._standby.wrote()
         written = await import_streams(self._engine, self._where, streams)
         if written:
             self._notifier.committed()
@@ -394,26 +388,65 @@ class PostgresEventStore(SqlEventStore):
     def _stats_dialect(self) -> PostgresStats:
         return POSTGRES_STATS
 
+    async def already_imported(self, session_id: str, hashes: Sequence[str]) -> int:
+        """See :meth:`Importing.already_imported` (asked of the primary: an import follows)."""
+        token = _ON_PRIMARY.set(True)
+        try:
+            return await super().already_imported(session_id, hashes)
+        finally:
+            _ON_PRIMARY.reset(token)
+
+    async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
+        """See :meth:`Importing.recorded_event_ids` (asked of the primary: an import follows)."""
+        token = _ON_PRIMARY.set(True)
+        try:
+            return await super().recorded_event_ids(event_ids)
+        finally:
+            _ON_PRIMARY.reset(token)
+
     async def _fetch(self, query: "sa.Executable") -> "list[sa.Row[Any]]":
-        """Run a read; a lost connection is retried once, on a new one.
+        """Run a read: on the standby when there is one and it has this store's writes.
 
         Raises:
-            StoreError: The read failed (``StoreUnavailableError``: the server is unreachable).
+            StoreError: The read failed (``StoreUnavailableError``: a server is unreachable).
         """
-        retried = False
-        while True:
-            if self._closed:
-                raise StoreError("the store is closed")
-            try:
-                async with self._engine.connect() as connection:
-                    return list((await connection.execute(query)).all())
-            except (sa.exc.DBAPIError, OSError) as exc:
-                if retried or not lost_connection(exc):
-                    if isinstance(exc, sa.exc.DBAPIError):
-                        raise _translate(exc, self._where, doing="read from") from exc
-                    raise StoreUnavailableError(f"cannot reach {self._where}: {exc}") from exc
-                retried = True
-                await self._forget_connections()
+        standby = self._standby
+        if standby is not None and not _ON_PRIMARY.get():
+            rows = await self._read(
+                standby.engine, standby.where, query, standby.engine.dispose, standby.caught_up
+            )
+            if rows is not None:
+                return rows
+        found = await self._read(self._engine, self._where, query, self._forget_connections)
+        assert found is not None  # noqa: S101  # no condition to wait for, so always rows
+        return found
+
+    async def _wal_committed(self) -> int:
+        """The primary's acknowledged WAL position (see :mod:`ledger.store.postgres.standby`).
+
+        Raises:
+            StoreError: The primary cannot be read (``StoreUnavailableError``: unreachable).
+        """
+        found = await self._read(self._engine, self._where, WAL_COMMITTED, self._forget_connections)
+        assert found is not None  # noqa: S101  # no condition to wait for, so always rows
+        return int(found[0][0])
+
+    async def _read(
+        self,
+        engine: AsyncEngine,
+        where: str,
+        query: "sa.Executable",
+        forget: Callable[[], Awaitable[None]],
+        ready: Callable[[AsyncConnection], Awaitable[bool]] | None = None,
+    ) -> "list[sa.Row[Any]] | None":
+        """See :func:`read_rows` (and fail once the store is closed).
+
+        Raises:
+            StoreError: The store is closed, or the read failed.
+        """
+        if self._closed:
+            raise StoreError("the store is closed")
+        return await read_rows(engine, where, query, forget, ready)
 
     async def _forget_connections(self) -> None:
         """Drop the held and pooled connections: when one was lost, the server likely restarted."""
@@ -460,6 +493,8 @@ class PostgresEventStore(SqlEventStore):
         self._all_writers.clear()
         self._idle_writers.clear()
         await self._engine.dispose()
+        if self._standby is not None:
+            await self._standby.engine.dispose()
 
 
 __all__ = ["POSITION_SHIFT", "PostgresEventStore"]

@@ -1,0 +1,85 @@
+"""Reads on a hot standby through the library: where reads and writes go, read-your-writes."""
+
+from typing import Any
+
+import pytest
+
+from tests.support import pg_cluster
+from thoughtledger import InvalidInputError, open_ledger
+
+pytestmark = pytest.mark.anyio
+
+
+def thought(number: int) -> dict[str, Any]:
+    return {
+        "thought": f"thought {number}",
+        "thought_number": number,
+        "total_thoughts": number,
+        "next_thought_needed": True,
+    }
+
+
+def named(cluster: pg_cluster.Cluster, name: str) -> str:
+    """The cluster's URL with its connections named ``name`` in ``pg_stat_activity``."""
+    return f"{cluster.url}?application_name={name}"
+
+
+def reads(cluster: pg_cluster.Cluster, name: str) -> list[str]:
+    """The reads of the log ``name``'s connections ran on ``cluster``."""
+    return [line for line in pg_cluster.statements(cluster, name) if "FROM tl_events" in line]
+
+
+async def test_each_read_after_a_write_sees_it_and_is_answered_by_the_standby(
+    replicated: pg_cluster.Pair,
+) -> None:
+    async with open_ledger(replicated.primary.url):
+        pass  # creates the ledger's tables on the primary
+    pg_cluster.wait_replayed(replicated)
+    primary, standby = named(replicated.primary, "rw"), named(replicated.standby, "rw")
+    async with open_ledger(primary, read_url=standby) as ledger:
+        session_id = None
+        for number in range(1, 31):
+            outcome = await ledger.think(session_id, thought(number))
+            session_id = outcome.session_id
+            events = await ledger.events(session_id)
+            assert len(events) == number + 1  # the session's start, then the thoughts
+            assert (await ledger.verify(session_id)).ok
+        assert session_id is not None
+        listed = await ledger.list_sessions()
+        assert [state.session_id for state in listed] == [session_id]
+    # The reads ran on the standby; the primary only took appends and WAL positions.
+    assert len(reads(replicated.standby, "rw")) >= 60
+    assert reads(replicated.primary, "rw") == []
+    written = pg_cluster.statements(replicated.primary, "rw")
+    assert len([line for line in written if "INSERT INTO tl_events" in line]) == 30
+    async with open_ledger(replicated.primary.url, read_only=True) as on_primary:
+        assert len(await on_primary.events(session_id)) == 31
+
+
+async def test_a_write_is_read_back_while_the_standby_has_stopped_replaying(
+    replicated: pg_cluster.Pair,
+) -> None:
+    async with open_ledger(replicated.primary.url) as ledger:
+        first = await ledger.think(None, thought(1))
+    pg_cluster.wait_replayed(replicated)
+    assert pg_cluster.value(replicated.standby, "SELECT pg_wal_replay_pause()") == ""
+    async with open_ledger(replicated.primary.url, read_url=replicated.standby.url) as ledger:
+        listed = await ledger.list_sessions()
+        second = await ledger.think(None, thought(1))
+        # The standby cannot have it (replay is paused): the read waits, then asks the primary.
+        after = await ledger.list_sessions()
+        assert len(await ledger.events(second.session_id)) == 2
+    assert {state.session_id for state in after} - {s.session_id for s in listed} == {
+        second.session_id
+    }
+    assert first.session_id in {state.session_id for state in after}
+    pg_cluster.value(replicated.standby, "SELECT pg_wal_replay_resume()")
+
+
+async def test_a_read_url_needs_a_postgresql_ledger(tmp_path: Any) -> None:
+    with pytest.raises(InvalidInputError, match="needs a PostgreSQL ledger"):
+        async with open_ledger(
+            f"sqlite:///{tmp_path / 'l.db'}", read_url="postgresql://u@127.0.0.1/x"
+        ):
+            pass
+    assert not (tmp_path / "l.db").exists()
