@@ -2,6 +2,7 @@
 
 from typing import Any
 
+import anyio
 import pytest
 
 from tests.support import pg_cluster
@@ -83,3 +84,41 @@ async def test_a_read_url_needs_a_postgresql_ledger(tmp_path: Any) -> None:
         ):
             pass
     assert not (tmp_path / "l.db").exists()
+
+
+async def test_a_subscription_on_the_standby_hears_another_writers_appends(
+    replicated: pg_cluster.Pair,
+) -> None:
+    async with open_ledger(replicated.primary.url):
+        pass
+    pg_cluster.wait_replayed(replicated)
+    primary, standby = named(replicated.primary, "sub"), named(replicated.standby, "sub")
+    async with (
+        open_ledger(primary, read_url=standby, read_only=True) as reader,
+        open_ledger(replicated.primary.url) as writer,
+    ):
+        heard: list[int] = []
+        moved = anyio.Event()
+
+        async def follow() -> None:
+            nonlocal moved
+            async for event in reader.subscribe():
+                heard.append(event.position)
+                moved.set()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(follow)
+            session_id = None
+            for number in range(1, 6):
+                moved = anyio.Event()
+                outcome = await writer.think(session_id, thought(number))
+                session_id = outcome.session_id
+                stored = [event.position for event in await writer.events(session_id)]
+                with anyio.fail_after(10):
+                    while heard != stored:
+                        await moved.wait()
+                        moved = anyio.Event()
+            group.cancel_scope.cancel()
+    # Woken by the standby's replay, not by NOTIFY: the reader never listened on the primary.
+    assert not any("LISTEN" in line for line in pg_cluster.statements(replicated.primary, "sub"))
+    assert reads(replicated.standby, "sub")

@@ -22,7 +22,9 @@ lengthen the wait, never shorten it below the write.
 """
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -49,8 +51,26 @@ wakes (``wal_writer_delay``, 200 ms by default). Where commits are acknowledged 
 flushed (``synchronous_commit=off``), only the insert position is surely past them.
 """
 
-_REPLAYED = sa.text("SELECT (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint")
+REPLAYED = sa.text("SELECT (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint")
 """How far the standby has replayed (NULL on a server that is not in recovery)."""
+
+
+_FOR_A_WRITE: ContextVar[bool] = ContextVar("_FOR_A_WRITE", default=False)
+
+
+@contextmanager
+def reading_for_a_write() -> Iterator[None]:
+    """Within the block (in this task), the store's reads go to the primary."""
+    token = _FOR_A_WRITE.set(True)
+    try:
+        yield
+    finally:
+        _FOR_A_WRITE.reset(token)
+
+
+def for_a_write() -> bool:
+    """Whether a read now is one a write makes for itself (see :func:`reading_for_a_write`)."""
+    return _FOR_A_WRITE.get()
 
 
 class Standby:
@@ -106,7 +126,7 @@ class Standby:
         deadline = loop.time() + (self._wait if self._target > self._given_up else 0)
         pause = _FIRST_PAUSE
         while True:
-            replayed = (await connection.execute(_REPLAYED)).scalar_one()
+            replayed = (await connection.execute(REPLAYED)).scalar_one()
             if replayed is None:  # not in recovery (the primary itself, or promoted): it has all
                 return True
             self._seen = max(self._seen, replayed)
@@ -120,4 +140,11 @@ class Standby:
             pause = min(pause * 2, _LAST_PAUSE)
 
 
-__all__ = ["REPLAY_WAIT", "WAL_COMMITTED", "Standby"]
+__all__ = [
+    "REPLAYED",
+    "REPLAY_WAIT",
+    "WAL_COMMITTED",
+    "Standby",
+    "for_a_write",
+    "reading_for_a_write",
+]

@@ -24,7 +24,6 @@ import contextlib
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from contextlib import asynccontextmanager
-from contextvars import ContextVar
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -58,9 +57,15 @@ from thoughtledger.ledger.store.postgres.listen import (
 from thoughtledger.ledger.store.postgres.log_tree import PostgresTree
 from thoughtledger.ledger.store.postgres.positions import POSITION_SHIFT, held_back, visible_below
 from thoughtledger.ledger.store.postgres.redact import strip
+from thoughtledger.ledger.store.postgres.replay import ReplayFollower
 from thoughtledger.ledger.store.postgres.setup import check_ledger, lost_connection, migrate
 from thoughtledger.ledger.store.postgres.setup import translate as _translate
-from thoughtledger.ledger.store.postgres.standby import WAL_COMMITTED, Standby
+from thoughtledger.ledger.store.postgres.standby import (
+    WAL_COMMITTED,
+    Standby,
+    for_a_write,
+    reading_for_a_write,
+)
 from thoughtledger.ledger.store.postgres.stats_dialect import POSTGRES_STATS, PostgresStats
 from thoughtledger.ledger.store.redaction import Stripping
 from thoughtledger.ledger.store.sql import SqlEventStore
@@ -87,9 +92,6 @@ FROM head,
 ORDER BY e.ord
 RETURNING position
 """
-
-_ON_PRIMARY: ContextVar[bool] = ContextVar("_ON_PRIMARY", default=False)
-"""Set while a write reads for itself: those reads go to the primary, never to a standby."""
 
 
 class PostgresEventStore(SqlEventStore):
@@ -128,6 +130,7 @@ class PostgresEventStore(SqlEventStore):
         self._listener = Listener(self._listening_connection, self._committed)
         self._notifier = Notifier(self._listening_connection)
         self._standby: Standby | None = None
+        self._follower: ReplayFollower | None = None  # the listener's stand-in on a standby
 
     @property
     def standby(self) -> str | None:
@@ -242,6 +245,7 @@ class PostgresEventStore(SqlEventStore):
         )
         if standby is not None:
             store._standby = Standby(standby.engine, standby.where, store._wal_committed)
+            store._follower = ReplayFollower(standby.engine, store._committed)
         try:
             if read_only:
                 checked = primary if standby is None else standby
@@ -262,11 +266,8 @@ class PostgresEventStore(SqlEventStore):
         expected_version: int,
         ids: Sequence[UUID],
     ) -> list[RecordedEvent]:
-        token = _ON_PRIMARY.set(True)
-        try:
+        with reading_for_a_write():
             return await self._append_here(session_id, prepared, expected_version, ids)
-        finally:
-            _ON_PRIMARY.reset(token)
 
     async def _append_here(
         self,
@@ -362,9 +363,12 @@ class PostgresEventStore(SqlEventStore):
         return visible_below()
 
     def _watch(self, poll_interval: float | None) -> PostgresWatch:
-        """Subscriptions share one LISTEN connection (see :mod:`ledger.store.postgres.listen`)."""
+        """Subscriptions share one LISTEN connection, or one follower of a standby's replay.
+
+        See :mod:`ledger.store.postgres.listen` and :mod:`ledger.store.postgres.replay`.
+        """
         return PostgresWatch(
-            self._listener,
+            self._follower or self._listener,
             self._committed,
             partial(held_back, self._fetch),
             poll_interval or POLL_INTERVAL,
@@ -390,19 +394,13 @@ class PostgresEventStore(SqlEventStore):
 
     async def already_imported(self, session_id: str, hashes: Sequence[str]) -> int:
         """See :meth:`Importing.already_imported` (asked of the primary: an import follows)."""
-        token = _ON_PRIMARY.set(True)
-        try:
+        with reading_for_a_write():
             return await super().already_imported(session_id, hashes)
-        finally:
-            _ON_PRIMARY.reset(token)
 
     async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
         """See :meth:`Importing.recorded_event_ids` (asked of the primary: an import follows)."""
-        token = _ON_PRIMARY.set(True)
-        try:
+        with reading_for_a_write():
             return await super().recorded_event_ids(event_ids)
-        finally:
-            _ON_PRIMARY.reset(token)
 
     async def _fetch(self, query: "sa.Executable") -> "list[sa.Row[Any]]":
         """Run a read: on the standby when there is one and it has this store's writes.
@@ -411,7 +409,7 @@ class PostgresEventStore(SqlEventStore):
             StoreError: The read failed (``StoreUnavailableError``: a server is unreachable).
         """
         standby = self._standby
-        if standby is not None and not _ON_PRIMARY.get():
+        if standby is not None and not for_a_write():
             rows = await self._read(
                 standby.engine, standby.where, query, standby.engine.dispose, standby.caught_up
             )
@@ -487,6 +485,8 @@ class PostgresEventStore(SqlEventStore):
         self._closed = True
         self._committed.notify()  # subscribers wake, see the store closed, and end
         await self._listener.close()
+        if self._follower is not None:
+            await self._follower.close()
         for connection in list(self._all_writers):
             with contextlib.suppress(Exception):  # closing is best effort on a broken link
                 await connection.close()
