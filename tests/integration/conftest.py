@@ -22,6 +22,7 @@ from thoughtledger import Ledger, open_ledger
 def _no_ambient_ledger(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Tests never touch the user's ledger: no URL from the environment, data under tmp."""
     monkeypatch.delenv("THOUGHTLEDGER_URL", raising=False)
+    monkeypatch.delenv("THOUGHTLEDGER_READ_URL", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
 
 

@@ -147,8 +147,9 @@ async def open_ledger(
             and proofs are read there, while thoughts, annotations, forks, redactions,
             imports and checkpoints are written to ``url``. A read that follows a write through
             this ledger waits (up to a second) until the standby has replayed it, else reads
-            ``url``: the ledger always reads its own writes. Read-only, the ledger is checked
-            on the standby, and ``url`` is only contacted after a write (never, then).
+            ``url``: the ledger always reads its own writes. Subscriptions follow the
+            standby's replay. Opened read-only, the ledger is checked on the standby and
+            never connects to ``url``.
 
     Raises:
         InvalidInputError: The URL is of no known form, or ``read_url`` is given for a ledger

@@ -1,7 +1,8 @@
 """Reads on a hot standby: which reads go there, and how a store still reads its own writes.
 
 A store opened with a ``read_url`` (a hot standby of its primary, streaming its WAL) sends its
-reads of the log, the sessions, statistics, search and the Merkle tree there, and everything that
+reads of the log, the sessions, statistics, search and the Merkle tree there (and its
+subscriptions follow it: :mod:`thoughtledger.ledger.store.postgres.replay`), and everything that
 writes to the primary: appends, imports, redactions, the tree's extensions, and the reads an
 append makes for itself (the session's head, an append's own events after a lost answer).
 

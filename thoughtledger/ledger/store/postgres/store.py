@@ -205,7 +205,7 @@ class PostgresEventStore(SqlEventStore):
                 or upgraded, every transaction is read-only, and every write is refused.
             read_url: A hot standby of ``url``'s server to send reads to (same URL forms, same
                 schema); writes stay on ``url``. Read-only, the ledger is checked on the
-                standby and the primary is only contacted to read this store's own writes.
+                standby and the primary is never connected to.
 
         Returns:
             The open store.
