@@ -122,3 +122,18 @@ async def test_a_subscription_on_the_standby_hears_another_writers_appends(
     # Woken by the standby's replay, not by NOTIFY: the reader never listened on the primary.
     assert not any("LISTEN" in line for line in pg_cluster.statements(replicated.primary, "sub"))
     assert reads(replicated.standby, "sub")
+
+
+async def test_the_standby_is_read_in_the_ledgers_schema_and_no_other(
+    replicated: pg_cluster.Pair,
+) -> None:
+    ledger_url = f"{replicated.primary.url}?schema=agents"
+    async with open_ledger(ledger_url) as writer:
+        outcome = await writer.think(None, thought(1))
+    pg_cluster.wait_replayed(replicated)
+    async with open_ledger(ledger_url, read_url=replicated.standby.url, read_only=True) as reader:
+        assert [state.session_id for state in await reader.list_sessions()] == [outcome.session_id]
+    other = f"{replicated.standby.url}?schema=elsewhere"
+    with pytest.raises(InvalidInputError, match="another schema than the ledger's"):
+        async with open_ledger(ledger_url, read_url=other, read_only=True):
+            pass

@@ -38,7 +38,14 @@ def _connect_options() -> set[str]:
     return keywords | {"prepared_statement_cache_size", "prepared_statement_name_func"}
 
 
-def engine_for(url: str, *, pg_schema: str | None, pool_size: int, read_only: bool) -> Connected:
+def engine_for(
+    url: str,
+    *,
+    pg_schema: str | None,
+    pool_size: int,
+    read_only: bool,
+    default_schema: str | None = None,
+) -> Connected:
     """Check ``url`` and make an engine for it (no connection is opened yet).
 
     Args:
@@ -47,6 +54,7 @@ def engine_for(url: str, *, pg_schema: str | None, pool_size: int, read_only: bo
         pg_schema: The schema holding the tables (``None``: the login's ``search_path``).
         pool_size: Connections kept open for reads.
         read_only: Make every transaction read-only.
+        default_schema: The schema when neither ``pg_schema`` nor the URL names one.
 
     Raises:
         InvalidInputError: The URL, one of its options, or the schema name is malformed.
@@ -66,6 +74,7 @@ def engine_for(url: str, *, pg_schema: str | None, pool_size: int, read_only: bo
             raise InvalidInputError("give the schema once")
         pg_schema = named
         parsed = parsed.difference_update_query(["schema"])
+    pg_schema = pg_schema or default_schema
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+asyncpg")
     if parsed.drivername != "postgresql+asyncpg":

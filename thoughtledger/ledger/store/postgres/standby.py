@@ -23,9 +23,10 @@ lengthen the wait, never shorten it below the write.
 """
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -80,7 +81,7 @@ class Standby:
     Args:
         engine: Connections to the standby (every transaction read-only).
         where: How to name the standby in messages (password masked).
-        committed: Reads the primary's acknowledged WAL position (:data:`WAL_COMMITTED`).
+        primary: Runs a read on the primary (asked :data:`WAL_COMMITTED`).
         wait: Seconds a read waits for the standby to replay this store's writes.
     """
 
@@ -88,13 +89,13 @@ class Standby:
         self,
         engine: AsyncEngine,
         where: str,
-        committed: Callable[[], Awaitable[int]],
+        primary: Callable[[sa.Executable], Awaitable[Sequence[sa.Row[Any]]]],
         *,
         wait: float = REPLAY_WAIT,
     ) -> None:
         self.engine = engine
         self.where = where
-        self._committed = committed
+        self._primary = primary
         self._wait = wait
         self._writes = 0  # writes attempted through the store
         self._covered = 0  # of those, how many ``_target`` is known to cover
@@ -103,7 +104,7 @@ class Standby:
         self._given_up = 0  # a target waited for in vain: later reads only look once
 
     def wrote(self) -> None:
-        """Note a write attempt: the next read waits until the standby has replayed it."""
+        """Note a write just attempted: a read from now on waits until the standby has it."""
         self._writes += 1
 
     async def caught_up(self, connection: AsyncConnection) -> bool:
@@ -113,16 +114,23 @@ class Standby:
             Whether it has: then a read on ``connection`` sees them; otherwise read the primary.
 
         Raises:
-            sqlalchemy.exc.DBAPIError: Either server failed (the store translates it).
-            OSError: Either server cannot be reached.
+            StoreError: The primary could not be asked its position.
+            sqlalchemy.exc.DBAPIError: The standby failed (the store translates it).
+            OSError: The standby cannot be reached.
         """
         if self._covered < self._writes:
             writes = self._writes
-            target = await self._committed()
+            target = int((await self._primary(WAL_COMMITTED))[0][0])
             self._target = max(self._target, target)
             self._covered = max(self._covered, writes)
         if self._target <= self._seen:
             return True
+        caught_up = await self._wait_for_replay(connection)
+        # The read that follows takes a snapshot of its own, whatever the isolation level.
+        await connection.rollback()
+        return caught_up
+
+    async def _wait_for_replay(self, connection: AsyncConnection) -> bool:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + (self._wait if self._target > self._given_up else 0)
         pause = _FIRST_PAUSE

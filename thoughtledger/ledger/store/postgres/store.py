@@ -22,7 +22,7 @@ its own writes there all the same (see :mod:`thoughtledger.ledger.store.postgres
 import asyncio
 import contextlib
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
 from functools import partial
@@ -61,7 +61,6 @@ from thoughtledger.ledger.store.postgres.replay import ReplayFollower
 from thoughtledger.ledger.store.postgres.setup import check_ledger, lost_connection, migrate
 from thoughtledger.ledger.store.postgres.setup import translate as _translate
 from thoughtledger.ledger.store.postgres.standby import (
-    WAL_COMMITTED,
     Standby,
     for_a_write,
     reading_for_a_write,
@@ -139,8 +138,17 @@ class PostgresEventStore(SqlEventStore):
 
     @asynccontextmanager
     async def _writer(self) -> AsyncIterator[Any]:
-        if self._standby is not None:
-            self._standby.wrote()  # before: a read may start while this write commits
+        try:
+            async with self._lent_writer() as driver:
+                yield driver
+        finally:
+            # After the write, not before: a read that starts while it is under way need not
+            # see it, and one asking the primary's position then would ask too early.
+            if self._standby is not None:
+                self._standby.wrote()
+
+    @asynccontextmanager
+    async def _lent_writer(self) -> AsyncIterator[Any]:
         async with self._writer_slots:
             if self._idle_writers:
                 connection, driver = self._idle_writers.pop()
@@ -223,18 +231,21 @@ class PostgresEventStore(SqlEventStore):
         pg_schema = primary.pg_schema
         standby = None
         if read_url is not None:
+            # The tables are where the primary's are: the standby is a copy of its database.
             try:
-                # The tables are where the primary's are: the standby is a copy of its database.
-                standby = engine_for(read_url, pg_schema=None, pool_size=pool_size, read_only=True)
-                if standby.pg_schema not in (None, pg_schema):
-                    raise InvalidInputError("the read URL names another schema than the ledger's")
-                if standby.pg_schema is None and pg_schema is not None:
-                    standby = engine_for(
-                        read_url, pg_schema=pg_schema, pool_size=pool_size, read_only=True
-                    )
-            except BaseException:
-                await primary.engine.dispose()
-                raise
+                standby = engine_for(
+                    read_url,
+                    pg_schema=None,
+                    pool_size=pool_size,
+                    read_only=True,
+                    default_schema=pg_schema,
+                )
+            finally:
+                if standby is None or standby.pg_schema != pg_schema:
+                    await primary.engine.dispose()
+            if standby.pg_schema != pg_schema:
+                await standby.engine.dispose()
+                raise InvalidInputError("the read URL names another schema than the ledger's")
         store = cls(
             primary.engine,
             primary.where,
@@ -244,7 +255,7 @@ class PostgresEventStore(SqlEventStore):
             read_only=read_only,
         )
         if standby is not None:
-            store._standby = Standby(standby.engine, standby.where, store._wal_committed)
+            store._standby = Standby(standby.engine, standby.where, store._on_primary)
             store._follower = ReplayFollower(standby.engine, store._committed)
         try:
             if read_only:
@@ -347,9 +358,11 @@ class PostgresEventStore(SqlEventStore):
             raise StoreError("the store is closed")
         for session_id in streams:
             self._heads.pop(session_id, None)
-        if self._standby is not None:
-            self._standby.wrote()
-        written = await import_streams(self._engine, self._where, streams)
+        try:
+            written = await import_streams(self._engine, self._where, streams)
+        finally:
+            if self._standby is not None:
+                self._standby.wrote()
         if written:
             self._notifier.committed()
         return written
@@ -408,43 +421,27 @@ class PostgresEventStore(SqlEventStore):
         Raises:
             StoreError: The read failed (``StoreUnavailableError``: a server is unreachable).
         """
+        if self._closed:
+            raise StoreError("the store is closed")
         standby = self._standby
         if standby is not None and not for_a_write():
-            rows = await self._read(
-                standby.engine, standby.where, query, standby.engine.dispose, standby.caught_up
-            )
+            engine, where = standby.engine, standby.where
+            rows = await read_rows(engine, where, query, engine.dispose, standby.caught_up)
             if rows is not None:
                 return rows
-        found = await self._read(self._engine, self._where, query, self._forget_connections)
-        assert found is not None  # noqa: S101  # no condition to wait for, so always rows
-        return found
+        return await self._on_primary(query)
 
-    async def _wal_committed(self) -> int:
-        """The primary's acknowledged WAL position (see :mod:`ledger.store.postgres.standby`).
+    async def _on_primary(self, query: "sa.Executable") -> "list[sa.Row[Any]]":
+        """Run a read on the primary; a lost connection is retried once, on a new one.
 
         Raises:
-            StoreError: The primary cannot be read (``StoreUnavailableError``: unreachable).
-        """
-        found = await self._read(self._engine, self._where, WAL_COMMITTED, self._forget_connections)
-        assert found is not None  # noqa: S101  # no condition to wait for, so always rows
-        return int(found[0][0])
-
-    async def _read(
-        self,
-        engine: AsyncEngine,
-        where: str,
-        query: "sa.Executable",
-        forget: Callable[[], Awaitable[None]],
-        ready: Callable[[AsyncConnection], Awaitable[bool]] | None = None,
-    ) -> "list[sa.Row[Any]] | None":
-        """See :func:`read_rows` (and fail once the store is closed).
-
-        Raises:
-            StoreError: The store is closed, or the read failed.
+            StoreError: The read failed (``StoreUnavailableError``: the server is unreachable).
         """
         if self._closed:
             raise StoreError("the store is closed")
-        return await read_rows(engine, where, query, forget, ready)
+        rows = await read_rows(self._engine, self._where, query, self._forget_connections)
+        assert rows is not None  # noqa: S101  # nothing to wait for, so always rows
+        return rows
 
     async def _forget_connections(self) -> None:
         """Drop the held and pooled connections: when one was lost, the server likely restarted."""
