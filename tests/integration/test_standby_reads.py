@@ -137,3 +137,26 @@ async def test_the_standby_is_read_in_the_ledgers_schema_and_no_other(
     with pytest.raises(InvalidInputError, match="another schema than the ledger's"):
         async with open_ledger(ledger_url, read_url=other, read_only=True):
             pass
+
+
+async def test_concurrent_writers_through_one_ledger_each_read_their_own_write(
+    replicated: pg_cluster.Pair,
+) -> None:
+    async with open_ledger(replicated.primary.url):
+        pass
+    pg_cluster.wait_replayed(replicated)
+    seen: dict[int, int] = {}
+    async with open_ledger(replicated.primary.url, read_url=replicated.standby.url) as ledger:
+
+        async def agent(index: int) -> None:
+            session_id = None
+            for number in range(1, 6):
+                session_id = (await ledger.think(session_id, thought(number))).session_id
+                seen[index * 10 + number] = len(await ledger.events(session_id))
+
+        async with anyio.create_task_group() as group:
+            for index in range(16):
+                group.start_soon(agent, index)
+    assert seen == {
+        index * 10 + number: number + 1 for index in range(16) for number in range(1, 6)
+    }
