@@ -160,3 +160,21 @@ async def test_concurrent_writers_through_one_ledger_each_read_their_own_write(
     assert seen == {
         index * 10 + number: number + 1 for index in range(16) for number in range(1, 6)
     }
+
+
+async def test_a_thought_on_a_session_the_standby_has_not_caught_up_with_lands_after_its_head(
+    replicated: pg_cluster.Pair,
+) -> None:
+    async with open_ledger(replicated.primary.url) as other:
+        session_id = (await other.think(None, thought(1))).session_id
+        await other.think(session_id, thought(2))
+        pg_cluster.wait_replayed(replicated)
+        pg_cluster.value(replicated.standby, "SELECT pg_wal_replay_pause()")
+        await other.think(session_id, thought(3))  # the standby never sees this one
+    async with open_ledger(replicated.primary.url, read_url=replicated.standby.url) as ledger:
+        # Decided on the standby's stale state, refused by the primary, then retried on what
+        # the primary holds (the standby does not catch up within the wait).
+        await ledger.think(session_id, thought(4))
+        events = await ledger.events(session_id)
+    assert [event.version for event in events] == [1, 2, 3, 4, 5]
+    assert [getattr(event.event, "thought_number", None) for event in events] == [None, 1, 2, 3, 4]

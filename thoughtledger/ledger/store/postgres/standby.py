@@ -104,7 +104,10 @@ class Standby:
         self._given_up = 0  # a target waited for in vain: later reads only look once
 
     def wrote(self) -> None:
-        """Note a write just attempted: a read from now on waits until the standby has it."""
+        """Note a write just attempted (or refused: the primary has newer), for reads from now.
+
+        A read from now on waits until the standby has replayed what the primary holds now.
+        """
         self._writes += 1
 
     async def caught_up(self, connection: AsyncConnection) -> bool:

@@ -277,8 +277,15 @@ class PostgresEventStore(SqlEventStore):
         expected_version: int,
         ids: Sequence[UUID],
     ) -> list[RecordedEvent]:
-        with reading_for_a_write():
-            return await self._append_here(session_id, prepared, expected_version, ids)
+        try:
+            with reading_for_a_write():
+                return await self._append_here(session_id, prepared, expected_version, ids)
+        except ConcurrencyError:
+            # Refused before reaching a writer too (a head read on the primary): the primary
+            # holds something newer, which the reload before a retry must wait for.
+            if self._standby is not None:
+                self._standby.wrote()
+            raise
 
     async def _append_here(
         self,
