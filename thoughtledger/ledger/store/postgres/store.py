@@ -131,11 +131,6 @@ class PostgresEventStore(SqlEventStore):
         self._standby: Standby | None = None
         self._follower: ReplayFollower | None = None  # the listener's stand-in on a standby
 
-    @property
-    def standby(self) -> str | None:
-        """The hot standby reads go to (password masked); ``None``: they go to the primary."""
-        return None if self._standby is None else self._standby.where
-
     @asynccontextmanager
     async def _writer(self) -> AsyncIterator[Any]:
         try:
