@@ -6,6 +6,7 @@ Usage:
     tools/bench touch [--touch-thoughts N]
     tools/bench ui [--quick]     (Chromium at /usr/bin/chromium, playwright from the dev extra)
     tools/bench subscribe [--pg URL]
+    tools/bench standby          (a private primary and hot standby; PostgreSQL binaries)
     tools/bench proofs [--replay-events N] [--events N]
     tools/bench otlp [--otlp-thoughts N]   (export --all --otlp: spans/s, peak RSS growth)
     tools/bench redaction [--redaction-events N]
@@ -117,6 +118,12 @@ async def _subscribe(args: argparse.Namespace) -> list[Result]:
     return await bench_subscribe(args.pg if await pg_available(args.pg) else None)
 
 
+async def _standby(_args: argparse.Namespace) -> list[Result]:
+    from bench_standby import bench_standby
+
+    return await bench_standby()
+
+
 async def _proofs(args: argparse.Namespace) -> list[Result]:
     from bench_proofs import bench_proofs
 
@@ -207,6 +214,7 @@ BENCHES: dict[str, Callable[[argparse.Namespace], Awaitable[list[Result]]]] = {
     "startup": _startup,
     "http-sessions": _http_sessions,
     "subscribe": _subscribe,
+    "standby": _standby,
     "proofs": _proofs,
     "otlp": _otlp,
     "redaction": _redaction,

@@ -2,6 +2,7 @@
 backend), MCP modes, and an environment that keeps the user's own ledger out of reach."""
 
 import asyncio
+import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from tests.support import pg_cluster
 from tests.support.backends import pg_url
 from tests.support.cli import sqlite_url
 from tests.support.mcp import Mode
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
 def _no_ambient_ledger(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Tests never touch the user's ledger: no URL from the environment, data under tmp."""
     monkeypatch.delenv("THOUGHTLEDGER_URL", raising=False)
+    monkeypatch.delenv("THOUGHTLEDGER_READ_URL", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
 
 
@@ -71,3 +74,22 @@ def browser() -> Iterator["Browser"]:
 
     with chromium() as launched:
         yield launched
+
+
+@pytest.fixture
+def replicated() -> Iterator[pg_cluster.Pair]:
+    """A primary and a hot standby streaming its WAL, private servers removed after the test.
+
+    Skipped without PostgreSQL server binaries, except in CI, where these tests must run.
+    """
+    try:
+        pg_cluster.binaries()
+    except pg_cluster.ClusterError as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI needs PostgreSQL server binaries: {exc}", pytrace=False)
+        pytest.skip(str(exc))
+    pair = pg_cluster.start_pair()
+    try:
+        yield pair
+    finally:
+        pg_cluster.stop_pair(pair)

@@ -8,13 +8,19 @@ from the machine's PostgreSQL binaries (the same version as the shared one), wit
 ``test``, trust authentication on loopback only, and durability off (a test server is thrown
 away: ``fsync=off`` and friends only make it faster). As root (CI), the server runs as the
 ``postgres`` user, which PostgreSQL requires.
+
+:func:`start_pair` makes a replicated pair the same way: a primary that ships its WAL, and a hot
+standby copied from it with ``pg_basebackup -R`` on another port, streaming before it is handed
+over.
 """
 
+import contextlib
 import os
 import shutil
 import socket
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +31,16 @@ _SETTINGS = (
     "-c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off "
     "-c full_page_writes=off -c max_connections=200"
 )
+
+_REPLICATION = (
+    "-c wal_level=replica -c max_wal_senders=4 -c hot_standby=on -c synchronous_commit=on "
+    "-c log_statement=all -c log_line_prefix=%a:"
+)
+"""What a primary needs to feed a standby (initdb's trust lines already admit replication on
+loopback), and what lets the standby answer reads while it replays. Commits are flushed as in
+production (with ``fsync`` still off), so the standby receives each one when it commits rather
+than when the WAL writer next wakes. Every statement is logged with the connection's
+``application_name``, so a test can tell which server answered what (:func:`statements`)."""
 
 
 class ClusterError(RuntimeError):
@@ -45,7 +61,7 @@ class Cluster:
         return f"postgresql+asyncpg://postgres@127.0.0.1:{self.port}/test"
 
 
-def _bindir() -> Path:
+def binaries() -> Path:
     """The folder of ``initdb`` and ``pg_ctl``: ``THOUGHTLEDGER_PG_BIN``, else ``pg_config``'s.
 
     Raises:
@@ -91,16 +107,24 @@ def _free_port() -> int:
         return port
 
 
-def start() -> Cluster:
+def _private_folder() -> Path:
+    root = Path(tempfile.mkdtemp(prefix="tl-pg-"))
+    if os.geteuid() == 0:
+        shutil.chown(root, "postgres", "postgres")
+    return root
+
+
+def start(settings: str = "") -> Cluster:
     """Create and start a private server with an empty database ``test``.
+
+    Args:
+        settings: More ``-c name=value`` server options.
 
     Raises:
         ClusterError: The server could not be created or started.
     """
-    bindir = _bindir()
-    root = Path(tempfile.mkdtemp(prefix="tl-pg-"))
-    if os.geteuid() == 0:
-        shutil.chown(root, "postgres", "postgres")
+    bindir = binaries()
+    root = _private_folder()
     data = root / "data"
     owner = _as_owner()
     _run(
@@ -118,20 +142,42 @@ def start() -> Cluster:
             "--no-instructions",
         ]
     )
+    cluster = _serve(bindir, root, settings)
+    _run(
+        [
+            *owner,
+            str(bindir / "createdb"),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(cluster.port),
+            "-U",
+            "postgres",
+            "test",
+        ]
+    )
+    return cluster
+
+
+def _serve(bindir: Path, root: Path, settings: str) -> Cluster:
+    """Start the server whose data is in ``root/data`` on a free port.
+
+    Raises:
+        ClusterError: It did not start.
+    """
     # Another process may take the free port between the probe and the start: try a few.
     for attempt in range(5):
         port = _free_port()
-        options = f"-p {port} -k {root} {_SETTINGS}"
-        log = root / "server.log"
+        options = f"-p {port} -k {root} {_SETTINGS} {settings}"
         try:
             _run(
                 [
-                    *owner,
+                    *_as_owner(),
                     str(bindir / "pg_ctl"),
                     "-D",
-                    str(data),
+                    str(root / "data"),
                     "-l",
-                    str(log),
+                    str(root / "server.log"),
                     "-w",
                     "-t",
                     str(_TIMEOUT),
@@ -144,38 +190,144 @@ def start() -> Cluster:
             if attempt == 4:
                 raise
             continue
-        cluster = Cluster(root=root, port=port, bindir=bindir)
-        _run(
-            [
-                *owner,
-                str(bindir / "createdb"),
-                "-h",
-                "127.0.0.1",
-                "-p",
-                str(port),
-                "-U",
-                "postgres",
-                "test",
-            ]
-        )
-        return cluster
+        return Cluster(root=root, port=port, bindir=bindir)
     raise ClusterError("unreachable")  # pragma: no cover
+
+
+def halt(cluster: Cluster) -> None:
+    """Stop the server at once, keeping its folder (as a crash or a pulled plug would).
+
+    Raises:
+        ClusterError: ``pg_ctl stop`` failed (the server was not running).
+    """
+    _run(
+        [
+            *_as_owner(),
+            str(cluster.bindir / "pg_ctl"),
+            "-D",
+            str(cluster.root / "data"),
+            "-m",
+            "immediate",
+            "-w",
+            "stop",
+        ]
+    )
 
 
 def stop(cluster: Cluster) -> None:
     """Stop the server at once and remove its folder (nothing in it is kept)."""
     try:
+        halt(cluster)
+    finally:
+        shutil.rmtree(cluster.root, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A primary and a hot standby streaming its WAL, each a private server."""
+
+    primary: Cluster
+    standby: Cluster
+
+
+def value(cluster: Cluster, sql: str) -> str:
+    """One value from ``psql`` on ``cluster`` (its database ``test``).
+
+    Raises:
+        ClusterError: psql failed.
+    """
+    command = [str(cluster.bindir / "psql"), "-h", "127.0.0.1", "-p", str(cluster.port)]
+    command += ["-U", "postgres", "-d", "test", "-X", "-tA", "-c", sql]
+    try:
+        done = subprocess.run(  # noqa: S603  # our own binaries and arguments
+            command, check=True, capture_output=True, text=True, timeout=_TIMEOUT
+        )
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+        raise ClusterError(f"psql on port {cluster.port} failed: {exc}") from exc
+    return done.stdout.strip()
+
+
+def start_pair() -> Pair:
+    """Start a primary, copy it with ``pg_basebackup -R``, start the copy as a hot standby.
+
+    Returns once the primary reports the standby ``streaming`` in ``pg_stat_replication``.
+
+    Raises:
+        ClusterError: Either server could not be made or started, or the standby did not
+            stream within the bound.
+    """
+    primary = start(_REPLICATION)
+    try:
+        root = _private_folder()
         _run(
             [
                 *_as_owner(),
-                str(cluster.bindir / "pg_ctl"),
+                str(primary.bindir / "pg_basebackup"),
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(primary.port),
+                "-U",
+                "postgres",
                 "-D",
-                str(cluster.root / "data"),
-                "-m",
-                "immediate",
-                "-w",
-                "stop",
+                str(root / "data"),
+                "-R",  # standby.signal and primary_conninfo: it starts as a streaming standby
+                "-X",
+                "stream",
+                "-c",
+                "fast",
+                "--no-sync",
             ]
         )
-    finally:
-        shutil.rmtree(cluster.root, ignore_errors=True)
+        standby = _serve(primary.bindir, root, _REPLICATION)
+    except BaseException:
+        stop(primary)
+        raise
+    pair = Pair(primary, standby)
+    deadline = time.monotonic() + _TIMEOUT
+    while (
+        value(primary, "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'") != "1"
+    ):
+        if time.monotonic() > deadline:
+            stop_pair(pair)
+            raise ClusterError(f"the standby did not stream within {_TIMEOUT} s")
+        time.sleep(0.05)  # polling a condition, bounded above
+    return pair
+
+
+def statements(cluster: Cluster, application_name: str) -> list[str]:
+    """The statements ``application_name``'s connections ran on ``cluster``, from its log."""
+    prefix = f"{application_name}:"
+    entries: list[str] = []
+    for line in (cluster.root / "server.log").read_text(errors="replace").splitlines():
+        if line.startswith("\t") and entries:  # a statement's next line
+            entries[-1] += " " + line.strip()
+        else:
+            entries.append(line)
+    # A simple query is logged as "statement: ...", a prepared one as "execute <name>: ...".
+    return [
+        entry
+        for entry in entries
+        if entry.startswith(prefix) and ("LOG:  statement:" in entry or "LOG:  execute " in entry)
+    ]
+
+
+def wait_replayed(pair: Pair) -> None:
+    """Wait (bounded) until the standby has replayed all the primary has written so far.
+
+    Raises:
+        ClusterError: It has not within the bound, or psql failed.
+    """
+    written = value(pair.primary, "SELECT pg_current_wal_insert_lsn()")
+    deadline = time.monotonic() + _TIMEOUT
+    while value(pair.standby, f"SELECT pg_last_wal_replay_lsn() >= '{written}'") != "t":
+        if time.monotonic() > deadline:
+            raise ClusterError(f"the standby did not replay {written} within {_TIMEOUT} s")
+        time.sleep(0.01)  # polling a condition, bounded above
+
+
+def stop_pair(pair: Pair) -> None:
+    """Stop both servers (either may have been halted already) and remove their folders."""
+    for cluster in (pair.standby, pair.primary):
+        with contextlib.suppress(ClusterError):  # a halted server has nothing left to stop
+            stop(cluster)

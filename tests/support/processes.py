@@ -16,7 +16,12 @@ from anyio.streams.text import TextReceiveStream
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 20  # seconds: bounds every exchange (start-up imports included) so a hang fails fast
 
-HERMETIC = {"DISABLE_THOUGHT_LOGGING", "THOUGHTLEDGER_STDIO", "THOUGHTLEDGER_URL"}
+HERMETIC = {
+    "DISABLE_THOUGHT_LOGGING",
+    "THOUGHTLEDGER_STDIO",
+    "THOUGHTLEDGER_URL",
+    "THOUGHTLEDGER_READ_URL",
+}
 
 
 def child_env(**extra: str) -> dict[str, str]:

@@ -22,6 +22,7 @@ PACKAGES = ("thoughtledger",)
 
 EXTRA_MODULES = {
     "thoughtledger/ledger/store/postgres/store.py": "postgres",
+    "thoughtledger/ledger/store/postgres/connect.py": "postgres",
     "thoughtledger/ledger/store/postgres/setup.py": "postgres",
     "thoughtledger/ledger/store/postgres/log_tree.py": "postgres",
     "thoughtledger/ledger/store/postgres/redact.py": "postgres",

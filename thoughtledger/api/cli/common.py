@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -30,6 +31,9 @@ from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.printable import visible
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
+READ_URL_ENV = "THOUGHTLEDGER_READ_URL"
+"""Environment variable naming a hot standby to read from when ``--read-url`` is not given."""
 
 _PLAIN_WIDTH = 4096
 """Width of piped output: wide enough that nothing wraps, so every line greps whole."""
@@ -160,13 +164,20 @@ def add_json_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_db_option(parser: argparse.ArgumentParser) -> None:
-    """Add ``--db URL``, shared by every command."""
+    """Add ``--db URL`` and ``--read-url URL``, shared by every command."""
     parser.add_argument(
         "--db",
         metavar="URL",
         help="ledger: sqlite:///path.db, a file path, or postgresql://user@host/db "
         "(default: $THOUGHTLEDGER_URL, else a SQLite file in your data directory); a URL with "
         "a password belongs in $THOUGHTLEDGER_URL, since ps shows every user this option",
+    )
+    parser.add_argument(
+        "--read-url",
+        metavar="URL",
+        help="a hot standby of the PostgreSQL ledger's server to read from: reads go there, "
+        "writes to --db, and what this command wrote is read back even before the standby "
+        f"replays it (default: ${READ_URL_ENV})",
     )
 
 
@@ -175,7 +186,8 @@ async def ledger_from(args: argparse.Namespace, *, read_only: bool) -> AsyncIter
     """Open the ledger the command names; a command never expires a session (no TTL).
 
     Args:
-        args: The parsed command line (its ``--db``).
+        args: The parsed command line (its ``--db`` and ``--read-url``, else
+            ``$THOUGHTLEDGER_READ_URL``: a hot standby that takes the reads).
         read_only: Open an existing ledger for reading only: a missing one, or a database that
             is not a ledger, is refused and left exactly as it was. Only commands that record
             (``import``) pass ``False``, which creates the ledger when it is missing.
@@ -184,10 +196,11 @@ async def ledger_from(args: argparse.Namespace, *, read_only: bool) -> AsyncIter
         InvalidInputError: The URL is of no known form.
         StoreError: The ledger cannot be opened (missing, unreachable, not a ledger, too new).
     """
+    read_url = getattr(args, "read_url", None) or os.environ.get(READ_URL_ENV) or None
     bar = UpgradeBar(Ui.create())
     try:
         async with open_ledger(
-            args.db, ttl=None, read_only=read_only, progress=bar.report
+            args.db, ttl=None, read_only=read_only, progress=bar.report, read_url=read_url
         ) as ledger:
             bar.close()  # the upgrade, if any, is over once the ledger is open
             yield ledger
@@ -303,6 +316,7 @@ __all__ = [
     "EXIT_FAILURE",
     "EXIT_OK",
     "EXIT_USAGE",
+    "READ_URL_ENV",
     "CliError",
     "Commands",
     "Handler",

@@ -163,6 +163,8 @@ def _print_page(
             command.append("--json")
         if args.db is not None:
             command += ["--db", args.db]
+        if args.read_url is not None:
+            command += ["--read-url", args.read_url]
         ui.err.print(f"more thoughts: {shlex.join(command)}", soft_wrap=True, highlight=False)
     return EXIT_OK
 

@@ -19,6 +19,8 @@ from thoughtledger.ledger.store.memory import MemoryEventStore
 URL_ENV = "THOUGHTLEDGER_URL"
 """Environment variable naming the ledger when no URL is passed."""
 
+_POSTGRES = ("postgresql", "postgres", "postgresql+asyncpg")
+
 
 def default_path() -> Path:
     r"""Return the embedded ledger's file, ``ledger.db`` in the user's data folder for the app.
@@ -43,6 +45,7 @@ async def open_store(
     clock: Callable[[], datetime] = utc_now,
     read_only: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
+    read_url: str | None = None,
 ) -> LedgerStore:
     """Open the store a URL names.
 
@@ -61,8 +64,12 @@ async def open_store(
     how many events of the log were gone through, and how many there are (at the start, after
     each batch, at the end), so that a long upgrade can show a progress bar.
 
+    ``read_url`` names a hot standby of a PostgreSQL ledger's server: reads go there, writes to
+    ``url``, and the store still reads its own writes (see :func:`open_ledger`).
+
     Raises:
-        InvalidInputError: The URL is of no known form.
+        InvalidInputError: The URL is of no known form, or a ``read_url`` is given for a ledger
+            that is not on PostgreSQL, or is not a PostgreSQL URL.
         StoreUnavailableError: The database cannot be reached or created.
         LedgerNotFoundError: ``read_only``, and there is no ledger at the URL.
         NotALedgerError: The file or database is not a ledger: not an SQLite database, or
@@ -74,6 +81,10 @@ async def open_store(
     parts = urlsplit(target)
     scheme = parts.scheme.lower()
     query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+    if read_url is not None and scheme not in _POSTGRES:
+        raise InvalidInputError(
+            f"a read URL (a hot standby) needs a PostgreSQL ledger, not {mask_url(target)!r}"
+        )
     if scheme in ("", "file") or (len(scheme) == 1 and target[1:3] == ":\\"):
         path = Path(parts.path if scheme == "file" else target)
         return await _sqlite(path, {}, clock, read_only, progress)
@@ -84,13 +95,13 @@ async def open_store(
             shown = mask_url(target)
             raise InvalidInputError(f"expected sqlite:///path/to/ledger.db, got {shown!r}")
         return await _sqlite(Path(rest[1:]), query, clock, read_only, progress)
-    if scheme in ("postgresql", "postgres", "postgresql+asyncpg"):
+    if scheme in _POSTGRES:
         from thoughtledger.ledger.store.postgres import PostgresEventStore
 
         # Handed over whole: SQLAlchemy's parser reads a password holding ? or :, which a split
         # on the first ? would cut in two (and its tail be taken for the port).
         return await PostgresEventStore.open(
-            target, clock=clock, read_only=read_only, progress=progress
+            target, clock=clock, read_only=read_only, progress=progress, read_url=read_url
         )
     if scheme == "memory":
         return MemoryEventStore(clock=clock)
@@ -131,6 +142,7 @@ async def open_ledger(
     cache_size: int = 1024,
     read_only: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
+    read_url: str | None = None,
 ) -> AsyncIterator[Ledger]:
     """Open the ledger a URL names (the embedded SQLite file by default) and close it after.
 
@@ -143,9 +155,18 @@ async def open_ledger(
         read_only: Open an existing ledger for reading only (see :func:`open_store`). Such a
             ledger records no expiry (that is a write): ``ttl`` does not apply to it.
         progress: Told how a long upgrade of an older ledger goes (see :func:`open_store`).
+        read_url: A hot standby of the PostgreSQL server ``url`` names (streaming replication),
+            to take the reads: sessions, histories, search, statistics, exports, verification
+            and proofs are read there, while thoughts, annotations, forks, redactions,
+            imports and checkpoints are written to ``url``. A read that follows a write through
+            this ledger waits (up to a second) until the standby has replayed it, else reads
+            ``url``: the ledger always reads its own writes. Subscriptions follow the
+            standby's replay. Opened read-only, the ledger is checked on the standby and
+            never connects to ``url``.
 
     Raises:
-        InvalidInputError: The URL is of no known form.
+        InvalidInputError: The URL is of no known form, or ``read_url`` is given for a ledger
+            not on PostgreSQL.
         StoreUnavailableError: The database cannot be reached or created.
         LedgerNotFoundError: ``read_only``, and there is no ledger at the URL.
         NotALedgerError: The file or database is not a ledger: not an SQLite database, or
@@ -153,7 +174,9 @@ async def open_ledger(
         SchemaVersionError: The database was written by a newer thoughtledger (``read_only``:
             or by an older one).
     """
-    store = await open_store(url, clock=clock, read_only=read_only, progress=progress)
+    store = await open_store(
+        url, clock=clock, read_only=read_only, progress=progress, read_url=read_url
+    )
     ledger = Ledger(
         store,
         ttl=None if read_only else ttl,

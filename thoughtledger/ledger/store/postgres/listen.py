@@ -22,7 +22,7 @@ notification that the blocking transaction (which may write nothing) would never
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -233,11 +233,31 @@ class Notifier:
                 await held.close()
 
 
+class Hearing(Protocol):
+    """What wakes a store's subscriptions: its :class:`Listener`, or on a standby a follower.
+
+    (The follower: :class:`~thoughtledger.ledger.store.postgres.replay.ReplayFollower`.)
+    """
+
+    @property
+    def up(self) -> bool:
+        """Whether news is being received."""
+
+    async def acquire(self) -> None:
+        """Count one more subscription."""
+
+    async def release(self) -> None:
+        """Count one subscription less."""
+
+    async def restore(self) -> None:
+        """Hear again after the link was lost."""
+
+
 class PostgresWatch:
     """A subscription's watch: the shared :class:`Listener`, a safety re-read, held-back polling.
 
     Args:
-        listener: The store's listener.
+        listener: The store's listener (or what stands for it: see :class:`Hearing`).
         signal: The signal the listener raises.
         held_back: Whether the log holds events after a position that reads cannot return yet.
         interval: Seconds between safety re-reads while the listener is up.
@@ -245,7 +265,7 @@ class PostgresWatch:
 
     def __init__(
         self,
-        listener: Listener,
+        listener: Hearing,
         signal: Signal,
         held_back: Callable[[int], Awaitable[bool]],
         interval: float,
@@ -303,6 +323,7 @@ __all__ = [
     "NOTIFY",
     "POLL_INTERVAL",
     "RETRY_SECONDS",
+    "Hearing",
     "Listener",
     "Notifier",
     "PostgresWatch",

@@ -14,14 +14,15 @@ A lost connection (the server restarted, or an administrator ended it) is retrie
 connections, for reads and appends alike: an append is one atomic statement, and when its answer
 was lost after it committed, the retry finds its event ids stored and returns them, never writing
 them twice. Opened read-only, the store runs no DDL and every transaction is read-only.
+
+Opened with a ``read_url``, reads go to a hot standby and writes to the primary; the store reads
+its own writes there all the same (see :mod:`thoughtledger.ledger.store.postgres.standby`).
 """
 
 import asyncio
 import contextlib
-import inspect
-import re
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
 from functools import partial
@@ -29,7 +30,7 @@ from typing import Any
 from uuid import UUID
 
 import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from thoughtledger.ledger.chain import GENESIS_HASH, PreparedEvent, seal
 from thoughtledger.ledger.envelope import RecordedEvent
@@ -40,13 +41,13 @@ from thoughtledger.ledger.errors import (
     StoreUnavailableError,
 )
 from thoughtledger.ledger.events import PAYLOAD_SCHEMA_VERSION
-from thoughtledger.ledger.masking import mask_url
 from thoughtledger.ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
     Clock,
     utc_now,
 )
 from thoughtledger.ledger.store.loop_marks import LoopMark
+from thoughtledger.ledger.store.postgres.connect import engine_for, read_rows
 from thoughtledger.ledger.store.postgres.imports import import_streams
 from thoughtledger.ledger.store.postgres.listen import (
     POLL_INTERVAL,
@@ -58,8 +59,14 @@ from thoughtledger.ledger.store.postgres.log_tree import PostgresTree
 from thoughtledger.ledger.store.postgres.loop_writes import BEHIND_CTE, MARKS_CTE, mark_loops
 from thoughtledger.ledger.store.postgres.positions import POSITION_SHIFT, held_back, visible_below
 from thoughtledger.ledger.store.postgres.redact import strip
+from thoughtledger.ledger.store.postgres.replay import ReplayFollower
 from thoughtledger.ledger.store.postgres.setup import check_ledger, lost_connection, migrate
 from thoughtledger.ledger.store.postgres.setup import translate as _translate
+from thoughtledger.ledger.store.postgres.standby import (
+    Standby,
+    for_a_write,
+    reading_for_a_write,
+)
 from thoughtledger.ledger.store.postgres.stats_dialect import POSTGRES_STATS, PostgresStats
 from thoughtledger.ledger.store.redaction import Stripping
 from thoughtledger.ledger.store.sql import SqlEventStore
@@ -103,17 +110,6 @@ def _append_statement(marks: Sequence[LoopMark] | None) -> tuple[str, list[list[
     return _APPEND_MARKED, [*columns, [mark.similarity for mark in marks]]
 
 
-_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
-
-
-def _connect_options() -> set[str]:
-    """The URL query options the driver takes: asyncpg's ``connect()`` keywords and SQLAlchemy's."""
-    import asyncpg
-
-    keywords = set(inspect.signature(asyncpg.connect).parameters) - {"dsn", "loop"}
-    return keywords | {"prepared_statement_cache_size", "prepared_statement_name_func"}
-
-
 class PostgresEventStore(SqlEventStore):
     """An event store in a PostgreSQL database. Open it with :meth:`open`.
 
@@ -149,9 +145,22 @@ class PostgresEventStore(SqlEventStore):
         self._all_writers: set[AsyncConnection] = set()
         self._listener = Listener(self._listening_connection, self._committed)
         self._notifier = Notifier(self._listening_connection)
+        self._standby: Standby | None = None
+        self._follower: ReplayFollower | None = None  # the listener's stand-in on a standby
 
     @asynccontextmanager
     async def _writer(self) -> AsyncIterator[Any]:
+        try:
+            async with self._lent_writer() as driver:
+                yield driver
+        finally:
+            # After the write, not before: a read that starts while it is under way need not
+            # see it, and one asking the primary's position then would ask too early.
+            if self._standby is not None:
+                self._standby.wrote()
+
+    @asynccontextmanager
+    async def _lent_writer(self) -> AsyncIterator[Any]:
         async with self._writer_slots:
             if self._idle_writers:
                 connection, driver = self._idle_writers.pop()
@@ -199,6 +208,7 @@ class PostgresEventStore(SqlEventStore):
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         read_only: bool = False,
         progress: Callable[[str, int, int], None] | None = None,
+        read_url: str | None = None,
     ) -> "PostgresEventStore":
         """Connect to the ledger at ``url`` (``postgresql+asyncpg://...``), creating its tables.
 
@@ -216,12 +226,15 @@ class PostgresEventStore(SqlEventStore):
                 or upgraded, every transaction is read-only, and every write is refused.
             progress: Told how an upgrade that goes through the whole log goes (indexing an
                 older ledger's thoughts for search): what it does, events done, events in all.
+            read_url: A hot standby of ``url``'s server to send reads to (same URL forms, same
+                schema); writes stay on ``url``. Read-only, the ledger is checked on the
+                standby and the primary is never connected to.
 
         Returns:
             The open store.
 
         Raises:
-            InvalidInputError: The URL or schema name is malformed.
+            InvalidInputError: The URL (or ``read_url``) or schema name is malformed.
             StoreUnavailableError: The server cannot be reached or refuses the login.
             LedgerNotFoundError: ``read_only``, and the database (or schema) has no ledger tables.
             NotALedgerError: The database (or schema) holds another application's tables and no
@@ -229,75 +242,68 @@ class PostgresEventStore(SqlEventStore):
             SchemaVersionError: The database was written by a newer thoughtledger
                 (``read_only``: or by an older one).
         """
-        try:
-            parsed = sa.make_url(url)
-        except (sa.exc.ArgumentError, ValueError):  # ValueError: a port that is no number
-            # Never the driver's words: they quote the URL's parts, the password among them.
-            raise InvalidInputError(
-                f"not a database URL: {mask_url(url)!r} (a password holding @ / ? # % must be "
-                "percent-encoded, or given as ?password=...)"
-            ) from None
-        named = parsed.query.get("schema")
-        if named is not None:  # ?schema=name, as open_ledger's URLs give it
-            if not isinstance(named, str) or pg_schema is not None:
-                raise InvalidInputError("give the schema once")
-            pg_schema = named
-            parsed = parsed.difference_update_query(["schema"])
-        if parsed.drivername in ("postgresql", "postgres"):
-            parsed = parsed.set(drivername="postgresql+asyncpg")
-        if parsed.drivername != "postgresql+asyncpg":
-            raise InvalidInputError(f"expected a postgresql+asyncpg URL, got {parsed.drivername}")
-        settings = {"application_name": parsed.query.get("application_name", "thoughtledger")}
-        if not isinstance(settings["application_name"], str):
-            raise InvalidInputError("give application_name once in the URL")
-        # asyncpg takes server settings in a dict, not as keyword arguments.
-        parsed = parsed.difference_update_query(["application_name"])
-        # Masks the password of the user part and of the query (?password=, sslpassword=).
-        where = mask_url(parsed.render_as_string(hide_password=False))
-        if pg_schema is not None:
-            if _SCHEMA_NAME.fullmatch(pg_schema) is None:
-                raise InvalidInputError(f"invalid PostgreSQL schema name {pg_schema!r}")
-            settings["search_path"] = pg_schema
-        if read_only:
-            settings["default_transaction_read_only"] = "on"
-        connect_args: dict[str, Any] = {"server_settings": settings}
-        try:
-            engine = create_async_engine(
-                parsed, pool_size=pool_size, max_overflow=pool_size, connect_args=connect_args
-            )
-        except ImportError as exc:
-            raise StoreUnavailableError(
-                "PostgreSQL support needs asyncpg: pip install 'thoughtledger[postgres]'"
-            ) from exc
-        unknown = sorted(set(parsed.query) - _connect_options())
-        if unknown:
-            # Otherwise the driver fails on first use with a TypeError naming its own function.
-            # libpq's spelling is the one people know; asyncpg's differs.
-            hint = "; asyncpg spells sslmode=require as ssl=require" if "sslmode" in unknown else ""
-            raise InvalidInputError(
-                f"unknown PostgreSQL URL option {', '.join(map(repr, unknown))} "
-                f"(known: application_name, schema and asyncpg's connect options such as ssl, "
-                f"password, command_timeout){hint}"
-            )
+        primary = engine_for(url, pg_schema=pg_schema, pool_size=pool_size, read_only=read_only)
+        pg_schema = primary.pg_schema
+        standby = None
+        if read_url is not None:
+            # The tables are where the primary's are: the standby is a copy of its database.
+            try:
+                standby = engine_for(
+                    read_url,
+                    pg_schema=None,
+                    pool_size=pool_size,
+                    read_only=True,
+                    default_schema=pg_schema,
+                )
+            finally:
+                if standby is None or standby.pg_schema != pg_schema:
+                    await primary.engine.dispose()
+            if standby.pg_schema != pg_schema:
+                await standby.engine.dispose()
+                raise InvalidInputError("the read URL names another schema than the ledger's")
         store = cls(
-            engine,
-            where,
+            primary.engine,
+            primary.where,
             clock=clock,
             max_event_bytes=max_event_bytes,
             writers=writers,
             read_only=read_only,
         )
+        if standby is not None:
+            store._standby = Standby(standby.engine, standby.where, store._on_primary)
+            store._follower = ReplayFollower(standby.engine, store._committed)
         try:
             if read_only:
-                await check_ledger(engine, where, pg_schema)
+                checked = primary if standby is None else standby
+                await check_ledger(checked.engine, checked.where, pg_schema)
             else:
-                await migrate(engine, where, pg_schema, progress)
+                await migrate(primary.engine, primary.where, pg_schema, progress)
         except BaseException:
-            await engine.dispose()
+            await primary.engine.dispose()
+            if standby is not None:
+                await standby.engine.dispose()
             raise
         return store
 
     async def _append(
+        self,
+        session_id: str,
+        prepared: Sequence[PreparedEvent],
+        expected_version: int,
+        ids: Sequence[UUID],
+        marks: Sequence[LoopMark] | None,
+    ) -> list[RecordedEvent]:
+        try:
+            with reading_for_a_write():
+                return await self._append_here(session_id, prepared, expected_version, ids, marks)
+        except ConcurrencyError:
+            # Refused before reaching a writer too (a head read on the primary): the primary
+            # holds something newer, which the reload before a retry must wait for.
+            if self._standby is not None:
+                self._standby.wrote()
+            raise
+
+    async def _append_here(
         self,
         session_id: str,
         prepared: Sequence[PreparedEvent],
@@ -378,7 +384,11 @@ class PostgresEventStore(SqlEventStore):
             raise StoreError("the store is closed")
         for session_id in streams:
             self._heads.pop(session_id, None)
-        written = await import_streams(self._engine, self._where, streams)
+        try:
+            written = await import_streams(self._engine, self._where, streams)
+        finally:
+            if self._standby is not None:
+                self._standby.wrote()
         if written:
             self._notifier.committed()
         return written
@@ -399,9 +409,12 @@ class PostgresEventStore(SqlEventStore):
         return visible_below()
 
     def _watch(self, poll_interval: float | None) -> PostgresWatch:
-        """Subscriptions share one LISTEN connection (see :mod:`ledger.store.postgres.listen`)."""
+        """Subscriptions share one LISTEN connection, or one follower of a standby's replay.
+
+        See :mod:`ledger.store.postgres.listen` and :mod:`ledger.store.postgres.replay`.
+        """
         return PostgresWatch(
-            self._listener,
+            self._follower or self._listener,
             self._committed,
             partial(held_back, self._fetch),
             poll_interval or POLL_INTERVAL,
@@ -425,26 +438,43 @@ class PostgresEventStore(SqlEventStore):
     def _stats_dialect(self) -> PostgresStats:
         return POSTGRES_STATS
 
+    async def already_imported(self, session_id: str, hashes: Sequence[str]) -> int:
+        """See :meth:`Importing.already_imported` (asked of the primary: an import follows)."""
+        with reading_for_a_write():
+            return await super().already_imported(session_id, hashes)
+
+    async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
+        """See :meth:`Importing.recorded_event_ids` (asked of the primary: an import follows)."""
+        with reading_for_a_write():
+            return await super().recorded_event_ids(event_ids)
+
     async def _fetch(self, query: "sa.Executable") -> "list[sa.Row[Any]]":
-        """Run a read; a lost connection is retried once, on a new one.
+        """Run a read: on the standby when there is one and it has this store's writes.
+
+        Raises:
+            StoreError: The read failed (``StoreUnavailableError``: a server is unreachable).
+        """
+        if self._closed:
+            raise StoreError("the store is closed")
+        standby = self._standby
+        if standby is not None and not for_a_write():
+            engine, where = standby.engine, standby.where
+            rows = await read_rows(engine, where, query, engine.dispose, standby.caught_up)
+            if rows is not None:
+                return rows
+        return await self._on_primary(query)
+
+    async def _on_primary(self, query: "sa.Executable") -> "list[sa.Row[Any]]":
+        """Run a read on the primary; a lost connection is retried once, on a new one.
 
         Raises:
             StoreError: The read failed (``StoreUnavailableError``: the server is unreachable).
         """
-        retried = False
-        while True:
-            if self._closed:
-                raise StoreError("the store is closed")
-            try:
-                async with self._engine.connect() as connection:
-                    return list((await connection.execute(query)).all())
-            except (sa.exc.DBAPIError, OSError) as exc:
-                if retried or not lost_connection(exc):
-                    if isinstance(exc, sa.exc.DBAPIError):
-                        raise _translate(exc, self._where, doing="read from") from exc
-                    raise StoreUnavailableError(f"cannot reach {self._where}: {exc}") from exc
-                retried = True
-                await self._forget_connections()
+        if self._closed:
+            raise StoreError("the store is closed")
+        rows = await read_rows(self._engine, self._where, query, self._forget_connections)
+        assert rows is not None  # noqa: S101  # nothing to wait for, so always rows
+        return rows
 
     async def _forget_connections(self) -> None:
         """Drop the held and pooled connections: when one was lost, the server likely restarted."""
@@ -485,12 +515,16 @@ class PostgresEventStore(SqlEventStore):
         self._closed = True
         self._committed.notify()  # subscribers wake, see the store closed, and end
         await self._listener.close()
+        if self._follower is not None:
+            await self._follower.close()
         for connection in list(self._all_writers):
             with contextlib.suppress(Exception):  # closing is best effort on a broken link
                 await connection.close()
         self._all_writers.clear()
         self._idle_writers.clear()
         await self._engine.dispose()
+        if self._standby is not None:
+            await self._standby.engine.dispose()
 
 
 __all__ = ["POSITION_SHIFT", "PostgresEventStore"]
