@@ -28,6 +28,7 @@ EXTRA_MODULES = {
     "thoughtledger/ledger/store/postgres/redact.py": "postgres",
     "thoughtledger/api/llm/client.py": "llm",
     "thoughtledger/api/llm/answer.py": "llm",
+    "thoughtledger/api/llm/streaming.py": "llm",
     "thoughtledger/api/tool/adapters/openai_agents.py": "openai-agents",
     "thoughtledger/api/tool/adapters/pydantic_ai.py": "pydantic-ai",
     "thoughtledger/api/tool/adapters/langchain.py": "langchain",
