@@ -41,7 +41,7 @@ async def two_runs(client: Client, word: str) -> list[Json]:
         await call(client, "sequentialthinking", thought(4, total=4, more=False)),
     ]
     await call(client, "sequentialthinking", thought(1, total=5))
-    await call(client, "sequentialthinking", thought(2, total=6))
+    await call(client, "sequentialthinking", thought(2, total=6, thought="thought 1"))  # a loop
     return first
 
 
@@ -59,6 +59,7 @@ async def test_an_agent_reads_its_runs_figures_and_finds_its_earlier_thought(
     assert figures["completionRate"] == 0.5
     assert figures["revisionRate"] == round(1 / 6, 4)  # rates as stats rounds them
     assert figures["driftMean"] == pytest.approx(1.0)  # 3 -> 4, and 5 -> 6
+    assert (figures["sessionsWithLoops"], figures["repeats"]) == (1, 1)
     [hit] = insights["found"]
     assert hit["sessionId"] == first[0]["sessionId"]
     assert (hit["thoughtNumber"], hit["version"]) == (1, 2)

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.anyio
 
 EXPECTED = {
     "default": "8d6b79e960220229fd34271dd790690daf4f8ced5ddc8a2bfc491eef427a1392",
-    "all": "f9320642f1d805a695491256d2411e337af84d6701e629851e4e04ec53efbd51",
+    "all": "c10e94a2b3a1cd1be25e8604daf61dbb68330c02a2e961198a8f1baad8308782",
 }
 """sha256 of the ``tools/list`` response line, by ``--tools`` profile."""
 OPTIONS = {"default": (), "all": ("--tools", "all")}

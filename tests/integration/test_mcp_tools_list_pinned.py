@@ -36,12 +36,12 @@ TOOL_SETS: dict[str, Sequence[str]] = {
 without the read tool (its description then names none), and the snake_case tools."""
 
 PINNED = {
-    "all/compact/full": "7b0dfa9dd2bb9df3a70eb35463307b22e390d2fa9043c7ce45297d0ce149a826",
-    "all/compact/minimal": "22e1e1b4064ff1d87a5768b935273185751d88128b04cf7a87a7af316d19ab71",
-    "all/compact/official": "2ae20a65bb5014952e47fcd77362c472c012d76f0509cfeed7f7c2ade87c5d95",
-    "all/official/full": "d027e1a316dd2f5d7178f8b1a6eec79e0ddbdf6f67b4772c90057f19e89f0411",
-    "all/official/minimal": "2a8158a0b4fb6f6768f40f39b8bca5a633006a2a54194ee6e31c775ca3938d05",
-    "all/official/official": "29c34362090efc07ee1311301f8d207f12e4ddb663870e5e033eb18f9564dfd7",
+    "all/compact/full": "e0912d2ab2690bf5573b6fbc1116c5cc8ecdfd805dc156bf0b78ecffba5ae3ab",
+    "all/compact/minimal": "13066f0d78d6e943ef2d5c6dbc423fe7bfd6383937ac54855e9c8b760105dca7",
+    "all/compact/official": "1d5f61d3b203139ad30e9889c426419acb83fd047e48f6f3dd4c0efaeec2dc28",
+    "all/official/full": "601362cab553fa2fe05832437f52e6c81bb5d2da699e069e425c68a4938bd7e8",
+    "all/official/minimal": "587442c8cf01533a4672f0d9a07730fc4cb1dc80f71a1816b166b71814801db1",
+    "all/official/official": "c7cdfd8adef98a4ec897aff091426a4fc3276a1461f43c8ab8a50d369e6d2bac",
     "default/compact/full": "618d81e6de277114543be4c747ec765d10022961ec0a68f26c52653bc9425fae",
     "default/compact/minimal": "bd8f9e02e715c7f9b3a329cea87370391059907baa00053392ad1cdbd32340c7",
     "default/compact/official": "2f9b9043ddd3233fa1b44d9b31f7bce0ef99da81dc7d6e74d516729bbc8d4491",

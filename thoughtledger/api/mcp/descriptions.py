@@ -199,8 +199,8 @@ SNAKE = {
 HISTORY_DESCRIPTION = "Read back a thinking session, now or as of an earlier version or time."
 INSIGHTS_DESCRIPTION = (
     "Learn from your own past thinking sessions: how they usually go (completion and revision "
-    "rates, typical length, how your totalThoughts estimates drift) and, given a query, your "
-    "earlier thoughts that match it (read one whole with thinking_history)."
+    "rates, typical length, how your totalThoughts estimates drift, loops) and, given a query, "
+    "your earlier thoughts that match it (read one whole with thinking_history)."
 )
 HISTORY_SESSION_ID = "Session to read; omit for your current one"
 HISTORY_SHOW = (

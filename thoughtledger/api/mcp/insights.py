@@ -4,7 +4,8 @@ Two questions in one tool, listed under ``--tools all`` (the default list stays 
 tool and ``thinking_history``): *where did I reason about this before?* (``query``: the ledger's
 full-text index, best match first, with snippets; follow a hit with ``thinking_history``) and
 *how do my runs usually go?* (the figures ``thoughtledger stats`` gives: completion and revision
-rates, typical length, estimate drift, branching).
+rates, typical length, estimate drift, branching, and loops: sessions where a thought repeated
+an earlier one, and repeats in all).
 
 Both cover the caller's own sessions, the agent a session it starts would record
 (:func:`thoughtledger.api.session_agent`): with ``--auth`` its principal (an auditor too: the
@@ -77,7 +78,11 @@ async def thinking_insights(
         )
         stats = await ledger.stats.summarize(agent=agent)
         overall = stats.as_json()["overall"]
-        result: dict[str, Any] = {"figures": {name: overall[name] for name in _FIGURES}}
+        loops = await ledger.stats.loops(agent=agent)
+        figures = {name: overall[name] for name in _FIGURES}
+        figures["sessionsWithLoops"] = loops.sessions_with_loops
+        figures["repeats"] = loops.repeats
+        result: dict[str, Any] = {"figures": figures}
         if agent is not None:
             result["agent"] = agent
         if query is not None:
