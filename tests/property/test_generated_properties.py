@@ -21,7 +21,8 @@ from thoughtledger.ledger.events import Generation
 from thoughtledger.ledger.store.memory import MemoryEventStore
 from thoughtledger.ledger.store.sqlite import SqliteEventStore
 from thoughtledger.projections.answers import official_view, session_view, status_view
-from thoughtledger.projections.state import SessionState, ThoughtEntry
+from thoughtledger.projections.entries import ThoughtEntry
+from thoughtledger.projections.state import SessionState
 
 authored_calls = st.lists(
     st.tuples(thinking_call(), st.none() | generations),

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from thoughtledger.projections.entries import ThoughtEntry
 from thoughtledger.projections.loops import (
     LOOP_SIMILARITY,
     LOOP_WINDOW,
@@ -14,7 +15,6 @@ from thoughtledger.projections.loops import (
     normalise,
     similarity,
 )
-from thoughtledger.projections.state import ThoughtEntry
 
 _MOMENT = datetime(2026, 1, 1, tzinfo=UTC)
 # Few words, so that repeats and near repeats are common.

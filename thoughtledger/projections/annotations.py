@@ -1,6 +1,6 @@
 """Annotations as every adapter shows them: one JSON shape, grouped by thought, counted by label.
 
-Pure functions over the :class:`~thoughtledger.projections.state.Annotation` tuples a session's
+Pure functions over the :class:`~thoughtledger.projections.entries.Annotation` tuples a session's
 fold holds (see :func:`thoughtledger.projections.state.replay`).
 """
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from thoughtledger.ledger.envelope import RecordedEvent, format_time
 from thoughtledger.ledger.events import ThoughtAnnotated
-from thoughtledger.projections.state import Annotation
+from thoughtledger.projections.entries import Annotation
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,8 @@ from typing import Any
 from thoughtledger.ledger.envelope import RecordedEvent, format_time
 from thoughtledger.ledger.events import Generation
 from thoughtledger.ledger.thought import MARKS
-from thoughtledger.projections.state import SessionState, ThoughtEntry
+from thoughtledger.projections.entries import ThoughtEntry
+from thoughtledger.projections.state import SessionState
 
 JsonDict = dict[str, Any]
 

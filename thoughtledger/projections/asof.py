@@ -16,7 +16,8 @@ from datetime import datetime
 from types import MappingProxyType
 
 from thoughtledger.ledger.errors import InvalidInputError
-from thoughtledger.projections.state import Branch, SessionState, empty
+from thoughtledger.projections.entries import Branch
+from thoughtledger.projections.state import SessionState, empty
 
 
 def as_of_version(state: SessionState, version: int) -> SessionState:

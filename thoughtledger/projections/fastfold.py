@@ -8,7 +8,7 @@ few other events (a session's start, its end, a thought a model wrote, a redacti
 decoded events; the property tests hold the two equal for generated sessions. It stays because
 ``Ledger.rebuild`` is about 1.5 times as fast with it (``tools/bench replay``); it reads a marks'
 fields that :class:`ThoughtEntry` has no attribute for from the definition of a thought
-(:func:`thoughtledger.projections.state.more_marks`), as the fold does.
+(:func:`thoughtledger.projections.entries.more_marks`), as the fold does.
 """
 
 import json
@@ -24,15 +24,8 @@ from thoughtledger.ledger.content import REDACTED
 from thoughtledger.ledger.envelope import LogRow, parse_time
 from thoughtledger.ledger.errors import EventDecodingError
 from thoughtledger.ledger.events import PAYLOAD_SCHEMA_VERSION, REDACTABLE_FROM, LedgerEvent
-from thoughtledger.projections.state import (
-    EXTRA_MARKS,
-    SessionState,
-    ThoughtEntry,
-    empty,
-    join_branch,
-    more_marks,
-    replay,
-)
+from thoughtledger.projections.entries import EXTRA_MARKS, ThoughtEntry, join_branch, more_marks
+from thoughtledger.projections.state import SessionState, empty, replay
 
 _NO_MARKS: dict[str, object] = {}
 

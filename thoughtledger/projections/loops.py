@@ -31,7 +31,8 @@ from collections import deque
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from thoughtledger.projections.state import SessionState, ThoughtEntry
+from thoughtledger.projections.entries import ThoughtEntry
+from thoughtledger.projections.state import SessionState
 
 LOOP_SIMILARITY = 0.9
 """The word-shingle (Jaccard) similarity at or above which a thought repeats an earlier one."""

@@ -1,7 +1,7 @@
 """Pages of a session's history: the items of a window of its events, and the cursor between them.
 
 A history item depends on its own event alone (see
-:func:`thoughtledger.projections.state.thought_entry`), so a page is built from a window of events
+:func:`thoughtledger.projections.entries.thought_entry`), so a page is built from a window of events
 without folding the events before it: no context is carried from one page to the next except where
 the next page starts. The one exception is a redaction whose text was not yet stripped from its
 event (a redaction cut short after its ``thought.redacted`` event): the reader passes the versions
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.projections.answers import JsonDict, thought_record
-from thoughtledger.projections.state import Folded, redacted, thought_entry
+from thoughtledger.projections.entries import Folded, redacted, thought_entry
 
 _CURSOR_FORMAT = 1
 _BAD_CURSOR = "not a history cursor: pass the nextCursor of the previous page as it was"

@@ -1,17 +1,15 @@
 """The session state every view is read from, and the fold that builds it from events."""
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from types import MappingProxyType
-from typing import NamedTuple, Protocol, assert_never
+from typing import NamedTuple, assert_never
 
 from thoughtledger.ledger.content import REDACTED
 from thoughtledger.ledger.events import (
     BranchExtended,
     BranchOpened,
-    Generation,
-    LedgerEvent,
     SessionCleared,
     SessionExpired,
     SessionStarted,
@@ -21,165 +19,20 @@ from thoughtledger.ledger.events import (
     ThoughtRedacted,
     ThoughtRevised,
 )
-from thoughtledger.ledger.thought import MARKS
-
-Status = str
-"""One of ``recorded``, ``revision``, ``branch``, ``complete`` (the MCP API reference's
-``status``)."""
-
-
-class ThoughtEntry(NamedTuple):
-    """One recorded thought, with where and when it entered the log.
-
-    A named tuple rather than a frozen dataclass: one is built for every thought recorded or
-    read back, and a tuple is the cheapest immutable value Python builds (a tenth of the cost).
-
-    Attributes:
-        version: Its version in the session.
-        position: Its global position in the log.
-        recorded_at: When it was recorded.
-        kind: What it is in the line of reasoning: the type of the event that carried it, or
-            for a thought a model wrote, the type it was classified as (its ``kind`` field).
-        thought: The text.
-        thought_number: The number the caller gave it.
-        total_thoughts: The estimate in force after it (raised to ``thought_number`` if lower).
-        next_thought_needed: Whether the caller wanted another thought.
-        is_revision: As given (``None`` when not given).
-        revises_thought: As given.
-        branch_from_thought: As given.
-        branch_id: As given.
-        needs_more_thoughts: As given.
-        guidance: For a thought a model wrote, what the caller asked for (``None`` otherwise).
-        generation: For a thought a model wrote, which model wrote it and how (``None`` for a
-            thought written by the caller).
-        redacted: Whether its text (and guidance) was redacted: they read ``[redacted]``.
-        more: The marks given that have no attribute of their own here (a field added to the
-            definition of a thought, :data:`EXTRA_MARKS`), by snake_case name.
-        source: For a thought a fork inherits, the session it was recorded in (its
-            ``version`` and ``position`` are that session's); ``None`` for the session's own.
-    """
-
-    version: int
-    position: int
-    recorded_at: datetime
-    kind: str
-    thought: str
-    thought_number: int
-    total_thoughts: int
-    next_thought_needed: bool
-    is_revision: bool | None
-    revises_thought: int | None
-    branch_from_thought: int | None
-    branch_id: str | None
-    needs_more_thoughts: bool | None
-    guidance: str | None = None
-    generation: Generation | None = None
-    redacted: bool = False
-    more: Mapping[str, object] = MappingProxyType({})
-    source: str | None = None
-
-    def mark(self, name: str) -> object:
-        """The value of the mark ``name`` (``None`` when not given), attribute or not."""
-        return getattr(self, name) if name in _ATTRIBUTES else self.more.get(name)
-
-    @property
-    def generated(self) -> bool:
-        """Whether a language model wrote this thought."""
-        return self.generation is not None
-
-    @property
-    def branch(self) -> str | None:
-        """The branch this thought opens or extends (``None`` for the main line).
-
-        A thought given a ``branch_id`` without ``branch_from_thought`` keeps its id but is on no
-        branch: the official server registers a branch only when both are given.
-        """
-        return self.branch_id if self.kind in _BRANCH_KINDS else None
-
-    @property
-    def status(self) -> Status:
-        """This thought's status: ``complete`` once no next thought is needed, else its kind."""
-        if not self.next_thought_needed:
-            return "complete"
-        if self.kind in ("branch.opened", "branch.extended"):
-            return "branch"
-        if self.kind == "thought.revised":
-            return "revision"
-        return "recorded"
-
-
-_ATTRIBUTES = frozenset(ThoughtEntry._fields)
-EXTRA_MARKS: tuple[str, ...] = tuple(m.name for m in MARKS if m.name not in _ATTRIBUTES)
-"""The marks a :class:`ThoughtEntry` keeps in ``more`` (none but fields added since it was
-written: each entry then carries them without an edit here)."""
-
-
-def more_marks(fields: Callable[[str], object]) -> Mapping[str, object]:
-    """The :data:`EXTRA_MARKS` given, each read by ``fields`` (a payload's or event's ``get``)."""
-    if not EXTRA_MARKS:
-        return _NOTHING
-    return MappingProxyType(
-        {name: value for name in EXTRA_MARKS if (value := fields(name)) is not None}
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class Branch:
-    """A branch: its id, the thought it forks from, and the versions of its thoughts in order."""
-
-    branch_id: str
-    from_thought: int
-    versions: tuple[int, ...]
-
-
-_NOTHING: Mapping[str, str] = MappingProxyType({})
-_NO_BRANCHES: Mapping[str, "Branch"] = MappingProxyType({})
-
-
-class Annotation(NamedTuple):
-    """A reviewer's annotation of a thought, as the fold holds it.
-
-    Attributes:
-        version: The version of its ``thought.annotated`` event.
-        recorded_at: When it was recorded.
-        thought_number: The annotated thought's number.
-        label: Its label.
-        score: Its score, if one was given.
-        note: Its note (empty when none; :data:`REDACTED` once redacted).
-        by: Who annotated (``None``: the ledger's own user, unnamed).
-        redacted: Whether its note was redacted.
-    """
-
-    version: int
-    recorded_at: datetime
-    thought_number: int
-    label: str
-    score: float | None
-    note: str
-    by: str | None
-    redacted: bool = False
-
-
-def annotation_of(record: "Folded", event: ThoughtAnnotated) -> Annotation:
-    """The annotation a ``thought.annotated`` record carries, as :func:`replay` holds it."""
-    return Annotation(
-        record.version,
-        record.recorded_at,
-        event.thought_number,
-        event.label,
-        event.score,
-        event.note,
-        event.by,
-        event.redacted,
-    )
-
-
-class ForkPoint(NamedTuple):
-    """Where a fork came from: its source, the source's version and its event hash there."""
-
-    session_id: str
-    version: int
-    hash: str
+from thoughtledger.projections.entries import (
+    BRANCH_KINDS,
+    NO_BRANCHES,
+    NO_METADATA,
+    Annotation,
+    Branch,
+    Folded,
+    ForkPoint,
+    ThoughtEntry,
+    annotation_of,
+    entry_of,
+    join_branch,
+    redacted,
+)
 
 
 class SessionState(NamedTuple):
@@ -214,10 +67,10 @@ class SessionState(NamedTuple):
     version: int = 0
     started_at: datetime | None = None
     updated_at: datetime | None = None
-    metadata: Mapping[str, str] = _NOTHING
+    metadata: Mapping[str, str] = NO_METADATA
     predecessor_id: str | None = None
     thoughts: tuple[ThoughtEntry, ...] = ()
-    branches: Mapping[str, Branch] = _NO_BRANCHES
+    branches: Mapping[str, Branch] = NO_BRANCHES
     ended: str | None = None
     ended_version: int | None = None
     started_version: int | None = None
@@ -261,96 +114,6 @@ class SessionState(NamedTuple):
     def revisions(self) -> int:
         """How many thoughts were recorded as revisions."""
         return sum(1 for t in self.thoughts if t.kind == "thought.revised")
-
-
-_BRANCH_KINDS = frozenset({"branch.opened", "branch.extended"})
-
-
-class Folded(Protocol):
-    """What the fold reads of a recorded event (``ledger.envelope.RecordedEvent`` is one)."""
-
-    @property
-    def version(self) -> int:
-        """Its version in the session."""
-
-    @property
-    def position(self) -> int:
-        """Its global position in the log."""
-
-    @property
-    def recorded_at(self) -> datetime:
-        """When it was recorded."""
-
-    @property
-    def event(self) -> LedgerEvent:
-        """The decoded event."""
-
-
-def join_branch(branches: dict[str, Branch], entry: ThoughtEntry) -> None:
-    """Record that ``entry``, a thought opening or extending a branch, belongs to its branch.
-
-    ``branches`` is the fold's own working copy; the one rule for how a branch grows.
-    """
-    branch_id, origin = entry.branch_id, entry.branch_from_thought
-    # Branch kinds always carry both (their models require them); the test is for mypy.
-    if branch_id is None or origin is None:
-        return
-    known = branches.get(branch_id)
-    if known is None:
-        branches[branch_id] = Branch(branch_id, origin, (entry.version,))
-    else:
-        branches[branch_id] = replace(known, versions=(*known.versions, entry.version))
-
-
-_ThoughtEvent = ThoughtRecorded | ThoughtRevised | BranchOpened | BranchExtended | ThoughtGenerated
-
-
-def thought_entry(record: Folded) -> ThoughtEntry | None:
-    """The thought ``record`` carries, exactly as :func:`replay` holds it; ``None`` if none.
-
-    A thought's entry depends on its own event alone (its estimate is recorded already raised),
-    which is what lets a page of a history be read without folding the events before it.
-    """
-    event = record.event
-    if isinstance(
-        event, ThoughtRecorded | ThoughtRevised | BranchOpened | BranchExtended | ThoughtGenerated
-    ):
-        return _entry(record, event)
-    return None
-
-
-def _entry(record: Folded, event: _ThoughtEvent) -> ThoughtEntry:
-    guidance: str | None = None
-    generation: Generation | None = None
-    if isinstance(event, ThoughtGenerated):
-        kind, guidance, generation = event.kind, event.guidance, event.generation
-    else:
-        kind = event.type
-    return ThoughtEntry(
-        record.version,
-        record.position,
-        record.recorded_at,
-        kind,
-        event.thought,
-        event.thought_number,
-        event.total_thoughts,
-        event.next_thought_needed,
-        event.is_revision,
-        event.revises_thought,
-        event.branch_from_thought,
-        event.branch_id,
-        event.needs_more_thoughts,
-        guidance,
-        generation,
-        event.redacted,
-        more_marks(event.__dict__.get) if EXTRA_MARKS else _NOTHING,
-    )
-
-
-def redacted(entry: ThoughtEntry) -> ThoughtEntry:
-    """``entry`` with its text (and guidance) redacted, as a stripped event reads back."""
-    guidance = None if entry.guidance is None else REDACTED
-    return entry._replace(thought=REDACTED, guidance=guidance, redacted=True)
 
 
 def _redact(thoughts: tuple[ThoughtEntry, ...], versions: set[int]) -> tuple[ThoughtEntry, ...]:
@@ -449,9 +212,9 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
                 | BranchExtended()
                 | ThoughtGenerated()
             ):
-                entry = _entry(record, event)
+                entry = entry_of(record, event)
                 thoughts.append(entry)
-                if entry.kind in _BRANCH_KINDS:
+                if entry.kind in BRANCH_KINDS:
                     if branches is None:
                         branches = dict(state.branches)
                     join_branch(branches, entry)
@@ -522,22 +285,10 @@ def trim(state: SessionState, keep: int) -> SessionState:
 
 
 __all__ = [
-    "EXTRA_MARKS",
-    "Annotation",
-    "Branch",
-    "Folded",
-    "ForkPoint",
     "SessionState",
-    "Status",
-    "ThoughtEntry",
-    "annotation_of",
     "empty",
     "fork_base",
     "grafted",
-    "join_branch",
-    "more_marks",
-    "redacted",
     "replay",
-    "thought_entry",
     "trim",
 ]

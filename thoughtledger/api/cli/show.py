@@ -26,7 +26,8 @@ from thoughtledger.api.cli.common import (
 from thoughtledger.api.cli.lineage import lineage_json, lineage_lines
 from thoughtledger.api.cli.tree import page_lines, session_json, session_tree
 from thoughtledger.projections.annotations import annotation_json, on_page
-from thoughtledger.projections.state import Annotation, SessionState
+from thoughtledger.projections.entries import Annotation
+from thoughtledger.projections.state import SessionState
 from thoughtledger.projections.usage import usage_by_model, usage_note
 
 

@@ -13,8 +13,9 @@ from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.printable import visible
 from thoughtledger.projections.annotations import annotation_json, by_thought
 from thoughtledger.projections.answers import branch_sets, thought_history
+from thoughtledger.projections.entries import Annotation, ThoughtEntry
 from thoughtledger.projections.loops import Repeat, session_repeats
-from thoughtledger.projections.state import Annotation, SessionState, ThoughtEntry
+from thoughtledger.projections.state import SessionState
 from thoughtledger.projections.usage import cost_note
 
 _BRANCH_KINDS = ("branch.opened", "branch.extended")

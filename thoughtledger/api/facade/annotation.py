@@ -32,7 +32,7 @@ from thoughtledger.ledger.events import (
 )
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import LedgerStore
-from thoughtledger.projections.state import Annotation, annotation_of
+from thoughtledger.projections.entries import Annotation, annotation_of
 
 _ATTEMPTS = 8
 MAX_BY_CHARS = 256

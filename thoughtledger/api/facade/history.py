@@ -26,8 +26,8 @@ from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.projections.answers import JsonDict
 from thoughtledger.projections.asof import check_time, check_version
+from thoughtledger.projections.entries import thought_entry
 from thoughtledger.projections.paging import HistoryCursor, PageBuilder, compact_size
-from thoughtledger.projections.state import thought_entry
 
 DEFAULT_HISTORY_LIMIT = 100
 """Thoughts on a page when the caller does not say."""

@@ -20,7 +20,8 @@ from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import LedgerStore, StreamHead
-from thoughtledger.projections.state import ForkPoint, SessionState, ThoughtEntry
+from thoughtledger.projections.entries import ForkPoint, ThoughtEntry
+from thoughtledger.projections.state import SessionState
 
 COMPARE_THOUGHTS_MAX = 200
 """The most thoughts a comparison holds on each side (the counts are always whole)."""

@@ -37,8 +37,9 @@ from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.events import LedgerEvent, ThoughtEvent, ThoughtRedacted
 from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.loop_marks import LoopMark
+from thoughtledger.projections.entries import ThoughtEntry
 from thoughtledger.projections.loops import LOOP_WINDOW, LoopFinder, Repeat, find_repeats
-from thoughtledger.projections.state import SessionState, ThoughtEntry
+from thoughtledger.projections.state import SessionState
 
 _THOUGHTS = frozenset(get_args(ThoughtEvent))
 """The classes of the events that carry a thought (looked up by exact type: the append path)."""

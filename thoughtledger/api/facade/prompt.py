@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from thoughtledger.ledger.decide import ThinkCommand
-from thoughtledger.projections.state import SessionState, ThoughtEntry
+from thoughtledger.projections.entries import ThoughtEntry
+from thoughtledger.projections.state import SessionState
 
 PROMPT_VERSION = 1
 """Bumped whenever the wording or layout below changes (old hashes then need the old builder)."""

@@ -26,7 +26,8 @@ from thoughtledger.ledger.events import (
 )
 from thoughtledger.ledger.ids import new_session_id
 from thoughtledger.ledger.store.base import LedgerStore
-from thoughtledger.projections.state import SessionState, ThoughtEntry, empty, replay
+from thoughtledger.projections.entries import ThoughtEntry
+from thoughtledger.projections.state import SessionState, empty, replay
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,8 +37,9 @@ from thoughtledger.ledger.events import ThoughtRedacted
 from thoughtledger.ledger.ids import check_id, new_session_id
 from thoughtledger.ledger.store.base import ClosedOnExit, LedgerStore, StreamHead, utc_now
 from thoughtledger.projections.answers import JsonDict
+from thoughtledger.projections.entries import Annotation
 from thoughtledger.projections.paging import compact_size
-from thoughtledger.projections.state import Annotation, SessionState
+from thoughtledger.projections.state import SessionState
 
 DEFAULT_TTL = timedelta(minutes=30)
 """Idle time after which a session expires (the session pattern's default)."""

@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable, Mapping
 
 from thoughtledger.ledger.printable import visible
-from thoughtledger.projections.state import ThoughtEntry
+from thoughtledger.projections.entries import ThoughtEntry
 
 DISABLE_ENV = "DISABLE_THOUGHT_LOGGING"
 

@@ -13,7 +13,7 @@ from urllib.parse import quote
 from thoughtledger.api import ForkComparison, Ledger, Principal
 from thoughtledger.api.ui.door import readable
 from thoughtledger.ledger.envelope import format_time
-from thoughtledger.projections.state import ThoughtEntry
+from thoughtledger.projections.entries import ThoughtEntry
 
 FORKS_LISTED = 100
 """The most forks a session's page lists (the answer says when there are more)."""
