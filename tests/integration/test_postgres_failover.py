@@ -15,7 +15,7 @@ import anyio
 import pytest
 
 from tests.support import pg_cluster
-from thoughtledger import Ledger, open_ledger
+from thoughtledger import Ledger, StoreUnavailableError, open_ledger
 from thoughtledger.ledger.checkpoint import Signer
 
 pytestmark = pytest.mark.anyio
@@ -167,3 +167,18 @@ async def test_with_an_asynchronous_standby_the_failover_loses_at_most_the_unrep
     assert missing <= set(acknowledged[:at_promotion])
     # A checkpoint may have signed events that were then lost: it holds only when none was.
     await verified_on(asynchronous_pair.standby, None if missing else note, signer)
+
+
+async def test_without_a_promotion_an_append_fails_within_the_failover_timeout_and_then_recovers(
+    asynchronous_pair: pg_cluster.Pair,
+) -> None:
+    async with open_ledger(f"{both(asynchronous_pair)}&failover_timeout=1") as ledger:
+        first = await ledger.think(None, thought(1))
+        await anyio.to_thread.run_sync(pg_cluster.wait_replayed, asynchronous_pair)
+        await anyio.to_thread.run_sync(pg_cluster.crash, asynchronous_pair.primary)
+        with anyio.fail_after(_BOUND), pytest.raises(StoreUnavailableError):
+            await ledger.think(first.session_id, thought(2))  # no server takes writes
+        await anyio.to_thread.run_sync(pg_cluster.promote, asynchronous_pair.standby)
+        second = await ledger.think(first.session_id, thought(2))
+        assert second.entry.thought_number == 2
+        assert (await ledger.verify(first.session_id)).ok

@@ -2,6 +2,7 @@
 
 import pytest
 
+from thoughtledger import InvalidInputError
 from thoughtledger.ledger.store.postgres.connect import engine_for
 from thoughtledger.ledger.store.postgres.failover import FAILOVER_WINDOW, hosts_as_query
 
@@ -65,3 +66,29 @@ async def test_the_session_attributes_given_are_kept_and_one_host_retries_once(
         assert connected.failover == failover
     finally:
         await connected.engine.dispose()
+
+
+@pytest.mark.parametrize(
+    ("url", "failover"),
+    [
+        ("postgresql://app@db1,db2/ledger?failover_timeout=5", 5.0),
+        ("postgresql://app@db1/ledger?failover_timeout=2.5", 2.5),
+        ("postgresql://app@db1,db2/ledger?failover_timeout=0", 0.0),
+    ],
+)
+async def test_failover_timeout_bounds_the_wait_and_is_not_passed_to_the_driver(
+    url: str, failover: float
+) -> None:
+    connected = engine_for(url, pg_schema=None, pool_size=1, read_only=False)
+    try:
+        assert connected.failover == failover
+        assert "failover_timeout" not in connected.engine.url.query
+    finally:
+        await connected.engine.dispose()
+
+
+@pytest.mark.parametrize("given", ["-1", "soon", "nan", "3601", "1&failover_timeout=2"])
+def test_a_failover_timeout_that_is_no_bounded_number_of_seconds_is_refused(given: str) -> None:
+    url = f"postgresql://app@db1,db2/ledger?failover_timeout={given}"
+    with pytest.raises(InvalidInputError, match="failover_timeout"):
+        engine_for(url, pg_schema=None, pool_size=1, read_only=False)

@@ -18,8 +18,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from thoughtledger.ledger.errors import InvalidInputError, StoreUnavailableError
 from thoughtledger.ledger.masking import mask_url
 from thoughtledger.ledger.store.postgres.failover import (
-    FAILOVER_WINDOW,
     Reconnecting,
+    failover_window,
     hosts_as_query,
 )
 from thoughtledger.ledger.store.postgres.setup import translate
@@ -32,7 +32,7 @@ class Connected:
     """An engine, how to name its server in messages (password masked), and the schema.
 
     ``failover`` is how long a lost connection is retried for: a URL naming several hosts
-    waits for a standby to be promoted (see :data:`FAILOVER_WINDOW`), one naming one host
+    waits for a standby to be promoted (see :func:`failover_window`), one naming one host
     retries once.
     """
 
@@ -66,6 +66,8 @@ def engine_for(
             name several hosts (``host1:5432,host2:5432`` or ``?host=...&host=...``): the
             driver takes the first that answers, and a writable store the first that takes
             writes (``target_session_attrs=read-write`` unless the URL says otherwise).
+            ``?failover_timeout=SECONDS`` bounds how long a lost connection is retried for
+            (default: 30 s with several hosts, one retry with one).
         pg_schema: The schema holding the tables (``None``: the login's ``search_path``).
         pool_size: Connections kept open for reads.
         read_only: Make every transaction read-only.
@@ -83,6 +85,7 @@ def engine_for(
             f"not a database URL: {mask_url(url)!r} (a password holding @ / ? # % must be "
             "percent-encoded, or given as ?password=...)"
         ) from None
+    parsed, failover = failover_window(parsed)
     named = parsed.query.get("schema")
     if named is not None:  # ?schema=name, as open_ledger's URLs give it
         if not isinstance(named, str) or pg_schema is not None:
@@ -130,10 +133,11 @@ def engine_for(
         hint = "; asyncpg spells sslmode=require as ssl=require" if "sslmode" in unknown else ""
         raise InvalidInputError(
             f"unknown PostgreSQL URL option {', '.join(map(repr, unknown))} "
-            f"(known: application_name, schema and asyncpg's connect options such as ssl, "
+            f"(known: application_name, schema, failover_timeout and asyncpg's connect "
+            f"options such as ssl, "
             f"password, command_timeout){hint}"
         )
-    return Connected(engine, where, pg_schema, FAILOVER_WINDOW if several else 0.0)
+    return Connected(engine, where, pg_schema, failover)
 
 
 async def read_rows(

@@ -9,15 +9,19 @@ makes it pass over a standby, so connections go to whichever server is the prima
 When the primary dies, its connections are lost, and until a standby is promoted no server
 takes writes. A lost connection is always retried once at once (a restarted server, an
 administrator's ``pg_terminate_backend``); with several hosts, the store goes on trying for
-up to :data:`FAILOVER_WINDOW` seconds while no server is writable yet, then gives up with the
-error it last had. An append is one atomic statement, so a retry never writes twice (see
-:mod:`thoughtledger.ledger.store.postgres.store`).
+up to :data:`FAILOVER_WINDOW` seconds (or the URL's ``?failover_timeout=``) while no server is
+writable yet, then gives up with the error it last had. An append is one atomic statement, so
+a retry never writes twice (see :mod:`thoughtledger.ledger.store.postgres.store`).
 """
 
 import asyncio
+import math
 import re
 import time
 
+import sqlalchemy as sa
+
+from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.store.postgres.setup import lost_connection
 
 FAILOVER_WINDOW = 30.0
@@ -57,6 +61,34 @@ def hosts_as_query(url: str) -> str:
         f"host={_with_port(host)}" for host in several.group("hosts").split(",") if host
     )
     return f"{several.group('head')}{path}?{hosts}{'&' + query if query else ''}"
+
+
+def failover_window(url: sa.URL) -> tuple[sa.URL, float]:
+    """How long a store on ``url`` waits out a failover, and ``url`` without the option saying so.
+
+    ``?failover_timeout=SECONDS`` when given (0: retry a lost connection once, at once), else
+    :data:`FAILOVER_WINDOW` for a URL naming several hosts and 0 for one naming one.
+
+    Raises:
+        InvalidInputError: ``failover_timeout`` is given twice, or is no number of seconds
+            from 0 to 3600.
+    """
+    hosts = url.query.get("host")
+    window = FAILOVER_WINDOW if isinstance(hosts, tuple) and len(hosts) > 1 else 0.0
+    given = url.query.get("failover_timeout")
+    if given is None:
+        return url, window
+    try:
+        if not isinstance(given, str):
+            raise ValueError
+        window = float(given)
+    except ValueError:
+        window = math.nan
+    if not 0 <= window <= 3600:  # NaN fails too
+        raise InvalidInputError(
+            f"failover_timeout must be seconds from 0 to 3600, got {given!r}"
+        ) from None
+    return url.difference_update_query(["failover_timeout"]), window
 
 
 def _with_port(host: str) -> str:
@@ -122,4 +154,10 @@ class Reconnecting:
         return True
 
 
-__all__ = ["FAILOVER_WINDOW", "Reconnecting", "failing_over", "hosts_as_query"]
+__all__ = [
+    "FAILOVER_WINDOW",
+    "Reconnecting",
+    "failing_over",
+    "failover_window",
+    "hosts_as_query",
+]
