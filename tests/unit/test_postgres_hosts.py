@@ -27,6 +27,7 @@ pytestmark = pytest.mark.anyio
         ),
         ("postgresql://app@db1:5432/ledger", "postgresql://app@db1:5432/ledger"),
         ("postgresql://app@/ledger?host=a&host=b", "postgresql://app@/ledger?host=a&host=b"),
+        ("postgresql://app:p,w@db/l?password=a,b", "postgresql://app:p,w@db/l?password=a,b"),
         ("postgresql://app@[::1],[::2]:6/l", "postgresql://app@/l?host=[::1]:5432&host=[::2]:6"),
     ],
 )
