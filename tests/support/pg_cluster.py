@@ -11,12 +11,15 @@ away: ``fsync=off`` and friends only make it faster). As root (CI), the server r
 
 :func:`start_pair` makes a replicated pair the same way: a primary that ships its WAL, and a hot
 standby copied from it with ``pg_basebackup -R`` on another port, streaming before it is handed
-over.
+over; asynchronously by default, or synchronously (each commit acknowledged only once the
+standby has applied it). :func:`crash` kills a server's postmaster as a power cut would, and
+:func:`promote` makes a standby the primary.
 """
 
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -41,6 +44,11 @@ loopback), and what lets the standby answer reads while it replays. Commits are 
 production (with ``fsync`` still off), so the standby receives each one when it commits rather
 than when the WAL writer next wakes. Every statement is logged with the connection's
 ``application_name``, so a test can tell which server answered what (:func:`statements`)."""
+
+
+STANDBY_NAME = "standby"
+"""The standby's ``cluster_name``, which its WAL receiver gives the primary as its
+``application_name``: what a synchronous primary's ``synchronous_standby_names`` names."""
 
 
 class ClusterError(RuntimeError):
@@ -247,16 +255,26 @@ def value(cluster: Cluster, sql: str) -> str:
     return done.stdout.strip()
 
 
-def start_pair() -> Pair:
+def start_pair(*, synchronous: bool = False) -> Pair:
     """Start a primary, copy it with ``pg_basebackup -R``, start the copy as a hot standby.
 
-    Returns once the primary reports the standby ``streaming`` in ``pg_stat_replication``.
+    Returns once the primary reports the standby ``streaming`` in ``pg_stat_replication``
+    (and, ``synchronous``, as its ``sync`` standby).
+
+    Args:
+        synchronous: Make the primary acknowledge a commit only once the standby has applied
+            it (``synchronous_standby_names`` naming the standby, ``synchronous_commit``
+            ``remote_apply``). Set once the standby streams: before, every commit would wait.
 
     Raises:
         ClusterError: Either server could not be made or started, or the standby did not
             stream within the bound.
     """
-    primary = start(_REPLICATION)
+    # On the command line, which a configuration file cannot override; without
+    # synchronous_standby_names it waits for no standby yet.
+    primary = start(
+        f"{_REPLICATION} -c synchronous_commit=remote_apply" if synchronous else _REPLICATION
+    )
     try:
         root = _private_folder()
         _run(
@@ -279,20 +297,92 @@ def start_pair() -> Pair:
                 "--no-sync",
             ]
         )
-        standby = _serve(primary.bindir, root, _REPLICATION)
+        standby = _serve(primary.bindir, root, f"{_REPLICATION} -c cluster_name={STANDBY_NAME}")
     except BaseException:
         stop(primary)
         raise
     pair = Pair(primary, standby)
-    deadline = time.monotonic() + _TIMEOUT
-    while (
-        value(primary, "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'") != "1"
-    ):
-        if time.monotonic() > deadline:
-            stop_pair(pair)
-            raise ClusterError(f"the standby did not stream within {_TIMEOUT} s")
-        time.sleep(0.05)  # polling a condition, bounded above
+    try:
+        _await_value(primary, _STREAMING, "1", "the standby did not stream")
+        if synchronous:
+            value(primary, f"ALTER SYSTEM SET synchronous_standby_names = '{STANDBY_NAME}'")
+            value(primary, "SELECT pg_reload_conf()")
+            _await_value(primary, _SYNCHRONOUS, "1", "the standby did not become synchronous")
+    except BaseException:
+        stop_pair(pair)
+        raise
     return pair
+
+
+_STREAMING = "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'"
+_SYNCHRONOUS = (
+    "SELECT count(*) FROM pg_stat_replication WHERE application_name = 'standby' "
+    "AND sync_state = 'sync' AND current_setting('synchronous_commit') = 'remote_apply'"
+)
+
+
+def _await_value(cluster: Cluster, sql: str, expected: str, failure: str) -> None:
+    """Wait (bounded) until ``sql`` answers ``expected`` on ``cluster``.
+
+    Raises:
+        ClusterError: It has not within the bound, or psql failed.
+    """
+    deadline = time.monotonic() + _TIMEOUT
+    while value(cluster, sql) != expected:
+        if time.monotonic() > deadline:
+            raise ClusterError(f"{failure} within {_TIMEOUT} s")
+        time.sleep(0.05)  # polling a condition, bounded above
+
+
+def crash(cluster: Cluster) -> None:
+    """SIGKILL the server's postmaster (as a power cut would) and wait until it is gone.
+
+    Its backends notice and end on their own, acknowledging nothing more; the folder is kept.
+
+    Raises:
+        ClusterError: The server was not running, or its postmaster outlived the bound.
+    """
+    pid_file = cluster.root / "data" / "postmaster.pid"
+    try:
+        pid = int(pid_file.read_text().split("\n", 1)[0])
+    except (OSError, ValueError) as exc:
+        raise ClusterError(f"no running server in {cluster.root}: {exc}") from exc
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + _TIMEOUT
+    while _alive(pid):
+        if time.monotonic() > deadline:
+            raise ClusterError(f"postmaster {pid} outlived SIGKILL for {_TIMEOUT} s")
+        time.sleep(0.01)  # polling a condition, bounded above
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie nobody has reaped yet does not)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+def promote(cluster: Cluster) -> None:
+    """Promote a standby to primary (``pg_ctl promote``), returning once it takes writes.
+
+    Raises:
+        ClusterError: The server is no standby, or did not finish promoting within the bound.
+    """
+    _run(
+        [
+            *_as_owner(),
+            str(cluster.bindir / "pg_ctl"),
+            "-D",
+            str(cluster.root / "data"),
+            "-w",
+            "-t",
+            str(_TIMEOUT),
+            "promote",
+        ]
+    )
+    _await_value(cluster, "SELECT pg_is_in_recovery()", "f", "the standby did not leave recovery")
 
 
 def statements(cluster: Cluster, application_name: str) -> list[str]:

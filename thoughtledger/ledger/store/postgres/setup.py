@@ -207,6 +207,12 @@ def lost_connection(exc: BaseException) -> bool:
             return True
         if isinstance(error, asyncpg.InterfaceError) and "closed" in str(error):
             return True
+        # A server whose postmaster died sends its FATAL unasked; the driver's idle connection
+        # is left mid-message, and refuses the next statement before sending it.
+        if isinstance(error, asyncpg.InternalClientError) and "cannot switch to state" in str(
+            error
+        ):
+            return True
         state = getattr(error, "sqlstate", None)
         if isinstance(state, str) and state.startswith(_LOST_STATES):
             return True

@@ -13,7 +13,9 @@ Positions are therefore strictly increasing in commit-visibility order but not d
 A lost connection (the server restarted, or an administrator ended it) is retried once, on new
 connections, for reads and appends alike: an append is one atomic statement, and when its answer
 was lost after it committed, the retry finds its event ids stored and returns them, never writing
-them twice. Opened read-only, the store runs no DDL and every transaction is read-only.
+them twice. A URL naming several hosts goes on retrying while a standby is promoted, within
+a bound (see :mod:`thoughtledger.ledger.store.postgres.failover`).
+Opened read-only, the store runs no DDL and every transaction is read-only.
 
 Opened with a ``read_url``, reads go to a hot standby and writes to the primary; the store reads
 its own writes there all the same (see :mod:`thoughtledger.ledger.store.postgres.standby`).
@@ -48,6 +50,7 @@ from thoughtledger.ledger.store.base import (
 )
 from thoughtledger.ledger.store.loop_marks import LoopMark
 from thoughtledger.ledger.store.postgres.connect import engine_for, read_rows
+from thoughtledger.ledger.store.postgres.failover import Reconnecting
 from thoughtledger.ledger.store.postgres.imports import import_streams
 from thoughtledger.ledger.store.postgres.listen import (
     POLL_INTERVAL,
@@ -60,7 +63,7 @@ from thoughtledger.ledger.store.postgres.loop_writes import BEHIND_CTE, MARKS_CT
 from thoughtledger.ledger.store.postgres.positions import POSITION_SHIFT, held_back, visible_below
 from thoughtledger.ledger.store.postgres.redact import strip
 from thoughtledger.ledger.store.postgres.replay import ReplayFollower
-from thoughtledger.ledger.store.postgres.setup import check_ledger, lost_connection, migrate
+from thoughtledger.ledger.store.postgres.setup import check_ledger, migrate
 from thoughtledger.ledger.store.postgres.setup import translate as _translate
 from thoughtledger.ledger.store.postgres.standby import (
     Standby,
@@ -147,6 +150,7 @@ class PostgresEventStore(SqlEventStore):
         self._notifier = Notifier(self._listening_connection)
         self._standby: Standby | None = None
         self._follower: ReplayFollower | None = None  # the listener's stand-in on a standby
+        self._failover = 0.0  # seconds a lost connection is retried for (several hosts: > 0)
 
     @asynccontextmanager
     async def _writer(self) -> AsyncIterator[Any]:
@@ -269,6 +273,7 @@ class PostgresEventStore(SqlEventStore):
             writers=writers,
             read_only=read_only,
         )
+        store._failover = primary.failover
         if standby is not None:
             store._standby = Standby(standby.engine, standby.where, store._on_primary)
             store._follower = ReplayFollower(standby.engine, store._committed)
@@ -333,7 +338,7 @@ class PostgresEventStore(SqlEventStore):
             recorded_at=now,
         )
         last = sealed[-1]
-        retried = False
+        reconnecting = Reconnecting(self._failover)
         while True:
             try:
                 async with self._writer() as driver:
@@ -357,13 +362,12 @@ class PostgresEventStore(SqlEventStore):
                 break
             except Exception as exc:  # the driver's errors are translated right here
                 self._heads.pop(session_id, None)
-                if retried or not lost_connection(exc):
+                if not await reconnecting.again(exc):
                     raise await self._append_error(exc, session_id, expected_version) from exc
-                retried = True
                 await self._forget_connections()
         if not positions:
             self._heads.pop(session_id, None)
-            if retried:
+            if reconnecting.retried:
                 # The lost answer may have been this very append's: then its events are stored.
                 stored = await self._already_stored(session_id, prepared, expected_version, ids)
                 if stored is not None:
@@ -472,7 +476,9 @@ class PostgresEventStore(SqlEventStore):
         """
         if self._closed:
             raise StoreError("the store is closed")
-        rows = await read_rows(self._engine, self._where, query, self._forget_connections)
+        rows = await read_rows(
+            self._engine, self._where, query, self._forget_connections, failover=self._failover
+        )
         assert rows is not None  # noqa: S101  # nothing to wait for, so always rows
         return rows
 
