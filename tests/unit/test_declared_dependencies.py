@@ -26,6 +26,7 @@ EXTRA_MODULES = {
     "thoughtledger/ledger/store/postgres/setup.py": "postgres",
     "thoughtledger/ledger/store/postgres/log_tree.py": "postgres",
     "thoughtledger/ledger/store/postgres/redact.py": "postgres",
+    "thoughtledger/ledger/store/postgres/failover.py": "postgres",
     "thoughtledger/api/llm/client.py": "llm",
     "thoughtledger/api/llm/answer.py": "llm",
     "thoughtledger/api/llm/streaming.py": "llm",
