@@ -225,6 +225,12 @@ async def _round(
 
 async def appends_under_reads(pair: pg_cluster.Pair) -> list[Result]:
     """Two rows: the servers as if on hosts of their own (the target), then sharing every CPU."""
+    # The suite's servers log every statement (its tests read the logs); a production server
+    # does not, and on a shared disk the standby's log of the readers' statements would weigh on
+    # the primary. New sessions on both (the role's settings replicate) log nothing.
+    await asyncio.to_thread(
+        pg_cluster.value, pair.primary, "ALTER ROLE postgres SET log_statement = 'none'"
+    )
     sessions = await _seed(pair.primary.url)
     await asyncio.to_thread(pg_cluster.wait_replayed, pair)
     return [
