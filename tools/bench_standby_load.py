@@ -226,8 +226,8 @@ async def _round(
 async def appends_under_reads(pair: pg_cluster.Pair) -> list[Result]:
     """Two rows: the servers as if on hosts of their own (the target), then sharing every CPU."""
     # The suite's servers log every statement (its tests read the logs); a production server
-    # does not, and on a shared disk the standby's log of the readers' statements would weigh on
-    # the primary. New sessions on both (the role's settings replicate) log nothing.
+    # does not, so the figure should not include the log's writes. The role's settings
+    # replicate: new sessions on both servers log nothing.
     await asyncio.to_thread(
         pg_cluster.value, pair.primary, "ALTER ROLE postgres SET log_statement = 'none'"
     )
