@@ -11,6 +11,9 @@ The second row times the read that follows each append through one ledger (``eve
 session just appended to): with a read URL it waits until the standby has replayed the append
 (read-your-writes); the baseline is the same loop on a ledger without one, in the same run.
 
+The last two rows (:mod:`bench_standby_load`) are the primary's append rate while readers hammer the
+standby, over the same appends with no readers.
+
 Usage: tools/bench standby
 """
 
@@ -23,6 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench_standby_load import appends_under_reads
 from bench_subscribe import _ms, _spawn
 
 from tests.support import pg_cluster
@@ -91,6 +95,7 @@ async def bench_standby(count: int = 150) -> list[Result]:
         reads_primary = await _reads_after_writes(url, None, count)
         await asyncio.to_thread(pg_cluster.wait_replayed, pair)
         reads_standby = await _reads_after_writes(url, pair.standby.url, count)
+        under_reads = await appends_under_reads(pair)
     finally:
         await asyncio.to_thread(pg_cluster.stop_pair, pair)
     return [
@@ -118,4 +123,5 @@ async def bench_standby(count: int = 150) -> list[Result]:
             "events": len(reads_standby),
             "baseline": "the same appends and reads on a ledger without a read URL, same run",
         },
+        *under_reads,
     ]

@@ -35,7 +35,7 @@ from thoughtledger.api.facade.access import (
 )
 from thoughtledger.api.facade.annotation import Annotations, check_label, may_annotate
 from thoughtledger.api.facade.batching import NEW_RUN_IN_BATCH, Batches, check_batch
-from thoughtledger.api.facade.bootstrap import open_ledger, open_store, resolve_url
+from thoughtledger.api.facade.bootstrap import READ_URL_ENV, open_ledger, open_store, resolve_url
 from thoughtledger.api.facade.errors import (
     GenerationError,
     ProviderNotConfiguredError,
@@ -169,6 +169,7 @@ __all__ = [
     "NEW_RUN_IN_BATCH",
     "NO_WRITER",
     "PROMPT_VERSION",
+    "READ_URL_ENV",
     "ROLES",
     "SCOPE_PREFIX",
     "Annotations",

@@ -25,15 +25,12 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from thoughtledger.api import Ledger, bounded, open_ledger
+from thoughtledger.api import READ_URL_ENV, Ledger, bounded, open_ledger
 from thoughtledger.api.cli.safe_console import SafeConsole
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.printable import visible
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
-
-READ_URL_ENV = "THOUGHTLEDGER_READ_URL"
-"""Environment variable naming a hot standby to read from when ``--read-url`` is not given."""
 
 _PLAIN_WIDTH = 4096
 """Width of piped output: wide enough that nothing wraps, so every line greps whole."""

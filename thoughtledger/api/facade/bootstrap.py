@@ -18,6 +18,8 @@ from thoughtledger.ledger.store.memory import MemoryEventStore
 
 URL_ENV = "THOUGHTLEDGER_URL"
 """Environment variable naming the ledger when no URL is passed."""
+READ_URL_ENV = "THOUGHTLEDGER_READ_URL"
+"""Environment variable naming a hot standby to read from when a command is given no read URL."""
 
 _POSTGRES = ("postgresql", "postgres", "postgresql+asyncpg")
 
@@ -194,4 +196,4 @@ async def open_ledger(
         await ledger.aclose()
 
 
-__all__ = ["URL_ENV", "default_path", "open_ledger", "open_store", "resolve_url"]
+__all__ = ["READ_URL_ENV", "URL_ENV", "default_path", "open_ledger", "open_store", "resolve_url"]

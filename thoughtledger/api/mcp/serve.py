@@ -33,6 +33,7 @@ from starlette.routing import WebSocketRoute
 from starlette.types import ASGIApp
 
 from thoughtledger.api import (
+    READ_URL_ENV,
     Ledger,
     SessionIdRedaction,
     event_line,
@@ -164,6 +165,7 @@ def run_serve(args: argparse.Namespace, parts: ServeParts) -> int:
         return _fail(
             f"{option} applies to --http only (stdio has one client: its parent)", EXIT_USAGE
         )
+    args.read_url = args.read_url or os.environ.get(READ_URL_ENV) or None
     if args.http:  # unset so that giving them without --http can be told apart
         args.host = args.host or DEFAULT_HOST
         args.port = DEFAULT_PORT if args.port is None else args.port
@@ -181,9 +183,9 @@ def run_serve(args: argparse.Namespace, parts: ServeParts) -> int:
             functools.partial(serve, args, parts, ttl=ttl, sink=sink, signer=signer)
         )
     except InvalidInputError as exc:  # a URL of no known form: the command line was wrong
-        return _fail(mask_text(str(exc), resolve_url(args.db)), EXIT_USAGE)
+        return _fail(_masked(str(exc), args), EXIT_USAGE)
     except (LedgerError, OSError) as exc:  # a ledger that cannot be opened, a port in use
-        return _fail(mask_text(str(exc), resolve_url(args.db)), EXIT_FAILURE)
+        return _fail(_masked(str(exc), args), EXIT_FAILURE)
     except KeyboardInterrupt:  # Ctrl-C before the server took over its signals
         code = EXIT_INTERRUPTED
     if code == EXIT_INTERRUPTED:
@@ -191,6 +193,18 @@ def run_serve(args: argparse.Namespace, parts: ServeParts) -> int:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         return _fail("interrupted", EXIT_INTERRUPTED)
     return code
+
+
+def _masked(message: str, args: argparse.Namespace) -> str:
+    """``message`` with the secrets of the ledger's URL and of the read URL masked."""
+    return mask_text(mask_text(message, resolve_url(args.db)), args.read_url)
+
+
+def _opened(
+    args: argparse.Namespace, ttl: timedelta | None
+) -> contextlib.AbstractAsyncContextManager[Ledger]:
+    """The ledger ``--db`` names, reading on ``--read-url``'s standby when one is given."""
+    return open_ledger(args.db, ttl=ttl, progress=_upgrade_logged, read_url=args.read_url)
 
 
 def _http_only_option(args: argparse.Namespace) -> str | None:
@@ -250,7 +264,7 @@ async def _serve_stdio(
     from thoughtledger.api import checkpoints_kept
 
     async with (
-        open_ledger(args.db, ttl=ttl, progress=_upgrade_logged) as ledger,
+        _opened(args, ttl) as ledger,
         _telemetry(parts, ledger, args.otlp),
         checkpoints_kept(_checkpoints(ledger, args, signer)),
     ):
@@ -287,7 +301,7 @@ async def _serve_http(
     with contextlib.closing(listener):
         auth = await http_auth(args, file_verifier, parts.issuer_verifier, base=base, url=url)
         async with (
-            open_ledger(args.db, ttl=ttl, progress=_upgrade_logged) as ledger,
+            _opened(args, ttl) as ledger,
             _telemetry(parts, ledger, args.otlp),
             checkpoints_kept(_checkpoints(ledger, args, signer)),
         ):
@@ -467,6 +481,7 @@ def _server(
 def _facts(args: argparse.Namespace) -> dict[str, object]:
     return {
         "ledger": mask_url(resolve_url(args.db)),
+        **({"reads": mask_url(args.read_url)} if args.read_url else {}),
         "profile": args.profile,
         "tools": ",".join(args.tools),
         "runs": args.runs,

@@ -8,7 +8,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from thoughtledger.api import DEFAULT_TTL, InvalidInputError, bounded, check_agent
+from thoughtledger.api import DEFAULT_TTL, READ_URL_ENV, InvalidInputError, bounded, check_agent
 from thoughtledger.api.mcp.hardened import BODY_TIMEOUT, HEADER_TIMEOUT
 from thoughtledger.api.mcp.origins import origin_option
 from thoughtledger.api.mcp.server import DEFAULT_TOOLS, DESCRIPTIONS, PROFILES, RUNS, TOOL_NAMES
@@ -36,8 +36,8 @@ HTTP_ONLY_OPTIONS = {
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the serve options to ``parser``.
 
-    ``--db``, ``--http``, the HTTP server's authentication (``--auth``, ``--auth-issuer``
-    and its ``--audience``, ``--jwks-url``, ``--role-claim``), ``--allow-origin``,
+    ``--db``, ``--read-url``, ``--http``, the HTTP server's authentication (``--auth``,
+    ``--auth-issuer`` and its ``--audience``, ``--jwks-url``, ``--role-claim``), ``--allow-origin``,
     ``--max-http-sessions``, ``--header-timeout``, ``--body-timeout``, ``--host``, ``--port``,
     ``--agent``, ``--profile``, ``--tools``, ``--descriptions``, ``--ttl-minutes`` and the
     checkpoint and OTLP options; :func:`run_serve` reads them back.
@@ -48,6 +48,14 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="ledger URL: sqlite:///path.db, postgresql://user@host/db or memory:// "
         "(default: $THOUGHTLEDGER_URL, else a SQLite file in your data directory); a URL with "
         "a password belongs in $THOUGHTLEDGER_URL, since ps shows every user this option",
+    )
+    parser.add_argument(
+        "--read-url",
+        metavar="URL",
+        help="a hot standby of the PostgreSQL ledger's server: thinking_history, "
+        "thinking_insights and the resources are read there, thoughts are written to --db, "
+        f"and each thought is read back at once, even before the standby replays it "
+        f"(default: ${READ_URL_ENV})",
     )
     parser.add_argument(
         "--http",
