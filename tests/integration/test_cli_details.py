@@ -8,28 +8,13 @@ another key are each one clear line; help says what each command does and does n
 import asyncio
 import os
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.cli import cli, sqlite_url
-from tests.support.processes import ROOT, WAIT, child_env
+from tests.support.processes import thoughtledger
 from tests.support.samples import record_sample
-
-
-def _run(*argv: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "thoughtledger.api.cli", *argv],
-        cwd=ROOT,
-        env=child_env(**env),
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=WAIT,
-        check=False,
-    )
 
 
 def test_a_bare_command_shows_where_to_start(capsys: pytest.CaptureFixture[str]) -> None:
@@ -41,7 +26,7 @@ def test_a_bare_command_shows_where_to_start(capsys: pytest.CaptureFixture[str])
 
 @pytest.mark.parametrize("option", [["--port", "9"], ["--host", "localhost"]])
 def test_serve_refuses_http_options_without_http(option: list[str]) -> None:
-    done = _run("serve", *option, "--db", "memory://")
+    done = thoughtledger("serve", *option, "--db", "memory://")
     assert done.returncode == 2
     assert done.stderr == f"thoughtledger: error: {option[0]} applies to --http only " + (
         "(stdio has one client: its parent)\n"
@@ -54,7 +39,7 @@ def test_a_taken_port_is_one_clear_line(tmp_path: Path, command: list[str]) -> N
     asyncio.run(record_sample(url))
     with socket.create_server(("127.0.0.1", 0)) as taken:
         port = taken.getsockname()[1]
-        done = _run(command[0], *command[1:], "--port", str(port), "--db", url)
+        done = thoughtledger(command[0], *command[1:], "--port", str(port), "--db", url)
     assert done.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}: " in done.stderr
     assert "unexpected" not in done.stderr
@@ -138,7 +123,7 @@ def test_demos_suggestions_stay_whole_on_a_narrow_terminal(tmp_path: Path) -> No
     deep = tmp_path / ("a-folder-with-a-long-name-" * 3)
     deep.mkdir()
     db = deep / "demo.db"
-    done = _run("demo", "--db", str(db), FORCE_COLOR="1", COLUMNS="80", TERM="xterm")
+    done = thoughtledger("demo", "--db", str(db), FORCE_COLOR="1", COLUMNS="80", TERM="xterm")
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stdout.splitlines() if "thoughtledger " in line]
     assert len(lines) == 5

@@ -9,7 +9,6 @@ in ``export``'s line and error and in ``serve``'s log.
 import asyncio
 import re
 import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +21,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from tests.support.backends import base_url
 from tests.support.lines import LineClient
 from tests.support.otlp import otlp_receiver
-from tests.support.processes import ROOT, WAIT, child_env, serve_command, sqlite_in
+from tests.support.processes import ROOT, WAIT, child_env, serve_command, sqlite_in, thoughtledger
 from thoughtledger import open_ledger
 
 PASSWORD = "Sec?ret:99"  # noqa: S105  # a fake, to find in the output
@@ -30,19 +29,6 @@ PASSWORD = "Sec?ret:99"  # noqa: S105  # a fake, to find in the output
 FRAGMENTS = ("Sec?ret", "ret:99", "ret99")
 
 SECRET = "otlp-S3cret-77"  # noqa: S105  # a fake, to find in the output
-
-
-def _run(*argv: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "thoughtledger.api.cli", *argv],
-        cwd=ROOT,
-        env=child_env(**env),
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=WAIT,
-        check=False,
-    )
 
 
 def assert_unprinted(done: subprocess.CompletedProcess[str], *secrets: str) -> None:
@@ -78,18 +64,18 @@ def url_with_password() -> Iterator[str]:
 def test_demo_never_prints_the_password_and_its_suggestions_work_from_the_environment(
     url_with_password: str,
 ) -> None:
-    shown = _run("demo", "--db", url_with_password)
+    shown = thoughtledger("demo", "--db", url_with_password)
     assert shown.returncode == 0, shown.stderr
     assert_unprinted(shown, PASSWORD, *FRAGMENTS)
     assert "$THOUGHTLEDGER_URL" in shown.stdout
-    as_json = _run("demo", "--db", url_with_password, "--json")
+    as_json = thoughtledger("demo", "--db", url_with_password, "--json")
     assert as_json.returncode == 0, as_json.stderr
     assert_unprinted(as_json, PASSWORD, *FRAGMENTS)
     suggested = [line.split()[1:] for line in shown.stdout.splitlines() if "thoughtledger " in line]
     assert len(suggested) == 5
     assert all("--db" not in argv for argv in suggested)
     for argv in suggested:
-        again = _run(*argv, THOUGHTLEDGER_URL=url_with_password)
+        again = thoughtledger(*argv, THOUGHTLEDGER_URL=url_with_password)
         assert again.returncode == 0, (argv, again.stderr)
         assert_unprinted(again, PASSWORD, *FRAGMENTS)
 
@@ -99,7 +85,7 @@ def test_a_password_holding_a_question_mark_or_a_colon_is_read_whole_and_never_e
     command: str,
 ) -> None:
     # Port 1 on loopback refuses at once: the URL was read, the server could not be reached.
-    done = _run(command, "--db", f"postgresql://tl:{PASSWORD}@127.0.0.1:1/ledger")
+    done = thoughtledger(command, "--db", f"postgresql://tl:{PASSWORD}@127.0.0.1:1/ledger")
     assert done.returncode == 1
     assert done.stderr.startswith("thoughtledger: error: cannot reach postgresql")
     assert "tl:***@127.0.0.1:1/ledger" in done.stderr
@@ -108,7 +94,7 @@ def test_a_password_holding_a_question_mark_or_a_colon_is_read_whole_and_never_e
 
 
 def test_sslmode_is_refused_with_the_asyncpg_spelling(tmp_path: Path) -> None:
-    done = _run("sessions", "--db", "postgresql://tl@127.0.0.1:1/ledger?sslmode=require")
+    done = thoughtledger("sessions", "--db", "postgresql://tl@127.0.0.1:1/ledger?sslmode=require")
     assert done.returncode == 2
     assert "ssl=require" in done.stderr
 
@@ -129,8 +115,10 @@ def test_export_to_an_endpoint_with_credentials_never_prints_them(tmp_path: Path
     _recorded(db)
     with otlp_receiver() as (endpoint, received):
         with_secret = endpoint.replace("://", f"://agent:{SECRET}@")
-        sent = _run("export", "--all", "--otlp", with_secret, "--db", db)
-        refused = _run("export", "--all", "--otlp", f"{with_secret}/not-traces", "--db", db)
+        sent = thoughtledger("export", "--all", "--otlp", with_secret, "--db", db)
+        refused = thoughtledger(
+            "export", "--all", "--otlp", f"{with_secret}/not-traces", "--db", db
+        )
     assert sent.returncode == 0, sent.stderr
     assert "to http://agent:***@127.0.0.1:" in sent.stdout
     assert refused.returncode == 1

@@ -2,31 +2,15 @@
 the primary stopped), writes sent to the primary, bad combinations refused in one line."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support import pg_cluster
-from tests.support.processes import ROOT, WAIT, child_env, thoughtledger
+from tests.support.processes import thoughtledger
 from tests.support.ui_app import record_owned, ui_app
 
 pytestmark = pytest.mark.slow  # each test starts a primary and a standby, then child processes
-
-
-def run(*argv: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """``thoughtledger ARGV`` in a child process, with ``env`` added to its environment."""
-    return subprocess.run(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "thoughtledger.api.cli", *argv],
-        cwd=ROOT,
-        env=child_env(**env),
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=WAIT,
-        check=False,
-    )
 
 
 def seeded(pair: pg_cluster.Pair) -> dict[str, str]:
@@ -69,7 +53,7 @@ def test_the_reading_commands_answer_from_the_standby_with_the_primary_stopped(
 def test_the_read_url_may_come_from_the_environment(replicated: pg_cluster.Pair) -> None:
     made = seeded(replicated)
     pg_cluster.halt(replicated.primary)
-    ran = run(
+    ran = thoughtledger(
         "sessions",
         "--json",
         "--db",

@@ -30,12 +30,15 @@ def child_env(**extra: str) -> dict[str, str]:
     return {**env, **extra}
 
 
-def thoughtledger(*argv: str) -> subprocess.CompletedProcess[str]:
-    """Run the ``thoughtledger`` command in a child process with no input; text out, any exit."""
+def thoughtledger(*argv: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run the ``thoughtledger`` command in a child process with no input; text out, any exit.
+
+    ``env`` is added to the child's environment (see :func:`child_env`).
+    """
     return subprocess.run(  # noqa: S603  # our interpreter, our module
         [sys.executable, "-m", "thoughtledger.api.cli", *argv],
         cwd=ROOT,
-        env=child_env(),
+        env=child_env(**env),
         input="",
         capture_output=True,
         text=True,

@@ -59,10 +59,9 @@ class LedgerReads:
             InvalidInputError: A malformed id, both bounds given, or a bound out of range.
             StoreError: The store failed.
         """
-        state, _latest = await self._reads.state_with_latest(
+        return await self._reads.state(
             session_id, as_of_version=as_of_version, as_of_time=as_of_time
         )
-        return state
 
     async def state_with_latest(
         self,
