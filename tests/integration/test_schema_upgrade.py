@@ -1,6 +1,6 @@
-"""A ledger written before the listing indexes and the analytics views existed (schema 1), or
-before the loop marks (schema 9), upgrades when opened for writing, and reads as it is, untouched,
-when opened read-only."""
+"""A ledger written before the listing indexes and the analytics views existed (schema 1), before
+the loop marks (schema 9), or before the search index followed the log (schema 10), upgrades when
+opened for writing, and reads as it is, untouched, when opened read-only."""
 
 import sqlite3
 from pathlib import Path
@@ -11,6 +11,7 @@ from tests.support.cli import snapshot, sqlite_url
 from thoughtledger import open_ledger
 from thoughtledger.ledger.checkpoint import Checkpoint, Signer
 from thoughtledger.ledger.errors import StoreError
+from thoughtledger.ledger.store.search_sql import SEARCH_INDEX, DialectDDL
 
 pytestmark = pytest.mark.anyio
 
@@ -22,8 +23,19 @@ FIRST = {
 }
 
 
+def take_back_search_follows(db: sqlite3.Connection) -> None:
+    """Undo schema step 11 (the index following the log) in an open, fully indexed database."""
+    db.execute("DROP TABLE tl_search_through")
+    db.execute("DROP TRIGGER tl_search_stripped")
+    for statement in SEARCH_INDEX[1:3]:  # step 9's triggers, as it wrote them
+        assert isinstance(statement, DialectDDL)
+        db.execute(statement.sqlite)
+    db.execute("DELETE FROM tl_schema WHERE version > 10")
+
+
 def take_back_loop_marks(db: sqlite3.Connection) -> None:
-    """Undo schema step 10 (the loop marks) in an open database."""
+    """Undo schema steps 11 and 10 (the loop marks) in an open database."""
+    take_back_search_follows(db)
     db.execute("DROP VIEW tl_session_loops")
     db.execute("DROP TABLE tl_loops")
     db.execute("DROP TABLE tl_loops_behind")
@@ -45,10 +57,10 @@ async def schema_1_ledger(path: Path) -> str:
         db.execute("DROP INDEX tl_events_fork_of")
         db.execute("DROP TABLE tl_tree_nodes")  # its index goes with it
         db.execute("DROP TABLE tl_tree")
+        take_back_loop_marks(db)
         db.execute("DROP TRIGGER tl_search_added")
         db.execute("DROP TRIGGER tl_search_stripped")
         db.execute("DROP TABLE tl_search")
-        take_back_loop_marks(db)
         db.execute("DELETE FROM tl_schema WHERE version > 1")
     db.close()
     return session
@@ -100,7 +112,7 @@ async def test_a_schema_1_ledger_is_upgraded_when_opened_for_writing(tmp_path: P
     assert Checkpoint.open(note, signer.verifier()).size == 2
     assert [state.session_id for state in page.sessions] == [session]
     assert indexes(path) == {
-        "schema 10",
+        "schema 11",
         "tl_session_loops",
         "tl_sessions_started",
         "tl_events_owner",
@@ -158,4 +170,4 @@ async def test_a_schema_9_ledger_gets_its_loop_marks_when_opened_for_writing(
         counted = await ledger.stats.loops()
     assert session_loops(path) == [(session, 2, 1)]
     assert (counted.sessions_with_loops, counted.repeats) == (1, 2)
-    assert "schema 10" in indexes(path)
+    assert "schema 11" in indexes(path)

@@ -30,7 +30,7 @@ _BACK_TO_8 = {
         "DROP VIEW tl_session_loops",
         "DROP TABLE tl_loops",
         "DROP TABLE tl_loops_behind",
-        "DROP TRIGGER tl_search_added",
+        "DROP TABLE tl_search_through",
         "DROP TRIGGER tl_search_stripped",
         "DROP TABLE tl_search",
         "DELETE FROM tl_schema WHERE version > 8",

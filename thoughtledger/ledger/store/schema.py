@@ -21,7 +21,7 @@ from thoughtledger.ledger.store.sql_views import (
     session_loops_select,
 )
 
-DATABASE_SCHEMA_VERSION = 10
+DATABASE_SCHEMA_VERSION = 11
 """The version of the database's tables this code creates and reads."""
 READABLE_FROM = 1
 """The oldest schema this code reads without upgrading it. The steps since add indexes (a
@@ -268,6 +268,14 @@ def _loop_marks(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     ]
 
 
+def _search_follows(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # Step 11: on SQLite the search index follows the log in batches instead of in every
+    # append's transaction (see thoughtledger.ledger.store.sqlite.search_follow).
+    from thoughtledger.ledger.store.search_sql import SEARCH_FOLLOWS
+
+    return list(SEARCH_FOLLOWS)
+
+
 MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
     1: _tables,
     2: _listing_indexes,
@@ -278,6 +286,7 @@ MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]
     8: _forks,
     9: _search_index,
     10: _loop_marks,
+    11: _search_follows,
 }
 """Schema step N brings a database from its previous step to N: given the backend's JSON
 expression, the DDL statements it runs, in one transaction."""

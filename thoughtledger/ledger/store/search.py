@@ -1,8 +1,9 @@
 """Searching the thoughts of every session (a store capability), and its answer without SQL.
 
-The SQL backends keep a full-text index beside the log, written by the database in the same
-transaction as every append (schema step 9, see :mod:`thoughtledger.ledger.store.search_sql`):
-SQLite's FTS5 ranked by ``bm25``, PostgreSQL's ``tsvector`` under a GIN index ranked by
+The SQL backends keep a full-text index beside the log (schema step 9, see
+:mod:`thoughtledger.ledger.store.search_sql`): SQLite's FTS5 ranked by ``bm25`` (filled in
+batches after the appends; the thoughts it has not taken in yet are matched here,
+:func:`matching_hits`), PostgreSQL's ``tsvector`` under a GIN index ranked by
 ``ts_rank``. A redacted thought's text leaves the index with its payload. The in-memory store
 answers the same query by evaluating it over its events (:func:`search_records`).
 
@@ -108,22 +109,46 @@ def search_records(
         if not stream or not _session_wanted(stream[0].event, stream[0].session_id, where):
             continue
         for record in stream:
-            event = record.event
-            if not isinstance(event, ThoughtEvent) or event.redacted:
+            text = thought_text(record)
+            if text is None:
                 continue
             if where.since is not None and record.recorded_at < where.since:
                 continue
             if where.until is not None and record.recorded_at >= where.until:
                 continue
-            selected.append((record, event.thought))
+            selected.append((record, text))
+    return best_first(matching_hits(selected, query), limit=limit, offset=offset)
+
+
+def thought_text(record: RecordedEvent) -> str | None:
+    """The text a search looks at in ``record``: a thought's, unless redacted."""
+    event = record.event
+    if not isinstance(event, ThoughtEvent) or event.redacted:
+        return None
+    return event.thought
+
+
+def matching_hits(
+    selected: Sequence[tuple[RecordedEvent, str]], query: SearchQuery
+) -> list[SearchHit]:
+    """The thoughts among ``selected`` (events and their texts) that ``query`` finds, scored.
+
+    The score is :func:`~thoughtledger.ledger.search_query.score`'s BM25, its document
+    frequencies counted over ``selected``.
+    """
     found_in = [sum(term_holds(term, text) for _, text in selected) for term in query.wanted]
-    hits = [
+    return [
         SearchHit(record, score(query, text, found_in=found_in, documents=len(selected)))
         for record, text in selected
         if matches(query, text)
     ]
-    hits.sort(key=lambda hit: (-hit.score, -hit.record.position))
-    return hits[offset : offset + limit]
+
+
+def best_first(hits: Iterable[SearchHit], *, limit: int, offset: int) -> list[SearchHit]:
+    """One page of ``hits`` (one per event), best first, ties newest first."""
+    unique = {hit.record.position: hit for hit in hits}
+    ranked = sorted(unique.values(), key=lambda hit: (-hit.score, -hit.record.position))
+    return ranked[offset : offset + limit]
 
 
 def _session_wanted(first: object, session_id: str, where: SearchFilter) -> bool:
@@ -142,6 +167,9 @@ __all__ = [
     "SearchFilter",
     "SearchHit",
     "Searching",
+    "best_first",
     "check_search_page",
+    "matching_hits",
     "search_records",
+    "thought_text",
 ]

@@ -1,16 +1,15 @@
-"""The full-text index of the SQL backends (schema step 9) and the statement that searches it.
+"""The full-text index of the SQL backends (schema steps 9 and 11) and the statements reading it.
 
 **SQLite**: ``tl_search``, an FTS5 table without content of its own (``content=''``: the text
-lives once, in the log), its rowid the event's position. Triggers on ``tl_events`` add a thought's
-text when it is appended (in the append's own transaction, whichever way it is written: the group
-commit, an import) and take it out when a redaction strips the payload (FTS5's ``delete`` command,
-given the old text). The tokenizer keeps diacritics, as PostgreSQL's ``simple`` configuration does.
-What this costs an append is FTS5's, whatever the trigger: at every commit that adds a
-document FTS5 writes a new segment, its structure record and its totals (about 186k
-instructions, four times a whole plain insert and commit, where a document itself adds about
-25k); none of its options (``automerge``, ``crisismerge``, ``pgsz``, ``detail``) moves it, so
-a one-event append with the index runs at about half the rate of one without (the
-``search-append`` row of tools/bench).
+lives once, in the log), its rowid the event's position. Since schema step 11 the writer adds the
+thoughts in batches after their appends, up to ``tl_search_through``, and a search reads the
+thoughts after that from the log itself (see :mod:`ledger.store.sqlite.search_follow`):
+at every commit that adds a document FTS5 writes a new segment, its structure record and its
+totals (about 186k instructions, four times a whole plain insert and commit, where a document
+itself adds about 25k; none of its options moves it), which in each append's own transaction (a
+trigger, steps 9 and 10) halved the rate of one-event appends. A trigger takes a redacted
+thought's words out when a redaction strips an indexed payload (FTS5's ``delete`` command, given
+the old text). The tokenizer keeps diacritics, as PostgreSQL's ``simple`` configuration does.
 
 **PostgreSQL**: ``tl_search``, one ``tsvector`` per thought event (``simple`` configuration: no
 stemming, no stop words, as SQLite), under a GIN index, kept by a statement-level trigger on
@@ -30,10 +29,12 @@ import sqlalchemy as sa
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import DDLCompiler
 
-from thoughtledger.ledger.events import THOUGHT_TYPES
-
-_TYPES = ", ".join(f"'{kind}'" for kind in sorted(THOUGHT_TYPES))
-"""The thought events' types, as an SQL list (constants of ours: nothing from outside)."""
+from thoughtledger.ledger.store.search_text import (
+    SQLITE_ADD,
+    SQLITE_FILL,
+    THOUGHT_TYPES_SQL,
+    sqlite_text,
+)
 
 
 class DialectDDL(sa.schema.ExecutableDDLElement):
@@ -54,23 +55,6 @@ def _ddl_postgres(element: DialectDDL, _compiler: DDLCompiler, **_kw: Any) -> st
     return element.postgresql
 
 
-def _sqlite_text(payload: str) -> str:
-    # Payload schema 2 keeps the text in its content member (gone once redacted); schema 1 at
-    # the top.
-    # json_extract ends a text at a U+0000: a payload that escapes one is read with a space
-    # there (escaped backslashes set aside first, as for PostgreSQL below).
-    json = (
-        rf"(CASE WHEN instr({payload}, '\u0000') = 0 THEN {payload} ELSE replace(replace(replace("
-        rf"{payload}, '\\', char(1)), '\u0000', '\u0020'), char(1), '\\') END)"
-    )
-    return f"coalesce(json_extract({json}, '$.content.thought'), json_extract({json}, '$.thought'))"
-
-
-_SQLITE_ADD = (
-    "INSERT INTO tl_search(rowid, text) SELECT {position}, t FROM "
-    "(SELECT " + _sqlite_text("{payload}") + " AS t) WHERE t IS NOT NULL"
-)
-
 _PG_DOC = "to_tsvector('simple', regexp_replace({text}, '[[:punct:][:space:]]+', ' ', 'g'))"
 _PG_JSON = (
     r"(CASE WHEN strpos({payload}, '\u0000') = 0 THEN {payload} ELSE replace(replace(replace("
@@ -89,7 +73,25 @@ def _pg_rows(source: str, where: str = "") -> str:
         + _PG_DOC.format(text="t")
         + " FROM (SELECT position, "
         + _PG_TEXT.format(payload="payload")
-        + f" AS t FROM {source} WHERE {where}event_type IN ({_TYPES})) AS texts WHERE t IS NOT NULL"
+        + f" AS t FROM {source} WHERE {where}event_type IN ({THOUGHT_TYPES_SQL})) AS texts "
+        "WHERE t IS NOT NULL"
+    )
+
+
+def _sqlite_stripped(guard: str = "") -> str:
+    """The SQLite trigger that takes a redacted thought's words out of the index."""
+    return (
+        "CREATE TRIGGER IF NOT EXISTS tl_search_stripped AFTER UPDATE OF payload ON tl_events "
+        # A payload damaged outside the ledger (not JSON) is the verifier's to report: the
+        # index must not make the damage itself fail.
+        f"WHEN new.event_type IN ({THOUGHT_TYPES_SQL}) AND json_valid(old.payload) "
+        f"AND json_valid(new.payload){guard} BEGIN "
+        "INSERT INTO tl_search(tl_search, rowid, text) SELECT 'delete', old.position, t FROM "
+        "(SELECT "
+        + sqlite_text("old.payload")
+        + " AS t) WHERE t IS NOT NULL; "
+        + SQLITE_ADD.format(position="new.position", payload="new.payload")
+        + "; END"
     )
 
 
@@ -101,24 +103,14 @@ SEARCH_INDEX: list[sa.schema.ExecutableDDLElement] = [
     ),
     DialectDDL(
         "CREATE TRIGGER IF NOT EXISTS tl_search_added AFTER INSERT ON tl_events "
-        f"WHEN new.event_type IN ({_TYPES}) AND json_valid(new.payload) BEGIN "
-        + _SQLITE_ADD.format(position="new.position", payload="new.payload")
+        f"WHEN new.event_type IN ({THOUGHT_TYPES_SQL}) AND json_valid(new.payload) BEGIN "
+        + SQLITE_ADD.format(position="new.position", payload="new.payload")
         + "; END",
         "CREATE OR REPLACE FUNCTION tl_search_added() RETURNS trigger LANGUAGE plpgsql AS $$ "
         "BEGIN " + _pg_rows("added") + "; RETURN NULL; END $$",
     ),
     DialectDDL(
-        "CREATE TRIGGER IF NOT EXISTS tl_search_stripped AFTER UPDATE OF payload ON tl_events "
-        # A payload damaged outside the ledger (not JSON) is the verifier's to report: the
-        # index must not make the damage itself fail.
-        f"WHEN new.event_type IN ({_TYPES}) AND json_valid(old.payload) "
-        "AND json_valid(new.payload) BEGIN "
-        "INSERT INTO tl_search(tl_search, rowid, text) SELECT 'delete', old.position, t FROM "
-        "(SELECT "
-        + _sqlite_text("old.payload")
-        + " AS t) WHERE t IS NOT NULL; "
-        + _SQLITE_ADD.format(position="new.position", payload="new.payload")
-        + "; END",
+        _sqlite_stripped(),
         "CREATE OR REPLACE FUNCTION tl_search_stripped() RETURNS trigger LANGUAGE plpgsql AS $$ "
         "BEGIN DELETE FROM tl_search WHERE position = OLD.position; "
         "INSERT INTO tl_search (position, doc) SELECT NEW.position, "
@@ -143,7 +135,7 @@ SEARCH_INDEX: list[sa.schema.ExecutableDDLElement] = [
     DialectDDL(
         "SELECT 1",
         "CREATE TRIGGER tl_search_stripped AFTER UPDATE OF payload ON tl_events FOR EACH ROW "
-        f"WHEN (NEW.event_type IN ({_TYPES})) EXECUTE FUNCTION tl_search_stripped()",
+        f"WHEN (NEW.event_type IN ({THOUGHT_TYPES_SQL})) EXECUTE FUNCTION tl_search_stripped()",
     ),
 ]
 """Schema step 9's statements before the thoughts already in the log are indexed, in order
@@ -151,12 +143,7 @@ SEARCH_INDEX: list[sa.schema.ExecutableDDLElement] = [
 
 _RANGE = "position > :low AND position <= :high"
 SEARCH_FILL = DialectDDL(
-    # A payload that is not JSON is skipped, as the triggers skip it.
-    "INSERT INTO tl_search(rowid, text) SELECT position, t FROM (SELECT position, "
-    + _sqlite_text("payload")
-    + f" AS t FROM tl_events WHERE {_RANGE} AND event_type IN ({_TYPES}) "
-    "AND json_valid(payload)) WHERE t IS NOT NULL",
-    _pg_rows("tl_events", f"{_RANGE} AND ") + " ON CONFLICT DO NOTHING",
+    SQLITE_FILL, _pg_rows("tl_events", f"{_RANGE} AND ") + " ON CONFLICT DO NOTHING"
 )
 """Index the thoughts already in the log at positions ``:low`` (excluded) to ``:high``."""
 
@@ -166,11 +153,42 @@ SEARCH_AFTER_FILL: list[sa.schema.ExecutableDDLElement] = [
 ]
 """Schema step 9's statements once the log is indexed."""
 
+SEARCH_FOLLOWS: list[sa.schema.ExecutableDDLElement] = [
+    # SQLite: an append no longer indexes its thoughts in its own transaction; the writer brings
+    # the index up to the log's end in batches (see ledger.store.sqlite.search_follow).
+    DialectDDL("DROP TRIGGER IF EXISTS tl_search_added", "SELECT 1"),
+    DialectDDL(
+        "CREATE TABLE IF NOT EXISTS tl_search_through ("
+        "id INTEGER PRIMARY KEY CHECK (id = 1), position INTEGER NOT NULL)",
+        "SELECT 1",
+    ),
+    # Every thought in the log is indexed at this point (by the trigger just dropped).
+    DialectDDL(
+        "INSERT OR IGNORE INTO tl_search_through (id, position) "
+        "SELECT 1, coalesce(max(position), 0) FROM tl_events",
+        "SELECT 1",
+    ),
+    DialectDDL("DROP TRIGGER IF EXISTS tl_search_stripped", "SELECT 1"),
+    # A thought not indexed yet has no words to take out: it is indexed later, as redacted.
+    DialectDDL(
+        _sqlite_stripped(" AND old.position <= (SELECT position FROM tl_search_through)"),
+        "SELECT 1",
+    ),
+]
+"""Schema step 11's statements (``SELECT 1`` where a backend has nothing to do)."""
+
 
 _COLUMNS = (
     "e.position, e.session_id, e.version, e.event_id, e.recorded_at, e.schema_version, "
     "e.event_type, e.payload, e.prev_hash, e.hash"
 )
+
+
+def _session_join(conditions: list[str]) -> str:
+    """The join to a session's first event (``s``), when a condition names it."""
+    if any("s." in condition for condition in conditions):
+        return " JOIN tl_events s ON s.session_id = e.session_id AND s.version = 1"
+    return ""
 
 
 def search_statement(dialect: str, conditions: list[str]) -> str:
@@ -185,11 +203,7 @@ def search_statement(dialect: str, conditions: list[str]) -> str:
         conditions: Extra conditions, ANDed.
     """
     extra = "".join(f" AND {condition}" for condition in conditions)
-    session = (
-        " JOIN tl_events s ON s.session_id = e.session_id AND s.version = 1"
-        if any("s." in condition for condition in conditions)
-        else ""
-    )
+    session = _session_join(conditions)
     if dialect == "sqlite":
         return (
             f"SELECT {_COLUMNS}, -bm25(tl_search) AS score FROM tl_search "
@@ -206,4 +220,27 @@ def search_statement(dialect: str, conditions: list[str]) -> str:
     )
 
 
-__all__ = ["SEARCH_AFTER_FILL", "SEARCH_FILL", "SEARCH_INDEX", "DialectDDL", "search_statement"]
+def waiting_statement(conditions: list[str]) -> str:
+    """Return SQLite's ``SELECT`` of the thoughts its index has not taken in yet, in log order.
+
+    Args:
+        conditions: Extra conditions, ANDed (as for :func:`search_statement`).
+    """
+    extra = "".join(f" AND {condition}" for condition in conditions)
+    session = _session_join(conditions)
+    return (
+        f"SELECT {_COLUMNS} FROM tl_events e{session} "
+        "WHERE e.position > (SELECT position FROM tl_search_through WHERE id = 1) "
+        f"AND e.event_type IN ({THOUGHT_TYPES_SQL}){extra} ORDER BY e.position"
+    )
+
+
+__all__ = [
+    "SEARCH_AFTER_FILL",
+    "SEARCH_FILL",
+    "SEARCH_FOLLOWS",
+    "SEARCH_INDEX",
+    "DialectDDL",
+    "search_statement",
+    "waiting_statement",
+]

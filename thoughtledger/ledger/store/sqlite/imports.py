@@ -16,6 +16,7 @@ from thoughtledger.ledger.store.sqlite.batch import (
     SELECT_HEAD,
     BatchWriter,
 )
+from thoughtledger.ledger.store.sqlite.search_follow import index_waiting
 from thoughtledger.ledger.store.sqlite.statements import STATEMENTS
 from thoughtledger.ledger.store.sqlite.writer import SqliteWriter
 
@@ -98,6 +99,7 @@ def _import_now(
             # Imported thoughts come without loop marks: the facade marks the session afresh.
             db.execute(LOOPS_BEHIND, (session_id,))
             written += len(plan.new)
+        index_waiting(db)  # imported thoughts are searchable through the index at once
         db.execute("COMMIT")
     except BaseException as exc:
         writer.roll_back_after(

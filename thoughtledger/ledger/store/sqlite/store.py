@@ -52,6 +52,7 @@ from thoughtledger.ledger.store.sqlite.loop_writes import mark_loops
 from thoughtledger.ledger.store.sqlite.readonly import connect_read_only
 from thoughtledger.ledger.store.sqlite.reads import POLL_INTERVAL, SqliteReader
 from thoughtledger.ledger.store.sqlite.redact import strip
+from thoughtledger.ledger.store.sqlite.search_follow import SearchFollower
 from thoughtledger.ledger.store.sqlite.setup import (
     BUSY_BUDGET_SECONDS,
     Durability,
@@ -129,6 +130,7 @@ class SqliteEventStore(SqlEventStore):
         self._pending: list[Request] = []
         self._batch = BatchWriter()
         self._commit_in_thread = False
+        self._follow = None if read_only else SearchFollower(self._writer)
 
     def holds_file(self, path: Path) -> bool:
         """Whether ``path`` is the database file, or its write-ahead log or shared-memory file.
@@ -206,7 +208,7 @@ class SqliteEventStore(SqlEventStore):
         reader = sqlite3.connect(file, isolation_level=None, check_same_thread=False)
         reader.execute("PRAGMA query_only = 1")
         reader.execute("PRAGMA busy_timeout = 1000")  # WAL readers wait only in rare recoveries
-        return cls(
+        store = cls(
             file,
             writer,
             reader,
@@ -216,6 +218,9 @@ class SqliteEventStore(SqlEventStore):
             clock=clock,
             max_event_bytes=max_event_bytes,
         )
+        assert store._follow is not None  # noqa: S101  # a writable store always has one
+        store._follow.catch_up_soon()
+        return store
 
     # -- writes -------------------------------------------------------------------------------
 
@@ -285,6 +290,8 @@ class SqliteEventStore(SqlEventStore):
     def _settle(self, requests: list[Request], outcomes: list[Outcome]) -> None:
         if any(outcome.error is None for outcome in outcomes):
             self._committed.notify()
+            if self._follow is not None:
+                self._follow.after_commit()
         for request, outcome in zip(requests, outcomes, strict=True):
             if request.future.done():  # the caller was cancelled; the outcome stands regardless
                 continue
@@ -315,6 +322,8 @@ class SqliteEventStore(SqlEventStore):
         db = self._writer.begin()
         try:
             outcomes = self._batch.apply(db, requests, self._now(), isolate=isolate)
+            if self._follow is not None:
+                self._follow.in_append(db, sum(len(request.prepared) for request in requests))
             db.execute("COMMIT")
         except Rejected as rejected:
             db.execute("ROLLBACK")
@@ -411,6 +420,8 @@ class SqliteEventStore(SqlEventStore):
         """Wait for queued appends to commit, then close the writer and every reader."""
         if self._closed:
             return
+        if self._follow is not None:
+            await self._follow.close()
         await self._writer.idle.wait()
         self._closed = True
         self._committed.notify()  # subscribers wake, see the store closed, and end

@@ -1,0 +1,138 @@
+"""SQLite's search index follows the log in batches, and a search finds every thought at once.
+
+A thought is searchable from the moment its append answers, through the index or, while the
+index has not taken it in, from the log itself: for the writer, for a reader that never writes,
+and after a writer stopped with thoughts waiting (made here by taking the newest thoughts back out
+of the index, as such a writer leaves it).
+"""
+
+import sqlite3
+from pathlib import Path
+
+import anyio
+import pytest
+
+from tests.support.cli import sqlite_url
+from thoughtledger import open_ledger
+from thoughtledger.ledger.store.search_text import sqlite_text
+
+pytestmark = pytest.mark.anyio
+
+WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
+
+
+def step(number: int, text: str, total: int = len(WORDS)) -> dict[str, object]:
+    return {
+        "thought": text,
+        "thought_number": number,
+        "total_thoughts": total,
+        "next_thought_needed": number < total,
+    }
+
+
+async def recorded(path: Path, texts: list[str]) -> str:
+    """One session of ``texts``, the ledger closed again (its index then complete)."""
+    session: str | None = None
+    async with open_ledger(sqlite_url(path)) as ledger:
+        for number, text in enumerate(texts, start=1):
+            session = (await ledger.think(session, step(number, text, len(texts)))).session_id
+    assert session is not None
+    return session
+
+
+def index_state(path: Path) -> tuple[int, int]:
+    """Where the index stands, and the log's last position."""
+    with sqlite3.connect(path) as db:
+        through = db.execute("SELECT position FROM tl_search_through").fetchone()[0]
+        end = db.execute("SELECT max(position) FROM tl_events").fetchone()[0]
+    db.close()
+    return through, end
+
+
+def indexed(path: Path, word: str) -> list[int]:
+    """The positions the index itself holds for ``word``."""
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT rowid FROM tl_search WHERE tl_search MATCH ?", (word,))
+        found = sorted(row[0] for row in rows)
+    db.close()
+    return found
+
+
+def take_back_out_of_the_index(path: Path, last: int) -> None:
+    """Leave the ``last`` events waiting, as a writer that stopped before indexing them."""
+    with sqlite3.connect(path) as db:
+        through, end = index_state(path)
+        assert through == end
+        low = end - last
+        db.execute(
+            "INSERT INTO tl_search(tl_search, rowid, text) SELECT 'delete', position, t FROM "
+            f"(SELECT position, {sqlite_text('payload')} AS t FROM tl_events "  # noqa: S608
+            "WHERE position > ?) WHERE t IS NOT NULL",
+            (low,),
+        )
+        db.execute("UPDATE tl_search_through SET position = ?", (low,))
+    db.close()
+
+
+async def texts_found(url: str, query: str, *, read_only: bool) -> list[str]:
+    async with open_ledger(url, read_only=read_only) as ledger:
+        page = await ledger.search(query)
+    return [result.text for result in page.results]
+
+
+async def test_thoughts_the_index_has_not_taken_in_are_found_by_a_reader_that_never_writes(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "ledger.db"
+    texts = [f"{word} shared note" for word in WORDS]
+    await recorded(path, texts)
+    take_back_out_of_the_index(path, 3)
+    assert indexed(path, "shared") == [2, 3, 4]  # the session's start, then three thoughts
+    url = sqlite_url(path)
+    assert sorted(await texts_found(url, "shared", read_only=True)) == sorted(texts)
+    assert await texts_found(url, "foxtrot", read_only=True) == ["foxtrot shared note"]
+    assert await texts_found(url, '"delta shared"', read_only=True) == ["delta shared note"]
+    assert await texts_found(url, "shared -echo -alpha", read_only=True) == [
+        text for text in texts if not text.startswith(("echo", "alpha"))
+    ][::-1]  # equal scores: newest first
+    assert index_state(path)[0] < index_state(path)[1]  # reading took nothing in
+
+
+async def test_a_writer_that_opens_takes_in_what_a_stopped_writer_left_waiting(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "ledger.db"
+    texts = [f"{word} shared note" for word in WORDS]
+    await recorded(path, texts)
+    take_back_out_of_the_index(path, 3)
+    async with open_ledger(sqlite_url(path)) as ledger:
+        assert len((await ledger.search("shared")).results) == len(WORDS)
+    through, end = index_state(path)
+    assert through == end
+    assert indexed(path, "shared") == list(range(2, 2 + len(WORDS)))
+
+
+async def test_the_index_catches_up_soon_after_appends_pause(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.db"
+    async with open_ledger(sqlite_url(path)) as ledger:
+        session = (await ledger.think(None, step(1, "golf hotel"))).session_id
+        await ledger.think(session, step(2, "india juliet"))
+        with anyio.fail_after(10):
+            while index_state(path)[0] < index_state(path)[1]:
+                await anyio.sleep(0.02)
+        assert indexed(path, "juliet") == [3]
+
+
+async def test_a_waiting_thought_redacted_never_enters_the_index(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.db"
+    texts = [f"{word} secret plan" for word in WORDS]
+    session = await recorded(path, texts)
+    take_back_out_of_the_index(path, 2)
+    url = sqlite_url(path)
+    async with open_ledger(url) as ledger:
+        await ledger.redaction.redact(session, thought_number=6, reason="leak", by="test")
+        assert "foxtrot secret plan" not in await texts_found(url, "secret", read_only=True)
+    assert await texts_found(url, "foxtrot", read_only=True) == []
+    assert indexed(path, "foxtrot") == []
+    assert indexed(path, "echo") == [6]
+    assert index_state(path)[0] == index_state(path)[1]
