@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-import thoughtledger.ledger.store.sqlite.store
+import thoughtledger.ledger.store.sqlite.commit_place
 from thoughtledger.api.facade.service import Ledger
 from thoughtledger.ledger.errors import ConcurrencyError
 from thoughtledger.ledger.events import ThoughtRecorded
@@ -33,13 +33,15 @@ async def test_full_durability_keeps_every_guarantee_on_the_loop_and_on_a_thread
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slow_disk: bool
 ) -> None:
     # Which path runs is chosen by the test, not by how busy the machine's disk is today: every
-    # commit counts as slow (the first moves the rest to a thread), or none does.
+    # commit counts as slow (the first few move the rest to a thread), or none does.
     threshold = -1.0 if slow_disk else float("inf")
-    monkeypatch.setattr(thoughtledger.ledger.store.sqlite.store, "_INLINE_SYNC_SECONDS", threshold)
+    monkeypatch.setattr(
+        thoughtledger.ledger.store.sqlite.commit_place, "SLOW_COMMIT_SECONDS", threshold
+    )
     store = await SqliteEventStore.open(tmp_path / "full.db", durability="full")
     try:
         await _agents(store)
-        assert store._commit_in_thread is slow_disk
+        assert store._commit_place.in_thread is slow_disk
         with pytest.raises(ConcurrencyError):
             await store.append("a0", [_thought(1)], expected_version=3)
         assert (await store.stream_head("a0")) is not None

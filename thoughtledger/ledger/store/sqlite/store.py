@@ -46,6 +46,7 @@ from thoughtledger.ledger.store.sqlite.batch import (
     Rejected,
     Request,
 )
+from thoughtledger.ledger.store.sqlite.commit_place import CommitPlace
 from thoughtledger.ledger.store.sqlite.imports import import_streams
 from thoughtledger.ledger.store.sqlite.log_tree import SqliteTree
 from thoughtledger.ledger.store.sqlite.loop_writes import mark_loops
@@ -67,9 +68,6 @@ from thoughtledger.ledger.store.subscribe import PollingWatch
 
 if TYPE_CHECKING:
     from thoughtledger.ledger.store.sql_stats import StatsDialect
-
-_INLINE_SYNC_SECONDS = 0.002
-"""A commit at durability="full" slower than this moves later commits to a worker thread."""
 
 
 _LOOPS_BEHIND = (
@@ -129,7 +127,7 @@ class SqliteEventStore(SqlEventStore):
         self.durability: Durability = durability
         self._pending: list[Request] = []
         self._batch = BatchWriter()
-        self._commit_in_thread = False
+        self._commit_place = CommitPlace()
         self._follow = None if read_only else SearchFollower(self._writer)
 
     def holds_file(self, path: Path) -> bool:
@@ -248,26 +246,36 @@ class SqliteEventStore(SqlEventStore):
         # Requests that arrived while this batch waited for the lock ride along with it.
         batch.requests.extend(self._pending)
         self._pending = []
-        if self._commit_in_thread:
+        if self._commit_place.in_thread:
             asyncio.get_running_loop().create_task(self._flush_in_thread(batch))
             return
-        started = time.perf_counter()
         try:
-            outcomes = self._transact(batch.requests)
+            outcomes = self._timed_transact(batch.requests)
         except Busy:
             self._retry_later(batch)
             return
         except StoreError as exc:
             outcomes = [Outcome(error=exc) for _ in batch.requests]
-        if self.durability == "full" and time.perf_counter() - started > _INLINE_SYNC_SECONDS:
-            # This disk syncs slowly: waiting for it on the loop would stall every other task, so
-            # from now on commits wait for it on a worker thread instead.
-            self._commit_in_thread = True
         self._settle(batch.requests, outcomes)
+
+    def _timed_transact(self, requests: list[Request]) -> list[Outcome]:
+        """:meth:`_transact`, its time told to the commit place (at full durability).
+
+        Raises:
+            Busy: Another connection holds the write lock; nothing was done.
+            StoreError: The transaction failed; nothing was written.
+        """
+        if self.durability != "full":
+            return self._transact(requests)
+        started = time.perf_counter()
+        try:
+            return self._transact(requests)
+        finally:
+            self._commit_place.note(time.perf_counter() - started)
 
     async def _flush_in_thread(self, batch: _Batch) -> None:
         try:
-            outcomes = await asyncio.to_thread(self._transact, batch.requests)
+            outcomes = await asyncio.to_thread(self._timed_transact, batch.requests)
         except Busy:
             self._retry_later(batch)
             return
