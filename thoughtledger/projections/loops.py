@@ -19,8 +19,11 @@ folded then its suffix finds what the whole finds (a window is a value of one pr
 shingles are hashes). Each thought is normalised and shingled once, and compared only with the
 earlier thoughts an index gives for its first few shingles (prefix filtering: two sets whose
 similarity reaches the threshold share one of the first few shingles of each, in one fixed
-order), then only when their sizes allow the threshold. Counting over a whole ledger is in
-:mod:`thoughtledger.projections.loop_counts`.
+order), then only when their sizes allow the threshold. A templated session (thoughts that share
+most of their shingles, ``"Step 7: ..."``) makes every earlier thought a candidate; there two
+exact bounds spare the comparisons: a thought with too many shingles found nowhere in the
+window repeats none of it, and two sets of one size under 19 shingles repeat only when equal.
+Counting over a whole ledger is in :mod:`thoughtledger.projections.loop_counts`.
 """
 
 import itertools
@@ -130,6 +133,11 @@ def _jaccard(a: frozenset[Shingle], b: frozenset[Shingle]) -> float:
 
 _SLACK = 1e-9  # float products near a bound must not drop a pair at the threshold exactly
 
+_CROWD = 8
+"""Candidates from which a thought that follows another such thought is first checked against
+every shingle of the window (see :meth:`LoopFinder._ruled_out`): a templated session, whose
+thoughts share most of their shingles, meets that many on every thought; other text seldom."""
+
 
 def _words(text: str) -> list[str]:
     """``normalise(text)``'s words (split once: the window needs the text and its shingles)."""
@@ -165,8 +173,9 @@ class LoopFinder:
 
     Keeps the window's thoughts indexed by their prefix shingles, so a thought is compared only
     with the earlier ones that share one (prefix filtering: no pair at the threshold is missed),
-    not with all :data:`LOOP_WINDOW`; :attr:`window` is the pure value :func:`detect` resumes
-    from.
+    not with all :data:`LOOP_WINDOW`, and, while crowds of candidates follow one another, the
+    window's shingles as one set, to rule a thought out before them; :attr:`window` is the pure
+    value :func:`detect` resumes from (what is kept besides it only speeds the fold).
 
     Args:
         window: Where to resume (the window after the thoughts already seen).
@@ -175,6 +184,12 @@ class LoopFinder:
     def __init__(self, window: LoopWindow = EMPTY_WINDOW) -> None:
         self._recent: deque[_Seen] = deque()
         self._index: dict[Shingle, dict[int, _Seen]] = {}
+        # Every shingle of the window and of at most LOOP_WINDOW thoughts that have left it,
+        # up to the thought of version _union_upto: built by the first crowd of a run of them
+        # (and afresh once every thought it was built from has left), then only added to.
+        self._union: set[Shingle] = set()
+        self._union_upto = self._union_since = 0
+        self._crowded = 0  # the version of the latest crowd that the union did not let through
         for seen in window.recent:
             self._add(seen)
 
@@ -208,8 +223,47 @@ class LoopFinder:
                 if not holders:
                     del self._index[gram]
         self._recent.append(seen)
-        for gram in seen.prefix:
-            self._index.setdefault(gram, {})[seen.version] = seen
+        index = self._index
+        for gram in seen.prefix:  # not setdefault: that builds a dict for every shingle
+            held = index.get(gram)
+            if held is None:
+                index[gram] = {seen.version: seen}
+            else:
+                held[seen.version] = seen
+
+    def _ruled_out(self, new: _Seen) -> bool:
+        """Whether no thought of the window can repeat ``new``, which met a crowd of candidates.
+
+        A thought shares with ``new`` at most the shingles of ``new`` found anywhere in the
+        window, so no Jaccard exceeds their count over ``len(new.shingles)`` (the bound taken in
+        the same float division as the score): a templated thought (``"Step 7: ..."``) has
+        shingles no earlier one has, and is ruled out at once instead of compared with every
+        thought its common shingles index. A superset of the window's shingles bounds as
+        safely, so the union is added to, and built afresh only once a window has passed.
+
+        Checked only for a crowd right after one the union did not let through: a lone crowd, or a
+        session whose crowds are true candidates, would pay for the union and save nothing.
+        """
+        recent = self._recent
+        follows = self._crowded == recent[-1].version
+        self._crowded = new.version
+        if not follows:
+            return False
+        union = self._union
+        if not union or self._union_since < recent[0].version:
+            union = self._union = set().union(*(seen.shingles for seen in recent))
+            self._union_since = recent[-1].version
+        else:
+            for seen in reversed(recent):
+                if seen.version <= self._union_upto:
+                    break
+                union |= seen.shingles
+        self._union_upto = recent[-1].version
+        grams = new.shingles
+        if len(grams & union) / len(grams) >= LOOP_SIMILARITY:
+            self._crowded = 0
+            return False
+        return True
 
     def _match(self, new: _Seen) -> Repeat | None:
         index = self._index
@@ -220,10 +274,16 @@ class LoopFinder:
                 candidates.update(holders)
         if not candidates:
             return None
+        if len(candidates) >= _CROWD and self._ruled_out(new):
+            return None
         grams, normal = new.shingles, new.normal
         size = len(grams)
         # Jaccard is at most the smaller size over the larger.
         low, high = size * LOOP_SIMILARITY - _SLACK, size / LOOP_SIMILARITY + _SLACK
+        # Two sets of one size sharing all but one shingle score (size - 1) / (size + 1): below
+        # the threshold (under 19 shingles), only the same set repeats, and an unequal one is
+        # told apart without counting what they share.
+        whole = (size - 1) / (size + 1) < LOOP_SIMILARITY
         best: _Seen | None = None
         best_score = 0.0
         for version in sorted(candidates, reverse=True):  # newest first: of equals, it wins
@@ -232,7 +292,7 @@ class LoopFinder:
                 best, best_score = old, 1.0
                 break
             other = len(old.shingles)
-            if other < low or other > high:
+            if other < low or other > high or (whole and other == size and old.shingles != grams):
                 continue
             score = _jaccard(grams, old.shingles)
             if score >= LOOP_SIMILARITY and score > best_score:
