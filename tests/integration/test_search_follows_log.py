@@ -6,15 +6,16 @@ and after a writer stopped with thoughts waiting (made here by taking the newest
 of the index, as such a writer leaves it).
 """
 
-import sqlite3
 from pathlib import Path
 
 import anyio
 import pytest
 
 from tests.support.cli import sqlite_url
+from tests.support.search_index import index_state, indexed, take_back_out_of_the_index
 from thoughtledger import open_ledger
-from thoughtledger.ledger.store.search_text import sqlite_text
+from thoughtledger.ledger.events import ThoughtRecorded
+from thoughtledger.ledger.store.sqlite import SqliteEventStore
 
 pytestmark = pytest.mark.anyio
 
@@ -40,40 +41,6 @@ async def recorded(path: Path, texts: list[str]) -> str:
     return session
 
 
-def index_state(path: Path) -> tuple[int, int]:
-    """Where the index stands, and the log's last position."""
-    with sqlite3.connect(path) as db:
-        through = db.execute("SELECT position FROM tl_search_through").fetchone()[0]
-        end = db.execute("SELECT max(position) FROM tl_events").fetchone()[0]
-    db.close()
-    return through, end
-
-
-def indexed(path: Path, word: str) -> list[int]:
-    """The positions the index itself holds for ``word``."""
-    with sqlite3.connect(path) as db:
-        rows = db.execute("SELECT rowid FROM tl_search WHERE tl_search MATCH ?", (word,))
-        found = sorted(row[0] for row in rows)
-    db.close()
-    return found
-
-
-def take_back_out_of_the_index(path: Path, last: int) -> None:
-    """Leave the ``last`` events waiting, as a writer that stopped before indexing them."""
-    with sqlite3.connect(path) as db:
-        through, end = index_state(path)
-        assert through == end
-        low = end - last
-        db.execute(
-            "INSERT INTO tl_search(tl_search, rowid, text) SELECT 'delete', position, t FROM "
-            f"(SELECT position, {sqlite_text('payload')} AS t FROM tl_events "  # noqa: S608
-            "WHERE position > ?) WHERE t IS NOT NULL",
-            (low,),
-        )
-        db.execute("UPDATE tl_search_through SET position = ?", (low,))
-    db.close()
-
-
 async def texts_found(url: str, query: str, *, read_only: bool) -> list[str]:
     async with open_ledger(url, read_only=read_only) as ledger:
         page = await ledger.search(query)
@@ -92,9 +59,10 @@ async def test_thoughts_the_index_has_not_taken_in_are_found_by_a_reader_that_ne
     assert sorted(await texts_found(url, "shared", read_only=True)) == sorted(texts)
     assert await texts_found(url, "foxtrot", read_only=True) == ["foxtrot shared note"]
     assert await texts_found(url, '"delta shared"', read_only=True) == ["delta shared note"]
-    assert await texts_found(url, "shared -echo -alpha", read_only=True) == [
-        text for text in texts if not text.startswith(("echo", "alpha"))
-    ][::-1]  # equal scores: newest first
+    assert (
+        await texts_found(url, "shared -echo -alpha", read_only=True)
+        == [text for text in texts if not text.startswith(("echo", "alpha"))][::-1]
+    )  # equal scores: newest first
     assert index_state(path)[0] < index_state(path)[1]  # reading took nothing in
 
 
@@ -118,7 +86,7 @@ async def test_the_index_catches_up_soon_after_appends_pause(tmp_path: Path) -> 
         session = (await ledger.think(None, step(1, "golf hotel"))).session_id
         await ledger.think(session, step(2, "india juliet"))
         with anyio.fail_after(10):
-            while index_state(path)[0] < index_state(path)[1]:
+            while index_state(path)[0] < index_state(path)[1]:  # noqa: ASYNC110  # the file's state
                 await anyio.sleep(0.02)
         assert indexed(path, "juliet") == [3]
 
@@ -136,3 +104,21 @@ async def test_a_waiting_thought_redacted_never_enters_the_index(tmp_path: Path)
     assert indexed(path, "foxtrot") == []
     assert indexed(path, "echo") == [6]
     assert index_state(path)[0] == index_state(path)[1]
+
+
+async def test_a_catch_up_leaves_full_durability_as_it_found_it(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.db"
+    store = await SqliteEventStore.open(path, durability="full")
+    try:
+        thought = ThoughtRecorded(
+            thought="kilo lima", thought_number=1, total_thoughts=1, next_thought_needed=False
+        )
+        await store.append("s", [thought], expected_version=0)
+        with anyio.fail_after(10):
+            while index_state(path)[0] < index_state(path)[1]:  # noqa: ASYNC110  # the file's state
+                await anyio.sleep(0.02)
+        writer = store._writer.connection
+        assert writer.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    finally:
+        await store.aclose()
+    assert indexed(path, "lima") == [1]

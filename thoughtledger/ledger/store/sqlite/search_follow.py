@@ -127,13 +127,23 @@ class SearchFollower:
         self.after_commit()  # appends that came meanwhile
 
     def _chunk(self) -> bool:
-        db = self._writer.begin()
+        connection = self._writer.connection
+        # Committed without its own fsync, whatever the store's durability: what it writes is
+        # derived from the log, a power loss takes back the index and tl_search_through together
+        # (the next catch-up does it again), and the next synchronous commit syncs it anyway.
+        # So a catch-up never waits for the disk on the event loop.
+        synchronous = connection.execute("PRAGMA synchronous").fetchone()[0]
+        connection.execute("PRAGMA synchronous = NORMAL")
         try:
-            more = index_waiting(db, limit=INDEX_CHUNK)
-            db.execute("COMMIT")
-        except BaseException as exc:
-            self._writer.roll_back_after(exc, "index the thoughts of")
-            raise
+            db = self._writer.begin()
+            try:
+                more = index_waiting(db, limit=INDEX_CHUNK)
+                db.execute("COMMIT")
+            except BaseException as exc:
+                self._writer.roll_back_after(exc, "index the thoughts of")
+                raise
+        finally:
+            connection.execute(f"PRAGMA synchronous = {int(synchronous)}")
         return more
 
     async def close(self) -> None:

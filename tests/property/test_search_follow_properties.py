@@ -1,0 +1,80 @@
+"""However far SQLite's search index lags the log, a search finds exactly what it finds once the
+index has taken every thought in, and what the store without SQL finds."""
+
+import asyncio
+import tempfile
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.support.cli import sqlite_url
+from tests.support.search_index import index_state, take_back_out_of_the_index
+from thoughtledger import Ledger, open_ledger
+from thoughtledger.ledger.store.memory import MemoryEventStore
+
+# Few words, so that most queries find something; case, accents, digits and punctuation vary.
+_VOCABULARY = ["cache", "Cache", "caches", "redis", "état", "ÉTAT", "42", "x1", "plan"]
+_texts = st.lists(
+    st.lists(st.sampled_from([*_VOCABULARY, ",", "-", "'s"]), min_size=1, max_size=8).map(" ".join),
+    min_size=1,
+    max_size=25,
+)
+_term = st.sampled_from(
+    ["cache", "caches", "redis", "état", "42", "x1", "plan", "ca*", '"cache redis"']
+)
+_queries = st.tuples(_term, st.none() | _term, st.none() | _term).map(
+    lambda parts: " ".join(
+        [parts[0], *(p for p in parts[1:2] if p), *(f"-{p}" for p in parts[2:] if p)]
+    )
+)
+
+
+def _step(number: int, text: str, total: int) -> dict[str, object]:
+    return {
+        "thought": text,
+        "thought_number": number,
+        "total_thoughts": total,
+        "next_thought_needed": number < total,
+    }
+
+
+async def _record(ledger: Ledger, texts: list[str]) -> None:
+    session: str | None = "s"
+    for number, text in enumerate(texts, start=1):
+        session = (await ledger.think(session, _step(number, text, len(texts)))).session_id
+
+
+async def _found(ledger: Ledger, query: str) -> set[int]:
+    return {result.version for result in (await ledger.search(query, limit=100)).results}
+
+
+async def _run(texts: list[str], waiting: int, query: str) -> None:
+    reference = Ledger(MemoryEventStore())
+    try:
+        await _record(reference, texts)
+        expected = await _found(reference, query)
+    finally:
+        await reference.aclose()
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "ledger.db"
+        url = sqlite_url(path)
+        async with open_ledger(url) as ledger:
+            await _record(ledger, texts)
+        take_back_out_of_the_index(path, min(waiting, len(texts)))
+        async with open_ledger(url, read_only=True) as ledger:
+            assert await _found(ledger, query) == expected
+        async with open_ledger(url) as ledger:
+            pass  # a writer opens and closes: the index takes in what waited
+        through, end = index_state(path)
+        assert through == end
+        async with open_ledger(url, read_only=True) as ledger:
+            assert await _found(ledger, query) == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(texts=_texts, waiting=st.integers(0, 30), query=_queries)
+def test_a_lagging_index_finds_what_the_complete_one_and_the_memory_store_find(
+    texts: list[str], waiting: int, query: str
+) -> None:
+    asyncio.run(_run(texts, waiting, query))
