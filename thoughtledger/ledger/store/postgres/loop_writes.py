@@ -1,7 +1,7 @@
 """The loop marks' writes on PostgreSQL: in an append's one statement, and a session's afresh.
 
 An append's marks (or its session's listing as behind) are a CTE of the append's statement (see
-:mod:`thoughtledger.ledger.store.postgres.store`), so they commit with its events. A session's
+:mod:`thoughtledger.ledger.store.postgres.append`), so they commit with its events. A session's
 marks written afresh take one transaction on a writer connection:
 
 The session's head row is locked first (``FOR UPDATE``, as an append's upsert locks it), so the

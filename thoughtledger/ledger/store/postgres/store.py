@@ -1,9 +1,8 @@
 """The PostgreSQL backend: one ledger shared by many processes and machines.
 
 An append is one SQL statement, so it is atomic without an explicit transaction and costs one
-round trip: a data-modifying CTE moves the session head only if it is still at the expected version
-(and hash), and inserts the events only if the head moved. Two appends racing on one version are
-serialised by the head row's lock; the loser's statement finds the head moved and inserts nothing.
+round trip (see :mod:`thoughtledger.ledger.store.postgres.append`), run on a connection the store
+holds for its writes (:mod:`thoughtledger.ledger.store.postgres.writers`).
 
 Gap-safe positions without a table lock: a position is ``(transaction id << 16) + n``. Transaction
 ids only grow, and :meth:`read_all` returns only positions below the oldest transaction still in
@@ -21,12 +20,8 @@ Opened with a ``read_url``, reads go to a hot standby and writes to the primary;
 its own writes there all the same (see :mod:`thoughtledger.ledger.store.postgres.standby`).
 """
 
-import asyncio
-import contextlib
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from contextlib import asynccontextmanager
-from datetime import datetime
 from functools import partial
 from typing import Any
 from uuid import UUID
@@ -34,7 +29,7 @@ from uuid import UUID
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from thoughtledger.ledger.chain import GENESIS_HASH, PreparedEvent, seal
+from thoughtledger.ledger.chain import PreparedEvent, seal
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import (
     ConcurrencyError,
@@ -42,13 +37,13 @@ from thoughtledger.ledger.errors import (
     StoreError,
     StoreUnavailableError,
 )
-from thoughtledger.ledger.events import PAYLOAD_SCHEMA_VERSION
 from thoughtledger.ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
     Clock,
     utc_now,
 )
 from thoughtledger.ledger.store.loop_marks import LoopMark
+from thoughtledger.ledger.store.postgres.append import KnownHeads, append_error, insert_sealed
 from thoughtledger.ledger.store.postgres.connect import engine_for, read_rows
 from thoughtledger.ledger.store.postgres.failover import Reconnecting
 from thoughtledger.ledger.store.postgres.imports import import_streams
@@ -59,7 +54,7 @@ from thoughtledger.ledger.store.postgres.listen import (
     PostgresWatch,
 )
 from thoughtledger.ledger.store.postgres.log_tree import PostgresTree
-from thoughtledger.ledger.store.postgres.loop_writes import BEHIND_CTE, MARKS_CTE, mark_loops
+from thoughtledger.ledger.store.postgres.loop_writes import mark_loops
 from thoughtledger.ledger.store.postgres.positions import POSITION_SHIFT, held_back, visible_below
 from thoughtledger.ledger.store.postgres.redact import strip
 from thoughtledger.ledger.store.postgres.replay import ReplayFollower
@@ -71,54 +66,19 @@ from thoughtledger.ledger.store.postgres.standby import (
     reading_for_a_write,
 )
 from thoughtledger.ledger.store.postgres.stats_dialect import POSTGRES_STATS, PostgresStats
+from thoughtledger.ledger.store.postgres.writers import HeldWriters
 from thoughtledger.ledger.store.redaction import Stripping
 from thoughtledger.ledger.store.sql import SqlEventStore
-
-_HEAD_CACHE_SIZE = 4096
-
-# Hand-written because it must be one statement (see the module docstring); every value is bound.
-_HEAD = """
-WITH head AS (
-    INSERT INTO tl_sessions AS s (session_id, version, hash, started_at, updated_at)
-    VALUES ($1, $2, $3, $4, $4)
-    ON CONFLICT (session_id) DO UPDATE
-        SET version = EXCLUDED.version, hash = EXCLUDED.hash, updated_at = EXCLUDED.updated_at
-        WHERE s.version = $5 AND s.hash = $6
-    RETURNING 1
-)"""
-_EVENTS = """
-INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, schema_version,
-                       event_type, payload, prev_hash, hash)
-SELECT (pg_current_xact_id()::text::bigint << 16) + e.ord, $1, e.version, e.event_id, $4, $7,
-       e.event_type, e.payload, e.prev_hash, e.hash
-FROM head,
-     unnest($8::int[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
-         WITH ORDINALITY AS e(version, event_id, event_type, payload, prev_hash, hash, ord)
-ORDER BY e.ord
-RETURNING position
-"""
-_APPEND = _HEAD + _EVENTS
-"""An append whose marks were given, none a repeat (the common case): nothing more to write."""
-_APPEND_MARKED = _HEAD + MARKS_CTE + _EVENTS
-_APPEND_BEHIND = _HEAD + BEHIND_CTE + _EVENTS
-
-
-def _append_statement(marks: Sequence[LoopMark] | None) -> tuple[str, list[list[Any]]]:
-    """The append statement for an append's ``marks``, and their columns as its parameters."""
-    if marks is None:
-        return _APPEND_BEHIND, []
-    if not marks:
-        return _APPEND, []
-    columns = [[mark.version for mark in marks], [mark.repeats_version for mark in marks]]
-    return _APPEND_MARKED, [*columns, [mark.similarity for mark in marks]]
 
 
 class PostgresEventStore(SqlEventStore):
     """An event store in a PostgreSQL database. Open it with :meth:`open`.
 
-    Built from parts: the Merkle tree's rows (:class:`PostgresTree`), the LISTEN connection its
-    subscriptions share (:class:`Listener`) and the NOTIFY after each commit (:class:`Notifier`);
-    imports and redactions are functions of their own modules, run on its engine or writers.
+    Built from parts: the connections held for writes (:class:`HeldWriters`), the heads it last
+    wrote (:class:`KnownHeads`), the Merkle tree's rows (:class:`PostgresTree`), the LISTEN
+    connection its subscriptions share (:class:`Listener`) and the NOTIFY after each commit
+    (:class:`Notifier`); the append statement, imports and redactions are functions of their own
+    modules, run on its engine or writers.
     """
 
     def __init__(
@@ -139,13 +99,8 @@ class PostgresEventStore(SqlEventStore):
             clock=clock,
             max_event_bytes=max_event_bytes,
         )
-        # Heads this process has seen (version, hash, recorded time); an entry is only a hint,
-        # checked by the append statement: the hash it must match pins the time as well.
-        self._heads: OrderedDict[str, tuple[int, str, datetime | None]] = OrderedDict()
-        # Writers hold their connections: a pool checkout per append costs more than the append.
-        self._idle_writers: list[tuple[AsyncConnection, Any]] = []
-        self._writer_slots = asyncio.Semaphore(writers)
-        self._all_writers: set[AsyncConnection] = set()
+        self._heads = KnownHeads()
+        self._writers = HeldWriters(engine, writers, lambda: self._closed)
         self._listener = Listener(self._listening_connection, self._committed)
         self._notifier = Notifier(self._listening_connection)
         self._standby: Standby | None = None
@@ -155,35 +110,13 @@ class PostgresEventStore(SqlEventStore):
     @asynccontextmanager
     async def _writer(self) -> AsyncIterator[Any]:
         try:
-            async with self._lent_writer() as driver:
+            async with self._writers.lend() as driver:
                 yield driver
         finally:
             # After the write, not before: a read that starts while it is under way need not
             # see it, and one asking the primary's position then would ask too early.
             if self._standby is not None:
                 self._standby.wrote()
-
-    @asynccontextmanager
-    async def _lent_writer(self) -> AsyncIterator[Any]:
-        async with self._writer_slots:
-            if self._idle_writers:
-                connection, driver = self._idle_writers.pop()
-            else:
-                connection = await self._engine.connect()
-                self._all_writers.add(connection)
-                driver = (await connection.get_raw_connection()).driver_connection
-            healthy = False
-            try:
-                yield driver
-                healthy = True
-            finally:
-                if healthy and not self._closed:
-                    self._idle_writers.append((connection, driver))
-                else:
-                    self._all_writers.discard(connection)
-                    with contextlib.suppress(Exception):  # a broken connection may fail to close
-                        await connection.invalidate()
-                        await connection.close()
 
     @asynccontextmanager
     async def _writing(self, undone: str) -> AsyncIterator[Any]:
@@ -320,12 +253,9 @@ class PostgresEventStore(SqlEventStore):
             raise StoreError("the store is closed")
         if self.read_only:
             raise StoreError(f"{self._where} was opened read-only; nothing was written")
-        statement, mark_columns = _append_statement(marks)
-        cached = self._heads.get(session_id)
-        if cached is None or cached[0] != expected_version:
-            head = await self.stream_head(session_id)
-            cached = (head.version, head.hash, head.updated_at) if head else (0, GENESIS_HASH, None)
-        version, head_hash, head_time = cached
+        version, head_hash, head_time = await self._heads.head_for(
+            session_id, expected_version, self.stream_head
+        )
         if version != expected_version:
             raise ConcurrencyError(session_id, expected_version, version)
         now = self._record_time(head_time)
@@ -342,52 +272,44 @@ class PostgresEventStore(SqlEventStore):
         while True:
             try:
                 async with self._writer() as driver:
-                    positions = await driver.fetch(
-                        statement,
-                        session_id,
-                        last.version,
-                        last.hash,
-                        now,
-                        expected_version,
-                        head_hash,
-                        PAYLOAD_SCHEMA_VERSION,
-                        [item.version for item in sealed],
-                        [item.event_id_text for item in sealed],
-                        [item.event_type for item in sealed],
-                        [item.payload for item in sealed],
-                        [item.prev_hash for item in sealed],
-                        [item.hash for item in sealed],
-                        *mark_columns,
+                    positions = await insert_sealed(
+                        driver,
+                        sealed,
+                        marks,
+                        expected_version=expected_version,
+                        head_hash=head_hash,
                     )
                 break
             except Exception as exc:  # the driver's errors are translated right here
-                self._heads.pop(session_id, None)
+                self._heads.forget(session_id)
                 if not await reconnecting.again(exc):
-                    raise await self._append_error(exc, session_id, expected_version) from exc
+                    raise await append_error(
+                        exc, self._where, session_id, expected_version, self.stream_head
+                    ) from exc
                 await self._forget_connections()
         if not positions:
-            self._heads.pop(session_id, None)
+            self._heads.forget(session_id)
             if reconnecting.retried:
                 # The lost answer may have been this very append's: then its events are stored.
                 stored = await self._already_stored(session_id, prepared, expected_version, ids)
                 if stored is not None:
                     last_stored = stored[-1]
-                    self._remember(
+                    self._heads.remember(
                         session_id, last_stored.version, last_stored.hash, last_stored.recorded_at
                     )
                     self._notifier.committed()
                     return stored
             head = await self.stream_head(session_id)
             raise ConcurrencyError(session_id, expected_version, head.version if head else 0)
-        self._remember(session_id, last.version, last.hash, now)
+        self._heads.remember(session_id, last.version, last.hash, now)
         self._notifier.committed()
-        return [item.at(row[0]) for item, row in zip(sealed, positions, strict=True)]
+        return [item.at(position) for item, position in zip(sealed, positions, strict=True)]
 
     async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
         if self._closed:
             raise StoreError("the store is closed")
         for session_id in streams:
-            self._heads.pop(session_id, None)
+            self._heads.forget(session_id)
         try:
             written = await import_streams(self._engine, self._where, streams)
         finally:
@@ -484,34 +406,8 @@ class PostgresEventStore(SqlEventStore):
 
     async def _forget_connections(self) -> None:
         """Drop the held and pooled connections: when one was lost, the server likely restarted."""
-        idle, self._idle_writers = self._idle_writers, []
-        for connection, _driver in idle:
-            self._all_writers.discard(connection)
-            with contextlib.suppress(Exception):  # a lost connection may fail to close
-                await connection.invalidate()
-                await connection.close()
+        await self._writers.drop_idle()
         await self._engine.dispose()
-
-    async def _append_error(
-        self, exc: Exception, session_id: str, expected_version: int
-    ) -> Exception:
-        constraint = getattr(exc, "constraint_name", None)
-        if constraint == "tl_events_event_id_key":
-            return InvalidInputError("an event id of this append is already recorded")
-        if constraint == "tl_events_stream_key":
-            head = await self.stream_head(session_id)
-            return ConcurrencyError(session_id, expected_version, head.version if head else 0)
-        if isinstance(exc, sa.exc.DBAPIError):
-            return _translate(exc, self._where)
-        if isinstance(exc, OSError | asyncio.TimeoutError):
-            return StoreUnavailableError(f"cannot reach {self._where}: {exc}")
-        return StoreError(f"append to {self._where} failed: {exc}")
-
-    def _remember(self, session_id: str, version: int, head_hash: str, moment: datetime) -> None:
-        self._heads[session_id] = (version, head_hash, moment)
-        self._heads.move_to_end(session_id)
-        if len(self._heads) > _HEAD_CACHE_SIZE:
-            self._heads.popitem(last=False)
 
     async def aclose(self) -> None:
         """Close every pooled connection."""
@@ -523,11 +419,7 @@ class PostgresEventStore(SqlEventStore):
         await self._listener.close()
         if self._follower is not None:
             await self._follower.close()
-        for connection in list(self._all_writers):
-            with contextlib.suppress(Exception):  # closing is best effort on a broken link
-                await connection.close()
-        self._all_writers.clear()
-        self._idle_writers.clear()
+        await self._writers.close()
         await self._engine.dispose()
         if self._standby is not None:
             await self._standby.engine.dispose()

@@ -1,0 +1,206 @@
+"""Appends to PostgreSQL: the one statement that writes them, and the heads this process wrote.
+
+An append is one SQL statement, so it is atomic without an explicit transaction and costs one
+round trip: a data-modifying CTE moves the session head only if it is still at the expected version
+(and hash), and inserts the events only if the head moved. Two appends racing on one version are
+serialised by the head row's lock; the loser's statement finds the head moved and inserts nothing.
+The events' positions are numbered from the statement's transaction id
+(:mod:`thoughtledger.ledger.store.postgres.positions`), and the append's loop marks (or its
+session's listing as behind on them) are CTEs of the same statement
+(:mod:`thoughtledger.ledger.store.postgres.loop_writes`), so they commit with its events.
+
+The store (:mod:`thoughtledger.ledger.store.postgres.store`) seals the events onto a head and runs
+the statement on a held writer connection, retried after a lost connection; :class:`KnownHeads`
+remembers the heads this process wrote, so that the common append skips reading its head first.
+"""
+
+import asyncio
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from thoughtledger.ledger.chain import GENESIS_HASH, SealedEvent
+from thoughtledger.ledger.errors import (
+    ConcurrencyError,
+    InvalidInputError,
+    StoreError,
+    StoreUnavailableError,
+)
+from thoughtledger.ledger.events import PAYLOAD_SCHEMA_VERSION
+from thoughtledger.ledger.store.base import StreamHead
+from thoughtledger.ledger.store.loop_marks import LoopMark
+from thoughtledger.ledger.store.postgres.loop_writes import BEHIND_CTE, MARKS_CTE
+from thoughtledger.ledger.store.postgres.setup import translate as _translate
+
+HEAD_CACHE_SIZE = 4096
+"""How many session heads a store remembers (least recently written go first)."""
+
+Head = tuple[int, str, datetime | None]
+"""A session head: its version, hash, and its last event's recorded time (``None``: new)."""
+
+# Hand-written because it must be one statement (see the module docstring); every value is bound.
+_HEAD = """
+WITH head AS (
+    INSERT INTO tl_sessions AS s (session_id, version, hash, started_at, updated_at)
+    VALUES ($1, $2, $3, $4, $4)
+    ON CONFLICT (session_id) DO UPDATE
+        SET version = EXCLUDED.version, hash = EXCLUDED.hash, updated_at = EXCLUDED.updated_at
+        WHERE s.version = $5 AND s.hash = $6
+    RETURNING 1
+)"""
+_EVENTS = """
+INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, schema_version,
+                       event_type, payload, prev_hash, hash)
+SELECT (pg_current_xact_id()::text::bigint << 16) + e.ord, $1, e.version, e.event_id, $4, $7,
+       e.event_type, e.payload, e.prev_hash, e.hash
+FROM head,
+     unnest($8::int[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
+         WITH ORDINALITY AS e(version, event_id, event_type, payload, prev_hash, hash, ord)
+ORDER BY e.ord
+RETURNING position
+"""
+_APPEND = _HEAD + _EVENTS
+"""An append whose marks were given, none a repeat (the common case): nothing more to write."""
+_APPEND_MARKED = _HEAD + MARKS_CTE + _EVENTS
+_APPEND_BEHIND = _HEAD + BEHIND_CTE + _EVENTS
+
+
+def _append_statement(marks: Sequence[LoopMark] | None) -> tuple[str, list[list[Any]]]:
+    """The append statement for an append's ``marks``, and their columns as its parameters."""
+    if marks is None:
+        return _APPEND_BEHIND, []
+    if not marks:
+        return _APPEND, []
+    columns = [[mark.version for mark in marks], [mark.repeats_version for mark in marks]]
+    return _APPEND_MARKED, [*columns, [mark.similarity for mark in marks]]
+
+
+async def insert_sealed(
+    driver: Any,
+    sealed: Sequence[SealedEvent],
+    marks: Sequence[LoopMark] | None,
+    *,
+    expected_version: int,
+    head_hash: str,
+) -> list[int]:
+    """Run the append statement for ``sealed`` (one session's events, sealed onto its head).
+
+    Args:
+        driver: A held writer connection's driver.
+        sealed: The events, all recorded at one time, the first following the head.
+        marks: Their loop marks (``None``: not found; the session is listed as behind).
+        expected_version: The head's version the append was sealed onto.
+        head_hash: The head's hash the append was sealed onto.
+
+    Returns:
+        The events' positions, in order; none when the head had moved (nothing was written).
+
+    Raises:
+        Exception: The driver's errors, for the caller to translate (:func:`append_error`).
+    """
+    statement, mark_columns = _append_statement(marks)
+    last = sealed[-1]
+    rows = await driver.fetch(
+        statement,
+        last.session_id,
+        last.version,
+        last.hash,
+        last.recorded_at,
+        expected_version,
+        head_hash,
+        PAYLOAD_SCHEMA_VERSION,
+        [item.version for item in sealed],
+        [item.event_id_text for item in sealed],
+        [item.event_type for item in sealed],
+        [item.payload for item in sealed],
+        [item.prev_hash for item in sealed],
+        [item.hash for item in sealed],
+        *mark_columns,
+    )
+    return [row[0] for row in rows]
+
+
+async def append_error(
+    exc: Exception,
+    where: str,
+    session_id: str,
+    expected_version: int,
+    stream_head: Callable[[str], Awaitable[StreamHead | None]],
+) -> Exception:
+    """The error an append that failed with the driver's ``exc`` raises.
+
+    Args:
+        exc: What the append statement (or opening its connection) raised.
+        where: How to name the database in error messages.
+        session_id: The session appended to.
+        expected_version: The version the append expected.
+        stream_head: Reads the session's head now (for a conflict's current version).
+
+    Returns:
+        :class:`InvalidInputError` for an event id already recorded, :class:`ConcurrencyError`
+        for a version another append took, :class:`StoreUnavailableError` for an unreachable
+        server, else :class:`StoreError`.
+
+    Raises:
+        StoreError: Reading the session's head after a conflict failed.
+    """
+    constraint = getattr(exc, "constraint_name", None)
+    if constraint == "tl_events_event_id_key":
+        return InvalidInputError("an event id of this append is already recorded")
+    if constraint == "tl_events_stream_key":
+        head = await stream_head(session_id)
+        return ConcurrencyError(session_id, expected_version, head.version if head else 0)
+    if isinstance(exc, sa.exc.DBAPIError):
+        return _translate(exc, where)
+    if isinstance(exc, OSError | asyncio.TimeoutError):
+        return StoreUnavailableError(f"cannot reach {where}: {exc}")
+    return StoreError(f"append to {where} failed: {exc}")
+
+
+class KnownHeads:
+    """The session heads a store last wrote (a part): hints, least recently written go first.
+
+    An entry is only a hint, checked by the append statement: the hash it must match pins the
+    recorded time as well.
+
+    Args:
+        size: How many heads to remember.
+    """
+
+    def __init__(self, size: int = HEAD_CACHE_SIZE) -> None:
+        self._size = size
+        self._heads: OrderedDict[str, Head] = OrderedDict()
+
+    async def head_for(
+        self,
+        session_id: str,
+        expected_version: int,
+        stream_head: Callable[[str], Awaitable[StreamHead | None]],
+    ) -> Head:
+        """The head an append expecting ``expected_version`` is sealed onto: remembered, or read.
+
+        Raises:
+            StoreError: Reading the head failed.
+        """
+        known = self._heads.get(session_id)
+        if known is not None and known[0] == expected_version:
+            return known
+        head = await stream_head(session_id)
+        return (head.version, head.hash, head.updated_at) if head else (0, GENESIS_HASH, None)
+
+    def remember(self, session_id: str, version: int, head_hash: str, moment: datetime) -> None:
+        """Note the session's head as just written."""
+        self._heads[session_id] = (version, head_hash, moment)
+        self._heads.move_to_end(session_id)
+        if len(self._heads) > self._size:
+            self._heads.popitem(last=False)
+
+    def forget(self, session_id: str) -> None:
+        """Drop the session's head: it may have moved elsewhere (a failed append, an import)."""
+        self._heads.pop(session_id, None)
+
+
+__all__ = ["HEAD_CACHE_SIZE", "Head", "KnownHeads", "append_error", "insert_sealed"]
