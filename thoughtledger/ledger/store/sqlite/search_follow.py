@@ -154,7 +154,8 @@ class SearchFollower:
             self._timer = None
         if self._task is not None:
             await self._task
-        await self.catch_up()
+        if self._waiting:  # else nothing of this store's waits: no write lock to take
+            await self.catch_up()
 
 
 def _log(event: str, **facts: object) -> None:
