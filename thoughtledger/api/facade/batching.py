@@ -14,29 +14,17 @@ session per run), a later thought that would start a new run is refused instead 
 the batch.
 """
 
-import asyncio
-import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from thoughtledger.api.facade.caches import Held
-from thoughtledger.api.facade.errors import not_found
-from thoughtledger.api.facade.recording import Recorder, ThinkOutcome
+from thoughtledger.api.facade.recording import Appended, Recorder, ThinkOutcome
 from thoughtledger.ledger.decide import ThinkCommand, parse_command, starts_a_run
 from thoughtledger.ledger.decide_batch import MAX_BATCH_THOUGHTS, decide_batch
-from thoughtledger.ledger.envelope import RecordedEvent
-from thoughtledger.ledger.errors import (
-    ConcurrencyError,
-    InvalidBatchError,
-    InvalidInputError,
-    InvalidThoughtError,
-)
+from thoughtledger.ledger.errors import InvalidBatchError, InvalidInputError, InvalidThoughtError
 from thoughtledger.ledger.events import LedgerEvent
-from thoughtledger.ledger.ids import check_id, new_session_id
-from thoughtledger.projections.state import SessionState, empty, replay
-
-_ATTEMPTS = 32
-"""Times a batch is decided again after a conflict before the conflict is raised (as a thought)."""
+from thoughtledger.ledger.ids import check_id
+from thoughtledger.projections.state import SessionState, replay
 
 NEW_RUN_IN_BATCH = (
     "starts a new run (a plain thought numbered 1 after other thoughts): send it as the first "
@@ -82,7 +70,7 @@ class Batches:
 
     Args:
         held: The sessions the ledger holds (a batch moves the session's head once).
-        recorder: The ledger's recorder (retirements, and the one append every event takes).
+        recorder: The ledger's recorder (the one decide-and-append loop every thought takes).
         max_thought_bytes: Reads the ledger's largest accepted thought, in UTF-8 bytes.
     """
 
@@ -153,58 +141,35 @@ class Batches:
             for index, command in enumerate(commands[1:], start=1):
                 if starts_a_run(command):
                     raise InvalidBatchError(index, NEW_RUN_IN_BATCH)
-        current = check_id(session_id) if session_id is not None else new_session_id()
-        retired: list[RecordedEvent] = []
-        replaced: str | None = None
-        fresh = False
-        conflict: ConcurrencyError | None = None
-        for attempt in range(_ATTEMPTS):
-            state = await self._held.load(current, fresh=fresh)
-            if owner is not None and state.version and state.owner != owner:
-                raise not_found(current)
-            retire = self._recorder.retirement(state)
-            try:
-                if retire is not None:
-                    retired += await self._recorder.append(state, [retire])
-                if state.version and (
-                    retire is not None
-                    or state.ended is not None
-                    or (new_run and state.thought_count and starts_a_run(commands[0]))
-                ):
-                    replaced, current = current, new_session_id()
-                    state = empty(current)
-                decided = decide_batch(
-                    commands,
-                    version=state.version,
-                    known_branches=state.branches.keys(),
-                    metadata=metadata,
-                    predecessor_id=replaced,
-                    owner=owner,
-                )
-                stored = await self._recorder.append(state, _flat(decided))
-            except ConcurrencyError as exc:
-                # As for one thought: reload, decide again, after a short random pause.
-                fresh, conflict = True, exc
-                await asyncio.sleep(random.random() * min(0.05, 0.001 * 2**attempt))  # noqa: S311
-                continue
-            return self._outcomes(state, decided, stored, retired, replaced)
-        assert conflict is not None  # noqa: S101  # the loop only ends early on success
-        raise conflict
+        current = check_id(session_id) if session_id is not None else None
 
-    def _outcomes(
-        self,
-        state: SessionState,
-        decided: list[list[LedgerEvent]],
-        stored: list[RecordedEvent],
-        retired: list[RecordedEvent],
-        replaced: str | None,
-    ) -> list[ThinkOutcome]:
+        def decide(state: SessionState, predecessor_id: str | None) -> list[list[LedgerEvent]]:
+            return decide_batch(
+                commands,
+                version=state.version,
+                known_branches=state.branches.keys(),
+                metadata=metadata,
+                predecessor_id=predecessor_id,
+                owner=owner,
+            )
+
+        appended = await self._recorder.record(
+            current,
+            decide,
+            clear=False,
+            owner=owner,
+            starts_run=new_run and starts_a_run(commands[0]),
+        )
+        return self._outcomes(appended)
+
+    def _outcomes(self, appended: Appended) -> list[ThinkOutcome]:
         """Each thought's outcome, folded as one call each folds (and holds) the session."""
         heads = self._held.heads
+        state = appended.before
         outcomes: list[ThinkOutcome] = []
         offset = 0
-        for events in decided:
-            own = stored[offset : offset + len(events)]
+        for events in appended.decided:
+            own = appended.stored[offset : offset + len(events)]
             offset += len(events)
             # One call each holds the session trimmed after each thought: the same here, so
             # that every answer, and the head the next call extends, is the one it would be.
@@ -216,16 +181,12 @@ class Batches:
                     state.session_id,
                     state,
                     state.last,
-                    [*retired, *own] if first else own,
-                    replaced if first else None,
+                    [*appended.retired, *own] if first else own,
+                    appended.replaced if first else None,
                 )
             )
         heads.remember(state)
         return outcomes
-
-
-def _flat(decided: list[list[LedgerEvent]]) -> list[LedgerEvent]:
-    return [event for events in decided for event in events]
 
 
 __all__ = ["NEW_RUN_IN_BATCH", "Batches", "check_batch"]

@@ -50,8 +50,28 @@ class ThinkOutcome:
     replaced_session_id: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Appended:
+    """What :meth:`Recorder.record` appended.
+
+    Attributes:
+        before: The session as the thoughts were decided on (a new session's empty state when
+            they started one).
+        decided: Each thought's events, in order.
+        stored: The thoughts' events as stored (``decided`` concatenated, with versions).
+        retired: The retired session's ``cleared`` or ``expired`` event as stored, if any.
+        replaced: The session the thoughts' new session follows, if they started one.
+    """
+
+    before: SessionState
+    decided: list[list[LedgerEvent]]
+    stored: list[RecordedEvent]
+    retired: list[RecordedEvent]
+    replaced: str | None
+
+
 _ATTEMPTS = 32
-"""Times a thought is decided again after a conflict before the conflict is raised."""
+"""Times thoughts are decided again after a conflict before the conflict is raised."""
 
 
 class Recorder:
@@ -100,8 +120,73 @@ class Recorder:
             ConcurrencyError: Other writers kept moving the session; nothing was appended.
             StoreError: The store failed; nothing was appended.
         """
+
+        def decide(state: SessionState, predecessor_id: str | None) -> list[list[LedgerEvent]]:
+            return [
+                decide_thought(
+                    command,
+                    version=state.version,
+                    known_branches=state.branches.keys(),
+                    metadata=metadata,
+                    predecessor_id=predecessor_id,
+                    generated=generated,
+                    owner=owner,
+                )
+            ]
+
+        appended = await self.record(
+            session_id,
+            decide,
+            clear=clear,
+            owner=owner,
+            starts_run=new_run and starts_a_run(command),
+        )
+        current = appended.before.session_id
+        after = self._held.heads.get(current)
+        assert after is not None  # noqa: S101  # just appended and remembered
+        assert after.last is not None  # noqa: S101  # a thought was just folded in
+        recorded = [*appended.retired, *appended.stored]
+        return ThinkOutcome(current, after, after.last, recorded, appended.replaced)
+
+    async def record(
+        self,
+        session_id: str | None,
+        decide: Callable[[SessionState, str | None], list[list[LedgerEvent]]],
+        *,
+        clear: bool,
+        owner: str | None,
+        starts_run: bool,
+    ) -> Appended:
+        """Decide thoughts on the session as loaded and append them, again while others move it.
+
+        The one way thoughts are recorded, alone or in a batch: an open session that is due a
+        retirement (``clear``, or idle past the TTL) gets it first; a thought for a retired
+        session, or one that starts a run with ``starts_run``, goes to a new session that
+        records the one it follows. A conflict reloads the session and decides again.
+
+        Args:
+            session_id: The session to continue; ``None`` starts a new one.
+            decide: The thoughts' events, one list per thought, for a session state and the
+                session it follows (``None`` unless it starts after another); called again on
+                each reload.
+            clear: Retire an open session first (once, even when the thoughts are decided again).
+            owner: The principal recording; a session with events another principal (or
+                nobody) owns is answered as not found.
+            starts_run: The first thought starts a new run, and a session that already holds
+                thoughts is left for a new one.
+
+        Returns:
+            The session decided on and what was appended to it (and to the one it replaced).
+
+        Raises:
+            InvalidThoughtError: ``decide`` refused the thoughts; none was appended (a
+                retirement due before them may be stored).
+            SessionNotFoundError: ``owner`` does not own the session; nothing was appended.
+            ConcurrencyError: Other writers kept moving the session; no thought was appended.
+            StoreError: The store failed; no thought was appended.
+        """
         current = session_id if session_id is not None else new_session_id()
-        recorded: list[RecordedEvent] = []
+        retired: list[RecordedEvent] = []
         replaced: str | None = None
         fresh = False
         conflict: ConcurrencyError | None = None
@@ -112,35 +197,23 @@ class Recorder:
             retire = self._retirement(state, clear=clear and replaced is None)
             try:
                 if retire is not None:
-                    recorded += await self.append(state, [retire])
+                    retired += await self.append(state, [retire])
                 if state.version and (
                     retire is not None
                     or state.ended is not None
-                    or (new_run and state.thought_count and starts_a_run(command))
+                    or (starts_run and state.thought_count)
                 ):
                     replaced, current = current, new_session_id()
                     state = empty(current)
-                events = decide_thought(
-                    command,
-                    version=state.version,
-                    known_branches=state.branches.keys(),
-                    metadata=metadata,
-                    predecessor_id=replaced,
-                    generated=generated,
-                    owner=owner,
-                )
-                stored = await self.append(state, events)
+                decided = decide(state, replaced)
+                stored = await self.append(state, [event for own in decided for event in own])
             except ConcurrencyError as exc:
                 # Another writer moved the session: reload it and decide again, after a short
                 # random pause so that writers contending for one session spread out.
                 fresh, conflict = True, exc
                 await asyncio.sleep(random.random() * min(0.05, 0.001 * 2**attempt))  # noqa: S311
                 continue
-            recorded += stored
-            after = self._held.heads.get(current)
-            assert after is not None  # noqa: S101  # just appended and remembered
-            assert after.last is not None  # noqa: S101  # a thought was just folded in
-            return ThinkOutcome(current, after, after.last, recorded, replaced)
+            return Appended(state, decided, stored, retired, replaced)
         assert conflict is not None  # noqa: S101  # the loop only ends early on success
         raise conflict
 
@@ -211,10 +284,6 @@ class Recorder:
             observer(recorded)
         return recorded
 
-    def retirement(self, state: SessionState) -> LedgerEvent | None:
-        """The expiry an open session idle past the TTL is due before its next thought, if any."""
-        return self._retirement(state, clear=False)
-
     def _retirement(self, state: SessionState, *, clear: bool) -> LedgerEvent | None:
         if state.version == 0 or state.ended is not None:
             return None
@@ -229,4 +298,4 @@ class Recorder:
         return None
 
 
-__all__ = ["Recorder", "ThinkOutcome"]
+__all__ = ["Appended", "Recorder", "ThinkOutcome"]
