@@ -115,7 +115,8 @@ class Recorder:
         """Record one thought (see :meth:`thoughtledger.api.Ledger.think`).
 
         Raises:
-            InvalidThoughtError: The command breaks a rule; nothing was appended.
+            InvalidThoughtError: The command breaks a rule; the thought was not appended (a
+                clear or expiry due before it may be stored).
             SessionNotFoundError: ``owner`` does not own the session; nothing was appended.
             ConcurrencyError: Other writers kept moving the session; nothing was appended.
             StoreError: The store failed; nothing was appended.

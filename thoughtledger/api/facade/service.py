@@ -211,7 +211,8 @@ class Ledger(ClosedOnExit, LedgerReads):
             The outcome, with the session id the thought landed in.
 
         Raises:
-            InvalidThoughtError: The arguments break a rule; nothing was appended.
+            InvalidThoughtError: The arguments break a rule; the thought was not appended (a
+                clear or expiry due before it may be stored).
             InvalidInputError: The session id is malformed; nothing was appended.
             SessionNotFoundError: ``owner`` does not own the session; nothing was appended.
             StoreError: The store failed; nothing was appended.
