@@ -24,6 +24,11 @@ def pytest_configure(config: pytest.Config) -> None:
     cluster = pg_cluster.start()
     config.stash[_CLUSTER] = cluster
     os.environ["THOUGHTLEDGER_TEST_PG_URL"] = cluster.url
+    # The worker's server has no TLS, so asking for it (asyncpg's default, sslmode=prefer) only
+    # adds a round trip per connection; and when a cancelled query's cancel request meets a
+    # negotiation cut short, asyncpg leaks a stray ConnectionError("unexpected connection_lost()
+    # call") to the event loop (MagicStack/asyncpg#1310), which fails whichever test is running.
+    os.environ.setdefault("PGSSLMODE", "disable")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

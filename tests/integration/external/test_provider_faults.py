@@ -26,7 +26,9 @@ pytestmark = pytest.mark.anyio
 async def test_429s_500s_timeouts_and_malformed_bodies_are_retried_until_one_succeeds(
     ledger: Ledger, llm: FakeLLM, pauses: Pauses
 ) -> None:
-    settings = LLMSettings(local_base_url=llm.base_url, timeout=0.5, backoff=0.25, max_retries=5)
+    # The timeout is for the hang() only: short enough to keep the test quick, long enough that
+    # a loaded machine does not turn the 429 before it into a timeout as well.
+    settings = LLMSettings(local_base_url=llm.base_url, timeout=2.0, backoff=0.25, max_retries=5)
     llm.queue(
         error(429, "slow down", **{"retry-after": "7"}),
         error(500, "boom"),
