@@ -38,7 +38,7 @@ from bench_stats import generate_ledger
 
 from thoughtledger import open_ledger
 from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.mcp.serve import bind
+from thoughtledger.api.mcp.serve_http import bind
 from thoughtledger.api.ui.badges import BADGE_EVENTS_MAX
 from thoughtledger.api.ui.listing import SessionFilter, sessions_page
 from thoughtledger.api.ui.routes import create_app

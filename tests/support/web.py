@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 import uvicorn
 
 from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.mcp.serve import bind
+from thoughtledger.api.mcp.serve_http import bind
 from thoughtledger.api.ui.routes import create_app
 
 

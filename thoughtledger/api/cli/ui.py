@@ -83,7 +83,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         CliError: The port is taken or cannot be bound.
     """
     from thoughtledger.api.mcp.hardened import hardened_server
-    from thoughtledger.api.mcp.serve import SINGLE_PRINCIPAL_WARNING, bind
+    from thoughtledger.api.mcp.serve_http import SINGLE_PRINCIPAL_WARNING, bind
     from thoughtledger.api.mcp.stopping import signals_handled
     from thoughtledger.api.ui.routes import create_app
 
