@@ -51,6 +51,9 @@ def index_waiting(db: sqlite3.Connection, *, limit: int | None = None) -> bool:
 
     Returns:
         Whether events still wait (only when ``limit`` stopped short of the end).
+
+    Raises:
+        sqlite3.Error: The database failed (the caller rolls its transaction back).
     """
     row = db.execute(THROUGH).fetchone()
     through = row[0]
@@ -87,6 +90,9 @@ class SearchFollower:
         Args:
             db: The writer connection, in the append's transaction.
             appended: Events the append writes.
+
+        Raises:
+            sqlite3.Error: The database failed (the append is rolled back, as for any failure).
         """
         self._waiting += appended
         if self._waiting >= INDEX_LAG:
