@@ -1,14 +1,22 @@
 """The query language: what a query means, written for FTS5 and tsquery, and the snippet."""
 
+import math
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.search_query import (
     MAX_TERMS,
+    SearchQuery,
     Term,
     fts5_query,
+    holds_words,
     matches,
+    matches_words,
     parse_query,
+    score_words,
     snippet,
     tsquery,
 )
@@ -61,3 +69,39 @@ def test_a_snippet_marks_each_hit_around_the_first_one() -> None:
     cut = snippet(parse_query('"read replica"'), text, width=10)
     assert cut.text.startswith("…")
     assert [cut.text[start:end] for start, end in cut.highlights] == ["read", "replica"]
+
+
+def _naive_count(tokens: list[str], term: Term) -> int:
+    """Every window of the term's size compared whole: the definition the fast count keeps."""
+    size = len(term.words)
+    found = 0
+    for at in range(len(tokens) - size + 1):
+        window = tokens[at : at + size]
+        last = window[-1]
+        if window[:-1] == list(term.words[:-1]) and (
+            last.startswith(term.words[-1]) if term.prefix else last == term.words[-1]
+        ):
+            found += 1
+    return found
+
+
+_token = st.sampled_from(["a", "ab", "abc", "b", "ba"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    tokens=st.lists(_token, max_size=12),
+    words=st.lists(_token, min_size=1, max_size=3),
+    prefix=st.booleans(),
+)
+def test_a_term_is_counted_as_every_window_compared_whole_counts_it(
+    tokens: list[str], words: list[str], prefix: bool
+) -> None:
+    term = Term(tuple(words), prefix=prefix)
+    expected = _naive_count(tokens, term)
+    assert holds_words(term, tokens) == (expected > 0)
+    query = SearchQuery(" ".join(words), (term,))
+    assert matches_words(query, tokens) == (expected > 0)
+    # BM25 of the expected count, as score_words computes it (k1 1.2, b 0.75, 20 words).
+    weight = math.log(1 + 1.5 / 1.5) * 2.2 / (expected + 1.2 * (0.25 + 0.75 * len(tokens) / 20))
+    assert score_words(query, tokens, found_in=[1], documents=2) == pytest.approx(expected * weight)

@@ -131,12 +131,20 @@ def tsquery(query: SearchQuery) -> str:
 
 def _holds(tokens: list[str], term: Term) -> int:
     """How many times ``tokens`` hold ``term``'s words in order, next to each other."""
+    *lead, last = term.words
+    if not lead:  # one word, the common case: counted in C, or one pass of startswith
+        if term.prefix:
+            return sum(1 for token in tokens if token.startswith(last))
+        return tokens.count(last)
     size = len(term.words)
+    first = lead[0]
     count = 0
     for at in range(len(tokens) - size + 1):
+        if tokens[at] != first:
+            continue
         window = tokens[at : at + size]
-        if window[:-1] == list(term.words[:-1]) and (
-            window[-1].startswith(term.words[-1]) if term.prefix else window[-1] == term.words[-1]
+        if window[:-1] == lead and (
+            window[-1].startswith(last) if term.prefix else window[-1] == last
         ):
             count += 1
     return count
@@ -144,7 +152,11 @@ def _holds(tokens: list[str], term: Term) -> int:
 
 def matches(query: SearchQuery, text: str) -> bool:
     """Whether ``text`` holds every wanted term of ``query`` and none of the excluded ones."""
-    tokens = words(text)
+    return matches_words(query, words(text))
+
+
+def matches_words(query: SearchQuery, tokens: list[str]) -> bool:
+    """:func:`matches` for a text already split into its :func:`words`."""
     return all(bool(_holds(tokens, term)) != term.negated for term in query.terms)
 
 
@@ -157,7 +169,13 @@ def score(query: SearchQuery, text: str, *, found_in: list[int], documents: int)
         found_in: For each wanted term, in order, how many of the searched thoughts hold it.
         documents: How many thoughts were searched.
     """
-    tokens = words(text)
+    return score_words(query, words(text), found_in=found_in, documents=documents)
+
+
+def score_words(
+    query: SearchQuery, tokens: list[str], *, found_in: list[int], documents: int
+) -> float:
+    """:func:`score` for a text already split into its :func:`words`."""
     k1, b, average = 1.2, 0.75, 20.0  # the usual constants; an average thought of ~20 words
     total = 0.0
     for term, holders in zip(query.wanted, found_in, strict=True):
@@ -169,7 +187,12 @@ def score(query: SearchQuery, text: str, *, found_in: list[int], documents: int)
 
 def term_holds(term: Term, text: str) -> bool:
     """Whether ``text`` holds ``term`` (negation aside)."""
-    return bool(_holds(words(text), term))
+    return holds_words(term, words(text))
+
+
+def holds_words(term: Term, tokens: list[str]) -> bool:
+    """:func:`term_holds` for a text already split into its :func:`words`."""
+    return bool(_holds(tokens, term))
 
 
 SNIPPET_WORDS = 24
@@ -230,9 +253,12 @@ __all__ = [
     "Snippet",
     "Term",
     "fts5_query",
+    "holds_words",
     "matches",
+    "matches_words",
     "parse_query",
     "score",
+    "score_words",
     "snippet",
     "term_holds",
     "tsquery",

@@ -15,12 +15,20 @@ from abc import abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, TypeVar, runtime_checkable
 
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import SessionStarted, ThoughtEvent
-from thoughtledger.ledger.search_query import SearchQuery, matches, score, term_holds
+from thoughtledger.ledger.search_query import (
+    SearchQuery,
+    holds_words,
+    matches_words,
+    score_words,
+    words,
+)
+
+_Item = TypeVar("_Item")
 
 MAX_SEARCH_PAGE = 1000
 """The most hits one read of the index returns."""
@@ -117,7 +125,8 @@ def search_records(
             if where.until is not None and record.recorded_at >= where.until:
                 continue
             selected.append((record, text))
-    return best_first(matching_hits(selected, query), limit=limit, offset=offset)
+    hits = [SearchHit(record, found) for record, found in matching_hits(selected, query)]
+    return best_first(hits, limit=limit, offset=offset)
 
 
 def thought_text(record: RecordedEvent) -> str | None:
@@ -129,18 +138,19 @@ def thought_text(record: RecordedEvent) -> str | None:
 
 
 def matching_hits(
-    selected: Sequence[tuple[RecordedEvent, str]], query: SearchQuery
-) -> list[SearchHit]:
-    """The thoughts among ``selected`` (events and their texts) that ``query`` finds, scored.
+    selected: Sequence[tuple[_Item, str]], query: SearchQuery
+) -> list[tuple[_Item, float]]:
+    """The items among ``selected`` (each with its text) that ``query`` finds, with their scores.
 
     The score is :func:`~thoughtledger.ledger.search_query.score`'s BM25, its document
-    frequencies counted over ``selected``.
+    frequencies counted over ``selected``; each text is split into words once.
     """
-    found_in = [sum(term_holds(term, text) for _, text in selected) for term in query.wanted]
+    split = [(item, words(text)) for item, text in selected]
+    found_in = [sum(holds_words(term, tokens) for _, tokens in split) for term in query.wanted]
     return [
-        SearchHit(record, score(query, text, found_in=found_in, documents=len(selected)))
-        for record, text in selected
-        if matches(query, text)
+        (item, score_words(query, tokens, found_in=found_in, documents=len(split)))
+        for item, tokens in split
+        if matches_words(query, tokens)
     ]
 
 

@@ -223,15 +223,20 @@ def search_statement(dialect: str, conditions: list[str]) -> str:
 def waiting_statement(conditions: list[str]) -> str:
     """Return SQLite's ``SELECT`` of the thoughts its index has not taken in yet, in log order.
 
+    Each row is an event's columns, then its text as the index would take it (``NULL`` once
+    redacted, or when the payload is not JSON).
+
     Args:
         conditions: Extra conditions, ANDed (as for :func:`search_statement`).
     """
     extra = "".join(f" AND {condition}" for condition in conditions)
     session = _session_join(conditions)
     return (
-        f"SELECT {_COLUMNS} FROM tl_events e{session} "
+        f"SELECT {_COLUMNS}, {sqlite_text('e.payload')} AS t FROM tl_events e{session} "
         "WHERE e.position > (SELECT position FROM tl_search_through WHERE id = 1) "
-        f"AND e.event_type IN ({THOUGHT_TYPES_SQL}){extra} ORDER BY e.position"
+        # A payload that is not JSON is skipped, as the index skips it.
+        f"AND e.event_type IN ({THOUGHT_TYPES_SQL}) AND json_valid(e.payload){extra} "
+        "ORDER BY e.position"
     )
 
 

@@ -385,7 +385,7 @@ class SqlEventStore(LedgerStore):
         """
         import sqlalchemy as sa
 
-        from thoughtledger.ledger.store.search import matching_hits, thought_text
+        from thoughtledger.ledger.store.search import matching_hits
         from thoughtledger.ledger.store.search_sql import waiting_statement
 
         statement = sa.text(waiting_statement(conditions))
@@ -395,10 +395,10 @@ class SqlEventStore(LedgerStore):
             if "tl_search_through" in str(exc):
                 return []  # an older ledger read without upgrading: its trigger indexed all
             raise
-        selected = [
-            (record, text) for record in decode_rows(rows) if (text := thought_text(record))
-        ]
-        return matching_hits(selected, query) if selected else []
+        # The text as the index takes it (NULL once redacted): only the rows found are decoded.
+        found = matching_hits([(row, row[-1]) for row in rows if row[-1] is not None], query)
+        records = decode_rows(row[:-1] for row, _ in found)
+        return [SearchHit(record, score) for record, (_, score) in zip(records, found, strict=True)]
 
     def _search_dialect(self) -> str:
         """Return the backend's name in :func:`search_sql.search_statement` (SQLite overrides)."""
