@@ -171,3 +171,36 @@ async def test_a_schema_9_ledger_gets_its_loop_marks_when_opened_for_writing(
     assert session_loops(path) == [(session, 2, 1)]
     assert (counted.sessions_with_loops, counted.repeats) == (1, 2)
     assert "schema 11" in indexes(path)
+
+
+async def test_a_schema_10_ledger_searches_read_only_untouched_then_follows_once_written(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "ledger.db"
+    async with open_ledger(sqlite_url(path)) as ledger:
+        session = (await ledger.think(None, FIRST)).session_id
+    with sqlite3.connect(path) as db:
+        take_back_search_follows(db)
+    db.close()
+    before = snapshot(tmp_path)
+    async with open_ledger(sqlite_url(path), read_only=True) as ledger:
+        page = await ledger.search("word")
+    assert [(hit.session_id, hit.text) for hit in page.results] == [(session, "t word")]
+    assert snapshot(tmp_path) == before
+    assert "schema 10" in indexes(path)
+    async with open_ledger(sqlite_url(path)) as ledger:
+        second = {**FIRST, "thought": "another word", "thought_number": 2, "total_thoughts": 2}
+        await ledger.think(session, second)
+        assert len((await ledger.search("word")).results) == 2
+    assert "schema 11" in indexes(path)
+    with sqlite3.connect(path) as db:
+        triggers = {
+            row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+        }
+        (through,), (end,) = (
+            db.execute("SELECT position FROM tl_search_through"),
+            db.execute("SELECT max(position) FROM tl_events"),
+        )
+    db.close()
+    assert triggers == {"tl_search_stripped"}
+    assert through == end
