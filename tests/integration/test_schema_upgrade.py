@@ -197,10 +197,8 @@ async def test_a_schema_10_ledger_searches_read_only_untouched_then_follows_once
         triggers = {
             row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
         }
-        (through,), (end,) = (
-            db.execute("SELECT position FROM tl_search_through"),
-            db.execute("SELECT max(position) FROM tl_events"),
-        )
+        through = db.execute("SELECT position FROM tl_search_through").fetchone()[0]
+        end = db.execute("SELECT max(position) FROM tl_events").fetchone()[0]
     db.close()
     assert triggers == {"tl_search_stripped"}
     assert through == end
