@@ -29,10 +29,10 @@ from thoughtledger.api import (
     checked_command,
 )
 from thoughtledger.api.cli.common import UsageError
-from thoughtledger.api.mcp.batch import BatchThought
-from thoughtledger.api.mcp.framing import MAX_LINE_BYTES
+from thoughtledger.api.mcp.batch_item import BatchThought
 from thoughtledger.api.mcp.lax_types import plain_wording
-from thoughtledger.api.mcp.thinking import thought_fields
+from thoughtledger.api.mcp.limits import MAX_MESSAGE_BYTES as MAX_LINE_BYTES
+from thoughtledger.api.mcp.parameters import thought_fields
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.thought_types import describe_errors

@@ -17,14 +17,41 @@ resources; their arguments' lax types, the official server's coercion, are in
 bad lines) and :mod:`~thoughtledger.api.mcp.serve` (the ``serve`` entry point).
 """
 
-from thoughtledger.api.mcp.context import AppState, ProfileName
-from thoughtledger.api.mcp.server import (
-    DEFAULT_TOOLS,
-    PROFILES,
-    TOOL_NAMES,
-    LedgerMCPServer,
-    create_server,
-)
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from thoughtledger.api.mcp.context import AppState, ProfileName
+    from thoughtledger.api.mcp.server import (
+        DEFAULT_TOOLS,
+        PROFILES,
+        TOOL_NAMES,
+        LedgerMCPServer,
+        create_server,
+    )
+
+# Loaded on first use: the server pulls in the MCP SDK (a second of start-up), which a module of
+# this package used without a server (``thoughtledger record`` reads tool calls) does not need.
+_LAZY = {
+    "AppState": "thoughtledger.api.mcp.context",
+    "ProfileName": "thoughtledger.api.mcp.context",
+    "DEFAULT_TOOLS": "thoughtledger.api.mcp.server",
+    "PROFILES": "thoughtledger.api.mcp.server",
+    "TOOL_NAMES": "thoughtledger.api.mcp.server",
+    "LedgerMCPServer": "thoughtledger.api.mcp.server",
+    "create_server": "thoughtledger.api.mcp.server",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'thoughtledger.api.mcp' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_TOOLS",

@@ -10,50 +10,24 @@ is checked as one call would be); one refused thought refuses the batch, named a
 ``answers``, what ``sequentialthinking`` would have answered each thought, in order.
 """
 
-import inspect
 from typing import Annotated, Any
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, Field
 
 from thoughtledger.api import MAX_BATCH_THOUGHTS, ThinkCommand, check_batch, checked_command
 from thoughtledger.api.mcp import descriptions as text
+from thoughtledger.api.mcp.batch_item import BatchThought
 from thoughtledger.api.mcp.context import AppContext, Caller
 from thoughtledger.api.mcp.lax_types import LaxText
-from thoughtledger.api.mcp.parameters import (
-    OFFICIAL_CORE_ORDER,
-    parameter,
-    thought_parameters,
-    with_parameters,
-)
+from thoughtledger.api.mcp.parameters import parameter, thought_fields, with_parameters
 from thoughtledger.api.mcp.render import render_thought
 from thoughtledger.api.mcp.targets import IMPLICIT, thinking_target
-from thoughtledger.api.mcp.thinking import answer, profile_view, thought_fields
+from thoughtledger.api.mcp.thinking import answer, profile_view
 from thoughtledger.ledger.errors import LedgerError
 
 BATCH_TOOL = "sequential_thinking_batch"
-
-
-def _item_model() -> type[BaseModel]:
-    # The thought's parameters of sequentialthinking, as the fields of one item. Closed, unlike
-    # the tool's own arguments: a sessionId inside an item is an error to name, not to ignore.
-    fields: dict[str, Any] = {
-        p.name: (p.annotation, ... if p.default is inspect.Parameter.empty else p.default)
-        for p in thought_parameters(OFFICIAL_CORE_ORDER, text.OFFICIAL_PARAMETERS, camel=True)
-    }
-    model: type[BaseModel] = create_model(
-        "BatchThought",
-        __config__=ConfigDict(extra="forbid", frozen=True),
-        __doc__="One thought of a batch: sequentialthinking's arguments for it.",
-        __module__=__name__,
-        **fields,
-    )
-    return model
-
-
-BatchThought = _item_model()
-"""One item of ``thoughts``: ``sequentialthinking``'s thought arguments, camelCase."""
 
 
 async def sequential_thinking_batch(*, ctx: AppContext, **arguments: Any) -> CallToolResult:

@@ -17,9 +17,8 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import Field
 
-from thoughtledger.api.mcp.context import AppContext
 from thoughtledger.api.mcp.lax_types import LaxCount, LaxFlag, LaxText
-from thoughtledger.ledger.thought import ThoughtField, in_order
+from thoughtledger.ledger.thought import THOUGHT_FIELDS, ThoughtField, in_order
 
 _LAX: dict[type, Any] = {int: LaxCount, bool: LaxFlag, str: LaxText}
 """The MCP tools' type for each kind of thought field."""
@@ -67,12 +66,25 @@ def _parameter(field: ThoughtField, words: Mapping[str, str], *, camel: bool) ->
     return parameter(field.name, Annotated[lax, described])
 
 
+def thought_fields(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """A thinking tool's thought, snake_case, from its arguments; ``None`` means not given.
+
+    The fields are the thought's own (:data:`thoughtledger.ledger.thought.THOUGHT_FIELDS`): a tool
+    takes each as a parameter of the same name, and passes them on without naming them again.
+    """
+    return {name: value for name in THOUGHT_FIELDS if (value := arguments.get(name)) is not None}
+
+
 def with_parameters(fn: _F, parameters: Sequence[inspect.Parameter]) -> _F:
     """Give ``fn`` (``async def name(*, ctx, **arguments)``) the signature the SDK reads.
 
     ``parameters`` come first, the injected ``ctx`` last; the annotations follow the signature,
     as :func:`typing.get_type_hints` (with which the SDK finds the context) reads them.
     """
+    # Imported here, where a tool is made: a thought's parameters are also read where the MCP
+    # SDK (its server, its 500-odd models) is not needed, by `thoughtledger record`.
+    from thoughtledger.api.mcp.context import AppContext
+
     signature = inspect.signature(fn)
     returns = signature.return_annotation
     every = [*parameters, parameter("ctx", AppContext)]
@@ -85,6 +97,7 @@ __all__ = [
     "OFFICIAL_CORE_ORDER",
     "SNAKE_CORE_ORDER",
     "parameter",
+    "thought_fields",
     "thought_parameters",
     "with_parameters",
 ]

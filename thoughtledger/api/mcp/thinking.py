@@ -28,6 +28,7 @@ from thoughtledger.api.mcp.parameters import (
     OFFICIAL_CORE_ORDER,
     SNAKE_CORE_ORDER,
     parameter,
+    thought_fields,
     thought_parameters,
     with_parameters,
 )
@@ -35,7 +36,6 @@ from thoughtledger.api.mcp.progress import progress_requested, think_streaming
 from thoughtledger.api.mcp.render import render_thought
 from thoughtledger.api.mcp.targets import IMPLICIT, thinking_target
 from thoughtledger.ledger.errors import LedgerError
-from thoughtledger.ledger.thought import THOUGHT_FIELDS
 from thoughtledger.projections.answers import (
     JsonDict,
     external_view,
@@ -190,16 +190,6 @@ EXTERNAL_PARAMETERS = [
 ]
 """``sequential_thinking_external``'s parameters: ``sequential_thinking``'s, then the model's."""
 with_parameters(sequential_thinking_external, EXTERNAL_PARAMETERS)
-
-
-def thought_fields(arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """A thinking tool's thought, snake_case, from its arguments; ``None`` means not given.
-
-    The fields are the thought's own (:data:`thoughtledger.ledger.thought.THOUGHT_FIELDS`): a tool
-    takes each as a parameter of the same name (see :mod:`thoughtledger.api.mcp.parameters`), and
-    passes them on without naming them again.
-    """
-    return {name: value for name in THOUGHT_FIELDS if (value := arguments.get(name)) is not None}
 
 
 async def record(
