@@ -245,8 +245,11 @@ async def tampered(backend: Backend, statement: str) -> tuple[str, str | None, i
         ),
         ("replace(payload, 'SECRET', 'PUBLIC')", "content does not match its digest"),
         (
-            "substr(payload, 1, instr(payload, '\"salt\":\"') + 7) || 'ff' || "
-            'substr(payload, instr(payload, \'"salt":"\') + 10)',
+            # The salt's first byte becomes ff, or 00 when it was ff (1 run in 256 otherwise
+            # edited nothing).
+            'substr(payload, 1, instr(payload, \'"salt":"\') + 7) || CASE WHEN '
+            "substr(payload, instr(payload, '\"salt\":\"') + 8, 2) = 'ff' THEN '00' ELSE 'ff' "
+            'END || substr(payload, instr(payload, \'"salt":"\') + 10)',
             "content does not match its digest",
         ),
     ],

@@ -72,7 +72,7 @@ async def _run(texts: list[str], waiting: int, query: str) -> None:
             assert await _found(ledger, query) == expected
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(texts=_texts, waiting=st.integers(0, 30), query=_queries)
 def test_a_lagging_index_finds_what_the_complete_one_and_the_memory_store_find(
     texts: list[str], waiting: int, query: str
