@@ -39,6 +39,7 @@ INDEX_CHUNK = 5_000
 THROUGH = "SELECT position FROM tl_search_through WHERE id = 1"
 _MOVE = "UPDATE tl_search_through SET position = ? WHERE id = 1"
 _END = "SELECT max(position) FROM tl_events"
+_BEHIND = f"SELECT ({THROUGH}) < coalesce(({_END}), 0)"
 _CHUNK_END = "SELECT position FROM tl_events WHERE position > ? ORDER BY position LIMIT 1 OFFSET ?"
 
 
@@ -102,9 +103,17 @@ class SearchFollower:
             self._waiting = 0
 
     def catch_up_soon(self) -> None:
-        """Plan a catch-up (an opening: a writer that stopped may have left thoughts waiting)."""
-        self._waiting = max(self._waiting, 1)
-        self.after_commit()
+        """Plan a catch-up if thoughts wait (an opening: a writer may have stopped before them).
+
+        One read on the writer connection, outside any transaction: an opening whose index is
+        complete, the usual case, takes no write lock for it, now or when the store closes.
+
+        Raises:
+            sqlite3.Error: The database failed.
+        """
+        if self._writer.connection.execute(_BEHIND).fetchone()[0]:
+            self._waiting = max(self._waiting, 1)
+            self.after_commit()
 
     def after_commit(self) -> None:
         """Plan a catch-up between commits, soon, when events wait."""
