@@ -8,11 +8,16 @@ of the index, as such a writer leaves it).
 
 from pathlib import Path
 
-import anyio
 import pytest
 
 from tests.support.cli import sqlite_url
-from tests.support.search_index import index_state, indexed, take_back_out_of_the_index
+from tests.support.search_index import (
+    caught_up,
+    index_state,
+    indexed,
+    record_texts,
+    take_back_out_of_the_index,
+)
 from thoughtledger import open_ledger
 from thoughtledger.ledger.events import ThoughtRecorded
 from thoughtledger.ledger.store.sqlite import SqliteEventStore
@@ -22,23 +27,19 @@ pytestmark = pytest.mark.anyio
 WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
 
 
-def step(number: int, text: str, total: int = len(WORDS)) -> dict[str, object]:
-    return {
-        "thought": text,
-        "thought_number": number,
-        "total_thoughts": total,
-        "next_thought_needed": number < total,
-    }
-
-
 async def recorded(path: Path, texts: list[str]) -> str:
     """One session of ``texts``, the ledger closed again (its index then complete)."""
-    session: str | None = None
     async with open_ledger(sqlite_url(path)) as ledger:
-        for number, text in enumerate(texts, start=1):
-            session = (await ledger.think(session, step(number, text, len(texts)))).session_id
-    assert session is not None
-    return session
+        return await record_texts(ledger, texts)
+
+
+async def left_waiting(folder: Path, template: str, last: int) -> tuple[Path, list[str], str]:
+    """A ledger of a thought per word of ``WORDS`` whose ``last`` events wait for the index."""
+    path = folder / "ledger.db"
+    texts = [template.format(word) for word in WORDS]
+    session = await recorded(path, texts)
+    take_back_out_of_the_index(path, last)
+    return path, texts, session
 
 
 async def texts_found(url: str, query: str, *, read_only: bool) -> list[str]:
@@ -50,10 +51,7 @@ async def texts_found(url: str, query: str, *, read_only: bool) -> list[str]:
 async def test_thoughts_the_index_has_not_taken_in_are_found_by_a_reader_that_never_writes(
     tmp_path: Path,
 ) -> None:
-    path = tmp_path / "ledger.db"
-    texts = [f"{word} shared note" for word in WORDS]
-    await recorded(path, texts)
-    take_back_out_of_the_index(path, 3)
+    path, texts, _ = await left_waiting(tmp_path, "{} shared note", 3)
     assert indexed(path, "shared") == [2, 3, 4]  # the session's start, then three thoughts
     url = sqlite_url(path)
     assert sorted(await texts_found(url, "shared", read_only=True)) == sorted(texts)
@@ -69,10 +67,7 @@ async def test_thoughts_the_index_has_not_taken_in_are_found_by_a_reader_that_ne
 async def test_a_writer_that_opens_takes_in_what_a_stopped_writer_left_waiting(
     tmp_path: Path,
 ) -> None:
-    path = tmp_path / "ledger.db"
-    texts = [f"{word} shared note" for word in WORDS]
-    await recorded(path, texts)
-    take_back_out_of_the_index(path, 3)
+    path, _, _ = await left_waiting(tmp_path, "{} shared note", 3)
     async with open_ledger(sqlite_url(path)) as ledger:
         assert len((await ledger.search("shared")).results) == len(WORDS)
     through, end = index_state(path)
@@ -83,19 +78,13 @@ async def test_a_writer_that_opens_takes_in_what_a_stopped_writer_left_waiting(
 async def test_the_index_catches_up_soon_after_appends_pause(tmp_path: Path) -> None:
     path = tmp_path / "ledger.db"
     async with open_ledger(sqlite_url(path)) as ledger:
-        session = (await ledger.think(None, step(1, "golf hotel"))).session_id
-        await ledger.think(session, step(2, "india juliet"))
-        with anyio.fail_after(10):
-            while index_state(path)[0] < index_state(path)[1]:  # noqa: ASYNC110  # the file's state
-                await anyio.sleep(0.02)
+        await record_texts(ledger, ["golf hotel", "india juliet"])
+        await caught_up(path)
         assert indexed(path, "juliet") == [3]
 
 
 async def test_a_waiting_thought_redacted_never_enters_the_index(tmp_path: Path) -> None:
-    path = tmp_path / "ledger.db"
-    texts = [f"{word} secret plan" for word in WORDS]
-    session = await recorded(path, texts)
-    take_back_out_of_the_index(path, 2)
+    path, _, session = await left_waiting(tmp_path, "{} secret plan", 2)
     url = sqlite_url(path)
     async with open_ledger(url) as ledger:
         await ledger.redaction.redact(session, thought_number=6, reason="leak", by="test")
@@ -114,9 +103,7 @@ async def test_a_catch_up_leaves_full_durability_as_it_found_it(tmp_path: Path) 
             thought="kilo lima", thought_number=1, total_thoughts=1, next_thought_needed=False
         )
         await store.append("s", [thought], expected_version=0)
-        with anyio.fail_after(10):
-            while index_state(path)[0] < index_state(path)[1]:  # noqa: ASYNC110  # the file's state
-                await anyio.sleep(0.02)
+        await caught_up(path)
         writer = store._writer.connection
         assert writer.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
     finally:

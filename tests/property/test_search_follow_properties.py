@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.support.cli import sqlite_url
-from tests.support.search_index import index_state, take_back_out_of_the_index
+from tests.support.search_index import index_state, record_texts, take_back_out_of_the_index
 from thoughtledger import Ledger, open_ledger
 from thoughtledger.ledger.store.memory import MemoryEventStore
 
@@ -30,21 +30,6 @@ _queries = st.tuples(_term, st.none() | _term, st.none() | _term).map(
 )
 
 
-def _step(number: int, text: str, total: int) -> dict[str, object]:
-    return {
-        "thought": text,
-        "thought_number": number,
-        "total_thoughts": total,
-        "next_thought_needed": number < total,
-    }
-
-
-async def _record(ledger: Ledger, texts: list[str]) -> None:
-    session: str | None = "s"
-    for number, text in enumerate(texts, start=1):
-        session = (await ledger.think(session, _step(number, text, len(texts)))).session_id
-
-
 async def _found(ledger: Ledger, query: str) -> set[int]:
     return {result.version for result in (await ledger.search(query, limit=100)).results}
 
@@ -52,7 +37,7 @@ async def _found(ledger: Ledger, query: str) -> set[int]:
 async def _run(texts: list[str], waiting: int, query: str) -> None:
     reference = Ledger(MemoryEventStore())
     try:
-        await _record(reference, texts)
+        await record_texts(reference, texts)
         expected = await _found(reference, query)
     finally:
         await reference.aclose()
@@ -60,7 +45,7 @@ async def _run(texts: list[str], waiting: int, query: str) -> None:
         path = Path(folder) / "ledger.db"
         url = sqlite_url(path)
         async with open_ledger(url) as ledger:
-            await _record(ledger, texts)
+            await record_texts(ledger, texts)
         take_back_out_of_the_index(path, min(waiting, len(texts)))
         async with open_ledger(url, read_only=True) as ledger:
             assert await _found(ledger, query) == expected

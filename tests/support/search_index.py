@@ -3,6 +3,10 @@
 import sqlite3
 from pathlib import Path
 
+import anyio
+
+from tests.support.external import call
+from thoughtledger import Ledger
 from thoughtledger.ledger.store.search_text import sqlite_text
 
 
@@ -38,3 +42,19 @@ def take_back_out_of_the_index(path: Path, last: int) -> None:
         )
         db.execute("UPDATE tl_search_through SET position = ?", (low,))
     db.close()
+
+
+async def record_texts(ledger: Ledger, texts: list[str]) -> str:
+    """Record one new session of ``texts``, a thought each; return its id."""
+    session: str | None = None
+    for number, text in enumerate(texts, start=1):
+        session = (await ledger.think(session, call(number, text, total=len(texts)))).session_id
+    assert session is not None
+    return session
+
+
+async def caught_up(path: Path) -> None:
+    """Wait (up to 10 s) until the index has taken in the whole log."""
+    with anyio.fail_after(10):
+        while index_state(path)[0] < index_state(path)[1]:  # noqa: ASYNC110  # the file's state
+            await anyio.sleep(0.02)
