@@ -14,7 +14,7 @@ from thoughtledger.ledger.chain import GENESIS_HASH, VerifyReport, verify_rows
 from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent
 from thoughtledger.ledger.errors import StoreError
 from thoughtledger.ledger.ids import check_id
-from thoughtledger.ledger.search_query import SearchQuery, fts5_query, tsquery
+from thoughtledger.ledger.search_query import SearchQuery
 from thoughtledger.ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
     Clock,
@@ -322,83 +322,22 @@ class SqlEventStore(LedgerStore):
     ) -> list[SearchHit]:
         """See :meth:`Searching.search` (the index of schema step 9, see ``search_sql``).
 
-        On SQLite the thoughts the index has not taken in yet are read from the log and matched
-        here (see :mod:`thoughtledger.ledger.store.sqlite.search_follow`), before the index is
-        read: a catch-up in between then shows a thought twice (kept once), never not at all.
+        On SQLite the thoughts the index has not taken in yet are matched too (see
+        :mod:`thoughtledger.ledger.store.sql_search`).
         """
-        import sqlalchemy as sa
-
-        from thoughtledger.ledger.store.search import best_first
-        from thoughtledger.ledger.store.search_sql import search_statement
+        from thoughtledger.ledger.store.sql_search import search_hits  # imports SQLAlchemy
 
         check_search_page(limit, offset)
-        where = where or SearchFilter()
-        dialect = self._stats_dialect()
-        sqlite = self._search_dialect() == "sqlite"
-        params: dict[str, object] = {}
-        conditions: list[str] = []
-        if where.session_id is not None:
-            check_id(where.session_id)
-            conditions.append("e.session_id = :session_id")
-            params["session_id"] = where.session_id
-        for name, moment, test in (("since", where.since, ">="), ("until", where.until, "<")):
-            if moment is not None:
-                conditions.append(f"e.recorded_at {test} :{name}")
-                params[name] = dialect.started_bound(moment)
-        for name, value, path in (
-            ("owner", where.owner, ("owner",)),
-            ("agent", where.agent, ("metadata", "agent")),
-            ("client", where.client, ("metadata", "client")),
-        ):
-            if value is not None:
-                conditions.append(f"{_json_text(sqlite, path)} = :{name}")
-                params[name] = value
-        waiting = await self._waiting_hits(query, conditions, params) if sqlite else []
-        params["query"] = fts5_query(query) if sqlite else tsquery(query)
-        params["limit"], params["offset"] = (offset + limit, 0) if waiting else (limit, offset)
-        if not sqlite:
-            params["ranked"] = tsquery(SearchQuery(query.text, query.wanted))
-        statement = sa.text(search_statement(self._search_dialect(), conditions))
-        try:
-            rows = await self._fetch(statement.bindparams(**params))
-        except StoreError as exc:
-            if "tl_search" in str(exc):
-                raise StoreError(
-                    f"{self._where} has no search index yet (it predates it, and a read-only "
-                    "opening never upgrades a ledger): open it once for writing, for example "
-                    "with thoughtledger serve, to build the index"
-                ) from exc
-            raise
-        records = decode_rows(row[:-1] for row in rows)
-        hits = [
-            SearchHit(record, float(row[-1])) for record, row in zip(records, rows, strict=True)
-        ]
-        return best_first([*hits, *waiting], limit=limit, offset=offset) if waiting else hits
-
-    async def _waiting_hits(
-        self, query: SearchQuery, conditions: list[str], params: dict[str, object]
-    ) -> list[SearchHit]:
-        """The hits among the thoughts SQLite's index has not taken in yet (see ``search``).
-
-        Raises:
-            StoreError: The backend failed.
-        """
-        import sqlalchemy as sa
-
-        from thoughtledger.ledger.store.search import matching_hits
-        from thoughtledger.ledger.store.search_sql import waiting_statement
-
-        statement = sa.text(waiting_statement(conditions))
-        try:
-            rows = await self._fetch(statement.bindparams(**params) if params else statement)
-        except StoreError as exc:
-            if "tl_search_through" in str(exc):
-                return []  # an older ledger read without upgrading: its trigger indexed all
-            raise
-        # The text as the index takes it (NULL once redacted): only the rows found are decoded.
-        found = matching_hits([(row, row[-1]) for row in rows if row[-1] is not None], query)
-        records = decode_rows(row[:-1] for row, _ in found)
-        return [SearchHit(record, score) for record, (_, score) in zip(records, found, strict=True)]
+        return await search_hits(
+            self._fetch,
+            self._stats_dialect(),
+            self._search_dialect(),
+            query,
+            where or SearchFilter(),
+            limit=limit,
+            offset=offset,
+            where_text=self._where,
+        )
 
     def _search_dialect(self) -> str:
         """Return the backend's name in :func:`search_sql.search_statement` (SQLite overrides)."""
@@ -508,13 +447,6 @@ class SqlEventStore(LedgerStore):
             raise StoreError(f"read from {self._where} failed: {exc.orig}") from exc
         except OSError as exc:
             raise StoreError(f"read from {self._where} failed: {exc}") from exc
-
-
-def _json_text(sqlite: bool, path: tuple[str, ...]) -> str:
-    """The text at ``path`` in the payload of ``s`` (a session's first event), in SQL."""
-    if sqlite:
-        return f"json_extract(s.payload, '$.{'.'.join(path)}')"
-    return f"(s.payload::json #>> '{{{','.join(path)}}}')"
 
 
 def _head(row: "sa.Row[Any]") -> StreamHead:

@@ -1,0 +1,123 @@
+"""The search of the SQL backends: the filters as SQL, and on SQLite the thoughts still waiting.
+
+On SQLite the thoughts the index has not taken in yet (see
+:mod:`thoughtledger.ledger.store.sqlite.search_follow`) are read from the log and matched here,
+before the index is read: a catch-up in between then shows a thought twice (kept once), never
+not at all. Imports SQLAlchemy: loaded by the first search, never by serving alone.
+"""
+
+# the SQL joined below is this module's constants; values are bound
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import sqlalchemy as sa
+
+from thoughtledger.ledger.errors import StoreError
+from thoughtledger.ledger.ids import check_id
+from thoughtledger.ledger.search_query import SearchQuery, fts5_query, tsquery
+from thoughtledger.ledger.store.rows import decode_rows
+from thoughtledger.ledger.store.search import SearchFilter, SearchHit, best_first, matching_hits
+from thoughtledger.ledger.store.search_sql import search_statement, waiting_statement
+from thoughtledger.ledger.store.sql_stats import StatsDialect
+
+Fetch = Callable[[sa.Executable], Awaitable[list["sa.Row[Any]"]]]
+"""Runs one statement on a reading connection and returns its rows (the store's ``_fetch``)."""
+
+
+async def search_hits(
+    fetch: Fetch,
+    dialect: StatsDialect,
+    backend: str,
+    query: SearchQuery,
+    where: SearchFilter,
+    *,
+    limit: int,
+    offset: int,
+    where_text: str,
+) -> list[SearchHit]:
+    """One page of the thoughts ``query`` finds among those ``where`` selects, best first.
+
+    Args:
+        fetch: Runs a statement.
+        dialect: The backend's SQL for times.
+        backend: ``sqlite`` or ``postgresql`` (see :func:`search_statement`).
+        query: The parsed query.
+        where: Which thoughts to look at.
+        limit: The page's size (already checked).
+        offset: How many of the best hits to skip (already checked).
+        where_text: The ledger, as error messages name it.
+
+    Raises:
+        InvalidInputError: A malformed session id in ``where``.
+        StoreError: The backend failed, or the ledger predates the index (read-only).
+    """
+    sqlite = backend == "sqlite"
+    params: dict[str, object] = {}
+    conditions: list[str] = []
+    if where.session_id is not None:
+        check_id(where.session_id)
+        conditions.append("e.session_id = :session_id")
+        params["session_id"] = where.session_id
+    for name, moment, test in (("since", where.since, ">="), ("until", where.until, "<")):
+        if moment is not None:
+            conditions.append(f"e.recorded_at {test} :{name}")
+            params[name] = dialect.started_bound(moment)
+    for name, value, path in (
+        ("owner", where.owner, ("owner",)),
+        ("agent", where.agent, ("metadata", "agent")),
+        ("client", where.client, ("metadata", "client")),
+    ):
+        if value is not None:
+            conditions.append(f"{_json_text(sqlite, path)} = :{name}")
+            params[name] = value
+    waiting = await _waiting_hits(fetch, query, conditions, params) if sqlite else []
+    params["query"] = fts5_query(query) if sqlite else tsquery(query)
+    params["limit"], params["offset"] = (offset + limit, 0) if waiting else (limit, offset)
+    if not sqlite:
+        params["ranked"] = tsquery(SearchQuery(query.text, query.wanted))
+    statement = sa.text(search_statement(backend, conditions))
+    try:
+        rows = await fetch(statement.bindparams(**params))
+    except StoreError as exc:
+        if "tl_search" in str(exc):
+            raise StoreError(
+                f"{where_text} has no search index yet (it predates it, and a read-only "
+                "opening never upgrades a ledger): open it once for writing, for example "
+                "with thoughtledger serve, to build the index"
+            ) from exc
+        raise
+    records = decode_rows(row[:-1] for row in rows)
+    hits = [SearchHit(record, float(row[-1])) for record, row in zip(records, rows, strict=True)]
+    return best_first([*hits, *waiting], limit=limit, offset=offset) if waiting else hits
+
+
+async def _waiting_hits(
+    fetch: Fetch, query: SearchQuery, conditions: list[str], params: dict[str, object]
+) -> list[SearchHit]:
+    """The hits among the thoughts SQLite's index has not taken in yet.
+
+    Raises:
+        StoreError: The backend failed.
+    """
+    statement = sa.text(waiting_statement(conditions))
+    try:
+        rows = await fetch(statement.bindparams(**params) if params else statement)
+    except StoreError as exc:
+        if "tl_search_through" in str(exc):
+            return []  # an older ledger read without upgrading: its trigger indexed all
+        raise
+    # The text as the index takes it (NULL once redacted): only the rows found are decoded.
+    found = matching_hits([(row, row[-1]) for row in rows if row[-1] is not None], query)
+    records = decode_rows(row[:-1] for row, _ in found)
+    return [SearchHit(record, score) for record, (_, score) in zip(records, found, strict=True)]
+
+
+def _json_text(sqlite: bool, path: tuple[str, ...]) -> str:
+    """The text at ``path`` in the payload of ``s`` (a session's first event), in SQL."""
+    if sqlite:
+        return f"json_extract(s.payload, '$.{'.'.join(path)}')"
+    return f"(s.payload::json #>> '{{{','.join(path)}}}')"
+
+
+__all__ = ["search_hits"]
