@@ -18,7 +18,9 @@ user-facing names, the same objects :mod:`thoughtledger.api` (the facade's whole
 in-process tool export.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from thoughtledger.ledger._lazy import lazy_names
 
 if TYPE_CHECKING:
     from thoughtledger.api import (
@@ -95,15 +97,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'thoughtledger' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [

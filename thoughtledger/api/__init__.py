@@ -17,7 +17,7 @@ Example::
             next_thought_needed=True)
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from thoughtledger.api.facade.access import (
     AGENT_META_KEY,
@@ -108,6 +108,7 @@ from thoughtledger.api.facade.transfer import (
 )
 from thoughtledger.api.facade.transfer.jsonl import ManifestSession, manifest_line, to_line
 from thoughtledger.api.facade.transfer.signed import check_checkpoint
+from thoughtledger.ledger._lazy import lazy_names
 from thoughtledger.ledger.chain import VerifyReport
 from thoughtledger.ledger.checkpoint import Checkpoint, Signer, Verifier
 from thoughtledger.ledger.decide import (
@@ -142,15 +143,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'thoughtledger.api' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [

@@ -17,7 +17,9 @@ resources; their arguments' lax types, the official server's coercion, are in
 bad lines) and :mod:`~thoughtledger.api.mcp.serve` (the ``serve`` entry point).
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from thoughtledger.ledger._lazy import lazy_names
 
 if TYPE_CHECKING:
     from thoughtledger.api.mcp.context import AppState, ProfileName
@@ -42,15 +44,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'thoughtledger.api.mcp' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [
