@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING
 from thoughtledger.ledger._lazy import lazy_names
 
 if TYPE_CHECKING:
+    from thoughtledger.adapters.llm.external import think_external, think_external_stream
+    from thoughtledger.adapters.tool import SequentialThinkingTool, sequential_thinking_tool
     from thoughtledger.api import (
         DEFAULT_TTL,
         CheckpointReport,
@@ -51,8 +53,6 @@ if TYPE_CHECKING:
         open_ledger,
         open_store,
     )
-    from thoughtledger.api.llm.external import think_external, think_external_stream
-    from thoughtledger.api.tool import SequentialThinkingTool, sequential_thinking_tool
 
 # Loaded on first use, all of them: ``import thoughtledger`` comes first in every start of the
 # command (its script imports ``thoughtledger.__main__``), and only once the command's own
@@ -90,10 +90,10 @@ _LAZY = {
         ),
         "thoughtledger.api",
     ),
-    "think_external": "thoughtledger.api.llm.external",
-    "think_external_stream": "thoughtledger.api.llm.external",
-    "SequentialThinkingTool": "thoughtledger.api.tool",
-    "sequential_thinking_tool": "thoughtledger.api.tool",
+    "think_external": "thoughtledger.adapters.llm.external",
+    "think_external_stream": "thoughtledger.adapters.llm.external",
+    "SequentialThinkingTool": "thoughtledger.adapters.tool",
+    "sequential_thinking_tool": "thoughtledger.adapters.tool",
 }
 
 

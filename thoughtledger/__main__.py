@@ -12,7 +12,7 @@ EXIT_INTERRUPTED = 130
 def main() -> int:
     """Load and run the command line; return its exit code (130 when interrupted)."""
     try:
-        from thoughtledger.api.cli import main as command
+        from thoughtledger.adapters.cli import main as command
 
         return command()
     except KeyboardInterrupt:

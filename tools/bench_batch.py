@@ -18,7 +18,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.postgres import PostgresEventStore
 from thoughtledger.ledger.store.sqlite import SqliteEventStore

@@ -157,7 +157,7 @@ async def bench_append_postgres(url: str, count: int) -> Result:
 
 async def bench_asof(thoughts: int = 10_000, at: int = 9_000) -> Result:
     """Read version ``at`` of a ``thoughts``-thought session, next to a full replay of it."""
-    from thoughtledger.api.facade.service import Ledger
+    from thoughtledger.api.service import Ledger
     from thoughtledger.projections.state import empty, replay
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -209,7 +209,7 @@ def _raw_sqlite_batched(path: Path, count: int, per_tx: int = 100) -> float:
 
 async def bench_concurrent(sessions: int = 64, thoughts: int = 200) -> Result:
     """``sessions`` agents in one process, each recording ``thoughts`` thoughts through the API."""
-    from thoughtledger.api.facade.service import Ledger
+    from thoughtledger.api.service import Ledger
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "concurrent.db"
@@ -251,7 +251,7 @@ async def bench_replay(events: int = 1_000_000) -> Result:
         path = Path(tmp) / "replay.db"
         # Sessions of about 100 events: 1M events make about 10k sessions.
         await generate_ledger(path, events, lengths=(80, 118))
-        from thoughtledger.api.facade.service import Ledger
+        from thoughtledger.api.service import Ledger
 
         ledger = Ledger(await SqliteEventStore.open(path))
         try:

@@ -54,10 +54,10 @@ _OTLP_CHILD = """
 import asyncio, io, json, sys, time, contextlib
 sys.path.insert(0, {root!r})
 from thoughtledger import open_ledger
-from thoughtledger.api.cli import main
-from thoughtledger.api.otel import exporter
-from thoughtledger.api.otel.exporter import OtlpSender
-from thoughtledger.api.otel.spans import SEMCONV_SCHEMA_URL, Conventions, session_spans
+from thoughtledger.adapters.cli import main
+from thoughtledger.adapters.otel import exporter
+from thoughtledger.adapters.otel.exporter import OtlpSender
+from thoughtledger.adapters.otel.spans import SEMCONV_SCHEMA_URL, Conventions, session_spans
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import Event, ReadableSpan
@@ -234,7 +234,7 @@ import asyncio, sys
 sys.path.insert(0, {root!r})
 import pyarrow, pyarrow.parquet
 from thoughtledger import open_ledger
-from thoughtledger.api.cli import main
+from thoughtledger.adapters.cli import main
 async def warm():
     async with open_ledger({url!r}, read_only=True) as ledger:
         await ledger.all_heads()

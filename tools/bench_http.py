@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_scale import _rss_kib
 
-from thoughtledger.api.mcp.serve_options import DEFAULT_MAX_HTTP_SESSIONS
+from thoughtledger.adapters.mcp.serve_options import DEFAULT_MAX_HTTP_SESSIONS
 
 Result = dict[str, Any]
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,7 +43,7 @@ _INITIALIZE = {
 
 async def _flood(cap: int, calls: int, folder: Path) -> tuple[int, Counter[int]]:
     """Start a server with ``--max-http-sessions cap``, send ``calls`` initializes; its RSS."""
-    command = [sys.executable, "-m", "thoughtledger.api.cli", "serve", "--http", "--port", "0"]
+    command = [sys.executable, "-m", "thoughtledger.adapters.cli", "serve", "--http", "--port", "0"]
     command += ["--db", f"sqlite:///{folder / f'cap{cap}.db'}", "--max-http-sessions", str(cap)]
     process = await anyio.open_process(command, cwd=ROOT, stderr=subprocess.PIPE)
     stderr = process.stderr

@@ -28,8 +28,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from thoughtledger.api.facade.loop_marker import LoopMarker
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.loop_marker import LoopMarker
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.events import LedgerEvent, SessionStarted, ThoughtRecorded
 from thoughtledger.ledger.store.base import LedgerStore

@@ -81,7 +81,9 @@ async def spawned(command: list[str], **extra_env: str) -> AsyncIterator[LineCli
 def ours(db: Path, *options: str) -> list[str]:
     """The command an MCP client runs: ``thoughtledger serve`` (the README's drop-in)."""
     script = Path(sys.executable).parent / "thoughtledger"
-    launcher = [str(script)] if script.exists() else [sys.executable, "-m", "thoughtledger.api.cli"]
+    launcher = (
+        [str(script)] if script.exists() else [sys.executable, "-m", "thoughtledger.adapters.cli"]
+    )
     return [*launcher, "serve", "--db", f"sqlite:///{db}", *options]
 
 

@@ -30,7 +30,7 @@ from bench_standby_load import appends_under_reads
 from bench_subscribe import _ms, _spawn
 
 from tests.support import pg_cluster
-from thoughtledger.api.facade.bootstrap import open_ledger, open_store
+from thoughtledger.api.bootstrap import open_ledger, open_store
 from thoughtledger.ledger.store.postgres.replay import REPLAY_POLL
 
 Result = dict[str, Any]

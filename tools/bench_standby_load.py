@@ -28,8 +28,8 @@ import httpx
 
 from tests.support import pg_cluster
 from tests.support.ui_app import ui_app
-from thoughtledger.api.facade.bootstrap import open_ledger
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.bootstrap import open_ledger
+from thoughtledger.api.service import Ledger
 
 Result = dict[str, Any]
 

@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from thoughtledger.api.facade.figures import ledger_stats
+from thoughtledger.api.figures import ledger_stats
 from thoughtledger.ledger.chain import GENESIS_HASH, compute_hash
 from thoughtledger.ledger.content import strip
 from thoughtledger.ledger.envelope import format_time

@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from thoughtledger.api.facade.bootstrap import open_store
+from thoughtledger.api.bootstrap import open_store
 from thoughtledger.ledger.events import ThoughtRecorded
 from thoughtledger.ledger.store.sqlite.store import POLL_INTERVAL
 

@@ -37,11 +37,11 @@ import uvicorn
 from bench_stats import generate_ledger
 
 from thoughtledger import open_ledger
-from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.mcp.serve_http import bind
-from thoughtledger.api.ui.badges import BADGE_EVENTS_MAX
-from thoughtledger.api.ui.listing import SessionFilter, sessions_page
-from thoughtledger.api.ui.routes import create_app
+from thoughtledger.adapters.mcp.serve_http import bind
+from thoughtledger.adapters.ui.badges import BADGE_EVENTS_MAX
+from thoughtledger.adapters.ui.listing import SessionFilter, sessions_page
+from thoughtledger.adapters.ui.routes import create_app
+from thoughtledger.api.service import Ledger
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [

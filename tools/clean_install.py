@@ -213,7 +213,7 @@ def check_imports() -> None:
 
 async def _check_absent_extras() -> None:
     import thoughtledger
-    import thoughtledger.api.tool.adapters as adapters
+    import thoughtledger.adapters.tool.frameworks as adapters
 
     async with thoughtledger.open_ledger("memory://") as ledger:
         for extra, name in ADAPTERS.items():

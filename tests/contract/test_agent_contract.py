@@ -15,10 +15,10 @@ from mcp import Client
 from tests.support.backends import Backend
 from tests.support.mcp import Mode, agent_meta, resource_text, text_of, thought
 from tests.support.views import view_rows
-from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.mcp import create_server
-from thoughtledger.api.otel.spans import Conventions, session_spans
-from thoughtledger.api.ui.payload import session_row
+from thoughtledger.adapters.mcp import create_server
+from thoughtledger.adapters.otel.spans import Conventions, session_spans
+from thoughtledger.adapters.ui.payload import session_row
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.store.columns import THOUGHT_COLUMNS
 
 pytestmark = pytest.mark.anyio

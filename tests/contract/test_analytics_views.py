@@ -13,7 +13,7 @@ from tests.support.backends import Backend
 from tests.support.factories import GENERATION, started, thought
 from tests.support.raw_store import raw_store
 from tests.support.views import as_dicts, view_rows
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.events import (
     BranchOpened,
     LedgerEvent,

@@ -12,7 +12,7 @@ import pytest
 
 from tests.support.backends import Backend
 from tests.support.factories import started, thought
-from thoughtledger.api.cli import main
+from thoughtledger.adapters.cli import main
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.store.memory import MemoryEventStore
 

@@ -11,9 +11,9 @@ from mcp import Client
 from tests.support.backends import Backend, settled
 from tests.support.mcp import call, think, thought
 from tests.support.views import view_rows
-from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.mcp import create_server
-from thoughtledger.api.tool import sequential_thinking_tool
+from thoughtledger.adapters.mcp import create_server
+from thoughtledger.adapters.tool import sequential_thinking_tool
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
 from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.ledger.store.base import LedgerStore

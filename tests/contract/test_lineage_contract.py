@@ -8,7 +8,7 @@ and leaves the source's side empty for a caller who may not read it.
 import pytest
 
 from thoughtledger.api import ForkEntry, Principal
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
 from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.ledger.ids import new_session_id
@@ -140,14 +140,14 @@ async def test_compare_says_when_the_source_cannot_be_read(store: LedgerStore) -
 async def test_compare_refuses_a_side_longer_than_it_reads_whole(
     store: LedgerStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import thoughtledger.api.facade.lineage
+    import thoughtledger.api.lineage
 
     async with Ledger(store, ttl=None) as ledger:
         source = await _record(ledger, None, None, "one", "two")
         fork = (await ledger.fork(source, at_version=2)).id
         await _record(ledger, fork, None, "fork two")
-        monkeypatch.setattr(thoughtledger.api.facade.lineage, "COMPARE_EVENTS_MAX", 2)
+        monkeypatch.setattr(thoughtledger.api.lineage, "COMPARE_EVENTS_MAX", 2)
         with pytest.raises(InvalidInputError, match=f"show {source} --limit 100"):
             await ledger.lineage.compare(fork)  # the fork has 2 events, the source 3
-        monkeypatch.setattr(thoughtledger.api.facade.lineage, "COMPARE_EVENTS_MAX", 3)
+        monkeypatch.setattr(thoughtledger.api.lineage, "COMPARE_EVENTS_MAX", 3)
         assert (await ledger.lineage.compare(fork)).fork_total == 1

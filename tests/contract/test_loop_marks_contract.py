@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from tests.support.backends import Backend
 from tests.support.factories import thought
 from tests.support.views import view_rows
-from thoughtledger.api.facade.loop_marker import as_marks, own_thoughts
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.loop_marker import as_marks, own_thoughts
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.loop_marks import LoopMark

@@ -7,8 +7,8 @@ Detection is a fold over what a store gives back, so each backend must give back
 
 import pytest
 
-from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.otel.spans import Conventions, session_spans
+from thoughtledger.adapters.otel.spans import Conventions, session_spans
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.projections.loops import session_repeats
 

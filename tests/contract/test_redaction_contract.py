@@ -9,7 +9,7 @@ from tests.support.legacy import legacy_session
 from tests.support.raw_store import raw_store
 from tests.support.views import as_dicts, view_rows
 from thoughtledger import Ledger
-from thoughtledger.api.facade.proofs import verify_bundle
+from thoughtledger.api.proofs import verify_bundle
 from thoughtledger.ledger.checkpoint import Signer
 from thoughtledger.ledger.content import REDACTED
 from thoughtledger.ledger.errors import InvalidInputError

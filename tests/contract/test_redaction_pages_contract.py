@@ -12,7 +12,7 @@ from tests.support.backends import Backend
 from tests.support.raw_store import raw_store
 from tests.support.redaction import record_redaction_only
 from thoughtledger import Ledger
-from thoughtledger.api.facade.history import HistoryPage
+from thoughtledger.api.history import HistoryPage
 from thoughtledger.ledger.content import REDACTED
 from thoughtledger.projections.answers import JsonDict, thought_history
 

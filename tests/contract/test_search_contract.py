@@ -6,7 +6,7 @@ import pytest
 
 from tests.support.backends import Backend
 from thoughtledger import Ledger
-from thoughtledger.api.facade.access import Principal
+from thoughtledger.api.access import Principal
 from thoughtledger.ledger.errors import InvalidInputError
 
 pytestmark = pytest.mark.anyio

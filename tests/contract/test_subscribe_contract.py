@@ -23,7 +23,7 @@ from tests.support.subscribing import (
     take_through,
     whole_log,
 )
-from thoughtledger.api.facade.bootstrap import open_store
+from thoughtledger.api.bootstrap import open_store
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, StoreError
 from thoughtledger.ledger.store.base import LedgerStore

@@ -13,8 +13,8 @@ from mcp import Client
 
 from tests.support.cli import cli, sqlite_url
 from tests.support.mcp import agent_meta, thought
+from thoughtledger.adapters.mcp import create_server
 from thoughtledger.api import open_ledger
-from thoughtledger.api.mcp import create_server
 
 
 async def _record(url: str) -> None:

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-import thoughtledger.api.cli.replay
+import thoughtledger.adapters.cli.replay
 from tests.support.cli import cli, demo, sqlite_url
 from tests.support.samples import record_sample
-from thoughtledger.api.cli.common import Ui
-from thoughtledger.api.llm.client import LLMWriter
-from thoughtledger.api.mcp.serve import ServeParts
+from thoughtledger.adapters.cli.common import Ui
+from thoughtledger.adapters.llm.client import LLMWriter
+from thoughtledger.adapters.mcp.serve import ServeParts
 
 
 def test_demo_records_a_session_with_revisions_and_branches_and_shows_it(
@@ -204,7 +204,7 @@ def test_replay_on_a_terminal_waits_for_keys_and_stops_at_q(
     waits: list[float | None] = []
 
     @contextmanager
-    def scripted() -> Iterator[thoughtledger.api.cli.replay.KeyReader]:
+    def scripted() -> Iterator[thoughtledger.adapters.cli.replay.KeyReader]:
         def read(timeout: float | None) -> str:
             waits.append(timeout)
             return next(keys)
@@ -214,7 +214,7 @@ def test_replay_on_a_terminal_waits_for_keys_and_stops_at_q(
     terminal = Console(file=sys.stdout, force_terminal=True, width=100)
     monkeypatch.setattr(Ui, "create", classmethod(lambda cls: cls(terminal, terminal)))
     monkeypatch.setattr(sys.stdin, "isatty", lambda: True, raising=False)
-    monkeypatch.setattr(thoughtledger.api.cli.replay, "_keys", scripted)
+    monkeypatch.setattr(thoughtledger.adapters.cli.replay, "_keys", scripted)
     ran = cli(capsys, "replay", session_id, "--db", url)
     assert ran.code == 0
     assert waits == [None, None, None]
@@ -260,7 +260,7 @@ def test_every_command_honours_thoughtledger_url(
 def test_serve_hands_its_options_to_the_mcp_server(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from thoughtledger.api.mcp import serve
+    from thoughtledger.adapters.mcp import serve
 
     seen: list[str | None] = []
     handed: list[ServeParts] = []

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-import thoughtledger.api.facade.figures
+import thoughtledger.api.figures
 from tests.support.cli import cli, sqlite_url
 from tests.support.samples import record_sample
-from thoughtledger.api.cli.common import parse_time
+from thoughtledger.adapters.cli.common import parse_time
 
 
 @pytest.fixture
@@ -120,7 +120,7 @@ def test_an_unexpected_error_is_one_line_without_a_traceback(
     async def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("the disk is on fire")
 
-    monkeypatch.setattr(thoughtledger.api.facade.figures, "ledger_stats", broken)
+    monkeypatch.setattr(thoughtledger.api.figures, "ledger_stats", broken)
     ran = cli(capsys, "stats", "--db", url)
     assert ran.code == 1
     assert ran.err == (

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.anyio
 
 def thoughtledger(*argv: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(  # noqa: S603  # our own command line, arguments of the test's own
-        [sys.executable, "-m", "thoughtledger.api.cli", *argv],
+        [sys.executable, "-m", "thoughtledger.adapters.cli", *argv],
         capture_output=True,
         text=True,
         timeout=60,

@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
-import thoughtledger.api.facade.transfer.check
-import thoughtledger.api.facade.transfer.importing
+import thoughtledger.api.transfer.check
+import thoughtledger.api.transfer.importing
 from tests.support.cli import cli, demo, exported, sqlite_url, views, write_export
 from tests.support.factories import started, thought
 from tests.support.forged import resealed_lines
 from tests.support.raw_store import raw_store
 from tests.support.samples import record_sample
 from thoughtledger import open_ledger
-from thoughtledger.api.facade.transfer.jsonl import MAX_LINE_BYTES
+from thoughtledger.api.transfer.jsonl import MAX_LINE_BYTES
 from thoughtledger.ledger.decide import DEFAULT_MAX_THOUGHT_BYTES
 from thoughtledger.ledger.events import BranchOpened
 
@@ -368,7 +368,7 @@ def test_only_a_database_failure_midway_says_to_run_it_again_and_a_rerun_finishe
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(
-        thoughtledger.api.facade.transfer.importing, "BATCH", 1
+        thoughtledger.api.transfer.importing, "BATCH", 1
     )  # one session per transaction
     source, target = sqlite_url(tmp_path / "a.db"), tmp_path / "b.db"
     asyncio.run(record_sample(source))
@@ -407,9 +407,9 @@ def test_only_a_database_failure_midway_says_to_run_it_again_and_a_rerun_finishe
 def test_a_file_too_large_to_keep_in_memory_is_read_again_and_imports_the_same(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(thoughtledger.api.facade.transfer.check, "KEEP", 0)
+    monkeypatch.setattr(thoughtledger.api.transfer.check, "KEEP", 0)
     monkeypatch.setattr(
-        thoughtledger.api.facade.transfer.importing, "BATCH", 6
+        thoughtledger.api.transfer.importing, "BATCH", 6
     )  # sessions gathered, never split
     source, target = sqlite_url(tmp_path / "a.db"), sqlite_url(tmp_path / "b.db")
     asyncio.run(record_sample(source))

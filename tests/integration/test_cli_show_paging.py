@@ -13,7 +13,7 @@ from tests.support.raw_store import raw_store
 from tests.support.redaction import record_redaction_only
 from tests.support.samples import thought
 from thoughtledger import open_ledger
-from thoughtledger.api.cli.show import PAGE, WHOLE_MAX
+from thoughtledger.adapters.cli.show import PAGE, WHOLE_MAX
 from thoughtledger.ledger.content import REDACTED
 
 

@@ -21,8 +21,8 @@ import pytest
 from tests.support.cli import cli, sqlite_url
 from tests.support.samples import SAMPLE, Clock, record_sample
 from thoughtledger import open_store
-from thoughtledger.api.facade.figures import ledger_stats
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.figures import ledger_stats
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.events import THOUGHT_TYPES, Generation, SessionStarted, ThoughtGenerated
 from thoughtledger.ledger.store.memory import MemoryEventStore

@@ -56,7 +56,7 @@ def _record(db: str) -> str:
 def _run(*argv: str, colour: bool) -> tuple[int, str, str]:
     env = child_env(FORCE_COLOR="1", COLUMNS="200") if colour else child_env(NO_COLOR="1")
     done = subprocess.run(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "thoughtledger.api.cli", *argv],
+        [sys.executable, "-m", "thoughtledger.adapters.cli", *argv],
         cwd=ROOT,
         env=env,
         input="",

@@ -17,7 +17,7 @@ import pytest
 
 from tests.support.cli import Ran, cli
 from tests.support.processes import ROOT, WAIT, child_env
-from thoughtledger.api.auth.tokens import default_token_path, load_tokens
+from thoughtledger.adapters.auth.tokens import default_token_path, load_tokens
 
 
 def _add(capsys: pytest.CaptureFixture[str], path: Path, name: str, *options: str) -> Ran:
@@ -168,7 +168,7 @@ def test_tokens_added_at_the_same_time_are_all_kept(tmp_path: Path) -> None:
             [
                 sys.executable,
                 "-m",
-                "thoughtledger.api.cli",
+                "thoughtledger.adapters.cli",
                 "token",
                 "add",
                 f"agent{n}",

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import thoughtledger.api.facade.transfer.importing
-import thoughtledger.api.facade.transfer.jsonl
+import thoughtledger.api.transfer.importing
+import thoughtledger.api.transfer.jsonl
 from tests.support.cli import cli, demo, exported, sqlite_url, views, write_export
 from tests.support.samples import record_sample
 from thoughtledger import open_ledger
@@ -53,7 +53,7 @@ def export_sample(
 def test_importing_the_same_file_twice_changes_nothing(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bulk: int
 ) -> None:
-    monkeypatch.setattr(thoughtledger.api.facade.transfer.importing, "BULK", bulk)
+    monkeypatch.setattr(thoughtledger.api.transfer.importing, "BULK", bulk)
     _lines, target = export_sample(capsys, tmp_path)
     assert cli(capsys, "import", str(tmp_path / "all.jsonl"), "--db", target).code == 0
     before = exported(capsys, target, tmp_path / "before.jsonl")
@@ -129,7 +129,7 @@ def test_an_export_with_events_removed_or_reordered_is_refused(
 def test_an_import_that_conflicts_with_the_ledger_writes_nothing(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bulk: int
 ) -> None:
-    monkeypatch.setattr(thoughtledger.api.facade.transfer.importing, "BULK", bulk)
+    monkeypatch.setattr(thoughtledger.api.transfer.importing, "BULK", bulk)
     _lines, target = export_sample(capsys, tmp_path)
     asyncio.run(record_sample(target))  # same ids, recorded at other times: other hashes
     before = exported(capsys, target, tmp_path / "before.jsonl")
@@ -168,7 +168,7 @@ def test_a_failed_export_leaves_the_previous_file_untouched_and_no_temporary_fil
     target = tmp_path / "out" / "ledger.jsonl"
     target.parent.mkdir()
     target.write_text("previous\n")
-    real = thoughtledger.api.facade.transfer.jsonl.to_line
+    real = thoughtledger.api.transfer.jsonl.to_line
     calls = 0
 
     def full_disk(record: RecordedEvent) -> str:
@@ -178,7 +178,7 @@ def test_a_failed_export_leaves_the_previous_file_untouched_and_no_temporary_fil
             raise OSError(28, "No space left on device")
         return real(record)
 
-    monkeypatch.setattr("thoughtledger.api.cli.export.to_line", full_disk)
+    monkeypatch.setattr("thoughtledger.adapters.cli.export.to_line", full_disk)
     ran = cli(capsys, "export", "--all", "-o", str(target), "--db", url, "--force")
     assert ran.code == 1
     assert ran.err == f"thoughtledger: error: cannot write {target}: No space left on device\n"
@@ -344,14 +344,14 @@ def test_a_file_that_appears_while_exporting_is_not_overwritten(
     url = sqlite_url(tmp_path / "a.db")
     asyncio.run(record_sample(url))
     target = tmp_path / "late.jsonl"
-    real = thoughtledger.api.facade.transfer.jsonl.to_line
+    real = thoughtledger.api.transfer.jsonl.to_line
 
     def another_writer_meanwhile(record: RecordedEvent) -> str:
         if not target.exists():
             target.write_text("written by someone else\n")
         return real(record)
 
-    monkeypatch.setattr("thoughtledger.api.cli.export.to_line", another_writer_meanwhile)
+    monkeypatch.setattr("thoughtledger.adapters.cli.export.to_line", another_writer_meanwhile)
     ran = cli(capsys, "export", "--all", "-o", str(target), "--db", url)
     assert ran.code == 1
     assert ran.err == f"thoughtledger: error: {target} exists; --force to overwrite\n"

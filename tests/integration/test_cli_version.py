@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.processes import python_output
-from thoughtledger.api.cli import main
+from thoughtledger.adapters.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,7 +22,7 @@ def test_version_loads_neither_the_mcp_server_nor_a_database_engine() -> None:
     heavy = ("mcp", "uvicorn", "sqlalchemy", "aiosqlite", "asyncpg", "openai", "structlog")
     script = (
         "import sys\n"
-        "from thoughtledger.api.cli import main\n"
+        "from thoughtledger.adapters.cli import main\n"
         "code = main(['--version'])\n"
         f"print(code, [name for name in {heavy!r} if name in sys.modules])\n"
     )

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from thoughtledger.api.facade.bootstrap import default_path, resolve_url
+from thoughtledger.api.bootstrap import default_path, resolve_url
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux", reason="the Linux conventions; other systems follow platformdirs'"
@@ -41,7 +41,7 @@ def test_reading_the_default_ledger_before_there_is_one_creates_nothing(tmp_path
     home.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("XDG_DATA_HOME", "THOUGHTLEDGER_URL")}
     done = subprocess.run(  # our own interpreter and module
-        [sys.executable, "-m", "thoughtledger.api.cli", "sessions"],
+        [sys.executable, "-m", "thoughtledger.adapters.cli", "sessions"],
         env={**env, "HOME": str(home)},
         capture_output=True,
         text=True,

@@ -13,8 +13,8 @@ from mcp import Client
 from tests.support.docs import page
 from tests.support.mcp import Json, call
 from thoughtledger import Ledger
-from thoughtledger.api.mcp import TOOL_NAMES, create_server
-from thoughtledger.api.mcp.context import ProfileName
+from thoughtledger.adapters.mcp import TOOL_NAMES, create_server
+from thoughtledger.adapters.mcp.context import ProfileName
 
 pytestmark = pytest.mark.anyio
 

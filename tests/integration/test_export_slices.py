@@ -10,7 +10,7 @@ from tests.support.cli import cli, sqlite_url
 from tests.support.factories import long_session
 from tests.support.raw_store import raw_store
 from thoughtledger import open_ledger
-from thoughtledger.api.facade.transfer import EXPORT_SLICE
+from thoughtledger.api.transfer import EXPORT_SLICE
 
 
 def test_a_session_longer_than_a_slice_exports_in_slices_and_imports_whole(

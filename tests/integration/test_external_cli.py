@@ -8,10 +8,10 @@ import pytest
 
 from tests.support.cli import cli, sqlite_url
 from tests.support.llm_server import FakeLLM, fake_llm, structured
-from thoughtledger.api.facade.bootstrap import open_ledger
-from thoughtledger.api.llm.client import LLMWriter
-from thoughtledger.api.llm.config import LLMSettings
-from thoughtledger.api.llm.external import think_external
+from thoughtledger.adapters.llm.client import LLMWriter
+from thoughtledger.adapters.llm.config import LLMSettings
+from thoughtledger.adapters.llm.external import think_external
+from thoughtledger.api.bootstrap import open_ledger
 
 
 @pytest.fixture

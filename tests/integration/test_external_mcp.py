@@ -13,11 +13,11 @@ from mcp import Client
 
 from tests.support.llm_server import FakeLLM, error, fake_llm, structured
 from tests.support.mcp import Json, Mode, call, event_count, refused
+from thoughtledger.adapters.llm.client import LLMWriter
+from thoughtledger.adapters.llm.config import LLMSettings
+from thoughtledger.adapters.mcp import create_server
 from thoughtledger.api import GENERATION_FAILED, InvalidInputError
-from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.llm.client import LLMWriter
-from thoughtledger.api.llm.config import LLMSettings
-from thoughtledger.api.mcp import create_server
+from thoughtledger.api.service import Ledger
 
 pytestmark = pytest.mark.anyio
 

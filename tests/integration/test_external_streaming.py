@@ -24,9 +24,9 @@ from tests.support.llm_server import FakeLLM, fake_llm, streamed, structured
 from tests.support.mcp import Json, Mode, text_of
 from tests.support.processes import ROOT, WAIT, child_env, serve_command, serving_http
 from thoughtledger import Ledger, open_ledger
-from thoughtledger.api.llm.client import LLMWriter
-from thoughtledger.api.llm.config import LLMSettings
-from thoughtledger.api.mcp import create_server
+from thoughtledger.adapters.llm.client import LLMWriter
+from thoughtledger.adapters.llm.config import LLMSettings
+from thoughtledger.adapters.mcp import create_server
 
 pytestmark = pytest.mark.anyio
 

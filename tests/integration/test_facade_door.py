@@ -13,8 +13,8 @@ from typing import Any, cast
 import pytest
 
 from tests.support.backends import Backend
-from thoughtledger.api.cli import show
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.adapters.cli import show
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.store.base import LedgerStore
 
 pytestmark = pytest.mark.anyio

@@ -6,7 +6,7 @@ import pytest
 
 from tests.support.backends import settled
 from thoughtledger import Ledger
-from thoughtledger.api.facade.proofs import verify_bundle
+from thoughtledger.api.proofs import verify_bundle
 from thoughtledger.ledger.checkpoint import Checkpoint, Signer
 from thoughtledger.ledger.errors import IntegrityError, InvalidInputError
 from thoughtledger.ledger.store.base import LedgerStore

@@ -2,8 +2,8 @@
 
 import pytest
 
-from thoughtledger.api.facade.access import Principal
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.access import Principal
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.errors import SessionNotFoundError
 from thoughtledger.ledger.store.memory import MemoryEventStore
 

@@ -12,7 +12,7 @@ import pytest
 
 from tests.support.factories import started, thought
 from thoughtledger import Ledger, open_ledger
-from thoughtledger.api.facade.bootstrap import open_store
+from thoughtledger.api.bootstrap import open_store
 from thoughtledger.ledger.events import LedgerEvent
 
 pytestmark = pytest.mark.anyio

@@ -10,7 +10,7 @@ from tests.support.backends import Backend
 from tests.support.factories import long_session
 from tests.support.samples import Clock, thought
 from thoughtledger import Ledger
-from thoughtledger.api.facade.history import SCAN_BUDGET, HistoryPage
+from thoughtledger.api.history import SCAN_BUDGET, HistoryPage
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
 from thoughtledger.projections.answers import thought_history
 

@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 from tests.support.auth import end_session, open_session, serving_with_auth
 from tests.support.mcp import call, thought
 from tests.support.processes import WAIT, serving_http, sqlite_in, thoughtledger
-from thoughtledger.api.facade.bootstrap import open_ledger
+from thoughtledger.api.bootstrap import open_ledger
 
 pytestmark = pytest.mark.anyio
 

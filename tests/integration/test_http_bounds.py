@@ -20,8 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from tests.support.processes import ROOT, WAIT, child_env, sqlite_in
-from thoughtledger.api.auth.tokens import TokenFile, save_tokens
-from thoughtledger.api.mcp.hardened import HEADER_TIMEOUT
+from thoughtledger.adapters.auth.tokens import TokenFile, save_tokens
+from thoughtledger.adapters.mcp.hardened import HEADER_TIMEOUT
 
 URL = re.compile(rb"(http://127\.0\.0\.1:\d+)/")
 INITIALIZE = {
@@ -45,7 +45,7 @@ def limit_files(files: int) -> None:
 def running(argv: list[str], *, files: int | None = None) -> Iterator[str]:
     """Start ``thoughtledger ARGV`` (its open files limited to ``files``); yield its base URL."""
     process = subprocess.Popen(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "thoughtledger.api.cli", *argv],
+        [sys.executable, "-m", "thoughtledger.adapters.cli", *argv],
         cwd=ROOT,
         env=child_env(DISABLE_THOUGHT_LOGGING="true"),
         stdin=subprocess.DEVNULL,
@@ -168,7 +168,7 @@ def test_the_browser_view_is_bounded_the_same_way(tmp_path: Path) -> None:
     ui = ["ui", "--db", sqlite_in(tmp_path), "--port", "0"]
     # The view is read-only: a ledger must exist.
     subprocess.run(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "thoughtledger.api.cli", "demo", "--db", sqlite_in(tmp_path)],
+        [sys.executable, "-m", "thoughtledger.adapters.cli", "demo", "--db", sqlite_in(tmp_path)],
         cwd=ROOT,
         env=child_env(),
         capture_output=True,

@@ -12,7 +12,7 @@ import pytest
 from tests.support.auth import serving_with_auth
 from tests.support.mcp import call, thought
 from tests.support.processes import WAIT
-from thoughtledger.api.facade.bootstrap import open_ledger
+from thoughtledger.api.bootstrap import open_ledger
 
 pytestmark = pytest.mark.anyio
 

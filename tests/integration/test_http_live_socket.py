@@ -18,7 +18,7 @@ from tests.support.backends import backend_for
 from tests.support.live_socket import events_of, quiet, receive, send, subscribed
 from tests.support.processes import WAIT, serving_http, thoughtledger
 from thoughtledger import open_ledger
-from thoughtledger.api.auth.tokens import TokenFile, load_tokens_or_empty, save_tokens
+from thoughtledger.adapters.auth.tokens import TokenFile, load_tokens_or_empty, save_tokens
 
 pytestmark = pytest.mark.anyio
 

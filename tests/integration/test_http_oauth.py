@@ -20,7 +20,7 @@ from tests.support.auth import AuthServer, bearer, open_session, serving_with_au
 from tests.support.issuer import Issuer, issuing
 from tests.support.mcp import call, refused, thought
 from tests.support.processes import WAIT, serving_http, sqlite_in, thoughtledger
-from thoughtledger.api.facade.bootstrap import open_ledger
+from thoughtledger.api.bootstrap import open_ledger
 
 pytestmark = pytest.mark.anyio
 

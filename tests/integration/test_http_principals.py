@@ -15,7 +15,7 @@ from mcp import Client, MCPError
 from tests.support.auth import AuthServer, serving_with_auth
 from tests.support.mcp import Json, agent_meta, call, refused, resource_text, thought
 from tests.support.processes import WAIT
-from thoughtledger.api.facade.bootstrap import open_ledger
+from thoughtledger.api.bootstrap import open_ledger
 
 pytestmark = pytest.mark.anyio
 

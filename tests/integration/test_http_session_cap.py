@@ -13,9 +13,9 @@ import httpx2
 import pytest
 
 from tests.support.auth import MCP_ACCEPT, end_session, open_session
-from thoughtledger.api.facade.bootstrap import open_ledger
-from thoughtledger.api.mcp import create_server
-from thoughtledger.api.mcp.session_cap import SessionCap
+from thoughtledger.adapters.mcp import create_server
+from thoughtledger.adapters.mcp.session_cap import SessionCap
+from thoughtledger.api.bootstrap import open_ledger
 
 pytestmark = pytest.mark.anyio
 IDLE = 60.0

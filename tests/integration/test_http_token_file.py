@@ -16,7 +16,7 @@ import pytest
 
 from tests.support.auth import MCP_ACCEPT, AuthServer, bearer, open_session, serving_with_auth
 from tests.support.processes import WAIT, thoughtledger
-from thoughtledger.api.auth.tokens import TokenFile, save_tokens
+from thoughtledger.adapters.auth.tokens import TokenFile, save_tokens
 
 pytestmark = pytest.mark.anyio
 

@@ -15,8 +15,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from tests.support.issuer import JWKS_PATH, issuing
-from thoughtledger.api.auth.issuer import IssuerTokenVerifier
-from thoughtledger.api.auth.jwks import IssuerError, KeySet
+from thoughtledger.adapters.auth.issuer import IssuerTokenVerifier
+from thoughtledger.adapters.auth.jwks import IssuerError, KeySet
 from thoughtledger.ledger.errors import InvalidInputError
 
 pytestmark = pytest.mark.anyio

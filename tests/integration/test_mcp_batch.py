@@ -15,7 +15,7 @@ from mcp import Client, StdioServerParameters
 from tests.support.auth import serving_with_auth
 from tests.support.mcp import Json, Mode, call, refused, thought
 from tests.support.processes import ROOT, child_env, serve_command, serving_http, sqlite_in
-from thoughtledger.api.facade.bootstrap import open_ledger
+from thoughtledger.api.bootstrap import open_ledger
 
 pytestmark = pytest.mark.anyio
 
@@ -178,7 +178,7 @@ async def test_a_principal_batches_only_into_its_own_sessions(tmp_path: Path, mo
             assert await event_total(server.db) == written
         async with server.client(alice, mode=mode) as client:
             read = await call(client, "thinking_history", {"sessionId": "s"})
-    # Each principal's "s" is a session of its own (see thoughtledger.api.mcp.targets).
+    # Each principal's "s" is a session of its own (see thoughtledger.adapters.mcp.targets).
     assert his["sessionId"] != mine["sessionId"]
     assert [a["thoughtHistoryLength"] for a in his["answers"]] == [1]
     assert "reader role" in said

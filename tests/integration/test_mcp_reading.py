@@ -18,8 +18,8 @@ from tests.support.mcp import (
     think,
     thought,
 )
-from thoughtledger.api.facade.bootstrap import open_ledger
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.bootstrap import open_ledger
+from thoughtledger.api.service import Ledger
 
 pytestmark = pytest.mark.anyio
 

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from tests.support.processes import thoughtledger
-from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.mcp import create_server, serve
-from thoughtledger.api.mcp.serve import add_serve_arguments
+from thoughtledger.adapters.mcp import create_server, serve
+from thoughtledger.adapters.mcp.serve import add_serve_arguments
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.store.memory import MemoryEventStore
 

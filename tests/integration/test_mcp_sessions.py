@@ -4,9 +4,9 @@ import pytest
 from mcp import Client
 
 from tests.support.mcp import Mode, connect, refused, think, thought
-from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.mcp import create_server
-from thoughtledger.api.mcp.context import ProfileName
+from thoughtledger.adapters.mcp import create_server
+from thoughtledger.adapters.mcp.context import ProfileName
+from thoughtledger.api.service import Ledger
 
 pytestmark = pytest.mark.anyio
 

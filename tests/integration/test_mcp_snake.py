@@ -4,10 +4,10 @@ import pytest
 from mcp import Client
 
 from tests.support.mcp import Json, Mode, call, connect, event_count, refused
-from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.llm.client import LLMWriter
-from thoughtledger.api.mcp import TOOL_NAMES, create_server
-from thoughtledger.api.mcp.thinking import NO_MODEL_CLIENT
+from thoughtledger.adapters.llm.client import LLMWriter
+from thoughtledger.adapters.mcp import TOOL_NAMES, create_server
+from thoughtledger.adapters.mcp.thinking import NO_MODEL_CLIENT
+from thoughtledger.api.service import Ledger
 
 pytestmark = pytest.mark.anyio
 

@@ -20,7 +20,7 @@ from mcp import Client, StdioServerParameters
 from tests.support.auth import serving_with_auth
 from tests.support.mcp import Json, Mode, call, refused, thought
 from tests.support.processes import ROOT, WAIT, child_env, serve_command, serving_http, sqlite_in
-from thoughtledger.api.facade.bootstrap import open_ledger
+from thoughtledger.api.bootstrap import open_ledger
 
 pytestmark = pytest.mark.anyio
 

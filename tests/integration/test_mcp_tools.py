@@ -18,8 +18,8 @@ from tests.support.mcp import (
     think,
     thought,
 )
-from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.mcp.descriptions import OFFICIAL_DESCRIPTION
+from thoughtledger.adapters.mcp.descriptions import OFFICIAL_DESCRIPTION
+from thoughtledger.api.service import Ledger
 
 pytestmark = pytest.mark.anyio
 

@@ -13,15 +13,15 @@ from collections.abc import Sequence
 import pytest
 from mcp import Client
 
-from thoughtledger.api import Ledger
-from thoughtledger.api.mcp import create_server
-from thoughtledger.api.mcp.context import ProfileName
-from thoughtledger.api.mcp.server import (
+from thoughtledger.adapters.mcp import create_server
+from thoughtledger.adapters.mcp.context import ProfileName
+from thoughtledger.adapters.mcp.server import (
     DEFAULT_TOOLS,
     PROFILES,
     TOOL_NAMES,
     DescriptionsName,
 )
+from thoughtledger.api import Ledger
 from thoughtledger.ledger.store.memory import MemoryEventStore
 
 pytestmark = pytest.mark.anyio

@@ -174,7 +174,7 @@ def peers() -> Iterator[tuple[Peer, Peer]]:
         [
             sys.executable,
             "-m",
-            "thoughtledger.api.cli",
+            "thoughtledger.adapters.cli",
             "serve",
             "--db",
             "memory://",
@@ -321,7 +321,7 @@ def test_the_default_tools_list_costs_at_most_the_budget_against_the_officials(
     peers: tuple[Peer, Peer],
 ) -> None:
     theirs, _ = peers
-    ours = Peer([sys.executable, "-m", "thoughtledger.api.cli", "serve", "--db", "memory://"])
+    ours = Peer([sys.executable, "-m", "thoughtledger.adapters.cli", "serve", "--db", "memory://"])
     try:
         ours.handshake()
         our_bytes = listed_bytes(ours.request("tools/list"))

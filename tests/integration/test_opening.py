@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.backends import pg_url
-from thoughtledger.api.facade.bootstrap import open_ledger, open_store, resolve_url
+from thoughtledger.api.bootstrap import open_ledger, open_store, resolve_url
 from thoughtledger.ledger.errors import (
     InvalidInputError,
     NotALedgerError,

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from thoughtledger.adapters.otel.exporter import OtlpSender
+from thoughtledger.adapters.otel.spans import SpanData
 from thoughtledger.api import TelemetryExportError
-from thoughtledger.api.otel.exporter import OtlpSender
-from thoughtledger.api.otel.spans import SpanData
 
 SPAN = SpanData(
     name="invoke_agent",

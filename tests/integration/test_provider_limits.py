@@ -32,10 +32,10 @@ from pydantic import TypeAdapter
 
 from tests.support.mcp import Json, Mode
 from thoughtledger import Ledger
-from thoughtledger.api.mcp import TOOL_NAMES, create_server
-from thoughtledger.api.mcp.descriptions import OFFICIAL_DESCRIPTION
-from thoughtledger.api.mcp.server import DescriptionsName
-from thoughtledger.api.tool import SequentialThinkingTool, sequential_thinking_tool
+from thoughtledger.adapters.mcp import TOOL_NAMES, create_server
+from thoughtledger.adapters.mcp.descriptions import OFFICIAL_DESCRIPTION
+from thoughtledger.adapters.mcp.server import DescriptionsName
+from thoughtledger.adapters.tool import SequentialThinkingTool, sequential_thinking_tool
 
 pytestmark = pytest.mark.anyio
 
@@ -207,7 +207,7 @@ async def test_serve_descriptions_compact_lists_compact_tools_over_stdio(tmp_pat
         command=sys.executable,
         args=[
             "-m",
-            "thoughtledger.api.cli",
+            "thoughtledger.adapters.cli",
             "serve",
             "--db",
             db,

@@ -120,7 +120,7 @@ async def test_a_ledger_is_read_beside_its_running_writer(tmp_path: Path) -> Non
         reader = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "thoughtledger.api.cli",
+            "thoughtledger.adapters.cli",
             "sessions",
             "--json",
             "--db",

@@ -56,7 +56,7 @@ def read_on_read_only_mount(
         str(mount),
         sys.executable,
         "-m",
-        "thoughtledger.api.cli",
+        "thoughtledger.adapters.cli",
         *argv,
         "--db",
         sqlite_url(mount / "ledger.db"),

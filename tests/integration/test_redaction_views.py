@@ -7,9 +7,9 @@ import pytest
 from tests.support.mcp import Mode, call, connect, think, thought
 from tests.support.raw_store import raw_store
 from tests.support.redaction import record_redaction_only
-from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.otel.spans import Conventions, session_spans
-from thoughtledger.api.ui.payload import session_payload
+from thoughtledger.adapters.otel.spans import Conventions, session_spans
+from thoughtledger.adapters.ui.payload import session_payload
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.content import REDACTED
 from thoughtledger.ledger.store.memory import MemoryEventStore
 from thoughtledger.projections.answers import JsonDict, full_history, session_view

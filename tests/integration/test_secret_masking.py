@@ -18,10 +18,10 @@ from tests.support.llm_server import FakeLLM, Reply, error, fake_llm
 from tests.support.mcp import Json, Mode, refused
 from tests.support.raw_store import raw_store
 from thoughtledger import GenerationError, Ledger, think_external
+from thoughtledger.adapters.llm.client import LLMWriter
+from thoughtledger.adapters.llm.config import LLMSettings
+from thoughtledger.adapters.mcp import create_server
 from thoughtledger.api import ThoughtPrompt, WrittenThought
-from thoughtledger.api.llm.client import LLMWriter
-from thoughtledger.api.llm.config import LLMSettings
-from thoughtledger.api.mcp import create_server
 
 pytestmark = pytest.mark.anyio
 
@@ -136,7 +136,7 @@ async def test_serve_keeps_the_key_out_of_the_tool_error_and_its_stderr(
     llm.queue(ECHOES[0])
     stderr = tmp_path / "serve.err"
     command = (
-        f"exec {sys.executable} -m thoughtledger.api.cli serve "
+        f"exec {sys.executable} -m thoughtledger.adapters.cli serve "
         f"--db sqlite:///{tmp_path / 'l.db'} --tools all 2> {stderr}"
     )
     server = StdioServerParameters(

@@ -48,7 +48,7 @@ def serving(db: str, log: Path, *options: str) -> Iterator[subprocess.Popen[byte
     """``serve`` with stderr in ``log``; the block stops it, and it must end cleanly (exit 0)."""
     with log.open("wb") as stderr:
         process = subprocess.Popen(  # noqa: S603  # our interpreter, our module
-            [sys.executable, "-m", "thoughtledger.api.cli", "serve", "--db", db, *options],
+            [sys.executable, "-m", "thoughtledger.adapters.cli", "serve", "--db", db, *options],
             cwd=ROOT,
             env=child_env(),
             stdin=subprocess.PIPE,

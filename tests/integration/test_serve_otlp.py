@@ -12,7 +12,7 @@ from tests.support.mcp import text_of, thought
 from tests.support.otlp import Received, attributes, otlp_receiver
 from tests.support.processes import ROOT, child_env, serve_command, sqlite_in
 from thoughtledger import open_ledger
-from thoughtledger.api.otel.live import live_traces
+from thoughtledger.adapters.otel.live import live_traces
 
 pytestmark = pytest.mark.anyio
 

@@ -104,7 +104,7 @@ def serve(db: Path, *options: str) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "thoughtledger.api.cli",
+        "thoughtledger.adapters.cli",
         "serve",
         "--db",
         f"sqlite:///{db}",
@@ -145,7 +145,7 @@ async def test_one_ctrl_c_stops_serve_over_http_with_a_client_connected(tmp_path
 def test_one_ctrl_c_stops_an_interactive_replay(tmp_path: Path) -> None:
     db = tmp_path / "demo.db"
     demo = subprocess.run(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "thoughtledger.api.cli", "demo", "--db", str(db)],
+        [sys.executable, "-m", "thoughtledger.adapters.cli", "demo", "--db", str(db)],
         cwd=ROOT,
         env=child_env(),
         capture_output=True,
@@ -154,7 +154,7 @@ def test_one_ctrl_c_stops_an_interactive_replay(tmp_path: Path) -> None:
     )
     assert demo.returncode == 0, demo.stderr
     sessions = subprocess.run(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "thoughtledger.api.cli", "sessions", "--db", str(db), "--json"],
+        [sys.executable, "-m", "thoughtledger.adapters.cli", "sessions", "--db", str(db), "--json"],
         cwd=ROOT,
         env=child_env(),
         capture_output=True,
@@ -167,7 +167,7 @@ def test_one_ctrl_c_stops_an_interactive_replay(tmp_path: Path) -> None:
     command = [
         sys.executable,
         "-m",
-        "thoughtledger.api.cli",
+        "thoughtledger.adapters.cli",
         "replay",
         session.group(1),
         "--db",

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 import thoughtledger.ledger.store.sqlite.commit_place
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.errors import ConcurrencyError
 from thoughtledger.ledger.events import ThoughtRecorded
 from thoughtledger.ledger.store.sqlite import SqliteEventStore

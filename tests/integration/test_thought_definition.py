@@ -26,9 +26,9 @@ from pydantic import BaseModel
 
 import thoughtledger
 from tests.support.samples import thought
-from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.mcp import create_server
-from thoughtledger.api.tool import PARAMETERS, ThinkingInput, sequential_thinking_tool
+from thoughtledger.adapters.mcp import create_server
+from thoughtledger.adapters.tool import PARAMETERS, ThinkingInput, sequential_thinking_tool
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.codec import encode_payload
 from thoughtledger.ledger.content import comparable
 from thoughtledger.ledger.decide import ThinkCommand, checked_command, decide_thought, parse_command
@@ -243,9 +243,9 @@ SCRIPT = textwrap.dedent(
     import asyncio, csv, io, json, sqlite3, subprocess, sys
     from mcp import Client
     from thoughtledger import open_ledger
-    from thoughtledger.api.mcp import create_server
-    from thoughtledger.api.otel.spans import Conventions, session_spans
-    from thoughtledger.api.ui.payload import event_json
+    from thoughtledger.adapters.mcp import create_server
+    from thoughtledger.adapters.otel.spans import Conventions, session_spans
+    from thoughtledger.adapters.ui.payload import event_json
 
     url = sys.argv[1]
     THOUGHT = {"thought": "t", "thoughtNumber": 1, "totalThoughts": 2, "nextThoughtNeeded": True}
@@ -284,7 +284,8 @@ SCRIPT = textwrap.dedent(
     db = sqlite3.connect(path)
     view = db.execute("SELECT hunch_note FROM tl_thoughts ORDER BY position")
     out["view"] = [row[0] for row in view]
-    cli = [sys.executable, "-m", "thoughtledger.api.cli", "export", "--db", url, "--all", "-o", "-"]
+    cli = [sys.executable, "-m", "thoughtledger.adapters.cli", "export", "--db", url, "--all",
+    "-o", "-"]
     out["csv"] = list(csv.DictReader(io.StringIO(subprocess.run(
         [*cli, "--format", "csv"], check=True, capture_output=True, text=True).stdout)))
     out["jsonl"] = subprocess.run(cli, check=True, capture_output=True, text=True).stdout

@@ -12,7 +12,7 @@ import pytest
 from tests.support.processes import python_output
 from tests.support.raw_store import raw_store
 from thoughtledger import InvalidInputError, InvalidThoughtError, Ledger, open_ledger
-from thoughtledger.api.tool import SequentialThinkingTool, sequential_thinking_tool
+from thoughtledger.adapters.tool import SequentialThinkingTool, sequential_thinking_tool
 
 pytestmark = pytest.mark.anyio
 
@@ -332,7 +332,7 @@ async def test_concurrent_first_calls_on_one_instance_open_one_session(ledger: L
 
 def test_the_core_tool_imports_no_agent_framework() -> None:
     code = (
-        "import sys, thoughtledger.api.tool, thoughtledger.api.tool.adapters; "
+        "import sys, thoughtledger.adapters.tool, thoughtledger.adapters.tool.frameworks; "
         "loaded = {'agents', 'pydantic_ai', 'langchain_core'} & set(sys.modules); "
         "print(sorted(loaded))"
     )

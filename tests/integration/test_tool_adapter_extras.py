@@ -11,8 +11,12 @@ from collections.abc import Callable
 import pytest
 
 from thoughtledger import Ledger
-from thoughtledger.api.tool import SequentialThinkingTool, sequential_thinking_tool
-from thoughtledger.api.tool.adapters import langchain_tool, openai_agents_tool, pydantic_ai_tool
+from thoughtledger.adapters.tool import SequentialThinkingTool, sequential_thinking_tool
+from thoughtledger.adapters.tool.frameworks import (
+    langchain_tool,
+    openai_agents_tool,
+    pydantic_ai_tool,
+)
 
 pytestmark = pytest.mark.anyio
 

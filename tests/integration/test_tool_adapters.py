@@ -12,8 +12,12 @@ import pytest
 
 from tests.support.raw_store import raw_store
 from thoughtledger import Ledger
-from thoughtledger.api.tool import DESCRIPTION, PARAMETERS, sequential_thinking_tool
-from thoughtledger.api.tool.adapters import langchain_tool, openai_agents_tool, pydantic_ai_tool
+from thoughtledger.adapters.tool import DESCRIPTION, PARAMETERS, sequential_thinking_tool
+from thoughtledger.adapters.tool.frameworks import (
+    langchain_tool,
+    openai_agents_tool,
+    pydantic_ai_tool,
+)
 
 pytestmark = pytest.mark.anyio
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from thoughtledger import InvalidBatchError, open_ledger
-from thoughtledger.api.tool import sequential_thinking_tool
+from thoughtledger.adapters.tool import sequential_thinking_tool
 
 pytestmark = pytest.mark.anyio
 

@@ -12,8 +12,13 @@ from jsonschema import Draft202012Validator
 from pydantic import TypeAdapter
 
 from thoughtledger import InvalidThoughtError, Ledger
-from thoughtledger.api.mcp.descriptions import COMPACT_DESCRIPTION
-from thoughtledger.api.tool import DESCRIPTION, OUTPUT_SCHEMA, PARAMETERS, sequential_thinking_tool
+from thoughtledger.adapters.mcp.descriptions import COMPACT_DESCRIPTION
+from thoughtledger.adapters.tool import (
+    DESCRIPTION,
+    OUTPUT_SCHEMA,
+    PARAMETERS,
+    sequential_thinking_tool,
+)
 
 pytestmark = pytest.mark.anyio
 

@@ -68,9 +68,9 @@ async def test_a_repeated_id_gets_one_badge_and_more_than_fifty_sessions_are_ref
 async def test_a_session_longer_than_a_badge_reads_is_answered_unchecked_with_the_command(
     backend: Backend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import thoughtledger.api.ui.badges
+    import thoughtledger.adapters.ui.badges
 
-    monkeypatch.setattr(thoughtledger.api.ui.badges, "BADGE_EVENTS_MAX", 4)
+    monkeypatch.setattr(thoughtledger.adapters.ui.badges, "BADGE_EVENTS_MAX", 4)
     ledger = Ledger(await backend.open(), ttl=None)
     try:
         for number in range(1, 5):
@@ -111,9 +111,9 @@ async def test_a_session_longer_than_a_badge_reads_is_answered_unchecked_with_th
 async def test_revisions_and_cost_add_up_across_windows_and_a_badge_follows_its_session(
     backend: Backend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import thoughtledger.api.ui.badges
+    import thoughtledger.adapters.ui.badges
 
-    monkeypatch.setattr(thoughtledger.api.ui.badges, "BADGE_WINDOW", 2)
+    monkeypatch.setattr(thoughtledger.adapters.ui.badges, "BADGE_WINDOW", 2)
     ledger = Ledger(await backend.open(), ttl=None)
     try:
         sid = "costly"

@@ -28,7 +28,7 @@ from tests.support.browser import (
 )
 from tests.support.cli import sqlite_url
 from tests.support.processes import thoughtledger
-from thoughtledger.api.cli.demo import THOUGHTS as DEMO_THOUGHTS
+from thoughtledger.adapters.cli.demo import THOUGHTS as DEMO_THOUGHTS
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Dialog, Page

@@ -12,7 +12,7 @@ import pytest
 from tests.support.browser import record_demo
 from tests.support.cli import cli, sqlite_url
 from tests.support.processes import ROOT, WAIT, child_env
-from thoughtledger.api.mcp.serve_http import SINGLE_PRINCIPAL_WARNING
+from thoughtledger.adapters.mcp.serve_http import SINGLE_PRINCIPAL_WARNING
 
 
 def test_ui_refuses_a_missing_ledger_and_creates_nothing(
@@ -82,7 +82,7 @@ def test_ui_serves_until_terminated_then_stops_cleanly_leaving_the_ledger_as_it_
     session_id = record_demo(url)
     before = db.read_bytes()
     with subprocess.Popen(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "thoughtledger.api.cli", "ui", "--db", url, "--port", "0"],
+        [sys.executable, "-m", "thoughtledger.adapters.cli", "ui", "--db", url, "--port", "0"],
         cwd=ROOT,
         env=child_env(),
         stdout=subprocess.PIPE,

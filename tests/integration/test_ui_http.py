@@ -224,9 +224,9 @@ async def test_counts_past_what_javascript_holds_travel_as_exact_digits(backend:
 async def test_a_session_longer_than_the_page_holds_is_refused_with_the_way_to_read_it(
     backend: Backend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import thoughtledger.api.ui.routes
+    import thoughtledger.adapters.ui.routes
 
-    monkeypatch.setattr(thoughtledger.api.ui.routes, "SESSION_PAGE_MAX", 3)
+    monkeypatch.setattr(thoughtledger.adapters.ui.routes, "SESSION_PAGE_MAX", 3)
     ledger = Ledger(await backend.open(), ttl=None)
     try:
         sid = "long"

@@ -21,7 +21,7 @@ from tests.support.backends import backend_for
 from tests.support.live_socket import events_of, live_socket, subscribed
 from tests.support.ui_app import ui_app
 from thoughtledger import open_ledger
-from thoughtledger.api.ui.live_socket import STALL_SECONDS
+from thoughtledger.adapters.ui.live_socket import STALL_SECONDS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

@@ -9,15 +9,15 @@ import pytest
 
 from tests.support.web import app_on_loopback
 from thoughtledger import Ledger
-from thoughtledger.api.ui.export import html_export
-from thoughtledger.api.ui.routes import SESSION_SCRIPTS, static_text
+from thoughtledger.adapters.ui.export import html_export
+from thoughtledger.adapters.ui.routes import SESSION_SCRIPTS, static_text
 from thoughtledger.ledger.store.memory import MemoryEventStore
 
 pytestmark = pytest.mark.anyio
 
 
 def _shipped(suffix: str) -> set[str]:
-    folder = importlib.resources.files("thoughtledger.api.ui") / "static"
+    folder = importlib.resources.files("thoughtledger.adapters.ui") / "static"
     return {entry.name for entry in folder.iterdir() if entry.name.endswith(suffix)}
 
 

@@ -16,7 +16,7 @@ from tests.support.folding import (
     record_calls,
     recorded,
 )
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.events import Generation
 from thoughtledger.ledger.store.memory import MemoryEventStore
 from thoughtledger.ledger.store.sqlite import SqliteEventStore

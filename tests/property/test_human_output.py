@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from rich.text import Text
 from rich.tree import Tree
 
-from thoughtledger.api.cli.common import Ui, clip
-from thoughtledger.api.cli.safe_console import SafeConsole
+from thoughtledger.adapters.cli.common import Ui, clip
+from thoughtledger.adapters.cli.safe_console import SafeConsole
 from thoughtledger.ledger.printable import visible
 
 _CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")

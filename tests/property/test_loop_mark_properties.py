@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from thoughtledger.api.facade.loop_marker import as_marks, own_thoughts
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.loop_marker import as_marks, own_thoughts
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.store.memory import MemoryEventStore
 from thoughtledger.projections.loops import LOOP_WINDOW, find_repeats
 

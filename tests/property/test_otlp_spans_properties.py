@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.property.strategies import events
-from thoughtledger.api.otel.log import LogTraces
-from thoughtledger.api.otel.spans import Conventions, SpanData, session_spans
+from thoughtledger.adapters.otel.log import LogTraces
+from thoughtledger.adapters.otel.spans import Conventions, SpanData, session_spans
 from thoughtledger.ledger.codec import decode_payload
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent
 from thoughtledger.ledger.events import LedgerEvent

@@ -13,8 +13,13 @@ from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 from opentelemetry.trace import Link, SpanContext, SpanKind, TraceFlags
 
 from tests.property.strategies import events
-from thoughtledger.api.otel.spans import SEMCONV_SCHEMA_URL, Conventions, SpanData, session_spans
-from thoughtledger.api.otel.wire import encode_request
+from thoughtledger.adapters.otel.spans import (
+    SEMCONV_SCHEMA_URL,
+    Conventions,
+    SpanData,
+    session_spans,
+)
+from thoughtledger.adapters.otel.wire import encode_request
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.events import LedgerEvent
 from thoughtledger.ledger.store.memory import MemoryEventStore

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from tests.property.strategies import calls, events
 from tests.support.redaction import record_redaction_only
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.events import LedgerEvent, SessionStarted, ThoughtRedacted
 from thoughtledger.ledger.store.memory import MemoryEventStore
 from thoughtledger.projections.answers import JsonDict, branch_sets, thought_history

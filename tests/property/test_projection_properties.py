@@ -15,7 +15,7 @@ from tests.support.folding import (
     record_calls,
     recorded,
 )
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.store.memory import MemoryEventStore
 from thoughtledger.ledger.store.sqlite import SqliteEventStore
 from thoughtledger.projections.answers import official_view, session_view

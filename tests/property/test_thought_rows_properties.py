@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from tests.property.strategies import events
 from tests.support.backends import Backend
 from tests.support.views import as_dicts, view_rows
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.events import LedgerEvent
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from thoughtledger.api.auth.tokens import TokenFile, check_role, load_tokens, save_tokens
-from thoughtledger.api.auth.verifier import FileTokenVerifier
-from thoughtledger.api.facade.access import ROLES, Role, role_of
+from thoughtledger.adapters.auth.tokens import TokenFile, check_role, load_tokens, save_tokens
+from thoughtledger.adapters.auth.verifier import FileTokenVerifier
+from thoughtledger.api.access import ROLES, Role, role_of
 
 NOW = datetime(2026, 5, 1, 14, 2, 3, tzinfo=UTC)
 names = st.sampled_from(["alice", "bob", "carol.d", "svc:agent-1"])

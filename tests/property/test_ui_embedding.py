@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from thoughtledger.api.ui.export import html_export
-from thoughtledger.api.ui.payload import script_json
+from thoughtledger.adapters.ui.export import html_export
+from thoughtledger.adapters.ui.payload import script_json
 
 HOSTILE = st.sampled_from(
     ["</script>", "<script>alert(1)</script>", "<!--", "-->", "]]>", "\u2028", "\u2029", "&amp;"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.reliability.conftest import Target
-from thoughtledger.api.facade.bootstrap import open_store
+from thoughtledger.api.bootstrap import open_store
 
 pytestmark = pytest.mark.anyio
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from tests.support.hostile import nasty_text, numbers, values
 from tests.support.raw_store import raw_store
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError
 from thoughtledger.ledger.store.memory import MemoryEventStore
 from thoughtledger.ledger.store.sqlite import SqliteEventStore

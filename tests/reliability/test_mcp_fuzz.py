@@ -18,9 +18,9 @@ from mcp import Client
 
 from tests.support.hostile import nasty_text, values
 from tests.support.raw_store import raw_store
-from thoughtledger.api.facade.bootstrap import open_ledger
-from thoughtledger.api.mcp import create_server
-from thoughtledger.api.mcp.server import TOOL_NAMES
+from thoughtledger.adapters.mcp import create_server
+from thoughtledger.adapters.mcp.server import TOOL_NAMES
+from thoughtledger.api.bootstrap import open_ledger
 from thoughtledger.ledger.thought import CAMEL_NAMES, THOUGHT_FIELDS
 
 pytestmark = pytest.mark.slow  # thousands of calls per tool: CI runs them, a local run does not

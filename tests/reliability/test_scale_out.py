@@ -9,7 +9,7 @@ from mcp import Client
 from tests.reliability.conftest import Target
 from tests.support.mcp import call
 from tests.support.processes import serving_http
-from thoughtledger.api.facade.bootstrap import open_store
+from thoughtledger.api.bootstrap import open_store
 
 pytestmark = pytest.mark.anyio
 

@@ -13,7 +13,7 @@ shared with other processes (``shared-0`` .. ``shared-3``) and its own; print
 import asyncio
 import sys
 
-from thoughtledger.api.facade.bootstrap import open_ledger, open_store
+from thoughtledger.api.bootstrap import open_ledger, open_store
 from thoughtledger.ledger.events import ThoughtRecorded
 
 

@@ -7,7 +7,7 @@ import asyncio
 import sys
 
 from tests.support.factories import thought
-from thoughtledger.api.facade.bootstrap import open_store
+from thoughtledger.api.bootstrap import open_store
 
 
 async def _append(url: str, session_id: str, count: int) -> None:

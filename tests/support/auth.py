@@ -22,8 +22,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from tests.support.mcp import Mode
 from tests.support.processes import serving_http, sqlite_in, thoughtledger
-from thoughtledger.api.auth.tokens import TokenFile, load_tokens_or_empty, save_tokens
-from thoughtledger.api.facade.access import Role
+from thoughtledger.adapters.auth.tokens import TokenFile, load_tokens_or_empty, save_tokens
+from thoughtledger.api.access import Role
 
 TIMEOUT = httpx2.Timeout(20.0)
 

@@ -90,7 +90,7 @@ def watched_page(browser: "Browser") -> Iterator[Watched]:
 def ui_server(db: str) -> Iterator[str]:
     """Run ``thoughtledger ui --db DB --port 0`` in a child process; yield its base URL."""
     with subprocess.Popen(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "thoughtledger.api.cli", "ui", "--db", db, "--port", "0"],
+        [sys.executable, "-m", "thoughtledger.adapters.cli", "ui", "--db", db, "--port", "0"],
         cwd=ROOT,
         env=child_env(),
         stdout=subprocess.PIPE,

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.support.samples import SAMPLE_IDS
-from thoughtledger.api.cli import main
+from thoughtledger.adapters.cli import main
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from collections.abc import Sequence
 from typing import Any
 
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.decide import Generated
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.events import Generation

@@ -9,12 +9,12 @@ from mcp import Client
 from mcp.types import CallToolResult, RequestParamsMeta, TextContent, TextResourceContents
 
 from tests.support.raw_store import raw_store
+from thoughtledger.adapters.mcp import create_server
+from thoughtledger.adapters.mcp.context import ProfileName, RunsName
+from thoughtledger.adapters.mcp.render import ThoughtSink
+from thoughtledger.adapters.mcp.server import WriterFactory
 from thoughtledger.api import AGENT_META_KEY
-from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.mcp import create_server
-from thoughtledger.api.mcp.context import ProfileName, RunsName
-from thoughtledger.api.mcp.render import ThoughtSink
-from thoughtledger.api.mcp.server import WriterFactory
+from thoughtledger.api.service import Ledger
 
 Mode = Literal["auto", "legacy"]
 Json = dict[str, Any]

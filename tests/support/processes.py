@@ -36,7 +36,7 @@ def thoughtledger(*argv: str, **env: str) -> subprocess.CompletedProcess[str]:
     ``env`` is added to the child's environment (see :func:`child_env`).
     """
     return subprocess.run(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "thoughtledger.api.cli", *argv],
+        [sys.executable, "-m", "thoughtledger.adapters.cli", *argv],
         cwd=ROOT,
         env=child_env(**env),
         input="",
@@ -67,7 +67,7 @@ def python_output(script: str) -> str:
 
 
 def serve_command(db: str, *options: str) -> list[str]:
-    return [sys.executable, "-m", "thoughtledger.api.cli", "serve", "--db", db, *options]
+    return [sys.executable, "-m", "thoughtledger.adapters.cli", "serve", "--db", db, *options]
 
 
 def sqlite_in(folder: Path) -> str:
@@ -83,7 +83,7 @@ async def serving_http(db: str, *options: str, log: list[str] | None = None) -> 
     """Start the server on the ledger ``db`` on a free loopback port; yield its URL, read from
     its log on stderr (the log so far, up to the URL line, is appended to ``log``). It must stop
     gracefully (exit 0) when terminated."""
-    command = [sys.executable, "-m", "thoughtledger.api.cli", "serve", "--db", db]
+    command = [sys.executable, "-m", "thoughtledger.adapters.cli", "serve", "--db", db]
     process = await anyio.open_process(
         [*command, "--http", "--port", "0", *options],
         cwd=ROOT,

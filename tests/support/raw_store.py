@@ -6,7 +6,7 @@ chosen id), or to prove that a refused call wrote nothing at all, not even an ev
 shows. They do it through :func:`raw_store`, so that one search finds every test that does.
 """
 
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.store.base import LedgerStore
 
 

@@ -6,7 +6,7 @@ produces it, so the tests write the first step alone, below the facade.
 """
 
 from tests.support.raw_store import raw_store
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.events import ThoughtEvent, ThoughtRedacted
 
 

@@ -23,8 +23,8 @@ import httpx
 
 from tests.support.processes import ROOT, WAIT, child_env, thoughtledger
 from thoughtledger import open_ledger
-from thoughtledger.api.auth.tokens import TokenFile, load_tokens_or_empty, save_tokens
-from thoughtledger.api.facade.access import Role
+from thoughtledger.adapters.auth.tokens import TokenFile, load_tokens_or_empty, save_tokens
+from thoughtledger.api.access import Role
 
 _URL = re.compile(r"thoughtledger ui: (http://127\.0\.0\.1:(\d+)/)")
 
@@ -86,7 +86,7 @@ def ui_app(db: str, token_file: Path | None, *options: str) -> Iterator[UiApp]:
         if not token_file.exists():
             save_tokens(token_file, TokenFile())
         auth = ["--auth", str(token_file)]
-    command = [sys.executable, "-m", "thoughtledger.api.cli", "ui", "--db", db, "--port", "0"]
+    command = [sys.executable, "-m", "thoughtledger.adapters.cli", "ui", "--db", db, "--port", "0"]
     with subprocess.Popen(  # noqa: S603  # our interpreter, our module
         [*command, *auth, *options],
         cwd=ROOT,

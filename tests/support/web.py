@@ -6,9 +6,9 @@ from contextlib import asynccontextmanager
 
 import uvicorn
 
-from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.mcp.serve_http import bind
-from thoughtledger.api.ui.routes import create_app
+from thoughtledger.adapters.mcp.serve_http import bind
+from thoughtledger.adapters.ui.routes import create_app
+from thoughtledger.api.service import Ledger
 
 
 @asynccontextmanager

@@ -27,14 +27,14 @@ EXTRA_MODULES = {
     "thoughtledger/ledger/store/postgres/log_tree.py": "postgres",
     "thoughtledger/ledger/store/postgres/redact.py": "postgres",
     "thoughtledger/ledger/store/postgres/failover.py": "postgres",
-    "thoughtledger/api/llm/client.py": "llm",
-    "thoughtledger/api/llm/answer.py": "llm",
-    "thoughtledger/api/llm/streaming.py": "llm",
-    "thoughtledger/api/tool/adapters/openai_agents.py": "openai-agents",
-    "thoughtledger/api/tool/adapters/pydantic_ai.py": "pydantic-ai",
-    "thoughtledger/api/tool/adapters/langchain.py": "langchain",
-    "thoughtledger/api/cli/parquet_out.py": "parquet",
-    "thoughtledger/api/otel/exporter.py": "otel",
+    "thoughtledger/adapters/llm/client.py": "llm",
+    "thoughtledger/adapters/llm/answer.py": "llm",
+    "thoughtledger/adapters/llm/streaming.py": "llm",
+    "thoughtledger/adapters/tool/frameworks/openai_agents.py": "openai-agents",
+    "thoughtledger/adapters/tool/frameworks/pydantic_ai.py": "pydantic-ai",
+    "thoughtledger/adapters/tool/frameworks/langchain.py": "langchain",
+    "thoughtledger/adapters/cli/parquet_out.py": "parquet",
+    "thoughtledger/adapters/otel/exporter.py": "otel",
 }
 """The modules allowed to import an extra's distributions, and which extra."""
 
@@ -180,10 +180,12 @@ def test_every_third_party_import_is_a_declared_dependency() -> None:
 def test_the_scan_sees_core_extra_and_deferred_imports() -> None:
     # Guards the test above against passing vacuously (a scan that finds nothing).
     found = {(i.path, i.top): i for i in product_imports()}
-    assert found["thoughtledger/api/mcp/server.py", "mcp"].when_imported
-    assert not found["thoughtledger/api/tool/adapters/langchain.py", "langchain_core"].when_imported
-    assert not found["thoughtledger/api/llm/client.py", "openai"].when_imported
-    assert not found["thoughtledger/api/mcp/hardened.py", "uvicorn"].when_imported
+    assert found["thoughtledger/adapters/mcp/server.py", "mcp"].when_imported
+    assert not found[
+        "thoughtledger/adapters/tool/frameworks/langchain.py", "langchain_core"
+    ].when_imported
+    assert not found["thoughtledger/adapters/llm/client.py", "openai"].when_imported
+    assert not found["thoughtledger/adapters/mcp/hardened.py", "uvicorn"].when_imported
     core, extras = declared()
     assert {"mcp", "pydantic"} <= core
     assert {"asyncpg"} <= extras["postgres"]

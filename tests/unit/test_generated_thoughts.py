@@ -4,7 +4,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from thoughtledger.api.facade.service import Ledger
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.codec import decode_payload, encode_payload
 from thoughtledger.ledger.decide import Generated
 from thoughtledger.ledger.events import PAYLOAD_SCHEMA_VERSION, Generation, ThoughtGenerated

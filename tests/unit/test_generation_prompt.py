@@ -3,9 +3,9 @@ import hashlib
 import json
 from typing import Any
 
-from thoughtledger.api.facade.prompt import ThoughtPrompt, build_prompt, prompt_sha256
-from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.llm.answer import parse_answer
+from thoughtledger.adapters.llm.answer import parse_answer
+from thoughtledger.api.prompt import ThoughtPrompt, build_prompt, prompt_sha256
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.decide import ThinkCommand, parse_command
 from thoughtledger.ledger.store.memory import MemoryEventStore
 from thoughtledger.projections.state import SessionState, empty

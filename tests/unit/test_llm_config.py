@@ -1,12 +1,12 @@
 import pytest
 
-from thoughtledger.api import GenerationError, LedgerError, ProviderNotConfiguredError
-from thoughtledger.api.llm.config import (
+from thoughtledger.adapters.llm.config import (
     LOCAL_PLACEHOLDER_KEY,
     OPENAI_KEY_MISSING,
     OPENROUTER_KEY_MISSING,
     LLMSettings,
 )
+from thoughtledger.api import GenerationError, LedgerError, ProviderNotConfiguredError
 
 
 def settings(**env: str) -> LLMSettings:

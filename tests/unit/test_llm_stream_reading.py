@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from thoughtledger.api.llm.answer import parse_answer
-from thoughtledger.api.llm.partial import ThoughtStream
-from thoughtledger.api.llm.sse import StreamTooLarge, sse_data
+from thoughtledger.adapters.llm.answer import parse_answer
+from thoughtledger.adapters.llm.partial import ThoughtStream
+from thoughtledger.adapters.llm.sse import StreamTooLarge, sse_data
 
 ANSWERS = [
     json.dumps({"thought": '  Shared "counters" \\ é 😀\n across nodes.  ', "confidence": 0.9}),

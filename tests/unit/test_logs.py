@@ -5,7 +5,7 @@ import pytest
 import structlog
 
 from tests.support.processes import python_output
-from thoughtledger.api.facade import logs
+from thoughtledger.api import logs
 
 
 @pytest.fixture
@@ -45,8 +45,8 @@ def test_commands_log_to_stderr_and_restore_the_previous_configuration(
 def test_serving_does_not_import_structlog_before_something_logs() -> None:
     probe = (
         "import sys\n"
-        "from thoughtledger.api.cli import command\n"
-        "from thoughtledger.api.mcp import serve\n"
+        "from thoughtledger.adapters.cli import command\n"
+        "from thoughtledger.adapters.mcp import serve\n"
         "serve.configure_logging()\n"
         "print('structlog' in sys.modules)\n"
     )

@@ -5,8 +5,8 @@ import sys
 
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 
-from thoughtledger.api.mcp.framing import MAX_LINE_BYTES
-from thoughtledger.api.mcp.limits import MAX_MESSAGE_BYTES
+from thoughtledger.adapters.mcp.framing import MAX_LINE_BYTES
+from thoughtledger.adapters.mcp.limits import MAX_MESSAGE_BYTES
 
 
 def test_the_message_bound_known_without_the_sdk_is_the_sdks() -> None:
@@ -15,7 +15,7 @@ def test_the_message_bound_known_without_the_sdk_is_the_sdks() -> None:
 
 def test_reading_recorded_calls_loads_no_part_of_the_mcp_sdk() -> None:
     probe = (
-        "import sys, thoughtledger.api.cli.record_lines; "
+        "import sys, thoughtledger.adapters.cli.record_lines; "
         "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')))"
     )
     done = subprocess.run(  # noqa: S603  # our own interpreter and a constant probe, no shell

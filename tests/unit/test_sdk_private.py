@@ -2,7 +2,8 @@
 SDK versions that use was checked.
 
 A private name (``mcp.shared._x``, ``server._y``) may change in any release. The product keeps
-the MCP SDK's in :mod:`thoughtledger.api.mcp.sdk_private` alone, which states the versions it was
+the MCP SDK's in :mod:`thoughtledger.adapters.mcp.sdk_private` alone, which states the versions it
+was
 checked against; OpenTelemetry's it does not use at all.
 """
 
@@ -16,10 +17,10 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from thoughtledger.api.mcp import sdk_private
+from thoughtledger.adapters.mcp import sdk_private
 
 ROOT = Path(__file__).resolve().parents[2]
-PRIVATE_HOME = "thoughtledger/api/mcp/sdk_private.py"
+PRIVATE_HOME = "thoughtledger/adapters/mcp/sdk_private.py"
 SDKS = {"mcp": ("mcp", "mcp_types"), "opentelemetry": ("opentelemetry",)}
 """Each SDK by name, with the top-level packages it installs."""
 
@@ -99,7 +100,7 @@ def test_the_mcp_sdks_private_names_are_used_in_one_module_and_opentelemetrys_no
         if not (sdk == "mcp" and path.relative_to(ROOT).as_posix() == PRIVATE_HOME)
     ]
     assert found == [], (
-        "private SDK names outside thoughtledger/api/mcp/sdk_private.py (move the MCP SDK's "
+        "private SDK names outside thoughtledger/adapters/mcp/sdk_private.py (move the MCP SDK's "
         "there, with why; use only OpenTelemetry's public API):\n" + "\n".join(found)
     )
 
@@ -130,8 +131,8 @@ def test_the_installed_mcp_sdk_is_one_the_private_names_were_checked_against() -
     assert installed in declared, f"mcp {installed} is outside pyproject's mcp{declared}"
     assert installed in checked, (
         f"mcp {installed} is outside mcp{checked}, the versions whose private names "
-        "thoughtledger/api/mcp/sdk_private.py was checked against: re-check each private use it "
-        "lists against this SDK (and the stdio tests), then update CHECKED_RANGE"
+        "thoughtledger/adapters/mcp/sdk_private.py was checked against: re-check each private "
+        "use it lists against this SDK (and the stdio tests), then update CHECKED_RANGE"
     )
     assert _floor(checked) in declared, f"mcp{checked} starts outside pyproject's mcp{declared}"
 

@@ -20,7 +20,7 @@ def test_the_statements_are_for_the_current_schema() -> None:
 def test_serving_from_sqlite_does_not_import_sqlalchemy() -> None:
     probe = (
         "import asyncio, sys, tempfile, pathlib\n"
-        "from thoughtledger.api.facade.service import Ledger\n"
+        "from thoughtledger.api.service import Ledger\n"
         "from thoughtledger.ledger.store.sqlite import SqliteEventStore\n"
         "async def main():\n"
         "    with tempfile.TemporaryDirectory() as tmp:\n"

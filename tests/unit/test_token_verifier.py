@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from thoughtledger.api.auth.private_files import SharedFileError
-from thoughtledger.api.auth.tokens import (
+from thoughtledger.adapters.auth.private_files import SharedFileError
+from thoughtledger.adapters.auth.tokens import (
     TokenFile,
     TokenFileError,
     load_tokens,
     save_tokens,
     token_hash,
 )
-from thoughtledger.api.auth.verifier import FileTokenVerifier
+from thoughtledger.adapters.auth.verifier import FileTokenVerifier
 
 pytestmark = pytest.mark.anyio
 NOW = datetime(2026, 5, 1, tzinfo=UTC)

@@ -7,8 +7,8 @@ import time
 import pytest
 from mcp.server.auth.provider import AccessToken
 
+from thoughtledger.adapters.ui.signin import RECHECK_SECONDS, SIGN_IN_HOURS, SIGN_INS_HELD, SignIns
 from thoughtledger.api import Principal
-from thoughtledger.api.ui.signin import RECHECK_SECONDS, SIGN_IN_HOURS, SIGN_INS_HELD, SignIns
 
 pytestmark = pytest.mark.anyio
 

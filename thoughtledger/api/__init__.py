@@ -1,6 +1,6 @@
 """The facade's public surface: what users and the adapters beside it import.
 
-The facade (:mod:`thoughtledger.api.facade`) holds the use cases; this module is its one door.
+The facade (:mod:`thoughtledger.api`) holds the use cases; this module is its one door.
 Each way in or out (``mcp``, ``cli``, ``ui``, ``otel``, ``llm``, ``tool``, ``auth``) imports these
 names, never the facade's modules (the import-linter contracts in ``pyproject.toml`` say so).
 A few of the core's public types travel through here too (the thought command, checkpoint keys,
@@ -19,7 +19,7 @@ Example::
 
 from typing import TYPE_CHECKING
 
-from thoughtledger.api.facade.access import (
+from thoughtledger.api.access import (
     AGENT_META_KEY,
     DEFAULT_ROLE,
     ROLES,
@@ -33,23 +33,23 @@ from thoughtledger.api.facade.access import (
     role_of,
     session_agent,
 )
-from thoughtledger.api.facade.annotation import Annotations, check_label, may_annotate
-from thoughtledger.api.facade.batching import NEW_RUN_IN_BATCH, Batches, check_batch
-from thoughtledger.api.facade.bootstrap import READ_URL_ENV, open_ledger, open_store, resolve_url
-from thoughtledger.api.facade.errors import (
+from thoughtledger.api.annotation import Annotations, check_label, may_annotate
+from thoughtledger.api.batching import NEW_RUN_IN_BATCH, Batches, check_batch
+from thoughtledger.api.bootstrap import READ_URL_ENV, open_ledger, open_store, resolve_url
+from thoughtledger.api.errors import (
     GenerationError,
     ProviderNotConfiguredError,
     TelemetryExportError,
     not_found,
 )
-from thoughtledger.api.facade.figures import (
+from thoughtledger.api.figures import (
     GroupStats,
     LabelStats,
     LedgerStats,
     Statistics,
     ledger_stats,
 )
-from thoughtledger.api.facade.generation import (
+from thoughtledger.api.generation import (
     DEFAULT_TEMPERATURE,
     GENERATION_FAILED,
     NO_WRITER,
@@ -57,26 +57,26 @@ from thoughtledger.api.facade.generation import (
     WrittenThought,
     think_external,
 )
-from thoughtledger.api.facade.history import DEFAULT_HISTORY_LIMIT, HistoryPage
-from thoughtledger.api.facade.json_schema import JsonSchema, compact_schema
-from thoughtledger.api.facade.lineage import (
+from thoughtledger.api.history import DEFAULT_HISTORY_LIMIT, HistoryPage
+from thoughtledger.api.json_schema import JsonSchema, compact_schema
+from thoughtledger.api.lineage import (
     COMPARE_THOUGHTS_MAX,
     ForkComparison,
     ForkEntry,
     Lineage,
 )
-from thoughtledger.api.facade.listing import DEFAULT_PAGE, SessionsPage
-from thoughtledger.api.facade.logs import (
+from thoughtledger.api.listing import DEFAULT_PAGE, SessionsPage
+from thoughtledger.api.logs import (
     SessionIdRedaction,
     event_line,
     get_logger,
     logging_to_stderr,
     route_to_stdlib,
 )
-from thoughtledger.api.facade.lookup import SessionMatch, StreamHead
-from thoughtledger.api.facade.options import bounded
-from thoughtledger.api.facade.origins import ANY_PORT, parse_origin
-from thoughtledger.api.facade.prompt import (
+from thoughtledger.api.lookup import SessionMatch, StreamHead
+from thoughtledger.api.options import bounded
+from thoughtledger.api.origins import ANY_PORT, parse_origin
+from thoughtledger.api.prompt import (
     ANSWER_SCHEMA,
     DEFAULT_MAX_PROMPT_CHARS,
     PROMPT_VERSION,
@@ -85,19 +85,19 @@ from thoughtledger.api.facade.prompt import (
     build_prompt,
     prompt_sha256,
 )
-from thoughtledger.api.facade.proofs import CheckpointReport, Proofs, verify_bundle
-from thoughtledger.api.facade.recording import ThinkOutcome
-from thoughtledger.api.facade.redaction import (
+from thoughtledger.api.proofs import CheckpointReport, Proofs, verify_bundle
+from thoughtledger.api.recording import ThinkOutcome
+from thoughtledger.api.redaction import (
     RedactedThought,
     Redaction,
     RedactionReport,
     default_author,
 )
-from thoughtledger.api.facade.search import SearchPage, SearchResult
-from thoughtledger.api.facade.service import DEFAULT_TTL, Ledger
-from thoughtledger.api.facade.session import Profile, Session
-from thoughtledger.api.facade.streaming import StreamingWriter, think_external_stream
-from thoughtledger.api.facade.transfer import (
+from thoughtledger.api.search import SearchPage, SearchResult
+from thoughtledger.api.service import DEFAULT_TTL, Ledger
+from thoughtledger.api.session import Profile, Session
+from thoughtledger.api.streaming import StreamingWriter, think_external_stream
+from thoughtledger.api.transfer import (
     CheckedFile,
     ImportRefusedError,
     NoProgress,
@@ -106,8 +106,8 @@ from thoughtledger.api.facade.transfer import (
     Transfer,
     check_file,
 )
-from thoughtledger.api.facade.transfer.jsonl import ManifestSession, manifest_line, to_line
-from thoughtledger.api.facade.transfer.signed import check_checkpoint
+from thoughtledger.api.transfer.jsonl import ManifestSession, manifest_line, to_line
+from thoughtledger.api.transfer.signed import check_checkpoint
 from thoughtledger.ledger._lazy import lazy_names
 from thoughtledger.ledger.chain import VerifyReport
 from thoughtledger.ledger.checkpoint import Checkpoint, Signer, Verifier
@@ -133,13 +133,13 @@ from thoughtledger.ledger.errors import (
 from thoughtledger.ledger.store.base import ClosedOnExit
 
 if TYPE_CHECKING:
-    from thoughtledger.api.facade.checkpoints import CheckpointWriter, checkpoints_kept
+    from thoughtledger.api.checkpoints import CheckpointWriter, checkpoints_kept
 
 # Loaded on first use: only ``serve --checkpoint-dir`` writes checkpoints, and the module pulls
 # in file handling every other start of the server does without.
 _LAZY = {
-    "CheckpointWriter": "thoughtledger.api.facade.checkpoints",
-    "checkpoints_kept": "thoughtledger.api.facade.checkpoints",
+    "CheckpointWriter": "thoughtledger.api.checkpoints",
+    "checkpoints_kept": "thoughtledger.api.checkpoints",
 }
 
 

@@ -17,7 +17,7 @@ Every error the product raises on purpose derives from :class:`LedgerError`::
         └── SchemaVersionError    the schema is newer than this code (or, read-only, older)
 
 The facade adds its own branches (an import refused, a model's failure, spans not sent: see
-``thoughtledger.api.facade.errors``). Driver errors are translated where they arise; callers catch
+``thoughtledger.api.errors``). Driver errors are translated where they arise; callers catch
 ``LedgerError`` and show its message.
 """
 

@@ -6,7 +6,7 @@ camelCase name, kind, description, whether it is an optional mark, its column ty
 rest derives from the models or the table: the command
 (:class:`thoughtledger.ledger.decide.ThinkCommand`) and every event carrying a thought
 (:mod:`thoughtledger.ledger.events`) from the models; from the table, the MCP tools' signatures
-(:mod:`thoughtledger.api.mcp.parameters`), the in-process tool's arguments, the Python API's
+(:mod:`thoughtledger.adapters.mcp.parameters`), the in-process tool's arguments, the Python API's
 signature, :data:`HistoryItem`, the folds' thought entries, the SQL views and the CSV and Parquet
 columns (:mod:`thoughtledger.ledger.store.columns`), the browser view's payload, the spans and the
 language model's prompt. A new optional field is one field appended to :class:`ThoughtMarks`,
@@ -240,8 +240,8 @@ OpenAI refuses a function description over 1,024 characters (``string_above_max_
 the official text has 2,781 (the session pattern's, 1,879). What their "Parameters explained"
 lists and their advice about particular parameters said now lives in those parameters'
 descriptions (above), so a model still reads all of it, next to the field it concerns. The
-in-process tool (:mod:`thoughtledger.api.tool`) and the MCP server's compact
-``sequentialthinking`` (:mod:`thoughtledger.api.mcp.descriptions`) both start with it; it sits
+in-process tool (:mod:`thoughtledger.adapters.tool`) and the MCP server's compact
+``sequentialthinking`` (:mod:`thoughtledger.adapters.mcp.descriptions`) both start with it; it sits
 here, beside the fields' descriptions, so that neither way in imports the other.
 """
 

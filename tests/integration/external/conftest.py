@@ -7,9 +7,9 @@ import pytest
 
 from tests.support.external import Pauses
 from tests.support.llm_server import FakeLLM, fake_llm
-from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.llm.client import LLMWriter
-from thoughtledger.api.llm.config import LLMSettings
+from thoughtledger.adapters.llm.client import LLMWriter
+from thoughtledger.adapters.llm.config import LLMSettings
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.store.memory import MemoryEventStore
 
 

@@ -14,11 +14,11 @@ from tests.support.llm_server import (
     malformed,
     structured,
 )
+from thoughtledger.adapters.llm.client import LLMWriter
+from thoughtledger.adapters.llm.config import LLMSettings
+from thoughtledger.adapters.llm.external import think_external
 from thoughtledger.api import GENERATION_FAILED, GenerationError
-from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.llm.client import LLMWriter
-from thoughtledger.api.llm.config import LLMSettings
-from thoughtledger.api.llm.external import think_external
+from thoughtledger.api.service import Ledger
 
 pytestmark = pytest.mark.anyio
 

@@ -12,6 +12,8 @@ import pytest
 
 from tests.support.external import Pauses, call
 from tests.support.llm_server import FakeLLM, error, streamed
+from thoughtledger.adapters.llm.client import LLMWriter
+from thoughtledger.adapters.llm.external import think_external_stream as think_with_env
 from thoughtledger.api import (
     GENERATION_FAILED,
     GenerationError,
@@ -20,9 +22,7 @@ from thoughtledger.api import (
     WrittenThought,
     think_external_stream,
 )
-from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.llm.client import LLMWriter
-from thoughtledger.api.llm.external import think_external_stream as think_with_env
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.events import Generation
 from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.memory import MemoryEventStore

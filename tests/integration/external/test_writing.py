@@ -17,6 +17,9 @@ from tests.support.llm_server import (
     completion,
     structured,
 )
+from thoughtledger.adapters.llm.client import LLMWriter
+from thoughtledger.adapters.llm.config import LLMSettings
+from thoughtledger.adapters.llm.external import think_external
 from thoughtledger.api import (
     DEFAULT_MAX_PROMPT_CHARS,
     PROMPT_VERSION,
@@ -27,10 +30,7 @@ from thoughtledger.api import (
     build_prompt,
     prompt_sha256,
 )
-from thoughtledger.api.facade.service import Ledger
-from thoughtledger.api.llm.client import LLMWriter
-from thoughtledger.api.llm.config import LLMSettings
-from thoughtledger.api.llm.external import think_external
+from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.decide import ThinkCommand
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import ThoughtGenerated, ThoughtRecorded

@@ -1,0 +1,143 @@
+"""``thoughtledger export --format csv|parquet``: one flat row per thought, for dataframes.
+
+With ``--annotations``, one row per annotation instead (the ``tl_annotations`` view's columns).
+
+The rows are those of the ``tl_thoughts`` view (see :mod:`thoughtledger.ledger.store.sql_views`),
+folded from the log page by page (:meth:`thoughtledger.api.Ledger.thought_rows`), so the
+export runs in bounded memory on every backend, an older schema included. CSV needs only the
+standard library; Parquet needs the ``parquet`` extra
+(:mod:`thoughtledger.adapters.cli.parquet_out`).
+"""
+
+import argparse
+import csv
+import json
+import sys
+from typing import Any, TextIO
+
+from thoughtledger.adapters.cli.common import (
+    EXIT_OK,
+    Ui,
+    UsageError,
+    ledger_from,
+    plural,
+    resolve_session,
+)
+from thoughtledger.adapters.cli.outfile import atomic_file, exists, output_path, standard_output
+from thoughtledger.api import Ledger
+from thoughtledger.projections.annotation_rows import ANNOTATION_COLUMN_TYPES
+from thoughtledger.projections.thought_rows import THOUGHT_COLUMN_TYPES
+
+ROW_FORMATS = ("csv", "parquet")
+"""The formats of one row per thought (``jsonl``, the default, is the lossless export)."""
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--format`` to the ``export`` command."""
+    parser.add_argument(
+        "--format",
+        choices=("jsonl", *ROW_FORMATS),
+        default="jsonl",
+        help="jsonl: every event, hashes included, to import elsewhere (default); "
+        "csv or parquet: one row per thought, the columns of the tl_thoughts view",
+    )
+    parser.add_argument(
+        "--annotations",
+        action="store_true",
+        help="with --format csv or parquet: one row per annotation of a thought instead, "
+        "the columns of the tl_annotations view",
+    )
+
+
+async def run_rows(args: argparse.Namespace, ui: Ui) -> int:
+    """Write one row per thought of the chosen sessions as CSV or Parquet.
+
+    Raises:
+        UsageError: Parquet to standard output, an unknown session, or an output path that is
+            a directory, lies in no directory, or is the ledger itself.
+        CliError: The file exists (without --force), cannot be written, or pyarrow is missing.
+        LedgerError: The ledger failed.
+    """
+    default = "annotations.csv" if args.annotations else "thoughts.csv"
+    target = None if args.output == "-" else output_path(args.output, default)
+    if target is None and args.format == "parquet":
+        raise UsageError("Parquet is a binary file: name one with -o FILE.parquet")
+    async with ledger_from(args, read_only=True) as ledger:
+        if target is not None:
+            if ledger.transfer.is_own_file(target):
+                raise UsageError(f"{target} is the ledger's own database; choose another file")
+            if not args.force and (target.exists() or target.is_symlink()):
+                raise exists(target)
+        wanted = {await resolve_session(ledger, name) for name in args.sessions} or None
+        total = sum(head.version for head in await ledger.all_heads())
+        if target is None:
+            with standard_output() as out:
+                rows = await _write(ledger, args, out, ui, total, wanted)
+        else:
+            with atomic_file(target, overwrite=args.force) as out:
+                rows = await _write(ledger, args, out, ui, total, wanted)
+    where = "standard output" if target is None else str(target)
+    if args.json:
+        summary = {"file": where, "format": args.format, "rows": rows}
+        if target is None:
+            sys.stderr.write(json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
+        else:
+            ui.json(summary)
+    else:
+        console = ui.err if target is None else ui.out
+        noun = "annotation" if args.annotations else "thought"
+        console.print(f"exported {plural(rows, noun)} as {args.format} to {where}")
+    return EXIT_OK
+
+
+async def _write(
+    ledger: Ledger,
+    args: argparse.Namespace,
+    out: TextIO,
+    ui: Ui,
+    total: int,
+    wanted: set[str] | None,
+) -> int:
+    """Stream every page of rows to ``out``; return how many rows were written."""
+    written = 0
+    types = ANNOTATION_COLUMN_TYPES if args.annotations else THOUGHT_COLUMN_TYPES
+    if args.format == "parquet":
+        from thoughtledger.adapters.cli.parquet_out import ParquetRows
+
+        out.flush()
+        sink: Any = ParquetRows(out.buffer, types)  # the text file's own bytes
+    else:
+        sink = _CsvRows(out, tuple(types))
+    pages = (
+        ledger.transfer.annotation_rows() if args.annotations else ledger.transfer.thought_rows()
+    )
+    try:
+        with ui.progress("Exporting", total=total) as step:
+            async for events, rows in pages:
+                if wanted is not None:
+                    rows = [row for row in rows if row[1] in wanted]
+                sink.write(rows)
+                written += len(rows)
+                step.advance(events)
+    finally:
+        sink.close()
+    return written
+
+
+class _CsvRows:
+    """CSV with a header row; booleans as ``true``/``false``, unknowns as empty fields."""
+
+    def __init__(self, out: TextIO, columns: tuple[str, ...]) -> None:
+        self._writer = csv.writer(out, lineterminator="\n")
+        self._writer.writerow(columns)
+
+    def write(self, rows: list[tuple[Any, ...]]) -> None:
+        self._writer.writerows(
+            [("true" if v else "false") if isinstance(v, bool) else v for v in row] for row in rows
+        )
+
+    def close(self) -> None:
+        """Nothing to finish: every row is written as it comes."""
+
+
+__all__ = ["ROW_FORMATS", "add_options", "run_rows"]

@@ -1,0 +1,244 @@
+"""A session drawn as a tree: the main line, revisions marked, branches under their origin."""
+
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any
+
+from rich.text import Text
+from rich.tree import Tree
+
+from thoughtledger.adapters.cli.common import plural, when
+from thoughtledger.api import HistoryPage
+from thoughtledger.ledger.envelope import format_time
+from thoughtledger.ledger.printable import visible
+from thoughtledger.projections.annotations import annotation_json, by_thought
+from thoughtledger.projections.answers import branch_sets, thought_history
+from thoughtledger.projections.entries import Annotation, ThoughtEntry
+from thoughtledger.projections.loops import Repeat, session_repeats
+from thoughtledger.projections.state import SessionState
+from thoughtledger.projections.usage import cost_note
+
+_BRANCH_KINDS = ("branch.opened", "branch.extended")
+
+
+def session_tree(state: SessionState, *, current: int | None = None) -> Tree:
+    """Draw ``state`` as a tree.
+
+    Main-line thoughts are the trunk, in the order they were recorded. A revision says which
+    thought it revises, and that thought says which revisions it has. Each branch hangs under
+    the latest main-line thought with its origin number recorded before the branch began (or
+    under the root when there is none).
+
+    Args:
+        state: The session (now, or as of some version).
+        current: The version to emphasise (the event just replayed), if any.
+    """
+    repeats = {repeat.version: repeat for repeat in session_repeats(state)}
+    tree = Tree(headline(state, repeats=len(repeats)), guide_style="dim")
+    revised_by: defaultdict[int, list[int]] = defaultdict(list)
+    for entry in state.thoughts:
+        if entry.revises_thought is not None and entry.kind not in _BRANCH_KINDS:
+            revised_by[entry.revises_thought].append(entry.thought_number)
+    trunk: list[tuple[ThoughtEntry, Tree]] = []
+    by_version = {entry.version: entry for entry in state.thoughts}
+    # Each thought number's annotations hang under the first thought shown with that number.
+    notes = dict(by_thought(state.annotations))
+    for entry in state.thoughts:
+        if entry.kind not in _BRANCH_KINDS:
+            node = tree.add(
+                _label(entry, revised_by.get(entry.thought_number, []), current, repeats)
+            )
+            _annotate(node, notes.pop(entry.thought_number, ()))
+            trunk.append((entry, node))
+    for branch in state.branches.values():
+        began = branch.versions[0]
+        origins = [
+            node
+            for entry, node in trunk
+            if entry.thought_number == branch.from_thought and entry.version < began
+        ]
+        parent = origins[-1] if origins else tree
+        note = "" if origins else " (its origin is not on the main line)"
+        node = parent.add(
+            Text.assemble(
+                ("⑂ branch ", "magenta"),
+                (branch.branch_id, "bold magenta"),
+                f" from #{branch.from_thought}{note}",
+            )
+        )
+        for version in branch.versions:
+            entry = by_version[version]
+            _annotate(
+                node.add(_label(entry, [], current, repeats)),
+                notes.pop(entry.thought_number, ()),
+            )
+    for left in notes.values():  # a thought not held here (as of an earlier version, say)
+        _annotate(tree, left)
+    return tree
+
+
+def _annotate(node: Tree, annotations: tuple[Annotation, ...]) -> None:
+    for annotation in annotations:
+        node.add(annotation_line(annotation))
+
+
+def annotation_line(annotation: Annotation) -> Text:
+    """One annotation in a line: ``✎ #3 label (score) by who: note``, its note made visible."""
+    line = Text.assemble(("✎ ", "cyan"), (f"#{annotation.thought_number} ", "bold"))
+    line.append(annotation.label, style="bold cyan")
+    if annotation.score is not None:
+        line.append(f" ({annotation.score:g})", style="cyan")
+    if annotation.by is not None:
+        line.append(f" by {visible(annotation.by, one_line=True)}", style="dim")
+    if annotation.note:
+        # A note is a reviewer's free text: shown, never obeyed as a terminal sequence.
+        line.append(": " + visible(annotation.note, one_line=True))
+    line.append(f"  [v{annotation.version} · {when(annotation.recorded_at)}]", style="dim")
+    return line
+
+
+def headline(state: SessionState, *, repeats: int = 0) -> Text:
+    """One line about a session: id, size, loops, status and when it started and last moved."""
+    loops = (f" · ⟳ {plural(repeats, 'repeat')}", "bold red") if repeats else ""
+    return Text.assemble(
+        ("session ", "bold"),
+        (state.session_id, "bold cyan"),
+        f" · {counts(state)}",
+        loops,
+        " · ",
+        (state.status, _status_style(state.status)),
+        (f" · {when(state.started_at)} → {when(state.updated_at)}", "dim"),
+    )
+
+
+def counts(state: SessionState) -> str:
+    """``N thoughts, R revisions, B branches`` of a session (and ``A annotations``, if any)."""
+    parts = [
+        plural(len(state.thoughts), "thought"),
+        plural(state.revisions, "revision"),
+        plural(len(state.branches), "branch"),
+    ]
+    if state.annotations:
+        parts.append(plural(len(state.annotations), "annotation"))
+    return ", ".join(parts)
+
+
+def summary(state: SessionState) -> str:
+    """The session in one line of plain text: counts, the estimate and the status."""
+    last = state.last
+    estimate = f"thought {last.thought_number} of {last.total_thoughts}" if last else "no thoughts"
+    return f"{counts(state)} · {estimate} · {state.status}"
+
+
+def session_json(state: SessionState) -> dict[str, Any]:
+    """The session as JSON: its facts, every thought with all its fields, and its branches."""
+    return {
+        "sessionId": state.session_id,
+        "version": state.version,
+        "status": state.status,
+        "startedAt": format_time(state.started_at) if state.started_at else None,
+        "updatedAt": format_time(state.updated_at) if state.updated_at else None,
+        "metadata": dict(state.metadata),
+        "predecessorId": state.predecessor_id,
+        "revisions": state.revisions,
+        "thoughts": thought_history(state),
+        "branches": branch_sets(state),
+        "annotations": [annotation_json(annotation) for annotation in state.annotations],
+        "repeats": [_repeat_json(repeat) for repeat in session_repeats(state)],
+    }
+
+
+def _repeat_json(repeat: Repeat) -> dict[str, Any]:
+    return {
+        "version": repeat.version,
+        "thoughtNumber": repeat.thought_number,
+        "repeatsVersion": repeat.repeats_version,
+        "repeatsThoughtNumber": repeat.repeats_number,
+        "similarity": round(repeat.similarity, 3),
+    }
+
+
+def page_lines(
+    page: HistoryPage, notes: Mapping[int, tuple[Annotation, ...]] | None = None
+) -> list[Text]:
+    """A page of a session's thoughts: a headline, then one line per thought, in version order.
+
+    A page is a slice of the session, so it is a list rather than a tree: each thought says what
+    it revises and which branch it is on, which is what the tree's shape says. ``notes`` (by
+    thought number) are printed under the first thought on the page with that number, as the
+    tree hangs them.
+    """
+    left = dict(notes or {})
+    first = page.items[0]["version"] if page.items else None
+    last = page.items[-1]["version"] if page.items else None
+    span = f"versions {first}-{last}" if first is not None else "no thoughts on this page"
+    lines = [
+        Text.assemble(
+            ("session ", "bold"),
+            (page.session_id, "bold cyan"),
+            f" · {plural(page.thought_count, 'thought')} · ",
+            (page.status, _status_style(page.status)),
+            (f" · {span} of {page.version}", "dim"),
+        )
+    ]
+    for item in page.items:
+        number = item["thoughtNumber"]
+        label = Text.assemble((f"#{number}", "bold"), " ")
+        if "branchId" in item:
+            label.append(f"⑂ {item['branchId']}: ", style="magenta")
+        if item["kind"] == "thought.revised" or item.get("isRevision"):
+            target = f" #{item['revisesThought']}" if "revisesThought" in item else ""
+            label.append(f"↺ revises{target}: ", style="yellow")
+        # rich would drop a bell or a carriage return silently: shown instead, as everywhere.
+        label.append(visible(item["thought"], one_line=True))
+        if not item["nextThoughtNeeded"]:
+            label.append("  ✓ done", style="green")
+        label.append(
+            f"  [v{item['version']} · {item['recordedAt']} · est. {item['totalThoughts']}]",
+            style="dim",
+        )
+        lines.append(label)
+        lines.extend(Text("    ") + line for line in map(annotation_line, left.pop(number, ())))
+    return lines
+
+
+def _label(
+    entry: ThoughtEntry, revisions: list[int], current: int | None, repeats: dict[int, Repeat]
+) -> Text:
+    label = Text.assemble((f"#{entry.thought_number}", "bold"), " ")
+    repeat = repeats.get(entry.version)
+    if repeat is not None:
+        # Which earlier thought it repeats: a number can recur, so its version too.
+        label.append(f"⟳ repeats #{repeat.repeats_number} (v{repeat.repeats_version}): ", "red")
+    if entry.kind == "thought.revised" or entry.is_revision:
+        target = f" #{entry.revises_thought}" if entry.revises_thought is not None else ""
+        label.append(f"↺ revises{target}: ", style="yellow")
+    if entry.generation is not None:
+        label.append(f"[{entry.generation.model}] ", style="blue")
+    shown = visible(entry.thought, one_line=True)
+    label.append(shown, style="reverse" if entry.version == current else "")
+    if revisions:
+        shown = ", ".join(f"#{number}" for number in revisions)
+        label.append(f"  (revised by {shown})", style="yellow")
+    if not entry.next_thought_needed:
+        label.append("  ✓ done", style="green")
+    trailer = f"v{entry.version} · {when(entry.recorded_at)} · est. {entry.total_thoughts}"
+    if entry.generation is not None:
+        trailer += f" · {cost_note(entry.generation)}"
+    label.append(f"  [{trailer}]", style="dim")
+    return label
+
+
+def _status_style(status: str) -> str:
+    return {"complete": "green", "cleared": "red", "expired": "red"}.get(status, "yellow")
+
+
+__all__ = [
+    "annotation_line",
+    "counts",
+    "headline",
+    "page_lines",
+    "session_json",
+    "session_tree",
+    "summary",
+]

@@ -1,0 +1,175 @@
+"""``thoughtledger ui``: the ledger in a browser, on loopback, read-only."""
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from thoughtledger.adapters.cli.common import EXIT_OK, CliError, Commands, Ui, command, ledger_from
+from thoughtledger.ledger.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from mcp.server.auth.provider import TokenVerifier
+
+SUMMARY = "look at sessions in your browser: tree, time travel, live, analytics (read-only)"
+DEFAULT_PORT = 8766
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+"""Where the app may listen: it speaks plain HTTP, so on loopback only (as ``serve``)."""
+
+
+def register(commands: Commands) -> None:
+    """Add the ``ui`` command."""
+    parser = command(commands, "ui", SUMMARY, run)
+    parser.add_argument(
+        "--port",
+        metavar="P",
+        type=_port,
+        default=DEFAULT_PORT,
+        help=f"port to listen on (default {DEFAULT_PORT}; 0: any free port)",
+    )
+    parser.add_argument(
+        "--host",
+        default=LOOPBACK_HOSTS[0],
+        type=_loopback,
+        help=f"address: {', '.join(LOOPBACK_HOSTS)} (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--auth",
+        type=Path,
+        metavar="FILE",
+        help="accept only the tokens in this token file (thoughtledger token add NAME makes "
+        "one): a browser signs in with one, a reader or writer sees its own sessions, an "
+        "auditor every session",
+    )
+    parser.add_argument(
+        "--auth-issuer",
+        metavar="URL",
+        help="accept JWT access tokens of this OAuth issuer too (as serve --http does); each "
+        "token's sub is its principal",
+    )
+    parser.add_argument(
+        "--audience",
+        metavar="AUD",
+        help="with --auth-issuer: the audience (aud) tokens must carry (default: the app's own "
+        "address, http://HOST:PORT/)",
+    )
+    parser.add_argument(
+        "--jwks-url", metavar="URL", help="with --auth-issuer: the issuer's key set (JWKS)"
+    )
+    parser.add_argument(
+        "--role-claim",
+        metavar="NAME",
+        help="with --auth-issuer: the claim naming the role (default: thoughtledger_role)",
+    )
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        type=_origin,
+        default=[],
+        metavar="ORIGIN",
+        help="also accept requests from pages of this origin (scheme://host[:port]; again for "
+        "more); by default only the app's own pages may call it",
+    )
+
+
+async def run(args: argparse.Namespace, ui: Ui) -> int:
+    """Serve the app until Ctrl-C (or SIGTERM); the ledger is opened for reading only.
+
+    Raises:
+        LedgerError: The ledger or the token file cannot be opened, or the issuer's keys
+            cannot be fetched.
+        InvalidInputError: Issuer options without ``--auth-issuer``, or an issuer URL keys
+            may not be fetched from.
+        CliError: The port is taken or cannot be bound.
+    """
+    from thoughtledger.adapters.mcp.hardened import hardened_server
+    from thoughtledger.adapters.mcp.serve_http import SINGLE_PRINCIPAL_WARNING, bind
+    from thoughtledger.adapters.mcp.stopping import signals_handled
+    from thoughtledger.adapters.ui.routes import create_app
+
+    file_verifier = None
+    if args.auth is not None:
+        from thoughtledger.adapters.auth.verifier import FileTokenVerifier
+
+        # The token file first: a bad one stops the app before the ledger is touched.
+        file_verifier = FileTokenVerifier(args.auth)
+    _check_issuer_options(args)
+    async with ledger_from(args, read_only=True) as ledger:
+        try:
+            listener = bind(args.host, args.port)
+        except OSError as exc:  # a port taken is a plain fact to report, not a crash
+            message = f"{exc.strerror or exc} (--port P for another, 0 for any free one)"
+            raise CliError(message) from None
+        port = listener.getsockname()[1]
+        verifier = await _verifier(args, file_verifier, port)
+        app = create_app(ledger, verifier=verifier, allow_origins=args.allow_origin)
+        # Bounded like serve --http: no request may hold a connection open half-sent.
+        http = hardened_server(app, lifespan="off", websocket=True)
+
+        def stop() -> None:  # live pages hold streams open: waiting for them would never end
+            http.should_exit = http.force_exit = True
+
+        async with signals_handled(stop, on_term=stop):
+            host = f"[{args.host}]" if ":" in args.host else args.host
+            if verifier is None:
+                sys.stderr.write(f"thoughtledger ui: warning: {SINGLE_PRINCIPAL_WARNING}\n")
+            sys.stdout.write(f"thoughtledger ui: http://{host}:{port}/ (Ctrl-C stops)\n")
+            sys.stdout.flush()
+            await http.serve(sockets=[listener])
+    return EXIT_OK
+
+
+def _check_issuer_options(args: argparse.Namespace) -> None:
+    if args.auth_issuer is None:
+        for option in ("audience", "jwks_url", "role_claim"):
+            if getattr(args, option) is not None:
+                flag = "--" + option.replace("_", "-")
+                raise InvalidInputError(f"{flag} goes with --auth-issuer URL")
+
+
+async def _verifier(
+    args: argparse.Namespace, file_verifier: "TokenVerifier | None", port: int
+) -> "TokenVerifier | None":
+    """The token file's verifier, the issuer's, both (either kind accepted), or none."""
+    if args.auth_issuer is None:
+        return file_verifier
+    from thoughtledger.adapters.auth.issuer import DEFAULT_ROLE_CLAIM, IssuerTokenVerifier
+    from thoughtledger.adapters.mcp.origins import own_origin
+    from thoughtledger.adapters.mcp.serve_auth import AnyOf
+
+    issuer = IssuerTokenVerifier(
+        args.auth_issuer,
+        args.audience or own_origin(args.host, port) + "/",
+        args.role_claim or DEFAULT_ROLE_CLAIM,
+        jwks_url=args.jwks_url,
+    )
+    await issuer.prepare()  # a wrong issuer stops the app now, not at the first sign-in
+    return issuer if file_verifier is None else AnyOf([file_verifier, issuer])
+
+
+def _port(value: str) -> int:
+    try:
+        port = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port {port} is outside 0-65535")
+    return port
+
+
+def _loopback(value: str) -> str:
+    if value not in LOOPBACK_HOSTS:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not one of {', '.join(LOOPBACK_HOSTS)}: the app speaks plain "
+            "HTTP, so it listens on loopback only"
+        )
+    return value
+
+
+def _origin(value: str) -> str:
+    from thoughtledger.api import parse_origin
+
+    try:
+        return parse_origin(value)
+    except InvalidInputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

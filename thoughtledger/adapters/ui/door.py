@@ -1,0 +1,212 @@
+"""The app's door: who a request comes from, and signing in and out.
+
+Without a verifier the app has one user, whoever reaches the port, allowed everything (the
+caller is the ledger's own user, as on stdio). With one, every page and every ``/api`` call
+needs a principal: an ``Authorization: Bearer`` token (scripts, curl) or a sign-in cookie (a
+browser, after ``POST /api/signin`` with the token in a JSON body). The cookie is HttpOnly,
+SameSite=Strict, Path=/, named after the port (``tl_ui_8766``: cookies do not tell ports apart,
+so two apps on one host keep their own), and holds only a random id (see
+:mod:`thoughtledger.adapters.ui.signin`).
+"""
+
+import json
+from collections.abc import Awaitable, Callable
+
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import JSONResponse, Response
+
+from thoughtledger.adapters.ui.signin import RECHECK_SECONDS, SignIns, TokenCheck
+from thoughtledger.api import Ledger, LedgerError, Principal, not_found
+from thoughtledger.ledger.ids import check_id
+
+SIGN_IN_BODY_MAX = 4096
+"""The most bytes a sign-in request's body may hold (a token is 46 characters; a JWT a few KB)."""
+
+
+class SignInRequiredError(LedgerError):
+    """The request carries no principal the app accepts (answered 401)."""
+
+
+class NotAllowedError(LedgerError):
+    """The principal may not do this (answered 403)."""
+
+
+class Door:
+    """Who each request comes from.
+
+    Args:
+        verifier: Who a bearer token stands for; ``None``: no authentication at all.
+        recheck: Seconds a verified sign-in is trusted before its token is verified again.
+    """
+
+    def __init__(self, verifier: TokenCheck | None, *, recheck: float = RECHECK_SECONDS) -> None:
+        self.sign_ins = SignIns(verifier, recheck=recheck) if verifier is not None else None
+        self.recheck = recheck
+
+    @property
+    def guarded(self) -> bool:
+        """Whether requests need a principal."""
+        return self.sign_ins is not None
+
+    async def principal(self, request: HTTPConnection) -> Principal | None:
+        """The principal ``request`` comes from; ``None`` when the app has no authentication.
+
+        Raises:
+            SignInRequiredError: The app needs one and the request carries none it accepts.
+        """
+        if self.sign_ins is None:
+            return None
+        given = request.headers.get("authorization")
+        if given is not None:
+            scheme, _, token = given.partition(" ")
+            found = await self.sign_ins.check(token.strip()) if scheme.lower() == "bearer" else None
+            if found is None:
+                raise SignInRequiredError(
+                    "that bearer token is not valid here (unknown, revoked or expired)"
+                )
+            return found
+        key = request.cookies.get(cookie_name(request))
+        if key:
+            found = await self.sign_ins.principal(key)
+            if found is None:
+                raise SignInRequiredError("your sign-in has ended (signed out, expired or revoked)")
+            return found
+        raise SignInRequiredError(
+            "sign in first (a token from thoughtledger token add, or Authorization: Bearer)"
+        )
+
+    def still_allowed(
+        self, request: HTTPConnection, owner: str | None
+    ) -> Callable[[], Awaitable[bool]] | None:
+        """A check that ``request``'s principal may still read a session of ``owner``.
+
+        For live streams, which outlast the request that opened them. ``None`` when the app
+        has no authentication (nothing to check).
+        """
+        if self.sign_ins is None:
+            return None
+
+        async def allowed() -> bool:
+            try:
+                found = await self.principal(request)
+            except SignInRequiredError:
+                return False
+            return found is None or found.may_read(owner)
+
+        return allowed
+
+    def still_signed_in(self, connection: HTTPConnection) -> Callable[[], Awaitable[bool]] | None:
+        """A check that ``connection``'s principal is still signed in (its token still good).
+
+        For the live socket, whose subscriptions were each checked when they were opened.
+        ``None`` when the app has no authentication.
+        """
+        if self.sign_ins is None:
+            return None
+
+        async def allowed() -> bool:
+            try:
+                await self.principal(connection)
+            except SignInRequiredError:
+                return False
+            return True
+
+        return allowed
+
+    async def sign_in(self, request: Request) -> Response:
+        """``POST /api/signin`` with ``{"token": "..."}``: set the sign-in cookie.
+
+        Answers 200 with the principal's name and role, 401 for a token that is not good, 400,
+        413 or 415 for a malformed request, 404 when the app has no authentication.
+        """
+        if self.sign_ins is None:
+            return _error(404, "this app runs without --auth: there is nothing to sign in to")
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            # A cross-site form cannot send JSON without the browser asking first (CORS).
+            return _error(415, 'send the token as JSON: {"token": "..."}')
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > SIGN_IN_BODY_MAX:
+                return _error(413, f"a sign-in is at most {SIGN_IN_BODY_MAX} bytes")
+        try:
+            token = json.loads(body).get("token")
+        except (ValueError, AttributeError):
+            token = None
+        if not isinstance(token, str) or not token.strip():
+            return _error(400, 'send the token as JSON: {"token": "..."}')
+        opened = await self.sign_ins.sign_in(token.strip())
+        if opened is None:
+            return _error(401, "that token is not valid here (unknown, revoked or expired)")
+        key, signed = opened
+        answer = JSONResponse({"name": signed.principal.name, "role": signed.principal.role})
+        answer.set_cookie(
+            cookie_name(request),
+            key,
+            max_age=self.sign_ins.seconds_left(key),
+            path="/",
+            httponly=True,
+            samesite="strict",
+        )
+        return answer
+
+    async def sign_out(self, request: Request) -> Response:
+        """``POST /api/signout``: end this browser's sign-in and clear its cookie."""
+        if self.sign_ins is None:
+            return _error(404, "this app runs without --auth: there is nothing to sign out of")
+        name = cookie_name(request)
+        key = request.cookies.get(name)
+        if key:
+            self.sign_ins.sign_out(key)
+        answer = JSONResponse({"signedOut": True})
+        answer.delete_cookie(name, path="/", httponly=True, samesite="strict")
+        return answer
+
+    async def me(self, request: Request) -> Response:
+        """``GET /api/me``: whether the app has authentication, and who the caller is.
+
+        Raises:
+            SignInRequiredError: The app needs a principal and the request carries none.
+        """
+        found = await self.principal(request)
+        if found is None:
+            return JSONResponse({"auth": False, "name": None, "role": None})
+        return JSONResponse({"auth": True, "name": found.name, "role": found.role})
+
+
+def cookie_name(request: HTTPConnection) -> str:
+    """The sign-in cookie's name for the port ``request`` arrived on."""
+    server = request.scope.get("server")
+    return f"tl_ui_{server[1]}" if server else "tl_ui"
+
+
+async def readable(ledger: Ledger, principal: Principal | None, session_id: str) -> str | None:
+    """Return the owner of the session ``session_id``, provided ``principal`` may read it.
+
+    Returns:
+        The owner recorded when the session started (``None``: the ledger's own user).
+
+    Raises:
+        InvalidInputError: A malformed id.
+        SessionNotFoundError: No such session, or one the principal may not read (the same
+            answer, word for word, so that it reveals nothing).
+        StoreError: The store failed.
+    """
+    exists, owner = await ledger.owner_of(check_id(session_id))
+    if not exists or (principal is not None and not principal.may_read(owner)):
+        raise not_found(session_id)
+    return owner
+
+
+def _error(status: int, message: str) -> Response:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+__all__ = [
+    "SIGN_IN_BODY_MAX",
+    "Door",
+    "NotAllowedError",
+    "SignInRequiredError",
+    "cookie_name",
+    "readable",
+]

@@ -1,0 +1,99 @@
+"""The sessions list with filters: pages of ``Ledger.recent_sessions``, filtered as they come.
+
+The ledger pages sessions newest first in SQL; agent, client, status and time are read from
+each session's facts, so a filtered page scans at most :data:`SCAN_CAP` sessions and, when it
+stops short, answers a cursor to go on from (a rare agent never makes one request slow).
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from thoughtledger.adapters.ui.payload import JsonDict, session_row
+from thoughtledger.api import Ledger
+from thoughtledger.projections.state import SessionState
+
+SCAN_CAP = 2000
+"""The most sessions one filtered page reads before answering what it found."""
+
+_FINISHED = ("complete", "cleared", "expired")
+
+
+@dataclass(frozen=True, slots=True)
+class SessionFilter:
+    """What the sessions list keeps; ``None`` keeps everything.
+
+    Attributes:
+        agent: The agent named when the session started.
+        client: The client software that started it.
+        status: A session status, or ``open`` for any not complete, cleared or expired.
+        since: Started at or after this (aware) time.
+        until: Started before this (aware) time.
+    """
+
+    agent: str | None = None
+    client: str | None = None
+    status: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+    def keeps(self, state: SessionState) -> bool:
+        """Whether ``state`` passes every filter given."""
+        started = state.started_at
+        checks = (
+            self.agent is None or state.metadata.get("agent") == self.agent,
+            self.client is None or state.metadata.get("client") == self.client,
+            self.until is None or (started is not None and started < self.until),
+            self._status_kept(state.status),
+        )
+        return all(checks)
+
+    def _status_kept(self, status: str) -> bool:
+        if self.status is None:
+            return True
+        if self.status == "open":
+            return status not in _FINISHED
+        return status == self.status
+
+
+async def sessions_page(
+    ledger: Ledger,
+    *,
+    limit: int,
+    cursor: str | None,
+    where: SessionFilter,
+    owner: str | None = None,
+) -> JsonDict:
+    """A page of sessions, newest first, that pass ``where``, and the cursor to the next.
+
+    Args:
+        ledger: The ledger.
+        limit: The most rows to answer.
+        cursor: Where the page before ended (``None``: the newest).
+        where: The filters.
+        owner: Only the sessions this principal started; ``None``: every session.
+
+    Raises:
+        InvalidInputError: A limit out of range or a cursor no listing gave.
+        StoreError: The store failed.
+    """
+    rows: list[JsonDict] = []
+    scanned = 0
+    while True:
+        page = await ledger.recent_sessions(limit=limit, cursor=cursor, owner=owner)
+        ended = False
+        for state in page.sessions:
+            scanned += 1
+            if where.since is not None and (
+                state.started_at is None or state.started_at < where.since
+            ):
+                ended = True  # newest first: every later session started earlier still
+                break
+            if where.keeps(state):
+                rows.append(session_row(state))
+        cursor = None if ended else page.next_cursor
+        if len(rows) >= limit or cursor is None or scanned >= SCAN_CAP:
+            break
+    return {"sessions": rows, "next": cursor, "scanned": scanned}
+
+
+__all__ = ["SCAN_CAP", "SessionFilter", "sessions_page"]

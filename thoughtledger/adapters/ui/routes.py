@@ -1,0 +1,389 @@
+"""The web app behind ``thoughtledger ui``: pages, their JSON, a live feed; it never writes.
+
+Every route reads the ledger (signing in and out is all a POST does). The pages are static files
+shipped with the package (HTML, CSS and the scripts: no inline script, so the
+Content-Security-Policy forbids any); the data comes as JSON from ``/api/...``. Requests must
+name a loopback host and come from the app's own origin (see
+:mod:`thoughtledger.adapters.ui.guards`).
+Given a token verifier, every page and call needs a principal (see
+:mod:`thoughtledger.adapters.ui.door`), who sees what ``serve --http --auth`` would show it: a
+reader
+or writer its own sessions, an auditor every session; the analytics, which cover every session,
+only an auditor.
+"""
+
+import contextlib
+import importlib.resources
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route, WebSocketRoute
+from starlette.types import ASGIApp
+
+from thoughtledger.adapters.ui.badges import BADGES_MAX, Badges
+from thoughtledger.adapters.ui.door import Door, NotAllowedError, SignInRequiredError, readable
+from thoughtledger.adapters.ui.feed import feed
+from thoughtledger.adapters.ui.guards import LoopbackOnly, SameOrigin, SecurityHeaders
+from thoughtledger.adapters.ui.lineage import compare_json, forks_json
+from thoughtledger.adapters.ui.listing import SessionFilter, sessions_page
+from thoughtledger.adapters.ui.live_app import live_endpoint
+from thoughtledger.adapters.ui.live_socket import STALL_SECONDS
+from thoughtledger.adapters.ui.payload import json_bytes, report_json, session_payload
+from thoughtledger.adapters.ui.search import search_json
+from thoughtledger.adapters.ui.signin import RECHECK_SECONDS
+from thoughtledger.api import COMPARE_THOUGHTS_MAX, DEFAULT_PAGE, Ledger
+from thoughtledger.ledger.envelope import RecordedEvent
+from thoughtledger.ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
+from thoughtledger.ledger.ids import check_id
+
+if TYPE_CHECKING:
+    from thoughtledger.adapters.ui.signin import TokenCheck
+
+SESSION_SCRIPTS = (
+    "session-model.js",
+    "session-tree.js",
+    "session-inspect.js",
+    "session-live.js",
+    "session.js",
+)
+"""The session view's scripts in load order (the page and ``export --html`` both need them all)."""
+
+_STATIC = {
+    **dict.fromkeys(SESSION_SCRIPTS, "text/javascript; charset=utf-8"),
+    "app.js": "text/javascript; charset=utf-8",
+    "forks.js": "text/javascript; charset=utf-8",
+    "live-socket.js": "text/javascript; charset=utf-8",
+    "signin.js": "text/javascript; charset=utf-8",
+    "app.css": "text/css; charset=utf-8",
+}
+SESSION_PAGE_MAX = 50_000
+"""The longest session (in events) the session page holds whole."""
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+def static_text(name: str) -> str:
+    """One of the files shipped in ``thoughtledger/adapters/ui/static`` (HTML, CSS, JavaScript)."""
+    return (importlib.resources.files("thoughtledger.adapters.ui") / "static" / name).read_text(
+        encoding="utf-8"
+    )
+
+
+class _Json(JSONResponse):
+    def render(self, content: Any) -> bytes:
+        return json_bytes(content)
+
+
+def _error(status: int, message: str) -> Response:
+    return _Json({"error": message}, status_code=status)
+
+
+def _guarded(handler: Endpoint) -> Endpoint:
+    """Turn the ledger's errors into one-line JSON answers (4xx, 503), never a traceback."""
+
+    async def run(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except SignInRequiredError as exc:
+            answer = _error(401, str(exc))
+            answer.headers["WWW-Authenticate"] = "Bearer"
+            return answer
+        except NotAllowedError as exc:
+            return _error(403, str(exc))
+        except SessionNotFoundError as exc:
+            return _error(404, str(exc))
+        except InvalidInputError as exc:
+            return _error(400, str(exc))
+        except LedgerError as exc:
+            return _error(503, str(exc))
+
+    return run
+
+
+def _session_id(request: Request) -> str:
+    return check_id(str(request.path_params["session_id"]))
+
+
+def _number(request: Request, name: str, default: int) -> int:
+    text = request.query_params.get(name)
+    if text is None or text == "":
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise InvalidInputError(f"{name} must be a whole number, not {text[:40]!r}") from None
+
+
+def _time(request: Request, name: str) -> datetime | None:
+    text = request.query_params.get(name)
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise InvalidInputError(f"{name} must be an ISO 8601 time, not {text[:40]!r}") from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
+def _text(request: Request, name: str) -> str | None:
+    return request.query_params.get(name) or None
+
+
+def create_app(
+    ledger: Ledger,
+    *,
+    verifier: "TokenCheck | None" = None,
+    allow_origins: Iterable[str] = (),
+    recheck: float = RECHECK_SECONDS,
+    stall: float = STALL_SECONDS,
+) -> ASGIApp:
+    """The web app over ``ledger`` (opened read-only by the caller; nothing here writes).
+
+    Args:
+        ledger: The ledger to show; the caller opens and closes it.
+        verifier: Who a bearer token stands for (the MCP SDK's ``TokenVerifier`` shape: the
+            token file's, an OAuth issuer's); ``None``: no authentication, one user allowed all.
+        allow_origins: Origins besides the app's own whose pages may call it, as
+            :func:`thoughtledger.api.parse_origin` writes them.
+        recheck: Seconds a verified sign-in is trusted, and between the checks of a live
+            stream's reader.
+        stall: Seconds a live socket's outbox may stay full before its client counts as too
+            slow and the socket closes.
+
+    Returns:
+        An ASGI app: pages at ``/``, ``/sessions/{id}`` (and a fork's ``.../compare``),
+            ``/analytics``, ``/search``; JSON under ``/api``; the live socket at ``/api/ws``.
+    """
+    payloads = _Payloads()
+    badges_of = Badges(ledger)
+    door = Door(verifier, recheck=recheck)
+
+    async def page(request: Request) -> Response:
+        if door.guarded:
+            try:
+                await door.principal(request)
+            except SignInRequiredError:
+                return Response(
+                    static_text("signin.html"),
+                    status_code=401,
+                    media_type="text/html; charset=utf-8",
+                )
+        return Response(static_text("index.html"), media_type="text/html; charset=utf-8")
+
+    async def asset(request: Request) -> Response:
+        # The files are the package's own code and style: they hold no data, and the sign-in
+        # page needs them, so they are served to anyone.
+        name = str(request.path_params["name"])
+        if name not in _STATIC:
+            return _error(404, f"no file {name[:60]!r}")
+        return Response(static_text(name), media_type=_STATIC[name])
+
+    async def sessions(request: Request) -> Response:
+        who = await door.principal(request)
+        where = SessionFilter(
+            agent=_text(request, "agent"),
+            client=_text(request, "client"),
+            status=_text(request, "status"),
+            since=_time(request, "since"),
+            until=_time(request, "until"),
+        )
+        found = await sessions_page(
+            ledger,
+            limit=_number(request, "limit", DEFAULT_PAGE // 2),
+            cursor=_text(request, "cursor"),
+            where=where,
+            # A principal lists what it owns; an auditor, like the ledger's own user, everything.
+            owner=who.name if who is not None and who.role != "auditor" else None,
+        )
+        return _Json(found)
+
+    async def badges(request: Request) -> Response:
+        who = await door.principal(request)
+        given = [part for part in (_text(request, "ids") or "").split(",") if part]
+        wanted = list(dict.fromkeys(given))  # a repeated id is read once
+        if len(wanted) > BADGES_MAX:
+            raise InvalidInputError(f"at most {BADGES_MAX} sessions at once, not {len(wanted)}")
+        for session_id in wanted:
+            check_id(session_id)  # every id checked before any is read
+        answers = []
+        for session_id in wanted:
+            try:
+                await readable(ledger, who, session_id)
+            except SessionNotFoundError:
+                continue  # no badge: the session is not there, for this reader
+            badge = await badges_of.of(session_id)
+            if badge is not None:
+                answers.append(badge)
+        return _Json({"badges": answers})
+
+    async def session(request: Request) -> Response:
+        who = await door.principal(request)
+        session_id = _session_id(request)
+        await readable(ledger, who, session_id)
+        head = await ledger.head(session_id)
+        if head is None:
+            raise SessionNotFoundError(f"no session {session_id!r} in this ledger")
+        if head.version > SESSION_PAGE_MAX:
+            # The page holds a session whole (its slider cuts it in the browser): past this,
+            # the server's memory and the browser's would grow with the session.
+            raise InvalidInputError(
+                f"session {session_id!r} has {head.version:,} events: this page shows sessions "
+                f"of up to {SESSION_PAGE_MAX:,}; read it page by page with "
+                f"thoughtledger show {session_id} --limit 100"
+            )
+        body = payloads.get(session_id, head.version, head.hash)
+        if body is None:
+            records = await _stream(ledger, session_id, head.version)
+            body = json_bytes(session_payload(session_id, records))
+            payloads.keep(session_id, head.version, head.hash, body)
+        return Response(body, media_type="application/json")
+
+    async def verify(request: Request) -> Response:
+        who = await door.principal(request)
+        session_id = _session_id(request)
+        await readable(ledger, who, session_id)
+        head = await ledger.head(session_id)
+        if head is not None and head.version > SESSION_PAGE_MAX:
+            # The walk reads the whole session: bounded as the page that offers it is.
+            raise InvalidInputError(
+                f"session {session_id!r} has {head.version:,} events: this app walks chains "
+                f"of up to {SESSION_PAGE_MAX:,}; check it with thoughtledger verify {session_id}"
+            )
+        return _Json(report_json(await ledger.verify(session_id)))
+
+    async def forks(request: Request) -> Response:
+        return _Json(await forks_json(ledger, await door.principal(request), _session_id(request)))
+
+    async def compare(request: Request) -> Response:
+        who = await door.principal(request)
+        limit = _number(request, "limit", COMPARE_THOUGHTS_MAX)
+        return _Json(await compare_json(ledger, who, _session_id(request), limit=limit))
+
+    async def stats(request: Request) -> Response:
+        who = await door.principal(request)
+        if who is not None and who.role != "auditor":
+            raise NotAllowedError(
+                f"the analytics count every session in the ledger: they need an auditor's "
+                f"token ({who.name!r} has the {who.role} role)"
+            )
+        since, until = _time(request, "since"), _time(request, "until")
+        figures = await ledger.stats.summarize(
+            since=since, until=until, agent=_text(request, "agent"), client=_text(request, "client")
+        )
+        models = await ledger.stats.model_usage(since=since, until=until)
+        return _Json({**figures.as_dict(), "byModel": [usage.as_json() for usage in models]})
+
+    async def search(request: Request) -> Response:
+        who = await door.principal(request)
+        found = await search_json(
+            ledger,
+            who,
+            request.query_params.get("q", ""),
+            agent=_text(request, "agent"),
+            client=_text(request, "client"),
+            since=_time(request, "since"),
+            until=_time(request, "until"),
+            limit=_number(request, "limit", 20),
+            cursor=_text(request, "cursor"),
+        )
+        return _Json(found)
+
+    async def live(request: Request) -> Response:
+        who = await door.principal(request)
+        session_id = _session_id(request)
+        after = _number(request, "after", 0)
+        if after < 0:
+            raise InvalidInputError(f"after must be a position (0 or more), not {after}")
+        owner = await readable(ledger, who, session_id)
+        if await ledger.head(session_id) is None:
+            raise SessionNotFoundError(f"no session {session_id!r} in this ledger")
+        events = feed(
+            ledger,
+            session_id,
+            after,
+            allowed=door.still_allowed(request, owner),
+            recheck=recheck,
+        )
+        return StreamingResponse(events, media_type="text/event-stream")
+
+    routes = [
+        Route("/", page),
+        Route("/sessions/{session_id}", page),
+        Route("/sessions/{session_id}/compare", page),
+        Route("/analytics", page),
+        Route("/search", page),
+        Route("/static/{name}", asset),
+        Route("/api/signin", door.sign_in, methods=["POST"]),
+        Route("/api/signout", door.sign_out, methods=["POST"]),
+        Route("/api/me", _guarded(door.me)),
+        Route("/api/sessions", _guarded(sessions)),
+        Route("/api/badges", _guarded(badges)),
+        Route("/api/sessions/{session_id}", _guarded(session)),
+        Route("/api/sessions/{session_id}/verify", _guarded(verify)),
+        Route("/api/sessions/{session_id}/live", _guarded(live)),
+        Route("/api/sessions/{session_id}/forks", _guarded(forks)),
+        Route("/api/sessions/{session_id}/compare", _guarded(compare)),
+        Route("/api/stats", _guarded(stats)),
+        Route("/api/search", _guarded(search)),
+        WebSocketRoute("/api/ws", live_endpoint(ledger, door, recheck=recheck, stall=stall)),
+    ]
+
+    async def refused(request: Request, exc: Exception) -> Response:
+        # Starlette's own answers (no such route, a method other than GET) as JSON too.
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        return _error(status, f"{request.method} {request.url.path[:80]}: not here (read-only)")
+
+    async def failed(request: Request, exc: Exception) -> Response:
+        # Anything else: one line, never a traceback (the server goes on serving).
+        return _error(500, f"unexpected {type(exc).__name__}: {str(exc)[:200]}")
+
+    app = Starlette(routes=routes, exception_handlers={HTTPException: refused, Exception: failed})
+    return SecurityHeaders(LoopbackOnly(SameOrigin(app, allow_origins)))
+
+
+async def _stream(ledger: Ledger, session_id: str, version: int) -> list[RecordedEvent]:
+    """A session's events up to ``version``, as stored: read, not folded (a page folds them)."""
+    async with contextlib.aclosing(ledger.transfer.export([session_id])) as sessions:
+        records = [record async for batch in sessions for record in batch]
+    return [record for record in records if record.version <= version]
+
+
+class _Payloads:
+    """The session payloads last sent, by session and head.
+
+    A reload of a long session (or a second reader) costs one head look-up. A session only
+    grows, so a head names one payload.
+    """
+
+    def __init__(self, budget: int = 64 * 2**20) -> None:
+        self._budget = budget
+        self._held: OrderedDict[str, tuple[int, str, bytes]] = OrderedDict()
+
+    def get(self, session_id: str, version: int, hash_: str) -> bytes | None:
+        held = self._held.get(session_id)
+        if held is None or held[:2] != (version, hash_):
+            return None
+        self._held.move_to_end(session_id)
+        return held[2]
+
+    def keep(self, session_id: str, version: int, hash_: str, body: bytes) -> None:
+        self._held[session_id] = (version, hash_, body)
+        self._held.move_to_end(session_id)
+        while sum(len(item[2]) for item in self._held.values()) > self._budget:
+            if len(self._held) == 1:
+                break
+            self._held.popitem(last=False)
+
+
+__all__ = [
+    "SESSION_PAGE_MAX",
+    "SESSION_SCRIPTS",
+    "create_app",
+    "static_text",
+]

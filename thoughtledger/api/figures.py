@@ -1,0 +1,265 @@
+"""Figures over a whole ledger: how its sessions went, and what the models that wrote cost.
+
+A component of :class:`thoughtledger.api.Ledger`, reached as ``ledger.stats``. The statistics are
+a fold (:mod:`thoughtledger.projections.analytics`) over the rows the store answers, in SQL where
+the store speaks it (which imports SQLAlchemy on the first figures asked for, not whenever a ledger
+is made).
+"""
+
+from datetime import datetime
+
+from thoughtledger.api.lookup import all_heads
+from thoughtledger.ledger.envelope import EventRow, RecordedEvent, parse_time
+from thoughtledger.ledger.events import THOUGHT_TYPES
+from thoughtledger.ledger.store.base import LedgerStore
+from thoughtledger.ledger.store.rows import event_rows_of
+from thoughtledger.ledger.store.stats_rows import StatsFilter
+from thoughtledger.projections.analytics import GroupStats, LedgerStats, summarize
+from thoughtledger.projections.annotations import LabelStats, label_stats
+from thoughtledger.projections.event_fields import event_fields
+from thoughtledger.projections.loop_counts import LoopCounter, LoopStats
+from thoughtledger.projections.usage import ModelUsage, generations, usage_by_model
+
+
+async def ledger_stats(store: LedgerStore, where: StatsFilter | None = None) -> LedgerStats:
+    """Compute the figures of ``store`` over the sessions ``where`` selects.
+
+    Raises:
+        EventDecodingError: (in-memory store) a stored event cannot be decoded.
+        StoreError: The store failed.
+    """
+    rows = await store.stats_rows(where or StatsFilter())
+    return summarize(rows.facts, rows.gaps_ms)
+
+
+class Statistics:
+    """A ledger's figures: ``ledger.stats.summarize()``, ``ledger.stats.model_usage()``.
+
+    Args:
+        store: The log the figures are worked out over.
+    """
+
+    def __init__(self, store: LedgerStore) -> None:
+        self._store = store
+
+    async def summarize(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        agent: str | None = None,
+        client: str | None = None,
+    ) -> LedgerStats:
+        """Rates and percentiles over the sessions started in ``[since, until)``.
+
+        Args:
+            since: Count sessions started at or after this (aware) time.
+            until: Count sessions started before this (aware) time.
+            agent: Count only sessions of this agent.
+            client: Count only sessions from this client.
+
+        Raises:
+            EventDecodingError: (in-memory store) a stored event cannot be decoded.
+            StoreError: The store failed.
+        """
+        where = StatsFilter(since=since, until=until, agent=agent, client=client)
+        return await ledger_stats(self._store, where)
+
+    async def model_usage(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        page: int = 1000,
+    ) -> list[ModelUsage]:
+        """Tokens, latency and cost per model over every thought a model wrote in the ledger.
+
+        Reads the whole log in pages (the store's statistics are worked out in SQL; this is the
+        plain definition, for ``thoughtledger stats`` and for checking faster versions against).
+
+        Args:
+            since: Count thoughts recorded at or after this (aware) time.
+            until: Count thoughts recorded before this (aware) time.
+            page: Events read per query.
+
+        Raises:
+            StoreError: The store failed.
+        """
+        return (await self.log_figures(since=since, until=until, page=page))[0]
+
+    async def by_label(
+        self, *, since: datetime | None = None, until: datetime | None = None, page: int = 1000
+    ) -> list[LabelStats]:
+        """Figures per annotation label (see :class:`LabelStats`), the most used first.
+
+        Args:
+            since: Count annotations recorded at or after this (aware) time.
+            until: Count annotations recorded before this (aware) time.
+            page: Events read per query.
+
+        Raises:
+            StoreError: The store failed.
+        """
+        return (await self.log_figures(since=since, until=until, page=page))[1]
+
+    async def log_figures(
+        self, *, since: datetime | None = None, until: datetime | None = None, page: int = 1000
+    ) -> tuple[list[ModelUsage], list[LabelStats]]:
+        """:meth:`model_usage` and :meth:`by_label` from one read of the log (what ``stats`` shows).
+
+        Raises:
+            StoreError: The store failed.
+        """
+        found = []
+        marked: list[RecordedEvent] = []
+        after = 0
+        while records := await self._store.read_all(after_position=after, limit=page):
+            after = records[-1].position
+            chosen = [
+                r
+                for r in records
+                if (since is None or r.recorded_at >= since)
+                and (until is None or r.recorded_at < until)
+            ]
+            found += generations(chosen)
+            marked += (r for r in chosen if r.event_type == "thought.annotated")
+        return usage_by_model(found), label_stats(marked)
+
+    async def loops(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        agent: str | None = None,
+        client: str | None = None,
+        page: int = 1000,
+    ) -> LoopStats:
+        """Sessions with loops and repeats per session, over the sessions ``summarize`` counts.
+
+        Counted from the loop marks the store keeps beside the log (a few SQL statements, see
+        :mod:`thoughtledger.ledger.store.loop_marks`); a session whose marks are behind (an
+        import or redaction not yet marked) is folded from its thoughts instead, and a ledger
+        that keeps no marks (an older one opened read-only) is folded whole
+        (:meth:`loops_folded`). The figures are the fold's either way.
+
+        Args:
+            since: Count sessions started at or after this (aware) time.
+            until: Count sessions started before this (aware) time.
+            agent: Count only sessions of this agent.
+            client: Count only sessions from this client.
+            page: Events read per query where sessions are folded.
+
+        Raises:
+            EventDecodingError: A stored event cannot be decoded.
+            StoreError: The store failed.
+        """
+        where = StatsFilter(since=since, until=until, agent=agent, client=client)
+        counts = await self._store.loop_counts(where)
+        if counts is None:
+            return await self.loops_folded(
+                since=since, until=until, agent=agent, client=client, page=page
+            )
+        repeats = dict(counts.repeats)
+        for session_id in counts.behind:
+            repeats[session_id] = await self._session_repeats(session_id, page)
+        return LoopStats.of(counts.sessions, repeats)
+
+    async def _session_repeats(self, session_id: str, page: int) -> int:
+        """How many of a session's own thoughts repeat an earlier one, folded from the log."""
+        counter = LoopCounter()
+        counter.start(session_id, counted=True)
+        after = 0
+        while records := await self._store.read_stream(session_id, after_version=after, limit=page):
+            after = records[-1].version
+            for row in event_rows_of(records):
+                if row.event_type in THOUGHT_TYPES:
+                    fields = event_fields(row)
+                    counter.thought(
+                        session_id,
+                        row.version,
+                        fields["thought_number"],
+                        fields["thought"],
+                        redacted=bool(fields.get("redacted")),
+                    )
+        return counter.result().repeats
+
+    async def loops_folded(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        agent: str | None = None,
+        client: str | None = None,
+        page: int = 1000,
+    ) -> LoopStats:
+        """:meth:`loops` by folding every thought of the log, without the stored marks.
+
+        Reads the whole log in pages and folds each session's thoughts through
+        :mod:`thoughtledger.projections.loops` (a text comparison SQL cannot make): it holds each
+        counted session's window of recent thoughts, and costs a read of every thought (the
+        definition the stored marks are checked against, and what an older ledger opened
+        read-only is counted by).
+
+        Args:
+            since: Count sessions started at or after this (aware) time.
+            until: Count sessions started before this (aware) time.
+            agent: Count only sessions of this agent.
+            client: Count only sessions from this client.
+            page: Events read per query.
+
+        Raises:
+            EventDecodingError: A stored event cannot be decoded.
+            StoreError: The store failed.
+        """
+
+        def counted(first: EventRow) -> bool:
+            fields = event_fields(first) if first.event_type == "session.started" else {}
+            metadata = fields.get("metadata") or {}
+            started = parse_time(first.recorded_at)
+            return (
+                (since is None or started >= since)
+                and (until is None or started < until)
+                and (agent is None or metadata.get("agent") == agent)
+                and (client is None or metadata.get("client") == client)
+            )
+
+        counter = LoopCounter()
+        folded: dict[str, int] = {}  # the last version folded of each session
+
+        def fold(row: EventRow) -> None:
+            session_id = row.session_id
+            folded[session_id] = row.version
+            if not counter.knows(session_id):
+                counter.start(session_id, counted=counted(row))
+            if row.event_type in THOUGHT_TYPES and counter.counts(session_id):
+                fields = event_fields(row)
+                counter.thought(
+                    session_id,
+                    row.version,
+                    fields["thought_number"],
+                    fields["thought"],
+                    redacted=bool(fields.get("redacted")),
+                )
+
+        # Each session up to its head now. A page of the log stops before a transaction still
+        # in flight anywhere (PostgreSQL), and a session's visible events are a prefix of its
+        # versions: what the pages did not show is read from the session's stream after them.
+        heads = await all_heads(self._store)
+        after = 0
+        # Undecoded rows, each thought's few fields parsed without its model.
+        while rows := await self._store.read_all_event_rows(after_position=after, limit=page):
+            after = rows[-1].position
+            for row in rows:
+                fold(row)
+        for head in heads:
+            seen = folded.get(head.session_id, 0)
+            if seen < head.version:
+                rest = await self._store.read_stream(
+                    head.session_id, after_version=seen, to_version=head.version
+                )
+                for row in event_rows_of(rest):
+                    fold(row)
+        return counter.result()
+
+
+__all__ = ["GroupStats", "LabelStats", "LedgerStats", "LoopStats", "Statistics", "ledger_stats"]

@@ -1,0 +1,187 @@
+"""Reading sessions back: a state now or as it was, its events, a step-by-step replay, the log.
+
+A private part of :class:`thoughtledger.api.Ledger`, which answers these reads through it: time
+travel cuts the complete state the ledger holds for a session (see :meth:`Held.complete`), and the
+log's own reads (a subscription, a rebuild of every session, a hash-chain walk) go straight to the
+store.
+"""
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import datetime
+
+from thoughtledger.api.caches import Held, cyclic_gc_paused
+from thoughtledger.api.errors import not_found
+from thoughtledger.ledger.chain import VerifyReport
+from thoughtledger.ledger.envelope import RecordedEvent
+from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
+from thoughtledger.ledger.ids import check_id
+from thoughtledger.ledger.store.base import LedgerStore
+from thoughtledger.projections.asof import as_of_version as as_of
+from thoughtledger.projections.asof import check_time, check_version, version_at
+from thoughtledger.projections.fastfold import fold_rows
+from thoughtledger.projections.state import SessionState, empty, grafted, replay
+
+
+class Reads:
+    """The ledger's reads of sessions and of the log.
+
+    Args:
+        store: The log.
+        held: The sessions the ledger holds (whole histories are cut from there).
+    """
+
+    def __init__(self, store: LedgerStore, held: Held) -> None:
+        self._store = store
+        self._held = held
+
+    async def state(
+        self,
+        session_id: str,
+        *,
+        as_of_version: int | None = None,
+        as_of_time: datetime | None = None,
+    ) -> SessionState:
+        """See :meth:`thoughtledger.api.Ledger.state`, which this carries out."""
+        state, _latest = await self.state_with_latest(
+            session_id, as_of_version=as_of_version, as_of_time=as_of_time
+        )
+        return state
+
+    async def state_with_latest(
+        self,
+        session_id: str,
+        *,
+        as_of_version: int | None = None,
+        as_of_time: datetime | None = None,
+    ) -> tuple[SessionState, int]:
+        """Like :meth:`state`, with the session's latest version from the same read.
+
+        Returns:
+            The state (now, or as of the bound) and the version the session is at now.
+
+        Raises:
+            SessionNotFoundError: The session has no events (or none at that time).
+            InvalidInputError: A malformed id, both bounds given, or a bound out of range.
+            StoreError: The store failed.
+        """
+        check_id(session_id)
+        if as_of_version is not None and as_of_time is not None:
+            raise InvalidInputError("give as_of_version or as_of_time, not both")
+        state = await self._held.complete(session_id)
+        latest = state.version
+        if latest == 0:
+            raise not_found(session_id)
+        if as_of_version is not None:
+            return as_of(state, check_version(session_id, as_of_version, latest)), latest
+        if as_of_time is not None:
+            version = version_at(state, check_time(as_of_time))
+            if version == 0:
+                raise SessionNotFoundError(
+                    f"session {session_id!r} had no events yet at {as_of_time.isoformat()}"
+                )
+            return as_of(state, version), latest
+        return state, latest
+
+    async def events(
+        self,
+        session_id: str,
+        *,
+        as_of_version: int | None = None,
+        as_of_time: datetime | None = None,
+    ) -> list[RecordedEvent]:
+        """See :meth:`thoughtledger.api.Ledger.events`, which this carries out."""
+        state = await self.state(session_id, as_of_version=as_of_version, as_of_time=as_of_time)
+        return await self._store.read_stream(session_id, to_version=state.version)
+
+    async def replay(self, session_id: str) -> AsyncIterator[tuple[RecordedEvent, SessionState]]:
+        """See :meth:`thoughtledger.api.Ledger.replay`, which this carries out."""
+        state = empty(check_id(session_id))
+        for record in await self.events(session_id):
+            state = replay([record], state)
+            yield record, state
+
+    def subscribe(
+        self,
+        *,
+        after: int = 0,
+        session_id: str | None = None,
+        poll_interval: float | None = None,
+    ) -> AsyncIterator[RecordedEvent]:
+        """Iterate over every event after position ``after``, then over each one as it commits.
+
+        ``async for event in ledger.subscribe(after=position)``: the events already stored come
+        first, in position order, then each new one as it is appended by this process or any
+        other sharing the ledger, with no gap and no duplicate at the switch. Resume after a
+        restart by passing the last ``event.position`` seen. The iteration ends when the ledger
+        is closed; leaving it earlier (``break``, cancelling the task) releases what it holds.
+
+        Args:
+            after: The last position already seen (0: from the beginning of the log).
+            session_id: Only this session's events (a session continued under a new id, after
+                it was cleared or expired, is another session).
+            poll_interval: Seconds between checks for other processes' commits on SQLite, or
+                between safety re-reads on PostgreSQL (woken by NOTIFY otherwise); ``None``:
+                the backend's default.
+
+        Raises:
+            InvalidInputError: A negative position, a malformed session id or interval (raised
+                at the call, before iterating).
+            StoreError: The ledger is closed (raised at the call); (while iterating) the store
+                failed.
+            EventDecodingError: (while iterating) a stored event cannot be decoded.
+        """
+        return self._store.subscribe(
+            after=after, session_id=session_id, poll_interval=poll_interval
+        )
+
+    async def rebuild(self, *, page: int = 20_000) -> dict[str, SessionState]:
+        """Rebuild every session's complete state (history, branch sets) from the whole log.
+
+        For analysis across many runs: stored rows are folded without decoding each event (see
+        :mod:`thoughtledger.projections.fastfold`), in pages of ``page`` events.
+
+        Raises:
+            EventDecodingError: A stored event cannot be read.
+            StoreError: The store failed.
+        """
+        states: dict[str, SessionState] = {}
+        after = 0
+        with cyclic_gc_paused():
+            while rows := await self._store.read_all_rows(after_position=after, limit=page):
+                fold_rows(rows, states)
+                after = rows[-1].position
+                # A long rebuild lets the loop's other tasks run between pages.
+                await asyncio.sleep(0)
+        return _grafted_forks(states)
+
+    async def verify(self, session_id: str) -> VerifyReport:
+        """See :meth:`thoughtledger.api.Ledger.verify`, which this carries out."""
+        return await self._store.verify(check_id(session_id))
+
+
+def _grafted_forks(states: dict[str, SessionState]) -> dict[str, SessionState]:
+    """``states`` with each fork's source's thoughts put first, forks of forks in turn."""
+    done: dict[str, SessionState] = {}
+
+    def settle(session_id: str, seen: frozenset[str]) -> SessionState:
+        state = done.get(session_id) or states[session_id]
+        point = state.fork
+        if session_id in done or point is None or point.session_id not in states:
+            done[session_id] = state
+            return state
+        if point.session_id in seen:  # a forged cycle of forks: left as folded
+            done[session_id] = state
+            return state
+        source = settle(point.session_id, seen | {session_id})
+        if point.version <= source.version:
+            state = grafted(state, as_of(source, point.version))
+        done[session_id] = state
+        return state
+
+    for session_id in states:
+        settle(session_id, frozenset())
+    return done
+
+
+__all__ = ["Reads", "cyclic_gc_paused"]

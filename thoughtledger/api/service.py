@@ -1,0 +1,353 @@
+"""The async facade: load a session, replay it, decide, append, answer with a view.
+
+No SQL, no MCP, no argument parsing lives here: only the use-cases over the store and projections.
+"""
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from thoughtledger.api.access import Principal
+from thoughtledger.api.annotation import Annotations
+from thoughtledger.api.batching import Batches
+from thoughtledger.api.caches import Heads, Held, Histories
+from thoughtledger.api.figures import Statistics
+from thoughtledger.api.forking import Forking
+from thoughtledger.api.history import HistoryPage, Paging
+from thoughtledger.api.ledger_reads import LedgerReads
+from thoughtledger.api.lineage import Lineage
+from thoughtledger.api.listing import Listing
+from thoughtledger.api.lookup import Lookup
+from thoughtledger.api.proofs import Proofs
+from thoughtledger.api.reading import Reads
+from thoughtledger.api.recording import Recorder, ThinkOutcome
+from thoughtledger.api.redaction import Redaction
+from thoughtledger.api.search import Searcher
+from thoughtledger.api.session import Profile, Session
+from thoughtledger.api.transfer import Transfer
+from thoughtledger.ledger.decide import (
+    DEFAULT_MAX_THOUGHT_BYTES,
+    Generated,
+    ThinkCommand,
+    parse_command,
+)
+from thoughtledger.ledger.envelope import RecordedEvent
+from thoughtledger.ledger.errors import InvalidInputError
+from thoughtledger.ledger.events import ThoughtRedacted
+from thoughtledger.ledger.ids import check_id, new_session_id
+from thoughtledger.ledger.store.base import ClosedOnExit, LedgerStore, StreamHead, utc_now
+from thoughtledger.projections.entries import Annotation
+from thoughtledger.projections.state import SessionState
+
+DEFAULT_TTL = timedelta(minutes=30)
+"""Idle time after which a session expires (the session pattern's default)."""
+
+
+class Ledger(ClosedOnExit, LedgerReads):
+    """Sequential thinking over an event store: sessions, thoughts, views and time travel.
+
+    The ledger records thoughts and reads sessions back itself (its reading half is
+    :class:`~thoughtledger.api.ledger_reads.LedgerReads`); components reached from it,
+    over the same store, do the rest: ``ledger.proofs`` (checkpoints and proofs),
+    ``ledger.transfer`` (export and import), ``ledger.redaction`` (erasing thoughts' text) and
+    ``ledger.stats`` (figures). ``async with ledger:`` closes it on the way out.
+
+    Args:
+        store: Where events live; the ledger owns it, closes it in :meth:`aclose`, and is the
+            only door to it (through its methods and its components).
+        ttl: Idle time after which a session expires (``None``: never).
+        clock: Source of the current time (UTC), for expiry decisions.
+        max_thought_bytes: Largest accepted thought, in UTF-8 bytes.
+        cache_size: How many session states to keep in memory (least recently used go first).
+        hold_thoughts: Thoughts each session keeps in memory for recording the next one (its
+            head is all a new thought needs; keeping few makes each thought O(1)). A session
+            holds between this many and twice as many, so that trimming happens once per
+            ``hold_thoughts`` thoughts rather than on every one.
+        cache_thoughts: Thoughts kept in memory, across sessions, for reading whole histories
+            back (time travel cuts a cached history instead of replaying the log); a session
+            longer than this is folded from the log on each read.
+    """
+
+    def __init__(
+        self,
+        store: LedgerStore,
+        *,
+        ttl: timedelta | None = DEFAULT_TTL,
+        clock: Callable[[], datetime] = utc_now,
+        max_thought_bytes: int = DEFAULT_MAX_THOUGHT_BYTES,
+        cache_size: int = 1024,
+        hold_thoughts: int = 64,
+        cache_thoughts: int = 32_768,
+    ) -> None:
+        self._store = store
+        self.ttl = ttl
+        self.max_thought_bytes = max_thought_bytes
+        self._held = Held(store, Heads(cache_size, hold_thoughts), Histories(cache_thoughts))
+        self._recorder = Recorder(store, self._held, ttl=ttl, clock=clock)
+        self._reads = Reads(store, self._held)
+        self._listing = Listing(store, self._held)
+        self._lookup = Lookup(store)
+        self._paging = Paging(store, self._held.known_branches)
+        self._forking = Forking(store, self._held, self._recorder)
+        self.proofs = Proofs(store)
+        """Signed checkpoints, inclusion and consistency proofs."""
+        self.transfer = Transfer(store, self.mark_loops)
+        """Export and import, and the whole log as rows."""
+        self.redaction = Redaction(store, self)
+        """Erasing thoughts' text, recorded."""
+        self.stats = Statistics(store)
+        """Figures over the sessions, and over the models that wrote thoughts."""
+        self.annotations = Annotations(store, self._recorder)
+        """Reviewers' labels, scores and notes on thoughts."""
+        self._searcher = Searcher(store)
+        self.lineage = Lineage(store, self._held)
+        """A session's forks as a principal may see them, and a fork beside its source."""
+        self.batches = Batches(self._held, self._recorder, lambda: self.max_thought_bytes)
+        """Several thoughts recorded at once, in one append."""
+
+    # -- sessions -------------------------------------------------------------------------------
+
+    async def new_session(
+        self, *, session_id: str | None = None, metadata: Mapping[str, str] | None = None
+    ) -> Session:
+        """Return a handle on a new session; it is recorded with its first thought.
+
+        Args:
+            session_id: The id to use (the caller owns it); a UUIDv7 is minted when omitted.
+            metadata: Facts to record when the session starts (``client``, ``agent``...).
+
+        Raises:
+            InvalidInputError: The id is malformed.
+        """
+        return Session(self, check_id(session_id) if session_id else new_session_id(), metadata)
+
+    def session(self, session_id: str, *, metadata: Mapping[str, str] | None = None) -> Session:
+        """Return a handle on ``session_id``, to continue it from any process sharing the ledger.
+
+        Raises:
+            InvalidInputError: The id is malformed.
+        """
+        return Session(self, check_id(session_id), metadata)
+
+    async def fork(
+        self,
+        session_id: str,
+        *,
+        at_version: int | None = None,
+        metadata: Mapping[str, str] | None = None,
+        owner: str | None = None,
+    ) -> Session:
+        """Start a new session that continues ``session_id`` as it was at ``at_version``.
+
+        The fork's first event names its source, the version and the source's event hash
+        there (which :meth:`verify` checks); its state is the source's as of that version, then
+        its own thoughts. Nothing is copied. Continue it like any session, by its id.
+
+        Args:
+            session_id: The source.
+            at_version: The source's version to start from (its events ``1..at_version``);
+                ``None``: its current version.
+            metadata: Facts to record on the fork (``client``, ``agent``...).
+            owner: The principal forking, recorded as the fork's owner; it must own the source
+                (``None``: the ledger's own user, who may fork any session).
+
+        Returns:
+            A handle on the fork (its ``id`` is new).
+
+        Raises:
+            InvalidInputError: A malformed id, or a version the source does not have; nothing
+                was appended.
+            SessionNotFoundError: No such source, or ``owner`` does not own it; nothing was
+                appended.
+            StoreError: The store failed; nothing was appended.
+        """
+        state = await self._forking.fork(
+            session_id, at_version=at_version, metadata=metadata, owner=owner
+        )
+        return Session(self, state.session_id, metadata)
+
+    async def forks(self, session_id: str) -> list[StreamHead]:
+        """The heads of the sessions forked from ``session_id``, oldest first (not their forks).
+
+        Raises:
+            InvalidInputError: The id is malformed.
+            StoreError: The store failed.
+        """
+        return await self._store.fork_heads(check_id(session_id))
+
+    async def think(
+        self,
+        session_id: str | None,
+        arguments: Mapping[str, Any] | ThinkCommand,
+        *,
+        clear: bool = False,
+        metadata: Mapping[str, str] | None = None,
+        generated: Generated | None = None,
+        owner: str | None = None,
+        new_run: bool = False,
+    ) -> ThinkOutcome:
+        """Record one thought: the use-case behind every tool and the Python API.
+
+        A thought for a session that was cleared or has expired starts a fresh session under a new
+        id (recorded with its predecessor); ``clear=True`` retires the given session first.
+
+        Args:
+            session_id: The session to continue; ``None`` starts a new one.
+            arguments: The thought's fields (snake_case) or a validated command.
+            clear: Retire ``session_id`` and start afresh under a new id.
+            metadata: Facts to record if a session starts here.
+            generated: When a model wrote the thought: the guidance and the generation, recorded
+                with it in one ``thought.generated`` event (see
+                :mod:`thoughtledger.api.generation`).
+            owner: The principal recording (see :mod:`thoughtledger.api.access`):
+                recorded as the owner of a session that starts here; a session another
+                principal (or nobody) owns is answered as not found. ``None``: the ledger's own
+                user, who may write anywhere.
+            new_run: A plain thought numbered 1 on a session that already holds thoughts starts
+                a new session that records the one it follows (one session per run of an
+                agent), instead of joining the old one.
+
+        Returns:
+            The outcome, with the session id the thought landed in.
+
+        Raises:
+            InvalidThoughtError: The arguments break a rule; the thought was not appended (a
+                clear or expiry due before it may be stored).
+            InvalidInputError: The session id is malformed; nothing was appended.
+            SessionNotFoundError: ``owner`` does not own the session; nothing was appended.
+            StoreError: The store failed; nothing was appended.
+        """
+        command = (
+            arguments
+            if isinstance(arguments, ThinkCommand)
+            else parse_command(arguments, max_thought_bytes=self.max_thought_bytes)
+        )
+        current = check_id(session_id) if session_id is not None else None
+        return await self._recorder.think(
+            current,
+            command,
+            clear=clear,
+            metadata=metadata,
+            generated=generated,
+            owner=owner,
+            new_run=new_run,
+        )
+
+    async def get_session(self, session_id: str) -> SessionState | None:
+        """Return a session's current state, or ``None`` when it has no events.
+
+        An open session found idle past the TTL is recorded as expired now.
+
+        Raises:
+            InvalidInputError: The id is malformed.
+            StoreError: The store failed.
+        """
+        if not await self._recorder.expire_if_idle(check_id(session_id)):
+            return None
+        return await self._held.complete(session_id)
+
+    async def clear_session(self, session_id: str, *, reason: str | None = None) -> bool:
+        """Retire a session: append a cleared event (its history stays in the log).
+
+        Returns:
+            True when the session was open and is now cleared; False when there was nothing to
+            clear (unknown, already cleared or expired).
+
+        Raises:
+            InvalidInputError: The id is malformed.
+            StoreError: The store failed.
+        """
+        return await self._recorder.clear(check_id(session_id), reason)
+
+    async def clear_all_sessions(self, *, reason: str | None = None) -> int:
+        """Clear every open session; returns how many were cleared.
+
+        Raises:
+            StoreError: The store failed.
+        """
+        cleared = 0
+        after: str | None = None
+        while heads := await self._store.list_heads(after_session_id=after, limit=500):
+            for head in heads:
+                if await self.clear_session(head.session_id, reason=reason):
+                    cleared += 1
+            after = heads[-1].session_id
+        return cleared
+
+    async def mark_loops(self) -> int:
+        """Store the loop marks of every session listed as behind on them; how many were marked.
+
+        A session is behind when thoughts reached it without their marks: an import, a
+        redaction, a write through the store alone, or (once) a ledger from before marks were
+        stored. Opening a ledger for writing, redacting and importing run this; until it has
+        run, the ``tl_session_loops`` view says so and ``stats`` folds such sessions itself.
+
+        Raises:
+            StoreError: The store failed (or is read-only).
+        """
+        return await self._recorder.loops.refresh()
+
+    async def append_redactions(
+        self, session_id: str, redactions: Sequence[ThoughtRedacted], *, expected_version: int
+    ) -> list[RecordedEvent]:
+        """Append ``thought.redacted`` events, recorded as any event (what redaction records).
+
+        Through the path every append takes: the held head moves and observers hear of them.
+        Only redaction events are taken: nothing else bypasses the rules of a thought.
+
+        Raises:
+            InvalidInputError: A malformed id, or an event that is not a redaction.
+            ConcurrencyError: The session is no longer at ``expected_version``.
+            StoreError: The store failed (or is read-only).
+        """
+        if not all(isinstance(event, ThoughtRedacted) for event in redactions):
+            raise InvalidInputError("only thought.redacted events are appended this way")
+        return await self._recorder.append_at(
+            check_id(session_id), list(redactions), expected_version=expected_version
+        )
+
+    async def annotate(
+        self,
+        session_id: str,
+        thought_number: int,
+        *,
+        label: str,
+        note: str | None = None,
+        score: float | None = None,
+        by: str | None = None,
+        principal: Principal | None = None,
+    ) -> Annotation:
+        """Annotate a thought: see :meth:`thoughtledger.api.Annotations.annotate`.
+
+        Raises:
+            InvalidInputError: A malformed argument or a thought the session does not have.
+            SessionNotFoundError: No such session, or ``principal`` may not annotate it.
+            ConcurrencyError: Other writers kept moving the session.
+            StoreError: The store failed (or is read-only).
+        """
+        return await self.annotations.annotate(
+            session_id,
+            thought_number,
+            label=label,
+            note=note,
+            score=score,
+            by=by,
+            principal=principal,
+        )
+
+    # -- observing and closing ------------------------------------------------------------------
+
+    def observe(self, observer: Callable[[list[RecordedEvent]], None]) -> None:
+        """Call ``observer`` with the events of each append through this ledger, once stored.
+
+        It runs on the appending task, right after the commit: it must be quick and must not
+        raise (a telemetry stream only queues them, see :mod:`thoughtledger.adapters.otel.live`).
+        """
+        self._recorder.observers.append(observer)
+
+    async def aclose(self) -> None:
+        """Close the store."""
+        await self._store.aclose()
+
+
+__all__ = ["DEFAULT_TTL", "HistoryPage", "Ledger", "Profile", "ThinkOutcome"]
