@@ -101,8 +101,10 @@ async def streamed_call(client: Client, arguments: Json) -> tuple[Progress, Json
 
 async def recorded(db: str) -> list[Any]:
     async with open_ledger(db) as ledger:
-        state = await ledger.get_session("streamed")
-    return [] if state is None else list(state.thoughts)
+        if await ledger.head("streamed") is None:
+            return []
+        state = await ledger.state("streamed")
+    return list(state.thoughts)
 
 
 def check_streamed(progress: Progress, answer: Json, before_answer: int, llm: FakeLLM) -> None:

@@ -221,7 +221,7 @@ async def test_a_thought_for_a_cleared_session_lands_in_a_new_one(ledger: Ledger
     assert await ledger.clear_session("s") is False
     again = await ledger.think("s", args(2))
     assert again.session_id != "s"
-    assert (await ledger.get_session("s")) is not None
+    assert await ledger.head("s") is not None
     assert (await ledger.state("s")).status == "cleared"
 
 
@@ -233,14 +233,29 @@ async def test_clear_all_and_list_sessions(ledger: Ledger) -> None:
     assert {s.status for s in await ledger.list_sessions()} == {"cleared"}
 
 
-async def test_an_idle_session_expires_as_an_event_when_noticed(store: LedgerStore) -> None:
+async def test_reading_an_idle_session_appends_nothing(store: LedgerStore) -> None:
     now = [datetime(2026, 1, 1, tzinfo=UTC)]
     ledger = Ledger(store, ttl=timedelta(minutes=30), clock=lambda: now[0])
     first = await ledger.think("s", args(1))
     assert first.state.updated_at is not None
     now[0] = first.state.updated_at + timedelta(minutes=31)
-    state = await ledger.get_session("s")
-    assert state is not None
+    before = await ledger.head("s")
+    await ledger.state("s")
+    await ledger.history("s")
+    await ledger.as_principal(None).state("s")
+    assert await ledger.head("s") == before
+
+
+async def test_an_idle_session_expires_as_an_event_when_expired_explicitly(
+    store: LedgerStore,
+) -> None:
+    now = [datetime(2026, 1, 1, tzinfo=UTC)]
+    ledger = Ledger(store, ttl=timedelta(minutes=30), clock=lambda: now[0])
+    first = await ledger.think("s", args(1))
+    assert first.state.updated_at is not None
+    now[0] = first.state.updated_at + timedelta(minutes=31)
+    assert await ledger.expire_idle("s")
+    state = await ledger.state("s")
     assert state.status == "expired"
     expired = (await ledger.events("s"))[-1].event
     assert expired.type == "session.expired"
@@ -249,7 +264,7 @@ async def test_an_idle_session_expires_as_an_event_when_noticed(store: LedgerSto
 
 
 async def test_unknown_sessions_raise_lookup_errors(ledger: Ledger) -> None:
-    assert await ledger.get_session("nobody") is None
+    assert await ledger.head("nobody") is None
     with pytest.raises(SessionNotFoundError):
         await ledger.state("nobody")
     with pytest.raises(LookupError):

@@ -112,7 +112,7 @@ async def test_an_expired_session_pages_with_its_status_and_count(backend: Backe
     async with Ledger(store, ttl=timedelta(minutes=30), clock=lambda: now[0]) as ledger:
         await _record(ledger, "s", 3)
         now[0] += timedelta(hours=1)
-        assert await ledger.get_session("s") is not None  # records the expiry
+        assert await ledger.expire_idle("s")  # records the expiry
         page = await ledger.history("s")
         state = await ledger.state("s")
     assert (page.status, page.thought_count, page.version) == ("expired", 3, state.version)
@@ -198,4 +198,4 @@ async def test_a_cursor_is_refused_for_another_session_or_branch(ledger: Ledger)
 async def test_an_unknown_session_is_not_found(ledger: Ledger) -> None:
     with pytest.raises(SessionNotFoundError):
         await ledger.history("nobody")
-    assert await ledger.get_session("nobody") is None
+    assert await ledger.head("nobody") is None

@@ -184,8 +184,7 @@ def test_a_read_only_ledger_reads_an_idle_session_without_recording_its_expiry(
         # A year idle, far past the default TTL: a writable ledger records the expiry here.
         later = start + timedelta(days=365)
         async with open_ledger(url, read_only=True, clock=lambda: later) as reader:
-            state = await reader.get_session(session_id)
-            assert state is not None
+            state = await reader.state(session_id)
             assert state.ended is None
 
     session_id = asyncio.run(record())

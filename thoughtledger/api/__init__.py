@@ -37,6 +37,7 @@ from thoughtledger.api.annotation import Annotations, check_label, may_annotate
 from thoughtledger.api.batching import NEW_RUN_IN_BATCH, Batches, check_batch
 from thoughtledger.api.bootstrap import READ_URL_ENV, open_ledger, open_store, resolve_url
 from thoughtledger.api.errors import (
+    AccessDeniedError,
     GenerationError,
     ProviderNotConfiguredError,
     TelemetryExportError,
@@ -93,6 +94,7 @@ from thoughtledger.api.redaction import (
     RedactionReport,
     default_author,
 )
+from thoughtledger.api.scope import Scope
 from thoughtledger.api.search import SearchPage, SearchResult
 from thoughtledger.api.service import DEFAULT_TTL, Ledger
 from thoughtledger.api.session import Profile, Session
@@ -165,6 +167,7 @@ __all__ = [
     "READ_URL_ENV",
     "ROLES",
     "SCOPE_PREFIX",
+    "AccessDeniedError",
     "Annotations",
     "Batches",
     "CheckedFile",
@@ -204,6 +207,7 @@ __all__ = [
     "Redaction",
     "RedactionReport",
     "Role",
+    "Scope",
     "SearchPage",
     "SearchResult",
     "Session",

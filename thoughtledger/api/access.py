@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, get_args
 
+from thoughtledger.api.errors import AccessDeniedError
 from thoughtledger.ledger.errors import InvalidInputError
 
 Role = Literal["reader", "writer", "auditor"]
@@ -57,6 +58,56 @@ class Principal:
     def may_write(self, owner: str | None) -> bool:
         """Whether this principal may append to or clear a session owned by ``owner``."""
         return self.writes and owner is not None and owner == self.name
+
+
+Action = Literal["read", "write", "annotate", "read_all"]
+"""What a principal may ask to do with a session: ``read`` it, ``write`` (record thoughts in,
+clear or fork from) it, ``annotate`` its thoughts, or ``read_all``: every session at once (the
+figures over the whole ledger)."""
+
+_NEEDS: dict[Action, Role] = {
+    "read": "reader",
+    "write": "writer",
+    "annotate": "writer",
+    "read_all": "auditor",
+}
+
+
+def allowed(principal: Principal | None, action: Action, owner: str | None) -> bool:
+    """Whether ``principal`` may do ``action`` to a session owned by ``owner``: every rule.
+
+    The ledger's own user (``None``: stdio, the Python API, HTTP without ``--auth``) may do
+    everything. A reader reads its own sessions; a writer reads, writes and annotates its own;
+    an auditor reads and annotates every session, writes none. ``owner`` ``None`` is a session
+    no principal started (the ledger's own user's): only an auditor sees it.
+    """
+    if principal is None:
+        return True
+    if action == "read":
+        return principal.may_read(owner)
+    if action == "write":
+        return principal.may_write(owner)
+    if action == "annotate":
+        if principal.role == "auditor":
+            return principal.may_read(owner)
+        return principal.may_write(owner)
+    return principal.role == "auditor"
+
+
+def refusal(principal: Principal | None, action: Action, what: str) -> AccessDeniedError:
+    """The error that refuses ``principal``'s role an ``action`` it never allows.
+
+    Args:
+        principal: Who asked.
+        action: What the act needs.
+        what: The act, in a person's words ("record thoughts").
+    """
+    name, role = (principal.name, principal.role) if principal is not None else ("-", "-")
+    needed = _NEEDS[action]
+    article = "an" if needed == "auditor" else "a"
+    return AccessDeniedError(
+        f"{name!r} has the {role} role: it may not {what} (ask for {article} {needed} token)"
+    )
 
 
 _NAMESPACE = uuid.UUID("6f1c1a52-2f0e-4c55-9d7e-1b3c7f0d5a10")
@@ -168,12 +219,15 @@ __all__ = [
     "ROLES",
     "ROLE_SCOPES",
     "SCOPE_PREFIX",
+    "Action",
     "Grant",
     "Principal",
     "Role",
+    "allowed",
     "check_agent",
     "namespaced",
     "principal_of",
+    "refusal",
     "role_of",
     "session_agent",
 ]

@@ -17,7 +17,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Protocol
 
-from thoughtledger.api.access import Principal
+from thoughtledger.api.access import Principal, allowed
 from thoughtledger.api.errors import not_found
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import ConcurrencyError, InvalidInputError
@@ -49,16 +49,8 @@ class AnnotationLog(Protocol):
 
 
 def may_annotate(principal: Principal | None, owner: str | None) -> bool:
-    """Whether ``principal`` may annotate a session owned by ``owner``.
-
-    The ledger's own user (``None``) may annotate any session; an auditor any session it may
-    read; a writer its own; a reader none.
-    """
-    if principal is None:
-        return True
-    if principal.role == "auditor":
-        return principal.may_read(owner)
-    return principal.may_write(owner)
+    """Whether ``principal`` may annotate a session owned by ``owner`` (the access rule)."""
+    return allowed(principal, "annotate", owner)
 
 
 def check_label(label: object) -> str:

@@ -5,6 +5,7 @@ They derive from the core's root (:mod:`thoughtledger.ledger.errors`), so a call
 
     LedgerError
     ├── (the core's: ConcurrencyError, SessionNotFoundError, InvalidInputError, ...)
+    ├── AccessDeniedError           the caller's role may not do this at all (also PermissionError)
     ├── ImportRefusedError          an export file cannot be imported, or an import stopped
     ├── GenerationError             a language model could not write the thought; nothing appended
     │   └── ProviderNotConfiguredError  no API key (or base URL) for the model's provider
@@ -12,6 +13,14 @@ They derive from the core's root (:mod:`thoughtledger.ledger.errors`), so a call
 """
 
 from thoughtledger.ledger.errors import LedgerError, SessionNotFoundError
+
+
+class AccessDeniedError(LedgerError, PermissionError):
+    """The caller's role may not do this to any session (a reader recording a thought, say).
+
+    A session the caller may not see is answered as missing instead
+    (:class:`~thoughtledger.ledger.errors.SessionNotFoundError`), so that nothing is revealed.
+    """
 
 
 class ImportRefusedError(LedgerError):
@@ -57,6 +66,7 @@ def not_found(session_id: str) -> SessionNotFoundError:
 
 
 __all__ = [
+    "AccessDeniedError",
     "GenerationError",
     "ImportRefusedError",
     "ProviderNotConfiguredError",

@@ -49,6 +49,7 @@ class Statistics:
         until: datetime | None = None,
         agent: str | None = None,
         client: str | None = None,
+        owner: str | None = None,
     ) -> LedgerStats:
         """Rates and percentiles over the sessions started in ``[since, until)``.
 
@@ -57,12 +58,13 @@ class Statistics:
             until: Count sessions started before this (aware) time.
             agent: Count only sessions of this agent.
             client: Count only sessions from this client.
+            owner: Count only sessions this principal started.
 
         Raises:
             EventDecodingError: (in-memory store) a stored event cannot be decoded.
             StoreError: The store failed.
         """
-        where = StatsFilter(since=since, until=until, agent=agent, client=client)
+        where = StatsFilter(since=since, until=until, agent=agent, client=client, owner=owner)
         return await ledger_stats(self._store, where)
 
     async def model_usage(
@@ -132,6 +134,7 @@ class Statistics:
         until: datetime | None = None,
         agent: str | None = None,
         client: str | None = None,
+        owner: str | None = None,
         page: int = 1000,
     ) -> LoopStats:
         """Sessions with loops and repeats per session, over the sessions ``summarize`` counts.
@@ -147,17 +150,18 @@ class Statistics:
             until: Count sessions started before this (aware) time.
             agent: Count only sessions of this agent.
             client: Count only sessions from this client.
+            owner: Count only sessions this principal started.
             page: Events read per query where sessions are folded.
 
         Raises:
             EventDecodingError: A stored event cannot be decoded.
             StoreError: The store failed.
         """
-        where = StatsFilter(since=since, until=until, agent=agent, client=client)
+        where = StatsFilter(since=since, until=until, agent=agent, client=client, owner=owner)
         counts = await self._store.loop_counts(where)
         if counts is None:
             return await self.loops_folded(
-                since=since, until=until, agent=agent, client=client, page=page
+                since=since, until=until, agent=agent, client=client, owner=owner, page=page
             )
         repeats = dict(counts.repeats)
         for session_id in counts.behind:
@@ -190,6 +194,7 @@ class Statistics:
         until: datetime | None = None,
         agent: str | None = None,
         client: str | None = None,
+        owner: str | None = None,
         page: int = 1000,
     ) -> LoopStats:
         """:meth:`loops` by folding every thought of the log, without the stored marks.
@@ -205,6 +210,7 @@ class Statistics:
             until: Count sessions started before this (aware) time.
             agent: Count only sessions of this agent.
             client: Count only sessions from this client.
+            owner: Count only sessions this principal started.
             page: Events read per query.
 
         Raises:
@@ -221,6 +227,7 @@ class Statistics:
                 and (until is None or started < until)
                 and (agent is None or metadata.get("agent") == agent)
                 and (client is None or metadata.get("client") == client)
+                and (owner is None or fields.get("owner") == owner)
             )
 
         counter = LoopCounter()

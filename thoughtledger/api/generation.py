@@ -226,8 +226,12 @@ async def _context(ledger: Ledger, session_id: str | None, *, clear: bool) -> Se
     """The state the thought will extend: empty when it will start a fresh session."""
     if session_id is None or clear:
         return empty(session_id or "")
-    state = await ledger.get_session(session_id)
-    if state is None or state.ended is not None:
+    # The thought about to be recorded retires an idle session first: record that now, so the
+    # prompt is built from the session the thought will really extend.
+    if not await ledger.expire_idle(session_id):
+        return empty(session_id)
+    state = await ledger.state(session_id)
+    if state.ended is not None:
         # A retired session's next thought starts a fresh session, which has no history yet.
         return empty(session_id)
     return state

@@ -13,7 +13,7 @@ who may read it; otherwise the comparison says so and holds the fork's side alon
 from dataclasses import dataclass
 from datetime import datetime
 
-from thoughtledger.api.access import Principal
+from thoughtledger.api.access import Principal, allowed
 from thoughtledger.api.caches import Held
 from thoughtledger.api.errors import not_found
 from thoughtledger.ledger.errors import InvalidInputError
@@ -113,7 +113,7 @@ class Lineage:
         found: list[ForkEntry] = []
         for head in await self._store.fork_heads(check_id(session_id)):
             entry = await self._entry(head)
-            if entry is None or (principal is not None and not principal.may_read(entry.owner)):
+            if entry is None or not allowed(principal, "read", entry.owner):
                 continue
             found.append(entry)
             if limit is not None and len(found) >= limit:
@@ -191,7 +191,7 @@ class Lineage:
             return False
         event = first[0].event
         owner = event.owner if isinstance(event, SessionStarted) else None
-        return principal is None or principal.may_read(owner)
+        return allowed(principal, "read", owner)
 
     async def _whole(self, session_id: str) -> SessionState:
         """The session's complete state, folded once from the log (a fork's source's included).

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from thoughtledger.api.access import Principal
+from thoughtledger.api.access import Principal, allowed
 from thoughtledger.api.errors import not_found
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import ConcurrencyError, IntegrityError, InvalidInputError
@@ -168,7 +168,7 @@ class Redaction:
             stream = await self._store.read_stream(session_id)
             if not stream:
                 raise not_found(session_id)
-            if principal is not None and not principal.may_write(_owner(stream)):
+            if not allowed(principal, "write", _owner(stream)):
                 raise not_found(session_id)
             chosen = _chosen(session_id, stream, thought_number, version)
             report = await self._store.verify(session_id)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from thoughtledger.api.access import Principal
+from thoughtledger.api.access import Principal, allowed
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import ThoughtEvent
@@ -128,7 +128,7 @@ class Searcher:
             )
         offset = _offset(cursor)
         owner = None
-        if principal is not None and principal.role != "auditor":
+        if principal is not None and not allowed(principal, "read_all", None):
             owner = principal.name or _NOTHING
         where = SearchFilter(
             session_id=session_id, owner=owner, agent=agent, client=client, since=since, until=until

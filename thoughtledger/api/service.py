@@ -22,6 +22,7 @@ from thoughtledger.api.proofs import Proofs
 from thoughtledger.api.reading import Reads
 from thoughtledger.api.recording import Recorder, ThinkOutcome
 from thoughtledger.api.redaction import Redaction
+from thoughtledger.api.scope import Scope
 from thoughtledger.api.search import Searcher
 from thoughtledger.api.session import Profile, Session
 from thoughtledger.api.transfer import Transfer
@@ -37,7 +38,6 @@ from thoughtledger.ledger.events import ThoughtRedacted
 from thoughtledger.ledger.ids import check_id, new_session_id
 from thoughtledger.ledger.store.base import ClosedOnExit, LedgerStore, StreamHead, utc_now
 from thoughtledger.projections.entries import Annotation
-from thoughtledger.projections.state import SessionState
 
 DEFAULT_TTL = timedelta(minutes=30)
 """Idle time after which a session expires (the session pattern's default)."""
@@ -233,18 +233,32 @@ class Ledger(ClosedOnExit, LedgerReads):
             new_run=new_run,
         )
 
-    async def get_session(self, session_id: str) -> SessionState | None:
-        """Return a session's current state, or ``None`` when it has no events.
+    def as_principal(self, principal: Principal | None) -> Scope:
+        """The ledger as ``principal`` may use it: the one door every adapter goes through.
 
-        An open session found idle past the TTL is recorded as expired now.
+        Args:
+            principal: Who calls (``None``: the ledger's own user, allowed everything).
+
+        Returns:
+            A view whose every read, write, search, fork, annotation and subscription applies
+            the rules of :mod:`thoughtledger.api.access` (see :class:`thoughtledger.api.Scope`).
+        """
+        return Scope(self, principal)
+
+    async def expire_idle(self, session_id: str) -> bool:
+        """Record an open session found idle past the TTL as expired: an explicit write.
+
+        Reading never records an expiry; the next thought for an idle session does (it starts a
+        fresh session), and so does this.
+
+        Returns:
+            Whether the session has events at all.
 
         Raises:
             InvalidInputError: The id is malformed.
-            StoreError: The store failed.
+            StoreError: The store failed (or is read-only).
         """
-        if not await self._recorder.expire_if_idle(check_id(session_id)):
-            return None
-        return await self._held.complete(session_id)
+        return await self._recorder.expire_if_idle(check_id(session_id))
 
     async def clear_session(self, session_id: str, *, reason: str | None = None) -> bool:
         """Retire a session: append a cleared event (its history stays in the log).

@@ -72,7 +72,7 @@ async def test_a_failing_first_thought_leaves_no_session_behind(
     llm.queue(*[malformed()] * 4)
     with pytest.raises(GenerationError, match="malformed answer"):
         await think_external(ledger, "new", call(1, "Problem"), writer=writer)
-    assert await ledger.get_session("new") is None
+    assert await ledger.head("new") is None
 
 
 async def test_an_error_that_will_not_pass_fails_at_once_with_the_providers_message(
@@ -83,7 +83,7 @@ async def test_an_error_that_will_not_pass_fails_at_once_with_the_providers_mess
         await think_external(ledger, "s", call(1, "Problem"), writer=writer, model="nope")
     assert str(caught.value) == f"{GENERATION_FAILED}: HTTP 404: The model `nope` does not exist"
     assert len(llm.bodies) == 1
-    assert await ledger.get_session("s") is None
+    assert await ledger.head("s") is None
 
 
 async def test_a_refusal_is_not_retried(ledger: Ledger, llm: FakeLLM, writer: LLMWriter) -> None:

@@ -71,8 +71,7 @@ async def test_the_pieces_arrive_then_the_thought_is_recorded_once_on_every_back
     assert (generation.structured, generation.completion_tokens) == (True, 7)
     assert llm.bodies[0]["stream"] is True
     assert llm.bodies[0]["stream_options"] == {"include_usage": True}
-    state = await ledger.get_session("s")
-    assert state is not None
+    state = await ledger.state("s")
     assert [entry.thought for entry in state.thoughts] == ["".join(PIECES)]
 
 
@@ -85,7 +84,7 @@ async def test_stopping_after_the_first_piece_records_nothing_and_closes_the_req
         async for item in items:
             assert isinstance(item, str)
             break
-    assert await ledger.get_session("s") is None
+    assert await ledger.head("s") is None
     await llm.cut()
     assert llm.streams == {"finished": 0, "cut": 1}
 
@@ -97,7 +96,7 @@ async def test_a_thought_past_the_ledgers_limit_stops_the_stream_and_records_not
     llm.queue(streamed(["twenty bytes of text"] * 40, delay=0.01))
     with pytest.raises(GenerationError, match="over the limit of 64 bytes"):
         await collect(ledger, writer, call(1, "P"))
-    assert await ledger.get_session("s") is None
+    assert await ledger.head("s") is None
     await llm.cut()
     assert llm.streams == {"finished": 0, "cut": 1}
 
@@ -126,7 +125,7 @@ async def test_a_stream_that_breaks_after_a_piece_fails_at_once_and_records_noth
     assert pieces  # the pieces before the break were given
     assert caught.value.attempts == 1  # what was given cannot be taken back: no retry
     assert len(llm.bodies) == 1
-    assert await ledger.get_session("s") is None
+    assert await ledger.head("s") is None
 
 
 async def test_an_answer_that_is_not_the_json_asked_for_is_streamed_as_plain_text(
@@ -178,4 +177,4 @@ async def test_a_refused_model_fails_in_002s_words_and_records_nothing(
     llm.queue(error(401, "Incorrect API key provided"))
     with pytest.raises(GenerationError, match=f"^{GENERATION_FAILED}: HTTP 401"):
         await collect(ledger, writer, call(1, "P"))
-    assert await ledger.get_session("s") is None
+    assert await ledger.head("s") is None

@@ -221,7 +221,7 @@ async def test_missing_keys_fail_with_the_mcp_api_references_messages_before_any
     assert str(openai_missing.value).startswith("OpenAI API key not configured")
     assert str(openrouter_missing.value).startswith("OpenRouter API key not configured")
     assert llm.bodies == []
-    assert await ledger.get_session("s") is None
+    assert await ledger.head("s") is None
 
 
 async def test_openai_and_openrouter_endpoints_get_their_keys_and_model_names(
@@ -288,7 +288,7 @@ async def test_a_thought_too_large_to_record_is_a_generation_error_and_nothing_i
     llm.queue(structured("x" * 500))
     with pytest.raises(GenerationError, match="cannot be recorded"):
         await think_external(ledger, "s", call(1, "Problem"), writer=writer)
-    assert await ledger.get_session("s") is None
+    assert await ledger.head("s") is None
 
 
 @pytest.mark.parametrize("temperature", [-0.1, 2.5, float("nan"), True])
@@ -363,7 +363,7 @@ async def test_without_the_openai_package_the_error_says_what_to_install(
     async with LLMWriter(LLMSettings(local_base_url=llm.base_url)) as writer:
         with pytest.raises(GenerationError, match=re.escape("thoughtledger[llm]")):
             await think_external(ledger, "s", call(1, "Problem"), writer=writer)
-    assert await ledger.get_session("s") is None
+    assert await ledger.head("s") is None
 
 
 async def test_usage_per_model_adds_up_what_every_session_recorded(

@@ -41,7 +41,6 @@ async def sequential_thinking_batch(*, ctx: AppContext, **arguments: Any) -> Cal
     app = caller.app
     requested: str | None = arguments["session_id"]
     limit = app.ledger.max_thought_bytes
-    owner = caller.principal.name if caller.principal is not None else None
 
     def validate(item: BaseModel) -> ThinkCommand:
         return checked_command(thought_fields(dict(item)), max_thought_bytes=limit)
@@ -49,11 +48,10 @@ async def sequential_thinking_batch(*, ctx: AppContext, **arguments: Any) -> Cal
     try:
         commands = check_batch(arguments["thoughts"], validate)
         handle, session_id = await thinking_target(caller, requested, commands[0], clear=False)
-        outcomes = await app.ledger.batches.think(
+        outcomes = await caller.scope.think_batch(
             session_id,
             commands,
             metadata=caller.session_metadata(BATCH_TOOL),
-            owner=owner,
             # As for one thought: one session per run only on the connection's own session.
             new_run=requested is None and app.runs == "separate",
         )

@@ -13,6 +13,7 @@ from thoughtledger.api import (
     Ledger,
     Principal,
     Profile,
+    Scope,
     ThoughtWriter,
     principal_of,
     session_agent,
@@ -105,8 +106,13 @@ class Caller:
         )
 
     @property
+    def scope(self) -> Scope:
+        """The ledger as the calling principal may use it: every read and write goes here."""
+        return self.app.ledger.as_principal(self.principal)
+
+    @property
     def directory(self) -> SessionDirectory:
-        """The calling principal's directory of handles (see :mod:`api.mcp.sessions`)."""
+        """The calling principal's directory of handles (see :mod:`.sessions`)."""
         return self.app.directories.of(self.principal.name if self.principal else None)
 
     def session_metadata(self, tool: str) -> dict[str, str]:

@@ -25,6 +25,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from thoughtledger.adapters.mcp.context import Caller
 from thoughtledger.api import ThinkCommand, starts_a_run
+from thoughtledger.ledger.errors import SessionNotFoundError
 from thoughtledger.projections.state import SessionState
 
 
@@ -54,10 +55,13 @@ async def implicit_target(caller: Caller, command: ThinkCommand, *, clear: bool)
         return None if caller.app.runs == "separate" else current
     states: list[SessionState] = []
     for session_id in reversed(runs):
-        state = await caller.app.ledger.facts(session_id)
+        try:
+            state = await caller.scope.facts(session_id)
+        except SessionNotFoundError:
+            continue
         # A finished run is continued only while it is the current one: an agent that ended
         # one run and started the next is not offered the old one again.
-        if state is not None and (session_id == current or not _finished(state)):
+        if session_id == current or not _finished(state):
             states.append(state)
     for fits in (_next_number, _refers_to):
         chosen = [state.session_id for state in states if fits(state, command)]

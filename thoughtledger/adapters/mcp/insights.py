@@ -70,15 +70,15 @@ async def thinking_insights(
         ToolError: An invalid query (no word to find) or agent name, or a ledger failure.
     """
     caller = Caller.of(ctx)
-    ledger = caller.app.ledger
+    scope = caller.scope
     try:
         meta = ctx.request_context.meta
         agent = session_agent(
             caller.principal, (meta or {}).get(AGENT_META_KEY), default=caller.app.agent
         )
-        stats = await ledger.stats.summarize(agent=agent)
+        stats = await scope.figures(agent=agent)
         overall = stats.as_json()["overall"]
-        loops = await ledger.stats.loops(agent=agent)
+        loops = await scope.loops(agent=agent)
         figures = {name: overall[name] for name in _FIGURES}
         figures["sessionsWithLoops"] = loops.sessions_with_loops
         figures["repeats"] = loops.repeats
@@ -86,7 +86,7 @@ async def thinking_insights(
         if agent is not None:
             result["agent"] = agent
         if query is not None:
-            page = await ledger.search(query, principal=caller.principal, agent=agent, limit=limit)
+            page = await scope.search(query, agent=agent, limit=limit)
             found = page.as_json(whole=False)
             result["found"] = found["results"]
             result["more"] = found["nextCursor"] is not None

@@ -20,7 +20,7 @@ from thoughtledger.adapters.mcp.context import AppContext, Caller, principal_of_
 from thoughtledger.adapters.mcp.lax_types import LaxCount, LaxText
 from thoughtledger.adapters.mcp.targets import connection_session, reading_target
 from thoughtledger.adapters.mcp.thinking import DEFAULT_SESSION, answer
-from thoughtledger.api import DEFAULT_HISTORY_LIMIT, Ledger, Principal
+from thoughtledger.api import DEFAULT_HISTORY_LIMIT, Ledger, Scope
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
 from thoughtledger.projections.answers import JsonDict, branch_sets, session_view, thought_history
@@ -104,13 +104,12 @@ async def thinking_history(
     try:
         target = await _read_target(caller, session_id)
         result = await _read_session(
-            caller.app.ledger,
+            caller.scope,
             target,
             show,
             as_of_version=as_of_version,
             as_of_time=as_of_time,
             paging=_Paging(limit, after, branch, max_bytes),
-            principal=caller.principal,
         )
     except LedgerError as exc:
         raise ToolError(str(exc)) from exc
@@ -125,14 +124,13 @@ class _Paging(NamedTuple):
 
 
 async def _read_session(
-    ledger: Ledger,
+    scope: Scope,
     target: str,
     show: Show,
     *,
     as_of_version: int | None,
     as_of_time: datetime | None,
     paging: _Paging,
-    principal: Principal | None,
 ) -> JsonDict:
     """The one read of the session behind ``thinking_history``: a page, or the state whole.
 
@@ -146,7 +144,7 @@ async def _read_session(
     if as_of_time is not None:
         bounds["asOfTime"] = format_time(as_of_time)
     if show == "history":
-        page = await ledger.history(
+        page = await scope.history(
             target,
             limit=paging.limit,
             after=paging.after,
@@ -165,7 +163,7 @@ async def _read_session(
         }
         if page.branch is not None:
             result["branch"] = page.branch
-        result.update(await _lineage(ledger, target, principal))
+        result.update(await _lineage(scope, target))
         result["history"] = page.items
         result["more"] = page.more
         if page.next_cursor is not None:
@@ -173,15 +171,15 @@ async def _read_session(
         return result
     if paging.after is not None or paging.branch is not None:
         raise InvalidInputError("after and branch page show=history; leave them out here")
-    head = await ledger.head(target)
+    head = await scope.head(target)
     # The session's length now, not the bound's: a state as of a version is cut from the whole.
-    if head is not None and head.version > WHOLE_READ_MAX:
+    if head.version > WHOLE_READ_MAX:
         raise InvalidInputError(
             f"session {target!r} has {head.version:,} events: show={show} reads a session "
             f"whole, up to {WHOLE_READ_MAX:,}; read it page by page with show=history "
             "(limit, after, branch)"
         )
-    state = await ledger.state(target, as_of_version=as_of_version, as_of_time=as_of_time)
+    state = await scope.state(target, as_of_version=as_of_version, as_of_time=as_of_time)
     result = {
         "sessionId": state.session_id,
         "status": state.status,
@@ -189,7 +187,7 @@ async def _read_session(
         "thoughtHistoryLength": state.thought_count,
         **bounds,
     }
-    result.update(await _lineage(ledger, target, principal))
+    result.update(await _lineage(scope, target))
     if show == "branches":
         result["branches"] = branch_sets(state)
     else:
@@ -197,10 +195,11 @@ async def _read_session(
     return result
 
 
-async def _lineage(ledger: Ledger, target: str, principal: Principal | None) -> JsonDict:
+async def _lineage(scope: Scope, target: str) -> JsonDict:
     """Where a fork came from (``forkOf``) and the session's forks (``forks``), each if any.
 
-    The forks listed are those ``principal`` may read (see :class:`thoughtledger.api.Lineage`).
+    The forks listed are those the scope's principal may read (see
+    :class:`thoughtledger.api.Lineage`).
 
     A fork's history pages hold its own thoughts; the ones before the fork point are its
     source's, read from the source up to ``forkOf.version``.
@@ -209,15 +208,15 @@ async def _lineage(ledger: Ledger, target: str, principal: Principal | None) -> 
         LedgerError: The ledger failed.
     """
     lineage: JsonDict = {}
-    facts = await ledger.facts(target)
-    if facts is not None and facts.fork is not None:
+    facts = await scope.facts(target)
+    if facts.fork is not None:
         point = facts.fork
         lineage["forkOf"] = {
             "sessionId": point.session_id,
             "version": point.version,
             "hash": point.hash,
         }
-    forks = await ledger.lineage.forks(target, principal=principal)
+    forks = await scope.forks(target)
     if forks:
         lineage["forks"] = [fork.session_id for fork in forks]
     return lineage
@@ -235,7 +234,7 @@ async def _read_target(caller: Caller, requested: str | None) -> str:
     # principal: one it may read; see thoughtledger.adapters.mcp.targets). Omitted (or the MCP API
     # reference's "default"), it is the connection's current session.
     if requested is not None and (requested != DEFAULT_SESSION or caller.key is None):
-        return await reading_target(caller.app.ledger, caller.principal, requested)
+        return await reading_target(caller.scope, requested)
     current = connection_session(caller)
     if current is None:
         raise ToolError(
@@ -253,11 +252,9 @@ def register_resources(server: MCPServer[Any], ledger: Ledger) -> None:
     """
 
     async def listing(cursor: str | None) -> str:
-        principal = principal_of_request()
-        # A principal lists what it owns; an auditor, like the ledger's own user, everything.
-        owner = principal.name if principal is not None and principal.role != "auditor" else None
+        scope = ledger.as_principal(principal_of_request())
         try:
-            page = await ledger.recent_sessions(limit=SESSIONS_LISTED, cursor=cursor, owner=owner)
+            page = await scope.sessions(limit=SESSIONS_LISTED, cursor=cursor)
         except InvalidInputError as exc:
             raise ResourceNotFoundError(str(exc)) from exc
         except LedgerError as exc:
@@ -298,15 +295,16 @@ def register_resources(server: MCPServer[Any], ledger: Ledger) -> None:
     )
     async def read_session(session_id: str) -> str:
         try:
-            session_id = await reading_target(ledger, principal_of_request(), session_id)
-            head = await ledger.head(session_id)
-            if head is not None and head.version > WHOLE_READ_MAX:
+            scope = ledger.as_principal(principal_of_request())
+            session_id = await reading_target(scope, session_id)
+            head = await scope.head(session_id)
+            if head.version > WHOLE_READ_MAX:
                 raise ResourceError(
                     f"session {session_id!r} has {head.version:,} events: this resource holds a "
                     f"session whole, up to {WHOLE_READ_MAX:,}; read it page by page with the "
                     "thinking_history tool (limit, after, branch)"
                 )
-            state = await ledger.state(session_id)
+            state = await scope.state(session_id)
         except (SessionNotFoundError, InvalidInputError) as exc:
             raise ResourceNotFoundError(str(exc)) from exc
         except LedgerError as exc:

@@ -1,11 +1,8 @@
-"""Which session a call means, for the principal making it (see :mod:`thoughtledger.api`).
+"""Which session a call means: the connection's own, a named one, or the caller's recent run.
 
-Without a principal (stdio, in-process, HTTP without ``--auth``) a named session is taken
-literally, as it always was. With one, a name is the principal's own session if it owns (for
-reading: may read) a session of that id, and otherwise the principal's own session under the id
-:func:`thoughtledger.api.access.namespaced` derives from the name. Another principal's
-session therefore answers exactly as a session that does not exist: reading it says it is not
-there, and writing to it starts the caller's own session.
+Which sessions a principal may read or write, and which id a name stands for, are the API's
+access door's answers (:class:`thoughtledger.api.Scope`): this module only binds the answer to
+the connection's handles.
 """
 
 from mcp.server.mcpserver.exceptions import ToolError
@@ -13,7 +10,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from thoughtledger.adapters.mcp.context import Caller
 from thoughtledger.adapters.mcp.implicit import implicit_target
 from thoughtledger.adapters.mcp.sessions import connection_handle, name_handle
-from thoughtledger.api import Ledger, Principal, ThinkCommand, namespaced, not_found
+from thoughtledger.api import AccessDeniedError, Scope, ThinkCommand
 from thoughtledger.ledger.ids import check_id, new_session_id
 
 IMPLICIT = "implicit"
@@ -44,12 +41,11 @@ async def thinking_target(
             connection follows none or several of the caller's recent runs.
         StoreError: The store failed.
     """
-    principal = caller.principal
-    if principal is not None and not principal.writes:
-        raise ToolError(
-            f"{principal.name!r} has the {principal.role} role: it reads sessions and records "
-            "no thoughts (ask for a writer token)"
-        )
+    scope = caller.scope
+    try:
+        scope.require("write", "record thoughts")
+    except AccessDeniedError as exc:
+        raise ToolError(str(exc)) from exc
     directory = caller.directory
     if requested is not None:
         name = check_id(requested)
@@ -58,11 +54,7 @@ async def thinking_target(
         if bound is not None:
             directory.bind(handle, bound)
             return handle, bound
-        target = name
-        if principal is not None:
-            exists, owner = await caller.app.ledger.owner_of(name)
-            if not (exists and principal.may_write(owner)):
-                target = namespaced(principal.name, name)
+        target = await scope.writable(name)
         return handle, directory.resolve(handle, lambda: target)
     if caller.key is None:
         return IMPLICIT, await implicit_target(caller, command, clear=clear)
@@ -70,22 +62,15 @@ async def thinking_target(
     return handle, directory.resolve(handle, new_session_id)
 
 
-async def reading_target(ledger: Ledger, principal: Principal | None, requested: str) -> str:
-    """Return the id of the session ``requested`` names, if ``principal`` may read it.
+async def reading_target(scope: Scope, requested: str) -> str:
+    """Return the id of the session ``requested`` names, if the scope's principal may read it.
 
     Raises:
         InvalidInputError: ``requested`` is not a valid session id.
         SessionNotFoundError: There is no such session the caller may read (the same error,
             word for word, whether the session is missing or another principal's).
     """
-    name = check_id(requested)
-    if principal is None:
-        return name
-    for candidate in (name, namespaced(principal.name, name)):
-        exists, owner = await ledger.owner_of(candidate)
-        if exists and principal.may_read(owner):
-            return candidate
-    raise not_found(name)
+    return await scope.find(requested)
 
 
 def connection_session(caller: Caller) -> str | None:

@@ -224,7 +224,7 @@ async def record(
             without a model client (its message says why); nothing was appended.
     """
     app = caller.app
-    owner = caller.principal.name if caller.principal is not None else None
+    scope = caller.scope
     try:
         # The SDK validated every field with the lax types: the command is not validated again.
         arguments = checked_command(fields, max_thought_bytes=app.ledger.max_thought_bytes)
@@ -246,15 +246,14 @@ async def record(
                 temperature=temperature,
                 clear=clear,
                 metadata=metadata,
-                owner=owner,
+                owner=scope.owner,
             )
         else:
-            outcome = await app.ledger.think(
+            outcome = await scope.think(
                 session_id,
                 arguments,
                 clear=clear,
                 metadata=metadata,
-                owner=owner,
                 # One session per run: only for the connection's own session, which the agent
                 # did not name (a named session is the caller's to continue as it likes).
                 new_run=requested is None and app.runs == "separate",

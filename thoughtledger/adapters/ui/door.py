@@ -16,8 +16,7 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
 
 from thoughtledger.adapters.ui.signin import RECHECK_SECONDS, SignIns, TokenCheck
-from thoughtledger.api import Ledger, LedgerError, Principal, not_found
-from thoughtledger.ledger.ids import check_id
+from thoughtledger.api import Ledger, LedgerError, Principal
 
 SIGN_IN_BODY_MAX = 4096
 """The most bytes a sign-in request's body may hold (a token is 46 characters; a JWT a few KB)."""
@@ -25,10 +24,6 @@ SIGN_IN_BODY_MAX = 4096
 
 class SignInRequiredError(LedgerError):
     """The request carries no principal the app accepts (answered 401)."""
-
-
-class NotAllowedError(LedgerError):
-    """The principal may not do this (answered 403)."""
 
 
 class Door:
@@ -76,12 +71,13 @@ class Door:
         )
 
     def still_allowed(
-        self, request: HTTPConnection, owner: str | None
+        self, request: HTTPConnection, ledger: Ledger, session_id: str
     ) -> Callable[[], Awaitable[bool]] | None:
-        """A check that ``request``'s principal may still read a session of ``owner``.
+        """A check that ``request``'s principal may still read the session ``session_id``.
 
-        For live streams, which outlast the request that opened them. ``None`` when the app
-        has no authentication (nothing to check).
+        For live streams, which outlast the request that opened them: the principal is found
+        again (a sign-out or a revoked token ends the stream) and the ledger's access door
+        answers. ``None`` when the app has no authentication (nothing to check).
         """
         if self.sign_ins is None:
             return None
@@ -91,7 +87,7 @@ class Door:
                 found = await self.principal(request)
             except SignInRequiredError:
                 return False
-            return found is None or found.may_read(owner)
+            return await ledger.as_principal(found).may_read(session_id)
 
         return allowed
 
@@ -180,24 +176,6 @@ def cookie_name(request: HTTPConnection) -> str:
     return f"tl_ui_{server[1]}" if server else "tl_ui"
 
 
-async def readable(ledger: Ledger, principal: Principal | None, session_id: str) -> str | None:
-    """Return the owner of the session ``session_id``, provided ``principal`` may read it.
-
-    Returns:
-        The owner recorded when the session started (``None``: the ledger's own user).
-
-    Raises:
-        InvalidInputError: A malformed id.
-        SessionNotFoundError: No such session, or one the principal may not read (the same
-            answer, word for word, so that it reveals nothing).
-        StoreError: The store failed.
-    """
-    exists, owner = await ledger.owner_of(check_id(session_id))
-    if not exists or (principal is not None and not principal.may_read(owner)):
-        raise not_found(session_id)
-    return owner
-
-
 def _error(status: int, message: str) -> Response:
     return JSONResponse({"error": message}, status_code=status)
 
@@ -205,8 +183,6 @@ def _error(status: int, message: str) -> Response:
 __all__ = [
     "SIGN_IN_BODY_MAX",
     "Door",
-    "NotAllowedError",
     "SignInRequiredError",
     "cookie_name",
-    "readable",
 ]

@@ -10,8 +10,7 @@ it. Every answer is bounded: :data:`FORKS_LISTED` forks, and each side of a comp
 from typing import Any
 from urllib.parse import quote
 
-from thoughtledger.adapters.ui.door import readable
-from thoughtledger.api import ForkComparison, Ledger, Principal
+from thoughtledger.api import ForkComparison, Scope
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.projections.entries import ThoughtEntry
 
@@ -26,16 +25,15 @@ def session_href(session_id: str) -> str:
     return f"/sessions/{quote(session_id, safe='')}"
 
 
-async def forks_json(ledger: Ledger, who: Principal | None, session_id: str) -> JsonDict:
-    """The forks of ``session_id`` that ``who`` may read, oldest first, as JSON.
+async def forks_json(scope: Scope, session_id: str) -> JsonDict:
+    """The forks of ``session_id`` that the scope's principal may read, oldest first, as JSON.
 
     Raises:
         InvalidInputError: A malformed id.
         SessionNotFoundError: No such session, or one ``who`` may not read.
         StoreError: The store failed.
     """
-    await readable(ledger, who, session_id)
-    found = await ledger.lineage.forks(session_id, principal=who, limit=FORKS_LISTED + 1)
+    found = await scope.forks(session_id, limit=FORKS_LISTED + 1)
     return {
         "forks": [
             {
@@ -51,9 +49,7 @@ async def forks_json(ledger: Ledger, who: Principal | None, session_id: str) -> 
     }
 
 
-async def compare_json(
-    ledger: Ledger, who: Principal | None, fork_id: str, *, limit: int
-) -> JsonDict:
+async def compare_json(scope: Scope, fork_id: str, *, limit: int) -> JsonDict:
     """The fork ``fork_id`` beside its source from the fork point on, as JSON.
 
     Raises:
@@ -61,7 +57,7 @@ async def compare_json(
         SessionNotFoundError: No such session, or one ``who`` may not read.
         StoreError: The store failed.
     """
-    return _as_json(await ledger.lineage.compare(fork_id, principal=who, limit=limit))
+    return _as_json(await scope.compare(fork_id, limit=limit))
 
 
 def _as_json(found: ForkComparison) -> JsonDict:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from thoughtledger.adapters.ui.payload import JsonDict, session_row
-from thoughtledger.api import Ledger
+from thoughtledger.api import Scope
 from thoughtledger.projections.state import SessionState
 
 SCAN_CAP = 2000
@@ -56,21 +56,19 @@ class SessionFilter:
 
 
 async def sessions_page(
-    ledger: Ledger,
+    scope: Scope,
     *,
     limit: int,
     cursor: str | None,
     where: SessionFilter,
-    owner: str | None = None,
 ) -> JsonDict:
     """A page of sessions, newest first, that pass ``where``, and the cursor to the next.
 
     Args:
-        ledger: The ledger.
+        scope: The ledger as the caller may read it (its sessions only are listed).
         limit: The most rows to answer.
         cursor: Where the page before ended (``None``: the newest).
         where: The filters.
-        owner: Only the sessions this principal started; ``None``: every session.
 
     Raises:
         InvalidInputError: A limit out of range or a cursor no listing gave.
@@ -79,7 +77,7 @@ async def sessions_page(
     rows: list[JsonDict] = []
     scanned = 0
     while True:
-        page = await ledger.recent_sessions(limit=limit, cursor=cursor, owner=owner)
+        page = await scope.sessions(limit=limit, cursor=cursor)
         ended = False
         for state in page.sessions:
             scanned += 1

@@ -11,14 +11,13 @@ the socket with :data:`CLOSE_SIGNED_OUT`. The messages are drawn in ``docs/brows
 
 import asyncio
 import contextlib
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from thoughtledger.adapters.ui.door import readable
 from thoughtledger.adapters.ui.feed import Allowed
 from thoughtledger.adapters.ui.live_messages import (
     BadMessageError,
@@ -47,8 +46,6 @@ OUTBOX_BYTES = 1 << 20
 
 STALL_SECONDS = 5.0
 """How long the outbox may stay full before the client counts as too slow."""
-
-_OWNERS_HELD = 4096  # owners remembered per socket ("all" for a reader checks each session once)
 
 
 class _TooSlowError(Exception):
@@ -118,14 +115,14 @@ class LiveSocket:
         stall: float = STALL_SECONDS,
     ) -> None:
         self._ledger = ledger
+        # The one door: what the socket may follow is the access door's answer for ``who``.
+        self._scope = ledger.as_principal(who)
         self._socket = websocket
-        self._who = who
         self._allowed = allowed
         self._recheck = recheck
         self._outbox = _Outbox(OUTBOX_BYTES, stall)
         self._subscriptions: dict[str, asyncio.Task[None]] = {}
         self._named = 0
-        self._owners: OrderedDict[str, bool] = OrderedDict()
         self._closing: asyncio.Future[_Closing | None] = asyncio.get_running_loop().create_future()
 
     async def run(self) -> None:
@@ -221,8 +218,7 @@ class LiveSocket:
         if len(self._subscriptions) >= SUBSCRIPTIONS_MAX:
             raise BadMessageError(f"at most {SUBSCRIPTIONS_MAX} subscriptions on one socket")
         try:
-            for session_id in message.sessions or ():
-                await readable(self._ledger, self._who, session_id)
+            found = [await self._scope.find(session_id) for session_id in message.sessions or ()]
             after = message.after
             if after == "now":
                 after = await self._ledger.transfer.last_position()
@@ -233,18 +229,18 @@ class LiveSocket:
             return
         sessions = "all" if message.sessions is None else list(message.sessions)
         await self._reply({"type": "subscribed", "id": name, "sessions": sessions, "after": after})
-        task = asyncio.create_task(self._guard(self._follow(name, message.sessions, after)))
+        followed = tuple(found) if message.sessions is not None else None
+        task = asyncio.create_task(self._guard(self._follow(name, followed, after)))
         self._subscriptions[name] = task
 
     async def _follow(self, name: str, sessions: tuple[str, ...] | None, after: int) -> None:
         single = sessions[0] if sessions is not None and len(sessions) == 1 else None
         wanted = frozenset(sessions) if sessions is not None else None
         try:
-            async with _closing(self._ledger.subscribe(after=after, session_id=single)) as events:
+            events = self._scope.subscribe(after=after, session_id=single)
+            async with _closing(events):
                 async for record in events:
                     if wanted is not None and record.session_id not in wanted:
-                        continue
-                    if wanted is None and not await self._may_read(record.session_id):
                         continue
                     await self._reply(
                         {
@@ -258,18 +254,6 @@ class LiveSocket:
         except LedgerError as exc:
             await self._reply({"type": "ended", "id": name, "error": str(exc)})
             self._subscriptions.pop(name, None)
-
-    async def _may_read(self, session_id: str) -> bool:
-        if self._who is None or self._who.role == "auditor":
-            return True
-        known = self._owners.get(session_id)
-        if known is None:
-            _, owner = await self._ledger.owner_of(session_id)
-            known = self._who.may_read(owner)  # a session's owner never changes
-            self._owners[session_id] = known
-            if len(self._owners) > _OWNERS_HELD:
-                self._owners.popitem(last=False)
-        return known
 
 
 @contextlib.asynccontextmanager

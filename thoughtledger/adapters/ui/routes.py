@@ -12,7 +12,6 @@ or writer its own sessions, an auditor every session; the analytics, which cover
 only an auditor.
 """
 
-import contextlib
 import importlib.resources
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
@@ -27,7 +26,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp
 
 from thoughtledger.adapters.ui.badges import BADGES_MAX, Badges
-from thoughtledger.adapters.ui.door import Door, NotAllowedError, SignInRequiredError, readable
+from thoughtledger.adapters.ui.door import Door, SignInRequiredError
 from thoughtledger.adapters.ui.feed import feed
 from thoughtledger.adapters.ui.guards import LoopbackOnly, SameOrigin, SecurityHeaders
 from thoughtledger.adapters.ui.lineage import compare_json, forks_json
@@ -37,8 +36,13 @@ from thoughtledger.adapters.ui.live_socket import STALL_SECONDS
 from thoughtledger.adapters.ui.payload import json_bytes, report_json, session_payload
 from thoughtledger.adapters.ui.search import search_json
 from thoughtledger.adapters.ui.signin import RECHECK_SECONDS
-from thoughtledger.api import COMPARE_THOUGHTS_MAX, DEFAULT_PAGE, Ledger
-from thoughtledger.ledger.envelope import RecordedEvent
+from thoughtledger.api import (
+    COMPARE_THOUGHTS_MAX,
+    DEFAULT_PAGE,
+    AccessDeniedError,
+    Ledger,
+    Scope,
+)
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
 from thoughtledger.ledger.ids import check_id
 
@@ -94,7 +98,7 @@ def _guarded(handler: Endpoint) -> Endpoint:
             answer = _error(401, str(exc))
             answer.headers["WWW-Authenticate"] = "Bearer"
             return answer
-        except NotAllowedError as exc:
+        except AccessDeniedError as exc:
             return _error(403, str(exc))
         except SessionNotFoundError as exc:
             return _error(404, str(exc))
@@ -184,8 +188,12 @@ def create_app(
             return _error(404, f"no file {name[:60]!r}")
         return Response(static_text(name), media_type=_STATIC[name])
 
+    async def scope_of(request: Request) -> Scope:
+        # The one door: every route reads the ledger as the request's principal may.
+        return ledger.as_principal(await door.principal(request))
+
     async def sessions(request: Request) -> Response:
-        who = await door.principal(request)
+        scope = await scope_of(request)
         where = SessionFilter(
             agent=_text(request, "agent"),
             client=_text(request, "client"),
@@ -194,17 +202,15 @@ def create_app(
             until=_time(request, "until"),
         )
         found = await sessions_page(
-            ledger,
+            scope,
             limit=_number(request, "limit", DEFAULT_PAGE // 2),
             cursor=_text(request, "cursor"),
             where=where,
-            # A principal lists what it owns; an auditor, like the ledger's own user, everything.
-            owner=who.name if who is not None and who.role != "auditor" else None,
         )
         return _Json(found)
 
     async def badges(request: Request) -> Response:
-        who = await door.principal(request)
+        scope = await scope_of(request)
         given = [part for part in (_text(request, "ids") or "").split(",") if part]
         wanted = list(dict.fromkeys(given))  # a repeated id is read once
         if len(wanted) > BADGES_MAX:
@@ -213,9 +219,7 @@ def create_app(
             check_id(session_id)  # every id checked before any is read
         answers = []
         for session_id in wanted:
-            try:
-                await readable(ledger, who, session_id)
-            except SessionNotFoundError:
+            if not await scope.may_read(session_id):
                 continue  # no badge: the session is not there, for this reader
             badge = await badges_of.of(session_id)
             if badge is not None:
@@ -223,12 +227,9 @@ def create_app(
         return _Json({"badges": answers})
 
     async def session(request: Request) -> Response:
-        who = await door.principal(request)
-        session_id = _session_id(request)
-        await readable(ledger, who, session_id)
-        head = await ledger.head(session_id)
-        if head is None:
-            raise SessionNotFoundError(f"no session {session_id!r} in this ledger")
+        scope = await scope_of(request)
+        session_id = await scope.find(_session_id(request))
+        head = await scope.head(session_id)
         if head.version > SESSION_PAGE_MAX:
             # The page holds a session whole (its slider cuts it in the browser): past this,
             # the server's memory and the browser's would grow with the session.
@@ -239,51 +240,46 @@ def create_app(
             )
         body = payloads.get(session_id, head.version, head.hash)
         if body is None:
-            records = await _stream(ledger, session_id, head.version)
+            records = [r for r in await scope.stream(session_id) if r.version <= head.version]
             body = json_bytes(session_payload(session_id, records))
             payloads.keep(session_id, head.version, head.hash, body)
         return Response(body, media_type="application/json")
 
     async def verify(request: Request) -> Response:
-        who = await door.principal(request)
-        session_id = _session_id(request)
-        await readable(ledger, who, session_id)
-        head = await ledger.head(session_id)
-        if head is not None and head.version > SESSION_PAGE_MAX:
+        scope = await scope_of(request)
+        session_id = await scope.find(_session_id(request))
+        head = await scope.head(session_id)
+        if head.version > SESSION_PAGE_MAX:
             # The walk reads the whole session: bounded as the page that offers it is.
             raise InvalidInputError(
                 f"session {session_id!r} has {head.version:,} events: this app walks chains "
                 f"of up to {SESSION_PAGE_MAX:,}; check it with thoughtledger verify {session_id}"
             )
-        return _Json(report_json(await ledger.verify(session_id)))
+        return _Json(report_json(await scope.verify(session_id)))
 
     async def forks(request: Request) -> Response:
-        return _Json(await forks_json(ledger, await door.principal(request), _session_id(request)))
+        return _Json(await forks_json(await scope_of(request), _session_id(request)))
 
     async def compare(request: Request) -> Response:
-        who = await door.principal(request)
+        scope = await scope_of(request)
         limit = _number(request, "limit", COMPARE_THOUGHTS_MAX)
-        return _Json(await compare_json(ledger, who, _session_id(request), limit=limit))
+        return _Json(await compare_json(scope, _session_id(request), limit=limit))
 
     async def stats(request: Request) -> Response:
-        who = await door.principal(request)
-        if who is not None and who.role != "auditor":
-            raise NotAllowedError(
-                f"the analytics count every session in the ledger: they need an auditor's "
-                f"token ({who.name!r} has the {who.role} role)"
-            )
+        scope = await scope_of(request)
+        # The analytics count every session in the ledger: an auditor's (or the ledger's own
+        # user's) view only, as the access door says.
+        scope.require("read_all", "read the analytics, which count every session")
         since, until = _time(request, "since"), _time(request, "until")
-        figures = await ledger.stats.summarize(
+        figures = await scope.figures(
             since=since, until=until, agent=_text(request, "agent"), client=_text(request, "client")
         )
-        models = await ledger.stats.model_usage(since=since, until=until)
+        models = await scope.model_usage(since=since, until=until)
         return _Json({**figures.as_dict(), "byModel": [usage.as_json() for usage in models]})
 
     async def search(request: Request) -> Response:
-        who = await door.principal(request)
         found = await search_json(
-            ledger,
-            who,
+            await scope_of(request),
             request.query_params.get("q", ""),
             agent=_text(request, "agent"),
             client=_text(request, "client"),
@@ -295,19 +291,16 @@ def create_app(
         return _Json(found)
 
     async def live(request: Request) -> Response:
-        who = await door.principal(request)
-        session_id = _session_id(request)
+        scope = await scope_of(request)
         after = _number(request, "after", 0)
         if after < 0:
             raise InvalidInputError(f"after must be a position (0 or more), not {after}")
-        owner = await readable(ledger, who, session_id)
-        if await ledger.head(session_id) is None:
-            raise SessionNotFoundError(f"no session {session_id!r} in this ledger")
+        session_id = await scope.find(_session_id(request))
         events = feed(
             ledger,
             session_id,
             after,
-            allowed=door.still_allowed(request, owner),
+            allowed=door.still_allowed(request, ledger, session_id),
             recheck=recheck,
         )
         return StreamingResponse(events, media_type="text/event-stream")
@@ -345,13 +338,6 @@ def create_app(
 
     app = Starlette(routes=routes, exception_handlers={HTTPException: refused, Exception: failed})
     return SecurityHeaders(LoopbackOnly(SameOrigin(app, allow_origins)))
-
-
-async def _stream(ledger: Ledger, session_id: str, version: int) -> list[RecordedEvent]:
-    """A session's events up to ``version``, as stored: read, not folded (a page folds them)."""
-    async with contextlib.aclosing(ledger.transfer.export([session_id])) as sessions:
-        records = [record async for batch in sessions for record in batch]
-    return [record for record in records if record.version <= version]
 
 
 class _Payloads:

@@ -9,13 +9,12 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
-from thoughtledger.api import Ledger, Principal, SearchPage
+from thoughtledger.api import Scope, SearchPage
 from thoughtledger.ledger.envelope import format_time
 
 
 async def search_json(
-    ledger: Ledger,
-    who: Principal | None,
+    scope: Scope,
     query: str,
     *,
     agent: str | None,
@@ -31,9 +30,8 @@ async def search_json(
         InvalidInputError: A query with nothing to find, a bad page size or cursor.
         StoreError: The store failed.
     """
-    page = await ledger.search(
+    page = await scope.search(
         query,
-        principal=who,
         agent=agent,
         client=client,
         since=since,

@@ -85,12 +85,16 @@ def selected_sessions(
     ]
     if bounds:
         conditions.append(session_id.in_(sa.select(_S.c.session_id).where(*bounds)))
-    for key, wanted in (("agent", where.agent), ("client", where.client)):
+    for path, wanted in (
+        (("metadata", "agent"), where.agent),
+        (("metadata", "client"), where.client),
+        (("owner",), where.owner),
+    ):
         if wanted is not None:
             started = sa.select(_E.c.session_id).where(
                 _E.c.version == 1,
                 _E.c.event_type == "session.started",
-                dialect.json(_E.c.payload, "metadata", key) == wanted,
+                dialect.json(_E.c.payload, *path) == wanted,
             )
             conditions.append(session_id.in_(started))
     return conditions

@@ -35,12 +35,13 @@ _MILLISECOND = timedelta(milliseconds=1)
 
 @dataclass(frozen=True, slots=True)
 class StatsFilter:
-    """Which sessions to count: started within ``[since, until)``, by ``agent`` and ``client``."""
+    """Which sessions to count: started in ``[since, until)``, by agent, client and owner."""
 
     since: datetime | None = None
     until: datetime | None = None
     agent: str | None = None
     client: str | None = None
+    owner: str | None = None
 
 
 class SessionFacts(NamedTuple):
@@ -112,10 +113,16 @@ def fold_stats_rows(
             and (where.until is None or started < where.until)
             and (where.agent is None or item.agent == where.agent)
             and (where.client is None or item.client == where.client)
+            and (where.owner is None or _owner(records) == where.owner)
         ):
             facts.append(item)
             gaps.update(_gaps(records))
     return StatsRows(facts, gaps)
+
+
+def _owner(records: Sequence[RecordedEvent]) -> str | None:
+    first = records[0].event
+    return first.owner if isinstance(first, SessionStarted) else None
 
 
 def _facts(session_id: str, records: Sequence[RecordedEvent]) -> SessionFacts:
