@@ -1,9 +1,10 @@
 """The README's command-line walk-through works as written, on a fresh directory.
 
-Every ``$ thoughtledger ... --db demo.db`` command of the README runs, in order, in an empty
-directory with no ledger configured; the session id the README shows is replaced by the one the
-demo printed. Each command's output must be the README's lines, where ``…`` stands for any text
-within a line and a line of just ``…`` for any number of lines.
+Every ``$ thoughtledger ... --db demo.db`` command of the README, then of the command line's page
+(``docs/cli.md``, where the tour goes on), runs, in order, in an empty directory with no ledger
+configured; the session id the README shows is replaced by the one the demo printed. Each
+command's output must be the lines the page shows, where ``…`` stands for any text within a line
+and a line of just ``…`` for any number of lines.
 """
 
 import re
@@ -14,25 +15,27 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import cli
-from tests.support.docs import README, fenced_blocks, pages
+from tests.support.docs import README, fenced_blocks, page, pages
 
 SHOWN_ID = "01a200aa-5aa0-705f-8c03-353b1aba1175"
 """The session id the README's examples show."""
 SHOWN_PREFIX = SHOWN_ID[:18]
+TOUR = [README, page("cli.md")]
+"""The pages of the walk-through, in the order a reader follows them."""
 
 
 @dataclass(frozen=True)
 class Example:
-    """One documented command and the output the README shows for it."""
+    """One documented command and the output its page shows for it."""
 
     argv: list[str]
     shown: list[str]
 
 
 def walkthrough() -> list[Example]:
-    """The README's examples on ``demo.db``, in order."""
+    """The examples on ``demo.db`` of the tour's pages, in order."""
     examples: list[Example] = []
-    for block in fenced_blocks(README, ""):
+    for block in (block for path in TOUR for block in fenced_blocks(path, "")):
         current: Example | None = None
         for line in block.splitlines():
             if line.startswith("$ thoughtledger "):
@@ -128,11 +131,12 @@ def test_demo_help_says_where_it_records_without_contradiction(
     assert "default: $THOUGHTLEDGER_URL" not in text
 
 
-def test_no_page_under_docs_shows_a_demo_command_left_unrun() -> None:
-    # The walk-through above runs the README's; one moved to a page under docs/ would go unchecked.
+def test_no_other_page_shows_a_demo_command_left_unrun() -> None:
+    # The walk-through above runs the tour's pages; one moved to another page would go unchecked.
     shown = [
         f"{path.name}: {line}"
-        for path in pages()[1:]
+        for path in pages()
+        if path not in TOUR
         for block in fenced_blocks(path, "")
         for line in block.splitlines()
         if line.startswith("$ thoughtledger ") and "demo.db" in line

@@ -1,7 +1,7 @@
 """Paged reading of a session's history, in memory bounded by the page, not by the session.
 
 A private part of :class:`thoughtledger.api.Ledger`, which pages through it. A page is read from
-the log by keyset on version (:meth:`EventStore.read_stream` with a limit) and built by
+the log by keyset on version (:meth:`.EventStore.read_stream` with a limit) and built by
 :class:`thoughtledger.projections.paging.PageBuilder`; nothing folds the whole session. What a page
 says about the session besides its items is read with two indexed point reads, not a fold (see
 :meth:`Paging.history`).

@@ -184,7 +184,7 @@ class LedgerReads:
         return await self._reads.rebuild(page=page)
 
     async def verify(self, session_id: str) -> VerifyReport:
-        """Walk a session's hash chain (see :meth:`EventStore.verify`), and a fork's link.
+        """Walk a session's hash chain (see :meth:`.EventStore.verify`), and a fork's link.
 
         A fork fails when its source no longer holds, at the fork's version, the event hash
         its first event names.

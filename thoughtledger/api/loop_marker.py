@@ -11,7 +11,7 @@ something ran it; marks are therefore written at append time, in the append's ow
 * **Append** (:meth:`LoopMarker.append`, the one call the recording path makes): the ledger
   holds, per recent session, the fold's window (a :class:`LoopFinder` at the session's version);
   the new thoughts are folded through it (one normalisation and a few index lookups each) and
-  their repeats go to :meth:`EventStore.append` as ``loop_marks``. The window is built from the
+  their repeats go to :meth:`.EventStore.append` as ``loop_marks``. The window is built from the
   held head (the latest thoughts) when the ledger has none at that version, and from the whole
   session only when the head holds fewer than :data:`LOOP_WINDOW` comparable thoughts of its own.
 * **Behind**: an append that carries no marks (a redaction: it changes the window of every later

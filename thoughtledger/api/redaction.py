@@ -8,7 +8,7 @@ this order:
 1. append a ``thought.redacted`` event per thought (who, why, which event) through the ordinary
    append path: the chain, the Merkle tree and the session head move as for any event;
 2. strip the content member from each named event's stored payload
-   (:meth:`~thoughtledger.ledger.store.redaction.Redactable.strip_content`).
+   (:meth:`~thoughtledger.ledger.store.redaction.Redacting.strip_content`).
 
 A crash between the two leaves the text with its redaction recorded (the ledger still verifies);
 redacting again completes the strip without a second event. The text is never missing without

@@ -30,7 +30,7 @@ pattern's in full (history and summary); the MCP server's ``--profile`` takes th
 
 
 class SessionLedger(Protocol):
-    """What a :class:`Session` needs of its ledger; :class:`api.service.Ledger` provides it.
+    """What a :class:`Session` needs of its ledger; :class:`thoughtledger.api.Ledger` provides it.
 
     Named here, so that the handle does not import the facade that makes it.
     """

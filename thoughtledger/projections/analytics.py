@@ -1,7 +1,7 @@
 """The figures behind ``thoughtledger stats``: rates, percentiles, drift and two breakdowns.
 
-A pure fold over what a store answers (:meth:`EventStore.stats_rows
-<thoughtledger.ledger.store.base.EventStore.stats_rows>`): one row of facts per session and a
+A pure fold over what a store answers (:meth:`Statistics.stats_rows
+<thoughtledger.ledger.store.stats_rows.Statistics.stats_rows>`): one row of facts per session and a
 histogram of the time between thoughts, an order of magnitude fewer rows than events. The
 definitions of those rows are in :mod:`thoughtledger.ledger.store.stats_rows`; percentiles are
 nearest-rank (the p-th of n sorted values is the ceil(p * n / 100)-th).

@@ -163,7 +163,7 @@ class Annotation(NamedTuple):
 
 
 def annotation_of(record: "Folded", event: ThoughtAnnotated) -> Annotation:
-    """The annotation a ``thought.annotated`` record carries, as :func:`replay` holds it."""
+    """The annotation a ``thought.annotated`` record carries, as :func:`.state.replay` holds it."""
     return Annotation(
         record.version,
         record.recorded_at,
@@ -228,7 +228,7 @@ _ThoughtEvent = ThoughtRecorded | ThoughtRevised | BranchOpened | BranchExtended
 
 
 def thought_entry(record: Folded) -> ThoughtEntry | None:
-    """The thought ``record`` carries, exactly as :func:`replay` holds it; ``None`` if none.
+    """The thought ``record`` carries, exactly as :func:`.state.replay` holds it; ``None`` if none.
 
     A thought's entry depends on its own event alone (its estimate is recorded already raised),
     which is what lets a page of a history be read without folding the events before it.

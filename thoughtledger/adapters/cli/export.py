@@ -143,7 +143,7 @@ async def _write(
 ) -> list[ManifestSession]:
     """Write each session's events to ``out``; return the manifest's entries.
 
-    A long session comes in several slices (see :meth:`Ledger.export`): its entry grows with
+    A long session comes in several slices (see :meth:`.Transfer.export`): its entry grows with
     each, and the progress moves on when the next session begins.
     """
     manifest: list[ManifestSession] = []

@@ -3,7 +3,7 @@
 With ``--annotations``, one row per annotation instead (the ``tl_annotations`` view's columns).
 
 The rows are those of the ``tl_thoughts`` view (see :mod:`thoughtledger.ledger.store.sql_views`),
-folded from the log page by page (:meth:`thoughtledger.api.Ledger.thought_rows`), so the
+folded from the log page by page (:meth:`.Transfer.thought_rows`), so the
 export runs in bounded memory on every backend, an older schema included. CSV needs only the
 standard library; Parquet needs the ``parquet`` extra
 (:mod:`thoughtledger.adapters.cli.parquet_out`).

@@ -112,7 +112,7 @@ class Caller:
 
     @property
     def directory(self) -> SessionDirectory:
-        """The calling principal's directory of handles (see :mod:`.sessions`)."""
+        """The calling principal's directory of handles (see :mod:`.adapters.mcp.sessions`)."""
         return self.app.directories.of(self.principal.name if self.principal else None)
 
     def session_metadata(self, tool: str) -> dict[str, str]:

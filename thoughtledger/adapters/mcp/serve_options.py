@@ -46,7 +46,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     ``--auth-issuer`` and its ``--audience``, ``--jwks-url``, ``--role-claim``), ``--allow-origin``,
     ``--max-http-sessions``, ``--header-timeout``, ``--body-timeout``, ``--host``, ``--port``,
     ``--agent``, ``--profile``, ``--tools``, ``--descriptions``, ``--ttl-minutes`` and the
-    checkpoint and OTLP options; :func:`run_serve` reads them back.
+    checkpoint and OTLP options; :func:`.run_serve` reads them back.
     """
     parser.add_argument(
         "--db",

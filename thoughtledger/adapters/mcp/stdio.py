@@ -10,7 +10,7 @@ pair (:func:`answering_streams`) between the transport and the SDK's server that
 * **A lone surrogate is not a parse error.** ``"a\ud800b"`` is valid JSON, but the SDK's parser
   refuses it; such a line is parsed again (see :mod:`thoughtledger.adapters.mcp.wire`), and the
   tool that
-  receives the string refuses it by name (see :data:`thoughtledger.ledger.thought_types.LaxText`).
+  receives the string refuses it by name (see :data:`thoughtledger.adapters.mcp.lax_types.LaxText`).
 * **stdin's EOF waits for the answers.** When stdin closes (``cat requests.jsonl | thoughtledger
   serve``) the SDK's dispatcher ends and cancels every call still running: a thought already
   recorded would be answered ``Connection closed``, or not at all. The read stream therefore

@@ -6,7 +6,7 @@ r"""Lines on the stdio wire that the SDK's parser refuses, and answers it could 
 * ``"a\ud800b"`` is valid JSON, but the SDK's parser refuses a lone surrogate escape;
   :func:`reparsed` reads such a line with the standard library instead. In a tool call's
   arguments the surrogate is kept, so the tool refuses it naming the argument (see
-  :data:`thoughtledger.ledger.thought_types.LaxText`); anywhere else (a client's name, a tool's
+  :data:`thoughtledger.adapters.mcp.lax_types.LaxText`); anywhere else (a client's name, a tool's
   name) it is spelled out as its escape, so the message is served and nothing unencodable reaches
   the ledger.
 * An answer that still holds one is sent with it spelled out (:func:`encodable`).

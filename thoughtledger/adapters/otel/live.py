@@ -40,7 +40,7 @@ class SpanSender(Protocol):
     """Sends spans (:class:`thoughtledger.adapters.otel.exporter.OtlpSender`)."""
 
     async def send(self, spans: Sequence[SpanData]) -> None:
-        """Send ``spans``; raise :class:`~ledger.errors.LedgerError` when they are refused."""
+        """Send ``spans``; raise :class:`~.LedgerError` when they are refused."""
 
 
 class LiveTraces:

@@ -31,7 +31,7 @@ replace them, so the garbage collector never has to look at them again."""
 
 
 class BulkSender(Protocol):
-    """Encodes spans as they are made, and sends them (:class:`api.otel.exporter.OtlpSender`)."""
+    """Encodes spans as they are made, and sends them (:class:`.OtlpSender`)."""
 
     def encode(self, spans: Sequence[SpanData]) -> list[Any]:
         """Return each span ready to send."""
@@ -172,7 +172,7 @@ class TraceExport:
     async def send(self, sender: BulkSender, step: Progress | None = None) -> int:
         """Send the sessions' spans in batches; return how many spans were sent.
 
-        Every session is read from one pass over the whole log (:meth:`Ledger.event_rows`)
+        Every session is read from one pass over the whole log (:meth:`.Transfer.event_rows`)
         when all are exported, else each chosen session's stream on its own; so is any
         session whose last events the log's pages did not show yet. Spans are encoded
         as they are made (only their bytes wait for a batch to fill), and a full batch is sent

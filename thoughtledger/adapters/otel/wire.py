@@ -1,4 +1,4 @@
-"""OTLP trace requests encoded straight to protobuf bytes, from :class:`~api.otel.spans.SpanData`.
+"""OTLP trace requests encoded straight to protobuf bytes, from :class:`~.SpanData`.
 
 The OpenTelemetry SDK builds a protobuf message object per span, attribute and value before
 serialising them: ``export --all --otlp`` through the SDK's exporter sends about a quarter of the

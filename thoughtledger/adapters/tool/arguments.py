@@ -77,7 +77,7 @@ class ToolArguments(BaseModel):
         clear_session: bool | None
 
     def thought_fields(self) -> JsonDict:
-        """The thought itself, snake_case, as :meth:`api.service.Ledger.think` takes it."""
+        """The thought itself, snake_case, as :meth:`thoughtledger.api.Ledger.think` takes it."""
         return {
             name: value
             for name in THOUGHT_FIELDS

@@ -12,7 +12,7 @@ from thoughtledger.projections.answers import JsonDict
 
 
 class ThinkingOutput(BaseModel):
-    """The session pattern's output schema: what :meth:`SequentialThinkingTool.execute` returns."""
+    """The session pattern's output schema: what :meth:`.SequentialThinkingTool.execute` returns."""
 
     model_config = ConfigDict(alias_generator=to_camel)
 
@@ -44,7 +44,7 @@ PARAMETERS: JsonDict = _schema_of(ThinkingInput)
 """The JSON Schema (draft 2020-12) of the arguments, generated from :data:`ThinkingInput`."""
 
 OUTPUT_SCHEMA: JsonDict = _schema_of(ThinkingOutput)
-"""The JSON Schema of what :meth:`SequentialThinkingTool.execute` returns."""
+"""The JSON Schema of what :meth:`.SequentialThinkingTool.execute` returns."""
 
 
 TOOL_NAME = "sequentialthinking"

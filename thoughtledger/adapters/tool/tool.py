@@ -14,7 +14,7 @@ from thoughtledger.projections.answers import JsonDict, session_view
 
 
 class SequentialThinkingTool:
-    """The sequential-thinking tool over a ledger, for one agent (see :mod:`api.tool`).
+    """The sequential-thinking tool over a ledger, for one agent (see :mod:`.adapters.tool`).
 
     Which session a call continues: the id bound at creation, when there is one (it wins over a
     ``sessionId`` argument, as in the session pattern); else the call's ``sessionId``; else the

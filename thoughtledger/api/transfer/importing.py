@@ -3,7 +3,7 @@
 A file that passed its own checks (:mod:`thoughtledger.api.transfer.check`) is checked
 against the
 ledger: a session the ledger holds already must hold the very same events (every column of each, see
-:meth:`Importing.already_imported`), and no event to write may use an event id the ledger holds for
+:meth:`.Importing.already_imported`), and no event to write may use an event id the ledger holds for
 another event. Any refusal so far writes nothing.
 
 Only then are events written through the store's ``import_records`` (which checks each call

@@ -43,7 +43,7 @@ thought's fields (a new field of a thought is a new column after the last mark),
 usage, and whether the text was redacted."""
 
 THOUGHT_COLUMNS: tuple[str, ...] = tuple(THOUGHT_COLUMN_TYPES)
-"""The columns of ``tl_thoughts``, in order (documented in the README). ``thought`` is ``NULL``
+"""The columns of ``tl_thoughts``, in order (see docs/analytics.md). ``thought`` is ``NULL``
 for a thought whose text was redacted, and ``redacted`` true."""
 
 SESSION_COLUMNS: tuple[str, ...] = (
@@ -70,7 +70,7 @@ SESSION_COLUMNS: tuple[str, ...] = (
     "fork_of",
     "fork_version",
 )
-"""The columns of ``tl_session_stats``, in order (documented in the README). ``fork_of`` and
+"""The columns of ``tl_session_stats``, in order (see docs/analytics.md). ``fork_of`` and
 ``fork_version`` name a fork's source and the version it starts from (``NULL`` for a session
 that is no fork); a fork's counts are its own events'."""
 
@@ -98,7 +98,7 @@ ANNOTATION_COLUMN_TYPES: dict[str, ColumnType | str] = {
 """Each column of ``tl_annotations`` and its type (Parquet's names), in order."""
 
 ANNOTATION_COLUMNS: tuple[str, ...] = tuple(ANNOTATION_COLUMN_TYPES)
-"""The columns of ``tl_annotations``, in order (documented in the README). ``note`` is ``NULL``
+"""The columns of ``tl_annotations``, in order (see docs/analytics.md). ``note`` is ``NULL``
 when none was given or it was redacted (``redacted`` says which); ``annotated_by`` is who
 annotated (``NULL``: the ledger's own user, unnamed)."""
 

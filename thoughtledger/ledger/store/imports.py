@@ -123,7 +123,7 @@ def check_import(
     A thought's text that was redacted (removed) is accepted as the hash allows; whether a
     ``thought.redacted`` event explains it is for whoever holds the whole session to check (an
     importer of a file checks it, see :mod:`thoughtledger.api.transfer.check`;
-    :meth:`EventStore.verify` does).
+    :meth:`.EventStore.verify` does).
 
     Raises:
         IntegrityError: A hash does not match its record, a thought's text does not match its

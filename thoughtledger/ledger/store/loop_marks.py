@@ -2,7 +2,7 @@
 
 Finding a repeat compares texts (word shingles, see :mod:`thoughtledger.projections.loops`), which
 SQL cannot do, and this layer knows nothing of projections. So the facade finds the repeats of the
-thoughts it appends, with the projection, and hands them to :meth:`EventStore.append` as
+thoughts it appends, with the projection, and hands them to :meth:`.EventStore.append` as
 ``loop_marks``; the store writes them in the same transaction as the events. Every store keeps
 the same two facts:
 

@@ -4,7 +4,7 @@ Step 10 creates ``tl_loops`` and ``tl_loops_behind`` (see
 :mod:`thoughtledger.ledger.store.loop_marks`), lists every session already in the log as behind
 (SQL cannot compare texts; the facade marks them at the ledger's first writable opening, see
 :mod:`thoughtledger.api.loop_marker`), and creates the ``tl_session_loops`` view: one row
-per session with its repeats and whether its marks are current (:data:`SESSION_LOOP_COLUMNS`).
+per session with its repeats and whether its marks are current (:data:`.SESSION_LOOP_COLUMNS`).
 The writes are each backend's: an append's marks go in its own transaction (SQLite's group
 commit, PostgreSQL's one statement), as do an import's and a redaction's listing as behind.
 """

@@ -105,7 +105,7 @@ class MemoryEventStore(LedgerStore):
         return recorded
 
     async def version_at(self, session_id: str, position: int) -> int:
-        """See :meth:`EventStore.version_at`."""
+        """See :meth:`.EventStore.version_at`."""
         self._check_open()
         stream = self._streams.get(session_id, [])
         return sum(1 for record in stream if record.position <= position)
@@ -118,7 +118,7 @@ class MemoryEventStore(LedgerStore):
         to_version: int | None = None,
         limit: int | None = None,
     ) -> list[RecordedEvent]:
-        """See :meth:`EventStore.read_stream`."""
+        """See :meth:`.EventStore.read_stream`."""
         check_id(session_id)
         check_window(after_version, to_version, limit)
         self._check_open()
@@ -129,13 +129,13 @@ class MemoryEventStore(LedgerStore):
         return stream[after_version:end]
 
     async def read_all(self, *, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
-        """See :meth:`EventStore.read_all`."""
+        """See :meth:`.EventStore.read_all`."""
         check_page(after_position, limit)
         self._check_open()
         return self._log[after_position : after_position + limit]
 
     async def stream_head(self, session_id: str) -> StreamHead | None:
-        """See :meth:`EventStore.stream_head`."""
+        """See :meth:`.EventStore.stream_head`."""
         check_id(session_id)
         self._check_open()
         stream = self._streams.get(session_id)
@@ -144,7 +144,7 @@ class MemoryEventStore(LedgerStore):
     async def list_heads(
         self, *, after_session_id: str | None = None, limit: int = 1000
     ) -> list[StreamHead]:
-        """See :meth:`EventStore.list_heads`."""
+        """See :meth:`.EventStore.list_heads`."""
         check_page(0, limit)
         self._check_open()
         names = sorted(
@@ -159,7 +159,7 @@ class MemoryEventStore(LedgerStore):
         before: tuple[datetime, str] | None = None,
         limit: int = 100,
     ) -> list[StreamHead]:
-        """See :meth:`EventStore.recent_heads`."""
+        """See :meth:`.EventStore.recent_heads`."""
         check_page(0, limit)
         self._check_open()
         heads = [
@@ -173,7 +173,7 @@ class MemoryEventStore(LedgerStore):
         return heads[:limit]
 
     async def fork_heads(self, session_id: str) -> list[StreamHead]:
-        """See :meth:`EventStore.fork_heads`."""
+        """See :meth:`.EventStore.fork_heads`."""
         check_id(session_id)
         self._check_open()
         heads = [
@@ -185,7 +185,7 @@ class MemoryEventStore(LedgerStore):
         return heads
 
     async def verify(self, session_id: str) -> VerifyReport:
-        """See :meth:`EventStore.verify`."""
+        """See :meth:`.EventStore.verify`."""
         check_id(session_id)
         self._check_open()
         stream = self._streams.get(session_id, [])
@@ -221,7 +221,7 @@ class MemoryEventStore(LedgerStore):
     async def strip_content(
         self, session_id: str, versions: Collection[int], *, vacuum: bool = True
     ) -> int:
-        """See :meth:`Redacting.strip_content` (nothing to vacuum in memory)."""
+        """See :meth:`.Redacting.strip_content` (nothing to vacuum in memory)."""
         changes = strippings(session_id, await self.read_stream(session_id), versions)
         self._check_open()
         stripped = 0
@@ -237,7 +237,7 @@ class MemoryEventStore(LedgerStore):
         return stripped
 
     async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
-        """See :meth:`Redacting.redactions` (read from the decoded session)."""
+        """See :meth:`.Redacting.redactions` (read from the decoded session)."""
         return redactions_in(await self.read_stream(session_id))
 
     async def import_records(self, records: Sequence[RecordedEvent]) -> int:
@@ -324,17 +324,17 @@ class MemoryEventStore(LedgerStore):
         return self._loops.counts([facts.session_id for facts in rows.facts])
 
     async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
-        """See :meth:`RowReads.read_all_rows` (built from the decoded events)."""
+        """See :meth:`.RowReads.read_all_rows` (built from the decoded events)."""
         return log_rows_of(await self.read_all(after_position=after_position, limit=limit))
 
     async def read_all_event_rows(
         self, *, after_position: int = 0, limit: int = 1000
     ) -> list[EventRow]:
-        """See :meth:`RowReads.read_all_event_rows` (built from the decoded events)."""
+        """See :meth:`.RowReads.read_all_event_rows` (built from the decoded events)."""
         return event_rows_of(await self.read_all(after_position=after_position, limit=limit))
 
     async def aclose(self) -> None:
-        """See :meth:`EventStore.aclose`."""
+        """See :meth:`.EventStore.aclose`."""
         self._closed = True
         self._committed.notify()  # subscribers wake, see the store closed, and end
 
@@ -344,7 +344,7 @@ class MemoryEventStore(LedgerStore):
 
 
 class _MemoryTree:
-    """The in-memory store's :class:`TreeRows`: the tree's nodes in a dict, hashes from the log."""
+    """The in-memory store's :class:`.TreeRows`: the tree's nodes in a dict, hashes from the log."""
 
     def __init__(self, log: list[RecordedEvent], check_open: Callable[[], None]) -> None:
         self._log = log  # the store's own list, appended to in place

@@ -3,7 +3,7 @@
 **SQLite**: ``tl_search``, an FTS5 table without content of its own (``content=''``: the text
 lives once, in the log), its rowid the event's position. Since schema step 11 the writer adds the
 thoughts in batches after their appends, up to ``tl_search_through``, and a search reads the
-thoughts after that from the log itself (see :mod:`ledger.store.sqlite.search_follow`):
+thoughts after that from the log itself (see :mod:`.ledger.store.sqlite.search_follow`):
 at every commit that adds a document FTS5 writes a new segment, its structure record and its
 totals (about 186k instructions, four times a whole plain insert and commit, where a document
 itself adds about 25k; none of its options moves it), which in each append's own transaction (a

@@ -104,7 +104,7 @@ class SqlEventStore(LedgerStore):
         to_version: int | None = None,
         limit: int | None = None,
     ) -> list[RecordedEvent]:
-        """See :meth:`EventStore.read_stream`."""
+        """See :meth:`.EventStore.read_stream`."""
         import sqlalchemy as sa
 
         from thoughtledger.ledger.store.schema import events as EVENTS
@@ -122,7 +122,7 @@ class SqlEventStore(LedgerStore):
         return decode_rows(await self._fetch(query))
 
     async def read_all(self, *, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
-        """See :meth:`EventStore.read_all`."""
+        """See :meth:`.EventStore.read_all`."""
         import sqlalchemy as sa
 
         from thoughtledger.ledger.store.schema import events as EVENTS
@@ -135,7 +135,7 @@ class SqlEventStore(LedgerStore):
         return decode_rows(await self._fetch(query.order_by(EVENTS.c.position).limit(limit)))
 
     async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
-        """See :meth:`RowReads.read_all_rows`."""
+        """See :meth:`.RowReads.read_all_rows`."""
         import sqlalchemy as sa
 
         from thoughtledger.ledger.store.schema import events as EVENTS
@@ -153,7 +153,7 @@ class SqlEventStore(LedgerStore):
     async def read_all_event_rows(
         self, *, after_position: int = 0, limit: int = 1000
     ) -> list[EventRow]:
-        """See :meth:`RowReads.read_all_event_rows`."""
+        """See :meth:`.RowReads.read_all_event_rows`."""
         import sqlalchemy as sa
 
         from thoughtledger.ledger.store.schema import events as EVENTS
@@ -167,7 +167,7 @@ class SqlEventStore(LedgerStore):
         return [event_row(row) for row in rows]
 
     async def stream_head(self, session_id: str) -> StreamHead | None:
-        """See :meth:`EventStore.stream_head`."""
+        """See :meth:`.EventStore.stream_head`."""
         import sqlalchemy as sa
 
         from thoughtledger.ledger.store.schema import sessions as SESSIONS
@@ -177,7 +177,7 @@ class SqlEventStore(LedgerStore):
         return _head(rows[0]) if rows else None
 
     async def version_at(self, session_id: str, position: int) -> int:
-        """See :meth:`EventStore.version_at` (the session's index on version, bounded)."""
+        """See :meth:`.EventStore.version_at` (the session's index on version, bounded)."""
         import sqlalchemy as sa
 
         from thoughtledger.ledger.store.schema import events as EVENTS
@@ -190,7 +190,7 @@ class SqlEventStore(LedgerStore):
     async def list_heads(
         self, *, after_session_id: str | None = None, limit: int = 1000
     ) -> list[StreamHead]:
-        """See :meth:`EventStore.list_heads`."""
+        """See :meth:`.EventStore.list_heads`."""
         import sqlalchemy as sa
 
         from thoughtledger.ledger.store.schema import sessions as SESSIONS
@@ -208,7 +208,7 @@ class SqlEventStore(LedgerStore):
         before: tuple[datetime, str] | None = None,
         limit: int = 100,
     ) -> list[StreamHead]:
-        """See :meth:`EventStore.recent_heads`."""
+        """See :meth:`.EventStore.recent_heads`."""
         import sqlalchemy as sa
 
         from thoughtledger.ledger.store.schema import events as EVENTS
@@ -236,7 +236,7 @@ class SqlEventStore(LedgerStore):
         return [_head(row) for row in await self._fetch(query.limit(limit))]
 
     async def fork_heads(self, session_id: str) -> list[StreamHead]:
-        """See :meth:`EventStore.fork_heads`."""
+        """See :meth:`.EventStore.fork_heads`."""
         import sqlalchemy as sa
 
         from thoughtledger.ledger.store.schema import events as EVENTS
@@ -257,7 +257,7 @@ class SqlEventStore(LedgerStore):
         return [_head(row) for row in await self._fetch(query)]
 
     async def verify(self, session_id: str) -> VerifyReport:
-        """See :meth:`EventStore.verify`."""
+        """See :meth:`.EventStore.verify`."""
         import sqlalchemy as sa
 
         from thoughtledger.ledger.store.schema import events as EVENTS
@@ -282,8 +282,8 @@ class SqlEventStore(LedgerStore):
     async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
         """Store checked records atomically (see :meth:`import_records`).
 
-        For each session: read the stored head, :func:`plan_import`, read the stored rows the plan
-        names and :meth:`ImportPlan.check` them, then write ``plan.new``; all in one transaction.
+        For each session: read the stored head, :func:`.plan_import`, read the stored rows the plan
+        names and :meth:`.ImportPlan.check` them, then write ``plan.new``; all in one transaction.
         """
 
     async def already_imported(self, session_id: str, hashes: Sequence[str]) -> int:
@@ -307,7 +307,7 @@ class SqlEventStore(LedgerStore):
         return found
 
     async def stats_rows(self, where: StatsFilter | None = None) -> StatsRows:
-        """See :meth:`Statistics.stats_rows` (two statements, see :mod:`ledger.store.sql_stats`)."""
+        """See :meth:`Statistics.stats_rows` (two statements, see :mod:`.sql_stats`)."""
         from thoughtledger.ledger.store.sql_stats import stats_rows
 
         return await stats_rows(self._fetch, self._stats_dialect(), where or StatsFilter())
@@ -340,7 +340,7 @@ class SqlEventStore(LedgerStore):
         )
 
     def _search_dialect(self) -> str:
-        """Return the backend's name in :func:`search_sql.search_statement` (SQLite overrides)."""
+        """Return the backend's name in :func:`.search_sql.search_statement` (SQLite overrides)."""
         return "postgresql"
 
     async def loop_marks(self, session_id: str) -> list[LoopMark]:
@@ -379,7 +379,7 @@ class SqlEventStore(LedgerStore):
     async def strip_content(
         self, session_id: str, versions: Collection[int], *, vacuum: bool = True
     ) -> int:
-        """See :meth:`Redacting.strip_content`."""
+        """See :meth:`.Redacting.strip_content`."""
         changes = strippings(session_id, await self.read_stream(session_id), versions)
         return await self._strip(changes, vacuum=vacuum) if changes else 0
 
@@ -392,7 +392,7 @@ class SqlEventStore(LedgerStore):
         """
 
     async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
-        """See :meth:`Redacting.redactions` (from the partial index of redaction events)."""
+        """See :meth:`.Redacting.redactions` (from the partial index of redaction events)."""
         import sqlalchemy as sa
 
         from thoughtledger.ledger.store.schema import events as EVENTS

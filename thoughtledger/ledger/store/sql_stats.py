@@ -1,4 +1,4 @@
-"""The SQL behind :meth:`EventStore.stats_rows`: two statements, and Python never sees an event.
+"""The SQL behind :meth:`.Statistics.stats_rows`: two statements, and Python never sees an event.
 
 The first walks ``tl_events`` in (session, version) index order and reduces it to one row of facts
 per session: counts by event type, plus three keyed lookups per session (its start event's

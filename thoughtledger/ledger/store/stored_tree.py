@@ -34,7 +34,7 @@ _RACES = 5
 
 
 class StoredTree:
-    """A store's :class:`LogTree`, grown and read through the backend's :class:`TreeRows`.
+    """A store's :class:`.LogTree`, grown and read through the backend's :class:`TreeRows`.
 
     Args:
         rows: What the backend stores of the tree, and the log's hashes.

@@ -24,7 +24,7 @@ from thoughtledger.ledger.store.schema import sessions as SESSIONS
 async def import_streams(
     engine: AsyncEngine, where: str, streams: dict[str, list[RecordedEvent]]
 ) -> int:
-    """Write checked records in one transaction (see :meth:`Importing.import_records`).
+    """Write checked records in one transaction (see :meth:`.Importing.import_records`).
 
     Returns:
         How many events were written.

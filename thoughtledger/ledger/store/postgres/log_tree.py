@@ -70,12 +70,12 @@ class PostgresTree:
         self._where = where
 
     async def tip(self) -> TreeTip:
-        """See :meth:`TreeRows.tip`."""
+        """See :meth:`.TreeRows.tip`."""
         rows = await self._fetch(sa.select(TIP.c.size, TIP.c.position).where(TIP.c.id == 1))
         return TreeTip(rows[0].size, rows[0].position) if rows else TreeTip(0, 0)
 
     async def nodes(self, ids: Collection[NodeId]) -> dict[NodeId, bytes]:
-        """See :meth:`TreeRows.nodes`."""
+        """See :meth:`.TreeRows.nodes`."""
         wanted = sorted(ids)
         found: dict[NodeId, bytes] = {}
         for start in range(0, len(wanted), _ID_CHUNK):
@@ -88,7 +88,7 @@ class PostgresTree:
         return found
 
     async def block(self, index: int) -> tuple[int, int] | None:
-        """See :meth:`TreeRows.block`."""
+        """See :meth:`.TreeRows.block`."""
         rows = await self._fetch(
             sa.select(NODES.c.first_position, NODES.c.last_position).where(
                 NODES.c.level == BLOCK_LEVEL, NODES.c.idx == index
@@ -97,7 +97,7 @@ class PostgresTree:
         return (rows[0].first_position, rows[0].last_position) if rows else None
 
     async def block_at(self, position: int) -> tuple[int, int, int] | None:
-        """See :meth:`TreeRows.block_at`."""
+        """See :meth:`.TreeRows.block_at`."""
         rows = await self._fetch(
             sa.select(NODES.c.idx, NODES.c.first_position, NODES.c.last_position)
             .where(NODES.c.first_position.isnot(None), NODES.c.first_position <= position)
@@ -111,7 +111,7 @@ class PostgresTree:
     async def hashes(
         self, *, after: int, through: int | None = None, limit: int = PAGE
     ) -> list[tuple[int, str]]:
-        """See :meth:`TreeRows.hashes` (below the oldest transaction in flight)."""
+        """See :meth:`.TreeRows.hashes` (below the oldest transaction in flight)."""
         query = sa.select(EVENTS.c.position, EVENTS.c.hash).where(
             EVENTS.c.position > after, visible_below()
         )
@@ -121,7 +121,7 @@ class PostgresTree:
         return [(row.position, row.hash) for row in rows]
 
     async def grow(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
-        """See :meth:`TreeRows.grow` (one statement on a held writer connection)."""
+        """See :meth:`.TreeRows.grow` (one statement on a held writer connection)."""
         import asyncpg
 
         try:

@@ -1,4 +1,4 @@
-"""The PostgreSQL backend's removal of redacted texts (see :mod:`ledger.store.redaction`).
+"""The PostgreSQL backend's removal of redacted texts (see :mod:`.ledger.store.redaction`).
 
 Which payloads to replace is decided by the shared rules; this replaces them, on a held writer
 connection.

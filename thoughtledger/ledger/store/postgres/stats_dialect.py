@@ -1,4 +1,4 @@
-"""PostgreSQL's expressions in the statistics' statements (see :mod:`ledger.store.sql_stats`).
+"""PostgreSQL's expressions in the statistics' statements (see :mod:`.ledger.store.sql_stats`).
 
 Payloads are stored as text and read with ``payload::json ->>`` (``json`` is parsed without
 ``jsonb``'s re-encoding); times are kept as ``timestamptz``.

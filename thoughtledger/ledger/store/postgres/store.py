@@ -5,8 +5,9 @@ round trip (see :mod:`thoughtledger.ledger.store.postgres.append`), run on a con
 holds for its writes (:mod:`thoughtledger.ledger.store.postgres.writers`).
 
 Gap-safe positions without a table lock: a position is ``(transaction id << 16) + n``. Transaction
-ids only grow, and :meth:`read_all` returns only positions below the oldest transaction still in
-flight (``pg_snapshot_xmin``), so a reader can never see a position before a lower one commits.
+ids only grow, and :meth:`~.EventStore.read_all` returns only positions below the oldest
+transaction still in flight (``pg_snapshot_xmin``), so a reader can never see a position before a
+lower one commits.
 Positions are therefore strictly increasing in commit-visibility order but not dense.
 
 A lost connection (the server restarted, or an administrator ended it) is retried once, on new
@@ -337,7 +338,7 @@ class PostgresEventStore(SqlEventStore):
     def _watch(self, poll_interval: float | None) -> PostgresWatch:
         """Subscriptions share one LISTEN connection, or one follower of a standby's replay.
 
-        See :mod:`ledger.store.postgres.listen` and :mod:`ledger.store.postgres.replay`.
+        See :mod:`.ledger.store.postgres.listen` and :mod:`.ledger.store.postgres.replay`.
         """
         return PostgresWatch(
             self._follower or self._listener,

@@ -1,4 +1,4 @@
-"""The SQLite backend's Merkle tree reads and writes (see :mod:`ledger.store.log_tree`).
+"""The SQLite backend's Merkle tree reads and writes (see :mod:`.ledger.store.log_tree`).
 
 Read inline on the store's held reader connection, like its other short reads: a proof is a
 handful of indexed lookups, and recomputing a root scans ``(position, hash)`` pages, both far
@@ -50,12 +50,12 @@ class SqliteTree:
         self._writer = writer
 
     async def tip(self) -> TreeTip:
-        """See :meth:`TreeRows.tip`."""
+        """See :meth:`.TreeRows.tip`."""
         rows = self._read(TIP, ())
         return TreeTip(rows[0][0], rows[0][1]) if rows else TreeTip(0, 0)
 
     async def nodes(self, ids: Collection[NodeId]) -> dict[NodeId, bytes]:
-        """See :meth:`TreeRows.nodes`."""
+        """See :meth:`.TreeRows.nodes`."""
         found: dict[NodeId, bytes] = {}
         for node in ids:
             rows = self._read(NODE, node)
@@ -64,12 +64,12 @@ class SqliteTree:
         return found
 
     async def block(self, index: int) -> tuple[int, int] | None:
-        """See :meth:`TreeRows.block`."""
+        """See :meth:`.TreeRows.block`."""
         rows = self._read(BLOCK, (BLOCK_LEVEL, index))
         return (rows[0][0], rows[0][1]) if rows else None
 
     async def block_at(self, position: int) -> tuple[int, int, int] | None:
-        """See :meth:`TreeRows.block_at`."""
+        """See :meth:`.TreeRows.block_at`."""
         rows = self._read(BLOCK_AT, (position,))
         if not rows or rows[0][2] < position:
             return None
@@ -78,13 +78,13 @@ class SqliteTree:
     async def hashes(
         self, *, after: int, through: int | None = None, limit: int = PAGE
     ) -> list[tuple[int, str]]:
-        """See :meth:`TreeRows.hashes` (every committed event: SQLite has one writer at a time)."""
+        """See :meth:`.TreeRows.hashes` (every committed event: SQLite has one writer at a time)."""
         if through is None:
             return self._read(HASHES, (after, limit))
         return self._read(HASHES_THROUGH, (after, through, limit))
 
     async def grow(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
-        """See :meth:`TreeRows.grow`.
+        """See :meth:`.TreeRows.grow`.
 
         Like an import: between group commits, on the writer connection, retried while busy.
         """

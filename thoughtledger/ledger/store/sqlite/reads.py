@@ -63,7 +63,7 @@ class SqliteReader:
         to_version: int | None = None,
         limit: int | None = None,
     ) -> list[RecordedEvent]:
-        """See :meth:`EventStore.read_stream` (one indexed range of one session)."""
+        """See :meth:`.EventStore.read_stream` (one indexed range of one session)."""
         check_id(session_id)
         check_window(after_version, to_version, limit)
         params: dict[str, object] = {"session_id": session_id, "after": after_version}
@@ -77,7 +77,7 @@ class SqliteReader:
         return decode_rows(self.read(statement, params))
 
     async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
-        """See :meth:`RowReads.read_all_rows` (an indexed range of positions)."""
+        """See :meth:`.RowReads.read_all_rows` (an indexed range of positions)."""
         check_page(after_position, limit)
         page: dict[str, object] = {"after": after_position, "limit": limit, "offset": 0}
         return list(map(LogRow._make, self.read(STATEMENTS["read_log_rows"], page)))
@@ -114,7 +114,7 @@ class SqliteReader:
         ]
 
     async def stream_head(self, session_id: str) -> StreamHead | None:
-        """See :meth:`EventStore.stream_head` (one row by key)."""
+        """See :meth:`.EventStore.stream_head` (one row by key)."""
         check_id(session_id)
         rows = self.read(STATEMENTS["session_head"], {"session_id": session_id})
         if not rows:
@@ -123,7 +123,7 @@ class SqliteReader:
         return StreamHead(session, version, digest, head_time(started_at), head_time(updated_at))
 
     async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
-        """See :meth:`Redacting.redactions` (from the partial index of redaction events)."""
+        """See :meth:`.Redacting.redactions` (from the partial index of redaction events)."""
         check_id(session_id)
         return tuple(map(Redacted._make, self.read(_REDACTIONS, (session_id,))))
 

@@ -1,4 +1,4 @@
-"""SQLite's expressions in the statistics' statements (see :mod:`ledger.store.sql_stats`).
+"""SQLite's expressions in the statistics' statements (see :mod:`.ledger.store.sql_stats`).
 
 Payloads are stored as text and read with ``json_extract``; times are kept as canonical UTC text
 (see :mod:`thoughtledger.ledger.envelope`), so a start time compares as text and its date is its
