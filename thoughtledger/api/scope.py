@@ -100,7 +100,7 @@ class Scope:
                 self._owners.popitem(last=False)
         return found
 
-    async def may_read(self, session_id: str) -> bool:
+    async def sees(self, session_id: str) -> bool:
         """Whether the session ``session_id`` exists and this principal may read it.
 
         Raises:
@@ -124,7 +124,7 @@ class Scope:
         if self.principal is not None:
             candidates.append(namespaced(self.principal.name, name))
         for candidate in candidates:
-            if await self.may_read(candidate):
+            if await self.sees(candidate):
                 return candidate
         raise not_found(name)
 
@@ -403,7 +403,7 @@ class Scope:
         events = self._ledger.subscribe(after=after, session_id=only)
         try:
             async for record in events:
-                if only is not None or self.sees_all or await self.may_read(record.session_id):
+                if only is not None or self.sees_all or await self.sees(record.session_id):
                     yield record
         finally:
             close = getattr(events, "aclose", None)

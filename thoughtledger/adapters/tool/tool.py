@@ -7,7 +7,7 @@ from typing import Any
 
 from thoughtledger.adapters.tool.arguments import parse_arguments
 from thoughtledger.adapters.tool.schemas import DESCRIPTION, OUTPUT_SCHEMA, PARAMETERS, TOOL_NAME
-from thoughtledger.api import Ledger, ThinkCommand, check_batch, checked_command
+from thoughtledger.api import Ledger, Principal, ThinkCommand, check_batch, checked_command
 from thoughtledger.ledger.errors import InvalidInputError, InvalidThoughtError
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.projections.answers import JsonDict, session_view
@@ -31,6 +31,7 @@ class SequentialThinkingTool:
             the session pattern); ``thoughtHistoryLength`` counts every thought, and the ledger
             keeps them all.
         metadata: Facts recorded when a session starts here (``agent``, ``run``...).
+        principal: The user it records for (see :func:`sequential_thinking_tool`).
 
     Raises:
         InvalidInputError: ``session_id`` is malformed or ``history_window`` is not a whole
@@ -47,6 +48,7 @@ class SequentialThinkingTool:
         *,
         history_window: int | None = None,
         metadata: Mapping[str, str] | None = None,
+        principal: Principal | None = None,
     ) -> None:
         if history_window is not None and (
             isinstance(history_window, bool)
@@ -57,6 +59,9 @@ class SequentialThinkingTool:
                 f"history_window must be a whole number of at least 1, got {history_window!r}"
             )
         self._ledger = ledger
+        # The access door: a tool an application makes for one of its users records as that
+        # principal, in its own sessions only; without one it is the ledger's own user's.
+        self._scope = ledger.as_principal(principal)
         self._bound = session_id is not None
         self._session_id = check_id(session_id) if session_id is not None else None
         self._history_window = history_window
@@ -91,6 +96,7 @@ class SequentialThinkingTool:
         Raises:
             InvalidThoughtError: (a ``ValueError``) the arguments are not valid; the message
                 names each camelCase field at fault, and nothing was recorded.
+            AccessDeniedError: The tool's principal records nothing (a reader or an auditor).
             StoreError: The store failed; nothing was recorded.
         """
         given = parse_arguments(args)
@@ -98,7 +104,9 @@ class SequentialThinkingTool:
             target = self._session_id
             if not self._bound and given.session_id is not None:
                 target = given.session_id
-            outcome = await self._ledger.think(
+            if target is not None:
+                target = await self._scope.writable(target)
+            outcome = await self._scope.think(
                 target,
                 checked_command(
                     given.thought_fields(), max_thought_bytes=self._ledger.max_thought_bytes
@@ -139,7 +147,7 @@ class SequentialThinkingTool:
 
         commands = check_batch(thoughts, validate)
         async with self._turn:
-            outcomes = await self._ledger.batches.think(
+            outcomes = await self._scope.think_batch(
                 self._session_id, commands, metadata=self._metadata
             )
             self._session_id = outcomes[-1].session_id
@@ -187,6 +195,7 @@ def sequential_thinking_tool(
     *,
     history_window: int | None = None,
     metadata: Mapping[str, str] | None = None,
+    principal: Principal | None = None,
 ) -> SequentialThinkingTool:
     """Make a sequential-thinking tool for one agent.
 
@@ -197,6 +206,9 @@ def sequential_thinking_tool(
         session_id: A session to bind: it wins over any ``sessionId`` argument.
         history_window: Keep only the last N thoughts in each answer's ``thoughtHistory``.
         metadata: Facts recorded when a session starts through this tool.
+        principal: The user the tool records for: its own sessions only (a session of another
+            named by the model is that user's own, under a derived id); ``None``: the ledger's
+            own user, who may record anywhere.
 
     Returns:
         A new tool, sharing nothing with any other but the ledger.
@@ -205,7 +217,7 @@ def sequential_thinking_tool(
         InvalidInputError: ``session_id`` is malformed or ``history_window`` is below 1.
     """
     return SequentialThinkingTool(
-        ledger, session_id, history_window=history_window, metadata=metadata
+        ledger, session_id, history_window=history_window, metadata=metadata, principal=principal
     )
 
 

@@ -87,7 +87,7 @@ class Door:
                 found = await self.principal(request)
             except SignInRequiredError:
                 return False
-            return await ledger.as_principal(found).may_read(session_id)
+            return await ledger.as_principal(found).sees(session_id)
 
         return allowed
 

@@ -70,7 +70,7 @@ class LoopbackOnly:
     """Refuses a request whose Host is not a loopback name (a DNS-rebinding page's would not be)."""
 
     def __init__(self, app: ASGIApp) -> None:
-        self._app = app
+        self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer 421 unless the Host names a loopback address; else pass the request on."""
@@ -84,7 +84,7 @@ class LoopbackOnly:
                 message = "this app answers only on a loopback address"
                 await refuse(scope, receive, send, 421, message)
                 return
-        await self._app(scope, receive, send)
+        await self.app(scope, receive, send)
 
 
 class SameOrigin:
@@ -99,7 +99,7 @@ class SameOrigin:
     """
 
     def __init__(self, app: ASGIApp, allowed: Iterable[str] = ()) -> None:
-        self._app = app
+        self.app = app
         self._allowed = frozenset(allowed)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -115,7 +115,7 @@ class SameOrigin:
                 )
                 await refuse(scope, receive, send, 403, message)
                 return
-        await self._app(scope, receive, send)
+        await self.app(scope, receive, send)
 
     def _accepts(self, origin: str, scope: Scope) -> bool:
         given = origin.strip().lower().rstrip("/")
@@ -133,7 +133,7 @@ class SecurityHeaders:
     """Adds the security headers to every answer."""
 
     def __init__(self, app: ASGIApp) -> None:
-        self._app = app
+        self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass the request on, adding the headers to its answer."""
@@ -145,7 +145,7 @@ class SecurityHeaders:
                 message = {**message, "headers": headers}
             await send(message)
 
-        await self._app(scope, receive, sending)
+        await self.app(scope, receive, sending)
 
 
 __all__ = ["CSP", "LOOPBACK_NAMES", "LoopbackOnly", "SameOrigin", "SecurityHeaders", "refuse"]

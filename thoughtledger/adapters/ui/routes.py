@@ -219,7 +219,7 @@ def create_app(
             check_id(session_id)  # every id checked before any is read
         answers = []
         for session_id in wanted:
-            if not await scope.may_read(session_id):
+            if not await scope.sees(session_id):
                 continue  # no badge: the session is not there, for this reader
             badge = await badges_of.of(session_id)
             if badge is not None:
