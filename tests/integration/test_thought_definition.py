@@ -1,18 +1,21 @@
 """A thought is defined once and validated once on its way in, by every way in.
 
 ``thoughtledger.ledger.thought`` names a thought's fields; everything else derives from it: a test
-adds a field to the definition in a copy of the package and finds it in the MCP schema, the
-history, the SQL views, the exports, the browser view's payload and the spans, with no other
-edit. Each way in validates a thought once: the MCP tools with the SDK's lax arguments
-model, the in-process tool with its strict one, the Python API with the command; the command and the
-event built from it are not validated again, and store the same bytes as before.
+adds a field of each kind (text, count, flag) to the definition in a copy of the package, runs the
+tool that regenerates the typed keyword arguments, and finds the field taken by every way in (the
+MCP tools, the batch and external ones included, the in-process tool, the Python API) and shown
+by every way out (the history, the SQL views on SQLite and PostgreSQL, the CSV, Parquet and JSONL
+exports, the browser view's payload, the spans, the language model's prompt, the CLI's tree and
+serve's box on stderr), with no other edit. Each way in validates a thought once: the MCP tools
+with the SDK's lax arguments model, the in-process tool with its strict one, the Python API with
+the command; the command and the event built from it are not validated again, and store the same
+bytes as before.
 """
 
 import json
 import os
 import shutil
 import sys
-import textwrap
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,9 +26,13 @@ import anyio
 import pytest
 from mcp import Client
 from pydantic import BaseModel
+from pydantic.alias_generators import to_camel
 
 import thoughtledger
+from tests.support.backends import backend_for
+from tests.support.field_probe import REPORT
 from tests.support.samples import thought
+from tests.support.views import view_column
 from thoughtledger.adapters.mcp import create_server
 from thoughtledger.adapters.tool import PARAMETERS, ThinkingInput, sequential_thinking_tool
 from thoughtledger.api.service import Ledger
@@ -229,106 +236,128 @@ def test_checked_fields_make_the_command_parsing_makes() -> None:
     assert checked_command(fields).model_fields_set == parse_command(fields).model_fields_set
 
 
-# -- a field added to the definition reaches every way out ----------------------------------------
+# -- a field added to the definition reaches every way in and out --------------------------------
 
-NEW_FIELD = (
-    '    hunch_note: Annotated[str | None, Field(description="What the thinker suspects")] = None\n'
-)
-"""The one line a maintainer adds to ``ThoughtMarks`` for a new optional field."""
+ROOT = Path(__file__).resolve().parents[2]
+PROBE = ROOT / "tests" / "support" / "field_probe.py"
+GENERATOR = ROOT / "tools" / "gen_thought_marks.py"
 
 LAST_MARK = '    branch_id: Annotated[str | None, Field(description="Branch identifier")] = None\n'
 
-SCRIPT = textwrap.dedent(
-    """
-    import asyncio, csv, io, json, sqlite3, subprocess, sys
-    from mcp import Client
-    from thoughtledger import open_ledger
-    from thoughtledger.adapters.mcp import create_server
-    from thoughtledger.adapters.otel.spans import Conventions, session_spans
-    from thoughtledger.adapters.ui.payload import event_json
+NEW_FIELDS = [
+    pytest.param("hunch_note", "str", "What the thinker suspects", "a hunch", id="str"),
+    pytest.param("hunch_count", "Count", "How many hunches the thinker has had", 7, id="int"),
+    # False, not True: a value that is given but falsy must not be taken for "not given".
+    pytest.param("hunch_held", "bool", "Whether the thinker holds a hunch", False, id="bool"),
+]
+"""A new optional field of each kind: its name, type, description and the value the probe sends."""
 
-    url = sys.argv[1]
-    THOUGHT = {"thought": "t", "thoughtNumber": 1, "totalThoughts": 2, "nextThoughtNeeded": True}
+JSON_TYPES = {str: "string", int: "integer", bool: "boolean"}
+ARROW_TYPES = {str: "string", int: "int64", bool: "bool"}
 
-    async def main():
-        out = {}
-        async with open_ledger(url) as ledger:
-            server = create_server(ledger, tools=["sequentialthinking", "thinking_history",
-                                                  "sequential_thinking"])
-            async with Client(server) as client:
-                tools = {t.name: t.input_schema["properties"] for t in
-                         (await client.list_tools()).tools}
-                out["schema"] = {name: sorted(p) for name, p in tools.items()}
-                out["words"] = tools["sequentialthinking"]["hunchNote"]["description"]
-                done = await client.call_tool("sequentialthinking", {**THOUGHT,
-                                              "hunchNote": "a hunch"})
-                session_id = done.structured_content["sessionId"]
-                await client.call_tool("sequential_thinking", {"thought": "u",
-                    "thought_number": 1, "total_thoughts": 1, "next_thought_needed": False,
-                    "hunch_note": "snake", "session_id": "snake"})
-                read = await client.call_tool("thinking_history", {"sessionId": session_id})
-                out["mcp_history"] = read.structured_content["history"]
-            page = await ledger.history(session_id)
-            out["history"] = list(page.items)
-            session = await ledger.new_session()
-            await session.process_sequential_thinking("v", 1, 1, False, hunch_note="by api")
-            out["api"] = (await session.history())[-1]
-            records = await ledger.events(session_id)
-            out["ui"] = [event_json(r) for r in records][-1]
-            spans = session_spans(records, Conventions())
-            out["spans"] = [dict(s.attributes) for s in spans]
-        return out
-
-    out = asyncio.run(main())
-    path = url.removeprefix("sqlite:///")
-    db = sqlite3.connect(path)
-    view = db.execute("SELECT hunch_note FROM tl_thoughts ORDER BY position")
-    out["view"] = [row[0] for row in view]
-    cli = [sys.executable, "-m", "thoughtledger.adapters.cli", "export", "--db", url, "--all",
-    "-o", "-"]
-    out["csv"] = list(csv.DictReader(io.StringIO(subprocess.run(
-        [*cli, "--format", "csv"], check=True, capture_output=True, text=True).stdout)))
-    out["jsonl"] = subprocess.run(cli, check=True, capture_output=True, text=True).stdout
-    print(json.dumps(out))
-    """
-)
+MARKED = 7
+"""Thoughts the probe records with the field: sequentialthinking, sequential_thinking, two of
+sequential_thinking_external (as written, then by the model), one batch, the in-process tool, the
+Python API."""
 
 
-async def test_a_field_added_to_the_definition_reaches_every_way_out(tmp_path: Path) -> None:
+def the_one_edit(name: str, kind: str, words: str) -> str:
+    """The line a maintainer appends to ``ThoughtMarks`` for a new optional field."""
+    return f'    {name}: Annotated[{kind} | None, Field(description="{words}")] = None\n'
+
+
+def shown(value: object) -> str:
+    """``value`` as a CSV cell holds it (booleans as true/false)."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+async def package_with(tmp_path: Path, edit: str) -> dict[str, str]:
+    """A copy of the package with ``edit`` appended to the marks, its typed keyword arguments
+    regenerated by the tool as a maintainer would; the environment a process runs it in."""
     package = Path(thoughtledger.__file__).parent
     copy = tmp_path / "copy"
     shutil.copytree(package, copy / "thoughtledger", ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "tools").mkdir()
+    generator = shutil.copy(GENERATOR, copy / "tools")
     definition = copy / "thoughtledger" / "ledger" / "thought.py"
     source = definition.read_text()
     assert source.count(LAST_MARK) == 1
-    definition.write_text(source.replace(LAST_MARK, LAST_MARK + NEW_FIELD))  # the one edit
-    # A ledger written before the field existed: its views gain the column when next opened.
-    url = f"sqlite:///{tmp_path / 'ledger.db'}"
-    async with thoughtledger.open_ledger(url) as ledger:
-        before = await ledger.new_session()
-        await before.process_sequential_thinking("older", 1, 1, False)
-    script = tmp_path / "probe.py"
-    script.write_text(SCRIPT)
-    env = {**os.environ, "PYTHONPATH": str(copy), "DISABLE_THOUGHT_LOGGING": "true"}
-    # Run from tmp_path, not the source tree, whose package would shadow the copy.
-    with anyio.fail_after(120):
-        done = await anyio.run_process(
-            [sys.executable, str(script), url], env=env, cwd=tmp_path, check=False
-        )
-    assert done.returncode == 0, done.stderr.decode()[-3000:]
-    out = json.loads(done.stdout)
+    definition.write_text(source.replace(LAST_MARK, LAST_MARK + edit))  # the one edit
+    # The copy first; then this tree, for the probe's test helpers (its package is shadowed).
+    path = os.pathsep.join([str(copy), str(ROOT)])
+    env = {**os.environ, "PYTHONPATH": path, "DISABLE_THOUGHT_LOGGING": "true"}
+    check = [sys.executable, str(generator), "--check"]
+    # The checked-in typed arguments are out of date until the tool is run: a test says so.
+    stale = await anyio.run_process(check, env=env, check=False)
+    assert stale.returncode == 1, stale.stderr.decode()
+    await anyio.run_process(check[:2], env=env)
+    await anyio.run_process(check, env=env)
+    return env
 
-    assert "hunchNote" in out["schema"]["sequentialthinking"]
-    assert "hunch_note" in out["schema"]["sequential_thinking"]
-    assert out["words"] == "What the thinker suspects"
-    assert out["mcp_history"][0]["hunchNote"] == "a hunch"
-    assert out["history"][0]["hunchNote"] == "a hunch"
-    assert out["api"]["hunchNote"] == "by api"
-    assert out["view"] == [None, "a hunch", "snake", "by api"]
-    assert [row["hunch_note"] for row in out["csv"]] == ["", "a hunch", "snake", "by api"]
-    lines = [json.loads(line) for line in out["jsonl"].splitlines()]
-    payloads = [json.loads(line["payload"]) for line in lines if "payload" in line]
-    given = sorted(p["hunch_note"] for p in payloads if "hunch_note" in p)
-    assert given == ["a hunch", "by api", "snake"]  # sessions in the export's own order
-    assert out["ui"]["f"] == {"hunchNote": "a hunch"}
-    assert {"thoughtledger.hunch_note": "a hunch"}.items() <= out["spans"][-1].items()
+
+STORAGES = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+@pytest.mark.parametrize("storage", STORAGES)
+@pytest.mark.parametrize(("name", "kind", "words", "value"), NEW_FIELDS)
+async def test_a_field_added_to_the_definition_reaches_every_way_in_and_out(
+    tmp_path: Path, storage: str, name: str, kind: str, words: str, value: object
+) -> None:
+    env = await package_with(tmp_path, the_one_edit(name, kind, words))
+    typed = (tmp_path / "copy" / "thoughtledger" / "ledger" / "thought_marks.py").read_text()
+    assert f"    {name}: {type(value).__name__} | None\n" in typed
+    camel = to_camel(name)
+    async with backend_for(storage, tmp_path) as backend:
+        url = backend.url
+        assert url is not None
+        # A ledger written before the field existed: its views gain the column when next opened.
+        async with thoughtledger.open_ledger(url) as ledger:
+            before = await ledger.new_session()
+            await before.process_sequential_thinking("older", 1, 1, False)
+        # Run from tmp_path, not the source tree, whose package would shadow the copy; -P: nor
+        # the probe's own folder, whose helpers would shadow libraries (tests/support/mcp.py).
+        with anyio.fail_after(120):
+            done = await anyio.run_process(
+                [sys.executable, "-P", str(PROBE), url, name, json.dumps(value)],
+                env=env,
+                cwd=tmp_path,
+                check=False,
+            )
+        assert done.returncode == 0, done.stderr.decode()[-3000:]
+        out = json.loads((tmp_path / REPORT).read_text())
+        column = await view_column(backend, "tl_thoughts", name, "position")
+
+    # Every way in offers it, typed by its kind, in the definition's words.
+    for way, schema in out["schemas"].items():
+        assert schema is not None, way
+        assert schema["description"] == words, way
+        assert f'"type": "{JSON_TYPES[type(value)]}"' in json.dumps(schema), (way, schema)
+    # Every way in records it, and every read of the ledger gives it back.
+    assert [item[camel] for item in out["mcp_history"]] == [value, value]
+    assert [item[camel] for item in out["history"]] == [value, value]
+    assert out["in_process"][-1][camel] == value
+    assert out["api"][-1][camel] == value
+    assert out["ui"] == [{camel: value}, {camel: value}]  # the browser view's payload
+    assert out["spans"] == [value, value]
+    # The SQL views (a column for the ledger written before it too; SQLite's flags are 0/1), and
+    # the exports.
+    flag = isinstance(value, bool)
+    as_stored = [bool(cell) if flag and cell is not None else cell for cell in column]
+    assert as_stored == [None] + [value] * MARKED
+    assert sorted(out["csv"]) == sorted(["", *[shown(value)] * MARKED])
+    assert out["parquet_type"] == ARROW_TYPES[type(value)]
+    assert sorted(out["parquet"], key=repr) == sorted([None, *[value] * MARKED], key=repr)
+    assert out["jsonl"] == [value] * MARKED
+    # What people read: the CLI's tree and page, and serve's box on stderr for each MCP thought.
+    noted = f"({camel}: {value})"
+    for text in (out["tree"], out["page"]):
+        lines = [line for line in text.splitlines() if "official " in line]
+        assert len(lines) == 2, text
+        assert all(noted in line for line in lines), text
+    assert len(out["boxes"]) == 5
+    assert all(f"│ {camel}: {value} " in box for box in out["boxes"]), out["boxes"]
+    # The language model's prompt: the earlier thought's line, and the thought it is to write.
+    [prompt] = out["prompts"]
+    worded = f"{name.replace('_', ' ')}: {value}"
+    assert f"[1] ({worded}) external 1" in prompt
+    assert f"Its marks: {worded}." in prompt

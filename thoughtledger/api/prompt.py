@@ -14,11 +14,12 @@ the oldest are left out (the first is always kept).
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from thoughtledger.ledger.decide import ThinkCommand
-from thoughtledger.projections.entries import ThoughtEntry
+from thoughtledger.projections.entries import ThoughtEntry, more_marks
 from thoughtledger.projections.state import SessionState
 
 PROMPT_VERSION = 1
@@ -153,9 +154,13 @@ def _line(entry: ThoughtEntry, limit: int) -> str:
     if _on_branch(entry):
         marks.append(f"branch {entry.branch_id!r} from thought {entry.branch_from_thought}")
     # Marks of the definition of a thought that the lines above do not word, as given.
-    marks += [f"{name.replace('_', ' ')}: {value}" for name, value in entry.more.items()]
+    marks += _worded(entry.more)
     mark = f" ({'; '.join(marks)})" if marks else ""
     return f"[{entry.thought_number}]{mark} {_cut(entry.thought, limit)}"
+
+
+def _worded(marks: Mapping[str, object]) -> list[str]:
+    return [f"{name.replace('_', ' ')}: {value}" for name, value in marks.items()]
 
 
 def _task(request: ThinkCommand) -> str:
@@ -176,6 +181,12 @@ def _task(request: ThinkCommand) -> str:
         task += " It is the last thought: conclude."
     elif request.needs_more_thoughts:
         task += " More thoughts than estimated are needed: keep going."
+    # The caller's marks for this thought that the sentences above do not word, as its line in a
+    # later prompt shows them. Only a field added to the definition has any, so every prompt the
+    # shipped definition builds is unchanged (no new PROMPT_VERSION).
+    given = _worded(more_marks(lambda name: getattr(request, name, None)))
+    if given:
+        task += f" Its marks: {'; '.join(given)}."
     return task
 
 

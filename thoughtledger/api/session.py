@@ -1,16 +1,15 @@
 """A handle on one session: record thoughts, read it back now or as it was, replay, clear."""
 
-import inspect
 from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Unpack, overload
 
 from thoughtledger.api.batching import Batches
 from thoughtledger.api.recording import ThinkOutcome
 from thoughtledger.ledger.chain import VerifyReport
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
-from thoughtledger.ledger.thought import MARKS
+from thoughtledger.ledger.thought_marks import MarkArguments, ThoughtArguments
 from thoughtledger.projections.answers import (
     JsonDict,
     branch_sets,
@@ -109,15 +108,15 @@ class Session:
         thought_number: int,
         total_thoughts: int,
         next_thought_needed: bool,
-        **marks: Any,
+        **marks: Unpack[MarkArguments],
     ) -> JsonDict:
         """Record a thought and return the minimal response (the minimal-response spec).
 
         The answer has exactly ``thought, thoughtNumber, totalThoughts, nextThoughtNeeded``,
-        whatever kind of thought it was. The marks (``is_revision``, ``revises_thought``,
-        ``branch_from_thought``, ``branch_id``, ``needs_more_thoughts`` and any other the
-        definition of a thought has) are keyword arguments; the method's signature, as
-        :func:`inspect.signature` and ``help()`` show it, names each one.
+        whatever kind of thought it was. The marks are keyword arguments, each optional, typed
+        by :class:`~thoughtledger.ledger.thought_marks.MarkArguments` (generated from the
+        definition of a thought): a type checker or an editor names each one and refuses a
+        misspelt one.
 
         Raises:
             InvalidThoughtError: (a ``ValueError``) the arguments break a rule, or name a mark
@@ -132,23 +131,6 @@ class Session:
             **marks,
         )
         return minimal_response(outcome.entry)
-
-    _signature = inspect.signature(process_sequential_thinking)
-    process_sequential_thinking.__signature__ = _signature.replace(  # type: ignore[attr-defined]  # read by inspect.signature
-        parameters=[
-            *list(_signature.parameters.values())[:-1],
-            *(
-                inspect.Parameter(
-                    mark.name,
-                    inspect.Parameter.KEYWORD_ONLY,
-                    default=None,
-                    annotation=mark.kind | None,
-                )
-                for mark in MARKS
-            ),
-        ]
-    )
-    del _signature
 
     async def process_batch(self, thoughts: Sequence[Mapping[str, Any]]) -> list[JsonDict]:
         """Record several thoughts in one append; answer each as one call each would answer.
@@ -184,8 +166,13 @@ class Session:
         self._id = outcomes[-1].session_id
         return outcomes
 
-    async def think(self, *, clear: bool = False, **arguments: Any) -> ThinkOutcome:
+    async def think(
+        self, *, clear: bool = False, **arguments: Unpack[ThoughtArguments]
+    ) -> ThinkOutcome:
         """Record a thought given as keyword arguments (snake_case) and return the full outcome.
+
+        The arguments are typed by :class:`~thoughtledger.ledger.thought_marks.ThoughtArguments`:
+        the core fields required, the marks optional (``None``: not given).
 
         Raises:
             InvalidThoughtError: The arguments break a rule; nothing appended.

@@ -6,11 +6,14 @@ camelCase name, kind, description, whether it is an optional mark, its column ty
 rest derives from the models or the table: the command
 (:class:`thoughtledger.ledger.decide.ThinkCommand`) and every event carrying a thought
 (:mod:`thoughtledger.ledger.events`) from the models; from the table, the MCP tools' signatures
-(:mod:`thoughtledger.adapters.mcp.parameters`), the in-process tool's arguments, the Python API's
-signature, :data:`HistoryItem`, the folds' thought entries, the SQL views and the CSV and Parquet
-columns (:mod:`thoughtledger.ledger.store.columns`), the browser view's payload, the spans and the
-language model's prompt. A new optional field is one field appended to :class:`ThoughtMarks`,
-with a description a model can act on; a test adds one in a copy of the package and finds it on
+(:mod:`thoughtledger.adapters.mcp.parameters`), the in-process tool's arguments,
+:data:`HistoryItem`, the folds' thought entries, the SQL views and the CSV and Parquet columns
+(:mod:`thoughtledger.ledger.store.columns`), the browser view's payload, the spans, the language
+model's prompt, the CLI's tree and the MCP server's box on stderr. The Python API's keyword
+arguments are typed by :mod:`thoughtledger.ledger.thought_marks`, generated from this module by
+``tools/gen_thought_marks.py`` and checked in, since a type checker reads source. A new optional
+field is one field appended to :class:`ThoughtMarks`, with a description a model can act on, and
+that tool run once; a test adds a field of each kind in a copy of the package and finds it on
 every one of those.
 
 Where a way out lists the fields in an order of its own (the official server's, the views'), it

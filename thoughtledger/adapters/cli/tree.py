@@ -11,14 +11,17 @@ from thoughtledger.adapters.cli.common import plural, when
 from thoughtledger.api import HistoryPage
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.printable import visible
+from thoughtledger.ledger.thought import CAMEL_NAMES
 from thoughtledger.projections.annotations import annotation_json, by_thought
 from thoughtledger.projections.answers import branch_sets, thought_history
-from thoughtledger.projections.entries import Annotation, ThoughtEntry
+from thoughtledger.projections.entries import EXTRA_MARKS, Annotation, ThoughtEntry
 from thoughtledger.projections.loops import Repeat, session_repeats
 from thoughtledger.projections.state import SessionState
 from thoughtledger.projections.usage import cost_note
 
 _BRANCH_KINDS = ("branch.opened", "branch.extended")
+_MORE_KEYS = tuple(CAMEL_NAMES[name] for name in EXTRA_MARKS)
+"""The camelCase keys of the marks a line notes after its thought (see :func:`_note_marks`)."""
 
 
 def session_tree(state: SessionState, *, current: int | None = None) -> Tree:
@@ -191,6 +194,7 @@ def page_lines(
             label.append(f"↺ revises{target}: ", style="yellow")
         # rich would drop a bell or a carriage return silently: shown instead, as everywhere.
         label.append(visible(item["thought"], one_line=True))
+        _note_marks(label, [(name, item[name]) for name in _MORE_KEYS if name in item])
         if not item["nextThoughtNeeded"]:
             label.append("  ✓ done", style="green")
         label.append(
@@ -217,6 +221,7 @@ def _label(
         label.append(f"[{entry.generation.model}] ", style="blue")
     shown = visible(entry.thought, one_line=True)
     label.append(shown, style="reverse" if entry.version == current else "")
+    _note_marks(label, [(CAMEL_NAMES[name], value) for name, value in entry.more.items()])
     if revisions:
         shown = ", ".join(f"#{number}" for number in revisions)
         label.append(f"  (revised by {shown})", style="yellow")
@@ -227,6 +232,14 @@ def _label(
         trailer += f" · {cost_note(entry.generation)}"
     label.append(f"  [{trailer}]", style="dim")
     return label
+
+
+def _note_marks(label: Text, marks: list[tuple[str, object]]) -> None:
+    # The marks of the definition of a thought that a label does not draw (a field added to it),
+    # by camelCase name as ``--json`` has them; a client's text, so shown, never obeyed.
+    if marks:
+        noted = "; ".join(f"{name}: {value}" for name, value in marks)
+        label.append(f"  ({visible(noted, one_line=True)})", style="cyan")
 
 
 def _status_style(status: str) -> str:

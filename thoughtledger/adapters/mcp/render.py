@@ -8,6 +8,7 @@ import os
 from collections.abc import Callable, Mapping
 
 from thoughtledger.ledger.printable import visible
+from thoughtledger.ledger.thought import CAMEL_NAMES
 from thoughtledger.projections.entries import ThoughtEntry
 
 DISABLE_ENV = "DISABLE_THOUGHT_LOGGING"
@@ -28,6 +29,8 @@ def render_thought(entry: ThoughtEntry) -> str:
     Unlike the official box, every line is padded to the box's width and a multi-line thought
     keeps its lines, so the box stays closed; a thought is a client's text, so its control
     characters (and a branch id's) are shown as escapes, never sent to the operator's terminal.
+    A mark the header does not word (one added to the definition of a thought) has a line of its
+    own under the thought, by its camelCase name, as the client sent it.
     """
     if entry.is_revision:
         prefix = "🔄 Revision"
@@ -42,9 +45,15 @@ def render_thought(entry: ThoughtEntry) -> str:
         f"{prefix} {entry.thought_number}/{entry.total_thoughts}{context}", one_line=True
     )
     lines = [visible(line, one_line=True) for line in entry.thought.splitlines()] or [""]
-    width = max(len(header), *(len(line) for line in lines))
+    # The marks of the definition of a thought that the header does not word (a field added to
+    # it), each on a line of its own under the thought: shown as they came, like the thought.
+    more = entry.more.items()
+    marks = [visible(f"{CAMEL_NAMES[name]}: {value}", one_line=True) for name, value in more]
+    width = max(len(header), *(len(line) for line in [*lines, *marks]))
     border = "─" * (width + 2)
     body = "\n".join(f"│ {line.ljust(width)} │" for line in lines)
+    if marks:
+        body += f"\n├{border}┤\n" + "\n".join(f"│ {line.ljust(width)} │" for line in marks)
     return f"\n┌{border}┐\n│ {header.ljust(width)} │\n├{border}┤\n{body}\n└{border}┘"
 
 

@@ -30,7 +30,7 @@ from pydantic_core import ErrorDetails
 from thoughtledger.api import ThinkCommand
 from thoughtledger.ledger.errors import InvalidThoughtError
 from thoughtledger.ledger.ids import check_id
-from thoughtledger.ledger.thought import THOUGHT_FIELDS, ThoughtCore, ThoughtMarks
+from thoughtledger.ledger.thought import CORE, THOUGHT_FIELDS, ThoughtCore, ThoughtMarks, in_order
 from thoughtledger.ledger.thought_types import Text, command_wording, describe_errors
 from thoughtledger.projections.answers import JsonDict
 
@@ -88,20 +88,9 @@ class ToolArguments(BaseModel):
 _STRICT: dict[type, Any] = {int: StrictCount, bool: StrictFlag, str: StrictText}
 """The in-process tool's strict type for each kind of thought field."""
 
-_SESSION_PATTERN_ORDER = (
-    "thought",
-    "next_thought_needed",
-    "thought_number",
-    "total_thoughts",
-    "session_id",
-    "is_revision",
-    "revises_thought",
-    "branch_from_thought",
-    "branch_id",
-    "needs_more_thoughts",
-)
-"""The order the session pattern lists its arguments in; other fields follow, then
-``clearSession`` (a new field needs no place here)."""
+_SESSION_PATTERN_CORE = ("thought", "next_thought_needed", "thought_number", "total_thoughts")
+"""The order the session pattern lists the core fields in; ``sessionId`` follows them, then the
+marks (in the definition's order, new ones last) and ``clearSession``."""
 
 _TOOL_OWN: dict[str, tuple[Any, Any]] = {
     "session_id": (
@@ -152,9 +141,9 @@ def _bounds(rules: Iterable[object]) -> list[BaseMetadata]:
 
 def _fields() -> dict[str, tuple[Any, Any]]:
     own = {**{name: _thought_field(name) for name in THOUGHT_FIELDS}, **_TOOL_OWN}
-    order = [name for name in _SESSION_PATTERN_ORDER if name in own]
-    order += [name for name in own if name not in order and name != "clear_session"]
-    return {name: own[name] for name in [*order, "clear_session"]}
+    fields = [field.name for field in in_order(_SESSION_PATTERN_CORE)]  # the core, then the marks
+    order = [*fields[: len(CORE)], "session_id", *fields[len(CORE) :], "clear_session"]
+    return {name: own[name] for name in order}
 
 
 ThinkingInput: type[ToolArguments] = create_model(  # type: ignore[call-overload]
