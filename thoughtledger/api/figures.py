@@ -9,6 +9,7 @@ is made).
 from datetime import datetime
 
 from thoughtledger.api.lookup import all_heads
+from thoughtledger.api.loop_follow import Loops
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent, parse_time
 from thoughtledger.ledger.events import THOUGHT_TYPES
 from thoughtledger.ledger.store.base import LedgerStore
@@ -37,10 +38,12 @@ class Statistics:
 
     Args:
         store: The log the figures are worked out over.
+        loops: The ledger's loop marks (a session they have not taken in yet is folded there).
     """
 
-    def __init__(self, store: LedgerStore) -> None:
+    def __init__(self, store: LedgerStore, loops: Loops) -> None:
         self._store = store
+        self._loops = loops
 
     async def summarize(
         self,
@@ -137,10 +140,10 @@ class Statistics:
         """Sessions with loops and repeats per session, over the sessions ``summarize`` counts.
 
         Counted from the loop marks the store keeps beside the log (a few SQL statements, see
-        :mod:`thoughtledger.ledger.store.loop_marks`); a session whose marks are behind (an
-        import or redaction not yet marked) is folded from its thoughts instead, and a ledger
-        that keeps no marks (an older one opened read-only) is folded whole
-        (:meth:`loops_folded`). The figures are the fold's either way.
+        :mod:`thoughtledger.ledger.store.loop_marks`); a session with events the marks have not
+        taken in yet is counted from :meth:`Loops.marks`, which folds what they lack, and a
+        ledger that keeps no marks (an older one opened read-only) is folded whole
+        (:meth:`loops_folded`). The figures are the caught-up ledger's either way.
 
         Args:
             since: Count sessions started at or after this (aware) time.
@@ -161,27 +164,8 @@ class Statistics:
             )
         repeats = dict(counts.repeats)
         for session_id in counts.behind:
-            repeats[session_id] = await self._session_repeats(session_id, page)
+            repeats[session_id] = len(await self._loops.marks(session_id))
         return LoopStats.of(counts.sessions, repeats)
-
-    async def _session_repeats(self, session_id: str, page: int) -> int:
-        """How many of a session's own thoughts repeat an earlier one, folded from the log."""
-        counter = LoopCounter()
-        counter.start(session_id, counted=True)
-        after = 0
-        while records := await self._store.read_stream(session_id, after_version=after, limit=page):
-            after = records[-1].version
-            for row in event_rows_of(records):
-                if row.event_type in THOUGHT_TYPES:
-                    fields = event_fields(row)
-                    counter.thought(
-                        session_id,
-                        row.version,
-                        fields["thought_number"],
-                        fields["thought"],
-                        redacted=bool(fields.get("redacted")),
-                    )
-        return counter.result().repeats
 
     async def loops_folded(
         self,
