@@ -10,6 +10,7 @@ from datetime import datetime
 
 from thoughtledger.api.lookup import all_heads
 from thoughtledger.api.loop_follow import Loops
+from thoughtledger.api.session_figures import FIGURES_WINDOW, SessionFigures, session_figures
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent, parse_time
 from thoughtledger.ledger.events import THOUGHT_TYPES
 from thoughtledger.ledger.store.base import LedgerStore
@@ -127,6 +128,25 @@ class Statistics:
             found += generations(chosen)
             marked += (r for r in chosen if r.event_type == "thought.annotated")
         return usage_by_model(found), label_stats(marked)
+
+    async def session_figures(
+        self, session_id: str, *, to_version: int, window: int = FIGURES_WINDOW
+    ) -> SessionFigures:
+        """A session's revisions, model-written thoughts and their cost, up to ``to_version``.
+
+        Read ``window`` events at a time, each window folded in a worker thread (see
+        :mod:`thoughtledger.api.session_figures`).
+
+        Raises:
+            InvalidInputError: A malformed session id.
+            EventDecodingError: A stored event cannot be read.
+            StoreError: The store failed.
+        """
+        from thoughtledger.ledger.ids import check_id
+
+        return await session_figures(
+            self._store, check_id(session_id), to_version=to_version, window=window
+        )
 
     async def loops(
         self,

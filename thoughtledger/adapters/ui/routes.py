@@ -240,7 +240,8 @@ def create_app(
         body = payloads.get(session_id, head.version, head.hash)
         if body is None:
             records = await _stream(ledger, session_id, head.version)
-            body = json_bytes(session_payload(session_id, records))
+            marks = await ledger.loops.marks(session_id, to_version=head.version)
+            body = json_bytes(session_payload(session_id, records, marks))
             payloads.keep(session_id, head.version, head.hash, body)
         return Response(body, media_type="application/json")
 
