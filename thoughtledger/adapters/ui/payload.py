@@ -55,8 +55,8 @@ def event_json(record: RecordedEvent) -> JsonDict:
     ``nm`` needs-more, ``f`` any other mark (by camelCase name), and ``rd`` when its text was
     redacted (``x`` reads ``[redacted]``); a repeat, as :func:`mark_repeat` marks it, ``rp``
     and ``rpn``; a thought a model wrote adds ``m`` model, ``g`` guidance and ``c`` cost;
-    ``session.started`` adds ``md`` metadata and ``pre`` predecessor; a retirement ``why``; a redaction ``n`` the
-    thought's number, ``rdv`` the redacted version and ``why`` (who and why).
+    ``session.started`` adds ``md`` metadata and ``pre`` predecessor; a retirement ``why``; a
+    redaction ``n`` the thought's number, ``rdv`` the redacted version and ``why`` (who and why).
     """
     item: JsonDict = {
         "v": record.version,
