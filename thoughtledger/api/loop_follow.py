@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 
 from thoughtledger.api.loop_folds import SessionFolds, steps_of_rows
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent
-from thoughtledger.ledger.errors import StoreError
+from thoughtledger.ledger.errors import InvalidInputError, StoreError
 from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.loop_marks import FoldedMarks, LoopMark
 
@@ -43,6 +43,8 @@ PAGE = 1000
 """Events one catch-up transaction takes in."""
 CLOSE_PAGES = 4
 """Pages a closing ledger folds at most (what it appended itself, usually one page)."""
+_END_WAIT = 5.0
+"""Seconds :meth:`Loops.catch_up` waits for transactions in flight that hold back stored events."""
 _YIELD_EVERY = 200
 """Events folded between two chances for the event loop's other tasks to run."""
 
@@ -103,25 +105,24 @@ class LoopFollower:
         if self._waiting and not self._closing:
             self._plan(LOOP_DELAY, restart=False)  # appends that came meanwhile
 
-    async def catch_up(self, *, pages: int | None = None) -> int:
-        """Take in every event after the position (or ``pages`` pages of them); how many.
+    async def catch_up(self, *, events: int | None = None) -> int:
+        """Take in the events after the position (at most ``events`` of them); how many.
 
         Raises:
             EventDecodingError: A stored event cannot be read.
             StoreError: The store failed (or is read-only).
         """
         taken = 0
-        while pages is None or pages > 0:
-            count = await self.page()
+        while events is None or taken < events:
+            wanted = PAGE if events is None else min(PAGE, events - taken)
+            count = await self.page(wanted)
             taken += count
-            if count < PAGE:
+            if count < wanted:
                 break
-            if pages is not None:
-                pages -= 1
         return taken
 
-    async def page(self) -> int:
-        """Take in one page of the events after the position; how many it held.
+    async def page(self, limit: int = PAGE) -> int:
+        """Take in one page of (at most ``limit``) events after the position; how many.
 
         Raises:
             EventDecodingError: A stored event cannot be read.
@@ -129,7 +130,7 @@ class LoopFollower:
         """
         async with self._one:
             through = await self._store.loops_through()
-            rows = await self._store.read_all_event_rows(after_position=through, limit=PAGE)
+            rows = await self._store.read_all_event_rows(after_position=through, limit=limit)
             if not rows:
                 return 0
             folded = await self._fold(rows)
@@ -168,7 +169,7 @@ class LoopFollower:
         if self._waiting:
             self._waiting = 0
             try:
-                await self.catch_up(pages=CLOSE_PAGES)
+                await self.catch_up(events=CLOSE_PAGES * PAGE)
             except StoreError as exc:
                 _log("loop_marks_behind", error=str(exc))
 
@@ -186,14 +187,16 @@ class Loops:
 
     Args:
         store: The log and the stored marks.
-        follow: Keep the marks following the log in the background (a writable ledger); else
-            they are left to readers, which fold what the stored marks lack.
+        follow: Keep the marks following the log in the background; else they move only on
+            :meth:`catch_up`, and readers fold what they lack. A read-only store never writes
+            them.
     """
 
     def __init__(self, store: LedgerStore, *, follow: bool = True) -> None:
         self._store = store
         self._folds = SessionFolds(store)
-        self._follower = LoopFollower(store, self._folds) if follow else None
+        self._follower = None if store.read_only else LoopFollower(store, self._folds)
+        self._follow = follow and self._follower is not None
 
     async def marks(self, session_id: str, *, to_version: int | None = None) -> list[LoopMark]:
         """The session's loop marks (its own thoughts that repeat an earlier one), in order.
@@ -244,30 +247,46 @@ class Loops:
                     found[session_id] = marks
         return found
 
-    async def catch_up(self) -> int:
+    async def catch_up(self, *, events: int | None = None) -> int:
         """Bring the stored marks up to the log's end now; how many events were taken in.
 
+        Args:
+            events: Take in at most this many (``None``: up to the log's end).
+
         Raises:
+            InvalidInputError: ``events`` is below 1.
             EventDecodingError: A stored event cannot be read.
-            StoreError: The store failed, or the ledger was opened read-only.
+            StoreError: The store failed, or the ledger does not write its marks (read-only).
         """
+        if events is not None and (isinstance(events, bool) or events < 1):
+            raise InvalidInputError(f"events must be at least 1, got {events!r}")
         if self._follower is None:
-            raise StoreError("this ledger was opened read-only; its loop marks are not written")
-        return await self._follower.catch_up()
+            raise StoreError("this ledger was opened read-only: its loop marks are not written")
+        taken = await self._follower.catch_up(events=events)
+        if events is None:
+            # On PostgreSQL a page of the log stops before a transaction still in flight anywhere
+            # on the server: wait (bounded) for those that hold back events already stored.
+            deadline = asyncio.get_running_loop().time() + _END_WAIT
+            while (counts := await self._store.loop_counts()) is not None and counts.behind:
+                if asyncio.get_running_loop().time() > deadline:
+                    break
+                await asyncio.sleep(0.01)
+                taken += await self._follower.catch_up()
+        return taken
 
     def appended(self, records: list[RecordedEvent]) -> None:
         """Hear of an append through the ledger (its observer)."""
-        if self._follower is not None:
+        if self._follow and self._follower is not None:
             self._follower.appended(records)
 
     async def imported(self) -> None:
         """Hear of an import (its events are taken in after it, in the background)."""
-        if self._follower is not None:
+        if self._follow and self._follower is not None:
             self._follower.note(1)
 
     def opened(self) -> None:
         """Start following, in the background, once the ledger has answered its first request."""
-        if self._follower is not None:
+        if self._follow and self._follower is not None:
             self._follower.opened()
 
     async def aclose(self) -> None:

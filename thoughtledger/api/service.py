@@ -68,8 +68,8 @@ class Ledger(ClosedOnExit, LedgerReads):
             back (time travel cuts a cached history instead of replaying the log); a session
             longer than this is folded from the log on each read.
         follow_log: Keep the loop marks following the log in the background (see
-            :mod:`thoughtledger.api.loop_follow`); ``False`` leaves them to readers, which fold
-            what the stored marks lack (a read-only store never follows).
+            :mod:`thoughtledger.api.loop_follow`); ``False``: they move only on
+            :meth:`mark_loops`, and every read folds what they lack.
     """
 
     def __init__(
@@ -89,7 +89,7 @@ class Ledger(ClosedOnExit, LedgerReads):
         self.max_thought_bytes = max_thought_bytes
         self._held = Held(store, Heads(cache_size, hold_thoughts), Histories(cache_thoughts))
         self._recorder = Recorder(store, self._held, ttl=ttl, clock=clock)
-        self.loops = Loops(store, follow=follow_log and not store.read_only)
+        self.loops = Loops(store, follow=follow_log)
         """Loop marks: which thoughts repeat an earlier one, always complete."""
         self._recorder.observers.append(self.loops.appended)
         self._reads = Reads(store, self._held)

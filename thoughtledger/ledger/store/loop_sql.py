@@ -67,9 +67,9 @@ async def read_through(fetch: Fetch) -> int:
 async def count_marks(fetch: Fetch, dialect: StatsDialect, where: StatsFilter) -> LoopCounts | None:
     """The stored marks counted over the sessions ``where`` selects (``None``: no marks kept).
 
-    Three short statements: the sessions selected (counted from ``tl_sessions``), the repeats
-    per selected session (``tl_loops`` by its key), and the selected sessions with events after
-    the marks' position (a range of the log's key: as short as the fold's lag).
+    Three short statements: the sessions selected (counted from ``tl_sessions``), the selected
+    sessions with events after the marks' position (a range of the log's key: as short as the
+    fold's lag), and the repeats per selected session (``tl_loops`` by its key).
 
     Raises:
         StoreError: The backend failed.
@@ -80,16 +80,18 @@ async def count_marks(fetch: Fetch, dialect: StatsDialect, where: StatsFilter) -
         .where(*selected_sessions(dialect, where, _S.c.session_id))
     )
     try:
-        repeats = await fetch(
-            sa.select(_L.c.session_id, sa.func.count())
-            .where(*selected_sessions(dialect, where, _L.c.session_id))
-            .group_by(_L.c.session_id)
-        )
+        # The sessions behind first: a fold that commits between the two reads only moves
+        # sessions forward, so a session not behind then has every mark stored when counted.
         behind = await fetch(
             sa.select(_E.c.session_id)
             .where(_E.c.position > _through(), *selected_sessions(dialect, where, _E.c.session_id))
             .group_by(_E.c.session_id)
             .order_by(_E.c.session_id)
+        )
+        repeats = await fetch(
+            sa.select(_L.c.session_id, sa.func.count())
+            .where(*selected_sessions(dialect, where, _L.c.session_id))
+            .group_by(_L.c.session_id)
         )
     except StoreError as exc:
         if _missing(exc):
