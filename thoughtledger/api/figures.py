@@ -39,12 +39,13 @@ class Statistics:
 
     Args:
         store: The log the figures are worked out over.
-        loops: The ledger's loop marks (a session they have not taken in yet is folded there).
+        loops: The ledger's loop marks (a session they have not taken in yet is folded there);
+            ``None``: read from the store, never written.
     """
 
-    def __init__(self, store: LedgerStore, loops: Loops) -> None:
+    def __init__(self, store: LedgerStore, loops: Loops | None = None) -> None:
         self._store = store
-        self._loops = loops
+        self._loops = loops if loops is not None else Loops(store, follow=False)
 
     async def summarize(
         self,

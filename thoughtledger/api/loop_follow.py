@@ -99,7 +99,8 @@ class LoopFollower:
                 pass
         except StoreError as exc:
             # Left behind; every read folds what it lacks, and the next append plans again.
-            _log("loop_marks_behind", error=str(exc))
+            if not self._store.closed:  # a store closed under it: nothing is lost, say nothing
+                _log("loop_marks_behind", error=str(exc))
         finally:
             self._task = None
         if self._waiting and not self._closing:
