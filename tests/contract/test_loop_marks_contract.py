@@ -69,7 +69,7 @@ async def expected_marks(ledger: Ledger, session_id: str) -> list[LoopMark]:
 
 
 async def assert_current(ledger: Ledger, store: LedgerStore, *session_ids: str) -> None:
-    """The ledger answers the fold's marks before the stored marks catch up, and stores them after."""
+    """The ledger answers the fold's marks before the stored marks catch up; stored after."""
     for session_id in session_ids:
         assert await ledger.loops.marks(session_id) == await expected_marks(ledger, session_id)
     await ledger.mark_loops()
@@ -166,7 +166,7 @@ async def test_a_fold_from_a_position_another_folder_moved_is_not_written(
         LoopMark(1, 1, 1.0),  # repeats itself
         LoopMark(2, 1, 1.5),  # similarity out of range
         LoopMark(1, 0, 1.0),  # no version 0
-        LoopMark(2, 1, 1),  # type: ignore[arg-type]  # a similarity is a float
+        LoopMark(2, 1, 1),  # a similarity is a float, not an int
     ],
 )
 async def test_a_bad_loop_mark_is_refused_and_nothing_is_written(
@@ -176,7 +176,7 @@ async def test_a_bad_loop_mark_is_refused_and_nothing_is_written(
     await store.append(session_id, [thought(1), thought(2)], expected_version=0)
     through = await store.loops_through()
     end = (await store.read_all(after_position=through))[-1].position
-    with pytest.raises(InvalidInputError, match="loop mark|similarity"):
+    with pytest.raises(InvalidInputError, match=r"loop mark|similarity"):
         await store.fold_loop_marks(through, end, [FoldedMarks(session_id, 0, (mark,))])
     assert await store.loop_marks(session_id) == []
     assert await store.loops_through() == through

@@ -189,9 +189,11 @@ async def test_a_schema_9_ledger_gets_its_loop_marks_in_the_background_once_open
         assert (counted.sessions_with_loops, counted.repeats) == (1, 2)
         assert "schema 12" in indexes(path)
         # The marks are taken in in the background, soon after the opening.
-        async with asyncio.timeout(30):
-            while session_loops(path) != [(session, 2, 1)]:
-                await asyncio.sleep(0.05)
+        for _ in range(600):  # a bounded wait: 30 s at most
+            if session_loops(path) == [(session, 2, 1)]:
+                break
+            await asyncio.sleep(0.05)
+        assert session_loops(path) == [(session, 2, 1)]
         assert await ledger.stats.loops() == counted
 
 
