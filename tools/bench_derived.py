@@ -39,7 +39,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.support.lines import LineClient  # noqa: E402  # the stdio tests' client
-
 from thoughtledger.api.service import Ledger  # noqa: E402
 from thoughtledger.ledger.events import SessionStarted, ThoughtRecorded  # noqa: E402
 from thoughtledger.ledger.store.sqlite import SqliteEventStore  # noqa: E402
