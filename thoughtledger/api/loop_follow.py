@@ -63,6 +63,7 @@ class LoopFollower:
         self._waiting = 0
         self._timer: asyncio.TimerHandle | None = None
         self._task: asyncio.Task[None] | None = None
+        self._armed = 0
         self._one = asyncio.Lock()
         self._closing = False
 
@@ -71,26 +72,41 @@ class LoopFollower:
         self.note(len(records))
 
     def note(self, count: int) -> None:
-        """Hear of ``count`` events written (an append, an import): plan a catch-up."""
+        """Hear of ``count`` events written (an append, an import): plan a catch-up.
+
+        A few attribute updates: the timer is armed once, and when it fires after appends that
+        came meanwhile it waits again (appends have not paused yet) rather than being moved at
+        every append.
+        """
         self._waiting += max(count, 1)
-        self._plan(0.0 if self._waiting >= LOOP_LAG else LOOP_DELAY, restart=True)
+        if self._waiting >= LOOP_LAG and self._task is None and not self._closing:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._start()
+        elif self._timer is None:
+            self._plan(LOOP_DELAY)
 
     def opened(self) -> None:
         """Plan the first catch-up, after the ledger has had time to answer its first request."""
-        self._plan(OPEN_DELAY, restart=False)
+        self._plan(OPEN_DELAY)
 
-    def _plan(self, delay: float, *, restart: bool) -> None:
-        if self._closing or self._task is not None:
+    def _plan(self, delay: float) -> None:
+        if self._closing or self._task is not None or self._timer is not None:
             return  # a running catch-up reads on to the log's end, these events included
-        if self._timer is not None:
-            if not restart:
-                return
-            self._timer.cancel()
-        self._timer = asyncio.get_running_loop().call_later(delay, self._start)
+        self._armed = self._waiting
+        self._timer = asyncio.get_running_loop().call_later(delay, self._fire)
+
+    def _fire(self) -> None:
+        self._timer = None
+        if self._waiting != self._armed and self._waiting < LOOP_LAG:
+            self._plan(LOOP_DELAY)  # appends came meanwhile: wait for them to pause
+            return
+        self._start()
 
     def _start(self) -> None:
         self._timer = None
-        self._task = asyncio.get_running_loop().create_task(self._run())
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def _run(self) -> None:
         try:
@@ -104,7 +120,7 @@ class LoopFollower:
         finally:
             self._task = None
         if self._waiting and not self._closing:
-            self._plan(LOOP_DELAY, restart=False)  # appends that came meanwhile
+            self._plan(LOOP_DELAY)  # appends that came meanwhile
 
     async def catch_up(self, *, events: int | None = None) -> int:
         """Take in the events after the position (at most ``events`` of them); how many.
