@@ -15,6 +15,7 @@ Usage:
     tools/bench forks [--fork-thoughts N]
     tools/bench batch [--pg URL]   (a batch of 100 thoughts against 100 single calls)
     tools/bench search-append [--events N] [--pg URL]   (the search index's append cost only)
+    tools/bench derived [--derived-thoughts N] [--events N] [--pg URL]   (first answer, appends)
     tools/bench all [--quick] [--json FILE]
 """
 
@@ -199,6 +200,13 @@ async def _batch(args: argparse.Namespace) -> list[Result]:
     return await bench_batch(args.pg if await pg_available(args.pg) else None)
 
 
+async def _derived(args: argparse.Namespace) -> list[Result]:
+    from bench_derived import bench_derived
+
+    pg = args.pg if await pg_available(args.pg) else None
+    return await bench_derived(args.derived_thoughts, args.events, pg)
+
+
 async def _one(result: Awaitable[Result]) -> list[Result]:
     return [await result]
 
@@ -227,6 +235,7 @@ BENCHES: dict[str, Callable[[argparse.Namespace], Awaitable[list[Result]]]] = {
     "loops": _loops,
     "forks": _forks,
     "batch": _batch,
+    "derived": _derived,
 }
 """Each bench by name, in the order ``all`` runs them (a new one is one function and one line;
 the heavy modules are imported only when their bench runs)."""
@@ -247,6 +256,7 @@ async def main(argv: list[str]) -> int:
     parser.add_argument("--loop-thoughts", type=int, default=100_000)
     parser.add_argument("--search-thoughts", type=int, default=1_000_000)
     parser.add_argument("--fork-thoughts", type=int, default=20_000)
+    parser.add_argument("--derived-thoughts", type=int, default=2_000_000)
     parser.add_argument(
         "--quick", action="store_true", help="smaller sizes (100k events, 20k thoughts)"
     )
@@ -261,6 +271,7 @@ async def main(argv: list[str]) -> int:
         args.loop_thoughts = 20_000
         args.search_thoughts = 100_000
         args.fork_thoughts = 4_000
+        args.derived_thoughts = 200_000
     results: list[Result] = []
     for name, bench in BENCHES.items():
         if args.bench == name or (args.bench == "all" and name not in PARTS):

@@ -15,28 +15,27 @@ ours over its baseline:
   ``--quick``): the SQL figures alone against the SQL figures plus ``ledger.stats.loops()``
   (the default, counted from the stored loop marks), and against the SQL figures plus the
   fold of every thought (``loops_folded``, what ``stats --loops`` cost before the marks were
-  stored); the time to mark every session (an upgraded ledger's first opening) beside it;
-* the append rate with loop marks (``Ledger.think``, one thought per append, SQLite) against
-  the same path appending without them, in alternating rounds (target >= 0.9).
+  stored); the time the marks take to catch up over the whole log (an upgraded ledger's, in
+  the background after its opening) beside it;
+* the append rate with the loop marks following the log (``Ledger.think``, one thought per
+  append, SQLite) against the same ledger not following it, in alternating rounds (target
+  >= 0.95; the marks are folded after appends pause, never in an append).
 """
 
 import random
-import sqlite3
 import tempfile
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
-from thoughtledger.api.loop_marker import LoopMarker
 from thoughtledger.api.service import Ledger
-from thoughtledger.ledger.envelope import RecordedEvent
-from thoughtledger.ledger.events import LedgerEvent, SessionStarted, ThoughtRecorded
+from thoughtledger.ledger.events import SessionStarted, ThoughtRecorded
 from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.memory import MemoryEventStore
 from thoughtledger.ledger.store.sqlite import SqliteEventStore
 from thoughtledger.projections.loops import LOOP_WINDOW, find_repeats
-from thoughtledger.projections.state import SessionState, empty, replay
+from thoughtledger.projections.state import empty, replay
 
 Result = dict[str, Any]
 _WORDS = [f"word{n}" for n in range(400)]
@@ -76,14 +75,10 @@ async def _stats_rows(events: int) -> list[Result]:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "stats.db"
         await generate_ledger(path, events)
-        # The generator writes rows behind the store's back: list every session as behind, as
-        # schema step 10 does for an older ledger, and time the fill a first opening runs.
-        db = sqlite3.connect(path)
-        with db:
-            db.execute("INSERT INTO tl_loops_behind SELECT session_id FROM tl_sessions")
-        db.close()
+        # The generator writes rows behind the store's back: every event lies after the marks'
+        # position, as in an upgraded ledger; time the catch-up an opening runs in the background.
         store = await SqliteEventStore.open(path)
-        ledger = Ledger(store)
+        ledger = Ledger(store, follow_log=False)
         try:
             begin = time.perf_counter()
             marked = await ledger.mark_loops()
@@ -124,22 +119,19 @@ async def _stats_rows(events: int) -> list[Result]:
             "baseline_s": round(min(sql), 3),
             "ratio": round(min(folded) / min(sql), 3),
             "marking_every_session_s": round(fill, 3),
-            "sessions_marked": marked,
+            "events_taken_in": marked,
         },
     ]
 
 
-class _Unmarked(LoopMarker):
-    """The append as it was before marks were kept: no window, no marks, nothing listed."""
+async def _think_rate(
+    ledger: Ledger, texts: list[str], sessions: int, *, caught_up: bool = False
+) -> float:
+    """Thoughts recorded per second, one per append, round-robin over ``sessions`` sessions.
 
-    async def append(self, state: SessionState, events: list[LedgerEvent]) -> list[RecordedEvent]:
-        return await self._store.append(
-            state.session_id, events, expected_version=state.version, loop_marks=[]
-        )
-
-
-async def _think_rate(ledger: Ledger, texts: list[str], sessions: int) -> float:
-    """Thoughts recorded per second, one per append, round-robin over ``sessions`` sessions."""
+    ``caught_up``: the time includes bringing the loop marks up to the log's end after the
+    appends (the work a following ledger defers, paid in the same round).
+    """
     ids = [f"rate-{uuid.uuid4().hex[:8]}-{n}" for n in range(sessions)]
     start = time.perf_counter()
     for number, text in enumerate(texts):
@@ -152,6 +144,8 @@ async def _think_rate(ledger: Ledger, texts: list[str], sessions: int) -> float:
                 "next_thought_needed": True,
             },
         )
+    if caught_up:
+        await ledger.mark_loops()
     return len(texts) / (time.perf_counter() - start)
 
 
@@ -159,16 +153,16 @@ async def _append_row(count: int, sessions: int = 10, rounds: int = 25) -> Resul
     texts = _texts(count, seed=3)
     with tempfile.TemporaryDirectory() as tmp:
         marked = Ledger(await SqliteEventStore.open(Path(tmp) / "marked.db"), ttl=None)
-        bare = Ledger(await SqliteEventStore.open(Path(tmp) / "bare.db"), ttl=None)
-        # A bench-only swap of the recorder's one call: the same path without marks.
-        bare._recorder.loops = _Unmarked(bare._store, bare._held)
+        bare = Ledger(
+            await SqliteEventStore.open(Path(tmp) / "bare.db"), ttl=None, follow_log=False
+        )
         try:
             await _think_rate(marked, texts[:500], sessions)
             await _think_rate(bare, texts[:500], sessions)
             with_marks: list[float] = []
             without: list[float] = []
             for _ in range(rounds):  # alternating short rounds, best of each: load comes in bursts
-                with_marks.append(await _think_rate(marked, texts, sessions))
+                with_marks.append(await _think_rate(marked, texts, sessions, caught_up=True))
                 without.append(await _think_rate(bare, texts, sessions))
         finally:
             await marked.aclose()
@@ -178,8 +172,8 @@ async def _append_row(count: int, sessions: int = 10, rounds: int = 25) -> Resul
         "name": f"loops: thoughts recorded with loop marks (SQLite, 1 thought/append, "
         f"{sessions} sessions, every 10th a repeat)",
         "ours_per_s": round(ours),
-        "baseline": "the same path appending without marks (no window, nothing written), "
-        "alternating rounds",
+        "baseline": "the same ledger not following the log (marks left to readers), "
+        "alternating rounds; ours includes catching the marks up after its round",
         "baseline_per_s": round(base),
         "ratio": round(ours / base, 3),
         "target": 0.9,

@@ -1,6 +1,8 @@
-"""Stored loop marks on every backend: equal to the pure fold, after appends, forks, redactions
-and imports; a session whose marks are missing is listed as behind until it is marked; the
-``tl_session_loops`` view counts them in SQL; ``stats`` counts from them what the fold counts."""
+"""Loop marks on every backend: a projection that follows the log with a position. The marks a
+ledger answers equal the pure fold's at every moment, after appends, forks, redactions and
+imports, before and after the stored marks catch up; the stored marks equal them once caught up;
+the ``tl_session_loops`` view counts them in SQL and says which sessions are not caught up;
+``stats`` counts what the fold counts."""
 
 import uuid
 
@@ -11,13 +13,12 @@ from hypothesis import strategies as st
 from tests.support.backends import Backend
 from tests.support.factories import thought
 from tests.support.views import view_rows
-from thoughtledger.api.loop_marker import as_marks, own_thoughts
 from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.store.base import LedgerStore
-from thoughtledger.ledger.store.loop_marks import LoopMark
+from thoughtledger.ledger.store.loop_marks import FoldedMarks, LoopMark
 from thoughtledger.ledger.store.memory import MemoryEventStore
-from thoughtledger.projections.loops import find_repeats
+from thoughtledger.projections.loops import Repeat, find_repeats
 
 pytestmark = pytest.mark.anyio
 
@@ -57,16 +58,24 @@ async def record(
     return sid
 
 
+def as_marks(repeats: tuple[Repeat, ...]) -> list[LoopMark]:
+    return [LoopMark(r.version, r.repeats_version, r.similarity) for r in repeats]
+
+
 async def expected_marks(ledger: Ledger, session_id: str) -> list[LoopMark]:
     """The marks the pure fold finds over the session's own thoughts."""
-    return as_marks(find_repeats(own_thoughts(await ledger.state(session_id))))
+    state = await ledger.state(session_id)
+    return as_marks(find_repeats(entry for entry in state.thoughts if entry.source is None))
 
 
 async def assert_current(ledger: Ledger, store: LedgerStore, *session_ids: str) -> None:
-    behind = set(await store.loops_behind())
+    """The ledger answers the fold's marks before the stored marks catch up; stored after."""
     for session_id in session_ids:
-        assert session_id not in behind
+        assert await ledger.loops.marks(session_id) == await expected_marks(ledger, session_id)
+    await ledger.mark_loops()
+    for session_id in session_ids:
         assert await store.loop_marks(session_id) == await expected_marks(ledger, session_id)
+        assert await ledger.loops.marks(session_id) == await expected_marks(ledger, session_id)
 
 
 _SESSION = st.lists(st.sampled_from(TEXTS), min_size=1, max_size=12)
@@ -88,7 +97,7 @@ _SESSION = st.lists(st.sampled_from(TEXTS), min_size=1, max_size=12)
 async def test_stored_marks_equal_the_fold_after_appends_forks_and_redactions(
     store: LedgerStore, texts: list[str], fork_texts: list[str], fork_at: int, redact: int | None
 ) -> None:
-    ledger = Ledger(store)
+    ledger = Ledger(store, follow_log=False)
     source = await record(ledger, texts)
     await assert_current(ledger, store, source)
     at = min(fork_at, len(texts) + 1)
@@ -104,44 +113,51 @@ async def test_stored_marks_equal_the_fold_after_appends_forks_and_redactions(
     assert await ledger.stats.loops() == await ledger.stats.loops_folded()
 
 
-async def test_imported_sessions_are_behind_until_marked_and_counted_meanwhile(
+async def test_imported_sessions_are_taken_in_after_and_counted_meanwhile(
     store: LedgerStore,
 ) -> None:
     elsewhere = Ledger(MemoryEventStore())
     session_id = await record(elsewhere, ["Read the log.", "Grep.", "read the log", "Read the log"])
-    ledger = Ledger(store)
+    ledger = Ledger(store, follow_log=False)
+    await ledger.mark_loops()
     assert await store.import_records(await elsewhere.events(session_id)) == 5
-    assert await store.loops_behind() == [session_id]
+    assert (await store.loop_counts()).behind == (session_id,)  # type: ignore[union-attr]
     # Counted by folding the session meanwhile: never a silent zero.
     counted = await ledger.stats.loops()
     assert (counted.sessions_with_loops, counted.repeats) == (1, 2)
-    assert await ledger.mark_loops() == 1
-    assert await store.loops_behind() == []
+    assert await ledger.mark_loops() == 5
+    assert (await store.loop_counts()).behind == ()  # type: ignore[union-attr]
     await assert_current(ledger, store, session_id)
     assert [mark.version for mark in await store.loop_marks(session_id)] == [4, 5]
     assert await ledger.stats.loops() == counted
 
 
-async def test_an_append_without_marks_lists_the_session_until_it_is_marked(
+async def test_an_append_through_the_store_alone_is_taken_in_by_the_next_catch_up(
     store: LedgerStore,
 ) -> None:
-    ledger = Ledger(store)
+    ledger = Ledger(store, follow_log=False)
     session_id = await record(ledger, ["Read the log.", "read the log"])
+    await ledger.mark_loops()
     await store.append(session_id, [thought(3, text="Read the log!")], expected_version=3)
-    assert await store.loops_behind() == [session_id]
     assert await store.loop_marks(session_id) == [LoopMark(3, 2, 1.0)]  # the earlier mark stays
+    assert await ledger.loops.marks(session_id) == [LoopMark(3, 2, 1.0), LoopMark(4, 3, 1.0)]
     assert await ledger.mark_loops() == 1
     assert await store.loop_marks(session_id) == [LoopMark(3, 2, 1.0), LoopMark(4, 3, 1.0)]
-    assert await store.loops_behind() == []
+    assert (await store.loop_counts()).behind == ()  # type: ignore[union-attr]
 
 
-async def test_marks_for_a_version_the_session_moved_past_are_not_written(
+async def test_a_fold_from_a_position_another_folder_moved_is_not_written(
     store: LedgerStore,
 ) -> None:
-    ledger = Ledger(store)
+    ledger = Ledger(store, follow_log=False)
     session_id = await record(ledger, ["Read the log.", "read the log"])
-    assert not await store.mark_loops(session_id, 2, [])
+    await ledger.mark_loops()
+    through = await store.loops_through()
+    assert through > 0
+    stale = FoldedMarks(session_id, 0, (LoopMark(3, 2, 0.5),))
+    assert not await store.fold_loop_marks(0, through, [stale])
     assert await store.loop_marks(session_id) == [LoopMark(3, 2, 1.0)]
+    assert await store.loops_through() == through
 
 
 @pytest.mark.parametrize(
@@ -149,49 +165,46 @@ async def test_marks_for_a_version_the_session_moved_past_are_not_written(
     [
         LoopMark(1, 1, 1.0),  # repeats itself
         LoopMark(2, 1, 1.5),  # similarity out of range
-        LoopMark(3, 1, 1.0),  # not a version of this append
         LoopMark(1, 0, 1.0),  # no version 0
+        LoopMark(2, 1, 1),  # a similarity is a float, not an int
     ],
 )
 async def test_a_bad_loop_mark_is_refused_and_nothing_is_written(
     store: LedgerStore, mark: LoopMark
 ) -> None:
     session_id = f"bad-{uuid.uuid4().hex[:8]}"
-    with pytest.raises(InvalidInputError, match="loop mark"):
-        await store.append(
-            session_id, [thought(1), thought(2)], expected_version=0, loop_marks=[mark]
-        )
-    assert await store.read_stream(session_id) == []
+    await store.append(session_id, [thought(1), thought(2)], expected_version=0)
+    through = await store.loops_through()
+    end = (await store.read_all(after_position=through))[-1].position
+    with pytest.raises(InvalidInputError, match=r"loop mark|similarity"):
+        await store.fold_loop_marks(through, end, [FoldedMarks(session_id, 0, (mark,))])
     assert await store.loop_marks(session_id) == []
+    assert await store.loops_through() == through
 
 
-async def test_a_mark_on_an_event_that_carries_no_thought_is_refused(store: LedgerStore) -> None:
-    from tests.support.factories import started
-
-    with pytest.raises(InvalidInputError, match="loop mark"):
-        await store.append(
-            "no-thought",
-            [started(), thought(1)],
-            expected_version=0,
-            loop_marks=[LoopMark(1, 1, 1.0)],
-        )
-    with pytest.raises(InvalidInputError, match="loop mark"):
-        await store.append(
-            "no-thought",
-            [thought(1), started()],
-            expected_version=0,
-            loop_marks=[LoopMark(2, 1, 1.0)],
-        )
+async def test_marks_out_of_order_or_a_position_going_back_are_refused(store: LedgerStore) -> None:
+    session_id = f"bad-{uuid.uuid4().hex[:8]}"
+    await store.append(session_id, [thought(n) for n in (1, 2, 3)], expected_version=0)
+    through = await store.loops_through()
+    end = (await store.read_all(after_position=through))[-1].position
+    backwards = (LoopMark(3, 1, 1.0), LoopMark(2, 1, 1.0))
+    with pytest.raises(InvalidInputError, match="order"):
+        await store.fold_loop_marks(through, end, [FoldedMarks(session_id, 0, backwards)])
+    with pytest.raises(InvalidInputError, match="forward"):
+        await store.fold_loop_marks(end, through, [])
+    assert await store.loop_marks(session_id) == []
+    assert await store.loops_through() == through
 
 
 @pytest.mark.parametrize("backend", SQL_BACKENDS, indirect=True)
 async def test_the_session_loops_view_counts_repeats_in_sql(backend: Backend) -> None:
     store = await backend.open()
-    ledger = Ledger(store)
+    ledger = Ledger(store, follow_log=False)
     try:
         looping = await record(ledger, ["Read the log.", "Grep.", "read the log", "Read the log"])
         straight = await record(ledger, ["One.", "Two.", "Three."])
-        await store.append("raw", [thought(1)], expected_version=0)  # no marks: behind
+        await ledger.mark_loops()
+        await store.append("raw", [thought(1)], expected_version=0)  # after the position: behind
         rows = {
             row["session_id"]: row
             for row in await view_rows(backend, "tl_session_loops", "session_id")

@@ -29,7 +29,9 @@ async def _record(ledger: Ledger) -> None:
 
 
 async def _spans_repeats(ledger: Ledger) -> list[tuple[int, int]]:
-    spans = session_spans(await ledger.events("loops"), Conventions())
+    # The spans name the repeats the ledger's marks hold (an adapter never folds them itself).
+    marks = await ledger.loops.marks("loops")
+    spans = session_spans(await ledger.events("loops"), Conventions(), marks)
     return [
         (int(str(s.attributes["thoughtledger.event.version"])), int(str(value)))
         for s in spans

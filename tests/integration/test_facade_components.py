@@ -52,9 +52,6 @@ class CountingLog:
             session_id, redactions, expected_version=expected_version
         )
 
-    async def mark_loops(self) -> int:
-        return await self.ledger.mark_loops()
-
 
 async def test_the_ledgers_components_are_reached_from_it(store: LedgerStore) -> None:
     ledger = Ledger(store)

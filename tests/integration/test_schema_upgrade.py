@@ -2,6 +2,7 @@
 the loop marks (schema 9), or before the search index followed the log (schema 10), upgrades when
 opened for writing, and reads as it is, untouched, when opened read-only."""
 
+import asyncio
 import sqlite3
 from pathlib import Path
 
@@ -23,8 +24,24 @@ FIRST = {
 }
 
 
+def take_back_loops_follow(db: sqlite3.Connection) -> None:
+    """Undo schema step 12 (the loop marks following the log) in an open, caught-up database."""
+    db.execute("DROP VIEW tl_session_loops")
+    db.execute("DROP TABLE tl_loops_through")
+    db.execute("CREATE TABLE tl_loops_behind (session_id VARCHAR(128) NOT NULL PRIMARY KEY)")
+    # Step 10's view, as it wrote it: marks current unless the session is listed as behind.
+    db.execute(
+        "CREATE VIEW tl_session_loops AS SELECT s.session_id AS session_id, "
+        "(SELECT count(*) FROM tl_loops l WHERE l.session_id = s.session_id) AS repeats, "
+        "CASE WHEN EXISTS (SELECT 1 FROM tl_loops_behind b WHERE b.session_id = s.session_id) "
+        "THEN 0 ELSE 1 END AS marks_current FROM tl_sessions s"
+    )
+    db.execute("DELETE FROM tl_schema WHERE version > 11")
+
+
 def take_back_search_follows(db: sqlite3.Connection) -> None:
-    """Undo schema step 11 (the index following the log) in an open, fully indexed database."""
+    """Undo schema steps 12 and 11 (the index following the log) in an open, indexed database."""
+    take_back_loops_follow(db)
     db.execute("DROP TABLE tl_search_through")
     db.execute("DROP TRIGGER tl_search_stripped")
     for statement in SEARCH_INDEX[1:3]:  # step 9's triggers, as it wrote them
@@ -34,7 +51,7 @@ def take_back_search_follows(db: sqlite3.Connection) -> None:
 
 
 def take_back_loop_marks(db: sqlite3.Connection) -> None:
-    """Undo schema steps 11 and 10 (the loop marks) in an open database."""
+    """Undo schema steps 12, 11 and 10 (the loop marks) in an open database."""
     take_back_search_follows(db)
     db.execute("DROP VIEW tl_session_loops")
     db.execute("DROP TABLE tl_loops")
@@ -112,7 +129,7 @@ async def test_a_schema_1_ledger_is_upgraded_when_opened_for_writing(tmp_path: P
     assert Checkpoint.open(note, signer.verifier()).size == 2
     assert [state.session_id for state in page.sessions] == [session]
     assert indexes(path) == {
-        "schema 11",
+        "schema 12",
         "tl_session_loops",
         "tl_sessions_started",
         "tl_events_owner",
@@ -161,16 +178,23 @@ async def test_a_schema_9_ledger_read_only_counts_its_loops_by_folding_them(
     assert "schema 9" in indexes(path)  # read-only: untouched
 
 
-async def test_a_schema_9_ledger_gets_its_loop_marks_when_opened_for_writing(
+async def test_a_schema_9_ledger_gets_its_loop_marks_in_the_background_once_opened_for_writing(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "ledger.db"
     session = await schema_9_ledger_with_loops(path)
     async with open_ledger(sqlite_url(path)) as ledger:
+        # Answered at once (the opening waits for no marks): counted by folding meanwhile.
         counted = await ledger.stats.loops()
-    assert session_loops(path) == [(session, 2, 1)]
-    assert (counted.sessions_with_loops, counted.repeats) == (1, 2)
-    assert "schema 11" in indexes(path)
+        assert (counted.sessions_with_loops, counted.repeats) == (1, 2)
+        assert "schema 12" in indexes(path)
+        # The marks are taken in in the background, soon after the opening.
+        for _ in range(600):  # a bounded wait: 30 s at most
+            if session_loops(path) == [(session, 2, 1)]:
+                break
+            await asyncio.sleep(0.05)
+        assert session_loops(path) == [(session, 2, 1)]
+        assert await ledger.stats.loops() == counted
 
 
 async def test_a_schema_10_ledger_searches_read_only_untouched_then_follows_once_written(
@@ -192,7 +216,7 @@ async def test_a_schema_10_ledger_searches_read_only_untouched_then_follows_once
         second = {**FIRST, "thought": "another word", "thought_number": 2, "total_thoughts": 2}
         await ledger.think(session, second)
         assert len((await ledger.search("word")).results) == 2
-    assert "schema 11" in indexes(path)
+    assert "schema 12" in indexes(path)
     with sqlite3.connect(path) as db:
         triggers = {
             row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")

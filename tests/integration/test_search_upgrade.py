@@ -29,7 +29,7 @@ _BACK_TO_8 = {
     "sqlite": [
         "DROP VIEW tl_session_loops",
         "DROP TABLE tl_loops",
-        "DROP TABLE tl_loops_behind",
+        "DROP TABLE tl_loops_through",
         "DROP TABLE tl_search_through",
         "DROP TRIGGER tl_search_stripped",
         "DROP TABLE tl_search",
@@ -38,7 +38,7 @@ _BACK_TO_8 = {
     "postgres": [
         "DROP VIEW tl_session_loops",
         "DROP TABLE tl_loops",
-        "DROP TABLE tl_loops_behind",
+        "DROP TABLE tl_loops_through",
         "DROP TRIGGER tl_search_added ON tl_events",
         "DROP TRIGGER tl_search_stripped ON tl_events",
         "DROP FUNCTION tl_search_added()",

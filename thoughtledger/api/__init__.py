@@ -75,6 +75,7 @@ from thoughtledger.api.logs import (
     route_to_stdlib,
 )
 from thoughtledger.api.lookup import SessionMatch, StreamHead
+from thoughtledger.api.loop_follow import Loops
 from thoughtledger.api.options import bounded
 from thoughtledger.api.origins import ANY_PORT, parse_origin
 from thoughtledger.api.prompt import (
@@ -98,6 +99,7 @@ from thoughtledger.api.scope import Scope
 from thoughtledger.api.search import SearchPage, SearchResult
 from thoughtledger.api.service import DEFAULT_TTL, Ledger
 from thoughtledger.api.session import Profile, Session
+from thoughtledger.api.session_figures import SessionFigures
 from thoughtledger.api.streaming import StreamingWriter, think_external_stream
 from thoughtledger.api.transfer import (
     CheckedFile,
@@ -133,6 +135,7 @@ from thoughtledger.ledger.errors import (
     StoreUnavailableError,
 )
 from thoughtledger.ledger.store.base import ClosedOnExit
+from thoughtledger.ledger.store.loop_marks import LoopMark
 
 if TYPE_CHECKING:
     from thoughtledger.api.checkpoints import CheckpointWriter, checkpoints_kept
@@ -194,6 +197,8 @@ __all__ = [
     "LedgerError",
     "LedgerStats",
     "Lineage",
+    "LoopMark",
+    "Loops",
     "ManifestSession",
     "NoProgress",
     "PendingImport",
@@ -211,6 +216,7 @@ __all__ = [
     "SearchPage",
     "SearchResult",
     "Session",
+    "SessionFigures",
     "SessionIdRedaction",
     "SessionMatch",
     "SessionNotFoundError",

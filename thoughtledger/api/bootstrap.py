@@ -187,10 +187,9 @@ async def open_ledger(
         cache_size=cache_size,
     )
     try:
-        if not read_only:
-            # Sessions left behind on their loop marks (an upgraded ledger, a write by another
-            # program) are marked now: one indexed read when there are none.
-            await ledger.mark_loops()
+        # Events the loop marks have not taken in (an upgraded ledger, an import, another
+        # program's appends) are folded in the background, after the first request is answered.
+        ledger.loops.opened()
         yield ledger
     finally:
         await ledger.aclose()

@@ -9,6 +9,8 @@ is made).
 from datetime import datetime
 
 from thoughtledger.api.lookup import all_heads
+from thoughtledger.api.loop_follow import Loops
+from thoughtledger.api.session_figures import FIGURES_WINDOW, SessionFigures, session_figures
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent, parse_time
 from thoughtledger.ledger.events import THOUGHT_TYPES
 from thoughtledger.ledger.store.base import LedgerStore
@@ -37,10 +39,13 @@ class Statistics:
 
     Args:
         store: The log the figures are worked out over.
+        loops: The ledger's loop marks (a session they have not taken in yet is folded there);
+            ``None``: read from the store, never written.
     """
 
-    def __init__(self, store: LedgerStore) -> None:
+    def __init__(self, store: LedgerStore, loops: Loops | None = None) -> None:
         self._store = store
+        self._loops = loops if loops is not None else Loops(store, follow=False)
 
     async def summarize(
         self,
@@ -127,6 +132,25 @@ class Statistics:
             marked += (r for r in chosen if r.event_type == "thought.annotated")
         return usage_by_model(found), label_stats(marked)
 
+    async def session_figures(
+        self, session_id: str, *, to_version: int, window: int = FIGURES_WINDOW
+    ) -> SessionFigures:
+        """A session's revisions, model-written thoughts and their cost, up to ``to_version``.
+
+        Read ``window`` events at a time, each window folded in a worker thread (see
+        :mod:`thoughtledger.api.session_figures`).
+
+        Raises:
+            InvalidInputError: A malformed session id.
+            EventDecodingError: A stored event cannot be read.
+            StoreError: The store failed.
+        """
+        from thoughtledger.ledger.ids import check_id
+
+        return await session_figures(
+            self._store, check_id(session_id), to_version=to_version, window=window
+        )
+
     async def loops(
         self,
         *,
@@ -140,10 +164,10 @@ class Statistics:
         """Sessions with loops and repeats per session, over the sessions ``summarize`` counts.
 
         Counted from the loop marks the store keeps beside the log (a few SQL statements, see
-        :mod:`thoughtledger.ledger.store.loop_marks`); a session whose marks are behind (an
-        import or redaction not yet marked) is folded from its thoughts instead, and a ledger
-        that keeps no marks (an older one opened read-only) is folded whole
-        (:meth:`loops_folded`). The figures are the fold's either way.
+        :mod:`thoughtledger.ledger.store.loop_marks`); a session with events the marks have not
+        taken in yet is counted from :meth:`Loops.marks`, which folds what they lack, and a
+        ledger that keeps no marks (an older one opened read-only) is folded whole
+        (:meth:`loops_folded`). The figures are the caught-up ledger's either way.
 
         Args:
             since: Count sessions started at or after this (aware) time.
@@ -165,27 +189,8 @@ class Statistics:
             )
         repeats = dict(counts.repeats)
         for session_id in counts.behind:
-            repeats[session_id] = await self._session_repeats(session_id, page)
+            repeats[session_id] = len(await self._loops.marks(session_id))
         return LoopStats.of(counts.sessions, repeats)
-
-    async def _session_repeats(self, session_id: str, page: int) -> int:
-        """How many of a session's own thoughts repeat an earlier one, folded from the log."""
-        counter = LoopCounter()
-        counter.start(session_id, counted=True)
-        after = 0
-        while records := await self._store.read_stream(session_id, after_version=after, limit=page):
-            after = records[-1].version
-            for row in event_rows_of(records):
-                if row.event_type in THOUGHT_TYPES:
-                    fields = event_fields(row)
-                    counter.thought(
-                        session_id,
-                        row.version,
-                        fields["thought_number"],
-                        fields["thought"],
-                        redacted=bool(fields.get("redacted")),
-                    )
-        return counter.result().repeats
 
     async def loops_folded(
         self,

@@ -14,7 +14,6 @@ from datetime import datetime, timedelta
 
 from thoughtledger.api.caches import Held
 from thoughtledger.api.errors import not_found
-from thoughtledger.api.loop_marker import LoopMarker
 from thoughtledger.ledger.decide import Generated, ThinkCommand, decide_thought, starts_a_run
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import ConcurrencyError
@@ -94,8 +93,6 @@ class Recorder:
     ) -> None:
         self._store = store
         self._held = held
-        self.loops = LoopMarker(store, held)
-        """Finds the loop marks each append carries, and marks afresh sessions left behind."""
         self._ttl = ttl
         self._clock = clock
         self.observers: list[Callable[[list[RecordedEvent]], None]] = []
@@ -266,14 +263,19 @@ class Recorder:
         return await self.append(state, events)
 
     async def append(self, state: SessionState, events: list[LedgerEvent]) -> list[RecordedEvent]:
-        """Append ``events`` after ``state`` with their loop marks; the head moves, observers hear.
+        """Append ``events`` after ``state``; the head moves, observers hear.
+
+        Nothing derived runs here: the loop marks hear of the append as an observer and fold it
+        later (see :mod:`thoughtledger.api.loop_follow`).
 
         Raises:
             ConcurrencyError: The session moved past ``state`` (its head is forgotten).
             StoreError: The store failed.
         """
         try:
-            recorded = await self.loops.append(state, events)
+            recorded = await self._store.append(
+                state.session_id, events, expected_version=state.version
+            )
         except ConcurrencyError:
             self._held.heads.forget(state.session_id)
             raise

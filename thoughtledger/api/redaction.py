@@ -97,9 +97,6 @@ class RedactionLog(Protocol):
     ) -> list[RecordedEvent]:
         """See :meth:`thoughtledger.api.Ledger.append_redactions`."""
 
-    async def mark_loops(self) -> int:
-        """See :meth:`thoughtledger.api.Ledger.mark_loops`."""
-
 
 class Redaction:
     """A ledger's redaction: ``ledger.redaction.redact(session_id, reason=..., by=...)``.
@@ -221,9 +218,6 @@ class Redaction:
             stripped = await self._store.strip_content(
                 session_id, [r.version for r in targets], vacuum=vacuum
             )
-            # A redacted thought leaves the windows of the thoughts after it: their loop marks
-            # are found again (the redaction's append listed the session as behind).
-            await self._log.mark_loops()
             return RedactionReport(
                 session_id, tuple(_item(r) for r in targets), recorded, stripped, refused
             )

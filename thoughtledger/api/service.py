@@ -18,6 +18,7 @@ from thoughtledger.api.ledger_reads import LedgerReads
 from thoughtledger.api.lineage import Lineage
 from thoughtledger.api.listing import Listing
 from thoughtledger.api.lookup import Lookup
+from thoughtledger.api.loop_follow import Loops
 from thoughtledger.api.proofs import Proofs
 from thoughtledger.api.reading import Reads
 from thoughtledger.api.recording import Recorder, ThinkOutcome
@@ -66,6 +67,9 @@ class Ledger(ClosedOnExit, LedgerReads):
         cache_thoughts: Thoughts kept in memory, across sessions, for reading whole histories
             back (time travel cuts a cached history instead of replaying the log); a session
             longer than this is folded from the log on each read.
+        follow_log: Keep the loop marks following the log in the background (see
+            :mod:`thoughtledger.api.loop_follow`); ``False``: they move only on
+            :meth:`mark_loops`, and every read folds what they lack.
     """
 
     def __init__(
@@ -78,12 +82,16 @@ class Ledger(ClosedOnExit, LedgerReads):
         cache_size: int = 1024,
         hold_thoughts: int = 64,
         cache_thoughts: int = 32_768,
+        follow_log: bool = True,
     ) -> None:
         self._store = store
         self.ttl = ttl
         self.max_thought_bytes = max_thought_bytes
         self._held = Held(store, Heads(cache_size, hold_thoughts), Histories(cache_thoughts))
         self._recorder = Recorder(store, self._held, ttl=ttl, clock=clock)
+        self.loops = Loops(store, follow=follow_log)
+        """Loop marks: which thoughts repeat an earlier one, always complete."""
+        self._recorder.observers.append(self.loops.appended)
         self._reads = Reads(store, self._held)
         self._listing = Listing(store, self._held)
         self._lookup = Lookup(store)
@@ -91,11 +99,11 @@ class Ledger(ClosedOnExit, LedgerReads):
         self._forking = Forking(store, self._held, self._recorder)
         self.proofs = Proofs(store)
         """Signed checkpoints, inclusion and consistency proofs."""
-        self.transfer = Transfer(store, self.mark_loops)
+        self.transfer = Transfer(store, self.loops.imported)
         """Export and import, and the whole log as rows."""
         self.redaction = Redaction(store, self)
         """Erasing thoughts' text, recorded."""
-        self.stats = Statistics(store)
+        self.stats = Statistics(store, self.loops)
         """Figures over the sessions, and over the models that wrote thoughts."""
         self.annotations = Annotations(store, self._recorder)
         """Reviewers' labels, scores and notes on thoughts."""
@@ -289,17 +297,17 @@ class Ledger(ClosedOnExit, LedgerReads):
         return cleared
 
     async def mark_loops(self) -> int:
-        """Store the loop marks of every session listed as behind on them; how many were marked.
+        """Bring the stored loop marks up to the log's end now; how many events were taken in.
 
-        A session is behind when thoughts reached it without their marks: an import, a
-        redaction, a write through the store alone, or (once) a ledger from before marks were
-        stored. Opening a ledger for writing, redacting and importing run this; until it has
-        run, the ``tl_session_loops`` view says so and ``stats`` folds such sessions itself.
+        They follow the log on their own, in the background (see
+        :mod:`thoughtledger.api.loop_follow`), and every read folds what they lack: this is
+        for a caller that wants ``tl_session_loops`` current for its own SQL at once.
 
         Raises:
+            EventDecodingError: A stored event cannot be read.
             StoreError: The store failed (or is read-only).
         """
-        return await self._recorder.loops.refresh()
+        return await self.loops.catch_up()
 
     async def append_redactions(
         self, session_id: str, redactions: Sequence[ThoughtRedacted], *, expected_version: int
@@ -360,8 +368,11 @@ class Ledger(ClosedOnExit, LedgerReads):
         self._recorder.observers.append(observer)
 
     async def aclose(self) -> None:
-        """Close the store."""
-        await self._store.aclose()
+        """Stop following the log (what this ledger appended is taken in first); close the store."""
+        try:
+            await self.loops.aclose()
+        finally:
+            await self._store.aclose()
 
 
 __all__ = ["DEFAULT_TTL", "HistoryPage", "Ledger", "Profile", "ThinkOutcome"]

@@ -128,6 +128,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         for thought in THOUGHTS:
             await session.think(**{"next_thought_needed": True, **thought})
         state = await session.state()
+        marks = await ledger.loops.marks(state.session_id)
     where = _where(db)
     persisted = urlsplit(db).scheme != "memory"
     secret = mask_url(db) != db
@@ -144,7 +145,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         )
         return EXIT_OK
     ui.out.print(f"Recorded a sample session in {where}\n", highlight=False, soft_wrap=True)
-    ui.show(session_tree(state))
+    ui.show(session_tree(state, marks=marks))
     if not persisted:
         ui.out.print("\n(memory:// keeps nothing: give --db FILE to look at it again)")
         return EXIT_OK

@@ -198,7 +198,9 @@ async def _html(args: argparse.Namespace, ui: Ui) -> int:
         payloads = []
         with ui.progress("Exporting", total=len(chosen)) as step:
             for session_id in chosen:
-                payloads.append(session_payload(session_id, await ledger.events(session_id)))
+                records = await ledger.events(session_id)
+                marks = await ledger.loops.marks(session_id, to_version=records[-1].version)
+                payloads.append(session_payload(session_id, records, marks))
                 step.advance()
     title = f"thoughtledger: session {chosen[0]}" if len(chosen) == 1 else "thoughtledger sessions"
     with atomic_file(target, overwrite=args.force) as out:

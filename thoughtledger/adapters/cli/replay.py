@@ -8,7 +8,7 @@ import select
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from rich.text import Text
 
@@ -24,7 +24,7 @@ from thoughtledger.adapters.cli.common import (
     when,
 )
 from thoughtledger.adapters.cli.tree import session_tree, summary
-from thoughtledger.api import bounded
+from thoughtledger.api import LoopMark, bounded
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.events import (
     BranchExtended,
@@ -68,6 +68,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     async with ledger_from(args, read_only=True) as ledger:
         session_id = await resolve_session(ledger, args.session)
         steps = [step async for step in ledger.replay(session_id)]
+        marks = await ledger.loops.marks(session_id, to_version=steps[-1][1].version)
     if args.json:
         for number, (record, state) in enumerate(steps, start=1):
             line = {"step": number, "of": len(steps), "event": full_history([record])[0]}
@@ -78,7 +79,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             ui.out.print(_step_line(number, len(steps), record))
             ui.out.print(f"    → {summary(state)}", style="dim", highlight=False)
     else:
-        _interactive(ui, steps, args.speed)
+        _interactive(ui, steps, args.speed, marks)
     return EXIT_OK
 
 
@@ -128,14 +129,14 @@ def _step_line(number: int, total: int, record: RecordedEvent) -> Text:
     )
 
 
-def _interactive(ui: Ui, steps: list[Step], speed: float | None) -> None:
+def _interactive(ui: Ui, steps: list[Step], speed: float | None, marks: Sequence[LoopMark]) -> None:
     timeout = 1 / speed if speed else None
     with _ctrl_c_interrupts(), _keys() as read_key:
         for number, (record, state) in enumerate(steps, start=1):
             ui.out.clear()
             ui.out.print(_step_line(number, len(steps), record))
             ui.out.print()
-            ui.out.print(session_tree(state, current=record.version))
+            ui.out.print(session_tree(state, current=record.version, marks=marks))
             ui.out.print()
             hint = "playing: any key skips ahead, q stops" if timeout else "Enter/space: next"
             ui.out.print(f"{hint} · q: quit", style="dim")

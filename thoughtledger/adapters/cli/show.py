@@ -99,13 +99,14 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             state, latest = await ledger.state_with_latest(
                 session_id, as_of_version=args.at, as_of_time=args.as_of
             )
+            marks = await ledger.loops.marks(session_id, to_version=state.version)
         forks = [head.session_id for head in await ledger.forks(session_id)]
     if paged:
         return _print_page(args, ui, page, notes)
     if args.json:
-        ui.json({**session_json(state), **lineage_json(state, forks)})
+        ui.json({**session_json(state, marks), **lineage_json(state, forks)})
         return EXIT_OK
-    ui.show(session_tree(state))
+    ui.show(session_tree(state, marks=marks))
     for line in lineage_lines(state, forks):
         ui.out.print(line, style="dim", highlight=False)
     written = [entry.generation for entry in state.thoughts if entry.generation is not None]

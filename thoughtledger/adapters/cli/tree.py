@@ -1,21 +1,20 @@
 """A session drawn as a tree: the main line, revisions marked, branches under their origin."""
 
 from collections import defaultdict
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple
 
 from rich.text import Text
 from rich.tree import Tree
 
 from thoughtledger.adapters.cli.common import plural, when
-from thoughtledger.api import HistoryPage
+from thoughtledger.api import HistoryPage, LoopMark
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.printable import visible
 from thoughtledger.ledger.thought import CAMEL_NAMES
 from thoughtledger.projections.annotations import annotation_json, by_thought
 from thoughtledger.projections.answers import branch_sets, thought_history
 from thoughtledger.projections.entries import EXTRA_MARKS, Annotation, ThoughtEntry
-from thoughtledger.projections.loops import Repeat, session_repeats
 from thoughtledger.projections.state import SessionState
 from thoughtledger.projections.usage import cost_note
 
@@ -24,7 +23,39 @@ _MORE_KEYS = tuple(CAMEL_NAMES[name] for name in EXTRA_MARKS)
 """The camelCase keys of the marks a line notes after its thought (see :func:`_note_marks`)."""
 
 
-def session_tree(state: SessionState, *, current: int | None = None) -> Tree:
+class Repeat(NamedTuple):
+    """A thought shown as a repeat: its version and number, and the earlier one's."""
+
+    version: int
+    thought_number: int
+    repeats_version: int
+    repeats_number: int
+    similarity: float
+
+
+def repeats_of(state: SessionState, marks: Iterable[LoopMark]) -> dict[int, Repeat]:
+    """The repeats among ``state``'s own thoughts, by version, from the ledger's loop marks.
+
+    A fork's inherited thoughts are its source's (their marks are the source's): only the
+    session's own thoughts are marked, as ``stats`` counts them.
+    """
+    numbers = {e.version: e.thought_number for e in state.thoughts if e.source is None}
+    return {
+        mark.version: Repeat(
+            mark.version,
+            numbers[mark.version],
+            mark.repeats_version,
+            numbers[mark.repeats_version],
+            mark.similarity,
+        )
+        for mark in marks
+        if mark.version in numbers and mark.repeats_version in numbers
+    }
+
+
+def session_tree(
+    state: SessionState, *, current: int | None = None, marks: Iterable[LoopMark] = ()
+) -> Tree:
     """Draw ``state`` as a tree.
 
     Main-line thoughts are the trunk, in the order they were recorded. A revision says which
@@ -35,8 +66,9 @@ def session_tree(state: SessionState, *, current: int | None = None) -> Tree:
     Args:
         state: The session (now, or as of some version).
         current: The version to emphasise (the event just replayed), if any.
+        marks: The session's loop marks (``ledger.loops.marks``): repeats are marked.
     """
-    repeats = {repeat.version: repeat for repeat in session_repeats(state)}
+    repeats = repeats_of(state, marks)
     tree = Tree(headline(state, repeats=len(repeats)), guide_style="dim")
     revised_by: defaultdict[int, list[int]] = defaultdict(list)
     for entry in state.thoughts:
@@ -133,8 +165,11 @@ def summary(state: SessionState) -> str:
     return f"{counts(state)} · {estimate} · {state.status}"
 
 
-def session_json(state: SessionState) -> dict[str, Any]:
-    """The session as JSON: its facts, every thought with all its fields, and its branches."""
+def session_json(state: SessionState, marks: Iterable[LoopMark] = ()) -> dict[str, Any]:
+    """The session as JSON: its facts, every thought with all its fields, and its branches.
+
+    ``marks``: the session's loop marks (``ledger.loops.marks``), listed as its repeats.
+    """
     return {
         "sessionId": state.session_id,
         "version": state.version,
@@ -147,7 +182,7 @@ def session_json(state: SessionState) -> dict[str, Any]:
         "thoughts": thought_history(state),
         "branches": branch_sets(state),
         "annotations": [annotation_json(annotation) for annotation in state.annotations],
-        "repeats": [_repeat_json(repeat) for repeat in session_repeats(state)],
+        "repeats": [_repeat_json(repeat) for repeat in repeats_of(state, marks).values()],
     }
 
 
@@ -210,7 +245,7 @@ def _label(
     entry: ThoughtEntry, revisions: list[int], current: int | None, repeats: dict[int, Repeat]
 ) -> Text:
     label = Text.assemble((f"#{entry.thought_number}", "bold"), " ")
-    repeat = repeats.get(entry.version)
+    repeat = repeats.get(entry.version) if entry.source is None else None
     if repeat is not None:
         # Which earlier thought it repeats: a number can recur, so its version too.
         label.append(f"⟳ repeats #{repeat.repeats_number} (v{repeat.repeats_version}): ", "red")
@@ -247,10 +282,12 @@ def _status_style(status: str) -> str:
 
 
 __all__ = [
+    "Repeat",
     "annotation_line",
     "counts",
     "headline",
     "page_lines",
+    "repeats_of",
     "session_json",
     "session_tree",
     "summary",

@@ -21,9 +21,10 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Protocol
 
 from thoughtledger.adapters.otel.spans import Conventions, SessionTrace, SpanData
-from thoughtledger.api import Ledger
+from thoughtledger.api import Ledger, LoopMark
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent
 from thoughtledger.ledger.errors import LedgerError
+from thoughtledger.ledger.events import THOUGHT_TYPES
 
 QUEUE_LIMIT = 100_000
 """Events waiting to be turned into spans, at most (beyond: dropped, and counted in the log)."""
@@ -96,17 +97,33 @@ class LiveTraces:
 
     async def _spans(self, batch: list[list[RecordedEvent]]) -> list[SpanData]:
         spans: list[SpanData] = []
-        for records in batch:
-            self._queued -= len(records)
-            for record in records:
-                trace = self._traces.get(record.session_id) or await self._trace_of(record)
-                if trace is None:
-                    continue
-                spans += trace.add(EventRow.of(record))
-                if trace.ended:
-                    spans.append(trace.root())
-                    del self._traces[record.session_id]
+        records = [record for records in batch for record in records]
+        self._queued -= len(records)
+        marks = await self._marks(records)
+        for record in records:
+            trace = self._traces.get(record.session_id) or await self._trace_of(record)
+            if trace is None:
+                continue
+            trace.learn(marks.pop(record.session_id, ()))
+            spans += trace.add(EventRow.of(record))
+            if trace.ended:
+                spans.append(trace.root())
+                del self._traces[record.session_id]
         return spans
+
+    async def _marks(self, records: list[RecordedEvent]) -> dict[str, list[LoopMark]]:
+        """The loop marks of the sessions whose thoughts ``records`` hold, up to the last one."""
+        last: dict[str, int] = {}
+        for record in records:
+            if record.event_type in THOUGHT_TYPES:
+                last[record.session_id] = record.version
+        found: dict[str, list[LoopMark]] = {}
+        for session_id, version in last.items():
+            try:
+                found[session_id] = await self._ledger.loops.marks(session_id, to_version=version)
+            except LedgerError as exc:
+                _log.warning("otlp: cannot read the loop marks of %s: %s", session_id, exc)
+        return found
 
     async def _trace_of(self, record: RecordedEvent) -> SessionTrace | None:
         """Start a session's trace at ``record``, reading its earlier events if any."""

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from thoughtledger.adapters.otel.exporter import BATCH
 from thoughtledger.adapters.otel.spans import Conventions, SessionTrace, SpanData
-from thoughtledger.api import Ledger, NoProgress, Progress
+from thoughtledger.api import Ledger, LoopMark, NoProgress, Progress
 from thoughtledger.ledger.envelope import EventRow
 
 FLUSH_SPANS = BATCH
@@ -47,11 +47,18 @@ class LogTraces:
         heads: Each session to export, with the version it is exported up to (its head's when
             the export began); events of other sessions, or beyond that version, are skipped.
         conventions: What the environment asks of the spans.
+        marks: The loop marks of the sessions that have any (``ledger.loops.marks_of``).
     """
 
-    def __init__(self, heads: Mapping[str, int], conventions: Conventions) -> None:
+    def __init__(
+        self,
+        heads: Mapping[str, int],
+        conventions: Conventions,
+        marks: Mapping[str, Sequence[LoopMark]] | None = None,
+    ) -> None:
         self._heads = dict(heads)
         self._conventions = conventions
+        self._marks = marks or {}
         self._traces: dict[str, SessionTrace] = {}
         self.finished = 0
         """Sessions whose every span (root included) has been returned."""
@@ -72,6 +79,7 @@ class LogTraces:
             trace = traces.get(session_id)
             if trace is None:
                 trace = traces[session_id] = SessionTrace(row, self._conventions)
+                trace.learn(self._marks.get(session_id, ()))
             spans += trace.add(row)
             if row.version == last:
                 spans.append(trace.root())
@@ -187,7 +195,8 @@ class TraceExport:
             LedgerError: The ledger failed, or ``sender`` refused a batch.
         """
         step = step or NoProgress()
-        fold = LogTraces(self._heads, self._conventions)
+        marks = await self._ledger.loops.marks_of(self._heads)
+        fold = LogTraces(self._heads, self._conventions, marks)
         batches = _Batches(sender)
         try:
             async for page in self._pages(fold):

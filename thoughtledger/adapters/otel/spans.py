@@ -23,16 +23,16 @@ sends the same spans, which a backend stores once.
 import hashlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
+from thoughtledger.api import LoopMark
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent
 from thoughtledger.ledger.events import ANNOTATION_TYPE, THOUGHT_TYPES
 from thoughtledger.ledger.thought import MARKS
 from thoughtledger.projections.event_fields import Fields, decoded_fields, event_fields
-from thoughtledger.projections.loops import LoopFinder
 
 SEMCONV_VERSION = "1.37.0"
 """The version of the OpenTelemetry semantic conventions these spans follow."""
@@ -115,17 +115,21 @@ def _ns(recorded_at: str) -> int:
     )  # exact to the microsecond the ledger keeps
 
 
-def session_spans(records: Sequence[RecordedEvent], conventions: Conventions) -> list[SpanData]:
+def session_spans(
+    records: Sequence[RecordedEvent], conventions: Conventions, marks: Iterable[LoopMark] = ()
+) -> list[SpanData]:
     """Return the spans of a whole session (its events, in version order), root first.
 
     Args:
         records: Every event of the session from version 1 (the ids derive from the first).
         conventions: What the environment asks for (content capture, attribute names).
+        marks: The session's loop marks, as the ledger answers them (``ledger.loops.marks``).
     """
     if not records:
         return []
     rows = [EventRow.of(record) for record in records]
     trace = SessionTrace(rows[0], conventions)
+    trace.learn(marks)
     spans = [span for row in rows for span in trace.add(row)]
     return [trace.root(), *spans]
 
@@ -183,8 +187,15 @@ class SessionTrace:
         self._marks: list[tuple[str, int, Attributes]] = []
         self._by_number: dict[tuple[str | None, int], int] = {}
         """The span of the latest thought with each (branch, number), for links."""
-        self._loops = LoopFinder()
+        self._repeated: dict[int, int] = {}
+        """The version each repeat among the session's thoughts repeats (see :meth:`learn`)."""
+        self._numbers: dict[int, int] = {}
+        """Each thought's number by version (a repeat's span names the one it repeats)."""
         self._repeats = 0
+
+    def learn(self, marks: Iterable[LoopMark]) -> None:
+        """Take the session's loop marks (``ledger.loops.marks``) before adding their events."""
+        self._repeated.update((mark.version, mark.repeats_version) for mark in marks)
 
     @property
     def version(self) -> int:
@@ -326,13 +337,13 @@ class SessionTrace:
         }
         if fields.get("redacted"):
             attributes["thoughtledger.redacted"] = True
-        repeat = self._loops.see(
-            row.version, number, fields["thought"], redacted=bool(fields.get("redacted"))
-        )
-        if repeat is not None:  # a loop: which earlier thought this one repeats, never its text
+        self._numbers[row.version] = number
+        earlier = self._repeated.get(row.version)
+        if earlier is not None:  # a loop: which earlier thought this one repeats, never its text
             self._repeats += 1
-            attributes["thoughtledger.repeats.version"] = repeat.repeats_version
-            attributes["thoughtledger.repeats.thought_number"] = repeat.repeats_number
+            attributes["thoughtledger.repeats.version"] = earlier
+            if earlier in self._numbers:
+                attributes["thoughtledger.repeats.thought_number"] = self._numbers[earlier]
         for name in _MARKS:
             value = fields.get(name)
             if value is not None:

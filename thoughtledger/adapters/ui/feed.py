@@ -16,9 +16,9 @@ from typing import Any
 
 import orjson
 
-from thoughtledger.adapters.ui.payload import event_json, json_bytes, mark_repeat
+from thoughtledger.adapters.ui.payload import JsonDict, event_json, json_bytes, mark_repeat
 from thoughtledger.api import Ledger, LedgerError, SessionNotFoundError
-from thoughtledger.projections.loops import LoopFinder
+from thoughtledger.ledger.envelope import RecordedEvent
 
 HEARTBEAT_SECONDS = 15.0
 
@@ -26,21 +26,40 @@ Allowed = Callable[[], Awaitable[bool]]
 """Whether the stream's reader may still read the session (checked every few seconds)."""
 
 
-async def _held_loops(ledger: Ledger, session_id: str, after: int) -> LoopFinder:
-    """The loop fold over the events the page holds (up to ``after``), to mark what follows.
+class _Repeats:
+    """Marks the repeats among a followed session's new events, as the ledger answers them."""
 
-    Raises:
-        LedgerError: The ledger failed.
-    """
-    loops = LoopFinder()
-    try:
-        held = await ledger.events(session_id)
-    except SessionNotFoundError:  # followed before its first event: nothing held yet
-        return loops
-    for record in held:
-        if record.position <= after:
-            mark_repeat(loops, event_json(record))
-    return loops
+    def __init__(self, ledger: Ledger, session_id: str) -> None:
+        self._ledger = ledger
+        self._session_id = session_id
+        self.numbers: dict[int, Any] = {}
+        """Each thought's number by version (a repeat names the number of the one it repeats)."""
+
+    async def held(self, after: int) -> None:
+        """Learn the numbers of the thoughts the page holds (up to position ``after``).
+
+        Raises:
+            LedgerError: The ledger failed.
+        """
+        try:
+            held = await self._ledger.events(self._session_id)
+        except SessionNotFoundError:  # followed before its first event: nothing held yet
+            return
+        for record in held:
+            if record.position <= after:
+                mark_repeat(event_json(record), {}, self.numbers)
+
+    async def mark(self, record: RecordedEvent, item: JsonDict) -> None:
+        """Mark ``item`` (``record``'s) if it repeats an earlier thought.
+
+        Raises:
+            LedgerError: The ledger failed.
+        """
+        repeats = {}
+        if "x" in item:
+            marks = await self._ledger.loops.marks(self._session_id, to_version=record.version)
+            repeats = {m.version: m.repeats_version for m in marks if m.version == record.version}
+        mark_repeat(item, repeats, self.numbers)
 
 
 async def feed(
@@ -67,7 +86,8 @@ async def feed(
     checked = beat = clock()
     try:
         yield b": following\n\n"
-        loops = await _held_loops(ledger, session_id, after)
+        repeats = _Repeats(ledger, session_id)
+        await repeats.held(after)
         while True:
             if allowed is not None and clock() - checked >= recheck:
                 if not await allowed():
@@ -89,7 +109,7 @@ async def feed(
             record = waiting.result()
             waiting = None
             item = event_json(record)
-            mark_repeat(loops, item)
+            await repeats.mark(record, item)
             yield b"data: " + json_bytes(item) + b"\n\n"
     except StopAsyncIteration:
         return

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from thoughtledger.api import VerifyReport
+from thoughtledger.api import LoopMark, VerifyReport
 from thoughtledger.ledger.envelope import RecordedEvent, format_time
 from thoughtledger.ledger.events import (
     BranchExtended,
@@ -26,7 +26,6 @@ from thoughtledger.ledger.events import (
     ThoughtRevised,
 )
 from thoughtledger.ledger.thought import MARKS
-from thoughtledger.projections.loops import LoopFinder
 from thoughtledger.projections.state import SessionState
 
 JsonDict = dict[str, Any]
@@ -54,11 +53,10 @@ def event_json(record: RecordedEvent) -> JsonDict:
     previous hash; a thought adds ``n`` number, ``tt`` estimate, ``nx`` next needed, ``x`` text
     and, when given, ``ir`` is-revision, ``rv`` revises, ``bf`` branch-from, ``b`` branch id,
     ``nm`` needs-more, ``f`` any other mark (by camelCase name), and ``rd`` when its text was
-    redacted (``x`` reads ``[redacted]``); a repeat, as :func:`mark_repeat` finds it, ``rp`` and
-    ``rpn``; a
-    thought a model wrote adds ``m`` model, ``g`` guidance and ``c`` cost; ``session.started``
-    adds ``md`` metadata and ``pre`` predecessor; a retirement ``why``; a redaction ``n`` the
-    thought's number, ``rdv`` the redacted version and ``why`` (who and why).
+    redacted (``x`` reads ``[redacted]``); a repeat, as :func:`mark_repeat` marks it, ``rp``
+    and ``rpn``; a thought a model wrote adds ``m`` model, ``g`` guidance and ``c`` cost;
+    ``session.started`` adds ``md`` metadata and ``pre`` predecessor; a retirement ``why``; a
+    redaction ``n`` the thought's number, ``rdv`` the redacted version and ``why`` (who and why).
     """
     item: JsonDict = {
         "v": record.version,
@@ -125,8 +123,13 @@ def _count(value: int | None) -> int | str | None:
     return str(value) if value is not None and value > _SAFE else value
 
 
-def session_payload(session_id: str, records: Iterable[RecordedEvent]) -> JsonDict:
+def session_payload(
+    session_id: str, records: Iterable[RecordedEvent], marks: Sequence[LoopMark] = ()
+) -> JsonDict:
     """Everything the session page needs, in one object: the session's id and its events.
+
+    ``marks`` are the session's loop marks, as the ledger answers them
+    (``ledger.loops.marks``): each repeat is marked on its event (see :func:`mark_repeat`).
 
     An event's ``ph`` (previous hash) is left out when it is the hash of the event before it,
     as it is on an intact chain: the page reads it from there, and a long session travels a
@@ -134,10 +137,11 @@ def session_payload(session_id: str, records: Iterable[RecordedEvent]) -> JsonDi
     """
     events: list[JsonDict] = []
     before: str | None = None
-    loops = LoopFinder()
+    repeats = {mark.version: mark.repeats_version for mark in marks}
+    numbers: dict[int, Any] = {}
     for record in records:
         item = event_json(record)
-        mark_repeat(loops, item)
+        mark_repeat(item, repeats, numbers)
         if item["ph"] == before:
             del item["ph"]
         before = item["h"]
@@ -145,17 +149,20 @@ def session_payload(session_id: str, records: Iterable[RecordedEvent]) -> JsonDi
     return {"sessionId": session_id, "events": events}
 
 
-def mark_repeat(loops: LoopFinder, item: JsonDict) -> None:
-    """Fold ``item`` (an :func:`event_json`, in version order) and mark it if it is a repeat.
+def mark_repeat(item: JsonDict, repeats: Mapping[int, int], numbers: dict[int, Any]) -> None:
+    """Mark ``item`` (an :func:`event_json`, in version order) if the ledger says it repeats.
 
     A repeat gains ``rp``, the version of the earlier thought it repeats, and ``rpn`` its number
-    (see :mod:`thoughtledger.projections.loops`); the page draws the mark, never works it out.
+    (``numbers``: each thought's number by version, filled in as the items go by); the page
+    draws the mark, never works it out.
     """
     if "x" not in item:
         return
-    repeat = loops.see(item["v"], int(item["n"]), item["x"], redacted=bool(item.get("rd")))
-    if repeat is not None:
-        item["rp"], item["rpn"] = repeat.repeats_version, _count(repeat.repeats_number)
+    version = item["v"]
+    numbers[version] = item["n"]
+    earlier = repeats.get(version)
+    if earlier is not None:
+        item["rp"], item["rpn"] = earlier, numbers.get(earlier)
 
 
 def session_row(state: SessionState) -> JsonDict:

@@ -241,7 +241,8 @@ def create_app(
         body = payloads.get(session_id, head.version, head.hash)
         if body is None:
             records = [r for r in await scope.stream(session_id) if r.version <= head.version]
-            body = json_bytes(session_payload(session_id, records))
+            marks = await ledger.loops.marks(session_id, to_version=head.version)
+            body = json_bytes(session_payload(session_id, records, marks))
             payloads.keep(session_id, head.version, head.hash, body)
         return Response(body, media_type="application/json")
 

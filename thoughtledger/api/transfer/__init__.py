@@ -28,7 +28,7 @@ class Transfer:
 
     Args:
         store: The log sessions are read from and written into.
-        after_import: Run after an import wrote events (the ledger marks their loops).
+        after_import: Run after an import wrote events (the loop marks then take them in).
     """
 
     def __init__(
@@ -192,11 +192,12 @@ class Transfer:
         Returns:
             How many events were written (0 when the ledger held them all already).
 
-        Imported thoughts come without loop marks: the sessions written are marked afresh after.
+        Imported thoughts come without loop marks: the marks take them in after, in the
+        background (every read folds what they lack meanwhile).
 
         Raises:
             ImportRefusedError: Writing stopped midway (whole sessions were written).
-            StoreError: Marking the imported sessions' loops failed (they stay listed as behind).
+            StoreError: The store failed.
         """
         written = await write_import(self._store, pending, step or NoProgress())
         if written and self._after_import is not None:

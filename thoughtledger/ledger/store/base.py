@@ -9,7 +9,8 @@ own, a protocol in the module of its job:
 * :class:`~thoughtledger.ledger.store.imports.Importing`: storing events recorded elsewhere;
 * :class:`~thoughtledger.ledger.store.stats_rows.Statistics`: the rows statistics are folded from;
 * :class:`~thoughtledger.ledger.store.rows.RowReads`: pages of the log's rows, undecoded;
-* :class:`~thoughtledger.ledger.store.loop_marks.LoopMarking`: the loop marks kept beside the log.
+* :class:`~thoughtledger.ledger.store.loop_marks.LoopMarking`: the loop marks, a projection that
+  follows the log with a position.
 
 :class:`LedgerStore` is a core log with every capability: what the facade runs on, and what each
 backend (memory, SQLite, PostgreSQL) is. The contract suite proves the core and every capability
@@ -35,7 +36,7 @@ from thoughtledger.ledger.ids import check_id, new_event_id
 from thoughtledger.ledger.store.checks import MAX_BATCH, check_ids
 from thoughtledger.ledger.store.imports import Importing
 from thoughtledger.ledger.store.log_tree import LogTree
-from thoughtledger.ledger.store.loop_marks import LoopMark, LoopMarking, check_marks
+from thoughtledger.ledger.store.loop_marks import LoopMarking
 from thoughtledger.ledger.store.redaction import Redacting
 from thoughtledger.ledger.store.rows import RowReads
 from thoughtledger.ledger.store.search import Searching
@@ -147,7 +148,6 @@ class EventStore(ClosedOnExit):
         *,
         expected_version: int,
         event_ids: Sequence[UUID] | None = None,
-        loop_marks: Sequence[LoopMark] | None = None,
     ) -> list[RecordedEvent]:
         """Append ``events`` to ``session_id`` atomically, if it is at ``expected_version``.
 
@@ -158,16 +158,13 @@ class EventStore(ClosedOnExit):
             event_ids: Ids for the events; pass the same ids when retrying an append whose outcome
                 is unknown, and the retry returns the stored events instead of duplicating them.
                 Fresh UUIDv7 ids are minted when omitted.
-            loop_marks: The repeats among the thoughts of ``events`` (see
-                :mod:`thoughtledger.ledger.store.loop_marks`), written in the same transaction;
-                ``None`` (not looked for) lists the session as behind on its marks instead.
 
         Returns:
             The recorded events, with positions, versions, times and hashes.
 
         Raises:
-            InvalidInputError: A malformed session id, version, event, event id, loop mark or
-                oversize payload.
+            InvalidInputError: A malformed session id, version, event, event id or oversize
+                payload.
             ConcurrencyError: The session is not at ``expected_version``; nothing was written.
             StoreError: The backend failed; nothing was written.
         """
@@ -184,14 +181,13 @@ class EventStore(ClosedOnExit):
         for event in events:
             if not isinstance(event, Event):
                 raise InvalidInputError(f"not a ledger event: {type(event).__name__}")
-        marks = loop_marks and check_marks(loop_marks, events, expected_version)
         explicit_ids = event_ids is not None
         ids = check_ids(event_ids, len(events)) if event_ids is not None else None
         prepared = prepare(events, max_event_bytes=self.max_event_bytes)
         if ids is None:
             ids = [new_event_id() for _ in prepared]
         try:
-            return await self._append(session_id, prepared, expected_version, ids, marks)
+            return await self._append(session_id, prepared, expected_version, ids)
         except ConcurrencyError:
             if explicit_ids:
                 stored = await self._already_stored(session_id, prepared, expected_version, ids)
@@ -312,11 +308,12 @@ class EventStore(ClosedOnExit):
         prepared: Sequence[PreparedEvent],
         expected_version: int,
         ids: Sequence[UUID],
-        marks: Sequence[LoopMark] | None,
     ) -> list[RecordedEvent]:
-        """Seal and store validated events and their loop marks atomically (see :meth:`append`).
+        """Seal and store validated events atomically (see :meth:`append`).
 
-        ``marks`` ``None``: the session is listed as behind on its marks, in the same transaction.
+        Nothing derived from the log (loop marks, the Merkle tree; on SQLite the search index
+        but for a batch every :data:`~thoughtledger.ledger.store.sqlite.search_follow.INDEX_LAG`
+        events) is written here: each follows the log on its own.
         """
 
     @abstractmethod

@@ -75,11 +75,11 @@ SESSION_COLUMNS: tuple[str, ...] = (
 that is no fork); a fork's counts are its own events'."""
 
 SESSION_LOOPS_VIEW = "tl_session_loops"
-"""The view of repeats per session (schema step 10)."""
+"""The view of repeats per session (schema step 10; marks' currency from step 12)."""
 
 SESSION_LOOP_COLUMNS: tuple[str, ...] = ("session_id", "repeats", "marks_current")
 """The columns of ``tl_session_loops``: every session, its stored repeats (0 when none), and
-whether its marks cover every thought (false while it is listed in ``tl_loops_behind``)."""
+whether its marks cover every thought (false while it has events after ``tl_loops_through``)."""
 
 ANNOTATION_COLUMN_TYPES: dict[str, ColumnType | str] = {
     "position": "int64",

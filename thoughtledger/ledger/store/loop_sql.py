@@ -1,12 +1,10 @@
-"""The loop marks of the SQL backends: their reads (schema step 10 is in ``schema``).
+"""The loop marks of the SQL backends: their reads (schema steps 10 and 12 are in ``schema``).
 
-Step 10 creates ``tl_loops`` and ``tl_loops_behind`` (see
-:mod:`thoughtledger.ledger.store.loop_marks`), lists every session already in the log as behind
-(SQL cannot compare texts; the facade marks them at the ledger's first writable opening, see
-:mod:`thoughtledger.api.loop_marker`), and creates the ``tl_session_loops`` view: one row
-per session with its repeats and whether its marks are current (:data:`.SESSION_LOOP_COLUMNS`).
-The writes are each backend's: an append's marks go in its own transaction (SQLite's group
-commit, PostgreSQL's one statement), as do an import's and a redaction's listing as behind.
+Step 10 created ``tl_loops``; step 12 added ``tl_loops_through``, the position up to which the
+marks took in every event (see :mod:`thoughtledger.ledger.store.loop_marks`), and made the
+``tl_session_loops`` view say a session's marks are current when its last event lies at or
+before it (:data:`~thoughtledger.ledger.store.columns.SESSION_LOOP_COLUMNS`). The writes are
+each backend's: one transaction per fold, guarded by the position.
 """
 
 from collections.abc import Awaitable, Callable
@@ -21,7 +19,8 @@ from thoughtledger.ledger.store.sql_stats import StatsDialect, selected_sessions
 from thoughtledger.ledger.store.stats_rows import StatsFilter
 
 _L = schema.loops
-_B = schema.loops_behind
+_T = schema.loops_through
+_E = schema.events
 _S = schema.sessions
 
 Fetch = Callable[["sa.Executable"], Awaitable[list[Any]]]
@@ -46,26 +45,31 @@ async def read_marks(fetch: Fetch, session_id: str) -> list[LoopMark]:
     return [LoopMark(int(row[0]), int(row[1]), float(row[2])) for row in rows]
 
 
-async def read_behind(fetch: Fetch, after: str, limit: int) -> list[str]:
-    """Ids of sessions behind on their marks, in id order, after ``after``.
+def _through() -> "sa.ScalarSelect[Any]":
+    return sa.select(_T.c.position).where(_T.c.id == 1).scalar_subquery()
+
+
+async def read_through(fetch: Fetch) -> int:
+    """The marks' position (0 when the ledger keeps none: an older one, opened read-only).
 
     Raises:
-        StoreError: The backend failed, or the ledger predates marks (read-only).
+        StoreError: The backend failed.
     """
-    rows = await fetch(
-        sa.select(_B.c.session_id)
-        .where(_B.c.session_id > after)
-        .order_by(_B.c.session_id)
-        .limit(limit)
-    )
-    return [str(row[0]) for row in rows]
+    try:
+        rows = await fetch(sa.select(_T.c.position).where(_T.c.id == 1))
+    except StoreError as exc:
+        if _missing(exc):
+            return 0
+        raise
+    return int(rows[0][0]) if rows else 0
 
 
 async def count_marks(fetch: Fetch, dialect: StatsDialect, where: StatsFilter) -> LoopCounts | None:
     """The stored marks counted over the sessions ``where`` selects (``None``: no marks kept).
 
-    Three short statements: the sessions selected (counted from ``tl_sessions``), the repeats
-    per selected session (``tl_loops`` by its key), and the selected sessions behind.
+    Three short statements: the sessions selected (counted from ``tl_sessions``), the selected
+    sessions with events after the marks' position (a range of the log's key: as short as the
+    fold's lag), and the repeats per selected session (``tl_loops`` by its key).
 
     Raises:
         StoreError: The backend failed.
@@ -76,15 +80,18 @@ async def count_marks(fetch: Fetch, dialect: StatsDialect, where: StatsFilter) -
         .where(*selected_sessions(dialect, where, _S.c.session_id))
     )
     try:
+        # The sessions behind first: a fold that commits between the two reads only moves
+        # sessions forward, so a session not behind then has every mark stored when counted.
+        behind = await fetch(
+            sa.select(_E.c.session_id)
+            .where(_E.c.position > _through(), *selected_sessions(dialect, where, _E.c.session_id))
+            .group_by(_E.c.session_id)
+            .order_by(_E.c.session_id)
+        )
         repeats = await fetch(
             sa.select(_L.c.session_id, sa.func.count())
             .where(*selected_sessions(dialect, where, _L.c.session_id))
             .group_by(_L.c.session_id)
-        )
-        behind = await fetch(
-            sa.select(_B.c.session_id)
-            .where(*selected_sessions(dialect, where, _B.c.session_id))
-            .order_by(_B.c.session_id)
         )
     except StoreError as exc:
         if _missing(exc):
@@ -97,4 +104,4 @@ async def count_marks(fetch: Fetch, dialect: StatsDialect, where: StatsFilter) -
     )
 
 
-__all__ = ["count_marks", "read_behind", "read_marks"]
+__all__ = ["count_marks", "read_marks", "read_through"]

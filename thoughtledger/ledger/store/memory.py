@@ -38,10 +38,11 @@ from thoughtledger.ledger.store.log_tree import (
     TreeTip,
 )
 from thoughtledger.ledger.store.loop_marks import (
+    FoldedMarks,
     HeldLoopMarks,
     LoopCounts,
     LoopMark,
-    check_mark_rows,
+    check_folded,
 )
 from thoughtledger.ledger.store.redaction import Redacted, redactions_in, strippings
 from thoughtledger.ledger.store.rows import event_rows_of, log_rows_of, to_recorded
@@ -78,7 +79,6 @@ class MemoryEventStore(LedgerStore):
         prepared: Sequence[PreparedEvent],
         expected_version: int,
         ids: Sequence[UUID],
-        marks: Sequence[LoopMark] | None,
     ) -> list[RecordedEvent]:
         self._check_open()
         stream = self._streams.get(session_id, [])
@@ -100,7 +100,6 @@ class MemoryEventStore(LedgerStore):
         self._log.extend(recorded)
         self._streams.setdefault(session_id, []).extend(recorded)
         self._event_ids.update(ids)
-        self._loops.appended(session_id, marks)
         self._committed.notify()
         return recorded
 
@@ -262,7 +261,6 @@ class MemoryEventStore(LedgerStore):
             self._log.append(placed)
             self._streams.setdefault(record.session_id, []).append(placed)
             self._event_ids.add(record.event_id)
-            self._loops.appended(record.session_id, None)
         if writes:
             self._committed.notify()
         return len(writes)
@@ -303,25 +301,23 @@ class MemoryEventStore(LedgerStore):
         check_id(session_id)
         return self._loops.marks(session_id)
 
-    async def loops_behind(self, *, after: str = "", limit: int = 1000) -> list[str]:
-        """See :meth:`LoopMarking.loops_behind`."""
+    async def loops_through(self) -> int:
+        """See :meth:`LoopMarking.loops_through`."""
         self._check_open()
-        check_page(0, limit)
-        return sorted(sid for sid in self._loops.behind if sid > after)[:limit]
+        return self._loops.through
 
-    async def mark_loops(self, session_id: str, version: int, marks: Sequence[LoopMark]) -> bool:
-        """See :meth:`LoopMarking.mark_loops`."""
-        checked = check_mark_rows(session_id, version, marks)
+    async def fold_loop_marks(self, through: int, to: int, folded: Sequence[FoldedMarks]) -> bool:
+        """See :meth:`LoopMarking.fold_loop_marks`."""
+        checked = check_folded(through, to, folded)
         self._check_open()
-        if len(self._streams.get(session_id, ())) != version:
-            return False
-        self._loops.replace(session_id, checked)
-        return True
+        return self._loops.fold(through, to, checked)
 
     async def loop_counts(self, where: StatsFilter | None = None) -> LoopCounts:
         """See :meth:`LoopMarking.loop_counts` (the sessions ``stats_rows`` selects)."""
         rows = await self.stats_rows(where)
-        return self._loops.counts([facts.session_id for facts in rows.facts])
+        # Positions are the log's indexes from 1: the events after the position are its tail.
+        behind = {record.session_id for record in self._log[self._loops.through :]}
+        return self._loops.counts([facts.session_id for facts in rows.facts], behind)
 
     async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
         """See :meth:`.RowReads.read_all_rows` (built from the decoded events)."""

@@ -9,6 +9,7 @@ recreated. (The version of an event's payload is another matter:
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -21,7 +22,7 @@ from thoughtledger.ledger.store.sql_views import (
     session_loops_select,
 )
 
-DATABASE_SCHEMA_VERSION = 11
+DATABASE_SCHEMA_VERSION = 12
 """The version of the database's tables this code creates and reads."""
 READABLE_FROM = 1
 """The oldest schema this code reads without upgrading it. The steps since add indexes (a
@@ -111,15 +112,24 @@ loops = sa.Table(
     sa.Column("similarity", sa.Float, nullable=False),
 )
 """Loop marks: one row per thought that repeats an earlier one of its session (schema step 10,
-see :mod:`thoughtledger.ledger.store.loop_marks`). Written with the append that records the
-thought; holds no text."""
+see :mod:`thoughtledger.ledger.store.loop_marks`). Written by the fold that follows the log, up
+to ``tl_loops_through``; holds no text."""
 
 loops_behind = sa.Table(
     "tl_loops_behind",
-    metadata,
+    sa.MetaData(),  # not the schema's: step 12 drops it
     sa.Column("session_id", sa.String(128), primary_key=True),
 )
-"""The sessions whose loop marks may not cover every thought (until they are marked afresh)."""
+"""Steps 10 and 11 only: the sessions whose marks were not written with their append. Step 12
+replaced it by :data:`loops_through` and dropped it."""
+
+loops_through = sa.Table(
+    "tl_loops_through",
+    metadata,
+    sa.Column("id", sa.SmallInteger, primary_key=True, autoincrement=False),
+    sa.Column("position", sa.BigInteger, nullable=False),
+)
+"""One row (``id`` 1): the position up to which the loop marks took in every event (step 12)."""
 
 schema_versions = sa.Table(
     "tl_schema",
@@ -264,8 +274,24 @@ def _loop_marks(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
         sa.schema.CreateTable(loops_behind, if_not_exists=True),
         DialectDDL(all_behind, all_behind),
         DropView(SESSION_LOOPS_VIEW),
-        CreateView(SESSION_LOOPS_VIEW, session_loops_select(sessions, loops, loops_behind)),
+        CreateView(SESSION_LOOPS_VIEW, _listed_loops_select()),
     ]
+
+
+def _listed_loops_select() -> sa.Select[Any]:
+    """Step 10's ``tl_session_loops`` (marks current unless listed behind), replaced by step 12."""
+    repeats = (
+        sa.select(sa.func.count())
+        .where(loops.c.session_id == sessions.c.session_id)
+        .correlate(sessions)
+        .scalar_subquery()
+    )
+    listed = sa.exists().where(loops_behind.c.session_id == sessions.c.session_id)
+    return sa.select(
+        sessions.c.session_id.label("session_id"),
+        repeats.label("repeats"),
+        sa.case((listed, sa.false()), else_=sa.true()).label("marks_current"),
+    )
 
 
 def _search_follows(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
@@ -274,6 +300,29 @@ def _search_follows(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     from thoughtledger.ledger.store.search_sql import SEARCH_FOLLOWS
 
     return list(SEARCH_FOLLOWS)
+
+
+def _loops_follow(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # Step 12: the loop marks follow the log with a position instead of being written in each
+    # append's transaction (see thoughtledger.ledger.store.loop_marks). The position starts
+    # before the first event of any session step 10 listed as behind (the fold takes them in,
+    # in the background), else at the log's end: every other session's marks were current.
+    from thoughtledger.ledger.store.search_sql import DialectDDL
+
+    start = (
+        "INSERT INTO tl_loops_through (id, position) SELECT 1, coalesce("
+        "(SELECT min(e.position) - 1 FROM tl_events e JOIN tl_loops_behind b "
+        "ON b.session_id = e.session_id), (SELECT max(position) FROM tl_events), 0)"
+    )
+    return [
+        sa.schema.CreateTable(loops_through, if_not_exists=True),
+        DialectDDL(start, start),
+        DropView(SESSION_LOOPS_VIEW),
+        DialectDDL("DROP TABLE tl_loops_behind", "DROP TABLE tl_loops_behind"),
+        CreateView(
+            SESSION_LOOPS_VIEW, session_loops_select(sessions, loops, events, loops_through)
+        ),
+    ]
 
 
 MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
@@ -287,6 +336,7 @@ MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]
     9: _search_index,
     10: _loop_marks,
     11: _search_follows,
+    12: _loops_follow,
 }
 """Schema step N brings a database from its previous step to N: given the backend's JSON
 expression, the DDL statements it runs, in one transaction."""
@@ -381,6 +431,7 @@ __all__ = [
     "fill_batch_size",
     "loops",
     "loops_behind",
+    "loops_through",
     "metadata",
     "pending_steps",
     "refreshed_views",

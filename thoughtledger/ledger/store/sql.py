@@ -25,7 +25,7 @@ from thoughtledger.ledger.store.base import (
 from thoughtledger.ledger.store.checks import check_page, check_window
 from thoughtledger.ledger.store.imports import check_import, held_versions
 from thoughtledger.ledger.store.log_tree import InclusionProof, TreeHead, TreeRows
-from thoughtledger.ledger.store.loop_marks import LoopCounts, LoopMark, check_mark_rows
+from thoughtledger.ledger.store.loop_marks import FoldedMarks, LoopCounts, LoopMark, check_folded
 from thoughtledger.ledger.store.redaction import Redacted, Stripping, strippings
 from thoughtledger.ledger.store.rows import decode_rows, event_row, head_time, log_row, stored_row
 from thoughtledger.ledger.store.search import SearchFilter, SearchHit, check_search_page
@@ -350,12 +350,11 @@ class SqlEventStore(LedgerStore):
         check_id(session_id)
         return await read_marks(self._fetch, session_id)
 
-    async def loops_behind(self, *, after: str = "", limit: int = 1000) -> list[str]:
-        """See :meth:`LoopMarking.loops_behind`."""
-        from thoughtledger.ledger.store.loop_sql import read_behind
+    async def loops_through(self) -> int:
+        """See :meth:`LoopMarking.loops_through`."""
+        from thoughtledger.ledger.store.loop_sql import read_through
 
-        check_page(0, limit)
-        return await read_behind(self._fetch, after, limit)
+        return await read_through(self._fetch)
 
     async def loop_counts(self, where: StatsFilter | None = None) -> LoopCounts | None:
         """See :meth:`LoopMarking.loop_counts` (three short statements, see ``loop_sql``)."""
@@ -363,18 +362,18 @@ class SqlEventStore(LedgerStore):
 
         return await count_marks(self._fetch, self._stats_dialect(), where or StatsFilter())
 
-    async def mark_loops(self, session_id: str, version: int, marks: Sequence[LoopMark]) -> bool:
-        """See :meth:`LoopMarking.mark_loops`."""
-        checked = check_mark_rows(session_id, version, marks)
+    async def fold_loop_marks(self, through: int, to: int, folded: Sequence[FoldedMarks]) -> bool:
+        """See :meth:`LoopMarking.fold_loop_marks`."""
+        checked = check_folded(through, to, folded)
         if self._closed:
             raise StoreError("the store is closed")
         if self.read_only:
             raise StoreError(f"{self._where} was opened read-only; no loop marks were written")
-        return await self._mark_loops(session_id, version, checked)
+        return await self._fold_loop_marks(through, to, checked)
 
     @abstractmethod
-    async def _mark_loops(self, session_id: str, version: int, marks: Sequence[LoopMark]) -> bool:
-        """Replace a session's marks in one transaction if its head is at ``version``."""
+    async def _fold_loop_marks(self, through: int, to: int, folded: Sequence[FoldedMarks]) -> bool:
+        """Write a fold's marks and move the position, in one transaction, if still ``through``."""
 
     async def strip_content(
         self, session_id: str, versions: Collection[int], *, vacuum: bool = True

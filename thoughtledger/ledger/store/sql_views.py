@@ -387,11 +387,15 @@ def annotations_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
     )
 
 
-def session_loops_select(sessions: sa.Table, loops: sa.Table, behind: sa.Table) -> sa.Select[Any]:
+def session_loops_select(
+    sessions: sa.Table, loops: sa.Table, events: sa.Table, through: sa.Table
+) -> sa.Select[Any]:
     """Return the select behind ``tl_session_loops``: one row per session of ``tl_sessions``.
 
-    Not one of :data:`VIEWS` (which read the log alone): it reads the loop marks' tables of
-    schema step 10, and is created by that step.
+    Not one of :data:`VIEWS` (which read the log alone): it reads the loop marks' table and
+    their position (schema step 12). A session's marks are current when its last event lies at
+    or before the position (one look-up of its head event by key); else the stored repeats
+    cover only its thoughts before the position, and ``marks_current`` is false.
     """
     repeats = (
         sa.select(sa.func.count())
@@ -399,11 +403,17 @@ def session_loops_select(sessions: sa.Table, loops: sa.Table, behind: sa.Table) 
         .correlate(sessions)
         .scalar_subquery()
     )
-    is_behind = sa.exists().where(behind.c.session_id == sessions.c.session_id)
+    head_position = (
+        sa.select(events.c.position)
+        .where(events.c.session_id == sessions.c.session_id, events.c.version == sessions.c.version)
+        .correlate(sessions)
+        .scalar_subquery()
+    )
+    position = sa.select(through.c.position).where(through.c.id == 1).scalar_subquery()
     columns: dict[str, Any] = {
         "session_id": sessions.c.session_id,
         "repeats": repeats,
-        "marks_current": sa.case((is_behind, sa.false()), else_=sa.true()),
+        "marks_current": sa.case((head_position <= position, sa.true()), else_=sa.false()),
     }
     assert tuple(columns) == SESSION_LOOP_COLUMNS  # noqa: S101  # the documented order
     return sa.select(*(value.label(name) for name, value in columns.items()))

@@ -5,9 +5,8 @@ round trip: a data-modifying CTE moves the session head only if it is still at t
 (and hash), and inserts the events only if the head moved. Two appends racing on one version are
 serialised by the head row's lock; the loser's statement finds the head moved and inserts nothing.
 The events' positions are numbered from the statement's transaction id
-(:mod:`thoughtledger.ledger.store.postgres.positions`), and the append's loop marks (or its
-session's listing as behind on them) are CTEs of the same statement
-(:mod:`thoughtledger.ledger.store.postgres.loop_writes`), so they commit with its events.
+(:mod:`thoughtledger.ledger.store.postgres.positions`). Nothing derived from the log is written
+here: the loop marks and the Merkle tree follow the log on their own.
 
 The store (:mod:`thoughtledger.ledger.store.postgres.store`) seals the events onto a head and runs
 the statement on a held writer connection, retried after a lost connection; :class:`KnownHeads`
@@ -31,8 +30,6 @@ from thoughtledger.ledger.errors import (
 )
 from thoughtledger.ledger.events import PAYLOAD_SCHEMA_VERSION
 from thoughtledger.ledger.store.base import StreamHead
-from thoughtledger.ledger.store.loop_marks import LoopMark
-from thoughtledger.ledger.store.postgres.loop_writes import BEHIND_CTE, MARKS_CTE
 from thoughtledger.ledger.store.postgres.setup import translate as _translate
 
 HEAD_CACHE_SIZE = 4096
@@ -63,25 +60,11 @@ ORDER BY e.ord
 RETURNING position
 """
 _APPEND = _HEAD + _EVENTS
-"""An append whose marks were given, none a repeat (the common case): nothing more to write."""
-_APPEND_MARKED = _HEAD + MARKS_CTE + _EVENTS
-_APPEND_BEHIND = _HEAD + BEHIND_CTE + _EVENTS
-
-
-def _append_statement(marks: Sequence[LoopMark] | None) -> tuple[str, list[list[Any]]]:
-    """The append statement for an append's ``marks``, and their columns as its parameters."""
-    if marks is None:
-        return _APPEND_BEHIND, []
-    if not marks:
-        return _APPEND, []
-    columns = [[mark.version for mark in marks], [mark.repeats_version for mark in marks]]
-    return _APPEND_MARKED, [*columns, [mark.similarity for mark in marks]]
 
 
 async def insert_sealed(
     driver: Any,
     sealed: Sequence[SealedEvent],
-    marks: Sequence[LoopMark] | None,
     *,
     expected_version: int,
     head_hash: str,
@@ -91,7 +74,6 @@ async def insert_sealed(
     Args:
         driver: A held writer connection's driver.
         sealed: The events, all recorded at one time, the first following the head.
-        marks: Their loop marks (``None``: not found; the session is listed as behind).
         expected_version: The head's version the append was sealed onto.
         head_hash: The head's hash the append was sealed onto.
 
@@ -101,10 +83,9 @@ async def insert_sealed(
     Raises:
         Exception: The driver's errors, for the caller to translate (:func:`append_error`).
     """
-    statement, mark_columns = _append_statement(marks)
     last = sealed[-1]
     rows = await driver.fetch(
-        statement,
+        _APPEND,
         last.session_id,
         last.version,
         last.hash,
@@ -118,7 +99,6 @@ async def insert_sealed(
         [item.payload for item in sealed],
         [item.prev_hash for item in sealed],
         [item.hash for item in sealed],
-        *mark_columns,
     )
     return [row[0] for row in rows]
 

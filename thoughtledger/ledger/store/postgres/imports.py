@@ -17,7 +17,6 @@ from thoughtledger.ledger.store.postgres.positions import POSITION_SHIFT
 from thoughtledger.ledger.store.postgres.setup import translate as _translate
 from thoughtledger.ledger.store.rows import stored_row
 from thoughtledger.ledger.store.schema import events as EVENTS
-from thoughtledger.ledger.store.schema import loops_behind as LOOPS_BEHIND
 from thoughtledger.ledger.store.schema import sessions as SESSIONS
 
 
@@ -124,10 +123,6 @@ async def _import_in(connection: AsyncConnection, streams: dict[str, list[Record
         )
         if moved.first() is None:
             raise import_conflict(session_id, version)
-        # Imported thoughts come without loop marks: the facade marks the session afresh.
-        await connection.execute(
-            postgresql.insert(LOOPS_BEHIND).values(session_id=session_id).on_conflict_do_nothing()
-        )
         written += len(plan.new)
     return written
 

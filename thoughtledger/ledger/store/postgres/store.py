@@ -43,7 +43,7 @@ from thoughtledger.ledger.store.base import (
     Clock,
     utc_now,
 )
-from thoughtledger.ledger.store.loop_marks import LoopMark
+from thoughtledger.ledger.store.loop_marks import FoldedMarks
 from thoughtledger.ledger.store.postgres.append import KnownHeads, append_error, insert_sealed
 from thoughtledger.ledger.store.postgres.connect import engine_for, read_rows
 from thoughtledger.ledger.store.postgres.failover import Reconnecting
@@ -55,7 +55,7 @@ from thoughtledger.ledger.store.postgres.listen import (
     PostgresWatch,
 )
 from thoughtledger.ledger.store.postgres.log_tree import PostgresTree
-from thoughtledger.ledger.store.postgres.loop_writes import mark_loops
+from thoughtledger.ledger.store.postgres.loop_writes import fold_loop_marks
 from thoughtledger.ledger.store.postgres.positions import POSITION_SHIFT, held_back, visible_below
 from thoughtledger.ledger.store.postgres.redact import strip
 from thoughtledger.ledger.store.postgres.replay import ReplayFollower
@@ -230,11 +230,10 @@ class PostgresEventStore(SqlEventStore):
         prepared: Sequence[PreparedEvent],
         expected_version: int,
         ids: Sequence[UUID],
-        marks: Sequence[LoopMark] | None,
     ) -> list[RecordedEvent]:
         try:
             with reading_for_a_write():
-                return await self._append_here(session_id, prepared, expected_version, ids, marks)
+                return await self._append_here(session_id, prepared, expected_version, ids)
         except ConcurrencyError:
             # Refused before reaching a writer too (a head read on the primary): the primary
             # holds something newer, which the reload before a retry must wait for.
@@ -248,7 +247,6 @@ class PostgresEventStore(SqlEventStore):
         prepared: Sequence[PreparedEvent],
         expected_version: int,
         ids: Sequence[UUID],
-        marks: Sequence[LoopMark] | None,
     ) -> list[RecordedEvent]:
         if self._closed:
             raise StoreError("the store is closed")
@@ -276,7 +274,6 @@ class PostgresEventStore(SqlEventStore):
                     positions = await insert_sealed(
                         driver,
                         sealed,
-                        marks,
                         expected_version=expected_version,
                         head_hash=head_hash,
                     )
@@ -320,12 +317,12 @@ class PostgresEventStore(SqlEventStore):
             self._notifier.committed()
         return written
 
-    async def _mark_loops(self, session_id: str, version: int, marks: Sequence[LoopMark]) -> bool:
+    async def _fold_loop_marks(self, through: int, to: int, folded: Sequence[FoldedMarks]) -> bool:
         async with self._writing("no loop marks were written") as driver:
             try:
-                return await mark_loops(driver, session_id, version, marks)
+                return await fold_loop_marks(driver, through, to, folded)
             except Exception as exc:  # the driver's errors are translated right here
-                raise StoreError(f"marking loops in {self._where} failed: {exc}") from exc
+                raise StoreError(f"writing loop marks in {self._where} failed: {exc}") from exc
 
     async def _strip(self, changes: Sequence[Stripping], *, vacuum: bool) -> int:
         return await strip(

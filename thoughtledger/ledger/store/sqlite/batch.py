@@ -17,7 +17,6 @@ from uuid import UUID
 from thoughtledger.ledger.chain import GENESIS_HASH, PreparedEvent, SealedEvent, seal
 from thoughtledger.ledger.envelope import RecordedEvent, format_time, parse_time
 from thoughtledger.ledger.errors import ConcurrencyError, InvalidInputError, LedgerError
-from thoughtledger.ledger.store.loop_marks import LoopMark
 from thoughtledger.ledger.store.rows import to_recorded
 from thoughtledger.ledger.store.sqlite.statements import STATEMENTS
 
@@ -26,8 +25,6 @@ INSERT_FIRST = STATEMENTS["insert_first"]
 SELECT_HEAD = STATEMENTS["select_head"]
 MOVE_HEAD = STATEMENTS["move_head"]
 LAST_POSITION = STATEMENTS["last_position"]
-INSERT_LOOP = STATEMENTS["insert_loop"]
-LOOPS_BEHIND = STATEMENTS["loops_behind"]
 
 HEAD_CACHE_SIZE = 4096
 """How many session heads a writer remembers (least recently written go first)."""
@@ -47,7 +44,6 @@ class Request:
     expected_version: int
     ids: Sequence[UUID]
     future: asyncio.Future[list[RecordedEvent]]
-    marks: Sequence[LoopMark] | None = None
 
 
 @dataclass(slots=True)
@@ -205,7 +201,6 @@ class BatchWriter:
         except sqlite3.IntegrityError as exc:
             # Versions were checked by the head moves, so only a reused event id is left.
             raise Rejected(reused_id(exc)) from exc
-        write_loop_marks(db, requests)
         db.execute("RELEASE together")
         self.touched.extend(touched)
         return outcomes
@@ -255,21 +250,8 @@ class BatchWriter:
                     for offset, item in enumerate(sealed[1:], start=1)
                 ],
             )
-        write_loop_marks(db, (request,))
         self.touched.append((session_id, (last.version, last.hash, moment_text)))
         return Outcome(recorded=to_recorded(sealed, position))
-
-
-def write_loop_marks(db: sqlite3.Connection, requests: Sequence[Request]) -> None:
-    """Write the loop marks of appends just written (a session without them is now behind).
-
-    Nothing at all for the common append: marks given, and no repeat among them.
-    """
-    for request in requests:
-        if request.marks is None:
-            db.execute(LOOPS_BEHIND, (request.session_id,))
-        elif request.marks:
-            db.executemany(INSERT_LOOP, [(request.session_id, *mark) for mark in request.marks])
 
 
 def _columns(item: SealedEvent) -> tuple[object, ...]:
@@ -308,5 +290,4 @@ __all__ = [
     "Rejected",
     "Request",
     "reused_id",
-    "write_loop_marks",
 ]

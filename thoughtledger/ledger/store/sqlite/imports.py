@@ -12,7 +12,6 @@ from thoughtledger.ledger.store.imports import plan_import
 from thoughtledger.ledger.store.rows import stored_row
 from thoughtledger.ledger.store.sqlite.batch import (
     INSERT_FIRST,
-    LOOPS_BEHIND,
     SELECT_HEAD,
     BatchWriter,
 )
@@ -96,8 +95,6 @@ def _import_now(
                     "updated_at": format_time(plan.new[-1].recorded_at),
                 },
             )
-            # Imported thoughts come without loop marks: the facade marks the session afresh.
-            db.execute(LOOPS_BEHIND, (session_id,))
             written += len(plan.new)
         index_waiting(db)  # imported thoughts are searchable through the index at once
         db.execute("COMMIT")

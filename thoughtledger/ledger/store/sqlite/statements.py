@@ -8,7 +8,7 @@ tables stay the one source of truth and no SQL is assembled at run time.
 
 from typing import Any
 
-DATABASE_SCHEMA_VERSION = 11
+DATABASE_SCHEMA_VERSION = 12
 """The database schema version the statements are for (``schema.DATABASE_SCHEMA_VERSION``)."""
 READABLE_FROM = 1
 """``schema.READABLE_FROM``: the oldest schema read without upgrading (later steps add indexes
@@ -99,7 +99,6 @@ STATEMENTS: dict[str, str] = {
         "INSERT INTO tl_loops (session_id, version, repeats_version, similarity) VALUES (?, ?, "
         "?, ?)"
     ),
-    "loops_behind": "INSERT INTO tl_loops_behind (session_id) VALUES (?) ON CONFLICT DO NOTHING",
 }
 
 
@@ -230,15 +229,9 @@ def compile_statements() -> dict[str, str]:
         "last_position": sql(
             sa.select(sa.func.coalesce(sa.func.max(t.c.position), sa.literal_column("0")))
         ),
-        # An append's loop marks, in its transaction; a session whose marks were not given.
+        # The loop marks a fold of the log found (see ledger.store.sqlite.loop_writes).
         "insert_loop": sql(
             sa.insert(schema.loops).values({c: sa.bindparam(c.name) for c in schema.loops.columns}),
-            qmark,
-        ),
-        "loops_behind": sql(
-            sqlite_dialect.insert(schema.loops_behind)
-            .values(session_id=sa.bindparam("session_id"))
-            .on_conflict_do_nothing(),
             qmark,
         ),
     }

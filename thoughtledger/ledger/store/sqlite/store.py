@@ -36,8 +36,7 @@ from thoughtledger.ledger.errors import (
 )
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, StreamHead, utc_now
-from thoughtledger.ledger.store.checks import check_page
-from thoughtledger.ledger.store.loop_marks import LoopMark
+from thoughtledger.ledger.store.loop_marks import FoldedMarks, LoopMark
 from thoughtledger.ledger.store.redaction import Redacted, Stripping
 from thoughtledger.ledger.store.sql import SqlEventStore
 from thoughtledger.ledger.store.sqlite.batch import (
@@ -49,7 +48,8 @@ from thoughtledger.ledger.store.sqlite.batch import (
 from thoughtledger.ledger.store.sqlite.commit_place import CommitPlace
 from thoughtledger.ledger.store.sqlite.imports import import_streams
 from thoughtledger.ledger.store.sqlite.log_tree import SqliteTree
-from thoughtledger.ledger.store.sqlite.loop_writes import mark_loops
+from thoughtledger.ledger.store.sqlite.loop_writes import THROUGH as LOOPS_THROUGH
+from thoughtledger.ledger.store.sqlite.loop_writes import fold_loop_marks
 from thoughtledger.ledger.store.sqlite.readonly import connect_read_only
 from thoughtledger.ledger.store.sqlite.reads import POLL_INTERVAL, SqliteReader
 from thoughtledger.ledger.store.sqlite.redact import strip
@@ -70,9 +70,6 @@ if TYPE_CHECKING:
     from thoughtledger.ledger.store.sql_stats import StatsDialect
 
 
-_LOOPS_BEHIND = (
-    "SELECT session_id FROM tl_loops_behind WHERE session_id > ? ORDER BY session_id LIMIT ?"
-)
 _LOOP_MARKS = (
     "SELECT version, repeats_version, similarity FROM tl_loops WHERE session_id = ? "
     "ORDER BY version"
@@ -228,13 +225,12 @@ class SqliteEventStore(SqlEventStore):
         prepared: Sequence[PreparedEvent],
         expected_version: int,
         ids: Sequence[UUID],
-        marks: Sequence[LoopMark] | None,
     ) -> list[RecordedEvent]:
         if self._closed:
             raise StoreError("the store is closed")
         loop = asyncio.get_running_loop()
         future: asyncio.Future[list[RecordedEvent]] = loop.create_future()
-        self._pending.append(Request(session_id, prepared, expected_version, ids, future, marks))
+        self._pending.append(Request(session_id, prepared, expected_version, ids, future))
         writer = self._writer
         if not writer.flushing:
             writer.flushing = True
@@ -352,8 +348,8 @@ class SqliteEventStore(SqlEventStore):
             self._committed.notify()
         return written
 
-    async def _mark_loops(self, session_id: str, version: int, marks: Sequence[LoopMark]) -> bool:
-        return await mark_loops(self._writer, session_id, version, marks)
+    async def _fold_loop_marks(self, through: int, to: int, folded: Sequence[FoldedMarks]) -> bool:
+        return await fold_loop_marks(self._writer, through, to, folded)
 
     async def _strip(self, changes: Sequence[Stripping], *, vacuum: bool) -> int:
         # SQLite always reclaims: the write-ahead log is emptied after every strip.
@@ -384,10 +380,15 @@ class SqliteEventStore(SqlEventStore):
         """See :meth:`EventStore.list_heads` (read inline: an indexed range of session ids)."""
         return await self._reader.list_heads(after_session_id=after_session_id, limit=limit)
 
-    async def loops_behind(self, *, after: str = "", limit: int = 1000) -> list[str]:
-        """See :meth:`LoopMarking.loops_behind` (read inline: opening a ledger asks it)."""
-        check_page(0, limit)
-        return [row[0] for row in self._reader.read(_LOOPS_BEHIND, (after, limit))]
+    async def loops_through(self) -> int:
+        """See :meth:`LoopMarking.loops_through` (read inline: one row by key)."""
+        try:
+            rows = self._reader.read(LOOPS_THROUGH, ())
+        except StoreError as exc:
+            if "tl_loops_through" in str(exc):  # an older ledger opened read-only
+                return 0
+            raise
+        return int(rows[0][0]) if rows else 0
 
     async def loop_marks(self, session_id: str) -> list[LoopMark]:
         """See :meth:`LoopMarking.loop_marks` (read inline: one indexed range)."""
