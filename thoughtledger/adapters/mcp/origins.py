@@ -13,16 +13,13 @@ from collections.abc import Sequence
 
 from mcp.server.transport_security import TransportSecuritySettings
 
-from thoughtledger.api import InvalidInputError, parse_origin
+from thoughtledger.adapters.common.origins import LOOPBACK_HOSTS, own_origin, parse_origin
+from thoughtledger.api import InvalidInputError
 
-LOOPBACK_HOST_PATTERNS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
+LOOPBACK_HOST_PATTERNS = tuple(
+    f"[{host}]:*" if ":" in host else f"{host}:*" for host in LOOPBACK_HOSTS
+)
 """The ``Host`` values the SDK accepts on loopback (any port): a rebound name is refused."""
-
-
-def own_origin(host: str, port: int) -> str:
-    """The origin of the server at ``host:port`` (``http://127.0.0.1:8765``)."""
-    shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}"
 
 
 def transport_security(host: str, port: int, allowed: Sequence[str]) -> TransportSecuritySettings:
@@ -39,7 +36,7 @@ def origin_option(value: str) -> str:
 
     Raises:
         argparse.ArgumentTypeError: It is not an ``http`` or ``https`` origin (see
-            :func:`thoughtledger.api.parse_origin`).
+            :func:`thoughtledger.adapters.common.origins.parse_origin`).
     """
     try:
         return parse_origin(value, any_port=True)
@@ -47,4 +44,4 @@ def origin_option(value: str) -> str:
         raise argparse.ArgumentTypeError(f"{exc} (http://localhost:* allows any port)") from None
 
 
-__all__ = ["LOOPBACK_HOST_PATTERNS", "origin_option", "own_origin", "transport_security"]
+__all__ = ["LOOPBACK_HOST_PATTERNS", "origin_option", "transport_security"]

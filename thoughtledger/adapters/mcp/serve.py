@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from thoughtledger.adapters.common.logs import SessionIdRedaction, route_to_stdlib
+from thoughtledger.adapters.common.stopping import signals_handled
 from thoughtledger.adapters.mcp.render import ThoughtSink, thought_logging_enabled
 from thoughtledger.adapters.mcp.serve_http import serve_http
 from thoughtledger.adapters.mcp.serve_options import (
@@ -45,8 +47,7 @@ from thoughtledger.adapters.mcp.serve_parts import (
     serving_facts,
 )
 from thoughtledger.adapters.mcp.stdio import run_stdio, stdio_transport
-from thoughtledger.adapters.mcp.stopping import signals_handled
-from thoughtledger.api import READ_URL_ENV, SessionIdRedaction, resolve_url, route_to_stdlib
+from thoughtledger.api import READ_URL_ENV, resolve_url
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError
 from thoughtledger.ledger.masking import mask_text
 from thoughtledger.ledger.printable import visible

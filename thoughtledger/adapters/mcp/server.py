@@ -22,6 +22,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import BaseModel, ValidationError
 
+from thoughtledger.adapters.common.json_schema import compact_schema
 from thoughtledger.adapters.mcp import descriptions as text
 from thoughtledger.adapters.mcp.answers import (
     HISTORY_LISTED,
@@ -46,7 +47,7 @@ from thoughtledger.adapters.mcp.thinking import (
     sequential_thinking_external,
     sequentialthinking,
 )
-from thoughtledger.api import Ledger, ThoughtWriter, check_agent, compact_schema
+from thoughtledger.api import Ledger, ThoughtWriter, check_agent
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.thought_types import describe_errors
 

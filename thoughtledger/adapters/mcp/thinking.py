@@ -34,7 +34,7 @@ from thoughtledger.api import (
     ProviderNotConfiguredError,
     ThinkOutcome,
     checked_command,
-    think_external,
+    think_with_writer,
 )
 from thoughtledger.ledger.errors import LedgerError
 from thoughtledger.projections.answers import (
@@ -150,7 +150,7 @@ async def sequential_thinking_external(*, ctx: AppContext, **arguments: Any) -> 
 
     On a session's first thought ``thought`` is the problem, afterwards guidance; the model's
     thought is recorded with who wrote it and at what cost (see
-    :func:`thoughtledger.api.think_external`). Takes :data:`EXTERNAL_PARAMETERS`.
+    :func:`thoughtledger.api.think_with_writer`). Takes :data:`EXTERNAL_PARAMETERS`.
 
     Raises:
         ToolError: The thought breaks a rule, the session id is malformed, the model's provider
@@ -214,7 +214,7 @@ async def record(
         requested: The session the caller named; ``None`` for the connection's own.
         clear: Retire the session first and continue under a new id.
         use_llm: Have a language model write the thought (``thought`` is then the problem or
-            guidance); see :func:`thoughtledger.api.think_external`.
+            guidance); see :func:`thoughtledger.api.think_with_writer`.
         model: With ``use_llm``: the model or alias (``None``: the MCP API reference's
             ``LUX_MODEL_NORMAL``).
         temperature: With ``use_llm``: the sampling temperature.
@@ -235,7 +235,7 @@ async def record(
                 raise ProviderNotConfiguredError(NO_MODEL_CLIENT)
             # With a progress token the model's text is sent as it is written (see progress).
             think = (
-                think_streaming(caller.ctx) if progress_requested(caller.ctx) else think_external
+                think_streaming(caller.ctx) if progress_requested(caller.ctx) else think_with_writer
             )
             outcome = await think(
                 app.ledger,
