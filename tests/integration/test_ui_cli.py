@@ -12,7 +12,7 @@ import pytest
 from tests.support.browser import record_demo
 from tests.support.cli import cli, sqlite_url
 from tests.support.processes import ROOT, WAIT, child_env
-from thoughtledger.adapters.mcp.serve_http import SINGLE_PRINCIPAL_WARNING
+from thoughtledger.adapters.mcp.http.serving import SINGLE_PRINCIPAL_WARNING
 
 
 def test_ui_refuses_a_missing_ledger_and_creates_nothing(

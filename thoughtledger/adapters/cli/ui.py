@@ -84,7 +84,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     """
     from thoughtledger.adapters.common.hardened import bind, hardened_server
     from thoughtledger.adapters.common.stopping import signals_handled
-    from thoughtledger.adapters.mcp.serve_http import SINGLE_PRINCIPAL_WARNING
+    from thoughtledger.adapters.mcp.http.serving import SINGLE_PRINCIPAL_WARNING
     from thoughtledger.adapters.ui.routes import create_app
 
     file_verifier = None
@@ -135,7 +135,7 @@ async def _verifier(
         return file_verifier
     from thoughtledger.adapters.auth.issuer import DEFAULT_ROLE_CLAIM, IssuerTokenVerifier
     from thoughtledger.adapters.common.origins import own_origin
-    from thoughtledger.adapters.mcp.serve_auth import AnyOf
+    from thoughtledger.adapters.mcp.http.auth import AnyOf
 
     issuer = IssuerTokenVerifier(
         args.auth_issuer,

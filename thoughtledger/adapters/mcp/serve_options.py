@@ -10,8 +10,7 @@ from pathlib import Path
 
 from thoughtledger.adapters.common.hardened import BODY_TIMEOUT, HEADER_TIMEOUT
 from thoughtledger.adapters.common.options import bounded, loopback_host, port_number
-from thoughtledger.adapters.common.origins import LOOPBACK_HOSTS
-from thoughtledger.adapters.mcp.origins import origin_option
+from thoughtledger.adapters.common.origins import LOOPBACK_HOSTS, parse_origin
 from thoughtledger.adapters.mcp.server import (
     DEFAULT_TOOLS,
     DESCRIPTIONS,
@@ -81,7 +80,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-origin",
         action="append",
-        type=origin_option,
+        type=_origin,
         metavar="ORIGIN",
         help="with --http: also answer requests from web pages of this origin "
         "(scheme://host:port; repeatable); without it, only pages of the server's own origin "
@@ -237,6 +236,19 @@ _count = bounded(int, lambda count: count >= 1, "a whole number >= 1")
 _seconds = bounded(
     float, lambda seconds: 0 < seconds < float("inf"), "a positive number of seconds"
 )
+
+
+def _origin(value: str) -> str:
+    """Parse an ``--allow-origin`` value: ``scheme://host[:port]``, or ``:*`` for any port.
+
+    Raises:
+        argparse.ArgumentTypeError: It is not an ``http`` or ``https`` origin (see
+            :func:`thoughtledger.adapters.common.origins.parse_origin`).
+    """
+    try:
+        return parse_origin(value, any_port=True)
+    except InvalidInputError as exc:
+        raise argparse.ArgumentTypeError(f"{exc} (http://localhost:* allows any port)") from None
 
 
 def _tool_list(value: str) -> Sequence[str]:

@@ -24,10 +24,9 @@ from mcp.server.mcpserver import MCPServer
 from starlette.types import ASGIApp
 
 from thoughtledger.adapters.common.logs import event_line
-from thoughtledger.adapters.mcp.context import AppState, ProfileName
-from thoughtledger.adapters.mcp.render import ThoughtSink
-from thoughtledger.adapters.mcp.serve_auth import IssuerVerifierFactory
 from thoughtledger.adapters.mcp.server import WriterFactory, create_server
+from thoughtledger.adapters.mcp.tools.context import AppState, ProfileName
+from thoughtledger.adapters.mcp.tools.render import ThoughtSink
 from thoughtledger.api import Ledger, open_ledger, resolve_url
 from thoughtledger.ledger.masking import mask_url
 
@@ -43,6 +42,29 @@ LOGGER = "thoughtledger.adapters.mcp.serve"
 # The server's own lifecycle lines use the standard library: structlog is imported only when
 # something else logs (see thoughtledger.adapters.common.logs).
 _log = logging.getLogger(LOGGER)
+
+
+class IssuerVerifier(TokenVerifier, Protocol):
+    """A verifier of an OAuth issuer's tokens that can reach the issuer before serving."""
+
+    @property
+    def issuer(self) -> str:
+        """The issuer tokens must name."""
+        ...
+
+    async def prepare(self) -> None:
+        """Fetch what checking tokens needs; raise ``LedgerError`` when it cannot."""
+        ...
+
+
+class IssuerVerifierFactory(Protocol):
+    """Makes an :class:`IssuerVerifier` (``IssuerTokenVerifier`` of the auth package)."""
+
+    def __call__(
+        self, issuer: str, audience: str, role_claim: str = ..., *, jwks_url: str | None = None
+    ) -> IssuerVerifier:
+        """Raise ``InvalidInputError`` for URLs keys may not be fetched from."""
+        ...
 
 
 class LiveExport(Protocol):
@@ -79,7 +101,7 @@ class ServeParts:
             JWT access tokens (``IssuerTokenVerifier``); ``None``: the option is refused.
         live_socket: Given the ledger, the bearer verifier (``None``: no authentication) and
             the origins allowed besides the server's own, the live socket's ASGI app, served
-            at :data:`~thoughtledger.adapters.mcp.serve_http.WS_PATH` (the browser view's);
+            at :data:`~thoughtledger.adapters.mcp.http.serving.WS_PATH` (the browser view's);
             ``None``: no socket.
     """
 
@@ -194,6 +216,8 @@ def serving_facts(args: argparse.Namespace) -> dict[str, object]:
 __all__ = [
     "EXIT_INTERRUPTED",
     "LOGGER",
+    "IssuerVerifier",
+    "IssuerVerifierFactory",
     "LiveExport",
     "LiveSocketFactory",
     "ServeParts",

@@ -8,13 +8,11 @@ user names; a request without ``Origin`` (an MCP client, curl: not a browser) is
 The ``Host`` check against DNS rebinding stays the SDK's (the loopback names only).
 """
 
-import argparse
 from collections.abc import Sequence
 
 from mcp.server.transport_security import TransportSecuritySettings
 
-from thoughtledger.adapters.common.origins import LOOPBACK_HOSTS, own_origin, parse_origin
-from thoughtledger.api import InvalidInputError
+from thoughtledger.adapters.common.origins import LOOPBACK_HOSTS, own_origin
 
 LOOPBACK_HOST_PATTERNS = tuple(
     f"[{host}]:*" if ":" in host else f"{host}:*" for host in LOOPBACK_HOSTS
@@ -31,17 +29,4 @@ def transport_security(host: str, port: int, allowed: Sequence[str]) -> Transpor
     )
 
 
-def origin_option(value: str) -> str:
-    """Parse an ``--allow-origin`` value: ``scheme://host[:port]``, or ``:*`` for any port.
-
-    Raises:
-        argparse.ArgumentTypeError: It is not an ``http`` or ``https`` origin (see
-            :func:`thoughtledger.adapters.common.origins.parse_origin`).
-    """
-    try:
-        return parse_origin(value, any_port=True)
-    except InvalidInputError as exc:
-        raise argparse.ArgumentTypeError(f"{exc} (http://localhost:* allows any port)") from None
-
-
-__all__ = ["LOOPBACK_HOST_PATTERNS", "origin_option", "transport_security"]
+__all__ = ["LOOPBACK_HOST_PATTERNS", "transport_security"]

@@ -25,9 +25,9 @@ from typing import Protocol
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from thoughtledger.adapters.mcp.context import AppContext
-from thoughtledger.adapters.mcp.pipes import reader_gone
 from thoughtledger.adapters.mcp.sdk_private import in_process_progress
+from thoughtledger.adapters.mcp.stdio.pipes import reader_gone
+from thoughtledger.adapters.mcp.tools.context import AppContext
 from thoughtledger.api import (
     Ledger,
     ThinkCommand,

@@ -23,10 +23,11 @@ from starlette.routing import WebSocketRoute
 from thoughtledger.adapters.common.hardened import bind
 from thoughtledger.adapters.common.origins import own_origin
 from thoughtledger.adapters.common.stopping import signals_handled
-from thoughtledger.adapters.mcp.origins import transport_security
-from thoughtledger.adapters.mcp.render import ThoughtSink
-from thoughtledger.adapters.mcp.resource_metadata import metadata_routes
-from thoughtledger.adapters.mcp.serve_auth import HttpAuth, http_auth
+from thoughtledger.adapters.mcp.http.auth import HttpAuth, http_auth
+from thoughtledger.adapters.mcp.http.resource_metadata import metadata_routes
+from thoughtledger.adapters.mcp.http.session_cap import SessionCap
+from thoughtledger.adapters.mcp.http.stream_recheck import StreamRecheck
+from thoughtledger.adapters.mcp.http.transport_security import transport_security
 from thoughtledger.adapters.mcp.serve_options import DEFAULT_MAX_HTTP_SESSIONS
 from thoughtledger.adapters.mcp.serve_parts import (
     EXIT_INTERRUPTED,
@@ -37,8 +38,7 @@ from thoughtledger.adapters.mcp.serve_parts import (
     mcp_server,
     serving_facts,
 )
-from thoughtledger.adapters.mcp.session_cap import SessionCap
-from thoughtledger.adapters.mcp.stream_recheck import StreamRecheck
+from thoughtledger.adapters.mcp.tools.render import ThoughtSink
 from thoughtledger.api import Ledger
 
 if TYPE_CHECKING:

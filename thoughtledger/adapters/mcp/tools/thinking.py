@@ -3,7 +3,7 @@
 Each is a function the SDK turns into a tool; the server (see
 :mod:`thoughtledger.adapters.mcp.server`)
 reads its schema from the signature, which is generated from the definition of a thought
-(:mod:`thoughtledger.adapters.mcp.parameters`). They share one path into
+(:mod:`thoughtledger.adapters.mcp.tools.parameters`). They share one path into
 the ledger, :func:`record`, so every tool validates, resolves its session and appends the same way.
 """
 
@@ -15,10 +15,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
-from thoughtledger.adapters.mcp import descriptions as text
-from thoughtledger.adapters.mcp.context import AppContext, Caller, ProfileName
-from thoughtledger.adapters.mcp.lax_types import LaxFlag, LaxText
-from thoughtledger.adapters.mcp.parameters import (
+from thoughtledger.adapters.mcp.tools import descriptions as text
+from thoughtledger.adapters.mcp.tools.context import AppContext, Caller, ProfileName
+from thoughtledger.adapters.mcp.tools.lax_types import LaxFlag, LaxText
+from thoughtledger.adapters.mcp.tools.parameters import (
     OFFICIAL_CORE_ORDER,
     SNAKE_CORE_ORDER,
     parameter,
@@ -26,9 +26,9 @@ from thoughtledger.adapters.mcp.parameters import (
     thought_parameters,
     with_parameters,
 )
-from thoughtledger.adapters.mcp.progress import progress_requested, think_streaming
-from thoughtledger.adapters.mcp.render import render_thought
-from thoughtledger.adapters.mcp.targets import IMPLICIT, thinking_target
+from thoughtledger.adapters.mcp.tools.progress import progress_requested, think_streaming
+from thoughtledger.adapters.mcp.tools.render import render_thought
+from thoughtledger.adapters.mcp.tools.targets import IMPLICIT, thinking_target
 from thoughtledger.api import (
     DEFAULT_TEMPERATURE,
     ProviderNotConfiguredError,
