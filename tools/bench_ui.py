@@ -37,7 +37,7 @@ import uvicorn
 from bench_stats import generate_ledger
 
 from thoughtledger import open_ledger
-from thoughtledger.adapters.mcp.serve_http import bind
+from thoughtledger.adapters.common.hardened import bind
 from thoughtledger.adapters.ui.badges import BADGE_EVENTS_MAX
 from thoughtledger.adapters.ui.listing import SessionFilter, sessions_page
 from thoughtledger.adapters.ui.routes import create_app

@@ -1,4 +1,4 @@
-"""Rewrite tests/unit/public_names.txt from the product's __all__ lists, after a deliberate change.
+"""Rewrite tests/unit/public_names.txt from the public modules' __all__, after a deliberate change.
 
 Usage: .venv/bin/python tools/pin_public_names.py, then review the file's git diff.
 """
@@ -11,8 +11,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywher
 from tests.unit.test_public_surface import PINNED_FILE, public_modules
 
 HEADER = """\
-# Every name in the __all__ of the thoughtledger package's modules, `module name` a line.
-# Change it together with an __all__ (tests/unit/test_public_surface.py checks they agree).
+# The __all__ of the modules users import (PUBLIC_MODULES in test_public_surface.py),
+# `module name` a line. Change it together with an __all__ (that test checks they agree).
 """
 
 

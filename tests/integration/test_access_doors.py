@@ -50,7 +50,7 @@ from tests.support.processes import WAIT, serving_http
 from tests.support.ui_app import UiApp, ui_app
 from thoughtledger.adapters.auth.tokens import TokenFile, load_tokens_or_empty, save_tokens
 from thoughtledger.adapters.auth.verifier import FileTokenVerifier
-from thoughtledger.adapters.mcp.serve_http import WS_PATH
+from thoughtledger.adapters.mcp.http.serving import WS_PATH
 from thoughtledger.adapters.mcp.server import TOOL_NAMES, create_server
 from thoughtledger.adapters.tool import sequential_thinking_tool
 from thoughtledger.adapters.ui.routes import create_app

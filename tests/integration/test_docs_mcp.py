@@ -14,7 +14,7 @@ from tests.support.docs import page
 from tests.support.mcp import Json, call
 from thoughtledger import Ledger
 from thoughtledger.adapters.mcp import TOOL_NAMES, create_server
-from thoughtledger.adapters.mcp.context import ProfileName
+from thoughtledger.adapters.mcp.tools.context import ProfileName
 
 pytestmark = pytest.mark.anyio
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from tests.support.processes import ROOT, WAIT, child_env, sqlite_in
 from thoughtledger.adapters.auth.tokens import TokenFile, save_tokens
-from thoughtledger.adapters.mcp.hardened import HEADER_TIMEOUT
+from thoughtledger.adapters.common.hardened import HEADER_TIMEOUT
 
 URL = re.compile(rb"(http://127\.0\.0\.1:\d+)/")
 INITIALIZE = {

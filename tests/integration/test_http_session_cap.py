@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.auth import MCP_ACCEPT, end_session, open_session
 from thoughtledger.adapters.mcp import create_server
-from thoughtledger.adapters.mcp.session_cap import SessionCap
+from thoughtledger.adapters.mcp.http.session_cap import SessionCap
 from thoughtledger.api.bootstrap import open_ledger
 
 pytestmark = pytest.mark.anyio

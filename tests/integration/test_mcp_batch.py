@@ -178,7 +178,7 @@ async def test_a_principal_batches_only_into_its_own_sessions(tmp_path: Path, mo
             assert await event_total(server.db) == written
         async with server.client(alice, mode=mode) as client:
             read = await call(client, "thinking_history", {"sessionId": "s"})
-    # Each principal's "s" is a session of its own (see thoughtledger.adapters.mcp.targets).
+    # Each principal's "s" is a session of its own (see thoughtledger.adapters.mcp.tools.targets).
     assert his["sessionId"] != mine["sessionId"]
     assert [a["thoughtHistoryLength"] for a in his["answers"]] == [1]
     assert "reader role" in said

@@ -13,7 +13,7 @@ from tests.support.processes import ROOT, child_env, serve_command, sqlite_in
 from tests.support.raw_store import raw_store
 from tests.support.samples import thought
 from thoughtledger import open_ledger
-from thoughtledger.adapters.mcp.reading import WHOLE_READ_MAX
+from thoughtledger.adapters.mcp.tools.reading import WHOLE_READ_MAX
 from thoughtledger.api.service import Ledger
 
 pytestmark = pytest.mark.anyio

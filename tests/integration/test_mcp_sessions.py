@@ -5,7 +5,7 @@ from mcp import Client
 
 from tests.support.mcp import Mode, connect, refused, think, thought
 from thoughtledger.adapters.mcp import create_server
-from thoughtledger.adapters.mcp.context import ProfileName
+from thoughtledger.adapters.mcp.tools.context import ProfileName
 from thoughtledger.api.service import Ledger
 
 pytestmark = pytest.mark.anyio

@@ -6,7 +6,7 @@ from mcp import Client
 from tests.support.mcp import Json, Mode, call, connect, event_count, refused
 from thoughtledger.adapters.llm.client import LLMWriter
 from thoughtledger.adapters.mcp import TOOL_NAMES, create_server
-from thoughtledger.adapters.mcp.thinking import NO_MODEL_CLIENT
+from thoughtledger.adapters.mcp.tools.thinking import NO_MODEL_CLIENT
 from thoughtledger.api.service import Ledger
 
 pytestmark = pytest.mark.anyio

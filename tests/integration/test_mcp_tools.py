@@ -18,7 +18,7 @@ from tests.support.mcp import (
     think,
     thought,
 )
-from thoughtledger.adapters.mcp.descriptions import OFFICIAL_DESCRIPTION
+from thoughtledger.adapters.mcp.tools.descriptions import OFFICIAL_DESCRIPTION
 from thoughtledger.api.service import Ledger
 
 pytestmark = pytest.mark.anyio

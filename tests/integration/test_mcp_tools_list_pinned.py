@@ -14,13 +14,13 @@ import pytest
 from mcp import Client
 
 from thoughtledger.adapters.mcp import create_server
-from thoughtledger.adapters.mcp.context import ProfileName
 from thoughtledger.adapters.mcp.server import (
     DEFAULT_TOOLS,
     PROFILES,
     TOOL_NAMES,
     DescriptionsName,
 )
+from thoughtledger.adapters.mcp.tools.context import ProfileName
 from thoughtledger.api import Ledger
 from thoughtledger.ledger.store.memory import MemoryEventStore
 

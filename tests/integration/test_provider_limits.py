@@ -33,8 +33,8 @@ from pydantic import TypeAdapter
 from tests.support.mcp import Json, Mode
 from thoughtledger import Ledger
 from thoughtledger.adapters.mcp import TOOL_NAMES, create_server
-from thoughtledger.adapters.mcp.descriptions import OFFICIAL_DESCRIPTION
 from thoughtledger.adapters.mcp.server import DescriptionsName
+from thoughtledger.adapters.mcp.tools.descriptions import OFFICIAL_DESCRIPTION
 from thoughtledger.adapters.tool import SequentialThinkingTool, sequential_thinking_tool
 
 pytestmark = pytest.mark.anyio

@@ -12,7 +12,7 @@ from tests.support.cli import snapshot, sqlite_url
 from thoughtledger import open_ledger
 from thoughtledger.ledger.checkpoint import Checkpoint, Signer
 from thoughtledger.ledger.errors import StoreError
-from thoughtledger.ledger.store.search_sql import SEARCH_INDEX, DialectDDL
+from thoughtledger.ledger.store.search_index import SEARCH_INDEX, DialectDDL
 
 pytestmark = pytest.mark.anyio
 

@@ -18,7 +18,7 @@ from tests.support.lines import INITIALIZED, LineClient, initialize
 from tests.support.mcp import Json
 from tests.support.processes import ROOT, WAIT, child_env, serve_command, sqlite_in
 from thoughtledger import open_ledger
-from thoughtledger.adapters.mcp.framing import MAX_LINE_BYTES
+from thoughtledger.adapters.mcp.stdio.framing import MAX_LINE_BYTES
 
 pytestmark = pytest.mark.anyio
 

@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = """
 import asyncio
-from thoughtledger.adapters.mcp.stdio import pipes_usable
+from thoughtledger.adapters.mcp.stdio.answering import pipes_usable
 
 async def inside_asyncio() -> bool:
     return pipes_usable()

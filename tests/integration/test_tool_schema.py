@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 from pydantic import TypeAdapter
 
 from thoughtledger import InvalidThoughtError, Ledger
-from thoughtledger.adapters.mcp.descriptions import COMPACT_DESCRIPTION
+from thoughtledger.adapters.mcp.tools.descriptions import COMPACT_DESCRIPTION
 from thoughtledger.adapters.tool import (
     DESCRIPTION,
     OUTPUT_SCHEMA,

@@ -12,7 +12,7 @@ import pytest
 from tests.support.browser import record_demo
 from tests.support.cli import cli, sqlite_url
 from tests.support.processes import ROOT, WAIT, child_env
-from thoughtledger.adapters.mcp.serve_http import SINGLE_PRINCIPAL_WARNING
+from thoughtledger.adapters.mcp.http.serving import SINGLE_PRINCIPAL_WARNING
 
 
 def test_ui_refuses_a_missing_ledger_and_creates_nothing(
@@ -29,7 +29,7 @@ def test_ui_refuses_a_missing_ledger_and_creates_nothing(
     ("argv", "says"),
     [
         (["ui", "--host", "0.0.0.0"], "'0.0.0.0' is not one of 127.0.0.1, localhost, ::1"),  # noqa: S104
-        (["ui", "--port", "70000"], "port 70000 is outside 0-65535"),
+        (["ui", "--port", "70000"], "expected a port number, 0-65535"),
         (["ui", "--allow-origin", "ftp://host"], "'ftp://host' is not an origin"),
         (["ui", "--allow-origin", "http://host/app"], "only scheme://host[:port], no path"),
         (["ui", "--allow-origin", "http://host:99999"], "'http://host:99999' is not an origin"),

@@ -17,7 +17,7 @@ from tests.support.cli import sqlite_url
 from tests.support.live_socket import events_of, live_socket, receive, send, subscribed
 from tests.support.ui_app import record_owned, ui_app
 from thoughtledger import open_ledger
-from thoughtledger.adapters.mcp.hardened import HEADER_TIMEOUT
+from thoughtledger.adapters.common.hardened import HEADER_TIMEOUT
 
 
 @pytest.mark.slow

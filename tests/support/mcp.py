@@ -10,9 +10,9 @@ from mcp.types import CallToolResult, RequestParamsMeta, TextContent, TextResour
 
 from tests.support.raw_store import raw_store
 from thoughtledger.adapters.mcp import create_server
-from thoughtledger.adapters.mcp.context import ProfileName, RunsName
-from thoughtledger.adapters.mcp.render import ThoughtSink
 from thoughtledger.adapters.mcp.server import WriterFactory
+from thoughtledger.adapters.mcp.tools.context import ProfileName, RunsName
+from thoughtledger.adapters.mcp.tools.render import ThoughtSink
 from thoughtledger.api import AGENT_META_KEY
 from thoughtledger.api.service import Ledger
 

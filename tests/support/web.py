@@ -6,7 +6,7 @@ from contextlib import asynccontextmanager
 
 import uvicorn
 
-from thoughtledger.adapters.mcp.serve_http import bind
+from thoughtledger.adapters.common.hardened import bind
 from thoughtledger.adapters.ui.routes import create_app
 from thoughtledger.api.service import Ledger
 

@@ -4,10 +4,10 @@ comparison is tests/integration/test_official_parity.py)."""
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from thoughtledger.adapters.mcp.lax_types import MAX_SAFE_INTEGER, js_number, plain_wording
-from thoughtledger.adapters.mcp.lax_types import LaxCount as Count
-from thoughtledger.adapters.mcp.lax_types import LaxFlag as Flag
-from thoughtledger.adapters.mcp.lax_types import LaxText as Text
+from thoughtledger.adapters.mcp.tools.lax_types import MAX_SAFE_INTEGER, js_number, plain_wording
+from thoughtledger.adapters.mcp.tools.lax_types import LaxCount as Count
+from thoughtledger.adapters.mcp.tools.lax_types import LaxFlag as Flag
+from thoughtledger.adapters.mcp.tools.lax_types import LaxText as Text
 from thoughtledger.ledger.thought_types import describe_errors
 
 COUNT: TypeAdapter[int] = TypeAdapter(Count)

@@ -185,7 +185,7 @@ def test_the_scan_sees_core_extra_and_deferred_imports() -> None:
         "thoughtledger/adapters/tool/frameworks/langchain.py", "langchain_core"
     ].when_imported
     assert not found["thoughtledger/adapters/llm/client.py", "openai"].when_imported
-    assert not found["thoughtledger/adapters/mcp/hardened.py", "uvicorn"].when_imported
+    assert not found["thoughtledger/adapters/common/hardened.py", "uvicorn"].when_imported
     core, extras = declared()
     assert {"mcp", "pydantic"} <= core
     assert {"asyncpg"} <= extras["postgres"]

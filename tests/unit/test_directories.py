@@ -1,7 +1,7 @@
 """Each principal's session handles are bounded on their own: naming many sessions evicts only
 the namer's own handles, never another principal's."""
 
-from thoughtledger.adapters.mcp.sessions import Directories, connection_handle, name_handle
+from thoughtledger.adapters.mcp.tools.sessions import Directories, connection_handle, name_handle
 
 
 def test_a_principal_naming_more_sessions_than_fit_evicts_only_its_own() -> None:

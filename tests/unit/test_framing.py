@@ -2,8 +2,8 @@
 
 import pytest
 
-from thoughtledger.adapters.mcp.framing import LineSplitter, UnreadableLineError, decoded
-from thoughtledger.adapters.mcp.hardened import MAX_CONNECTIONS, RESERVED_FILES, connection_limit
+from thoughtledger.adapters.common.hardened import MAX_CONNECTIONS, RESERVED_FILES, connection_limit
+from thoughtledger.adapters.mcp.stdio.framing import LineSplitter, UnreadableLineError, decoded
 
 Found = list[tuple[int, bytes] | str]
 

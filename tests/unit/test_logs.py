@@ -5,7 +5,7 @@ import pytest
 import structlog
 
 from tests.support.processes import python_output
-from thoughtledger.api import logs
+from thoughtledger.adapters.common import logs
 
 
 @pytest.fixture
@@ -51,3 +51,23 @@ def test_serving_does_not_import_structlog_before_something_logs() -> None:
         "print('structlog' in sys.modules)\n"
     )
     assert python_output(probe).strip() == "False"
+
+
+def test_a_record_logged_before_structlog_was_imported_goes_where_the_server_routes() -> None:
+    # A store (or the facade) imports structlog on its first record, behind the server's back:
+    # that record must already go through logging, never to stdout (the JSON-RPC channel).
+    probe = (
+        "import logging, sys\n"
+        "from thoughtledger.adapters.common import logs\n"
+        "seen = []\n"
+        "handler = logging.Handler()\n"
+        "handler.emit = lambda record: seen.append(record.getMessage())\n"
+        "logging.getLogger().addHandler(handler)\n"
+        "logging.getLogger().setLevel(logging.INFO)\n"
+        "logs.route_to_stdlib()\n"
+        "before = 'structlog' in sys.modules\n"
+        "import structlog\n"
+        "structlog.get_logger('store').warning('listen_failed', error='gone')\n"
+        "print(before, seen)\n"
+    )
+    assert python_output(probe).strip() == "False ['listen_failed error=gone']"

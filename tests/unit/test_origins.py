@@ -2,7 +2,8 @@
 
 import pytest
 
-from thoughtledger.api import InvalidInputError, parse_origin
+from thoughtledger.adapters.common.origins import parse_origin
+from thoughtledger.api import InvalidInputError
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,8 @@ import sys
 
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 
-from thoughtledger.adapters.mcp.framing import MAX_LINE_BYTES
-from thoughtledger.adapters.mcp.limits import MAX_MESSAGE_BYTES
+from thoughtledger.adapters.mcp.stdio.framing import MAX_LINE_BYTES
+from thoughtledger.adapters.mcp.stdio.limits import MAX_MESSAGE_BYTES
 
 
 def test_the_message_bound_known_without_the_sdk_is_the_sdks() -> None:

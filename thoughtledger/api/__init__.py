@@ -17,8 +17,6 @@ Example::
             next_thought_needed=True)
 """
 
-from typing import TYPE_CHECKING
-
 from thoughtledger.api.access import (
     AGENT_META_KEY,
     DEFAULT_ROLE,
@@ -28,20 +26,18 @@ from thoughtledger.api.access import (
     Principal,
     Role,
     check_agent,
-    namespaced,
     principal_of,
     role_of,
     session_agent,
 )
-from thoughtledger.api.annotation import Annotations, check_label, may_annotate
-from thoughtledger.api.batching import NEW_RUN_IN_BATCH, Batches, check_batch
+from thoughtledger.api.annotation import Annotations
+from thoughtledger.api.batching import Batches, check_batch
 from thoughtledger.api.bootstrap import READ_URL_ENV, open_ledger, open_store, resolve_url
 from thoughtledger.api.errors import (
     AccessDeniedError,
     GenerationError,
     ProviderNotConfiguredError,
     TelemetryExportError,
-    not_found,
 )
 from thoughtledger.api.figures import (
     GroupStats,
@@ -53,13 +49,11 @@ from thoughtledger.api.figures import (
 from thoughtledger.api.generation import (
     DEFAULT_TEMPERATURE,
     GENERATION_FAILED,
-    NO_WRITER,
     ThoughtWriter,
     WrittenThought,
-    think_external,
+    think_with_writer,
 )
 from thoughtledger.api.history import DEFAULT_HISTORY_LIMIT, HistoryPage
-from thoughtledger.api.json_schema import JsonSchema, compact_schema
 from thoughtledger.api.lineage import (
     COMPARE_THOUGHTS_MAX,
     ForkComparison,
@@ -67,17 +61,8 @@ from thoughtledger.api.lineage import (
     Lineage,
 )
 from thoughtledger.api.listing import DEFAULT_PAGE, SessionsPage
-from thoughtledger.api.logs import (
-    SessionIdRedaction,
-    event_line,
-    get_logger,
-    logging_to_stderr,
-    route_to_stdlib,
-)
 from thoughtledger.api.lookup import SessionMatch, StreamHead
 from thoughtledger.api.loop_follow import Loops
-from thoughtledger.api.options import bounded
-from thoughtledger.api.origins import ANY_PORT, parse_origin
 from thoughtledger.api.prompt import (
     ANSWER_SCHEMA,
     DEFAULT_MAX_PROMPT_CHARS,
@@ -100,7 +85,7 @@ from thoughtledger.api.search import SearchPage, SearchResult
 from thoughtledger.api.service import DEFAULT_TTL, Ledger
 from thoughtledger.api.session import Profile, Session
 from thoughtledger.api.session_figures import SessionFigures
-from thoughtledger.api.streaming import StreamingWriter, think_external_stream
+from thoughtledger.api.streaming import StreamingWriter, stream_with_writer
 from thoughtledger.api.transfer import (
     CheckedFile,
     ImportRefusedError,
@@ -112,7 +97,6 @@ from thoughtledger.api.transfer import (
 )
 from thoughtledger.api.transfer.jsonl import ManifestSession, manifest_line, to_line
 from thoughtledger.api.transfer.signed import check_checkpoint
-from thoughtledger.ledger._lazy import lazy_names
 from thoughtledger.ledger.chain import VerifyReport
 from thoughtledger.ledger.checkpoint import Checkpoint, Signer, Verifier
 from thoughtledger.ledger.decide import (
@@ -137,24 +121,9 @@ from thoughtledger.ledger.errors import (
 from thoughtledger.ledger.store.base import ClosedOnExit
 from thoughtledger.ledger.store.loop_marks import LoopMark
 
-if TYPE_CHECKING:
-    from thoughtledger.api.checkpoints import CheckpointWriter, checkpoints_kept
-
-# Loaded on first use: only ``serve --checkpoint-dir`` writes checkpoints, and the module pulls
-# in file handling every other start of the server does without.
-_LAZY = {
-    "CheckpointWriter": "thoughtledger.api.checkpoints",
-    "checkpoints_kept": "thoughtledger.api.checkpoints",
-}
-
-
-__getattr__ = lazy_names(__name__, _LAZY)
-
-
 __all__ = [
     "AGENT_META_KEY",
     "ANSWER_SCHEMA",
-    "ANY_PORT",
     "COMPARE_THOUGHTS_MAX",
     "DEFAULT_HISTORY_LIMIT",
     "DEFAULT_MAX_PROMPT_CHARS",
@@ -164,8 +133,6 @@ __all__ = [
     "DEFAULT_TTL",
     "GENERATION_FAILED",
     "MAX_BATCH_THOUGHTS",
-    "NEW_RUN_IN_BATCH",
-    "NO_WRITER",
     "PROMPT_VERSION",
     "READ_URL_ENV",
     "ROLES",
@@ -176,7 +143,6 @@ __all__ = [
     "CheckedFile",
     "Checkpoint",
     "CheckpointReport",
-    "CheckpointWriter",
     "ClosedOnExit",
     "ConcurrencyError",
     "ForkComparison",
@@ -191,7 +157,6 @@ __all__ = [
     "InvalidBatchError",
     "InvalidInputError",
     "InvalidThoughtError",
-    "JsonSchema",
     "LabelStats",
     "Ledger",
     "LedgerError",
@@ -217,7 +182,6 @@ __all__ = [
     "SearchResult",
     "Session",
     "SessionFigures",
-    "SessionIdRedaction",
     "SessionMatch",
     "SessionNotFoundError",
     "SessionsPage",
@@ -236,38 +200,26 @@ __all__ = [
     "Verifier",
     "VerifyReport",
     "WrittenThought",
-    "bounded",
     "build_prompt",
     "check_agent",
     "check_batch",
     "check_checkpoint",
     "check_file",
-    "check_label",
     "checked_command",
-    "checkpoints_kept",
-    "compact_schema",
     "default_author",
-    "event_line",
-    "get_logger",
     "ledger_stats",
-    "logging_to_stderr",
     "manifest_line",
-    "may_annotate",
-    "namespaced",
-    "not_found",
     "open_ledger",
     "open_store",
     "parse_command",
-    "parse_origin",
     "principal_of",
     "prompt_sha256",
     "resolve_url",
     "role_of",
-    "route_to_stdlib",
     "session_agent",
     "starts_a_run",
-    "think_external",
-    "think_external_stream",
+    "stream_with_writer",
+    "think_with_writer",
     "to_line",
     "verify_bundle",
 ]

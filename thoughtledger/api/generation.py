@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from thoughtledger.api.errors import GenerationError, ProviderNotConfiguredError
-from thoughtledger.api.logs import get_logger
 from thoughtledger.api.prompt import DEFAULT_MAX_PROMPT_CHARS, ThoughtPrompt, build_prompt
 from thoughtledger.api.recording import ThinkOutcome
 from thoughtledger.api.service import Ledger
@@ -67,10 +66,8 @@ class ThoughtWriter(Protocol):
 DEFAULT_TEMPERATURE = 0.7
 """The MCP API reference's default temperature."""
 
-log = get_logger(__name__)
 
-
-async def think_external(
+async def think_with_writer(
     ledger: Ledger,
     session_id: str | None,
     arguments: Mapping[str, Any] | ThinkCommand,
@@ -84,7 +81,7 @@ async def think_external(
     max_prompt_chars: int = DEFAULT_MAX_PROMPT_CHARS,
     owner: str | None = None,
 ) -> ThinkOutcome:
-    """Record the next thought, written by a language model (or, in manual mode, by the caller).
+    """Record the next thought, written by ``writer`` (or, in manual mode, by the caller).
 
     Args:
         ledger: Where the thought is recorded.
@@ -195,8 +192,7 @@ async def record_generation(
         owner=owner,
     )
     generation = written.generation
-    log.info(
-        "thought_generated",
+    _log_generated(
         session_id=outcome.session_id,
         version=outcome.entry.version,
         model=generation.model,
@@ -207,6 +203,14 @@ async def record_generation(
         attempts=generation.attempts,
     )
     return outcome
+
+
+def _log_generated(**facts: object) -> None:
+    # structlog is imported here, on the first generated thought, not by every start of a
+    # server; the entry point's choice of destination applies when it is (adapters.common.logs).
+    import structlog
+
+    structlog.get_logger(__name__).info("thought_generated", **facts)
 
 
 def masked(exc: GenerationError) -> GenerationError:
@@ -285,5 +289,5 @@ __all__ = [
     "model_command",
     "prepare_generation",
     "record_generation",
-    "think_external",
+    "think_with_writer",
 ]

@@ -99,7 +99,12 @@ class Listing:
     async def list_sessions(
         self, *, limit: int = 100, after_session_id: str | None = None
     ) -> list[SessionState]:
-        """See :meth:`thoughtledger.api.Ledger.list_sessions`, which this carries out."""
+        """Return up to ``limit`` sessions ordered by id, paging after ``after_session_id``.
+
+        Raises:
+            InvalidInputError: A limit below 1.
+            StoreError: The store failed.
+        """
         heads = await self._store.list_heads(after_session_id=after_session_id, limit=limit)
         return [await self._held.complete(head.session_id) for head in heads]
 
@@ -128,7 +133,12 @@ class Listing:
         return SessionsPage(states, cursor_of(last.started_at, last.session_id) if last else None)
 
     async def owner_of(self, session_id: str) -> tuple[bool, str | None]:
-        """See :meth:`thoughtledger.api.Ledger.owner_of`, which this carries out."""
+        """Return whether a session exists and who owns it, from its first event (no fold).
+
+        Raises:
+            InvalidInputError: The id is malformed.
+            StoreError: The store failed.
+        """
         cached = self._held.heads.get(check_id(session_id))
         if cached is not None and cached.version:
             return True, cached.owner  # an owner, once recorded, never changes

@@ -60,21 +60,40 @@ class Lookup:
         self._store = store
 
     async def head(self, session_id: str) -> StreamHead | None:
-        """See :meth:`thoughtledger.api.Ledger.head`, which this carries out."""
+        """Return a session's head (version, hash, times), or ``None`` when it has no events.
+
+        Raises:
+            InvalidInputError: The id is malformed.
+            StoreError: The store failed.
+        """
         return await self._store.stream_head(session_id)
 
     async def heads(
         self, *, after_session_id: str | None = None, limit: int = 1000
     ) -> list[StreamHead]:
-        """See :meth:`thoughtledger.api.Ledger.heads`, which this carries out."""
+        """Return up to ``limit`` heads in id order, paging after ``after_session_id``.
+
+        Raises:
+            InvalidInputError: A limit below 1.
+            StoreError: The store failed.
+        """
         return await self._store.list_heads(after_session_id=after_session_id, limit=limit)
 
     async def all_heads(self, *, cap: int | None = None) -> list[StreamHead]:
-        """See :meth:`thoughtledger.api.Ledger.all_heads`, which this carries out."""
+        """Every session's head, in id order (the first ``cap`` of them when a cap is given).
+
+        Raises:
+            StoreError: The store failed.
+        """
         return await all_heads(self._store, cap=cap)
 
     async def find_session(self, given: str) -> SessionMatch:
-        """See :meth:`thoughtledger.api.Ledger.find_session`, which this carries out."""
+        """Return what ``given`` names: an exact id, or the one id it is a prefix of.
+
+        Raises:
+            InvalidInputError: ``given`` is not a well-formed id (nor prefix of one).
+            StoreError: The store failed.
+        """
         check_id(given)
         if await self._store.stream_head(given) is not None:
             return SessionMatch(given)

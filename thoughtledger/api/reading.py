@@ -42,7 +42,18 @@ class Reads:
         as_of_version: int | None = None,
         as_of_time: datetime | None = None,
     ) -> SessionState:
-        """See :meth:`thoughtledger.api.Ledger.state`, which this carries out."""
+        """Return a session's state now, or as it was at a version or a time.
+
+        Args:
+            session_id: The session.
+            as_of_version: Fold only the first N events.
+            as_of_time: Fold only the events recorded at or before this (aware) time.
+
+        Raises:
+            SessionNotFoundError: The session has no events (or none at that time).
+            InvalidInputError: A malformed id, both bounds given, or a bound out of range.
+            StoreError: The store failed.
+        """
         state, _latest = await self.state_with_latest(
             session_id, as_of_version=as_of_version, as_of_time=as_of_time
         )
@@ -90,12 +101,23 @@ class Reads:
         as_of_version: int | None = None,
         as_of_time: datetime | None = None,
     ) -> list[RecordedEvent]:
-        """See :meth:`thoughtledger.api.Ledger.events`, which this carries out."""
+        """Return a session's events, all or up to a version or a time.
+
+        Raises:
+            SessionNotFoundError: The session has no events (or none at that time).
+            InvalidInputError: A malformed id or bound.
+            StoreError: The store failed.
+        """
         state = await self.state(session_id, as_of_version=as_of_version, as_of_time=as_of_time)
         return await self._store.read_stream(session_id, to_version=state.version)
 
     async def replay(self, session_id: str) -> AsyncIterator[tuple[RecordedEvent, SessionState]]:
-        """See :meth:`thoughtledger.api.Ledger.replay`, which this carries out."""
+        """Yield each event of a session with the state just after it, for stepping through.
+
+        Raises:
+            SessionNotFoundError: The session has no events.
+            StoreError: The store failed.
+        """
         state = empty(check_id(session_id))
         for record in await self.events(session_id):
             state = replay([record], state)

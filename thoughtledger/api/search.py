@@ -116,7 +116,29 @@ class Searcher:
         limit: int = DEFAULT_SEARCH_PAGE,
         cursor: str | None = None,
     ) -> SearchPage:
-        """See :meth:`thoughtledger.api.Ledger.search`, which this carries out."""
+        """Find thoughts of every session by their words: one page, best match first.
+
+        ``query`` holds words a thought must all contain, ``"phrases"``, ``prefix*`` words
+        and ``-excluded`` words or phrases (see :mod:`thoughtledger.ledger.search_query`). The
+        store's full-text index answers it (never a scan on SQLite or PostgreSQL).
+
+        Args:
+            query: What to find.
+            principal: Who asks: an auditor finds every session's thoughts, anyone else those
+                of the sessions it started; ``None`` (the ledger's own user) finds all.
+            session_id: Only this session's thoughts.
+            agent: Only sessions of this agent.
+            client: Only sessions of this client software.
+            since: Only thoughts recorded at or after this (aware) time.
+            until: Only thoughts recorded before this (aware) time.
+            limit: Hits per page (1 to 100).
+            cursor: The ``next_cursor`` of the page before; ``None`` for the first page.
+
+        Raises:
+            InvalidInputError: A query with no word to find (or too long), a bad page size,
+                cursor or session id.
+            StoreError: The store failed, or (opened read-only) the ledger predates the index.
+        """
         parsed = parse_query(query)
         if (
             isinstance(limit, bool)

@@ -5,7 +5,7 @@ No SQL, no MCP, no argument parsing lives here: only the use-cases over the stor
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
 
 from thoughtledger.api.access import Principal
 from thoughtledger.api.annotation import Annotations
@@ -14,7 +14,6 @@ from thoughtledger.api.caches import Heads, Held, Histories
 from thoughtledger.api.figures import Statistics
 from thoughtledger.api.forking import Forking
 from thoughtledger.api.history import HistoryPage, Paging
-from thoughtledger.api.ledger_reads import LedgerReads
 from thoughtledger.api.lineage import Lineage
 from thoughtledger.api.listing import Listing
 from thoughtledger.api.lookup import Lookup
@@ -27,6 +26,7 @@ from thoughtledger.api.scope import Scope
 from thoughtledger.api.search import Searcher
 from thoughtledger.api.session import Profile, Session
 from thoughtledger.api.transfer import Transfer
+from thoughtledger.ledger.chain import VerifyReport
 from thoughtledger.ledger.decide import (
     DEFAULT_MAX_THOUGHT_BYTES,
     Generated,
@@ -43,15 +43,47 @@ from thoughtledger.projections.entries import Annotation
 DEFAULT_TTL = timedelta(minutes=30)
 """Idle time after which a session expires (the session pattern's default)."""
 
+P = ParamSpec("P")
+R = TypeVar("R")
 
-class Ledger(ClosedOnExit, LedgerReads):
+
+class _PartMethod(Generic[P, R]):
+    """A ledger method one of its parts carries out: ``ledger.head`` is ``ledger._lookup.head``.
+
+    Typed and documented as the part's method, so that each reference is written once, where
+    the work is done, and a ledger is its parts rather than a class that inherits them.
+
+    Args:
+        part: The ledger's attribute holding the part.
+        method: The part's method, of the same name as the ledger's.
+    """
+
+    def __init__(self, part: str, method: Callable[Concatenate[Any, P], R]) -> None:
+        self._part = part
+        self._name = method.__name__
+        self.__doc__ = method.__doc__
+        self.__wrapped__ = method  # help() and inspect.signature show the part's signature
+
+    @overload
+    def __get__(self, ledger: None, owner: type) -> Self: ...
+    @overload
+    def __get__(self, ledger: object, owner: type) -> Callable[P, R]: ...
+    def __get__(self, ledger: object, owner: type) -> "Self | Callable[P, R]":
+        if ledger is None:
+            return self
+        method: Callable[P, R] = getattr(getattr(ledger, self._part), self._name)
+        return method
+
+
+class Ledger(ClosedOnExit):
     """Sequential thinking over an event store: sessions, thoughts, views and time travel.
 
-    The ledger records thoughts and reads sessions back itself (its reading half is
-    :class:`~thoughtledger.api.ledger_reads.LedgerReads`); components reached from it,
-    over the same store, do the rest: ``ledger.proofs`` (checkpoints and proofs),
-    ``ledger.transfer`` (export and import), ``ledger.redaction`` (erasing thoughts' text) and
-    ``ledger.stats`` (figures). ``async with ledger:`` closes it on the way out.
+    The ledger records thoughts and reads sessions back itself, each method carried out by one
+    of the parts it holds over the same store (reads, history pages, listing, look-ups, search,
+    forking); components reached from it, over the same store, do the rest: ``ledger.proofs``
+    (checkpoints and proofs), ``ledger.transfer`` (export and import), ``ledger.redaction``
+    (erasing thoughts' text) and ``ledger.stats`` (figures). ``async with ledger:`` closes it on
+    the way out.
 
     Args:
         store: Where events live; the ledger owns it, closes it in :meth:`aclose`, and is the
@@ -112,6 +144,37 @@ class Ledger(ClosedOnExit, LedgerReads):
         """A session's forks as a principal may see them, and a fork beside its source."""
         self.batches = Batches(self._held, self._recorder, lambda: self.max_thought_bytes)
         """Several thoughts recorded at once, in one append."""
+
+    # -- reading sessions back (each carried out by a part: reading.py, history.py, ...) ------
+
+    state = _PartMethod("_reads", Reads.state)
+    state_with_latest = _PartMethod("_reads", Reads.state_with_latest)
+    events = _PartMethod("_reads", Reads.events)
+    replay = _PartMethod("_reads", Reads.replay)
+    subscribe = _PartMethod("_reads", Reads.subscribe)
+    rebuild = _PartMethod("_reads", Reads.rebuild)
+    history = _PartMethod("_paging", Paging.history)
+    search = _PartMethod("_searcher", Searcher.search)
+    facts = _PartMethod("_listing", Listing.facts)
+    list_sessions = _PartMethod("_listing", Listing.list_sessions)
+    recent_sessions = _PartMethod("_listing", Listing.recent_sessions)
+    owner_of = _PartMethod("_listing", Listing.owner_of)
+    head = _PartMethod("_lookup", Lookup.head)
+    heads = _PartMethod("_lookup", Lookup.heads)
+    all_heads = _PartMethod("_lookup", Lookup.all_heads)
+    find_session = _PartMethod("_lookup", Lookup.find_session)
+
+    async def verify(self, session_id: str) -> VerifyReport:
+        """Walk a session's hash chain (see :meth:`.EventStore.verify`), and a fork's link.
+
+        A fork fails when its source no longer holds, at the fork's version, the event hash
+        its first event names.
+
+        Raises:
+            InvalidInputError: The id is malformed.
+            StoreError: The store failed.
+        """
+        return await self._forking.check_link(await self._reads.verify(session_id))
 
     # -- sessions -------------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
-"""``think_external_stream``: a model's thought given back as it is written, then recorded once.
+"""``stream_with_writer``: a model's thought given back as it is written, then recorded once.
 
-The use case of :func:`thoughtledger.api.think_external`, as an async iterator: the thought's
+The use case of :func:`thoughtledger.api.think_with_writer`, as an async iterator: the thought's
 text in pieces while the model writes it, then the :class:`ThinkOutcome` once the whole thought
 is recorded. The pieces add up to the recorded thought. Nothing is recorded before the last piece
 has been given back and the caller has asked for the next item, so a caller that stops early
@@ -56,7 +56,7 @@ class StreamingWriter(Protocol):
         ...
 
 
-async def think_external_stream(
+async def stream_with_writer(
     ledger: Ledger,
     session_id: str | None,
     arguments: Mapping[str, Any] | ThinkCommand,
@@ -73,14 +73,14 @@ async def think_external_stream(
 
     Use it in ``contextlib.aclosing`` so that stopping early closes the model's request::
 
-        async with contextlib.aclosing(think_external_stream(...)) as items:
+        async with contextlib.aclosing(stream_with_writer(...)) as items:
             async for item in items:
                 if isinstance(item, str):
                     print(item, end="", flush=True)
                 else:
                     outcome = item
 
-    The arguments are :func:`thoughtledger.api.think_external`'s (there is no manual mode:
+    The arguments are :func:`thoughtledger.api.think_with_writer`'s (there is no manual mode:
     a thought the caller wrote needs no streaming).
 
     Raises:
@@ -146,4 +146,4 @@ async def _pieces(
     yield written
 
 
-__all__ = ["StreamingWriter", "think_external_stream"]
+__all__ = ["StreamingWriter", "stream_with_writer"]

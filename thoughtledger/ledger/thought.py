@@ -2,11 +2,11 @@
 
 :class:`ThoughtCore` holds what every thought has, :class:`ThoughtMarks` what a caller may add
 (revision, branch, "needs more"). :data:`THOUGHT_TABLE` reads both into one table of fields (name,
-camelCase name, kind, description, whether it is an optional mark, its column type), and the
-rest derives from the models or the table: the command
+camelCase name, kind, description, whether it is an optional mark, its column type), and the rest
+derives from the models or the table: the command
 (:class:`thoughtledger.ledger.decide.ThinkCommand`) and every event carrying a thought
 (:mod:`thoughtledger.ledger.events`) from the models; from the table, the MCP tools' signatures
-(:mod:`thoughtledger.adapters.mcp.parameters`), the in-process tool's arguments,
+(:mod:`thoughtledger.adapters.mcp.tools.parameters`), the in-process tool's arguments,
 :data:`HistoryItem`, the folds' thought entries, the SQL views and the CSV and Parquet columns
 (:mod:`thoughtledger.ledger.store.columns`), the browser view's payload, the spans, the language
 model's prompt, the CLI's tree and the MCP server's box on stderr. The Python API's keyword
@@ -244,8 +244,8 @@ the official text has 2,781 (the session pattern's, 1,879). What their "Paramete
 lists and their advice about particular parameters said now lives in those parameters'
 descriptions (above), so a model still reads all of it, next to the field it concerns. The
 in-process tool (:mod:`thoughtledger.adapters.tool`) and the MCP server's compact
-``sequentialthinking`` (:mod:`thoughtledger.adapters.mcp.descriptions`) both start with it; it sits
-here, beside the fields' descriptions, so that neither way in imports the other.
+``sequentialthinking`` (:mod:`thoughtledger.adapters.mcp.tools.descriptions`) both start with it;
+it sits here, beside the fields' descriptions, so that neither way in imports the other.
 """
 
 

@@ -1,10 +1,9 @@
 """The ledger's own types of a thought's fields, and how a refusal is told.
 
 :data:`Count` and :data:`Text` (and ``bool``) are the types inside the ledger's models, which are
-strict (commands and events): ``"3"`` is not a number and ``1`` is not a boolean. Each way in
-reads its own spellings into them with types of its own: the MCP tools accept what the official
-server accepts (:mod:`thoughtledger.adapters.mcp.lax_types`), the in-process tool is as strict as
-the
+strict (commands and events): ``"3"`` is not a number and ``1`` is not a boolean. Each way in reads
+its own spellings into them with types of its own: the MCP tools accept what the official server
+accepts (:mod:`thoughtledger.adapters.mcp.tools.lax_types`), the in-process tool is as strict as the
 session pattern (:mod:`thoughtledger.adapters.tool.arguments`).
 
 A refusal is told in one line by :func:`describe_errors`, in the wording of the way in.

@@ -1,4 +1,4 @@
-"""``think_external_stream``: the model's thought in pieces as it is written, then recorded once.
+"""``stream_with_writer``: the model's thought in pieces as it is written, then recorded once.
 
 The real client streams from the loopback OpenAI-compatible server of
 :mod:`tests.support.llm_server` (server-sent events, a pause between chunks).
@@ -20,7 +20,7 @@ from thoughtledger.api import (
     ThinkOutcome,
     ThoughtPrompt,
     WrittenThought,
-    think_external_stream,
+    stream_with_writer,
 )
 from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.events import Generation
@@ -37,7 +37,7 @@ async def collect(
 ) -> tuple[list[str], ThinkOutcome]:
     pieces: list[str] = []
     outcome: ThinkOutcome | None = None
-    items = think_external_stream(ledger, session_id, arguments, writer=writer)  # type: ignore[arg-type]  # the writers under test
+    items = stream_with_writer(ledger, session_id, arguments, writer=writer)  # type: ignore[arg-type]  # the writers under test
     async with contextlib.aclosing(items):
         async for item in items:
             if isinstance(item, str):
@@ -79,7 +79,7 @@ async def test_stopping_after_the_first_piece_records_nothing_and_closes_the_req
     ledger: Ledger, llm: FakeLLM, writer: LLMWriter
 ) -> None:
     llm.queue(streamed([f"word{number} " for number in range(50)], delay=0.05))
-    items = think_external_stream(ledger, "s", call(1, "P"), writer=writer)
+    items = stream_with_writer(ledger, "s", call(1, "P"), writer=writer)
     async with contextlib.aclosing(items):
         async for item in items:
             assert isinstance(item, str)
@@ -120,7 +120,7 @@ async def test_a_stream_that_breaks_after_a_piece_fails_at_once_and_records_noth
     llm.queue(replace(broken, break_after=3), streamed(PIECES))
     pieces: list[str] = []
     with pytest.raises(GenerationError, match="the stream broke after") as caught:
-        await read_into(pieces, think_external_stream(ledger, "s", call(1, "P"), writer=writer))
+        await read_into(pieces, stream_with_writer(ledger, "s", call(1, "P"), writer=writer))
     assert f"after {len(''.join(pieces))} characters: connection lost" in str(caught.value)
     assert pieces  # the pieces before the break were given
     assert caught.value.attempts == 1  # what was given cannot be taken back: no retry

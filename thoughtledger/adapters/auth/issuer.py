@@ -29,7 +29,8 @@ import jwt
 from mcp.server.auth.provider import AccessToken
 
 from thoughtledger.adapters.auth.jwks import FETCH_TIMEOUT, KeySet
-from thoughtledger.api import ROLES, SCOPE_PREFIX, event_line, role_of
+from thoughtledger.adapters.common.logs import event_line
+from thoughtledger.api import ROLES, SCOPE_PREFIX, role_of
 from thoughtledger.ledger.errors import InvalidInputError
 
 ALGORITHMS = (

@@ -27,7 +27,8 @@ from urllib.parse import urlsplit
 import anyio
 import anyio.to_thread
 
-from thoughtledger.api import event_line
+from thoughtledger.adapters.common.logs import event_line
+from thoughtledger.adapters.common.origins import LOOPBACK_HOSTS
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError
 
 FETCH_TIMEOUT = 5.0
@@ -37,7 +38,6 @@ MIN_INTERVAL = 30.0
 MAX_AGE = 3600.0
 """Seconds after which known keys are fetched again on the next token (keys retire too)."""
 _MAX_BYTES = 1 << 20
-_LOOPBACK = ("127.0.0.1", "localhost", "::1")
 _PUBLIC_KEY_TYPES = ("RSA", "EC", "OKP")
 
 _log = logging.getLogger(__name__)
@@ -63,7 +63,7 @@ def check_url(url: str, what: str) -> str:
         raise InvalidInputError(f"{what} {url!r} holds spaces or control characters")
     if parts.scheme == "https" and parts.hostname:
         return url
-    if parts.scheme == "http" and parts.hostname in _LOOPBACK:
+    if parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS:
         return url
     raise InvalidInputError(
         f"{what} {url!r} must be an https URL (http only on 127.0.0.1, localhost or ::1)"

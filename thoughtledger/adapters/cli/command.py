@@ -40,7 +40,7 @@ from thoughtledger.adapters.cli.common import (
     Parser,
     Ui,
 )
-from thoughtledger.api import logging_to_stderr
+from thoughtledger.adapters.common.logs import logging_to_stderr
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
 from thoughtledger.ledger.printable import visible
 

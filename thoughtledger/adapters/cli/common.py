@@ -26,7 +26,8 @@ from rich.progress import (
 from rich.table import Table
 
 from thoughtledger.adapters.cli.safe_console import SafeConsole
-from thoughtledger.api import READ_URL_ENV, Ledger, bounded, open_ledger
+from thoughtledger.adapters.common.options import bounded
+from thoughtledger.api import READ_URL_ENV, Ledger, open_ledger
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.printable import visible
 

@@ -22,10 +22,10 @@ from typing import Any, BinaryIO
 from pydantic import ValidationError
 
 from thoughtledger.adapters.cli.common import UsageError
-from thoughtledger.adapters.mcp.batch_item import BatchThought
-from thoughtledger.adapters.mcp.lax_types import plain_wording
-from thoughtledger.adapters.mcp.limits import MAX_MESSAGE_BYTES as MAX_LINE_BYTES
-from thoughtledger.adapters.mcp.parameters import thought_fields
+from thoughtledger.adapters.mcp.stdio.limits import MAX_MESSAGE_BYTES as MAX_LINE_BYTES
+from thoughtledger.adapters.mcp.tools.batch_item import BatchThought
+from thoughtledger.adapters.mcp.tools.lax_types import plain_wording
+from thoughtledger.adapters.mcp.tools.parameters import thought_fields
 from thoughtledger.api import (
     MAX_BATCH_THOUGHTS,
     InvalidBatchError,

@@ -24,7 +24,8 @@ from thoughtledger.adapters.cli.common import (
     when,
 )
 from thoughtledger.adapters.cli.tree import session_tree, summary
-from thoughtledger.api import LoopMark, bounded
+from thoughtledger.adapters.common.options import bounded
+from thoughtledger.api import LoopMark
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.events import (
     BranchExtended,

@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from thoughtledger.adapters.cli.common import EXIT_OK, CliError, Commands, Ui, command, ledger_from
+from thoughtledger.adapters.common.options import loopback_host, port_number
+from thoughtledger.adapters.common.origins import LOOPBACK_HOSTS
 from thoughtledger.ledger.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -13,8 +15,6 @@ if TYPE_CHECKING:
 
 SUMMARY = "look at sessions in your browser: tree, time travel, live, analytics (read-only)"
 DEFAULT_PORT = 8766
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
-"""Where the app may listen: it speaks plain HTTP, so on loopback only (as ``serve``)."""
 
 
 def register(commands: Commands) -> None:
@@ -23,14 +23,14 @@ def register(commands: Commands) -> None:
     parser.add_argument(
         "--port",
         metavar="P",
-        type=_port,
+        type=port_number,
         default=DEFAULT_PORT,
         help=f"port to listen on (default {DEFAULT_PORT}; 0: any free port)",
     )
     parser.add_argument(
         "--host",
         default=LOOPBACK_HOSTS[0],
-        type=_loopback,
+        type=loopback_host,
         help=f"address: {', '.join(LOOPBACK_HOSTS)} (default: %(default)s)",
     )
     parser.add_argument(
@@ -82,9 +82,9 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             may not be fetched from.
         CliError: The port is taken or cannot be bound.
     """
-    from thoughtledger.adapters.mcp.hardened import hardened_server
-    from thoughtledger.adapters.mcp.serve_http import SINGLE_PRINCIPAL_WARNING, bind
-    from thoughtledger.adapters.mcp.stopping import signals_handled
+    from thoughtledger.adapters.common.hardened import bind, hardened_server
+    from thoughtledger.adapters.common.stopping import signals_handled
+    from thoughtledger.adapters.mcp.http.serving import SINGLE_PRINCIPAL_WARNING
     from thoughtledger.adapters.ui.routes import create_app
 
     file_verifier = None
@@ -134,8 +134,8 @@ async def _verifier(
     if args.auth_issuer is None:
         return file_verifier
     from thoughtledger.adapters.auth.issuer import DEFAULT_ROLE_CLAIM, IssuerTokenVerifier
-    from thoughtledger.adapters.mcp.origins import own_origin
-    from thoughtledger.adapters.mcp.serve_auth import AnyOf
+    from thoughtledger.adapters.common.origins import own_origin
+    from thoughtledger.adapters.mcp.http.auth import AnyOf
 
     issuer = IssuerTokenVerifier(
         args.auth_issuer,
@@ -147,27 +147,8 @@ async def _verifier(
     return issuer if file_verifier is None else AnyOf([file_verifier, issuer])
 
 
-def _port(value: str) -> int:
-    try:
-        port = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a port number") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"port {port} is outside 0-65535")
-    return port
-
-
-def _loopback(value: str) -> str:
-    if value not in LOOPBACK_HOSTS:
-        raise argparse.ArgumentTypeError(
-            f"{value!r} is not one of {', '.join(LOOPBACK_HOSTS)}: the app speaks plain "
-            "HTTP, so it listens on loopback only"
-        )
-    return value
-
-
 def _origin(value: str) -> str:
-    from thoughtledger.api import parse_origin
+    from thoughtledger.adapters.common.origins import parse_origin
 
     try:
         return parse_origin(value)

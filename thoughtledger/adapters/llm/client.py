@@ -22,6 +22,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from thoughtledger.adapters.common.logs import get_logger
 from thoughtledger.adapters.llm.answer import Answer, Failure, read_completion
 from thoughtledger.adapters.llm.config import Endpoint, LLMSettings, Structured
 from thoughtledger.adapters.llm.failures import (
@@ -39,7 +40,6 @@ from thoughtledger.api import (
     PromptMessage,
     ThoughtPrompt,
     WrittenThought,
-    get_logger,
     prompt_sha256,
 )
 from thoughtledger.ledger.events import Generation

@@ -1,6 +1,6 @@
 """``thoughtledger.think_external`` and ``think_external_stream``, the model from the environment.
 
-The use case (:func:`thoughtledger.api.think_external`) takes the writer it is given; a Python
+The use case (:func:`thoughtledger.api.think_with_writer`) takes the writer it is given; a Python
 user calling ``from thoughtledger import think_external`` need not build one: without a writer,
 an :class:`~thoughtledger.adapters.llm.LLMWriter` configured from the environment is opened for the
 call and closed after it.
@@ -18,9 +18,9 @@ from thoughtledger.api import (
     ThinkCommand,
     ThinkOutcome,
     ThoughtWriter,
+    stream_with_writer,
+    think_with_writer,
 )
-from thoughtledger.api import think_external as think_with
-from thoughtledger.api import think_external_stream as stream_with
 
 
 async def think_external(
@@ -37,9 +37,9 @@ async def think_external(
     max_prompt_chars: int = DEFAULT_MAX_PROMPT_CHARS,
     owner: str | None = None,
 ) -> ThinkOutcome:
-    """Record the next thought, written by a language model (or, in manual mode, by the caller).
+    """Record the next thought, written by ``writer``, or by the model the environment configures.
 
-    The arguments are :func:`thoughtledger.api.think_external`'s, but ``writer`` may be left out.
+    The arguments are :func:`thoughtledger.api.think_with_writer`'s, but ``writer`` may be left out.
 
     Args:
         ledger: Where the thought is recorded.
@@ -74,7 +74,7 @@ async def think_external(
         if writer is None and use_llm:
             # Cheap until it writes: no client library is loaded and no setting read before then.
             writer = await stack.enter_async_context(LLMWriter())
-        return await think_with(
+        return await think_with_writer(
             ledger,
             session_id,
             arguments,
@@ -104,7 +104,7 @@ async def think_external_stream(
 ) -> AsyncGenerator[str | ThinkOutcome]:
     """The next thought, written by a model: its text in pieces as written, then the outcome.
 
-    The arguments are :func:`thoughtledger.api.think_external_stream`'s, but ``writer`` may be
+    The arguments are :func:`thoughtledger.api.stream_with_writer`'s, but ``writer`` may be
     left out (an :class:`~thoughtledger.adapters.llm.LLMWriter` configured from the environment is
     opened for the call). The pieces (``str``) add up to the recorded thought; the last item is
     the :class:`ThinkOutcome`. Close the iterator to stop early (``contextlib.aclosing``):
@@ -121,7 +121,7 @@ async def think_external_stream(
     async with contextlib.AsyncExitStack() as stack:
         if writer is None:
             writer = await stack.enter_async_context(LLMWriter())
-        items = stream_with(
+        items = stream_with_writer(
             ledger,
             session_id,
             arguments,

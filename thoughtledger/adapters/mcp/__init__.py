@@ -7,17 +7,16 @@ Example::
 
     async with open_ledger("sqlite:///ledger.db") as ledger:
         server = create_server(ledger, profile="official")
-        ...  # server.run() for stdio, or thoughtledger.adapters.mcp.stdio.run_stdio(server) to
-        answer
-        bad lines
+        ...  # server.run() for stdio, or run_stdio(server) (of
+        # thoughtledger.adapters.mcp.stdio.answering) to answer bad lines too
 
-Modules: :mod:`~thoughtledger.adapters.mcp.server` (``create_server``),
-:mod:`~thoughtledger.adapters.mcp.thinking` and :mod:`~thoughtledger.adapters.mcp.reading` (the
-tools and
-resources; their arguments' lax types, the official server's coercion, are in
-:mod:`thoughtledger.ledger.thought_types`), :mod:`~thoughtledger.adapters.mcp.stdio` (stdio that
-answers
-bad lines) and :mod:`~thoughtledger.adapters.mcp.serve` (the ``serve`` entry point).
+Rooms: :mod:`~thoughtledger.adapters.mcp.server` (``create_server``) puts together the tools and
+resources of :mod:`~thoughtledger.adapters.mcp.tools` (their arguments' lax types, the official
+server's coercion, are in :mod:`thoughtledger.ledger.thought_types`);
+:mod:`~thoughtledger.adapters.mcp.serve` (the ``serve`` entry point, with
+:mod:`~thoughtledger.adapters.mcp.serve_options` and :mod:`~thoughtledger.adapters.mcp.serve_parts`)
+runs it over :mod:`~thoughtledger.adapters.mcp.stdio` (which answers bad lines too) or
+:mod:`~thoughtledger.adapters.mcp.http`.
 """
 
 from typing import TYPE_CHECKING
@@ -25,7 +24,6 @@ from typing import TYPE_CHECKING
 from thoughtledger.ledger._lazy import lazy_names
 
 if TYPE_CHECKING:
-    from thoughtledger.adapters.mcp.context import AppState, ProfileName
     from thoughtledger.adapters.mcp.server import (
         DEFAULT_TOOLS,
         PROFILES,
@@ -33,12 +31,13 @@ if TYPE_CHECKING:
         LedgerMCPServer,
         create_server,
     )
+    from thoughtledger.adapters.mcp.tools.context import AppState, ProfileName
 
 # Loaded on first use: the server pulls in the MCP SDK (a second of start-up), which a module of
 # this package used without a server (``thoughtledger record`` reads tool calls) does not need.
 _LAZY = {
-    "AppState": "thoughtledger.adapters.mcp.context",
-    "ProfileName": "thoughtledger.adapters.mcp.context",
+    "AppState": "thoughtledger.adapters.mcp.tools.context",
+    "ProfileName": "thoughtledger.adapters.mcp.tools.context",
     "DEFAULT_TOOLS": "thoughtledger.adapters.mcp.server",
     "PROFILES": "thoughtledger.adapters.mcp.server",
     "TOOL_NAMES": "thoughtledger.adapters.mcp.server",

@@ -5,11 +5,10 @@ serves, and a test fails when the installed SDK leaves :data:`CHECKED_RANGE`, as
 be checked again:
 
 * ``MCPServer._lowlevel_server``: the low-level ``Server`` an ``MCPServer`` wraps.
-  :func:`thoughtledger.adapters.mcp.stdio.run_stdio` serves it over stream wrappers of its own,
-  which
-  answer lines the SDK drops and hold stdin's end until every request is answered.
-  ``MCPServer`` has no public way to serve over given streams (``run_stdio_async`` builds its
-  own); the SDK's migration guide reaches the low-level server the same way.
+  :func:`thoughtledger.adapters.mcp.stdio.answering.run_stdio` serves it over stream wrappers of its
+  own, which answer lines the SDK drops and hold stdin's end until every request is answered.
+  ``MCPServer`` has no public way to serve over given streams (``run_stdio_async`` builds its own);
+  the SDK's migration guide reaches the low-level server the same way.
 
 * ``ServerSession._request_outbound``, a wrapper's ``_inner`` and the in-process dispatch
   context's ``_on_progress``: whether an in-process client (``mcp.Client(server)``) in the
@@ -18,8 +17,8 @@ be checked again:
   callback over directly and puts no token in ``_meta``. Where these names are missing the answer
   is "no": the call is answered whole, as without a callback.
 
-Nothing else is private: the stream types the low-level server takes are protocols, matched by
-shape (:mod:`thoughtledger.adapters.mcp.stdio` declares its own), and the HTTP session cap is
+Nothing else is private: the stream types the low-level server takes are protocols, matched by shape
+(:mod:`thoughtledger.adapters.mcp.stdio.answering` declares its own), and the HTTP session cap is
 Starlette middleware around the SDK's public application.
 """
 

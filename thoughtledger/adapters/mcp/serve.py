@@ -8,7 +8,7 @@ line is the one place they are put together. Logging is configured here, once, t
 stdio, stdout carries JSON-RPC and nothing else.
 
 Here too are the checks of options that go together, the stdio transport and the exit codes;
-the HTTP transport is :mod:`~thoughtledger.adapters.mcp.serve_http`, what both transports make of
+the HTTP transport is :mod:`~thoughtledger.adapters.mcp.http.serving`, what both transports make of
 the
 options :mod:`~thoughtledger.adapters.mcp.serve_parts`, and the options themselves
 :mod:`~thoughtledger.adapters.mcp.serve_options`.
@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from thoughtledger.adapters.mcp.render import ThoughtSink, thought_logging_enabled
-from thoughtledger.adapters.mcp.serve_http import serve_http
+from thoughtledger.adapters.common.logs import SessionIdRedaction, route_to_stdlib
+from thoughtledger.adapters.common.stopping import signals_handled
+from thoughtledger.adapters.mcp.http.serving import serve_http
 from thoughtledger.adapters.mcp.serve_options import (
     DEFAULT_HOST,
     DEFAULT_PORT,
@@ -44,9 +45,9 @@ from thoughtledger.adapters.mcp.serve_parts import (
     mcp_server,
     serving_facts,
 )
-from thoughtledger.adapters.mcp.stdio import run_stdio, stdio_transport
-from thoughtledger.adapters.mcp.stopping import signals_handled
-from thoughtledger.api import READ_URL_ENV, SessionIdRedaction, resolve_url, route_to_stdlib
+from thoughtledger.adapters.mcp.stdio.answering import run_stdio, stdio_transport
+from thoughtledger.adapters.mcp.tools.render import ThoughtSink, thought_logging_enabled
+from thoughtledger.api import READ_URL_ENV, resolve_url
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError
 from thoughtledger.ledger.masking import mask_text
 from thoughtledger.ledger.printable import visible

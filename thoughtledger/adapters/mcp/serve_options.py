@@ -8,8 +8,9 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from thoughtledger.adapters.mcp.hardened import BODY_TIMEOUT, HEADER_TIMEOUT
-from thoughtledger.adapters.mcp.origins import origin_option
+from thoughtledger.adapters.common.hardened import BODY_TIMEOUT, HEADER_TIMEOUT
+from thoughtledger.adapters.common.options import bounded, loopback_host, port_number
+from thoughtledger.adapters.common.origins import LOOPBACK_HOSTS, parse_origin
 from thoughtledger.adapters.mcp.server import (
     DEFAULT_TOOLS,
     DESCRIPTIONS,
@@ -17,7 +18,7 @@ from thoughtledger.adapters.mcp.server import (
     RUNS,
     TOOL_NAMES,
 )
-from thoughtledger.api import DEFAULT_TTL, READ_URL_ENV, InvalidInputError, bounded, check_agent
+from thoughtledger.api import DEFAULT_TTL, READ_URL_ENV, InvalidInputError, check_agent
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -79,7 +80,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-origin",
         action="append",
-        type=origin_option,
+        type=_origin,
         metavar="ORIGIN",
         help="with --http: also answer requests from web pages of this origin "
         "(scheme://host:port; repeatable); without it, only pages of the server's own origin "
@@ -108,12 +109,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--host",
-        type=_loopback,
+        type=loopback_host,
         help=f"with --http: address, {', '.join(LOOPBACK_HOSTS)} (default: {DEFAULT_HOST})",
     )
     parser.add_argument(
         "--port",
-        type=_port,
+        type=port_number,
         help=f"with --http: port; 0 picks a free one (default: {DEFAULT_PORT})",
     )
     parser.add_argument(
@@ -230,28 +231,24 @@ def _sessions(value: str) -> int:
     return count
 
 
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
-"""The hosts the SDK guards against DNS rebinding; the HTTP server listens on nothing else."""
-
-
-def _loopback(value: str) -> str:
-    # Without --auth there is no authentication, and with it the tokens cross plain HTTP: the
-    # endpoint must not be reachable from elsewhere, nor from a web page through DNS rebinding
-    # (the SDK checks Host only for these three names).
-    if value not in LOOPBACK_HOSTS:
-        raise argparse.ArgumentTypeError(
-            f"{value!r} is not one of {', '.join(LOOPBACK_HOSTS)}: the HTTP server speaks plain "
-            "HTTP, so it listens on loopback only (put a TLS proxy in front to share it)"
-        )
-    return value
-
-
-_port = bounded(int, lambda port: 0 <= port <= 65535, "a port number, 0-65535")
 _minutes = bounded(float, lambda minutes: minutes >= 0, "0 (never) or a positive number of minutes")
 _count = bounded(int, lambda count: count >= 1, "a whole number >= 1")
 _seconds = bounded(
     float, lambda seconds: 0 < seconds < float("inf"), "a positive number of seconds"
 )
+
+
+def _origin(value: str) -> str:
+    """Parse an ``--allow-origin`` value: ``scheme://host[:port]``, or ``:*`` for any port.
+
+    Raises:
+        argparse.ArgumentTypeError: It is not an ``http`` or ``https`` origin (see
+            :func:`thoughtledger.adapters.common.origins.parse_origin`).
+    """
+    try:
+        return parse_origin(value, any_port=True)
+    except InvalidInputError as exc:
+        raise argparse.ArgumentTypeError(f"{exc} (http://localhost:* allows any port)") from None
 
 
 def _tool_list(value: str) -> Sequence[str]:
@@ -272,6 +269,5 @@ __all__ = [
     "DEFAULT_MAX_HTTP_SESSIONS",
     "DEFAULT_PORT",
     "HTTP_ONLY_OPTIONS",
-    "LOOPBACK_HOSTS",
     "add_serve_arguments",
 ]

@@ -23,15 +23,16 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from starlette.types import ASGIApp
 
-from thoughtledger.adapters.mcp.context import AppState, ProfileName
-from thoughtledger.adapters.mcp.render import ThoughtSink
-from thoughtledger.adapters.mcp.serve_auth import IssuerVerifierFactory
+from thoughtledger.adapters.common.logs import event_line
 from thoughtledger.adapters.mcp.server import WriterFactory, create_server
-from thoughtledger.api import Ledger, event_line, open_ledger, resolve_url
+from thoughtledger.adapters.mcp.tools.context import AppState, ProfileName
+from thoughtledger.adapters.mcp.tools.render import ThoughtSink
+from thoughtledger.api import Ledger, open_ledger, resolve_url
 from thoughtledger.ledger.masking import mask_url
 
 if TYPE_CHECKING:
-    from thoughtledger.api import CheckpointWriter, Signer
+    from thoughtledger.adapters.mcp.checkpoints import CheckpointWriter
+    from thoughtledger.api import Signer
 
 EXIT_INTERRUPTED = 130
 """The exit code after Ctrl-C, which stops either transport at once."""
@@ -39,8 +40,31 @@ LOGGER = "thoughtledger.adapters.mcp.serve"
 """The logger of the server's own lifecycle lines, whichever module writes them."""
 
 # The server's own lifecycle lines use the standard library: structlog is imported only when
-# something else logs (see thoughtledger.api.logs).
+# something else logs (see thoughtledger.adapters.common.logs).
 _log = logging.getLogger(LOGGER)
+
+
+class IssuerVerifier(TokenVerifier, Protocol):
+    """A verifier of an OAuth issuer's tokens that can reach the issuer before serving."""
+
+    @property
+    def issuer(self) -> str:
+        """The issuer tokens must name."""
+        ...
+
+    async def prepare(self) -> None:
+        """Fetch what checking tokens needs; raise ``LedgerError`` when it cannot."""
+        ...
+
+
+class IssuerVerifierFactory(Protocol):
+    """Makes an :class:`IssuerVerifier` (``IssuerTokenVerifier`` of the auth package)."""
+
+    def __call__(
+        self, issuer: str, audience: str, role_claim: str = ..., *, jwks_url: str | None = None
+    ) -> IssuerVerifier:
+        """Raise ``InvalidInputError`` for URLs keys may not be fetched from."""
+        ...
 
 
 class LiveExport(Protocol):
@@ -77,7 +101,7 @@ class ServeParts:
             JWT access tokens (``IssuerTokenVerifier``); ``None``: the option is refused.
         live_socket: Given the ledger, the bearer verifier (``None``: no authentication) and
             the origins allowed besides the server's own, the live socket's ASGI app, served
-            at :data:`~thoughtledger.adapters.mcp.serve_http.WS_PATH` (the browser view's);
+            at :data:`~thoughtledger.adapters.mcp.http.serving.WS_PATH` (the browser view's);
             ``None``: no socket.
     """
 
@@ -117,7 +141,9 @@ async def ledger_served(
         LedgerError: The ledger cannot be opened, or fails.
         OSError: The checkpoint directory cannot be created, or a checkpoint written.
     """
-    from thoughtledger.api import checkpoints_kept
+    # Loaded here: only ``--checkpoint-dir`` writes checkpoints, and the module pulls in file
+    # handling that every other start of the server does without.
+    from thoughtledger.adapters.mcp.checkpoints import checkpoints_kept
 
     async with (
         open_ledger(args.db, ttl=ttl, progress=_upgrade_logged, read_url=args.read_url) as ledger,
@@ -130,7 +156,7 @@ async def ledger_served(
 def _checkpoints(
     ledger: Ledger, args: argparse.Namespace, signer: "Signer | None"
 ) -> "CheckpointWriter | None":
-    from thoughtledger.api import CheckpointWriter
+    from thoughtledger.adapters.mcp.checkpoints import CheckpointWriter
 
     if signer is None:
         return None
@@ -190,6 +216,8 @@ def serving_facts(args: argparse.Namespace) -> dict[str, object]:
 __all__ = [
     "EXIT_INTERRUPTED",
     "LOGGER",
+    "IssuerVerifier",
+    "IssuerVerifierFactory",
     "LiveExport",
     "LiveSocketFactory",
     "ServeParts",

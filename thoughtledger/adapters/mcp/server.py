@@ -1,8 +1,8 @@
 """``create_server(ledger)``: the MCP server over a ledger, with no module-level state.
 
-Tools are typed functions (:mod:`thoughtledger.adapters.mcp.thinking`,
-:mod:`thoughtledger.adapters.mcp.reading`) registered per server, with the official text, compact
-schemas, output schemas and truthful annotations. Two thin adaptations of the SDK live here:
+Tools are typed functions (:mod:`thoughtledger.adapters.mcp.tools.thinking`,
+:mod:`thoughtledger.adapters.mcp.tools.reading`) registered per server, with the official text,
+compact schemas, output schemas and truthful annotations. Two thin adaptations of the SDK live here:
 argument errors become one plain line naming every bad field (``Invalid sequential thinking params:
 ...``, as in the MCP API reference) instead of pydantic's report, and our own refusals reach the
 model without the SDK's ``Error executing tool`` prefix.
@@ -22,8 +22,9 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import BaseModel, ValidationError
 
-from thoughtledger.adapters.mcp import descriptions as text
-from thoughtledger.adapters.mcp.answers import (
+from thoughtledger.adapters.common.json_schema import compact_schema
+from thoughtledger.adapters.mcp.tools import descriptions as text
+from thoughtledger.adapters.mcp.tools.answers import (
     HISTORY_LISTED,
     ExternalAnswer,
     HistoryAnswer,
@@ -35,18 +36,18 @@ from thoughtledger.adapters.mcp.answers import (
     batch_answer,
     output_schema,
 )
-from thoughtledger.adapters.mcp.batch import BATCH_TOOL, sequential_thinking_batch
-from thoughtledger.adapters.mcp.context import AppState, ProfileName, RunsName
-from thoughtledger.adapters.mcp.insights import thinking_insights
-from thoughtledger.adapters.mcp.lax_types import plain_wording
-from thoughtledger.adapters.mcp.reading import register_resources, thinking_history
-from thoughtledger.adapters.mcp.render import ThoughtSink
-from thoughtledger.adapters.mcp.thinking import (
+from thoughtledger.adapters.mcp.tools.batch import BATCH_TOOL, sequential_thinking_batch
+from thoughtledger.adapters.mcp.tools.context import AppState, ProfileName, RunsName
+from thoughtledger.adapters.mcp.tools.insights import thinking_insights
+from thoughtledger.adapters.mcp.tools.lax_types import plain_wording
+from thoughtledger.adapters.mcp.tools.reading import register_resources, thinking_history
+from thoughtledger.adapters.mcp.tools.render import ThoughtSink
+from thoughtledger.adapters.mcp.tools.thinking import (
     sequential_thinking,
     sequential_thinking_external,
     sequentialthinking,
 )
-from thoughtledger.api import Ledger, ThoughtWriter, check_agent, compact_schema
+from thoughtledger.api import Ledger, ThoughtWriter, check_agent
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.thought_types import describe_errors
 

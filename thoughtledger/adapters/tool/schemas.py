@@ -5,8 +5,8 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from thoughtledger.adapters.common.json_schema import compact_schema
 from thoughtledger.adapters.tool.arguments import ThinkingInput
-from thoughtledger.api import compact_schema
 from thoughtledger.ledger.thought import GUIDANCE, HistoryItem
 from thoughtledger.projections.answers import JsonDict
 

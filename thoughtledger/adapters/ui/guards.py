@@ -19,8 +19,7 @@ from urllib.parse import urlsplit
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
-"""Host names a request may carry (what ``serve --http`` listens on, and nothing else)."""
+from thoughtledger.adapters.common.origins import LOOPBACK_HOSTS
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
@@ -80,7 +79,7 @@ class LoopbackOnly:
                 name = urlsplit(f"//{host}").hostname
             except ValueError:  # a malformed Host (an unclosed "[")
                 name = None
-            if name not in LOOPBACK_NAMES:
+            if name not in LOOPBACK_HOSTS:
                 message = "this app answers only on a loopback address"
                 await refuse(scope, receive, send, 421, message)
                 return
@@ -95,7 +94,8 @@ class SameOrigin:
 
     Args:
         app: The app behind.
-        allowed: More origins to accept, as :func:`thoughtledger.api.parse_origin` writes them.
+        allowed: More origins to accept, as
+            :func:`thoughtledger.adapters.common.origins.parse_origin` writes them.
     """
 
     def __init__(self, app: ASGIApp, allowed: Iterable[str] = ()) -> None:
@@ -148,4 +148,4 @@ class SecurityHeaders:
         await self.app(scope, receive, sending)
 
 
-__all__ = ["CSP", "LOOPBACK_NAMES", "LoopbackOnly", "SameOrigin", "SecurityHeaders", "refuse"]
+__all__ = ["CSP", "LoopbackOnly", "SameOrigin", "SecurityHeaders", "refuse"]

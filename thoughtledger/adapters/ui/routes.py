@@ -154,7 +154,7 @@ def create_app(
         verifier: Who a bearer token stands for (the MCP SDK's ``TokenVerifier`` shape: the
             token file's, an OAuth issuer's); ``None``: no authentication, one user allowed all.
         allow_origins: Origins besides the app's own whose pages may call it, as
-            :func:`thoughtledger.api.parse_origin` writes them.
+            :func:`thoughtledger.adapters.common.origins.parse_origin` writes them.
         recheck: Seconds a verified sign-in is trusted, and between the checks of a live
             stream's reader.
         stall: Seconds a live socket's outbox may stay full before its client counts as too

@@ -254,10 +254,10 @@ def _forks(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
 
 
 def _search_index(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
-    # The full-text index and its triggers (see thoughtledger.ledger.store.search_sql); the
+    # The full-text index and its triggers (see thoughtledger.ledger.store.search_index); the
     # thoughts already in the log are indexed by the step's fill (FILLS). A read-only opening
     # of an older ledger searches nothing and says so.
-    from thoughtledger.ledger.store.search_sql import SEARCH_INDEX
+    from thoughtledger.ledger.store.search_index import SEARCH_INDEX
 
     return list(SEARCH_INDEX)
 
@@ -266,7 +266,7 @@ def _loop_marks(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     # Step 10 (see thoughtledger.ledger.store.loop_marks): the loop marks, the sessions behind
     # on them (every session already in the log: SQL cannot compare texts, so the facade marks
     # them at the ledger's first writable opening) and the tl_session_loops view.
-    from thoughtledger.ledger.store.search_sql import DialectDDL
+    from thoughtledger.ledger.store.search_index import DialectDDL
 
     all_behind = "INSERT INTO tl_loops_behind (session_id) SELECT session_id FROM tl_sessions"
     return [
@@ -297,7 +297,7 @@ def _listed_loops_select() -> sa.Select[Any]:
 def _search_follows(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     # Step 11: on SQLite the search index follows the log in batches instead of in every
     # append's transaction (see thoughtledger.ledger.store.sqlite.search_follow).
-    from thoughtledger.ledger.store.search_sql import SEARCH_FOLLOWS
+    from thoughtledger.ledger.store.search_index import SEARCH_FOLLOWS
 
     return list(SEARCH_FOLLOWS)
 
@@ -307,7 +307,7 @@ def _loops_follow(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     # append's transaction (see thoughtledger.ledger.store.loop_marks). The position starts
     # before the first event of any session step 10 listed as behind (the fold takes them in,
     # in the background), else at the log's end: every other session's marks were current.
-    from thoughtledger.ledger.store.search_sql import DialectDDL
+    from thoughtledger.ledger.store.search_index import DialectDDL
 
     start = (
         "INSERT INTO tl_loops_through (id, position) SELECT 1, coalesce("
@@ -389,7 +389,7 @@ def fill_batch_size(events: int) -> int:
 
 
 def _search_fill() -> Fill:
-    from thoughtledger.ledger.store.search_sql import SEARCH_AFTER_FILL, SEARCH_FILL
+    from thoughtledger.ledger.store.search_index import SEARCH_AFTER_FILL, SEARCH_FILL
 
     return Fill("Indexing thoughts for search", SEARCH_FILL, SEARCH_AFTER_FILL)
 

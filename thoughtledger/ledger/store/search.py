@@ -1,7 +1,7 @@
 """Searching the thoughts of every session (a store capability), and its answer without SQL.
 
 The SQL backends keep a full-text index beside the log (schema step 9, see
-:mod:`thoughtledger.ledger.store.search_sql`): SQLite's FTS5 ranked by ``bm25`` (filled in
+:mod:`thoughtledger.ledger.store.search_index`): SQLite's FTS5 ranked by ``bm25`` (filled in
 batches after the appends; the thoughts it has not taken in yet are matched here,
 :func:`matching_hits`), PostgreSQL's ``tsvector`` under a GIN index ranked by
 ``ts_rank``. A redacted thought's text leaves the index with its payload. The in-memory store

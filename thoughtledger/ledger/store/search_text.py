@@ -1,6 +1,6 @@
 """SQL that reads a thought's text out of a stored payload (no SQLAlchemy: serving uses it).
 
-Shared by the schema's search index (:mod:`thoughtledger.ledger.store.search_sql`) and the SQLite
+Shared by the schema's search index (:mod:`thoughtledger.ledger.store.search_index`) and the SQLite
 writer that brings that index up to the log's end
 (:mod:`thoughtledger.ledger.store.sqlite.search_follow`).
 """

@@ -320,7 +320,7 @@ class SqlEventStore(LedgerStore):
         limit: int = 20,
         offset: int = 0,
     ) -> list[SearchHit]:
-        """See :meth:`Searching.search` (the index of schema step 9, see ``search_sql``).
+        """See :meth:`Searching.search` (the index of schema step 9, see ``search_index``).
 
         On SQLite the thoughts the index has not taken in yet are matched too (see
         :mod:`thoughtledger.ledger.store.sql_search`).
@@ -340,7 +340,7 @@ class SqlEventStore(LedgerStore):
         )
 
     def _search_dialect(self) -> str:
-        """Return the backend's name in :func:`.search_sql.search_statement` (SQLite overrides)."""
+        """The backend's name in :func:`.search_index.search_statement` (SQLite overrides)."""
         return "postgresql"
 
     async def loop_marks(self, session_id: str) -> list[LoopMark]:

@@ -18,7 +18,7 @@ from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.search_query import SearchQuery, fts5_query, tsquery
 from thoughtledger.ledger.store.rows import decode_rows
 from thoughtledger.ledger.store.search import SearchFilter, SearchHit, best_first, matching_hits
-from thoughtledger.ledger.store.search_sql import search_statement, waiting_statement
+from thoughtledger.ledger.store.search_index import search_statement, waiting_statement
 from thoughtledger.ledger.store.sql_stats import StatsDialect
 
 Fetch = Callable[[sa.Executable], Awaitable[list["sa.Row[Any]"]]]

@@ -18,7 +18,7 @@ from thoughtledger.ledger.store.sqlite.writer import Busy, SqliteWriter
 
 STRIP = "UPDATE tl_events SET payload = ? WHERE position = ? AND payload = ?"
 PURGE = "INSERT INTO tl_search(tl_search) VALUES ('optimize')"
-"""Rewrite the search index (see :mod:`thoughtledger.ledger.store.search_sql`) into one segment."""
+"""Rewrite the search index (:mod:`thoughtledger.ledger.store.search_index`) into one segment."""
 
 
 async def strip(writer: SqliteWriter, changes: Sequence[Stripping]) -> int:

@@ -1,4 +1,4 @@
-"""How an allowed web origin is written: one reading for ``ui`` and ``serve --http``.
+"""Origins and loopback names: one reading for ``ui`` and ``serve --http``.
 
 A browser sends ``Origin`` as ``scheme://host[:port]``: lower case, no path, the scheme's
 default port left out, an IPv6 address in brackets. An origin a person allows is compared with
@@ -13,7 +13,16 @@ from thoughtledger.ledger.errors import InvalidInputError
 ANY_PORT = ":*"
 """Written after a host, stands for every port of it (the MCP SDK's origin check reads it)."""
 
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+"""The loopback names: where a server speaking plain HTTP listens, and whom it trusts as local."""
+
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def own_origin(host: str, port: int) -> str:
+    """The origin of the server at ``host:port`` (``http://127.0.0.1:8765``)."""
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
 
 
 def parse_origin(text: str, *, any_port: bool = False) -> str:
@@ -58,4 +67,4 @@ def parse_origin(text: str, *, any_port: bool = False) -> str:
     return f"{scheme}://{host}:{port}"
 
 
-__all__ = ["ANY_PORT", "parse_origin"]
+__all__ = ["ANY_PORT", "LOOPBACK_HOSTS", "own_origin", "parse_origin"]

@@ -8,21 +8,16 @@ user names; a request without ``Origin`` (an MCP client, curl: not a browser) is
 The ``Host`` check against DNS rebinding stays the SDK's (the loopback names only).
 """
 
-import argparse
 from collections.abc import Sequence
 
 from mcp.server.transport_security import TransportSecuritySettings
 
-from thoughtledger.api import InvalidInputError, parse_origin
+from thoughtledger.adapters.common.origins import LOOPBACK_HOSTS, own_origin
 
-LOOPBACK_HOST_PATTERNS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
+LOOPBACK_HOST_PATTERNS = tuple(
+    f"[{host}]:*" if ":" in host else f"{host}:*" for host in LOOPBACK_HOSTS
+)
 """The ``Host`` values the SDK accepts on loopback (any port): a rebound name is refused."""
-
-
-def own_origin(host: str, port: int) -> str:
-    """The origin of the server at ``host:port`` (``http://127.0.0.1:8765``)."""
-    shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}"
 
 
 def transport_security(host: str, port: int, allowed: Sequence[str]) -> TransportSecuritySettings:
@@ -34,17 +29,4 @@ def transport_security(host: str, port: int, allowed: Sequence[str]) -> Transpor
     )
 
 
-def origin_option(value: str) -> str:
-    """Parse an ``--allow-origin`` value: ``scheme://host[:port]``, or ``:*`` for any port.
-
-    Raises:
-        argparse.ArgumentTypeError: It is not an ``http`` or ``https`` origin (see
-            :func:`thoughtledger.api.parse_origin`).
-    """
-    try:
-        return parse_origin(value, any_port=True)
-    except InvalidInputError as exc:
-        raise argparse.ArgumentTypeError(f"{exc} (http://localhost:* allows any port)") from None
-
-
-__all__ = ["LOOPBACK_HOST_PATTERNS", "origin_option", "own_origin", "transport_security"]
+__all__ = ["LOOPBACK_HOST_PATTERNS", "transport_security"]

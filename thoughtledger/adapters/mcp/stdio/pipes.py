@@ -9,11 +9,11 @@ can write on the JSON-RPC channel, and puts everything back afterwards.
 
 When the client stops reading (its end of stdout closes), answers are dropped and the server
 runs on until stdin's end, as before; :func:`reader_gone` tells a call that streams to it (see
-:mod:`thoughtledger.adapters.mcp.progress`) that nobody reads any more, so it can stop.
+:mod:`thoughtledger.adapters.mcp.tools.progress`) that nobody reads any more, so it can stop.
 
-Lines are cut, bounded and decoded by :func:`thoughtledger.adapters.mcp.framing.read_messages`, as
-on
-every stdio transport; stdin that is no pipe is read by :mod:`thoughtledger.adapters.mcp.sdk_stdio`.
+Lines are cut, bounded and decoded by
+:func:`thoughtledger.adapters.mcp.stdio.framing.read_messages`, as on every stdio transport; stdin
+that is no pipe is read by :mod:`thoughtledger.adapters.mcp.stdio.sdk_streams`.
 """
 
 import asyncio
@@ -29,7 +29,7 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
-from thoughtledger.adapters.mcp.framing import READ_BYTES, read_messages
+from thoughtledger.adapters.mcp.stdio.framing import READ_BYTES, read_messages
 
 Streams = tuple[
     MemoryObjectReceiveStream[SessionMessage | Exception],

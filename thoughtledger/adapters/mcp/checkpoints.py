@@ -16,10 +16,8 @@ from pathlib import Path
 
 import anyio
 
-from thoughtledger.api.logs import event_line
-from thoughtledger.api.proofs import Proofs
-from thoughtledger.ledger.checkpoint import Checkpoint, Signer, split_note
-from thoughtledger.ledger.errors import LedgerError
+from thoughtledger.adapters.common.logs import event_line
+from thoughtledger.api import Checkpoint, LedgerError, Proofs, Signer
 
 POLL_SECONDS = 2.0
 """How often the tree is extended and its size compared with the last checkpoint's."""
@@ -53,7 +51,7 @@ class CheckpointWriter:
         self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         latest = self.directory / "latest"
         with contextlib.suppress(OSError, LedgerError, UnicodeDecodeError):
-            self.size = Checkpoint.parse(split_note(latest.read_text("utf-8"))[0]).size
+            self.size = Checkpoint.open(latest.read_text("utf-8"), self.signer.verifier()).size
 
     async def write_if_grown(self, minimum: int) -> Path | None:
         """Sign a checkpoint; write it when the log grew by ``minimum`` events since the last.
@@ -63,7 +61,7 @@ class CheckpointWriter:
             OSError: The file cannot be written.
         """
         note = await self.proofs.checkpoint(self.signer)
-        size = Checkpoint.parse(split_note(note)[0]).size
+        size = Checkpoint.open(note, self.signer.verifier()).size
         if size - max(self.size, 0) < minimum or size == self.size:
             return None
         target = self.directory / f"checkpoint-{size}"

@@ -7,9 +7,9 @@ the connection's handles.
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from thoughtledger.adapters.mcp.context import Caller
-from thoughtledger.adapters.mcp.implicit import implicit_target
-from thoughtledger.adapters.mcp.sessions import connection_handle, name_handle
+from thoughtledger.adapters.mcp.tools.context import Caller
+from thoughtledger.adapters.mcp.tools.implicit import implicit_target
+from thoughtledger.adapters.mcp.tools.sessions import connection_handle, name_handle
 from thoughtledger.api import AccessDeniedError, Scope, ThinkCommand
 from thoughtledger.ledger.ids import check_id, new_session_id
 
@@ -31,7 +31,7 @@ async def thinking_target(
 
     Returns:
         ``(IMPLICIT, session_id)`` when the caller named none and the connection has no
-        identity: the run :func:`~thoughtledger.adapters.mcp.implicit.implicit_target` chose
+        identity: the run :func:`~thoughtledger.adapters.mcp.tools.implicit.implicit_target` chose
         (``None``:
         a new one).
 

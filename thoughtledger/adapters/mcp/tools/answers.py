@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, create_model
 
-from thoughtledger.api import JsonSchema, compact_schema
+from thoughtledger.adapters.common.json_schema import JsonSchema, compact_schema
 from thoughtledger.ledger.thought import HistoryItem
 
 

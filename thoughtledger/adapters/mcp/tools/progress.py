@@ -25,15 +25,15 @@ from typing import Protocol
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from thoughtledger.adapters.mcp.context import AppContext
-from thoughtledger.adapters.mcp.pipes import reader_gone
 from thoughtledger.adapters.mcp.sdk_private import in_process_progress
+from thoughtledger.adapters.mcp.stdio.pipes import reader_gone
+from thoughtledger.adapters.mcp.tools.context import AppContext
 from thoughtledger.api import (
     Ledger,
     ThinkCommand,
     ThinkOutcome,
     ThoughtWriter,
-    think_external_stream,
+    stream_with_writer,
 )
 
 _TOKEN_KEYS = ("progress_token", "progressToken")
@@ -41,7 +41,7 @@ CLIENT_GONE = "the client stopped reading while the thought was written; nothing
 
 
 class ExternalThinking(Protocol):
-    """How the tool has a model's thought: :func:`thoughtledger.api.think_external`'s shape."""
+    """How the tool has a model's thought: :func:`thoughtledger.api.think_with_writer`'s shape."""
 
     async def __call__(
         self,
@@ -74,9 +74,9 @@ def progress_requested(ctx: AppContext) -> bool:
 
 
 def think_streaming(ctx: AppContext) -> ExternalThinking:
-    """:func:`thoughtledger.api.think_external` for ``ctx``'s call, sending the thought as progress.
+    """:func:`thoughtledger.api.think_with_writer` for ``ctx``'s call, with the thought as progress.
 
-    The function returned takes :func:`~thoughtledger.api.think_external_stream`'s arguments,
+    The function returned takes :func:`~thoughtledger.api.stream_with_writer`'s arguments,
     sends each piece as it arrives and returns the outcome once the thought is recorded.
     """
 
@@ -94,7 +94,7 @@ def think_streaming(ctx: AppContext) -> ExternalThinking:
     ) -> ThinkOutcome:
         sent = 0
         outcome: ThinkOutcome | None = None
-        items = think_external_stream(
+        items = stream_with_writer(
             ledger,
             session_id,
             arguments,

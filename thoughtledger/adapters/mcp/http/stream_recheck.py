@@ -17,7 +17,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import TokenVerifier
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from thoughtledger.api import event_line
+from thoughtledger.adapters.common.logs import event_line
 
 DEFAULT_EVERY = 1.0
 """Seconds between checks of an open stream's token: a revoked stream ends within about that."""

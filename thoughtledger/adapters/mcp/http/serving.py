@@ -4,15 +4,13 @@ The token file is read first, then the port bound, so that ``--port 0`` is known
 URL bearer tokens are for and in the one origin web pages may call from. The SDK's streamable
 HTTP app is then put together with what guards it (Host and Origin checks, the per-principal
 session cap, bearer tokens checked again on open streams, the RFC 9728 metadata) and the live
-socket, and served by the bounded uvicorn of :mod:`~thoughtledger.adapters.mcp.hardened` until
-SIGTERM
-(gracefully) or Ctrl-C (at once).
+socket, and served by the bounded uvicorn of :mod:`~thoughtledger.adapters.common.hardened`
+until SIGTERM (gracefully) or Ctrl-C (at once).
 """
 
 import argparse
 import contextlib
 import logging
-import os
 import socket
 from datetime import timedelta
 from pathlib import Path
@@ -22,10 +20,14 @@ from mcp.server.streamable_http_manager import DEFAULT_SESSION_IDLE_TIMEOUT
 from starlette.middleware import Middleware
 from starlette.routing import WebSocketRoute
 
-from thoughtledger.adapters.mcp.origins import own_origin, transport_security
-from thoughtledger.adapters.mcp.render import ThoughtSink
-from thoughtledger.adapters.mcp.resource_metadata import metadata_routes
-from thoughtledger.adapters.mcp.serve_auth import HttpAuth, http_auth
+from thoughtledger.adapters.common.hardened import bind
+from thoughtledger.adapters.common.origins import own_origin
+from thoughtledger.adapters.common.stopping import signals_handled
+from thoughtledger.adapters.mcp.http.auth import HttpAuth, http_auth
+from thoughtledger.adapters.mcp.http.resource_metadata import metadata_routes
+from thoughtledger.adapters.mcp.http.session_cap import SessionCap
+from thoughtledger.adapters.mcp.http.stream_recheck import StreamRecheck
+from thoughtledger.adapters.mcp.http.transport_security import transport_security
 from thoughtledger.adapters.mcp.serve_options import DEFAULT_MAX_HTTP_SESSIONS
 from thoughtledger.adapters.mcp.serve_parts import (
     EXIT_INTERRUPTED,
@@ -36,9 +38,7 @@ from thoughtledger.adapters.mcp.serve_parts import (
     mcp_server,
     serving_facts,
 )
-from thoughtledger.adapters.mcp.session_cap import SessionCap
-from thoughtledger.adapters.mcp.stopping import signals_handled
-from thoughtledger.adapters.mcp.stream_recheck import StreamRecheck
+from thoughtledger.adapters.mcp.tools.render import ThoughtSink
 from thoughtledger.api import Ledger
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ async def _run_http(
     per_principal: int,
 ) -> int:
     """Serve the MCP app on ``listener`` until a signal stops it; return the exit code."""
-    from thoughtledger.adapters.mcp.hardened import (
+    from thoughtledger.adapters.common.hardened import (
         BODY_TIMEOUT,
         HEADER_TIMEOUT,
         Bounds,
@@ -196,26 +196,10 @@ async def _run_http(
     return 0
 
 
-def bind(host: str, port: int) -> socket.socket:
-    """Return a listening TCP socket on ``host:port`` (IPv4 or IPv6, as ``host`` says).
-
-    Raises:
-        OSError: The address is taken or cannot be bound (the message names it).
-    """
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    try:
-        return socket.create_server((host, port), family=family)
-    except OSError as exc:  # the same error, saying which address (the errno alone does not)
-        shown = f"[{host}]" if ":" in host else host
-        reason = os.strerror(exc.errno) if exc.errno else str(exc)
-        raise OSError(exc.errno, f"cannot listen on {shown}:{port}: {reason}") from exc
-
-
 __all__ = [
     "HTTP_IDLE_TIMEOUT",
     "HTTP_PATH",
     "SINGLE_PRINCIPAL_WARNING",
     "WS_PATH",
-    "bind",
     "serve_http",
 ]

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from thoughtledger.adapters.mcp.context import Caller
+from thoughtledger.adapters.mcp.tools.context import Caller
 from thoughtledger.api import ThinkCommand, starts_a_run
 from thoughtledger.ledger.errors import SessionNotFoundError
 from thoughtledger.projections.state import SessionState

@@ -8,36 +8,13 @@ them together with the SDK's settings and the RFC 9728 metadata the server publi
 import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from pydantic import AnyHttpUrl
 
+from thoughtledger.adapters.mcp.serve_parts import IssuerVerifierFactory
 from thoughtledger.ledger.errors import InvalidInputError
-
-
-class IssuerVerifier(TokenVerifier, Protocol):
-    """A verifier of an OAuth issuer's tokens that can reach the issuer before serving."""
-
-    @property
-    def issuer(self) -> str:
-        """The issuer tokens must name."""
-        ...
-
-    async def prepare(self) -> None:
-        """Fetch what checking tokens needs; raise ``LedgerError`` when it cannot."""
-        ...
-
-
-class IssuerVerifierFactory(Protocol):
-    """Makes an :class:`IssuerVerifier` (``IssuerTokenVerifier`` of the auth package)."""
-
-    def __call__(
-        self, issuer: str, audience: str, role_claim: str = ..., *, jwks_url: str | None = None
-    ) -> IssuerVerifier:
-        """Raise ``InvalidInputError`` for URLs keys may not be fetched from."""
-        ...
 
 
 class AnyOf:
@@ -144,7 +121,5 @@ def _settings(issuer: str, url: str) -> AuthSettings:
 __all__ = [
     "AnyOf",
     "HttpAuth",
-    "IssuerVerifier",
-    "IssuerVerifierFactory",
     "http_auth",
 ]

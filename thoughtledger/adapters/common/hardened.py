@@ -28,6 +28,8 @@ waits for the client to drain, so that its pending output stays bounded.
 """
 
 import asyncio
+import os
+import socket
 import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -98,7 +100,7 @@ def hardened_server(
 ) -> "uvicorn.Server":
     """A uvicorn server for ``app`` whose connections keep ``bounds``.
 
-    It leaves SIGINT and SIGTERM to :func:`thoughtledger.adapters.mcp.stopping.signals_handled`.
+    It leaves SIGINT and SIGTERM to :func:`thoughtledger.adapters.common.stopping.signals_handled`.
 
     Args:
         app: The ASGI application.
@@ -110,7 +112,7 @@ def hardened_server(
     """
     import uvicorn
 
-    from thoughtledger.adapters.mcp.stopping import http_server
+    from thoughtledger.adapters.common.stopping import http_server
 
     config = uvicorn.Config(
         app,
@@ -233,6 +235,21 @@ def _protocol(bounds: Bounds) -> type[asyncio.Protocol]:
     return BoundedProtocol
 
 
+def bind(host: str, port: int) -> socket.socket:
+    """Return a listening TCP socket on ``host:port`` (IPv4 or IPv6, as ``host`` says).
+
+    Raises:
+        OSError: The address is taken or cannot be bound (the message names it).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family)
+    except OSError as exc:  # the same error, saying which address (the errno alone does not)
+        shown = f"[{host}]" if ":" in host else host
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise OSError(exc.errno, f"cannot listen on {shown}:{port}: {reason}") from exc
+
+
 __all__ = [
     "ACCEPT_BATCH",
     "BODY_TIMEOUT",
@@ -243,6 +260,7 @@ __all__ = [
     "WS_MESSAGE_MAX",
     "WS_PING_SECONDS",
     "Bounds",
+    "bind",
     "connection_limit",
     "hardened_server",
 ]

@@ -16,14 +16,14 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult
 from pydantic import BaseModel, Field
 
-from thoughtledger.adapters.mcp import descriptions as text
-from thoughtledger.adapters.mcp.batch_item import BatchThought
-from thoughtledger.adapters.mcp.context import AppContext, Caller
-from thoughtledger.adapters.mcp.lax_types import LaxText
-from thoughtledger.adapters.mcp.parameters import parameter, thought_fields, with_parameters
-from thoughtledger.adapters.mcp.render import render_thought
-from thoughtledger.adapters.mcp.targets import IMPLICIT, thinking_target
-from thoughtledger.adapters.mcp.thinking import answer, profile_view
+from thoughtledger.adapters.mcp.tools import descriptions as text
+from thoughtledger.adapters.mcp.tools.batch_item import BatchThought
+from thoughtledger.adapters.mcp.tools.context import AppContext, Caller
+from thoughtledger.adapters.mcp.tools.lax_types import LaxText
+from thoughtledger.adapters.mcp.tools.parameters import parameter, thought_fields, with_parameters
+from thoughtledger.adapters.mcp.tools.render import render_thought
+from thoughtledger.adapters.mcp.tools.targets import IMPLICIT, thinking_target
+from thoughtledger.adapters.mcp.tools.thinking import answer, profile_view
 from thoughtledger.api import MAX_BATCH_THOUGHTS, ThinkCommand, check_batch, checked_command
 from thoughtledger.ledger.errors import LedgerError
 

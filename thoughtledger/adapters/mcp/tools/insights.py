@@ -21,9 +21,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from thoughtledger.adapters.mcp.context import AppContext, Caller
-from thoughtledger.adapters.mcp.lax_types import LaxText
-from thoughtledger.adapters.mcp.thinking import answer
+from thoughtledger.adapters.mcp.tools.context import AppContext, Caller
+from thoughtledger.adapters.mcp.tools.lax_types import LaxText
+from thoughtledger.adapters.mcp.tools.thinking import answer
 from thoughtledger.api import AGENT_META_KEY, session_agent
 from thoughtledger.ledger.errors import LedgerError
 

@@ -1,19 +1,24 @@
-"""Logging: structlog imported on first use, and one place that says where records go.
+"""Logging: where records go, chosen once by an entry point, and structlog imported on first use.
 
 Importing structlog also imports rich, pygments and attrs for its console renderer: about 35 ms
 that an MCP server, spawned afresh for every conversation, should not spend before its first
-answer. So modules log through :class:`LazyLogger`, the server's own lifecycle lines go through
-the standard library (:func:`event_line`), and the entry points choose a destination
-(:func:`logging_to_stderr` for commands, :func:`route_to_stdlib` for the server) that is applied
-to structlog when it is, or once it gets, imported.
+answer. So the library imports structlog only when it first logs (the stores, the facade, and
+:func:`get_logger` here), the server's own lifecycle lines go through the standard library
+(:func:`event_line`), and an entry point chooses a destination (:func:`logging_to_stderr` for
+commands, :func:`route_to_stdlib` for the server). The choice is applied to structlog at once if
+it is imported, else the moment anything imports it, so the first record already goes where it
+should: on stdio, stdout carries JSON-RPC and must never receive a log line.
 """
 
 import contextlib
 import hashlib
+import importlib
+import importlib.abc
+import importlib.machinery
 import logging
 import re
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -29,22 +34,62 @@ class _Routing:
         self.applied = False
 
     def use(self, configure: Configure | None) -> None:
-        """Adopt ``configure``: now if structlog is imported, else when it first logs."""
+        """Adopt ``configure``: now if structlog is imported, else when it is."""
         self.configure, self.applied = configure, False
         if "structlog" in sys.modules:
             self.apply()
+        elif configure is not None:
+            _ConfigureOnImport.install()
 
-    def apply(self) -> None:
-        """Configure structlog if a destination is chosen and not yet applied."""
+    def apply(self, module: ModuleType | None = None) -> None:
+        """Configure structlog (``module``, else imported) if chosen and not yet applied."""
         if self.configure is None or self.applied:
             return
-        import structlog
-
-        self.configure(structlog)
+        self.configure(module or importlib.import_module("structlog"))
         self.applied = True
 
 
 _routing = _Routing()
+
+
+class _ConfigureOnImport(importlib.abc.MetaPathFinder):
+    """Finds structlog for its first import, with a loader that applies the routing after it."""
+
+    @classmethod
+    def install(cls) -> None:
+        if not any(isinstance(finder, cls) for finder in sys.meta_path):
+            sys.meta_path.insert(0, cls())
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        """Structlog's own spec, loaded by :class:`_ThenConfigure`; ``None`` for any other."""
+        if fullname != "structlog":
+            return None
+        sys.meta_path.remove(self)  # one import only: the finders below find it as usual
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _ThenConfigure(spec.loader)
+        return spec
+
+
+class _ThenConfigure(importlib.abc.Loader):
+    """structlog's own loader, then the routing applied before anyone can log through it."""
+
+    def __init__(self, loader: importlib.abc.Loader) -> None:
+        self._loader = loader
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        """The module as structlog's own loader creates it."""
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        """Run structlog as its own loader does, then configure it."""
+        if module.__spec__ is not None:  # structlog sees its own loader, as without the finder
+            module.__spec__.loader = self._loader
+        module.__loader__ = self._loader
+        self._loader.exec_module(module)
+        _routing.apply(module)
 
 
 class LazyLogger:
@@ -61,7 +106,6 @@ class LazyLogger:
         self._logger: Any = None
 
     def __getattr__(self, method: str) -> Any:
-        _routing.apply()
         logger = self._logger
         if logger is None:
             import structlog

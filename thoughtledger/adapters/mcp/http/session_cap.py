@@ -261,7 +261,7 @@ def _principal(scope: Scope) -> str | None:
         token = user.access_token
         return (
             token.subject or token.client_id
-        )  # as thoughtledger.adapters.mcp.context.principal_of_request
+        )  # as thoughtledger.adapters.mcp.tools.context.principal_of_request
     return None
 
 

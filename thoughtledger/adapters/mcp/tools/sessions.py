@@ -8,9 +8,8 @@ A caller names a session in one of three ways:
 names one;
 * not at all, on a transport without identity (2026-07-28 HTTP clients, stateless HTTP): the
   caller's current run, one of the few it recently worked in (per principal; see
-  :mod:`thoughtledger.adapters.mcp.implicit`), whose ``sessionId`` in the answer is the handle to
-  pass
-  back.
+  :mod:`thoughtledger.adapters.mcp.tools.implicit`), whose ``sessionId`` in the answer is the handle
+  to pass back.
 
 A ledger session id changes when its session is cleared or expires (the next thought starts a
 successor under a new id), so both connections and names are *handles* resolved through a

@@ -2,10 +2,10 @@
 
 When stdin is a terminal, a file or a device (``thoughtledger serve < requests.jsonl``), or
 ``THOUGHTLEDGER_STDIO=sdk`` asks for it, answers go out through the SDK's ``stdio_server`` (a worker
-thread writes and flushes each one). Its reader is not used: it reads a line with no bound and
-turns invalid UTF-8 into U+FFFD, so ``thoughtledger serve < /dev/zero`` grew until the kernel killed
-it. Lines come instead from :func:`thoughtledger.adapters.mcp.framing.read_messages`, as on the pipe
-transport, with bytes read:
+thread writes and flushes each one). Its reader is not used: it reads a line with no bound and turns
+invalid UTF-8 into U+FFFD, so ``thoughtledger serve < /dev/zero`` grew until the kernel killed it.
+Lines come instead from :func:`thoughtledger.adapters.mcp.stdio.framing.read_messages`, as on the
+pipe transport, with bytes read:
 
 * from a terminal, a pipe or a socket, on the event loop once it has data, so that Ctrl-C ends
   the wait (the SDK's worker thread cannot be interrupted: Ctrl-C waited for the next line, and a
@@ -27,7 +27,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
-from thoughtledger.adapters.mcp.framing import READ_BYTES, ByteSource, read_messages
+from thoughtledger.adapters.mcp.stdio.framing import READ_BYTES, ByteSource, read_messages
 
 Streams = tuple[
     MemoryObjectReceiveStream[SessionMessage | Exception],

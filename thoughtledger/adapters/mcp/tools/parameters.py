@@ -4,11 +4,11 @@ The SDK builds a tool's input schema and its arguments model from the function's
 (``inspect.signature`` and the annotations, each ``Annotated[type, Field(...)]``). The thinking
 tools take every field of a thought, so their signatures are made here from
 :data:`thoughtledger.ledger.thought.THOUGHT_TABLE`: each field with the MCP tools' lax type for its
-kind (:mod:`thoughtledger.adapters.mcp.lax_types`), its camelCase name as the official tool's
+kind (:mod:`thoughtledger.adapters.mcp.tools.lax_types`), its camelCase name as the official tool's
 ``validation_alias`` (the snake_case tools take the snake_case name), and its published words
-(:mod:`thoughtledger.adapters.mcp.descriptions`, the definition's own where none are published);
-then each tool's own parameters. A new field of a thought is taken by every thinking tool
-without an edit here.
+(:mod:`thoughtledger.adapters.mcp.tools.descriptions`, the definition's own where none are
+published); then each tool's own parameters. A new field of a thought is taken by every thinking
+tool without an edit here.
 """
 
 import inspect
@@ -17,7 +17,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import Field
 
-from thoughtledger.adapters.mcp.lax_types import LaxCount, LaxFlag, LaxText
+from thoughtledger.adapters.mcp.tools.lax_types import LaxCount, LaxFlag, LaxText
 from thoughtledger.ledger.thought import THOUGHT_FIELDS, ThoughtField, in_order
 
 _LAX: dict[type, Any] = {int: LaxCount, bool: LaxFlag, str: LaxText}
@@ -83,7 +83,7 @@ def with_parameters(fn: _F, parameters: Sequence[inspect.Parameter]) -> _F:
     """
     # Imported here, where a tool is made: a thought's parameters are also read where the MCP
     # SDK (its server, its 500-odd models) is not needed, by `thoughtledger record`.
-    from thoughtledger.adapters.mcp.context import AppContext
+    from thoughtledger.adapters.mcp.tools.context import AppContext
 
     signature = inspect.signature(fn)
     returns = signature.return_annotation

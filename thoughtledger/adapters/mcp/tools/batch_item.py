@@ -1,9 +1,8 @@
 """One item of ``sequential_thinking_batch``'s ``thoughts``: a thought in the MCP argument shape.
 
-Apart from the tool (:mod:`thoughtledger.adapters.mcp.batch`) so that ``thoughtledger record``,
-which
-reads lines of such thoughts, checks them as the tool does without loading the MCP SDK's server
-and models (a second of start-up).
+Apart from the tool (:mod:`thoughtledger.adapters.mcp.tools.batch`) so that ``thoughtledger
+record``, which reads lines of such thoughts, checks them as the tool does without loading the MCP
+SDK's server and models (a second of start-up).
 """
 
 import inspect
@@ -11,8 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, create_model
 
-from thoughtledger.adapters.mcp import descriptions as text
-from thoughtledger.adapters.mcp.parameters import OFFICIAL_CORE_ORDER, thought_parameters
+from thoughtledger.adapters.mcp.tools import descriptions as text
+from thoughtledger.adapters.mcp.tools.parameters import OFFICIAL_CORE_ORDER, thought_parameters
 
 
 def _item_model() -> type[BaseModel]:

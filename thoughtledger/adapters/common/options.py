@@ -1,14 +1,15 @@
-"""Argparse types for numbers in a range, shared by the command line and ``serve``.
+"""Argparse types shared by the command line, ``serve`` and ``ui``: numbers in a range, addresses.
 
 Kept apart from :mod:`thoughtledger.adapters.cli.common` so that starting the server imports
-nothing of
-the terminal output.
+nothing of the terminal output.
 """
 
 import argparse
 import math
 from collections.abc import Callable
 from typing import TypeVar
+
+from thoughtledger.adapters.common.origins import LOOPBACK_HOSTS
 
 N = TypeVar("N", int, float)
 
@@ -39,4 +40,26 @@ def bounded(
     return parse
 
 
-__all__ = ["bounded"]
+port_number = bounded(int, lambda port: 0 <= port <= 65535, "a port number, 0-65535")
+"""An argparse type: a TCP port (0: any free one)."""
+
+
+def loopback_host(value: str) -> str:
+    """An argparse type: one of :data:`~thoughtledger.adapters.common.origins.LOOPBACK_HOSTS`.
+
+    A server that speaks plain HTTP (with tokens crossing it, or none asked for) must not be
+    reachable from elsewhere, nor from a web page through DNS rebinding: the ``Host`` checks
+    know only these names.
+
+    Raises:
+        argparse.ArgumentTypeError: ``value`` is another name or address.
+    """
+    if value not in LOOPBACK_HOSTS:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not one of {', '.join(LOOPBACK_HOSTS)}: the server speaks plain "
+            "HTTP, so it listens on loopback only (put a TLS proxy in front to share it)"
+        )
+    return value
+
+
+__all__ = ["bounded", "loopback_host", "port_number"]

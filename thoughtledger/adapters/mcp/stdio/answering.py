@@ -8,22 +8,20 @@ pair (:func:`answering_streams`) between the transport and the SDK's server that
   They are answered instead: ``-32700`` for malformed JSON, ``-32600`` for JSON that is no
   JSON-RPC message.
 * **A lone surrogate is not a parse error.** ``"a\ud800b"`` is valid JSON, but the SDK's parser
-  refuses it; such a line is parsed again (see :mod:`thoughtledger.adapters.mcp.wire`), and the
-  tool that
-  receives the string refuses it by name (see :data:`thoughtledger.adapters.mcp.lax_types.LaxText`).
+  refuses it; such a line is parsed again (see :mod:`thoughtledger.adapters.mcp.stdio.wire`), and
+  the tool that receives the string refuses it by name (see
+  :data:`thoughtledger.adapters.mcp.tools.lax_types.LaxText`).
 * **stdin's EOF waits for the answers.** When stdin closes (``cat requests.jsonl | thoughtledger
   serve``) the SDK's dispatcher ends and cancels every call still running: a thought already
   recorded would be answered ``Connection closed``, or not at all. The read stream therefore
   reports the end only once every request it handed over has been answered (or settled without
   an answer, as a cancelled one is), so each answer is written exactly once before we exit.
 
-The transport (:func:`stdio_transport`) is :func:`thoughtledger.adapters.mcp.pipes.pipe_stdio` when
-stdin
-and stdout are pipes or sockets on asyncio (unless ``THOUGHTLEDGER_STDIO=sdk`` is set); otherwise
-the SDK's own ``stdio_server`` writes the answers
-(:func:`thoughtledger.adapters.mcp.sdk_stdio.sdk_stdio`).
-Either way stdin is read by :func:`thoughtledger.adapters.mcp.framing.read_messages`: a line is at
-most
+The transport (:func:`stdio_transport`) is :func:`thoughtledger.adapters.mcp.stdio.pipes.pipe_stdio`
+when stdin and stdout are pipes or sockets on asyncio (unless ``THOUGHTLEDGER_STDIO=sdk`` is set);
+otherwise the SDK's own ``stdio_server`` writes the answers
+(:func:`thoughtledger.adapters.mcp.stdio.sdk_streams.sdk_stdio`). Either way stdin is read by
+:func:`thoughtledger.adapters.mcp.stdio.framing.read_messages`: a line is at most
 :data:`MAX_LINE_BYTES` and must be UTF-8, else it is answered ``-32700`` saying why.
 """
 
@@ -42,11 +40,11 @@ from mcp.types import (
     RequestId,
 )
 
-from thoughtledger.adapters.mcp.framing import MAX_LINE_BYTES
-from thoughtledger.adapters.mcp.pipes import pipe_stdio, pipes_available
 from thoughtledger.adapters.mcp.sdk_private import lowlevel_server
-from thoughtledger.adapters.mcp.sdk_stdio import sdk_stdio, terminal_available
-from thoughtledger.adapters.mcp.wire import encodable, error_reply, reparsed
+from thoughtledger.adapters.mcp.stdio.framing import MAX_LINE_BYTES
+from thoughtledger.adapters.mcp.stdio.pipes import pipe_stdio, pipes_available
+from thoughtledger.adapters.mcp.stdio.sdk_streams import sdk_stdio, terminal_available
+from thoughtledger.adapters.mcp.stdio.wire import encodable, error_reply, reparsed
 from thoughtledger.api import ClosedOnExit
 
 _Item_co = TypeVar("_Item_co", covariant=True)

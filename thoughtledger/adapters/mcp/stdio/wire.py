@@ -4,11 +4,11 @@ r"""Lines on the stdio wire that the SDK's parser refuses, and answers it could 
   error`` or ``-32600 Invalid Request`` (with the request's id when one can be read). So does a
   line refused before parsing (too long, or not UTF-8): ``-32700``, saying why.
 * ``"a\ud800b"`` is valid JSON, but the SDK's parser refuses a lone surrogate escape;
-  :func:`reparsed` reads such a line with the standard library instead. In a tool call's
-  arguments the surrogate is kept, so the tool refuses it naming the argument (see
-  :data:`thoughtledger.adapters.mcp.lax_types.LaxText`); anywhere else (a client's name, a tool's
-  name) it is spelled out as its escape, so the message is served and nothing unencodable reaches
-  the ledger.
+  :func:`reparsed` reads such a line with the standard library instead. In a tool call's arguments
+  the surrogate is kept, so the tool refuses it naming the argument (see
+  :data:`thoughtledger.adapters.mcp.tools.lax_types.LaxText`); anywhere else (a client's name, a
+  tool's name) it is spelled out as its escape, so the message is served and nothing unencodable
+  reaches the ledger.
 * An answer that still holds one is sent with it spelled out (:func:`encodable`).
 """
 
@@ -22,7 +22,7 @@ from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
-from thoughtledger.adapters.mcp.framing import UnreadableLineError
+from thoughtledger.adapters.mcp.stdio.framing import UnreadableLineError
 
 # A \u escape of a surrogate: the one thing valid JSON may hold that the SDK's parser refuses.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -32,10 +32,9 @@ def error_reply(error: Exception) -> SessionMessage | None:
     """The JSON-RPC error answering a line that did not parse; ``None`` for a blank line.
 
     Malformed JSON gets ``-32700 Parse error``, and so does a line refused before parsing (over
-    :data:`thoughtledger.adapters.mcp.framing.MAX_LINE_BYTES`, or not UTF-8), with the reason; JSON
-    that
-    is no JSON-RPC message gets ``-32600 Invalid Request``. Each carries the request's ``id`` when
-    one can be read, else ``null``.
+    :data:`thoughtledger.adapters.mcp.stdio.framing.MAX_LINE_BYTES`, or not UTF-8), with the reason;
+    JSON that is no JSON-RPC message gets ``-32600 Invalid Request``. Each carries the request's
+    ``id`` when one can be read, else ``null``.
     """
     code, message, request_id = INVALID_REQUEST, "Invalid Request", None
     if isinstance(error, UnreadableLineError):

@@ -15,11 +15,11 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.types import CallToolResult
 from pydantic import AwareDatetime, Field
 
-from thoughtledger.adapters.mcp import descriptions as text
-from thoughtledger.adapters.mcp.context import AppContext, Caller, principal_of_request
-from thoughtledger.adapters.mcp.lax_types import LaxCount, LaxText
-from thoughtledger.adapters.mcp.targets import connection_session, reading_target
-from thoughtledger.adapters.mcp.thinking import DEFAULT_SESSION, answer
+from thoughtledger.adapters.mcp.tools import descriptions as text
+from thoughtledger.adapters.mcp.tools.context import AppContext, Caller, principal_of_request
+from thoughtledger.adapters.mcp.tools.lax_types import LaxCount, LaxText
+from thoughtledger.adapters.mcp.tools.targets import connection_session, reading_target
+from thoughtledger.adapters.mcp.tools.thinking import DEFAULT_SESSION, answer
 from thoughtledger.api import DEFAULT_HISTORY_LIMIT, Ledger, Scope
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
@@ -231,8 +231,8 @@ def _answer_bytes(item: JsonDict) -> int:
 
 async def _read_target(caller: Caller, requested: str | None) -> str:
     # An id given names the session an answer reported, even one that was cleared since (for a
-    # principal: one it may read; see thoughtledger.adapters.mcp.targets). Omitted (or the MCP API
-    # reference's "default"), it is the connection's current session.
+    # principal: one it may read; see thoughtledger.adapters.mcp.tools.targets). Omitted (or the MCP
+    # API reference's "default"), it is the connection's current session.
     if requested is not None and (requested != DEFAULT_SESSION or caller.key is None):
         return await reading_target(caller.scope, requested)
     current = connection_session(caller)

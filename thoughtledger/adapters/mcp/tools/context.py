@@ -6,8 +6,8 @@ from typing import Any, Literal
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver import Context
 
-from thoughtledger.adapters.mcp.render import ThoughtSink
-from thoughtledger.adapters.mcp.sessions import Directories, SessionDirectory
+from thoughtledger.adapters.mcp.tools.render import ThoughtSink
+from thoughtledger.adapters.mcp.tools.sessions import Directories, SessionDirectory
 from thoughtledger.api import (
     AGENT_META_KEY,
     Ledger,
@@ -112,7 +112,7 @@ class Caller:
 
     @property
     def directory(self) -> SessionDirectory:
-        """The calling principal's directory of handles (see :mod:`.adapters.mcp.sessions`)."""
+        """The calling principal's directory of handles (see :mod:`.tools.sessions`)."""
         return self.app.directories.of(self.principal.name if self.principal else None)
 
     def session_metadata(self, tool: str) -> dict[str, str]:

@@ -1,7 +1,7 @@
 """The largest MCP message, known without loading the MCP SDK.
 
 The SDK caps an HTTP request body at ``DEFAULT_MAX_REQUEST_BODY_SIZE`` and the stdio framing
-(:mod:`thoughtledger.adapters.mcp.framing`) takes the same bound for a line. ``thoughtledger
+(:mod:`thoughtledger.adapters.mcp.stdio.framing`) takes the same bound for a line. ``thoughtledger
 record``
 reads lines of tool calls under it too, and must not pay a second of start-up to import the SDK
 for one number: the number is here, and a unit test holds it equal to the SDK's.

@@ -3,7 +3,7 @@
 Each is a function the SDK turns into a tool; the server (see
 :mod:`thoughtledger.adapters.mcp.server`)
 reads its schema from the signature, which is generated from the definition of a thought
-(:mod:`thoughtledger.adapters.mcp.parameters`). They share one path into
+(:mod:`thoughtledger.adapters.mcp.tools.parameters`). They share one path into
 the ledger, :func:`record`, so every tool validates, resolves its session and appends the same way.
 """
 
@@ -15,10 +15,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
-from thoughtledger.adapters.mcp import descriptions as text
-from thoughtledger.adapters.mcp.context import AppContext, Caller, ProfileName
-from thoughtledger.adapters.mcp.lax_types import LaxFlag, LaxText
-from thoughtledger.adapters.mcp.parameters import (
+from thoughtledger.adapters.mcp.tools import descriptions as text
+from thoughtledger.adapters.mcp.tools.context import AppContext, Caller, ProfileName
+from thoughtledger.adapters.mcp.tools.lax_types import LaxFlag, LaxText
+from thoughtledger.adapters.mcp.tools.parameters import (
     OFFICIAL_CORE_ORDER,
     SNAKE_CORE_ORDER,
     parameter,
@@ -26,15 +26,15 @@ from thoughtledger.adapters.mcp.parameters import (
     thought_parameters,
     with_parameters,
 )
-from thoughtledger.adapters.mcp.progress import progress_requested, think_streaming
-from thoughtledger.adapters.mcp.render import render_thought
-from thoughtledger.adapters.mcp.targets import IMPLICIT, thinking_target
+from thoughtledger.adapters.mcp.tools.progress import progress_requested, think_streaming
+from thoughtledger.adapters.mcp.tools.render import render_thought
+from thoughtledger.adapters.mcp.tools.targets import IMPLICIT, thinking_target
 from thoughtledger.api import (
     DEFAULT_TEMPERATURE,
     ProviderNotConfiguredError,
     ThinkOutcome,
     checked_command,
-    think_external,
+    think_with_writer,
 )
 from thoughtledger.ledger.errors import LedgerError
 from thoughtledger.projections.answers import (
@@ -150,7 +150,7 @@ async def sequential_thinking_external(*, ctx: AppContext, **arguments: Any) -> 
 
     On a session's first thought ``thought`` is the problem, afterwards guidance; the model's
     thought is recorded with who wrote it and at what cost (see
-    :func:`thoughtledger.api.think_external`). Takes :data:`EXTERNAL_PARAMETERS`.
+    :func:`thoughtledger.api.think_with_writer`). Takes :data:`EXTERNAL_PARAMETERS`.
 
     Raises:
         ToolError: The thought breaks a rule, the session id is malformed, the model's provider
@@ -214,7 +214,7 @@ async def record(
         requested: The session the caller named; ``None`` for the connection's own.
         clear: Retire the session first and continue under a new id.
         use_llm: Have a language model write the thought (``thought`` is then the problem or
-            guidance); see :func:`thoughtledger.api.think_external`.
+            guidance); see :func:`thoughtledger.api.think_with_writer`.
         model: With ``use_llm``: the model or alias (``None``: the MCP API reference's
             ``LUX_MODEL_NORMAL``).
         temperature: With ``use_llm``: the sampling temperature.
@@ -235,7 +235,7 @@ async def record(
                 raise ProviderNotConfiguredError(NO_MODEL_CLIENT)
             # With a progress token the model's text is sent as it is written (see progress).
             think = (
-                think_streaming(caller.ctx) if progress_requested(caller.ctx) else think_external
+                think_streaming(caller.ctx) if progress_requested(caller.ctx) else think_with_writer
             )
             outcome = await think(
                 app.ledger,
