@@ -1,9 +1,12 @@
 """Paged ``thinking_history`` on a huge session: page latency and the server's memory.
 
-Builds a session of ``--thoughts`` thoughts (default 1,000,000) in a SQLite ledger through the
-store's batch path (10,000 events an append), and a 100-thought session beside it; and a copy of
-the huge session followed by :data:`REDACTIONS` ``thought.redacted`` events whose texts were never
-stripped (a redaction cut short after its events), one naming the first thought. Then serves the
+Builds a session of ``--thoughts`` thoughts (default 1,000,000) in a SQLite ledger as a user's
+program writes one, through the public API (``open_ledger``, then ``Session.think_batch`` of
+1,000 thoughts at a time: one append each, with the search index and the loop marks kept as
+for any recording), and a 100-thought session beside it; and a copy of the huge session followed
+by :data:`REDACTIONS` ``thought.redacted`` events whose texts were never stripped, one naming the
+first thought: a redaction cut short after its first step (``Ledger.append_redactions``, what
+``ledger.redaction.redact`` appends before it strips the texts). Then serves the
 ledger with ``thoughtledger serve`` on stdio and measures:
 
 * the latency of a served ``thinking_history`` page (100 thoughts) at the start, the middle and
@@ -31,14 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_mcp import call, ours, spawned
 
 from tests.support.lines import LineClient
-from thoughtledger.ledger.events import (
-    LedgerEvent,
-    SessionStarted,
-    ThoughtRecorded,
-    ThoughtRedacted,
-)
-from thoughtledger.ledger.store.base import MAX_BATCH
-from thoughtledger.ledger.store.sqlite import SqliteEventStore
+from thoughtledger.api import MAX_BATCH_THOUGHTS, Ledger, open_ledger
+from thoughtledger.ledger.envelope import RecordedEvent
+from thoughtledger.ledger.events import ThoughtRecorded, ThoughtRedacted
 from thoughtledger.projections.paging import HistoryCursor
 
 Result = dict[str, Any]
@@ -52,63 +50,55 @@ _SAMPLES = 15
 _WALK = 200
 
 
-def _thought(n: int, total: int) -> ThoughtRecorded:
-    return ThoughtRecorded(
-        thought=f"Thought {n}: weigh the options and note what changed since the last step.",
-        thought_number=n,
-        total_thoughts=total,
-        next_thought_needed=True,
-    )
-
-
-async def _record(store: SqliteEventStore, session_id: str, thoughts: int) -> None:
-    version = 0
-    batch: list[LedgerEvent] = [SessionStarted(metadata={"agent": "bench"})]
-    for n in range(1, thoughts + 1):
-        batch.append(_thought(n, thoughts))
-        if len(batch) == MAX_BATCH or n == thoughts:
-            await store.append(session_id, batch, expected_version=version)
-            version += len(batch)
-            batch = []
-
-
-async def _mark_redacted(store: SqliteEventStore, session_id: str, thoughts: int) -> None:
-    """Append the redaction events of every n-th thought, as if the strip never ran."""
-    step = max(thoughts // REDACTIONS, 1)
-    named = [
-        record
-        for version in range(2, thoughts + 2, step)
-        for record in await store.read_stream(
-            session_id, after_version=version - 1, to_version=version
-        )
+def _thoughts(first: int, last: int, total: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "thought": f"Thought {n}: weigh the options and note what changed since the last step.",
+            "thought_number": n,
+            "total_thoughts": total,
+            "next_thought_needed": True,
+        }
+        for n in range(first, last + 1)
     ]
-    redactions: list[LedgerEvent] = [
+
+
+async def _record(ledger: Ledger, session_id: str, thoughts: int) -> list[RecordedEvent]:
+    """Record the session a batch at a time; return its thought events, in order."""
+    session = ledger.session(session_id, metadata={"agent": "bench"})
+    recorded: list[RecordedEvent] = []
+    for first in range(1, thoughts + 1, MAX_BATCH_THOUGHTS):
+        last = min(first + MAX_BATCH_THOUGHTS - 1, thoughts)
+        for outcome in await session.think_batch(_thoughts(first, last, thoughts)):
+            recorded += [r for r in outcome.recorded if isinstance(r.event, ThoughtRecorded)]
+    assert session.id == session_id, "the session expired while it was recorded"
+    return recorded
+
+
+async def _mark_redacted(ledger: Ledger, session_id: str, thoughts: list[RecordedEvent]) -> None:
+    """Record the redaction of every n-th thought, as if the strip that follows never ran."""
+    step = max(len(thoughts) // REDACTIONS, 1)
+    redactions = [
         ThoughtRedacted(
             event_id=str(record.event_id),
             version=record.version,
-            thought_number=record.version - 1,
+            thought_number=event.thought_number,
             by="bench",
             reason="benchmark",
         )
-        for record in named
+        for record in thoughts[::step]
+        if isinstance(event := record.event, ThoughtRecorded)
     ]
-    await store.append(session_id, redactions, expected_version=thoughts + 1)
+    await ledger.append_redactions(session_id, redactions, expected_version=thoughts[-1].version)
 
 
 async def build(path: Path, thoughts: int) -> float:
     """Record the huge session and the baseline one; return the seconds the huge one took."""
-    store = await SqliteEventStore.open(path)
-    try:
+    async with open_ledger(f"sqlite:///{path}") as ledger:
         start = time.perf_counter()
-        await _record(store, "huge", thoughts)
+        await _record(ledger, "huge", thoughts)
         took = time.perf_counter() - start
-        await _record(store, "marked", thoughts)
-        await _mark_redacted(store, "marked", thoughts)
-        short: list[LedgerEvent] = [SessionStarted(metadata={})]
-        short += [_thought(n, 100) for n in range(1, 101)]
-        await store.append("short", short, expected_version=0)
-    finally:
-        await store.aclose()
+        await _mark_redacted(ledger, "marked", await _record(ledger, "marked", thoughts))
+        await _record(ledger, "short", 100)
     return took
 
 
@@ -170,11 +160,14 @@ async def bench_history(thoughts: int = 1_000_000) -> list[Result]:
                     samples[f"redacted {name}"].append(elapsed)
                     if name == "start":
                         shown = sum(1 for item in answer["history"] if item.get("redacted"))
-            walked, cursor = 0, where["middle"]
-            while walked < _WALK:
-                _elapsed, answer = await _timed(client, {"sessionId": "huge", "after": cursor})
-                cursor = answer["nextCursor"]
-                walked += 1
+            cursor = where["middle"]
+            for _ in range(_WALK):
+                # Consecutive pages from the middle; past the end (a small session), the start.
+                walk: dict[str, Any] = {"sessionId": "huge"}
+                if cursor is not None:
+                    walk["after"] = cursor
+                _elapsed, answer = await _timed(client, walk)
+                cursor = answer.get("nextCursor")
             rss_after = _rss_mb(pid)
     baseline = statistics.median(samples["baseline"])
     growth = rss_after - rss_before
