@@ -118,8 +118,11 @@ def _one_line(exc: BaseException) -> str:
     else:
         text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     frames = traceback.extract_tb(exc.__traceback__)
-    if frames:
-        text += f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})"
+    # The innermost line of a bench says what it was doing; a library's rarely does.
+    ours = [frame for frame in frames if Path(frame.filename).name.startswith("bench")]
+    where = (ours or frames)[-1:]
+    if where:
+        text += f" (at {Path(where[0].filename).name}:{where[0].lineno})"
     text = " ".join(text.split())
     return text if len(text) <= _ERROR_CHARS else text[: _ERROR_CHARS - 3] + "..."
 
