@@ -71,12 +71,15 @@ async def call(client: LineClient, tool: str, arguments: dict[str, Any]) -> byte
 
 
 @asynccontextmanager
-async def spawned(command: list[str], **extra_env: str) -> AsyncIterator[LineClient]:
+async def spawned(
+    command: list[str], *, wait: float = WAIT, **extra_env: str
+) -> AsyncIterator[LineClient]:
+    """Start a server on stdio and open its MCP session; each exchange bounded by ``wait`` s."""
     env = {**os.environ, "DISABLE_THOUGHT_LOGGING": "true", **extra_env}
     # The servers' own log lines would bury the figures; a failure still shows as an error here.
     process = await anyio.open_process(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
     try:
-        client = LineClient(process, wait=WAIT)
+        client = LineClient(process, wait=wait)
         await client.handshake("bench")
         yield client
     finally:
