@@ -1,22 +1,53 @@
 """thoughtledger benchmarks: every figure is a ratio against a baseline measured in the same run.
 
-Usage:
-    tools/bench append [--events N] [--pg URL]
-    tools/bench history [--history-thoughts N]
-    tools/bench touch [--touch-thoughts N]
-    tools/bench ui [--quick]     (Chromium at /usr/bin/chromium, playwright from the dev extra)
-    tools/bench subscribe [--pg URL]
-    tools/bench standby          (a private primary and hot standby; PostgreSQL binaries)
-    tools/bench proofs [--replay-events N] [--events N]
-    tools/bench otlp [--otlp-thoughts N]   (export --all --otlp: spans/s, peak RSS growth)
-    tools/bench redaction [--redaction-events N]
-    tools/bench loops [--loop-thoughts N]
-    tools/bench search [--search-thoughts N]
-    tools/bench forks [--fork-thoughts N]
-    tools/bench batch [--pg URL]   (a batch of 100 thoughts against 100 single calls)
-    tools/bench search-append [--events N] [--pg URL]   (the search index's append cost only)
-    tools/bench derived [--derived-thoughts N] [--events N] [--pg URL]   (first answer, appends)
-    tools/bench all [--quick] [--json FILE]
+Usage (each bench by name, or ``all``; options a bench does not read are ignored):
+    tools/bench append [--events N] [--pg URL]   appends one event at a time: SQLite, PostgreSQL,
+                                                 PostgreSQL from 16 connections, against raw drivers
+    tools/bench asof                 a point-in-time read of a 10,000-thought session vs a replay
+    tools/bench concurrent           64 agents x 200 thoughts through the API vs raw sqlite3
+    tools/bench replay [--replay-events N]       Ledger.rebuild() vs raw SELECT + json.loads
+    tools/bench mcp                  MCP stdio round trip, response bytes, tools/list sizes
+    tools/bench stats [--replay-events N]        stats over a generated ledger vs a raw scan
+    tools/bench memory [--memory-thoughts N]     one server's RSS growth over N thoughts
+    tools/bench startup              start-up to the first answered call vs a bare MCP server
+    tools/bench http-sessions        serve --http's memory after many initialize calls, with and
+                                     without the per-principal session cap
+    tools/bench subscribe [--pg URL]  live subscription latency vs a bare poll or NOTIFY
+    tools/bench standby              reading from a hot standby: live latency, read-your-writes,
+                                     the primary's appends under readers (a private primary and
+                                     standby; PostgreSQL binaries)
+    tools/bench proofs [--replay-events N] [--events N] [--pg URL]
+                                     inclusion proofs, verifying against a checkpoint, the tree's
+                                     cost to appends
+    tools/bench otlp [--otlp-thoughts N]         export --all --otlp: spans/s, peak RSS growth
+    tools/bench redaction [--redaction-events N] verify and decode payload schema 2 vs schema 1
+    tools/bench search [--search-thoughts N] [--events N] [--pg URL]
+                                     ranked search vs the bare index, and the index's append cost
+    tools/bench search-append [--events N] [--pg URL]   the search index's append cost only
+    tools/bench peers                eventsourcing's SQLite recorder; the official
+                                     sequential-thinking server when THOUGHTLEDGER_OFFICIAL_SERVER
+                                     names its dist/index.js (tools/bench installs 2026.8.31)
+    tools/bench history [--history-thoughts N]   thinking_history pages of a huge session, served
+    tools/bench touch [--touch-thoughts N]       other clients' p99 while a cold session is touched
+    tools/bench ui [--quick]         the web UI in headless Chromium (/usr/bin/chromium,
+                                     playwright from the dev extra)
+    tools/bench loops [--loop-thoughts N]        loop detection's cost to folds, reads, stats and
+                                                 appends
+    tools/bench forks [--fork-thoughts N]        comparing a fork with its source; a principal's
+                                                 listing of a source's forks
+    tools/bench batch [--pg URL]     a batch of 100 thoughts vs 100 single calls
+    tools/bench derived [--derived-thoughts N] [--events N] [--pg URL]
+                                     serve's first answer on a ledger whose loop marks are all
+                                     behind vs an empty one; appends with every projection vs none
+    tools/bench all [--quick] [--json FILE] [--row-timeout S]   every bench above but search-append
+                                     (search runs it)
+
+Each row is printed as soon as it is measured, with its verdict: ``ok`` (target met), ``MISSED``
+(target missed), ``info`` (a figure without a target) or ``FAILED`` (the bench raised, or gave no
+row within ``--row-timeout`` seconds: its error in one line; the other benches still run). The
+JSON report (``--json FILE``; for ``all`` a file in ``bench-results/`` by default) is rewritten
+after every row, so a crash keeps what was measured. A summary lists the missed and failed rows;
+the exit status is 1 when a row failed, else 0.
 """
 
 import argparse
@@ -25,8 +56,10 @@ import json
 import os
 import sys
 import time
-from collections.abc import Awaitable, Callable
+import traceback
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from pathlib import Path
+from typing import TextIO
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -44,8 +77,17 @@ from bench_core import (
     pg_available,
 )
 
+Bench = Callable[[argparse.Namespace], AsyncGenerator[Result, None]]
+"""A bench: given the command's options, yields its rows one at a time, as each is measured."""
 
-def _verdict(row: Result) -> str:
+FAILED = "FAILED"
+_ERROR_CHARS = 400
+
+
+def verdict(row: Result) -> str:
+    """``FAILED``, ``ok`` (target met), ``MISSED`` (target missed) or ``info`` (no target)."""
+    if "error" in row:
+        return FAILED
     target, ratio = row.get("target"), row.get("ratio")
     if target is None or ratio is None:
         return "info"
@@ -53,40 +95,171 @@ def _verdict(row: Result) -> str:
     return "ok" if met else "MISSED"
 
 
-def _print(results: list[Result]) -> None:
-    print(f"durability: {DURABILITY}")
+def _print_row(row: Result, out: TextIO) -> None:
+    if row["verdict"] == FAILED:
+        print(f"{row['bench']}: {FAILED}  {row['error']}", file=out, flush=True)
+        return
+    target = row.get("target")
+    sign = "<=" if row.get("lower_is_better") else ">="
+    goal = f"target {sign} {target}" if target is not None else "no target"
+    ratio = row.get("ratio")
+    print(f"{row['name']}", file=out)
+    if ratio is not None:
+        print(f"    ratio {ratio}  ({goal})  {row['verdict']}", file=out)
+    hidden = ("name", "ratio", "target", "lower_is_better", "baseline", "bench", "verdict")
+    details = {k: v for k, v in row.items() if k not in hidden}
+    print("    " + "  ".join(f"{k}={v}" for k, v in details.items()), file=out)
+    if "baseline" in row:
+        print(f"    baseline: {row['baseline']}", file=out)
+    out.flush()
+
+
+def _one_line(exc: BaseException) -> str:
+    """The error, where it was raised (the innermost frame), in one line."""
+    if isinstance(exc, TimeoutError) and not str(exc):
+        text = "TimeoutError: no answer within the bench's own wait"
+    else:
+        text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    frames = traceback.extract_tb(exc.__traceback__)
+    # The innermost line of a bench says what it was doing; a library's rarely does.
+    ours = [frame for frame in frames if Path(frame.filename).name.startswith("bench")]
+    where = (ours or frames)[-1:]
+    if where:
+        text += f" (at {Path(where[0].filename).name}:{where[0].lineno})"
+    text = " ".join(text.split())
+    return text if len(text) <= _ERROR_CHARS else text[: _ERROR_CHARS - 3] + "..."
+
+
+def _write_json(path: Path, results: list[Result], *, complete: bool) -> None:
+    """Replace the report whole (written aside, then renamed): never a half-written file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    report = {"durability": DURABILITY, "complete": complete, "results": results}
+    aside = path.with_name(path.name + ".part")
+    aside.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    os.replace(aside, path)
+
+
+def _summary(results: list[Result], out: TextIO) -> None:
+    counts = {word: 0 for word in ("ok", "info", "MISSED", FAILED)}
     for row in results:
-        target = row.get("target")
-        sign = "<=" if row.get("lower_is_better") else ">="
-        goal = f"target {sign} {target}" if target is not None else "no target"
-        ratio = row.get("ratio")
-        print(f"{row['name']}")
-        if ratio is not None:
-            print(f"    ratio {ratio}  ({goal})  {_verdict(row)}")
-        details = {
-            k: v
-            for k, v in row.items()
-            if k not in ("name", "ratio", "target", "lower_is_better", "baseline")
-        }
-        print("    " + "  ".join(f"{k}={v}" for k, v in details.items()))
-        if "baseline" in row:
-            print(f"    baseline: {row['baseline']}")
+        counts[row["verdict"]] += 1
+    print(
+        f"\nsummary: {len(results)} rows: "
+        + ", ".join(f"{count} {word}" for word, count in counts.items()),
+        file=out,
+    )
+    for row in results:
+        if row["verdict"] == "MISSED":
+            sign = "<=" if row.get("lower_is_better") else ">="
+            print(
+                f"  MISSED  {row['name']}: ratio {row['ratio']}, target {sign} {row['target']}",
+                file=out,
+            )
+    for row in results:
+        if row["verdict"] == FAILED:
+            print(f"  {FAILED}  {row['bench']}: {row['error']}", file=out)
+    out.flush()
 
 
-async def _append(args: argparse.Namespace) -> list[Result]:
-    results = [await bench_append_sqlite(args.events)]
+async def run(
+    benches: Mapping[str, Bench],
+    args: argparse.Namespace,
+    *,
+    json_path: Path | None = None,
+    row_timeout: float | None = None,
+    out: TextIO = sys.stdout,
+) -> int:
+    """Run ``benches`` in order, printing (and saving) each row as soon as it is measured.
+
+    A bench that raises, or gives no row within ``row_timeout`` seconds, ends with one failed row
+    (its error in one line); the next bench still runs.
+
+    Args:
+        benches: The benches to run, by name, in order.
+        args: The command's options, passed to each bench.
+        json_path: Where to keep the JSON report, rewritten after every row.
+        row_timeout: The most seconds a bench may take to give its next row; ``None``: no bound.
+        out: Where the rows and the summary are printed.
+
+    Returns:
+        1 when a row failed, else 0 (a missed target is reported, not an error).
+    """
+    print(f"durability: {DURABILITY}", file=out, flush=True)
+    results: list[Result] = []
+
+    def keep(row: Result) -> None:
+        results.append(row)
+        _print_row(row, out)
+        if json_path is not None:
+            _write_json(json_path, results, complete=False)
+
+    for name, bench in benches.items():
+        rows = bench(args)
+        bound = asyncio.timeout(row_timeout)
+        try:
+            while True:
+                bound = asyncio.timeout(row_timeout)
+                async with bound:
+                    row = await anext(rows)
+                keep({**row, "bench": name, "verdict": verdict(row)})
+        except StopAsyncIteration:
+            pass
+        except Exception as exc:  # the entry point: one bench's failure is its row
+            error = (
+                f"TimeoutError: no row within --row-timeout {row_timeout:g} s"
+                if bound.expired()
+                else _one_line(exc)
+            )
+            keep({"name": name, "bench": name, "verdict": FAILED, "error": error})
+        finally:
+            await rows.aclose()
+    _summary(results, out)
+    if json_path is not None:
+        _write_json(json_path, results, complete=True)
+        print(f"figures written to {json_path}", file=out, flush=True)
+    return 1 if any(row["verdict"] == FAILED for row in results) else 0
+
+
+def listed(measure: Callable[[argparse.Namespace], Awaitable[list[Result]]]) -> Bench:
+    """A bench from a function returning all its rows at once (printed when it returns)."""
+
+    async def rows(args: argparse.Namespace) -> AsyncGenerator[Result, None]:
+        for row in await measure(args):
+            yield row
+
+    return rows
+
+
+async def _append(args: argparse.Namespace) -> AsyncGenerator[Result, None]:
+    yield await bench_append_sqlite(args.events)
     if await pg_available(args.pg):
-        results.append(await bench_append_postgres(args.pg, args.events // 2))
-        results.append(await bench_pg_concurrent(args.pg))
+        yield await bench_append_postgres(args.pg, args.events // 2)
+        yield await bench_pg_concurrent(args.pg)
     else:
         print(f"(PostgreSQL at {args.pg} not reachable: its figures are skipped)")
-    return results
 
 
-async def _mcp(_args: argparse.Namespace) -> list[Result]:
-    from bench_mcp import bench_mcp
+async def _asof(_args: argparse.Namespace) -> AsyncGenerator[Result, None]:
+    yield await bench_asof()
 
-    return await bench_mcp()
+
+async def _concurrent(_args: argparse.Namespace) -> AsyncGenerator[Result, None]:
+    yield await bench_concurrent()
+
+
+async def _replay(args: argparse.Namespace) -> AsyncGenerator[Result, None]:
+    yield await bench_replay(args.replay_events)
+
+
+async def _mcp(_args: argparse.Namespace) -> AsyncGenerator[Result, None]:
+    from bench_mcp import bench_response_bytes, bench_round_trip, bench_tools_list
+
+    for row in await bench_round_trip(500, 50, 200):
+        yield row
+    for row in await bench_response_bytes(200):
+        yield row
+    for row in await bench_tools_list():
+        yield row
 
 
 async def _stats(args: argparse.Namespace) -> list[Result]:
@@ -95,22 +268,22 @@ async def _stats(args: argparse.Namespace) -> list[Result]:
     return await bench_stats(args.replay_events)
 
 
-async def _memory(args: argparse.Namespace) -> list[Result]:
+async def _memory(args: argparse.Namespace) -> AsyncGenerator[Result, None]:
     from bench_scale import bench_memory
 
-    return [await bench_memory(args.memory_thoughts)]
+    yield await bench_memory(args.memory_thoughts)
 
 
-async def _startup(_args: argparse.Namespace) -> list[Result]:
+async def _startup(_args: argparse.Namespace) -> AsyncGenerator[Result, None]:
     from bench_scale import bench_startup
 
-    return [await bench_startup()]
+    yield await bench_startup()
 
 
-async def _http_sessions(_args: argparse.Namespace) -> list[Result]:
+async def _http_sessions(_args: argparse.Namespace) -> AsyncGenerator[Result, None]:
     from bench_http import bench_http_sessions
 
-    return [await bench_http_sessions()]
+    yield await bench_http_sessions()
 
 
 async def _subscribe(args: argparse.Namespace) -> list[Result]:
@@ -151,17 +324,20 @@ async def _search(args: argparse.Namespace) -> list[Result]:
     return await bench_search(args.search_thoughts, args.events, pg)
 
 
-async def _search_append(args: argparse.Namespace) -> list[Result]:
+async def _search_append(args: argparse.Namespace) -> AsyncGenerator[Result, None]:
     from bench_search import bench_index_cost
 
     pg = args.pg if await pg_available(args.pg) else None
-    return [await bench_index_cost(args.events, pg)]
+    yield await bench_index_cost(args.events, pg)
 
 
-async def _peers(_args: argparse.Namespace) -> list[Result]:
-    from bench_peers import bench_peers
+async def _peers(_args: argparse.Namespace) -> AsyncGenerator[Result, None]:
+    from bench_peers import bench_peers, official_server
 
-    return await bench_peers()
+    for row in await bench_peers():
+        yield row
+    for row in await official_server():
+        yield row
 
 
 async def _history(args: argparse.Namespace) -> list[Result]:
@@ -194,10 +370,12 @@ async def _forks(args: argparse.Namespace) -> list[Result]:
     return await bench_forks(args.fork_thoughts)
 
 
-async def _batch(args: argparse.Namespace) -> list[Result]:
-    from bench_batch import bench_batch
+async def _batch(args: argparse.Namespace) -> AsyncGenerator[Result, None]:
+    from bench_batch import bench_batch_mcp, bench_batch_store
 
-    return await bench_batch(args.pg if await pg_available(args.pg) else None)
+    async for row in bench_batch_store(args.pg if await pg_available(args.pg) else None):
+        yield row
+    yield await bench_batch_mcp()
 
 
 async def _derived(args: argparse.Namespace) -> list[Result]:
@@ -207,35 +385,31 @@ async def _derived(args: argparse.Namespace) -> list[Result]:
     return await bench_derived(args.derived_thoughts, args.events, pg)
 
 
-async def _one(result: Awaitable[Result]) -> list[Result]:
-    return [await result]
-
-
-BENCHES: dict[str, Callable[[argparse.Namespace], Awaitable[list[Result]]]] = {
+BENCHES: dict[str, Bench] = {
     "append": _append,
-    "asof": lambda _args: _one(bench_asof()),
-    "concurrent": lambda _args: _one(bench_concurrent()),
-    "replay": lambda args: _one(bench_replay(args.replay_events)),
+    "asof": _asof,
+    "concurrent": _concurrent,
+    "replay": _replay,
     "mcp": _mcp,
-    "stats": _stats,
+    "stats": listed(_stats),
     "memory": _memory,
     "startup": _startup,
     "http-sessions": _http_sessions,
-    "subscribe": _subscribe,
-    "standby": _standby,
-    "proofs": _proofs,
-    "otlp": _otlp,
-    "redaction": _redaction,
-    "search": _search,
+    "subscribe": listed(_subscribe),
+    "standby": listed(_standby),
+    "proofs": listed(_proofs),
+    "otlp": listed(_otlp),
+    "redaction": listed(_redaction),
+    "search": listed(_search),
     "search-append": _search_append,
     "peers": _peers,
-    "history": _history,
-    "touch": _touch,
-    "ui": _ui,
-    "loops": _loops,
-    "forks": _forks,
+    "history": listed(_history),
+    "touch": listed(_touch),
+    "ui": listed(_ui),
+    "loops": listed(_loops),
+    "forks": listed(_forks),
     "batch": _batch,
-    "derived": _derived,
+    "derived": listed(_derived),
 }
 """Each bench by name, in the order ``all`` runs them (a new one is one function and one line;
 the heavy modules are imported only when their bench runs)."""
@@ -243,26 +417,49 @@ PARTS = {"search-append"}
 """Benches that are a part of another (``all`` runs them within it), to run by themselves."""
 
 
-async def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="tools/bench", description=__doc__.split("\n")[0])
-    parser.add_argument("bench", choices=[*BENCHES, "all"], nargs="?", default="all")
-    parser.add_argument("--events", type=int, default=5000)
-    parser.add_argument("--replay-events", type=int, default=1_000_000)
-    parser.add_argument("--memory-thoughts", type=int, default=100_000)
-    parser.add_argument("--history-thoughts", type=int, default=1_000_000)
-    parser.add_argument("--touch-thoughts", type=int, default=200_000)
-    parser.add_argument("--otlp-thoughts", type=int, default=100_000)
-    parser.add_argument("--redaction-events", type=int, default=200_000)
-    parser.add_argument("--loop-thoughts", type=int, default=100_000)
-    parser.add_argument("--search-thoughts", type=int, default=1_000_000)
-    parser.add_argument("--fork-thoughts", type=int, default=20_000)
-    parser.add_argument("--derived-thoughts", type=int, default=2_000_000)
-    parser.add_argument(
-        "--quick", action="store_true", help="smaller sizes (100k events, 20k thoughts)"
+def parser() -> argparse.ArgumentParser:
+    """The command's options (``tools/bench --help``)."""
+    parse = argparse.ArgumentParser(
+        prog="tools/bench",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--pg", default=os.environ.get("THOUGHTLEDGER_TEST_PG_URL", DEFAULT_PG))
-    parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
-    args = parser.parse_args(argv)
+    parse.add_argument("bench", choices=[*BENCHES, "all"], nargs="?", default="all")
+    parse.add_argument("--events", type=int, default=5000)
+    parse.add_argument("--replay-events", type=int, default=1_000_000)
+    parse.add_argument("--memory-thoughts", type=int, default=100_000)
+    parse.add_argument("--history-thoughts", type=int, default=1_000_000)
+    parse.add_argument("--touch-thoughts", type=int, default=200_000)
+    parse.add_argument("--otlp-thoughts", type=int, default=100_000)
+    parse.add_argument("--redaction-events", type=int, default=200_000)
+    parse.add_argument("--loop-thoughts", type=int, default=100_000)
+    parse.add_argument("--search-thoughts", type=int, default=1_000_000)
+    parse.add_argument("--fork-thoughts", type=int, default=20_000)
+    parse.add_argument("--derived-thoughts", type=int, default=2_000_000)
+    parse.add_argument(
+        "--quick",
+        action="store_true",
+        help="smaller sizes: 100k replay events and history and search thoughts, 20k memory, "
+        "otlp and loop thoughts, 50k touch thoughts, 4k fork thoughts, 10k ui sessions",
+    )
+    parse.add_argument("--pg", default=os.environ.get("THOUGHTLEDGER_TEST_PG_URL", DEFAULT_PG))
+    parse.add_argument(
+        "--json", type=Path, help="also write the figures to this JSON file, after every row"
+    )
+    parse.add_argument(
+        "--row-timeout",
+        type=float,
+        default=3600.0,
+        metavar="S",
+        help="a bench that gives no row within S seconds fails, and the next one runs "
+        "(default 3600)",
+    )
+    return parse
+
+
+async def main(argv: list[str]) -> int:
+    """Run the benches asked for; 1 when a row failed, else 0."""
+    args = parser().parse_args(argv)
     if args.quick:
         args.replay_events, args.memory_thoughts = 100_000, 20_000
         args.history_thoughts = 100_000
@@ -272,20 +469,15 @@ async def main(argv: list[str]) -> int:
         args.search_thoughts = 100_000
         args.fork_thoughts = 4_000
         args.derived_thoughts = 200_000
-    results: list[Result] = []
-    for name, bench in BENCHES.items():
-        if args.bench == name or (args.bench == "all" and name not in PARTS):
-            results += await bench(args)
-    _print(results)
+    chosen = {
+        name: bench
+        for name, bench in BENCHES.items()
+        if args.bench == name or (args.bench == "all" and name not in PARTS)
+    }
     target = args.json
     if target is None and args.bench == "all":
         target = Path("bench-results") / time.strftime("%Y%m%dT%H%M%SZ.json", time.gmtime())
-    if target is not None:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        report = {"durability": DURABILITY, "results": results}
-        target.write_text(json.dumps(report, indent=2, default=str) + "\n")
-        print(f"figures written to {target}")
-    return 0
+    return await run(chosen, args, json_path=target, row_timeout=args.row_timeout)
 
 
 if __name__ == "__main__":

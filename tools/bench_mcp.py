@@ -53,19 +53,33 @@ PROFILES = ("minimal", "official", "full")
 
 
 async def call(client: LineClient, tool: str, arguments: dict[str, Any]) -> bytes:
-    """Call a tool; return the response line, raw (its size is a figure)."""
+    """Call a tool; return the response line, raw (its size is a figure).
+
+    A result without ``isError`` is a success: the MCP specification defaults it to false, and
+    the official server (2026.8.31) leaves it out of its successful answers.
+
+    Raises:
+        RuntimeError: The server answered with a JSON-RPC error or a tool error.
+    """
     line = await client.request_line("tools/call", {"name": tool, "arguments": arguments})
-    assert json.loads(line)["result"]["isError"] is False, line[:300]
+    message = json.loads(line)
+    if "result" not in message:
+        raise RuntimeError(f"{tool} answered with an error: {line[:300]!r}")
+    if message["result"].get("isError", False) is not False:
+        raise RuntimeError(f"{tool} answered with a tool error: {line[:300]!r}")
     return line
 
 
 @asynccontextmanager
-async def spawned(command: list[str], **extra_env: str) -> AsyncIterator[LineClient]:
+async def spawned(
+    command: list[str], *, wait: float = WAIT, **extra_env: str
+) -> AsyncIterator[LineClient]:
+    """Start a server on stdio and open its MCP session; each exchange bounded by ``wait`` s."""
     env = {**os.environ, "DISABLE_THOUGHT_LOGGING": "true", **extra_env}
     # The servers' own log lines would bury the figures; a failure still shows as an error here.
     process = await anyio.open_process(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
     try:
-        client = LineClient(process, wait=WAIT)
+        client = LineClient(process, wait=wait)
         await client.handshake("bench")
         yield client
     finally:

@@ -1,7 +1,8 @@
 """Other clients' latency while a huge session is touched for the first time.
 
 Builds a session of ``--touch-thoughts`` thoughts (default 200,000) in a SQLite ledger through the
-store's batch path, opens the ledger cold (nothing held in memory) and runs :data:`CLIENTS`
+public API (``Session.think_batch``, 1,000 thoughts a call, as ``tools/bench history`` builds its
+own), opens the ledger cold (nothing held in memory) and runs :data:`CLIENTS`
 clients on the same event loop, each recording a thought in its own small session every
 :data:`INTERVAL`, as a server's other clients do; each call's latency counts from when it was due.
 It measures them twice in the same run:
@@ -31,7 +32,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_history import _record
 
 from thoughtledger import Ledger, open_ledger
-from thoughtledger.ledger.store.sqlite import SqliteEventStore
 
 Result = dict[str, Any]
 CLIENTS = 4
@@ -120,11 +120,8 @@ async def bench_touch(thoughts: int = 200_000) -> list[Result]:
     rows: list[Result] = []
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "touch.db"
-        store = await SqliteEventStore.open(db)
-        try:
-            await _record(store, "huge", thoughts)
-        finally:
-            await store.aclose()
+        async with open_ledger(f"sqlite:///{db}") as ledger:
+            await _record(ledger, "huge", thoughts)
         for how, what in (("think", "first append to"), ("state", "first whole read of")):
             baseline, touched, took = await _measure(db, how, thoughts)
             ours, base = _p99(touched), _p99(baseline)
