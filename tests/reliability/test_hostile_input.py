@@ -8,7 +8,7 @@ history (thoughts to revise or branch from, an estimate, a next number) as well 
 
 import asyncio
 import os
-import tempfile
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -105,15 +105,25 @@ def test_any_input_to_think_is_recorded_or_refused_cleanly(
         assert str(refusal).strip()
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.lists(st.tuples(session_ids, arguments()), min_size=1, max_size=5))
-def test_a_real_sqlite_ledger_keeps_serving_through_hostile_calls(
-    calls: list[tuple[str | None, dict[str, Any]]],
-) -> None:
-    async def scenario(path: Path) -> None:
-        ledger = Ledger(await SqliteEventStore.open(path))
-        accepted = 0
-        try:
+def test_a_real_sqlite_ledger_keeps_serving_through_hostile_calls(tmp_path: Path) -> None:
+    """One ledger file serves every example, as a long-running server would: whatever the calls
+    before did to it, the next ones are still answered, and a good thought is still recorded."""
+    loop = asyncio.new_event_loop()
+    ledger = loop.run_until_complete(_sqlite_ledger(tmp_path / "l.db"))
+    seen = 0  # the position of the last event read: each example counts only what it appended
+    examples = 0
+
+    @settings(
+        max_examples=100, deadline=None, suppress_health_check=list(HealthCheck), database=None
+    )
+    @given(st.lists(st.tuples(session_ids, arguments()), min_size=1, max_size=5))
+    def hostile(calls: list[tuple[str | None, dict[str, Any]]]) -> None:
+        nonlocal seen, examples
+        examples += 1
+
+        async def scenario() -> None:
+            nonlocal seen
+            accepted = 0
             for session_id, args in calls:
                 try:
                     await ledger.think(session_id, args)
@@ -121,7 +131,7 @@ def test_a_real_sqlite_ledger_keeps_serving_through_hostile_calls(
                 except InvalidInputError:
                     pass
             after = await ledger.think(
-                "still-serving",
+                f"still-serving-{uuid.uuid4().hex}",
                 {
                     "thought": "ok",
                     "thought_number": 1,
@@ -130,10 +140,19 @@ def test_a_real_sqlite_ledger_keeps_serving_through_hostile_calls(
                 },
             )
             assert after.entry.thought == "ok"
-            total = len(await raw_store(ledger).read_all(limit=10_000))
-            assert total >= accepted + 2  # each accepted call appended at least its thought
-        finally:
-            await ledger.aclose()
+            new = await raw_store(ledger).read_all(after_position=seen, limit=10_000)
+            seen = new[-1].position
+            assert len(new) >= accepted + 2  # each accepted call appended at least its thought
 
-    with tempfile.TemporaryDirectory() as tmp:
-        asyncio.run(scenario(Path(tmp) / "l.db"))
+        loop.run_until_complete(scenario())
+
+    try:
+        hostile()
+    finally:
+        loop.run_until_complete(ledger.aclose())
+        loop.close()
+    assert examples > 0
+
+
+async def _sqlite_ledger(path: Path) -> Ledger:
+    return Ledger(await SqliteEventStore.open(path))
