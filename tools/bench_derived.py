@@ -206,7 +206,7 @@ async def _append_cost(on: Ledger, off: Ledger, count: int) -> dict[str, float]:
 
 
 async def _sqlite_pair(tmp: Path, *, search: bool) -> tuple[Ledger, Ledger]:
-    on = Ledger(await SqliteEventStore.open(tmp / "on.db"), ttl=None)
+    on = Ledger(await SqliteEventStore.open(tmp / "on.db"), ttl=None, follow_log=True)
     off_store = await SqliteEventStore.open(tmp / "off.db")
     if not search:
         # Bench only: the store's search index told it is complete past the log's end, so no
@@ -259,7 +259,7 @@ async def bench_appends(count: int, pg: str | None) -> Result:
         schemas = [f"bench_derived_{uuid.uuid4().hex[:8]}" for _ in range(2)]
         dsn = pg.replace("postgresql+asyncpg://", "postgresql://")
         try:
-            on = Ledger(await open_store(f"{pg}?schema={schemas[0]}"), ttl=None)
+            on = Ledger(await open_store(f"{pg}?schema={schemas[0]}"), ttl=None, follow_log=True)
             off = Ledger(await open_store(f"{pg}?schema={schemas[1]}"), ttl=None, follow_log=False)
             try:
                 marks_only = await _append_cost(on, off, per_round)
@@ -267,7 +267,7 @@ async def bench_appends(count: int, pg: str | None) -> Result:
                 await on.aclose()
                 await off.aclose()
             row.update(postgres_marks_only_ratio=round(marks_only["ratio"], 3))
-            on = Ledger(await open_store(f"{pg}?schema={schemas[0]}"), ttl=None)
+            on = Ledger(await open_store(f"{pg}?schema={schemas[0]}"), ttl=None, follow_log=True)
             off = Ledger(await open_store(f"{pg}?schema={schemas[1]}"), ttl=None, follow_log=False)
             connection = await asyncpg.connect(dsn, server_settings={"search_path": schemas[1]})
             await connection.execute("DROP TRIGGER tl_search_added ON tl_events")

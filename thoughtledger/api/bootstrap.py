@@ -185,6 +185,9 @@ async def open_ledger(
         clock=clock,
         max_thought_bytes=max_thought_bytes,
         cache_size=cache_size,
+        # The opener owns the ledger's lifetime (it closes it on the way out), so background
+        # work started here always ends with it.
+        follow_log=True,
     )
     try:
         # Events the loop marks have not taken in (an upgraded ledger, an import, another

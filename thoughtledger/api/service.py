@@ -100,8 +100,10 @@ class Ledger(ClosedOnExit):
             back (time travel cuts a cached history instead of replaying the log); a session
             longer than this is folded from the log on each read.
         follow_log: Keep the loop marks following the log in the background (see
-            :mod:`thoughtledger.api.loop_follow`); ``False``: they move only on
-            :meth:`mark_loops`, and every read folds what they lack.
+            :mod:`thoughtledger.api.loop_follow`): what :func:`thoughtledger.open_ledger` does,
+            since it owns the event loop's lifetime of the ledger. ``False`` (a ledger made
+            over a store directly): they move only on :meth:`mark_loops`, and every read folds
+            what they lack; no task of the ledger's outlives a call.
     """
 
     def __init__(
@@ -114,7 +116,7 @@ class Ledger(ClosedOnExit):
         cache_size: int = 1024,
         hold_thoughts: int = 64,
         cache_thoughts: int = 32_768,
-        follow_log: bool = True,
+        follow_log: bool = False,
     ) -> None:
         self._store = store
         self.ttl = ttl

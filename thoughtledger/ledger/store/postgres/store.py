@@ -217,6 +217,10 @@ class PostgresEventStore(SqlEventStore):
                 await check_ledger(checked.engine, checked.where, pg_schema)
             else:
                 await migrate(primary.engine, primary.where, pg_schema, progress)
+                if standby is not None:
+                    # Nothing else reads before the first answer: a standby that cannot be
+                    # reached is said at opening, in one line, not at the first read.
+                    await read_rows(standby.engine, standby.where, sa.select(1), _nothing)
         except BaseException:
             await primary.engine.dispose()
             if standby is not None:
@@ -422,5 +426,10 @@ class PostgresEventStore(SqlEventStore):
         if self._standby is not None:
             await self._standby.engine.dispose()
 
+
+
+
+async def _nothing() -> None:
+    """Nothing to forget: the probe's connection is the engine's first."""
 
 __all__ = ["POSITION_SHIFT", "PostgresEventStore"]
