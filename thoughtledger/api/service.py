@@ -139,7 +139,7 @@ class Ledger(ClosedOnExit):
         """Figures over the sessions, and over the models that wrote thoughts."""
         self.annotations = Annotations(store, self._recorder)
         """Reviewers' labels, scores and notes on thoughts."""
-        self._searcher = Searcher(store)
+        self._searcher = Searcher(store.search)
         self.lineage = Lineage(store, self._held)
         """A session's forks as a principal may see them, and a fork beside its source."""
         self.batches = Batches(self._held, self._recorder, lambda: self.max_thought_bytes)
