@@ -11,6 +11,7 @@ from thoughtledger.ledger.store.memory import MemoryEventStore
 from thoughtledger.ledger.store.postgres import PostgresEventStore
 from thoughtledger.ledger.store.redaction import Redacting
 from thoughtledger.ledger.store.rows import RowReads
+from thoughtledger.ledger.store.search import Searching
 from thoughtledger.ledger.store.sqlite import SqliteEventStore
 from thoughtledger.ledger.store.stats_rows import Statistics
 
@@ -54,3 +55,8 @@ def test_the_core_log_holds_no_capability() -> None:
     for capability in CAPABILITIES:
         for name in _methods(capability):
             assert not hasattr(EventStore, name), f"EventStore.{name}"
+
+
+async def test_search_is_an_object_of_its_own_on_every_backend(store: LedgerStore) -> None:
+    assert isinstance(store.search, Searching)
+    assert not isinstance(store.search, EventStore)  # an object of its own, not the log

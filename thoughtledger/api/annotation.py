@@ -31,7 +31,7 @@ from thoughtledger.ledger.events import (
     ThoughtEvent,
 )
 from thoughtledger.ledger.ids import check_id
-from thoughtledger.ledger.store.base import LedgerStore
+from thoughtledger.ledger.store.base import EventStore
 from thoughtledger.projections.entries import Annotation, annotation_of
 
 _ATTEMPTS = 8
@@ -122,7 +122,7 @@ class Annotations:
             its held session and observers see it).
     """
 
-    def __init__(self, store: LedgerStore, log: AnnotationLog) -> None:
+    def __init__(self, store: EventStore, log: AnnotationLog) -> None:
         self._store = store
         self._log = log
 

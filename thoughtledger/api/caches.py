@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Collection, Iterator
 
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.events import SessionStarted
-from thoughtledger.ledger.store.base import LedgerStore
+from thoughtledger.ledger.store.base import EventStore
 from thoughtledger.projections.state import SessionState, empty, fork_base, replay, trim
 
 _LOAD_PAGE = 250
@@ -119,7 +119,7 @@ class Held:
         histories: The whole histories reads cut.
     """
 
-    def __init__(self, store: LedgerStore, heads: Heads, histories: Histories) -> None:
+    def __init__(self, store: EventStore, heads: Heads, histories: Histories) -> None:
         self._store = store
         self.heads = heads
         self._histories = histories

@@ -13,8 +13,10 @@ from thoughtledger.api.loop_follow import Loops
 from thoughtledger.api.session_figures import FIGURES_WINDOW, SessionFigures, session_figures
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent, parse_time
 from thoughtledger.ledger.events import THOUGHT_TYPES
-from thoughtledger.ledger.store.base import LedgerStore
-from thoughtledger.ledger.store.rows import event_rows_of
+from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.loop_marks import LoopMarking
+from thoughtledger.ledger.store.rows import RowReads, event_rows_of
+from thoughtledger.ledger.store.stats_rows import Statistics as StatsSource
 from thoughtledger.ledger.store.stats_rows import StatsFilter
 from thoughtledger.projections.analytics import GroupStats, LedgerStats, summarize
 from thoughtledger.projections.annotations import LabelStats, label_stats
@@ -23,14 +25,14 @@ from thoughtledger.projections.loop_counts import LoopCounter, LoopStats
 from thoughtledger.projections.usage import ModelUsage, generations, usage_by_model
 
 
-async def ledger_stats(store: LedgerStore, where: StatsFilter | None = None) -> LedgerStats:
-    """Compute the figures of ``store`` over the sessions ``where`` selects.
+async def ledger_stats(source: StatsSource, where: StatsFilter | None = None) -> LedgerStats:
+    """Compute the figures of ``source``'s rows over the sessions ``where`` selects.
 
     Raises:
         EventDecodingError: (in-memory store) a stored event cannot be decoded.
         StoreError: The store failed.
     """
-    rows = await store.stats_rows(where or StatsFilter())
+    rows = await source.stats_rows(where or StatsFilter())
     return summarize(rows.facts, rows.gaps_ms)
 
 
@@ -39,13 +41,26 @@ class Statistics:
 
     Args:
         store: The log the figures are worked out over.
+        source: The rows the sessions' figures are folded from.
+        rows: The log's rows, undecoded (folded whole where the marks are not kept).
+        marks: The stored loop marks, counted.
         loops: The ledger's loop marks (a session they have not taken in yet is folded there);
             ``None``: read from the store, never written.
     """
 
-    def __init__(self, store: LedgerStore, loops: Loops | None = None) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        source: StatsSource,
+        rows: RowReads,
+        marks: LoopMarking,
+        loops: Loops | None = None,
+    ) -> None:
         self._store = store
-        self._loops = loops if loops is not None else Loops(store, follow=False)
+        self._source = source
+        self._rows = rows
+        self._marks = marks
+        self._loops = loops if loops is not None else Loops(store, marks, rows, follow=False)
 
     async def summarize(
         self,
@@ -70,7 +85,7 @@ class Statistics:
             StoreError: The store failed.
         """
         where = StatsFilter(since=since, until=until, agent=agent, client=client, owner=owner)
-        return await ledger_stats(self._store, where)
+        return await ledger_stats(self._source, where)
 
     async def model_usage(
         self,
@@ -182,7 +197,7 @@ class Statistics:
             StoreError: The store failed.
         """
         where = StatsFilter(since=since, until=until, agent=agent, client=client, owner=owner)
-        counts = await self._store.loop_counts(where)
+        counts = await self._marks.loop_counts(where)
         if counts is None:
             return await self.loops_folded(
                 since=since, until=until, agent=agent, client=client, owner=owner, page=page
@@ -259,7 +274,7 @@ class Statistics:
         heads = await all_heads(self._store)
         after = 0
         # Undecoded rows, each thought's few fields parsed without its model.
-        while rows := await self._store.read_all_event_rows(after_position=after, limit=page):
+        while rows := await self._rows.read_all_event_rows(after_position=after, limit=page):
             after = rows[-1].position
             for row in rows:
                 fold(row)

@@ -14,7 +14,7 @@ from thoughtledger.ledger.chain import VerifyReport
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.ledger.ids import check_id, new_session_id
-from thoughtledger.ledger.store.base import LedgerStore
+from thoughtledger.ledger.store.base import EventStore
 from thoughtledger.projections.state import SessionState, fork_base
 
 
@@ -27,7 +27,7 @@ class Forking:
         recorder: Appends the fork's first event and remembers its head.
     """
 
-    def __init__(self, store: LedgerStore, held: Held, recorder: Recorder) -> None:
+    def __init__(self, store: EventStore, held: Held, recorder: Recorder) -> None:
         self._store = store
         self._held = held
         self._recorder = recorder

@@ -23,7 +23,8 @@ from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
 from thoughtledger.ledger.events import SessionCleared, SessionExpired, SessionStarted
 from thoughtledger.ledger.ids import check_id
-from thoughtledger.ledger.store.base import LedgerStore
+from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.redaction import Redacting
 from thoughtledger.projections.answers import JsonDict
 from thoughtledger.projections.asof import check_time, check_version
 from thoughtledger.projections.entries import thought_entry
@@ -74,15 +75,20 @@ class Paging:
 
     Args:
         store: The log.
+        redactions: Which thoughts were redacted (a page says so).
         known_branches: A session's branch ids at a version when known without reading (the
             ledger's held heads), else ``None``: a mistyped branch of a long session the ledger
             is recording is refused at once rather than when a scan ends.
     """
 
     def __init__(
-        self, store: LedgerStore, known_branches: Callable[[str, int], Collection[str] | None]
+        self,
+        store: EventStore,
+        redactions: Redacting,
+        known_branches: Callable[[str, int], Collection[str] | None],
     ) -> None:
         self._store = store
+        self._redactions = redactions
         self._known_branches = known_branches
 
     async def history(
@@ -176,7 +182,7 @@ class Paging:
             raise InvalidInputError("this cursor is past the session's end: not a cursor of it")
         marks = [
             mark
-            for mark in await self._store.redactions(session_id)
+            for mark in await self._redactions.redactions(session_id)
             if mark.version <= head.version
         ]
         # Every redaction recorded applies, even to a read as of before it: the text it names is

@@ -19,7 +19,7 @@ from thoughtledger.api.errors import not_found
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.ledger.ids import check_id
-from thoughtledger.ledger.store.base import LedgerStore, StreamHead
+from thoughtledger.ledger.store.base import EventStore, StreamHead
 from thoughtledger.projections.entries import ForkPoint, ThoughtEntry
 from thoughtledger.projections.state import SessionState
 
@@ -90,7 +90,7 @@ class Lineage:
         held: The sessions held in memory (a fork's state is built from its source's).
     """
 
-    def __init__(self, store: LedgerStore, held: Held) -> None:
+    def __init__(self, store: EventStore, held: Held) -> None:
         self._store = store
         self._held = held
 

@@ -14,7 +14,7 @@ from thoughtledger.ledger.envelope import format_time, parse_time
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.ledger.ids import check_id
-from thoughtledger.ledger.store.base import LedgerStore
+from thoughtledger.ledger.store.base import EventStore
 from thoughtledger.projections.state import SessionState
 
 DEFAULT_PAGE = 100
@@ -79,7 +79,7 @@ class Listing:
         held: The sessions the ledger holds.
     """
 
-    def __init__(self, store: LedgerStore, held: Held) -> None:
+    def __init__(self, store: EventStore, held: Held) -> None:
         self._store = store
         self._held = held
 

@@ -8,7 +8,7 @@ import difflib
 from dataclasses import dataclass, field
 
 from thoughtledger.ledger.ids import check_id
-from thoughtledger.ledger.store.base import LedgerStore, StreamHead
+from thoughtledger.ledger.store.base import EventStore, StreamHead
 
 _PREFIX_PROBE = 6
 """Heads read after a prefix: enough to tell one match from several (and to name five)."""
@@ -32,7 +32,7 @@ class SessionMatch:
     close: list[str] = field(default_factory=list)
 
 
-async def all_heads(store: LedgerStore, *, cap: int | None = None) -> list[StreamHead]:
+async def all_heads(store: EventStore, *, cap: int | None = None) -> list[StreamHead]:
     """Every head ``store`` holds, in id order (the first ``cap`` of them when a cap is given).
 
     Raises:
@@ -56,7 +56,7 @@ class Lookup:
         store: The log.
     """
 
-    def __init__(self, store: LedgerStore) -> None:
+    def __init__(self, store: EventStore) -> None:
         self._store = store
 
     async def head(self, session_id: str) -> StreamHead | None:

@@ -23,7 +23,7 @@ from typing import NamedTuple, cast
 
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent
 from thoughtledger.ledger.events import THOUGHT_TYPES, ThoughtEvent, ThoughtRedacted
-from thoughtledger.ledger.store.base import LedgerStore
+from thoughtledger.ledger.store.base import EventStore
 from thoughtledger.ledger.store.loop_marks import FoldedMarks, LoopMark
 from thoughtledger.projections.event_fields import event_fields
 from thoughtledger.projections.loops import LOOP_WINDOW, LoopFinder
@@ -118,7 +118,7 @@ class SessionFolds:
         size: Sessions whose fold is kept.
     """
 
-    def __init__(self, store: LedgerStore, *, size: int = 1024) -> None:
+    def __init__(self, store: EventStore, *, size: int = 1024) -> None:
         self._store = store
         self._size = size
         self._folds: OrderedDict[str, _Fold] = OrderedDict()

@@ -30,8 +30,9 @@ from collections.abc import Iterable, Sequence
 from thoughtledger.api.loop_folds import SessionFolds, steps_of_rows
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, StoreError
-from thoughtledger.ledger.store.base import LedgerStore
-from thoughtledger.ledger.store.loop_marks import FoldedMarks, LoopMark
+from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.loop_marks import FoldedMarks, LoopMark, LoopMarking
+from thoughtledger.ledger.store.rows import RowReads
 
 LOOP_LAG = 2048
 """Events appended through this ledger before a catch-up starts without waiting for a pause."""
@@ -53,12 +54,18 @@ class LoopFollower:
     """Keeps a writable ledger's loop marks up to the log's end (a part of :class:`Loops`).
 
     Args:
-        store: The log and the marks.
+        store: The log.
+        marks: The stored marks and their position.
+        rows: The log's rows, read in pages after that position.
         folds: The sessions' folds, shared with the readers.
     """
 
-    def __init__(self, store: LedgerStore, folds: SessionFolds) -> None:
+    def __init__(
+        self, store: EventStore, marks: LoopMarking, rows: RowReads, folds: SessionFolds
+    ) -> None:
         self._store = store
+        self._marks = marks
+        self._rows = rows
         self._folds = folds
         self._waiting = 0
         self._timer: asyncio.TimerHandle | None = None
@@ -146,12 +153,12 @@ class LoopFollower:
             StoreError: The store failed (or is read-only).
         """
         async with self._one:
-            through = await self._store.loops_through()
-            rows = await self._store.read_all_event_rows(after_position=through, limit=limit)
+            through = await self._marks.loops_through()
+            rows = await self._rows.read_all_event_rows(after_position=through, limit=limit)
             if not rows:
                 return 0
             folded = await self._fold(rows)
-            if await self._store.fold_loop_marks(through, rows[-1].position, folded):
+            if await self._marks.fold_loop_marks(through, rows[-1].position, folded):
                 for item, last in zip(folded, _last_versions(rows), strict=True):
                     self._folds.settled(item.session_id, last)
             return len(rows)
@@ -203,16 +210,21 @@ class Loops:
     """A ledger's loop marks: ``ledger.loops.marks(session_id)``, always complete.
 
     Args:
-        store: The log and the stored marks.
+        store: The log.
+        marks: The stored marks and their position.
+        rows: The log's rows, read in pages where the marks follow it.
         follow: Keep the marks following the log in the background; else they move only on
             :meth:`catch_up`, and readers fold what they lack. A read-only store never writes
             them.
     """
 
-    def __init__(self, store: LedgerStore, *, follow: bool = True) -> None:
+    def __init__(
+        self, store: EventStore, marks: LoopMarking, rows: RowReads, *, follow: bool = True
+    ) -> None:
         self._store = store
+        self._marks = marks
         self._folds = SessionFolds(store)
-        self._follower = None if store.read_only else LoopFollower(store, self._folds)
+        self._follower = None if store.read_only else LoopFollower(store, marks, rows, self._folds)
         self._follow = follow and self._follower is not None
 
     async def marks(self, session_id: str, *, to_version: int | None = None) -> list[LoopMark]:
@@ -233,13 +245,13 @@ class Loops:
         from thoughtledger.ledger.ids import check_id
 
         check_id(session_id)
-        through = await self._store.loops_through()
+        through = await self._marks.loops_through()
         head = await self._store.stream_head(session_id)
         if head is None:
             return []
         upper = head.version if to_version is None else min(to_version, head.version)
         taken = await self._store.version_at(session_id, through) if through else 0
-        stored = await self._store.loop_marks(session_id) if taken else []
+        stored = await self._marks.loop_marks(session_id) if taken else []
         if taken >= upper:
             return [mark for mark in stored if mark.version <= upper]
         folded = await self._folds.marks_after(session_id, taken, upper)
@@ -255,7 +267,7 @@ class Loops:
             EventDecodingError: A stored event cannot be read.
             StoreError: The store failed.
         """
-        counts = await self._store.loop_counts()
+        counts = await self._marks.loop_counts()
         found: dict[str, list[LoopMark]] = {}
         for session_id in session_ids:
             if counts is None or session_id in counts.behind or counts.repeats.get(session_id):
@@ -284,7 +296,7 @@ class Loops:
             # On PostgreSQL a page of the log stops before a transaction still in flight anywhere
             # on the server: wait (bounded) for those that hold back events already stored.
             deadline = asyncio.get_running_loop().time() + _END_WAIT
-            while (counts := await self._store.loop_counts()) is not None and counts.behind:
+            while (counts := await self._marks.loop_counts()) is not None and counts.behind:
                 if asyncio.get_running_loop().time() > deadline:
                     break
                 await asyncio.sleep(0.01)

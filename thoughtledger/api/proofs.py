@@ -17,7 +17,8 @@ from thoughtledger.ledger.envelope import RecordedEvent, format_time
 from thoughtledger.ledger.errors import IntegrityError, InvalidInputError
 from thoughtledger.ledger.events import Event, ThoughtEvent
 from thoughtledger.ledger.merkle import leaf_hash, verify_consistency, verify_inclusion
-from thoughtledger.ledger.store.base import LedgerStore
+from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.log_tree import LogTree
 
 BUNDLE_FORMAT = "thoughtledger-proof/1"
 """The ``format`` of an inclusion proof bundle (see :meth:`Proofs.prove`)."""
@@ -44,11 +45,13 @@ class Proofs:
     """A ledger's checkpoints and proofs: ``ledger.proofs.checkpoint(signer)``, ``.prove(...)``.
 
     Args:
-        store: The log whose Merkle tree is signed and proved from.
+        store: The log, whose sessions are proved.
+        tree: The Merkle tree over the log, signed and proved from.
     """
 
-    def __init__(self, store: LedgerStore) -> None:
+    def __init__(self, store: EventStore, tree: LogTree) -> None:
         self._store = store
+        self._tree = tree
 
     async def checkpoint(self, signer: Signer, *, origin: str | None = None) -> str:
         """Extend the tree over the log and return a signed checkpoint of it (a signed note).
@@ -63,7 +66,7 @@ class Proofs:
             StoreError: The store failed (a read-only ledger extends no tree: it signs the
                 tree as stored).
         """
-        head = await self._store.tree_head()
+        head = await self._tree.tree_head()
         return Checkpoint(origin or signer.name, head.size, head.root).sign(signer)
 
     async def verify_checkpoint(self, note: str, verifier: Verifier) -> CheckpointReport:
@@ -78,7 +81,7 @@ class Proofs:
             StoreError: The store failed.
         """
         checkpoint = Checkpoint.open(note, verifier)
-        head = await self._store.log_root(checkpoint.size)
+        head = await self._tree.log_root(checkpoint.size)
         if head.size < checkpoint.size:
             return CheckpointReport(
                 checkpoint,
@@ -114,8 +117,8 @@ class Proofs:
             raise InvalidInputError(
                 f"the older checkpoint ({old.size} events) is larger than the newer ({new.size})"
             )
-        await self._store.tree_head()
-        proof = await self._store.consistency_proof(old.size, new.size)
+        await self._tree.tree_head()
+        proof = await self._tree.consistency_proof(old.size, new.size)
         if not verify_consistency(old.size, new.size, proof, old.root, new.root):
             raise IntegrityError(
                 f"the log of {new.size} events does not extend the one of {old.size} the older "
@@ -146,21 +149,21 @@ class Proofs:
         text, _ = split_note(note)
         checkpoint = Checkpoint.parse(text)
         record = await self._thought_event(session_id, thought)
-        head = await self._store.tree_head()
+        head = await self._tree.tree_head()
         if checkpoint.size <= head.size and (
-            await self._store.tree_root(checkpoint.size) != checkpoint.root
+            await self._tree.tree_root(checkpoint.size) != checkpoint.root
         ):
             raise IntegrityError(
                 f"the checkpoint is not of this ledger: its first {checkpoint.size} events hash "
                 "to another root"
             )
-        index = await self._store.leaf_index(record.position)
+        index = await self._tree.leaf_index(record.position)
         if index is None or index >= checkpoint.size:
             raise InvalidInputError(
                 f"the checkpoint ({checkpoint.size} events) does not cover thought {thought} of "
                 f"session {session_id}; take a newer checkpoint"
             )
-        proof = await self._store.inclusion_proof(record.position, checkpoint.size)
+        proof = await self._tree.inclusion_proof(record.position, checkpoint.size)
         return {
             "format": BUNDLE_FORMAT,
             "event": _columns(record),

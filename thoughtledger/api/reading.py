@@ -16,7 +16,8 @@ from thoughtledger.ledger.chain import VerifyReport
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
 from thoughtledger.ledger.ids import check_id
-from thoughtledger.ledger.store.base import LedgerStore
+from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.rows import RowReads
 from thoughtledger.projections.asof import as_of_version as as_of
 from thoughtledger.projections.asof import check_time, check_version, version_at
 from thoughtledger.projections.fastfold import fold_rows
@@ -28,11 +29,13 @@ class Reads:
 
     Args:
         store: The log.
+        rows: The log's rows, undecoded (a rebuild reads them).
         held: The sessions the ledger holds (whole histories are cut from there).
     """
 
-    def __init__(self, store: LedgerStore, held: Held) -> None:
+    def __init__(self, store: EventStore, rows: RowReads, held: Held) -> None:
         self._store = store
+        self._rows = rows
         self._held = held
 
     async def state(
@@ -170,7 +173,7 @@ class Reads:
         states: dict[str, SessionState] = {}
         after = 0
         with cyclic_gc_paused():
-            while rows := await self._store.read_all_rows(after_position=after, limit=page):
+            while rows := await self._rows.read_all_rows(after_position=after, limit=page):
                 fold_rows(rows, states)
                 after = rows[-1].position
                 # A long rebuild lets the loop's other tasks run between pages.

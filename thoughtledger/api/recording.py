@@ -24,7 +24,7 @@ from thoughtledger.ledger.events import (
     ThoughtRedacted,
 )
 from thoughtledger.ledger.ids import new_session_id
-from thoughtledger.ledger.store.base import LedgerStore
+from thoughtledger.ledger.store.base import EventStore
 from thoughtledger.projections.entries import ThoughtEntry
 from thoughtledger.projections.state import SessionState, empty, replay
 
@@ -85,7 +85,7 @@ class Recorder:
 
     def __init__(
         self,
-        store: LedgerStore,
+        store: EventStore,
         held: Held,
         *,
         ttl: timedelta | None,

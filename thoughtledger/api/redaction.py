@@ -33,7 +33,8 @@ from thoughtledger.ledger.events import (
     ThoughtRedacted,
 )
 from thoughtledger.ledger.ids import check_id
-from thoughtledger.ledger.store.base import MAX_BATCH, LedgerStore
+from thoughtledger.ledger.store.base import MAX_BATCH, EventStore
+from thoughtledger.ledger.store.redaction import Redacting
 
 MAX_BY_CHARS = 256
 """The longest name a redaction records as its author."""
@@ -102,13 +103,15 @@ class Redaction:
     """A ledger's redaction: ``ledger.redaction.redact(session_id, reason=..., by=...)``.
 
     Args:
-        store: The log: read to choose and verify, and stripped of the texts.
+        store: The log: read to choose and verify.
+        stripping: Removes the redacted thoughts' texts from the log's rows.
         log: Where the ``thought.redacted`` events are appended, through the ordinary append
             path (the ledger, so that its held sessions and observers see them).
     """
 
-    def __init__(self, store: LedgerStore, log: RedactionLog) -> None:
+    def __init__(self, store: EventStore, stripping: Redacting, log: RedactionLog) -> None:
         self._store = store
+        self._stripping = stripping
         self._log = log
 
     async def redact(
@@ -215,7 +218,7 @@ class Redaction:
                 recorded += len(batch)
                 if len(events) > len(batch):
                     continue
-            stripped = await self._store.strip_content(
+            stripped = await self._stripping.strip_content(
                 session_id, [r.version for r in targets], vacuum=vacuum
             )
             return RedactionReport(

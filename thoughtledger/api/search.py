@@ -15,8 +15,7 @@ from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import ThoughtEvent
 from thoughtledger.ledger.search_query import Snippet, parse_query, snippet
-from thoughtledger.ledger.store.base import LedgerStore
-from thoughtledger.ledger.store.search import SearchFilter
+from thoughtledger.ledger.store.search import SearchFilter, Searching
 
 DEFAULT_SEARCH_PAGE = 20
 """Hits per page unless asked otherwise."""
@@ -97,11 +96,11 @@ class Searcher:
     """Full-text search over a ledger's thoughts (``Ledger.search`` carries it out).
 
     Args:
-        store: The log and its index.
+        index: The search index over the log's thoughts.
     """
 
-    def __init__(self, store: LedgerStore) -> None:
-        self._store = store
+    def __init__(self, index: Searching) -> None:
+        self._index = index
 
     async def search(
         self,
@@ -155,7 +154,7 @@ class Searcher:
         where = SearchFilter(
             session_id=session_id, owner=owner, agent=agent, client=client, since=since, until=until
         )
-        hits = await self._store.search(parsed, where, limit=limit + 1, offset=offset)
+        hits = await self._index.search(parsed, where, limit=limit + 1, offset=offset)
         results = []
         for hit in hits[:limit]:
             event = hit.record.event

@@ -10,7 +10,7 @@ import asyncio
 from dataclasses import dataclass
 
 from thoughtledger.ledger.envelope import EventRow, LogRow
-from thoughtledger.ledger.store.base import LedgerStore
+from thoughtledger.ledger.store.base import EventStore
 from thoughtledger.projections.fastfold import fold_rows
 from thoughtledger.projections.state import SessionState, empty
 
@@ -72,7 +72,7 @@ def add_window(figures: SessionFigures, session_id: str, rows: list[EventRow]) -
 
 
 async def session_figures(
-    store: LedgerStore, session_id: str, *, to_version: int, window: int = FIGURES_WINDOW
+    store: EventStore, session_id: str, *, to_version: int, window: int = FIGURES_WINDOW
 ) -> SessionFigures:
     """Count a session's figures up to ``to_version``, a window of rows at a time.
 

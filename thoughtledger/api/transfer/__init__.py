@@ -15,7 +15,10 @@ from thoughtledger.api.lookup import all_heads
 from thoughtledger.api.transfer.check import CheckedFile, NoProgress, Progress, check_file
 from thoughtledger.api.transfer.importing import PendingImport, pending_import, write_import
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent
-from thoughtledger.ledger.store.base import LedgerStore
+from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.imports import Importing
+from thoughtledger.ledger.store.redaction import Redacting
+from thoughtledger.ledger.store.rows import RowReads
 from thoughtledger.projections.annotation_rows import AnnotationRow, AnnotationRowFold
 from thoughtledger.projections.thought_rows import ThoughtRow, ThoughtRowFold
 
@@ -27,14 +30,25 @@ class Transfer:
     """A ledger's export and import: ``ledger.transfer.export()``, ``.write_import(...)``.
 
     Args:
-        store: The log sessions are read from and written into.
+        store: The log sessions are read from.
+        rows: The log's rows, undecoded (the whole log is exported as rows).
+        imports: Where events recorded elsewhere are written.
+        stripping: Removes the text of thoughts an imported file redacts.
         after_import: Run after an import wrote events (the loop marks then take them in).
     """
 
     def __init__(
-        self, store: LedgerStore, after_import: Callable[[], Awaitable[object]] | None = None
+        self,
+        store: EventStore,
+        rows: RowReads,
+        imports: Importing,
+        stripping: Redacting,
+        after_import: Callable[[], Awaitable[object]] | None = None,
     ) -> None:
         self._store = store
+        self._rows = rows
+        self._imports = imports
+        self._stripping = stripping
         self._after_import = after_import
 
     def is_own_file(self, path: Path) -> bool:
@@ -96,7 +110,7 @@ class Transfer:
         """
         fold = ThoughtRowFold()
         after = 0
-        while rows := await self._store.read_all_rows(after_position=after, limit=page):
+        while rows := await self._rows.read_all_rows(after_position=after, limit=page):
             after = rows[-1].position
             yield len(rows), fold.fold(rows)
 
@@ -113,7 +127,7 @@ class Transfer:
         """
         fold = AnnotationRowFold()
         after = 0
-        while rows := await self._store.read_all_rows(after_position=after, limit=page):
+        while rows := await self._rows.read_all_rows(after_position=after, limit=page):
             after = rows[-1].position
             yield len(rows), fold.fold(rows)
 
@@ -127,17 +141,17 @@ class Transfer:
             StoreError: The store failed.
         """
         probe = 1
-        while await self._store.read_all_rows(after_position=probe, limit=1):
+        while await self._rows.read_all_rows(after_position=probe, limit=1):
             probe *= 2
         # Some event lies after low (or low is 0); none after high: narrow the gap.
         low, high = probe // 2, probe
         while high - low > 1:
             middle = (low + high) // 2
-            if await self._store.read_all_rows(after_position=middle, limit=1):
+            if await self._rows.read_all_rows(after_position=middle, limit=1):
                 low = middle
             else:
                 high = middle
-        rows = await self._store.read_all_rows(after_position=low, limit=1)
+        rows = await self._rows.read_all_rows(after_position=low, limit=1)
         return rows[0].position if rows else 0
 
     async def event_rows(self, *, page: int = 500) -> AsyncGenerator[list[EventRow]]:
@@ -152,7 +166,7 @@ class Transfer:
             StoreError: The store failed.
         """
         after = 0
-        while rows := await self._store.read_all_event_rows(after_position=after, limit=page):
+        while rows := await self._rows.read_all_event_rows(after_position=after, limit=page):
             after = rows[-1].position
             yield rows
 
@@ -184,7 +198,7 @@ class Transfer:
             ImportRefusedError: The file conflicts with the ledger; nothing was written.
             StoreError: The store failed.
         """
-        return await pending_import(self._store, checked)
+        return await pending_import(self._store, self._imports, checked)
 
     async def write_import(self, pending: PendingImport, step: Progress | None = None) -> int:
         """Import what the ledger lacks of a file (see :meth:`pending_import`), whole sessions.
@@ -199,7 +213,7 @@ class Transfer:
             ImportRefusedError: Writing stopped midway (whole sessions were written).
             StoreError: The store failed.
         """
-        written = await write_import(self._store, pending, step or NoProgress())
+        written = await write_import(self._imports, self._stripping, pending, step or NoProgress())
         if written and self._after_import is not None:
             await self._after_import()
         return written

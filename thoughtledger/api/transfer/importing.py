@@ -32,7 +32,9 @@ from thoughtledger.ledger.errors import (
     StoreError,
 )
 from thoughtledger.ledger.events import ThoughtRedacted
-from thoughtledger.ledger.store.base import MAX_BATCH, LedgerStore, StreamHead
+from thoughtledger.ledger.store.base import MAX_BATCH, EventStore, StreamHead
+from thoughtledger.ledger.store.imports import Importing
+from thoughtledger.ledger.store.redaction import Redacting
 
 BATCH = 2000
 """Events of small sessions gathered into one ``import_records`` call (one transaction)."""
@@ -62,7 +64,9 @@ class PendingImport:
         return self.checked.events - sum(self.present.values())
 
 
-async def pending_import(store: LedgerStore, checked: CheckedFile) -> PendingImport:
+async def pending_import(
+    store: EventStore, imports: Importing, checked: CheckedFile
+) -> PendingImport:
     """Check ``checked`` against the ledger; return what is left to write.
 
     Raises:
@@ -70,12 +74,14 @@ async def pending_import(store: LedgerStore, checked: CheckedFile) -> PendingImp
             has an id the ledger holds for another event; nothing was written.
         StoreError: The store failed.
     """
-    present = await _present(store, checked)
-    await _check_event_ids(store, checked, present)
+    present = await _present(store, imports, checked)
+    await _check_event_ids(imports, checked, present)
     return PendingImport(checked, present)
 
 
-async def write_import(store: LedgerStore, pending: PendingImport, step: Progress) -> int:
+async def write_import(
+    imports: Importing, stripping: Redacting, pending: PendingImport, step: Progress
+) -> int:
     """Write what the ledger lacks of a checked file, whole sessions at a time.
 
     Then, where the file redacts thoughts the ledger held before, their text is removed
@@ -93,7 +99,7 @@ async def write_import(store: LedgerStore, pending: PendingImport, step: Progres
     redacted: dict[str, list[int]] = {}
     for batch in _batches(_new_by_session(checked.by_session(), pending.present, redacted)):
         try:
-            written += await store.import_records(batch)
+            written += await imports.import_records(batch)
         except StoreError as exc:
             # The database failed: a rerun skips what was written and writes the rest.
             raise ImportRefusedError(
@@ -112,7 +118,7 @@ async def write_import(store: LedgerStore, pending: PendingImport, step: Progres
     for session_id, versions in redacted.items():
         # The file redacts thoughts the ledger held with their text: remove it here too.
         try:
-            await store.strip_content(session_id, versions, vacuum=True)
+            await stripping.strip_content(session_id, versions, vacuum=True)
         except (StoreError, InvalidInputError) as exc:
             raise ImportRefusedError(
                 f"{checked.path} was imported ({_events(written)}), but removing the text of "
@@ -122,7 +128,7 @@ async def write_import(store: LedgerStore, pending: PendingImport, step: Progres
     return written
 
 
-async def _present(store: LedgerStore, checked: CheckedFile) -> dict[str, int]:
+async def _present(store: EventStore, imports: Importing, checked: CheckedFile) -> dict[str, int]:
     """How many of each session's events the ledger holds: the same ones, or refuse the file."""
     heads = await _heads(store, list(checked.sessions))
     present: dict[str, int] = {}
@@ -130,13 +136,13 @@ async def _present(store: LedgerStore, checked: CheckedFile) -> dict[str, int]:
         if session_id not in heads:
             continue
         try:
-            present[session_id] = await store.already_imported(session_id, session.hashes)
+            present[session_id] = await imports.already_imported(session_id, session.hashes)
         except InvalidInputError as exc:
             raise ImportRefusedError(f"{checked.path}: {exc}") from exc
     return present
 
 
-async def _heads(store: LedgerStore, session_ids: list[str]) -> dict[str, StreamHead]:
+async def _heads(store: EventStore, session_ids: list[str]) -> dict[str, StreamHead]:
     """The ledger's heads of these sessions: one query each for a few, pages of all for many."""
     if len(session_ids) <= BULK:
         found = [await store.stream_head(session_id) for session_id in session_ids]
@@ -146,13 +152,13 @@ async def _heads(store: LedgerStore, session_ids: list[str]) -> dict[str, Stream
 
 
 async def _check_event_ids(
-    store: LedgerStore, checked: CheckedFile, present: dict[str, int]
+    imports: Importing, checked: CheckedFile, present: dict[str, int]
 ) -> None:
     """Refuse the file when an event to write has an id the ledger holds for another event."""
     chunk: list[UUID] = []
 
     async def probe() -> None:
-        reused = await store.recorded_event_ids(chunk)
+        reused = await imports.recorded_event_ids(chunk)
         chunk.clear()
         for session_id, session in checked.sessions.items():
             for version, event_id in enumerate(session.event_ids, start=1):

@@ -429,14 +429,16 @@ class EventStore(ClosedOnExit):
         """Release connections and files. The store cannot be used afterwards."""
 
 
-class LedgerStore(
-    EventStore, LogTree, Redacting, Importing, Statistics, RowReads, Searching, LoopMarking
-):
+class LedgerStore(EventStore, LogTree, Redacting, Importing, Statistics, RowReads, LoopMarking):
     """A core log with every capability: what the ledger runs on, and what each backend is.
 
     It adds no behaviour: each backend implements every capability's methods itself (from parts
     of its own and the shared rules beside each protocol), and ``tests/contract`` proves them.
+    Search is an object of its own, reached as :attr:`search`.
     """
+
+    search: Searching
+    """Full-text search over every session's thoughts (see :class:`Searching`)."""
 
 
 __all__ = [

@@ -19,7 +19,6 @@ from thoughtledger.ledger.errors import ConcurrencyError, InvalidInputError, Sto
 from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.merkle import NodeId
-from thoughtledger.ledger.search_query import SearchQuery
 from thoughtledger.ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
     Clock,
@@ -46,12 +45,7 @@ from thoughtledger.ledger.store.loop_marks import (
 )
 from thoughtledger.ledger.store.redaction import Redacted, redactions_in, strippings
 from thoughtledger.ledger.store.rows import event_rows_of, log_rows_of, to_recorded
-from thoughtledger.ledger.store.search import (
-    SearchFilter,
-    SearchHit,
-    check_search_page,
-    search_records,
-)
+from thoughtledger.ledger.store.search import RecordsSearch
 from thoughtledger.ledger.store.stats_rows import StatsFilter, StatsRows, fold_stats_rows
 from thoughtledger.ledger.store.stored_tree import StoredTree
 
@@ -72,6 +66,7 @@ class MemoryEventStore(LedgerStore):
         self._closed = False
         self._tree = StoredTree(_MemoryTree(self._log, self._check_open))
         self._loops = HeldLoopMarks()
+        self.search = RecordsSearch(self._streams, self._check_open)
 
     async def _append(
         self,
@@ -278,22 +273,6 @@ class MemoryEventStore(LedgerStore):
         """See :meth:`Statistics.stats_rows` (a fold over every session's events)."""
         self._check_open()
         return fold_stats_rows(self._streams, where or StatsFilter())
-
-    async def search(
-        self,
-        query: SearchQuery,
-        where: SearchFilter | None = None,
-        *,
-        limit: int = 20,
-        offset: int = 0,
-    ) -> list[SearchHit]:
-        """See :meth:`Searching.search` (the query evaluated over every session's events)."""
-        self._check_open()
-        check_search_page(limit, offset)
-        where = where or SearchFilter()
-        if where.session_id is not None:
-            check_id(where.session_id)
-        return search_records(self._streams.values(), query, where, limit=limit, offset=offset)
 
     async def loop_marks(self, session_id: str) -> list[LoopMark]:
         """See :meth:`LoopMarking.loop_marks`."""

@@ -12,7 +12,7 @@ its text and a score, higher for a better match; hits come best first, ties newe
 """
 
 from abc import abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple, Protocol, TypeVar, runtime_checkable
@@ -20,6 +20,7 @@ from typing import NamedTuple, Protocol, TypeVar, runtime_checkable
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import SessionStarted, ThoughtEvent
+from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.search_query import (
     SearchQuery,
     holds_words,
@@ -103,6 +104,38 @@ class Searching(Protocol):
         """
 
 
+class RecordsSearch(Searching):
+    """Search evaluated over sessions' events held in memory (the in-memory store's ``search``).
+
+    Args:
+        streams: Every session's events by session id, read afresh by each search.
+        check_open: Raises :class:`~thoughtledger.ledger.errors.StoreError` once the store
+            holding ``streams`` is closed.
+    """
+
+    def __init__(
+        self, streams: Mapping[str, Sequence[RecordedEvent]], check_open: Callable[[], None]
+    ) -> None:
+        self._streams = streams
+        self._check_open = check_open
+
+    async def search(
+        self,
+        query: SearchQuery,
+        where: SearchFilter | None = None,
+        *,
+        limit: int = 20,
+        offset: int = 0,
+    ) -> list[SearchHit]:
+        """See :meth:`Searching.search` (the query evaluated over every session's events)."""
+        self._check_open()
+        check_search_page(limit, offset)
+        where = where or SearchFilter()
+        if where.session_id is not None:
+            check_id(where.session_id)
+        return search_records(self._streams.values(), query, where, limit=limit, offset=offset)
+
+
 def search_records(
     streams: Iterable[Sequence[RecordedEvent]],
     query: SearchQuery,
@@ -174,6 +207,7 @@ def _session_wanted(first: object, session_id: str, where: SearchFilter) -> bool
 
 __all__ = [
     "MAX_SEARCH_PAGE",
+    "RecordsSearch",
     "SearchFilter",
     "SearchHit",
     "Searching",

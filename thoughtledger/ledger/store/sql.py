@@ -28,7 +28,7 @@ from thoughtledger.ledger.store.log_tree import InclusionProof, TreeHead, TreeRo
 from thoughtledger.ledger.store.loop_marks import FoldedMarks, LoopCounts, LoopMark, check_folded
 from thoughtledger.ledger.store.redaction import Redacted, Stripping, strippings
 from thoughtledger.ledger.store.rows import decode_rows, event_row, head_time, log_row, stored_row
-from thoughtledger.ledger.store.search import SearchFilter, SearchHit, check_search_page
+from thoughtledger.ledger.store.search import SearchFilter, SearchHit, Searching, check_search_page
 from thoughtledger.ledger.store.stats_rows import StatsFilter, StatsRows
 from thoughtledger.ledger.store.stored_tree import StoredTree
 
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     import sqlalchemy as sa
     from sqlalchemy.ext.asyncio import AsyncEngine
 
+    from thoughtledger.ledger.store.sql_search import Fetch
     from thoughtledger.ledger.store.sql_stats import StatsDialect
 
 
@@ -80,6 +81,9 @@ class SqlEventStore(LedgerStore):
             self._made_engine = engine  # type: ignore[assignment]  # an AsyncEngine, not a factory
         self._where = where
         self._closed = False
+        self.search = SqlSearch(
+            self._fetch, self._stats_dialect, self._search_dialect(), where_text=where
+        )
 
     @property
     def _engine(self) -> "AsyncEngine":
@@ -312,33 +316,6 @@ class SqlEventStore(LedgerStore):
 
         return await stats_rows(self._fetch, self._stats_dialect(), where or StatsFilter())
 
-    async def search(
-        self,
-        query: SearchQuery,
-        where: SearchFilter | None = None,
-        *,
-        limit: int = 20,
-        offset: int = 0,
-    ) -> list[SearchHit]:
-        """See :meth:`Searching.search` (the index of schema step 9, see ``search_index``).
-
-        On SQLite the thoughts the index has not taken in yet are matched too (see
-        :mod:`thoughtledger.ledger.store.sql_search`).
-        """
-        from thoughtledger.ledger.store.sql_search import search_hits  # imports SQLAlchemy
-
-        check_search_page(limit, offset)
-        return await search_hits(
-            self._fetch,
-            self._stats_dialect(),
-            self._search_dialect(),
-            query,
-            where or SearchFilter(),
-            limit=limit,
-            offset=offset,
-            where_text=self._where,
-        )
-
     def _search_dialect(self) -> str:
         """The backend's name in :func:`.search_index.search_statement` (SQLite overrides)."""
         return "postgresql"
@@ -459,3 +436,54 @@ def _head(row: "sa.Row[Any]") -> StreamHead:
 
 
 __all__ = ["SqlEventStore"]
+
+
+class SqlSearch(Searching):
+    """The search of the SQL backends: their full-text index (a store's ``search``).
+
+    The index is schema step 9's (see :mod:`thoughtledger.ledger.store.search_index`); on
+    SQLite the thoughts it has not taken in yet are matched too (see
+    :mod:`thoughtledger.ledger.store.sql_search`).
+
+    Args:
+        fetch: Runs one statement on a reading connection of the store.
+        dialect: Returns the backend's SQL for the filters (imports SQLAlchemy when called).
+        backend: The backend's name in :func:`.search_index.search_statement`.
+        where_text: How to name the database in error messages.
+    """
+
+    def __init__(
+        self,
+        fetch: "Fetch",
+        dialect: "Callable[[], StatsDialect]",
+        backend: str,
+        *,
+        where_text: str,
+    ) -> None:
+        self._fetch = fetch
+        self._dialect = dialect
+        self._backend = backend
+        self._where_text = where_text
+
+    async def search(
+        self,
+        query: SearchQuery,
+        where: SearchFilter | None = None,
+        *,
+        limit: int = 20,
+        offset: int = 0,
+    ) -> list[SearchHit]:
+        """See :meth:`Searching.search`."""
+        from thoughtledger.ledger.store.sql_search import search_hits  # imports SQLAlchemy
+
+        check_search_page(limit, offset)
+        return await search_hits(
+            self._fetch,
+            self._dialect(),
+            self._backend,
+            query,
+            where or SearchFilter(),
+            limit=limit,
+            offset=offset,
+            where_text=self._where_text,
+        )
