@@ -427,9 +427,8 @@ class PostgresEventStore(SqlEventStore):
             await self._standby.engine.dispose()
 
 
-
-
 async def _nothing() -> None:
     """Nothing to forget: the probe's connection is the engine's first."""
+
 
 __all__ = ["POSITION_SHIFT", "PostgresEventStore"]
