@@ -2,7 +2,7 @@
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, suppress
 from typing import Any
 
@@ -10,12 +10,25 @@ import asyncpg
 import pytest
 import sqlalchemy as sa
 
+from tests.support import pg_cluster
 from tests.support.backends import base_url, dsn
 from tests.support.raw_store import raw_store
 from tests.support.samples import thought as sample_thought
 from thoughtledger import Ledger, open_ledger
 
-pytestmark = [pytest.mark.anyio, pytest.mark.postgres]
+# The server cuts connections here on purpose: asyncpg warns about each one SQLAlchemy dropped
+# dead (see pg_cluster.collect_cut_connections), which is expected, not a leak of a live one.
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.postgres,
+    pytest.mark.filterwarnings("ignore::ResourceWarning"),
+]
+
+
+@pytest.fixture(autouse=True)
+def _cut_connections_collected() -> Iterator[None]:
+    yield
+    pg_cluster.collect_cut_connections()
 
 
 def thought(number: int) -> dict[str, Any]:
