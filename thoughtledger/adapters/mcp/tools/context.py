@@ -72,15 +72,15 @@ class Caller:
         key: What identifies the calling connection, or ``None`` where nothing does.
         over_http: Whether the call came over HTTP.
         ctx: The request, for what is rarely needed.
-        principal: Who the call's bearer token stands for; ``None`` without authentication
-            (stdio, in-process, HTTP without ``--auth``): the ledger's own user, allowed all.
+        scope: The ledger as the calling principal may use it: every read and write of the
+            call goes here, one scope a call (its owner look-ups are kept for the call).
     """
 
     app: AppState
     key: str | None
     over_http: bool
     ctx: AppContext
-    principal: Principal | None = None
+    scope: Scope
 
     @classmethod
     def of(cls, ctx: AppContext) -> "Caller":
@@ -95,20 +95,29 @@ class Caller:
         app = request.lifespan_context
         headers = getattr(request.request, "headers", None)
         if headers is None:
-            return cls(app, app.connection_key, over_http=False, ctx=ctx)
+            return cls(
+                app,
+                app.connection_key,
+                over_http=False,
+                ctx=ctx,
+                scope=app.ledger.as_principal(None),
+            )
         http_session = headers.get("mcp-session-id")
         return cls(
             app,
             f"http:{http_session}" if http_session else None,
             over_http=True,
             ctx=ctx,
-            principal=principal_of_request(),
+            scope=app.ledger.as_principal(principal_of_request()),
         )
 
     @property
-    def scope(self) -> Scope:
-        """The ledger as the calling principal may use it: every read and write goes here."""
-        return self.app.ledger.as_principal(self.principal)
+    def principal(self) -> Principal | None:
+        """Who the call's bearer token stands for (``None``: the ledger's own user, allowed all).
+
+        ``None`` without authentication: stdio, in-process, HTTP without ``--auth``.
+        """
+        return self.scope.principal
 
     @property
     def directory(self) -> SessionDirectory:

@@ -220,7 +220,8 @@ class PostgresEventStore(SqlEventStore):
                 if standby is not None:
                     # Nothing else reads before the first answer: a standby that cannot be
                     # reached is said at opening, in one line, not at the first read.
-                    await read_rows(standby.engine, standby.where, sa.select(1), _nothing)
+                    probe = sa.select(1)
+                    await read_rows(standby.engine, standby.where, probe, standby.engine.dispose)
         except BaseException:
             await primary.engine.dispose()
             if standby is not None:
@@ -425,10 +426,6 @@ class PostgresEventStore(SqlEventStore):
         await self._engine.dispose()
         if self._standby is not None:
             await self._standby.engine.dispose()
-
-
-async def _nothing() -> None:
-    """Nothing to forget: the probe's connection is the engine's first."""
 
 
 __all__ = ["POSITION_SHIFT", "PostgresEventStore"]
