@@ -30,6 +30,7 @@ import asyncio
 import json
 import os
 import random
+import resource
 import socket
 import statistics
 import subprocess
@@ -147,7 +148,7 @@ def _chunks(thoughts: int, sessions: int, big: int, big_id: str) -> Iterator[lis
         yield opened()
 
 
-def _rss_mb(usage: Any) -> float:
+def _rss_mb(usage: resource.struct_rusage) -> float:
     return round(usage.ru_maxrss / 1024, 1)  # Linux reports KiB
 
 
