@@ -61,6 +61,29 @@ a URL with a password belongs in the variable, since ps shows every user a comma
 """
 
 
+COMMANDS = (
+    annotate,
+    demo,
+    diff,
+    export,
+    fork,
+    importing,
+    proofs,
+    record,
+    redact,
+    replay,
+    search,
+    serve,
+    sessions,
+    show,
+    stats,
+    token,
+    ui,
+    verify,
+)
+"""Every command module, one a line, by name: each adds its commands with ``register``."""
+
+
 def build_parser() -> Parser:
     """Return the parser of every command (``serve`` takes its options from the MCP server)."""
     parser = Parser(
@@ -76,27 +99,10 @@ def build_parser() -> Parser:
         help="print the installed version and exit",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (
-        sessions,
-        show,
-        replay,
-        diff,
-        verify,
-        proofs,
-        stats,
-        export,
-        importing,
-        record,
-        redact,
-        annotate,
-        search,
-        demo,
-        ui,
-        serve,
-        token,
-        fork,
-    ):
+    for module in COMMANDS:
         module.register(commands)
+    # Listed by name (the modules register in file order, one a line, for easy merging).
+    commands._choices_actions.sort(key=lambda action: action.dest)
     return parser
 
 

@@ -38,6 +38,7 @@ def register(commands: Commands) -> None:
         "record",
         "record thought calls from JSON Lines (- reads stdin), each session in one transaction",
         run,
+        reads=False,
     )
     parser.add_argument(
         "file",
