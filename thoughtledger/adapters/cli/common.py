@@ -374,6 +374,23 @@ async def resolve_session(ledger: Ledger, given: str) -> str:
     raise UsageError(f"no session {given!r} in this ledger; {hint}")
 
 
+async def check_version(ledger: Ledger, session_id: str, version: int | None, typed: str) -> None:
+    """Refuse ``version`` past the session's end, in the words the user typed (``--at 99``).
+
+    Raises:
+        UsageError: The session has fewer events than ``version``.
+    """
+    if version is None:
+        return
+    head = await ledger.head(session_id)
+    last = 0 if head is None else head.version
+    if version > last:
+        raise UsageError(
+            f"{typed} is past the end of session {session_id}: it has "
+            f"{plural(last, 'event')} (versions 1 to {last})"
+        )
+
+
 __all__ = [
     "DB_HELP",
     "EXIT_FAILURE",
@@ -393,6 +410,7 @@ __all__ = [
     "UsageError",
     "add_db_option",
     "add_json_option",
+    "check_version",
     "clip",
     "command",
     "ledger_from",

@@ -16,6 +16,7 @@ from thoughtledger.adapters.cli.common import (
     Commands,
     Ui,
     add_json_option,
+    check_version,
     command,
     ledger_from,
     parse_time,
@@ -82,6 +83,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     """
     async with ledger_from(args, read_only=True) as ledger:
         session_id = await resolve_session(ledger, args.session)
+        await check_version(ledger, session_id, args.at, f"--at {args.at}")
         paged = args.limit is not None or args.after is not None
         if not paged:
             head = await ledger.head(session_id)
