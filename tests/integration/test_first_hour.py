@@ -7,6 +7,7 @@ this checkout (the install itself is ``tests/integration/test_tools_env.py``'s s
 """
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -107,3 +108,50 @@ def test_once_a_ledger_exists_the_commands_read_it_not_the_demo(
     assert (listed.returncode, listed.stderr) == (0, "")
     assert "sre-assistant" not in listed.stdout
     assert '"firstThought": "mine"' in listed.stdout
+
+
+def thoughtledger(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``thoughtledger ARGS`` as the new user runs it, from their home folder."""
+    return subprocess.run(  # noqa: S603  # our interpreter, our module
+        [sys.executable, "-m", "thoughtledger", *args],
+        cwd=home,
+        env=fresh_env(home),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_doctor_says_which_ledger_the_commands_use_at_each_step(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    ledger = home / ".local" / "share" / "thoughtledger" / "ledger.db"
+    demo_file = home / ".cache" / "thoughtledger" / "demo.db"
+    first = thoughtledger(home, "doctor")
+    assert (first.returncode, first.stderr) == (0, "")
+    assert f"ledger    {ledger}\n" in first.stdout
+    assert "not made yet: the first thought an agent records makes it" in first.stdout
+    assert "serve --http  MCP at http://127.0.0.1:8765/mcp" in first.stdout
+    assert not ledger.exists()  # asking made nothing
+    assert thoughtledger(home, "demo").returncode == 0
+    after_demo = json.loads(thoughtledger(home, "doctor", "--json").stdout)
+    assert after_demo["ledger"]["file"] == str(demo_file)
+    assert after_demo["ledger"]["chosenBy"] == "the demo's, until there is a ledger of your own"
+    assert (after_demo["ledger"]["sessions"], after_demo["ledger"]["events"]) == (1, 10)
+    calls = home / "calls.jsonl"
+    calls.write_text(
+        '{"thought": "mine", "thoughtNumber": 1, "totalThoughts": 1, "nextThoughtNeeded": false}\n'
+    )
+    assert thoughtledger(home, "record", str(calls)).returncode == 0
+    own = json.loads(thoughtledger(home, "doctor", "--json").stdout)["ledger"]
+    assert (own["file"], own["sessions"], own["events"]) == (str(ledger), 1, 2)
+    assert own["bytes"] > 0
+    assert own["schema"].endswith("this release's")
+    shown = thoughtledger(home, "doctor")
+    assert "chosen by the default file (no --db, no $THOUGHTLEDGER_URL)" in shown.stdout
+    assert len(shown.stdout.splitlines()) <= 24  # one screen
+    unreachable = thoughtledger(home, "doctor", "--db", "postgresql://auditor@127.0.0.1:1/l")
+    assert unreachable.returncode == 1
+    assert "cannot be opened: cannot reach postgresql://auditor@127.0.0.1:1/l" in unreachable.stdout

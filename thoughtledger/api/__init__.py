@@ -127,6 +127,7 @@ from thoughtledger.ledger.errors import (
 )
 from thoughtledger.ledger.store.base import ClosedOnExit
 from thoughtledger.ledger.store.loop_marks import LoopMark
+from thoughtledger.ledger.store.schema import DATABASE_SCHEMA_VERSION as SCHEMA_VERSION
 
 __all__ = [
     "AGENT_META_KEY",
@@ -143,6 +144,7 @@ __all__ = [
     "PROMPT_VERSION",
     "READ_URL_ENV",
     "ROLES",
+    "SCHEMA_VERSION",
     "SCOPE_PREFIX",
     "URL_ENV",
     "AccessDeniedError",

@@ -16,6 +16,7 @@ from thoughtledger.adapters.cli import (
     annotate,
     demo,
     diff,
+    doctor,
     export,
     fork,
     importing,
@@ -55,6 +56,7 @@ start here:
   thoughtledger show SESSION         one session as a tree (--at / --as-of: time travel)
   thoughtledger verify --all         check no recorded event was edited (what that proves: --help)
   thoughtledger ui                   the same in your browser: tree, version slider, live, charts
+  thoughtledger doctor               which ledger the commands use, and what is installed
 
 times are UTC; every command reads $THOUGHTLEDGER_URL (else the local file) or --db URL:
 a URL with a password belongs in the variable, since ps shows every user a command line
@@ -65,6 +67,7 @@ COMMANDS = (
     annotate,
     demo,
     diff,
+    doctor,
     export,
     fork,
     importing,
