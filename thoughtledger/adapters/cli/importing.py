@@ -33,6 +33,7 @@ def register(commands: Commands) -> None:
         "import",
         "load an export file; a tampered, cut-short or conflicting one changes nothing",
         run,
+        reads=False,
     )
     parser.add_argument("file", metavar="FILE", help="a file written by thoughtledger export")
     parser.add_argument(
