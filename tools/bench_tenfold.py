@@ -420,7 +420,7 @@ def ui_rows(db: str) -> list[Result]:
             _raw_sql_p50(
                 db, "SELECT * FROM tl_sessions ORDER BY started_at DESC, session_id LIMIT 50", ()
             ),
-            "raw sqlite3: the newest 50 rows of tl_sessions",
+            "raw SQL on SQLite (none on PostgreSQL): the newest 50 rows of tl_sessions",
         ),
         _interactive(
             f"search '{SEARCH}' in the browser view, first 20 hits",
@@ -430,7 +430,7 @@ def ui_rows(db: str) -> list[Result]:
                 "SELECT rowid FROM tl_search WHERE tl_search MATCH ? ORDER BY rank LIMIT 20",
                 (SEARCH,),
             ),
-            "raw sqlite3: the FTS5 MATCH, best 20 by bm25",
+            "raw SQL on SQLite (none on PostgreSQL): the FTS5 MATCH, best 20 by bm25",
         ),
     ]
 
@@ -474,7 +474,7 @@ async def serve_rows(db: str, big_id: str, big: int) -> list[Result]:
                 "SELECT payload FROM tl_events WHERE session_id = ? ORDER BY version LIMIT 100",
                 (big_id,),
             ),
-            "raw sqlite3: the session's first 100 rows",
+            "raw SQL on SQLite (none on PostgreSQL): the session's first 100 rows",
         ),
     ]
 
@@ -546,9 +546,8 @@ async def bench_tenfold(
                 yield await asyncio.to_thread(
                     whole_row, f"{name} over {thoughts:,} thoughts", ours, floor, small, db
                 )
-            if url is None:
-                for measured in await asyncio.to_thread(ui_rows, db):
-                    yield measured
+            for measured in await asyncio.to_thread(ui_rows, db):
+                yield measured
             for measured in await serve_rows(db, big_id, big):
                 yield measured
 
