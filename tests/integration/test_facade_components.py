@@ -68,8 +68,8 @@ async def test_proofs_built_on_a_store_sign_what_the_ledger_recorded(store: Ledg
     signer = Signer.generate("ledger.example/log")
     await settled(store, 3)
 
-    note = await Proofs(store, store).checkpoint(signer)
-    bundle = await Proofs(store, store).prove(session_id, 2, note)
+    note = await Proofs(store, store.tree).checkpoint(signer)
+    bundle = await Proofs(store, store.tree).prove(session_id, 2, note)
 
     assert (await ledger.proofs.verify_checkpoint(note, signer.verifier())).ok
     assert bundle["event"]["sessionId"] == session_id

@@ -131,7 +131,7 @@ class Ledger(ClosedOnExit):
         self._lookup = Lookup(store)
         self._paging = Paging(store, store, self._held.known_branches)
         self._forking = Forking(store, self._held, self._recorder)
-        self.proofs = Proofs(store, store)
+        self.proofs = Proofs(store, store.tree)
         """Signed checkpoints, inclusion and consistency proofs."""
         self.transfer = Transfer(store, store, store, store, self.loops.imported)
         """Export and import, and the whole log as rows."""

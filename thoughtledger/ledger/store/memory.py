@@ -31,9 +31,7 @@ from thoughtledger.ledger.store.imports import check_import, held_versions, plan
 from thoughtledger.ledger.store.log_tree import (
     BLOCK_LEVEL,
     PAGE,
-    InclusionProof,
     StoredNode,
-    TreeHead,
     TreeTip,
 )
 from thoughtledger.ledger.store.loop_marks import (
@@ -64,7 +62,7 @@ class MemoryEventStore(LedgerStore):
         self._streams: dict[str, list[RecordedEvent]] = {}
         self._event_ids: set[UUID] = set()
         self._closed = False
-        self._tree = StoredTree(_MemoryTree(self._log, self._check_open))
+        self.tree = StoredTree(_MemoryTree(self._log, self._check_open))
         self._loops = HeldLoopMarks()
         self.search = RecordsSearch(self._streams, self._check_open)
 
@@ -186,31 +184,7 @@ class MemoryEventStore(LedgerStore):
         rows = (StoredRow.of(r) for r in stream)
         return verify_rows(session_id, rows, None)
 
-    # -- capabilities: the Merkle tree, redaction, imports, statistics, rows ---------------------
-
-    async def tree_head(self) -> TreeHead:
-        """See :meth:`LogTree.tree_head`."""
-        return await self._tree.tree_head()
-
-    async def leaf_index(self, position: int) -> int | None:
-        """See :meth:`LogTree.leaf_index`."""
-        return await self._tree.leaf_index(position)
-
-    async def inclusion_proof(self, position: int, size: int) -> InclusionProof:
-        """See :meth:`LogTree.inclusion_proof`."""
-        return await self._tree.inclusion_proof(position, size)
-
-    async def consistency_proof(self, old_size: int, new_size: int) -> list[bytes]:
-        """See :meth:`LogTree.consistency_proof`."""
-        return await self._tree.consistency_proof(old_size, new_size)
-
-    async def tree_root(self, size: int) -> bytes:
-        """See :meth:`LogTree.tree_root`."""
-        return await self._tree.tree_root(size)
-
-    async def log_root(self, size: int) -> TreeHead:
-        """See :meth:`LogTree.log_root`."""
-        return await self._tree.log_root(size)
+    # -- capabilities: redaction, imports, statistics, rows (the tree is `tree`) ----------------
 
     async def strip_content(
         self, session_id: str, versions: Collection[int], *, vacuum: bool = True

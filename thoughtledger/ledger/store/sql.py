@@ -24,7 +24,7 @@ from thoughtledger.ledger.store.base import (
 )
 from thoughtledger.ledger.store.checks import check_page, check_window
 from thoughtledger.ledger.store.imports import check_import, held_versions
-from thoughtledger.ledger.store.log_tree import InclusionProof, TreeHead, TreeRows
+from thoughtledger.ledger.store.log_tree import TreeRows
 from thoughtledger.ledger.store.loop_marks import FoldedMarks, LoopCounts, LoopMark, check_folded
 from thoughtledger.ledger.store.redaction import Redacted, Stripping, strippings
 from thoughtledger.ledger.store.rows import decode_rows, event_row, head_time, log_row, stored_row
@@ -72,7 +72,7 @@ class SqlEventStore(LedgerStore):
     ) -> None:
         super().__init__(clock=clock, max_event_bytes=max_event_bytes)
         self.read_only = read_only
-        self._tree = StoredTree(tree_rows, read_only=read_only)
+        self.tree = StoredTree(tree_rows, read_only=read_only)
         self._made_engine: AsyncEngine | None = None
         self._make_engine: Callable[[], AsyncEngine] | None = None
         if callable(engine) and not hasattr(engine, "sync_engine"):
@@ -275,7 +275,7 @@ class SqlEventStore(LedgerStore):
         head = (heads[0].version, heads[0].hash) if heads else (0, GENESIS_HASH)
         return verify_rows(session_id, (stored_row(row) for row in rows), head)
 
-    # -- capabilities: imports, redaction, statistics, the Merkle tree --------------------------
+    # -- capabilities: imports, redaction, statistics (the Merkle tree is `tree`) ---------------
 
     async def import_records(self, records: Sequence[RecordedEvent]) -> int:
         """See :meth:`Importing.import_records`."""
@@ -381,30 +381,6 @@ class SqlEventStore(LedgerStore):
             .order_by(EVENTS.c.version)
         )
         return tuple(map(Redacted._make, rows))
-
-    async def tree_head(self) -> TreeHead:
-        """See :meth:`LogTree.tree_head`."""
-        return await self._tree.tree_head()
-
-    async def leaf_index(self, position: int) -> int | None:
-        """See :meth:`LogTree.leaf_index`."""
-        return await self._tree.leaf_index(position)
-
-    async def inclusion_proof(self, position: int, size: int) -> InclusionProof:
-        """See :meth:`LogTree.inclusion_proof`."""
-        return await self._tree.inclusion_proof(position, size)
-
-    async def consistency_proof(self, old_size: int, new_size: int) -> list[bytes]:
-        """See :meth:`LogTree.consistency_proof`."""
-        return await self._tree.consistency_proof(old_size, new_size)
-
-    async def tree_root(self, size: int) -> bytes:
-        """See :meth:`LogTree.tree_root`."""
-        return await self._tree.tree_root(size)
-
-    async def log_root(self, size: int) -> TreeHead:
-        """See :meth:`LogTree.log_root`."""
-        return await self._tree.log_root(size)
 
     @abstractmethod
     def _stats_dialect(self) -> "StatsDialect":
