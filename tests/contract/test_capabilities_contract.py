@@ -22,8 +22,8 @@ from thoughtledger.ledger.store.stats_rows import Statistics
 
 pytestmark = pytest.mark.anyio
 
-CAPABILITIES: tuple[type, ...] = (Redacting, Importing, Statistics, RowReads)
-ATTRIBUTES: dict[str, type] = {"search": Searching, "tree": LogTree}
+CAPABILITIES: tuple[type, ...] = (Redacting, Importing, RowReads)
+ATTRIBUTES: dict[str, type] = {"search": Searching, "tree": LogTree, "stats": Statistics}
 """The capabilities reached as attributes of a store, by attribute name."""
 
 # Checked by mypy: each backend class is a LedgerStore, so the facade can run on any of them.

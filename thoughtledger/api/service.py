@@ -137,7 +137,7 @@ class Ledger(ClosedOnExit):
         """Export and import, and the whole log as rows."""
         self.redaction = Redaction(store, store, self)
         """Erasing thoughts' text, recorded."""
-        self.stats = Statistics(store, store, store, store, self.loops)
+        self.stats = Statistics(store, store.stats, store, store, self.loops)
         """Figures over the sessions, and over the models that wrote thoughts."""
         self.annotations = Annotations(store, self._recorder)
         """Reviewers' labels, scores and notes on thoughts."""

@@ -8,7 +8,8 @@ own, a protocol in the module of its job:
   (``store.tree``);
 * :class:`~thoughtledger.ledger.store.redaction.Redacting`: removing a redacted thought's text;
 * :class:`~thoughtledger.ledger.store.imports.Importing`: storing events recorded elsewhere;
-* :class:`~thoughtledger.ledger.store.stats_rows.Statistics`: the rows statistics are folded from;
+* :class:`~thoughtledger.ledger.store.stats_rows.Statistics`: the rows statistics are folded from
+  (``store.stats``);
 * :class:`~thoughtledger.ledger.store.rows.RowReads`: pages of the log's rows, undecoded;
 * :class:`~thoughtledger.ledger.store.loop_marks.LoopMarking`: the loop marks, a projection that
   follows the log with a position;
@@ -431,19 +432,21 @@ class EventStore(ClosedOnExit):
         """Release connections and files. The store cannot be used afterwards."""
 
 
-class LedgerStore(EventStore, Redacting, Importing, Statistics, RowReads, LoopMarking):
+class LedgerStore(EventStore, Redacting, Importing, RowReads, LoopMarking):
     """A core log with every capability: what the ledger runs on, and what each backend is.
 
     It adds no behaviour: each backend implements every capability itself (from parts of its
-    own and the shared rules beside each protocol), and ``tests/contract`` proves them. Search
-    and the Merkle tree are objects of their own, reached as :attr:`search` and :attr:`tree`;
-    the others are still methods of the backend.
+    own and the shared rules beside each protocol), and ``tests/contract`` proves them. Search,
+    the Merkle tree and the statistics' rows are objects of their own, reached as
+    :attr:`search`, :attr:`tree` and :attr:`stats`; the others are still methods of the backend.
     """
 
     search: Searching
     """Full-text search over every session's thoughts (see :class:`Searching`)."""
     tree: LogTree
     """The Merkle tree over the log, and its proofs (see :class:`LogTree`)."""
+    stats: Statistics
+    """The rows the ledger's statistics are folded from (see :class:`Statistics`)."""
 
 
 __all__ = [

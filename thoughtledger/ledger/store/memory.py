@@ -44,7 +44,7 @@ from thoughtledger.ledger.store.loop_marks import (
 from thoughtledger.ledger.store.redaction import Redacted, redactions_in, strippings
 from thoughtledger.ledger.store.rows import event_rows_of, log_rows_of, to_recorded
 from thoughtledger.ledger.store.search import RecordsSearch
-from thoughtledger.ledger.store.stats_rows import StatsFilter, StatsRows, fold_stats_rows
+from thoughtledger.ledger.store.stats_rows import StatsFilter, StreamsStats
 from thoughtledger.ledger.store.stored_tree import StoredTree
 
 
@@ -65,6 +65,7 @@ class MemoryEventStore(LedgerStore):
         self.tree = StoredTree(_MemoryTree(self._log, self._check_open))
         self._loops = HeldLoopMarks()
         self.search = RecordsSearch(self._streams, self._check_open)
+        self.stats = StreamsStats(self._streams, self._check_open)
 
     async def _append(
         self,
@@ -243,11 +244,6 @@ class MemoryEventStore(LedgerStore):
         self._check_open()
         return self._event_ids.intersection(event_ids)
 
-    async def stats_rows(self, where: StatsFilter | None = None) -> StatsRows:
-        """See :meth:`Statistics.stats_rows` (a fold over every session's events)."""
-        self._check_open()
-        return fold_stats_rows(self._streams, where or StatsFilter())
-
     async def loop_marks(self, session_id: str) -> list[LoopMark]:
         """See :meth:`LoopMarking.loop_marks`."""
         self._check_open()
@@ -267,7 +263,7 @@ class MemoryEventStore(LedgerStore):
 
     async def loop_counts(self, where: StatsFilter | None = None) -> LoopCounts:
         """See :meth:`LoopMarking.loop_counts` (the sessions ``stats_rows`` selects)."""
-        rows = await self.stats_rows(where)
+        rows = await self.stats.stats_rows(where)
         # Positions are the log's indexes from 1: the events after the position are its tail.
         behind = {record.session_id for record in self._log[self._loops.through :]}
         return self._loops.counts([facts.session_id for facts in rows.facts], behind)

@@ -29,7 +29,7 @@ from thoughtledger.ledger.store.loop_marks import FoldedMarks, LoopCounts, LoopM
 from thoughtledger.ledger.store.redaction import Redacted, Stripping, strippings
 from thoughtledger.ledger.store.rows import decode_rows, event_row, head_time, log_row, stored_row
 from thoughtledger.ledger.store.search import SearchFilter, SearchHit, Searching, check_search_page
-from thoughtledger.ledger.store.stats_rows import StatsFilter, StatsRows
+from thoughtledger.ledger.store.stats_rows import Statistics, StatsFilter, StatsRows
 from thoughtledger.ledger.store.stored_tree import StoredTree
 
 _ID_CHUNK = 1000
@@ -84,6 +84,7 @@ class SqlEventStore(LedgerStore):
         self.search = SqlSearch(
             self._fetch, self._stats_dialect, self._search_dialect(), where_text=where
         )
+        self.stats = SqlStats(self._fetch, self._stats_dialect)
 
     @property
     def _engine(self) -> "AsyncEngine":
@@ -310,12 +311,6 @@ class SqlEventStore(LedgerStore):
             found.update(UUID(row[0]) for row in rows)
         return found
 
-    async def stats_rows(self, where: StatsFilter | None = None) -> StatsRows:
-        """See :meth:`Statistics.stats_rows` (two statements, see :mod:`.sql_stats`)."""
-        from thoughtledger.ledger.store.sql_stats import stats_rows
-
-        return await stats_rows(self._fetch, self._stats_dialect(), where or StatsFilter())
-
     def _search_dialect(self) -> str:
         """The backend's name in :func:`.search_index.search_statement` (SQLite overrides)."""
         return "postgresql"
@@ -463,3 +458,22 @@ class SqlSearch(Searching):
             offset=offset,
             where_text=self._where_text,
         )
+
+
+class SqlStats(Statistics):
+    """The statistics of the SQL backends, computed in the database (a store's ``stats``).
+
+    Args:
+        fetch: Runs one statement on a reading connection of the store.
+        dialect: Returns the backend's SQL for the statements (imports SQLAlchemy when called).
+    """
+
+    def __init__(self, fetch: "Fetch", dialect: "Callable[[], StatsDialect]") -> None:
+        self._fetch = fetch
+        self._dialect = dialect
+
+    async def stats_rows(self, where: StatsFilter | None = None) -> StatsRows:
+        """See :meth:`Statistics.stats_rows` (two statements, see :mod:`.sql_stats`)."""
+        from thoughtledger.ledger.store.sql_stats import stats_rows
+
+        return await stats_rows(self._fetch, self._dialect(), where or StatsFilter())
