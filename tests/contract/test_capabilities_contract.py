@@ -22,8 +22,13 @@ from thoughtledger.ledger.store.stats_rows import Statistics
 
 pytestmark = pytest.mark.anyio
 
-CAPABILITIES: tuple[type, ...] = (Redacting, Importing, RowReads)
-ATTRIBUTES: dict[str, type] = {"search": Searching, "tree": LogTree, "stats": Statistics}
+CAPABILITIES: tuple[type, ...] = (Importing, RowReads)
+ATTRIBUTES: dict[str, type] = {
+    "search": Searching,
+    "tree": LogTree,
+    "stats": Statistics,
+    "redaction": Redacting,
+}
 """The capabilities reached as attributes of a store, by attribute name."""
 
 # Checked by mypy: each backend class is a LedgerStore, so the facade can run on any of them.

@@ -82,7 +82,7 @@ async def test_transfer_and_statistics_built_on_a_store_read_the_whole_log(
     await two_thoughts(ledger, "s-a")
     await two_thoughts(ledger, "s-b")
 
-    transfer = Transfer(store, store, store, store)
+    transfer = Transfer(store, store, store, store.redaction)
     exported = [[r.version for r in part] async for part in transfer.export()]
     figures = await Statistics(store, store.stats, store, store).summarize()
 
@@ -95,7 +95,7 @@ async def test_redaction_records_through_the_log_it_is_given(store: LedgerStore)
     session_id = await two_thoughts(ledger)
     log = CountingLog(ledger)
 
-    report = await Redaction(store, store, log).redact(
+    report = await Redaction(store, store.redaction, log).redact(
         session_id, thought_number=2, reason="a pasted key", by="ops"
     )
 

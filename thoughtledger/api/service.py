@@ -129,13 +129,13 @@ class Ledger(ClosedOnExit):
         self._reads = Reads(store, store, self._held)
         self._listing = Listing(store, self._held)
         self._lookup = Lookup(store)
-        self._paging = Paging(store, store, self._held.known_branches)
+        self._paging = Paging(store, store.redaction, self._held.known_branches)
         self._forking = Forking(store, self._held, self._recorder)
         self.proofs = Proofs(store, store.tree)
         """Signed checkpoints, inclusion and consistency proofs."""
-        self.transfer = Transfer(store, store, store, store, self.loops.imported)
+        self.transfer = Transfer(store, store, store, store.redaction, self.loops.imported)
         """Export and import, and the whole log as rows."""
-        self.redaction = Redaction(store, store, self)
+        self.redaction = Redaction(store, store.redaction, self)
         """Erasing thoughts' text, recorded."""
         self.stats = Statistics(store, store.stats, store, store, self.loops)
         """Figures over the sessions, and over the models that wrote thoughts."""

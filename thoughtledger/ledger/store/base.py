@@ -6,7 +6,8 @@ own, a protocol in the module of its job:
 
 * :class:`~thoughtledger.ledger.store.log_tree.LogTree`: the Merkle tree over the log, and proofs
   (``store.tree``);
-* :class:`~thoughtledger.ledger.store.redaction.Redacting`: removing a redacted thought's text;
+* :class:`~thoughtledger.ledger.store.redaction.Redacting`: removing a redacted thought's text
+  (``store.redaction``);
 * :class:`~thoughtledger.ledger.store.imports.Importing`: storing events recorded elsewhere;
 * :class:`~thoughtledger.ledger.store.stats_rows.Statistics`: the rows statistics are folded from
   (``store.stats``);
@@ -432,13 +433,14 @@ class EventStore(ClosedOnExit):
         """Release connections and files. The store cannot be used afterwards."""
 
 
-class LedgerStore(EventStore, Redacting, Importing, RowReads, LoopMarking):
+class LedgerStore(EventStore, Importing, RowReads, LoopMarking):
     """A core log with every capability: what the ledger runs on, and what each backend is.
 
     It adds no behaviour: each backend implements every capability itself (from parts of its
     own and the shared rules beside each protocol), and ``tests/contract`` proves them. Search,
-    the Merkle tree and the statistics' rows are objects of their own, reached as
-    :attr:`search`, :attr:`tree` and :attr:`stats`; the others are still methods of the backend.
+    the Merkle tree, the statistics' rows and redaction are objects of their own, reached as
+    :attr:`search`, :attr:`tree`, :attr:`stats` and :attr:`redaction`; the others are still
+    methods of the backend.
     """
 
     search: Searching
@@ -447,6 +449,8 @@ class LedgerStore(EventStore, Redacting, Importing, RowReads, LoopMarking):
     """The Merkle tree over the log, and its proofs (see :class:`LogTree`)."""
     stats: Statistics
     """The rows the ledger's statistics are folded from (see :class:`Statistics`)."""
+    redaction: Redacting
+    """The removal of redacted texts (see :class:`Redacting`)."""
 
 
 __all__ = [

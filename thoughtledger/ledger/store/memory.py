@@ -41,7 +41,7 @@ from thoughtledger.ledger.store.loop_marks import (
     LoopMark,
     check_folded,
 )
-from thoughtledger.ledger.store.redaction import Redacted, redactions_in, strippings
+from thoughtledger.ledger.store.redaction import LogRedaction, Stripping
 from thoughtledger.ledger.store.rows import event_rows_of, log_rows_of, to_recorded
 from thoughtledger.ledger.store.search import RecordsSearch
 from thoughtledger.ledger.store.stats_rows import StatsFilter, StreamsStats
@@ -66,6 +66,7 @@ class MemoryEventStore(LedgerStore):
         self._loops = HeldLoopMarks()
         self.search = RecordsSearch(self._streams, self._check_open)
         self.stats = StreamsStats(self._streams, self._check_open)
+        self.redaction = LogRedaction(self.read_stream, self._strip)
 
     async def _append(
         self,
@@ -185,13 +186,10 @@ class MemoryEventStore(LedgerStore):
         rows = (StoredRow.of(r) for r in stream)
         return verify_rows(session_id, rows, None)
 
-    # -- capabilities: redaction, imports, statistics, rows (the tree is `tree`) ----------------
+    # -- capabilities: imports, rows, loop marks; the payloads replaced for `redaction` ---------
 
-    async def strip_content(
-        self, session_id: str, versions: Collection[int], *, vacuum: bool = True
-    ) -> int:
-        """See :meth:`.Redacting.strip_content` (nothing to vacuum in memory)."""
-        changes = strippings(session_id, await self.read_stream(session_id), versions)
+    async def _strip(self, changes: Sequence[Stripping], *, vacuum: bool) -> int:
+        """The payloads' replacement of :attr:`redaction` (nothing to vacuum in memory)."""
         self._check_open()
         stripped = 0
         for change in changes:
@@ -204,10 +202,6 @@ class MemoryEventStore(LedgerStore):
             self._streams[record.session_id][record.version - 1] = placed
             stripped += 1
         return stripped
-
-    async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
-        """See :meth:`.Redacting.redactions` (read from the decoded session)."""
-        return redactions_in(await self.read_stream(session_id))
 
     async def import_records(self, records: Sequence[RecordedEvent]) -> int:
         """See :meth:`Importing.import_records`."""

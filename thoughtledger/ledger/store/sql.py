@@ -26,7 +26,7 @@ from thoughtledger.ledger.store.checks import check_page, check_window
 from thoughtledger.ledger.store.imports import check_import, held_versions
 from thoughtledger.ledger.store.log_tree import TreeRows
 from thoughtledger.ledger.store.loop_marks import FoldedMarks, LoopCounts, LoopMark, check_folded
-from thoughtledger.ledger.store.redaction import Redacted, Stripping, strippings
+from thoughtledger.ledger.store.redaction import LogRedaction, Redacted, Stripping
 from thoughtledger.ledger.store.rows import decode_rows, event_row, head_time, log_row, stored_row
 from thoughtledger.ledger.store.search import SearchFilter, SearchHit, Searching, check_search_page
 from thoughtledger.ledger.store.stats_rows import Statistics, StatsFilter, StatsRows
@@ -85,6 +85,7 @@ class SqlEventStore(LedgerStore):
             self._fetch, self._stats_dialect, self._search_dialect(), where_text=where
         )
         self.stats = SqlStats(self._fetch, self._stats_dialect)
+        self.redaction = LogRedaction(self.read_stream, self._strip, self._redactions)
 
     @property
     def _engine(self) -> "AsyncEngine":
@@ -276,7 +277,7 @@ class SqlEventStore(LedgerStore):
         head = (heads[0].version, heads[0].hash) if heads else (0, GENESIS_HASH)
         return verify_rows(session_id, (stored_row(row) for row in rows), head)
 
-    # -- capabilities: imports, redaction, statistics (the Merkle tree is `tree`) ---------------
+    # -- capabilities: imports, loop marks, and what `redaction` runs on ----------------------
 
     async def import_records(self, records: Sequence[RecordedEvent]) -> int:
         """See :meth:`Importing.import_records`."""
@@ -347,23 +348,18 @@ class SqlEventStore(LedgerStore):
     async def _fold_loop_marks(self, through: int, to: int, folded: Sequence[FoldedMarks]) -> bool:
         """Write a fold's marks and move the position, in one transaction, if still ``through``."""
 
-    async def strip_content(
-        self, session_id: str, versions: Collection[int], *, vacuum: bool = True
-    ) -> int:
-        """See :meth:`.Redacting.strip_content`."""
-        changes = strippings(session_id, await self.read_stream(session_id), versions)
-        return await self._strip(changes, vacuum=vacuum) if changes else 0
-
     @abstractmethod
     async def _strip(self, changes: Sequence[Stripping], *, vacuum: bool) -> int:
         """Replace each payload still stored as ``old`` by ``new``, atomically; return how many.
+
+        What :attr:`redaction` runs once the shared rules chose the changes.
 
         Raises:
             StoreError: The backend failed (or is read-only); nothing was changed.
         """
 
-    async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
-        """See :meth:`.Redacting.redactions` (from the partial index of redaction events)."""
+    async def _redactions(self, session_id: str) -> tuple[Redacted, ...]:
+        """A session's redactions for :attr:`redaction`, from the partial index of them."""
         import sqlalchemy as sa
 
         from thoughtledger.ledger.store.schema import events as EVENTS

@@ -405,8 +405,8 @@ class SqliteEventStore(SqlEventStore):
         """See :meth:`RowReads.read_all_event_rows` (read inline: an indexed range)."""
         return await self._reader.read_all_event_rows(after_position=after_position, limit=limit)
 
-    async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
-        """See :meth:`Redacting.redactions` (read inline, from the partial index)."""
+    async def _redactions(self, session_id: str) -> tuple[Redacted, ...]:
+        """A session's redactions for :attr:`redaction` (read inline, from the partial index)."""
         return await self._reader.redactions(session_id)
 
     def _watch(self, poll_interval: float | None) -> PollingWatch:
