@@ -22,12 +22,13 @@ from thoughtledger.ledger.store.stats_rows import Statistics
 
 pytestmark = pytest.mark.anyio
 
-CAPABILITIES: tuple[type, ...] = (Importing, RowReads)
+CAPABILITIES: tuple[type, ...] = (RowReads,)
 ATTRIBUTES: dict[str, type] = {
     "search": Searching,
     "tree": LogTree,
     "stats": Statistics,
     "redaction": Redacting,
+    "imports": Importing,
 }
 """The capabilities reached as attributes of a store, by attribute name."""
 

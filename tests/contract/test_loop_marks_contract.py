@@ -120,7 +120,7 @@ async def test_imported_sessions_are_taken_in_after_and_counted_meanwhile(
     session_id = await record(elsewhere, ["Read the log.", "Grep.", "read the log", "Read the log"])
     ledger = Ledger(store, follow_log=False)
     await ledger.mark_loops()
-    assert await store.import_records(await elsewhere.events(session_id)) == 5
+    assert await store.imports.import_records(await elsewhere.events(session_id)) == 5
     assert (await store.loop_counts()).behind == (session_id,)  # type: ignore[union-attr]
     # Counted by folding the session meanwhile: never a silent zero.
     counted = await ledger.stats.loops()

@@ -207,7 +207,7 @@ async def test_a_ledger_of_schema_1_events_still_verifies_reads_and_refuses_reda
     ledger = Ledger(await backend.open())
     try:
         store = raw_store(ledger)
-        assert await store.import_records(legacy_session("old", ["first", SECRET])) == 3
+        assert await store.imports.import_records(legacy_session("old", ["first", SECRET])) == 3
         assert (await ledger.verify("old")).ok
         assert [t.thought for t in (await ledger.state("old")).thoughts] == ["first", SECRET]
         with pytest.raises(InvalidInputError, match="written before redactable events existed"):
@@ -279,7 +279,7 @@ async def test_the_thoughts_view_reads_both_layouts_and_says_what_was_redacted(
     try:
         session_id = await session_with_secret(ledger)
         await ledger.redaction.redact(session_id, thought_number=2, reason="a pasted key", by="ops")
-        await raw_store(ledger).import_records(legacy_session("old", ["written before"]))
+        await raw_store(ledger).imports.import_records(legacy_session("old", ["written before"]))
         await settled(raw_store(ledger), 7)
         folded = [row async for _, rows in ledger.transfer.thought_rows() for row in rows]
     finally:

@@ -133,7 +133,7 @@ class Ledger(ClosedOnExit):
         self._forking = Forking(store, self._held, self._recorder)
         self.proofs = Proofs(store, store.tree)
         """Signed checkpoints, inclusion and consistency proofs."""
-        self.transfer = Transfer(store, store, store, store.redaction, self.loops.imported)
+        self.transfer = Transfer(store, store, store.imports, store.redaction, self.loops.imported)
         """Export and import, and the whole log as rows."""
         self.redaction = Redaction(store, store.redaction, self)
         """Erasing thoughts' text, recorded."""

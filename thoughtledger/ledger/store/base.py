@@ -8,7 +8,8 @@ own, a protocol in the module of its job:
   (``store.tree``);
 * :class:`~thoughtledger.ledger.store.redaction.Redacting`: removing a redacted thought's text
   (``store.redaction``);
-* :class:`~thoughtledger.ledger.store.imports.Importing`: storing events recorded elsewhere;
+* :class:`~thoughtledger.ledger.store.imports.Importing`: storing events recorded elsewhere
+  (``store.imports``);
 * :class:`~thoughtledger.ledger.store.stats_rows.Statistics`: the rows statistics are folded from
   (``store.stats``);
 * :class:`~thoughtledger.ledger.store.rows.RowReads`: pages of the log's rows, undecoded;
@@ -433,14 +434,14 @@ class EventStore(ClosedOnExit):
         """Release connections and files. The store cannot be used afterwards."""
 
 
-class LedgerStore(EventStore, Importing, RowReads, LoopMarking):
+class LedgerStore(EventStore, RowReads, LoopMarking):
     """A core log with every capability: what the ledger runs on, and what each backend is.
 
     It adds no behaviour: each backend implements every capability itself (from parts of its
     own and the shared rules beside each protocol), and ``tests/contract`` proves them. Search,
-    the Merkle tree, the statistics' rows and redaction are objects of their own, reached as
-    :attr:`search`, :attr:`tree`, :attr:`stats` and :attr:`redaction`; the others are still
-    methods of the backend.
+    the Merkle tree, the statistics' rows, redaction and imports are objects of their own,
+    reached as :attr:`search`, :attr:`tree`, :attr:`stats`, :attr:`redaction` and
+    :attr:`imports`; the others are still methods of the backend.
     """
 
     search: Searching
@@ -451,6 +452,8 @@ class LedgerStore(EventStore, Importing, RowReads, LoopMarking):
     """The rows the ledger's statistics are folded from (see :class:`Statistics`)."""
     redaction: Redacting
     """The removal of redacted texts (see :class:`Redacting`)."""
+    imports: Importing
+    """Storing events recorded elsewhere (see :class:`Importing`)."""
 
 
 __all__ = [

@@ -27,7 +27,7 @@ from thoughtledger.ledger.store.base import (
     utc_now,
 )
 from thoughtledger.ledger.store.checks import check_page, check_window
-from thoughtledger.ledger.store.imports import check_import, held_versions, plan_import
+from thoughtledger.ledger.store.imports import StoreImports, plan_import
 from thoughtledger.ledger.store.log_tree import (
     BLOCK_LEVEL,
     PAGE,
@@ -67,6 +67,9 @@ class MemoryEventStore(LedgerStore):
         self.search = RecordsSearch(self._streams, self._check_open)
         self.stats = StreamsStats(self._streams, self._check_open)
         self.redaction = LogRedaction(self.read_stream, self._strip)
+        self.imports = StoreImports(
+            self, self._import, self._recorded_event_ids, max_event_bytes=max_event_bytes
+        )
 
     async def _append(
         self,
@@ -203,9 +206,8 @@ class MemoryEventStore(LedgerStore):
             stripped += 1
         return stripped
 
-    async def import_records(self, records: Sequence[RecordedEvent]) -> int:
-        """See :meth:`Importing.import_records`."""
-        streams = check_import(records, max_event_bytes=self.max_event_bytes)
+    async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
+        """Store checked records for :attr:`imports`, all of them or none."""
         self._check_open()
         # Decide everything before changing anything, so a refused import leaves no trace.
         writes: list[RecordedEvent] = []
@@ -229,12 +231,8 @@ class MemoryEventStore(LedgerStore):
             self._committed.notify()
         return len(writes)
 
-    async def already_imported(self, session_id: str, hashes: Sequence[str]) -> int:
-        """See :meth:`Importing.already_imported`."""
-        return await held_versions(self, session_id, hashes)
-
-    async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
-        """See :meth:`Importing.recorded_event_ids`."""
+    async def _recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
+        """Which of ``event_ids`` are stored, for :attr:`imports`."""
         self._check_open()
         return self._event_ids.intersection(event_ids)
 

@@ -6,6 +6,7 @@ without it, and a server spawned per conversation should not pay a third of a se
 
 from abc import abstractmethod
 from collections.abc import Callable, Collection, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
@@ -23,7 +24,7 @@ from thoughtledger.ledger.store.base import (
     utc_now,
 )
 from thoughtledger.ledger.store.checks import check_page, check_window
-from thoughtledger.ledger.store.imports import check_import, held_versions
+from thoughtledger.ledger.store.imports import StoreImports
 from thoughtledger.ledger.store.log_tree import TreeRows
 from thoughtledger.ledger.store.loop_marks import FoldedMarks, LoopCounts, LoopMark, check_folded
 from thoughtledger.ledger.store.redaction import LogRedaction, Redacted, Stripping
@@ -86,6 +87,13 @@ class SqlEventStore(LedgerStore):
         )
         self.stats = SqlStats(self._fetch, self._stats_dialect)
         self.redaction = LogRedaction(self.read_stream, self._strip, self._redactions)
+        self.imports = StoreImports(
+            self,
+            self._import,
+            self._recorded_event_ids,
+            max_event_bytes=max_event_bytes,
+            primary=self._primary_reads,
+        )
 
     @property
     def _engine(self) -> "AsyncEngine":
@@ -279,25 +287,20 @@ class SqlEventStore(LedgerStore):
 
     # -- capabilities: imports, loop marks, and what `redaction` runs on ----------------------
 
-    async def import_records(self, records: Sequence[RecordedEvent]) -> int:
-        """See :meth:`Importing.import_records`."""
-        streams = check_import(records, max_event_bytes=self.max_event_bytes)
-        return await self._import(streams) if streams else 0
-
     @abstractmethod
     async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
-        """Store checked records atomically (see :meth:`import_records`).
+        """Store checked records atomically, for :attr:`imports` (see :class:`.Importing`).
 
         For each session: read the stored head, :func:`.plan_import`, read the stored rows the plan
         names and :meth:`.ImportPlan.check` them, then write ``plan.new``; all in one transaction.
         """
 
-    async def already_imported(self, session_id: str, hashes: Sequence[str]) -> int:
-        """See :meth:`Importing.already_imported`."""
-        return await held_versions(self, session_id, hashes)
+    def _primary_reads(self) -> AbstractContextManager[object]:
+        """A block within which reads go where writes go (with a standby: the primary)."""
+        return nullcontext()
 
-    async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
-        """See :meth:`Importing.recorded_event_ids` (looked up by the unique index, in chunks)."""
+    async def _recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
+        """Which of ``event_ids`` are stored, for :attr:`imports` (the unique index, in chunks)."""
         import sqlalchemy as sa
 
         from thoughtledger.ledger.store.schema import events as EVENTS
