@@ -22,13 +22,14 @@ from thoughtledger.ledger.store.stats_rows import Statistics
 
 pytestmark = pytest.mark.anyio
 
-CAPABILITIES: tuple[type, ...] = (RowReads,)
+CAPABILITIES: tuple[type, ...] = ()
 ATTRIBUTES: dict[str, type] = {
     "search": Searching,
     "tree": LogTree,
     "stats": Statistics,
     "redaction": Redacting,
     "imports": Importing,
+    "rows": RowReads,
 }
 """The capabilities reached as attributes of a store, by attribute name."""
 

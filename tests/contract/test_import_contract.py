@@ -271,7 +271,7 @@ async def test_an_event_edited_in_place_is_a_conflict_not_already_imported(
     await backend.execute(EDITS[edit], **({"forged": "e" * 64} if edit == "hash-column" else {}))
     store = await backend.open()
     try:
-        before = await store.read_all_rows()
+        before = await store.rows.read_all_rows()
         conflict = "'s1' already holds another event at version 3 than the imported one"
         with pytest.raises(InvalidInputError, match=conflict):
             await store.imports.already_imported("s1", [r.hash for r in records])
@@ -280,7 +280,7 @@ async def test_an_event_edited_in_place_is_a_conflict_not_already_imported(
         # A slice that only extends the session still checks the stored event it follows.
         with pytest.raises(InvalidInputError, match=r"at version [34] than the imported one"):
             await store.imports.import_records(records[3:])
-        assert await store.read_all_rows() == before
+        assert await store.rows.read_all_rows() == before
     finally:
         await store.aclose()
 

@@ -12,7 +12,8 @@ own, a protocol in the module of its job:
   (``store.imports``);
 * :class:`~thoughtledger.ledger.store.stats_rows.Statistics`: the rows statistics are folded from
   (``store.stats``);
-* :class:`~thoughtledger.ledger.store.rows.RowReads`: pages of the log's rows, undecoded;
+* :class:`~thoughtledger.ledger.store.rows.RowReads`: pages of the log's rows, undecoded
+  (``store.rows``);
 * :class:`~thoughtledger.ledger.store.loop_marks.LoopMarking`: the loop marks, a projection that
   follows the log with a position;
 * :class:`~thoughtledger.ledger.store.search.Searching`: full-text search (``store.search``).
@@ -434,14 +435,14 @@ class EventStore(ClosedOnExit):
         """Release connections and files. The store cannot be used afterwards."""
 
 
-class LedgerStore(EventStore, RowReads, LoopMarking):
+class LedgerStore(EventStore, LoopMarking):
     """A core log with every capability: what the ledger runs on, and what each backend is.
 
     It adds no behaviour: each backend implements every capability itself (from parts of its
     own and the shared rules beside each protocol), and ``tests/contract`` proves them. Search,
-    the Merkle tree, the statistics' rows, redaction and imports are objects of their own,
-    reached as :attr:`search`, :attr:`tree`, :attr:`stats`, :attr:`redaction` and
-    :attr:`imports`; the others are still methods of the backend.
+    the Merkle tree, the statistics' rows, redaction, imports and the log's rows are objects of
+    their own, reached as :attr:`search`, :attr:`tree`, :attr:`stats`, :attr:`redaction`,
+    :attr:`imports` and :attr:`rows`; the loop marks are still methods of the backend.
     """
 
     search: Searching
@@ -454,6 +455,8 @@ class LedgerStore(EventStore, RowReads, LoopMarking):
     """The removal of redacted texts (see :class:`Redacting`)."""
     imports: Importing
     """Storing events recorded elsewhere (see :class:`Importing`)."""
+    rows: RowReads
+    """Pages of the log's rows, undecoded (see :class:`RowReads`)."""
 
 
 __all__ = [

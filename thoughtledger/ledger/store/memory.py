@@ -14,7 +14,7 @@ from thoughtledger.ledger.chain import (
     verify_rows,
 )
 from thoughtledger.ledger.codec import decode_payload
-from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent
+from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import ConcurrencyError, InvalidInputError, StoreError
 from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.ledger.ids import check_id
@@ -42,7 +42,7 @@ from thoughtledger.ledger.store.loop_marks import (
     check_folded,
 )
 from thoughtledger.ledger.store.redaction import LogRedaction, Stripping
-from thoughtledger.ledger.store.rows import event_rows_of, log_rows_of, to_recorded
+from thoughtledger.ledger.store.rows import RecordsRows, to_recorded
 from thoughtledger.ledger.store.search import RecordsSearch
 from thoughtledger.ledger.store.stats_rows import StatsFilter, StreamsStats
 from thoughtledger.ledger.store.stored_tree import StoredTree
@@ -67,6 +67,7 @@ class MemoryEventStore(LedgerStore):
         self.search = RecordsSearch(self._streams, self._check_open)
         self.stats = StreamsStats(self._streams, self._check_open)
         self.redaction = LogRedaction(self.read_stream, self._strip)
+        self.rows = RecordsRows(self.read_all)
         self.imports = StoreImports(
             self, self._import, self._recorded_event_ids, max_event_bytes=max_event_bytes
         )
@@ -259,16 +260,6 @@ class MemoryEventStore(LedgerStore):
         # Positions are the log's indexes from 1: the events after the position are its tail.
         behind = {record.session_id for record in self._log[self._loops.through :]}
         return self._loops.counts([facts.session_id for facts in rows.facts], behind)
-
-    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
-        """See :meth:`.RowReads.read_all_rows` (built from the decoded events)."""
-        return log_rows_of(await self.read_all(after_position=after_position, limit=limit))
-
-    async def read_all_event_rows(
-        self, *, after_position: int = 0, limit: int = 1000
-    ) -> list[EventRow]:
-        """See :meth:`.RowReads.read_all_event_rows` (built from the decoded events)."""
-        return event_rows_of(await self.read_all(after_position=after_position, limit=limit))
 
     async def aclose(self) -> None:
         """See :meth:`.EventStore.aclose`."""

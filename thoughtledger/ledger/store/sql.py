@@ -28,7 +28,14 @@ from thoughtledger.ledger.store.imports import StoreImports
 from thoughtledger.ledger.store.log_tree import TreeRows
 from thoughtledger.ledger.store.loop_marks import FoldedMarks, LoopCounts, LoopMark, check_folded
 from thoughtledger.ledger.store.redaction import LogRedaction, Redacted, Stripping
-from thoughtledger.ledger.store.rows import decode_rows, event_row, head_time, log_row, stored_row
+from thoughtledger.ledger.store.rows import (
+    RowReads,
+    decode_rows,
+    event_row,
+    head_time,
+    log_row,
+    stored_row,
+)
 from thoughtledger.ledger.store.search import SearchFilter, SearchHit, Searching, check_search_page
 from thoughtledger.ledger.store.stats_rows import Statistics, StatsFilter, StatsRows
 from thoughtledger.ledger.store.stored_tree import StoredTree
@@ -87,6 +94,7 @@ class SqlEventStore(LedgerStore):
         )
         self.stats = SqlStats(self._fetch, self._stats_dialect)
         self.redaction = LogRedaction(self.read_stream, self._strip, self._redactions)
+        self.rows: RowReads = SqlRows(self._fetch, self._visible_below)
         self.imports = StoreImports(
             self,
             self._import,
@@ -147,38 +155,6 @@ class SqlEventStore(LedgerStore):
         if visible is not None:
             query = query.where(visible)
         return decode_rows(await self._fetch(query.order_by(EVENTS.c.position).limit(limit)))
-
-    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
-        """See :meth:`.RowReads.read_all_rows`."""
-        import sqlalchemy as sa
-
-        from thoughtledger.ledger.store.schema import events as EVENTS
-
-        check_page(after_position, limit)
-        query = sa.select(*(EVENTS.c[name] for name in LogRow._fields)).where(
-            EVENTS.c.position > after_position
-        )
-        visible = self._visible_below()
-        if visible is not None:
-            query = query.where(visible)
-        rows = await self._fetch(query.order_by(EVENTS.c.position).limit(limit))
-        return [log_row(row) for row in rows]
-
-    async def read_all_event_rows(
-        self, *, after_position: int = 0, limit: int = 1000
-    ) -> list[EventRow]:
-        """See :meth:`.RowReads.read_all_event_rows`."""
-        import sqlalchemy as sa
-
-        from thoughtledger.ledger.store.schema import events as EVENTS
-
-        check_page(after_position, limit)
-        query = sa.select(EVENTS).where(EVENTS.c.position > after_position)
-        visible = self._visible_below()
-        if visible is not None:
-            query = query.where(visible)
-        rows = await self._fetch(query.order_by(EVENTS.c.position).limit(limit))
-        return [event_row(row) for row in rows]
 
     async def stream_head(self, session_id: str) -> StreamHead | None:
         """See :meth:`.EventStore.stream_head`."""
@@ -476,3 +452,52 @@ class SqlStats(Statistics):
         from thoughtledger.ledger.store.sql_stats import stats_rows
 
         return await stats_rows(self._fetch, self._dialect(), where or StatsFilter())
+
+
+class SqlRows(RowReads):
+    """Pages of the log's rows read with SQLAlchemy Core (the SQL backends' ``rows``).
+
+    Args:
+        fetch: Runs one statement on a reading connection of the store.
+        visible_below: The backend's condition limiting reads of the log (``None``: none).
+    """
+
+    def __init__(
+        self,
+        fetch: "Fetch",
+        visible_below: "Callable[[], sa.ColumnElement[bool] | None]",
+    ) -> None:
+        self._fetch = fetch
+        self._visible_below = visible_below
+
+    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
+        """See :meth:`.RowReads.read_all_rows`."""
+        rows = await self._page((*LogRow._fields,), after_position, limit)
+        return [log_row(row) for row in rows]
+
+    async def read_all_event_rows(
+        self, *, after_position: int = 0, limit: int = 1000
+    ) -> list[EventRow]:
+        """See :meth:`.RowReads.read_all_event_rows`."""
+        return [event_row(row) for row in await self._page(None, after_position, limit)]
+
+    async def _page(
+        self, columns: tuple[str, ...] | None, after_position: int, limit: int
+    ) -> "list[sa.Row[Any]]":
+        """One page of the log's rows (``columns``, or every column), in position order.
+
+        Raises:
+            InvalidInputError: A negative position or a limit below 1.
+            StoreError: The read failed.
+        """
+        import sqlalchemy as sa
+
+        from thoughtledger.ledger.store.schema import events as EVENTS
+
+        check_page(after_position, limit)
+        chosen = EVENTS.c if columns is None else [EVENTS.c[name] for name in columns]
+        query = sa.select(*chosen).where(EVENTS.c.position > after_position)
+        visible = self._visible_below()
+        if visible is not None:
+            query = query.where(visible)
+        return await self._fetch(query.order_by(EVENTS.c.position).limit(limit))

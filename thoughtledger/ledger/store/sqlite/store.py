@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 from thoughtledger.ledger.chain import PreparedEvent
-from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent
+from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import (
     InvalidInputError,
     StoreError,
@@ -120,6 +120,7 @@ class SqliteEventStore(SqlEventStore):
             clock=clock,
             max_event_bytes=max_event_bytes,
         )
+        self.rows = self._reader  # pages of rows read inline: an indexed range of positions
         self.path = path
         self.durability: Durability = durability
         self._pending: list[Request] = []
@@ -394,16 +395,6 @@ class SqliteEventStore(SqlEventStore):
         """See :meth:`LoopMarking.loop_marks` (read inline: one indexed range)."""
         check_id(session_id)
         return list(map(LoopMark._make, self._reader.read(_LOOP_MARKS, (session_id,))))
-
-    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
-        """See :meth:`RowReads.read_all_rows` (read inline: an indexed range of positions)."""
-        return await self._reader.read_all_rows(after_position=after_position, limit=limit)
-
-    async def read_all_event_rows(
-        self, *, after_position: int = 0, limit: int = 1000
-    ) -> list[EventRow]:
-        """See :meth:`RowReads.read_all_event_rows` (read inline: an indexed range)."""
-        return await self._reader.read_all_event_rows(after_position=after_position, limit=limit)
 
     async def _redactions(self, session_id: str) -> tuple[Redacted, ...]:
         """A session's redactions for :attr:`redaction` (read inline, from the partial index)."""
