@@ -12,6 +12,7 @@ import pytest
 from thoughtledger.ledger.store.base import EventStore, LedgerStore
 from thoughtledger.ledger.store.imports import Importing
 from thoughtledger.ledger.store.log_tree import LogTree
+from thoughtledger.ledger.store.loop_marks import LoopMarking
 from thoughtledger.ledger.store.memory import MemoryEventStore
 from thoughtledger.ledger.store.postgres import PostgresEventStore
 from thoughtledger.ledger.store.redaction import Redacting
@@ -30,6 +31,7 @@ ATTRIBUTES: dict[str, type] = {
     "redaction": Redacting,
     "imports": Importing,
     "rows": RowReads,
+    "loop_marks": LoopMarking,
 }
 """The capabilities reached as attributes of a store, by attribute name."""
 

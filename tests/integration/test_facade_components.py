@@ -84,7 +84,7 @@ async def test_transfer_and_statistics_built_on_a_store_read_the_whole_log(
 
     transfer = Transfer(store, store.rows, store.imports, store.redaction)
     exported = [[r.version for r in part] async for part in transfer.export()]
-    figures = await Statistics(store, store.stats, store.rows, store).summarize()
+    figures = await Statistics(store, store.stats, store.rows, store.loop_marks).summarize()
 
     assert exported == [[1, 2, 3], [1, 2, 3]]
     assert figures.as_dict() == (await ledger.stats.summarize()).as_dict()

@@ -123,7 +123,7 @@ class Ledger(ClosedOnExit):
         self.max_thought_bytes = max_thought_bytes
         self._held = Held(store, Heads(cache_size, hold_thoughts), Histories(cache_thoughts))
         self._recorder = Recorder(store, self._held, ttl=ttl, clock=clock)
-        self.loops = Loops(store, store, store.rows, follow=follow_log)
+        self.loops = Loops(store, store.loop_marks, store.rows, follow=follow_log)
         """Loop marks: which thoughts repeat an earlier one, always complete."""
         self._recorder.observers.append(self.loops.appended)
         self._reads = Reads(store, store.rows, self._held)
@@ -139,7 +139,7 @@ class Ledger(ClosedOnExit):
         """Export and import, and the whole log as rows."""
         self.redaction = Redaction(store, store.redaction, self)
         """Erasing thoughts' text, recorded."""
-        self.stats = Statistics(store, store.stats, store.rows, store, self.loops)
+        self.stats = Statistics(store, store.stats, store.rows, store.loop_marks, self.loops)
         """Figures over the sessions, and over the models that wrote thoughts."""
         self.annotations = Annotations(store, self._recorder)
         """Reviewers' labels, scores and notes on thoughts."""

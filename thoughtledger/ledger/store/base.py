@@ -15,12 +15,12 @@ own, a protocol in the module of its job:
 * :class:`~thoughtledger.ledger.store.rows.RowReads`: pages of the log's rows, undecoded
   (``store.rows``);
 * :class:`~thoughtledger.ledger.store.loop_marks.LoopMarking`: the loop marks, a projection that
-  follows the log with a position;
+  follows the log with a position (``store.loop_marks``);
 * :class:`~thoughtledger.ledger.store.search.Searching`: full-text search (``store.search``).
 
-:class:`LedgerStore` is a core log with every capability: what the facade runs on, and what each
-backend (memory, SQLite, PostgreSQL) is. The contract suite proves the core and every capability
-on each of them.
+:class:`LedgerStore` is a core log with every capability as an attribute: what the facade runs
+on, and what each backend (memory, SQLite, PostgreSQL) is. The contract suite proves the core and
+every capability on each of them.
 """
 
 from abc import ABC, abstractmethod
@@ -435,14 +435,13 @@ class EventStore(ClosedOnExit):
         """Release connections and files. The store cannot be used afterwards."""
 
 
-class LedgerStore(EventStore, LoopMarking):
+class LedgerStore(EventStore):
     """A core log with every capability: what the ledger runs on, and what each backend is.
 
     It adds no behaviour: each backend implements every capability itself (from parts of its
-    own and the shared rules beside each protocol), and ``tests/contract`` proves them. Search,
-    the Merkle tree, the statistics' rows, redaction, imports and the log's rows are objects of
-    their own, reached as :attr:`search`, :attr:`tree`, :attr:`stats`, :attr:`redaction`,
-    :attr:`imports` and :attr:`rows`; the loop marks are still methods of the backend.
+    own and the shared rules beside each protocol), and ``tests/contract`` proves them. Each
+    capability is an object of its own, reached as an attribute: the backend carries none of
+    its methods, and each part of the facade takes only the capabilities it uses.
     """
 
     search: Searching
@@ -457,6 +456,8 @@ class LedgerStore(EventStore, LoopMarking):
     """Storing events recorded elsewhere (see :class:`Importing`)."""
     rows: RowReads
     """Pages of the log's rows, undecoded (see :class:`RowReads`)."""
+    loop_marks: LoopMarking
+    """The loop marks, following the log with a position (see :class:`LoopMarking`)."""
 
 
 __all__ = [

@@ -39,6 +39,7 @@ from thoughtledger.ledger.store.loop_marks import (
     HeldLoopMarks,
     LoopCounts,
     LoopMark,
+    LoopMarking,
     check_folded,
 )
 from thoughtledger.ledger.store.redaction import LogRedaction, Stripping
@@ -63,11 +64,11 @@ class MemoryEventStore(LedgerStore):
         self._event_ids: set[UUID] = set()
         self._closed = False
         self.tree = StoredTree(_MemoryTree(self._log, self._check_open))
-        self._loops = HeldLoopMarks()
         self.search = RecordsSearch(self._streams, self._check_open)
         self.stats = StreamsStats(self._streams, self._check_open)
         self.redaction = LogRedaction(self.read_stream, self._strip)
         self.rows = RecordsRows(self.read_all)
+        self.loop_marks = _MemoryLoopMarks(self._log, self.stats, self._check_open)
         self.imports = StoreImports(
             self, self._import, self._recorded_event_ids, max_event_bytes=max_event_bytes
         )
@@ -237,30 +238,6 @@ class MemoryEventStore(LedgerStore):
         self._check_open()
         return self._event_ids.intersection(event_ids)
 
-    async def loop_marks(self, session_id: str) -> list[LoopMark]:
-        """See :meth:`LoopMarking.loop_marks`."""
-        self._check_open()
-        check_id(session_id)
-        return self._loops.marks(session_id)
-
-    async def loops_through(self) -> int:
-        """See :meth:`LoopMarking.loops_through`."""
-        self._check_open()
-        return self._loops.through
-
-    async def fold_loop_marks(self, through: int, to: int, folded: Sequence[FoldedMarks]) -> bool:
-        """See :meth:`LoopMarking.fold_loop_marks`."""
-        checked = check_folded(through, to, folded)
-        self._check_open()
-        return self._loops.fold(through, to, checked)
-
-    async def loop_counts(self, where: StatsFilter | None = None) -> LoopCounts:
-        """See :meth:`LoopMarking.loop_counts` (the sessions ``stats_rows`` selects)."""
-        rows = await self.stats.stats_rows(where)
-        # Positions are the log's indexes from 1: the events after the position are its tail.
-        behind = {record.session_id for record in self._log[self._loops.through :]}
-        return self._loops.counts([facts.session_id for facts in rows.facts], behind)
-
     async def aclose(self) -> None:
         """See :meth:`.EventStore.aclose`."""
         self._closed = True
@@ -269,6 +246,42 @@ class MemoryEventStore(LedgerStore):
     def _check_open(self) -> None:
         if self._closed:
             raise StoreError("the store is closed")
+
+
+class _MemoryLoopMarks(LoopMarking):
+    """The in-memory store's loop marks (its ``loop_marks``), held beside its log."""
+
+    def __init__(
+        self, log: list[RecordedEvent], stats: StreamsStats, check_open: Callable[[], None]
+    ) -> None:
+        self._log = log  # the store's own list, appended to in place
+        self._stats = stats
+        self._check_open = check_open
+        self._held = HeldLoopMarks()
+
+    async def loop_marks(self, session_id: str) -> list[LoopMark]:
+        """See :meth:`LoopMarking.loop_marks`."""
+        self._check_open()
+        check_id(session_id)
+        return self._held.marks(session_id)
+
+    async def loops_through(self) -> int:
+        """See :meth:`LoopMarking.loops_through`."""
+        self._check_open()
+        return self._held.through
+
+    async def fold_loop_marks(self, through: int, to: int, folded: Sequence[FoldedMarks]) -> bool:
+        """See :meth:`LoopMarking.fold_loop_marks`."""
+        checked = check_folded(through, to, folded)
+        self._check_open()
+        return self._held.fold(through, to, checked)
+
+    async def loop_counts(self, where: StatsFilter | None = None) -> LoopCounts:
+        """See :meth:`LoopMarking.loop_counts` (the sessions ``stats_rows`` selects)."""
+        rows = await self._stats.stats_rows(where)
+        # Positions are the log's indexes from 1: the events after the position are its tail.
+        behind = {record.session_id for record in self._log[self._held.through :]}
+        return self._held.counts([facts.session_id for facts in rows.facts], behind)
 
 
 class _MemoryTree:

@@ -12,10 +12,9 @@ from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from thoughtledger.ledger.chain import GENESIS_HASH, VerifyReport, verify_rows
-from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent
+from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import StoreError
 from thoughtledger.ledger.ids import check_id
-from thoughtledger.ledger.search_query import SearchQuery
 from thoughtledger.ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
     Clock,
@@ -26,18 +25,16 @@ from thoughtledger.ledger.store.base import (
 from thoughtledger.ledger.store.checks import check_page, check_window
 from thoughtledger.ledger.store.imports import StoreImports
 from thoughtledger.ledger.store.log_tree import TreeRows
-from thoughtledger.ledger.store.loop_marks import FoldedMarks, LoopCounts, LoopMark, check_folded
+from thoughtledger.ledger.store.loop_marks import FoldedMarks
 from thoughtledger.ledger.store.redaction import LogRedaction, Redacted, Stripping
 from thoughtledger.ledger.store.rows import (
     RowReads,
     decode_rows,
-    event_row,
     head_time,
-    log_row,
     stored_row,
 )
-from thoughtledger.ledger.store.search import SearchFilter, SearchHit, Searching, check_search_page
-from thoughtledger.ledger.store.stats_rows import Statistics, StatsFilter, StatsRows
+from thoughtledger.ledger.store.search import Searching
+from thoughtledger.ledger.store.sql_parts import SqlLoopMarks, SqlRows, SqlSearch, SqlStats
 from thoughtledger.ledger.store.stored_tree import StoredTree
 
 _ID_CHUNK = 1000
@@ -47,7 +44,6 @@ if TYPE_CHECKING:
     import sqlalchemy as sa
     from sqlalchemy.ext.asyncio import AsyncEngine
 
-    from thoughtledger.ledger.store.sql_search import Fetch
     from thoughtledger.ledger.store.sql_stats import StatsDialect
 
 
@@ -89,12 +85,15 @@ class SqlEventStore(LedgerStore):
             self._made_engine = engine  # type: ignore[assignment]  # an AsyncEngine, not a factory
         self._where = where
         self._closed = False
-        self.search = SqlSearch(
+        self.search: Searching = SqlSearch(
             self._fetch, self._stats_dialect, self._search_dialect(), where_text=where
         )
         self.stats = SqlStats(self._fetch, self._stats_dialect)
         self.redaction = LogRedaction(self.read_stream, self._strip, self._redactions)
         self.rows: RowReads = SqlRows(self._fetch, self._visible_below)
+        self.loop_marks = SqlLoopMarks(
+            self._fetch, self._stats_dialect, self._fold_loop_marks, self._check_writable
+        )
         self.imports = StoreImports(
             self,
             self._import,
@@ -295,33 +294,16 @@ class SqlEventStore(LedgerStore):
         """The backend's name in :func:`.search_index.search_statement` (SQLite overrides)."""
         return "postgresql"
 
-    async def loop_marks(self, session_id: str) -> list[LoopMark]:
-        """See :meth:`LoopMarking.loop_marks`."""
-        from thoughtledger.ledger.store.loop_sql import read_marks
+    def _check_writable(self, undone: str) -> None:
+        """Raise unless the store is open and writable (``undone`` says what was not done).
 
-        check_id(session_id)
-        return await read_marks(self._fetch, session_id)
-
-    async def loops_through(self) -> int:
-        """See :meth:`LoopMarking.loops_through`."""
-        from thoughtledger.ledger.store.loop_sql import read_through
-
-        return await read_through(self._fetch)
-
-    async def loop_counts(self, where: StatsFilter | None = None) -> LoopCounts | None:
-        """See :meth:`LoopMarking.loop_counts` (three short statements, see ``loop_sql``)."""
-        from thoughtledger.ledger.store.loop_sql import count_marks
-
-        return await count_marks(self._fetch, self._stats_dialect(), where or StatsFilter())
-
-    async def fold_loop_marks(self, through: int, to: int, folded: Sequence[FoldedMarks]) -> bool:
-        """See :meth:`LoopMarking.fold_loop_marks`."""
-        checked = check_folded(through, to, folded)
+        Raises:
+            StoreError: The store is closed or was opened read-only.
+        """
         if self._closed:
             raise StoreError("the store is closed")
         if self.read_only:
-            raise StoreError(f"{self._where} was opened read-only; no loop marks were written")
-        return await self._fold_loop_marks(through, to, checked)
+            raise StoreError(f"{self._where} was opened read-only; {undone}")
 
     @abstractmethod
     async def _fold_loop_marks(self, through: int, to: int, folded: Sequence[FoldedMarks]) -> bool:
@@ -382,122 +364,3 @@ def _head(row: "sa.Row[Any]") -> StreamHead:
 
 
 __all__ = ["SqlEventStore"]
-
-
-class SqlSearch(Searching):
-    """The search of the SQL backends: their full-text index (a store's ``search``).
-
-    The index is schema step 9's (see :mod:`thoughtledger.ledger.store.search_index`); on
-    SQLite the thoughts it has not taken in yet are matched too (see
-    :mod:`thoughtledger.ledger.store.sql_search`).
-
-    Args:
-        fetch: Runs one statement on a reading connection of the store.
-        dialect: Returns the backend's SQL for the filters (imports SQLAlchemy when called).
-        backend: The backend's name in :func:`.search_index.search_statement`.
-        where_text: How to name the database in error messages.
-    """
-
-    def __init__(
-        self,
-        fetch: "Fetch",
-        dialect: "Callable[[], StatsDialect]",
-        backend: str,
-        *,
-        where_text: str,
-    ) -> None:
-        self._fetch = fetch
-        self._dialect = dialect
-        self._backend = backend
-        self._where_text = where_text
-
-    async def search(
-        self,
-        query: SearchQuery,
-        where: SearchFilter | None = None,
-        *,
-        limit: int = 20,
-        offset: int = 0,
-    ) -> list[SearchHit]:
-        """See :meth:`Searching.search`."""
-        from thoughtledger.ledger.store.sql_search import search_hits  # imports SQLAlchemy
-
-        check_search_page(limit, offset)
-        return await search_hits(
-            self._fetch,
-            self._dialect(),
-            self._backend,
-            query,
-            where or SearchFilter(),
-            limit=limit,
-            offset=offset,
-            where_text=self._where_text,
-        )
-
-
-class SqlStats(Statistics):
-    """The statistics of the SQL backends, computed in the database (a store's ``stats``).
-
-    Args:
-        fetch: Runs one statement on a reading connection of the store.
-        dialect: Returns the backend's SQL for the statements (imports SQLAlchemy when called).
-    """
-
-    def __init__(self, fetch: "Fetch", dialect: "Callable[[], StatsDialect]") -> None:
-        self._fetch = fetch
-        self._dialect = dialect
-
-    async def stats_rows(self, where: StatsFilter | None = None) -> StatsRows:
-        """See :meth:`Statistics.stats_rows` (two statements, see :mod:`.sql_stats`)."""
-        from thoughtledger.ledger.store.sql_stats import stats_rows
-
-        return await stats_rows(self._fetch, self._dialect(), where or StatsFilter())
-
-
-class SqlRows(RowReads):
-    """Pages of the log's rows read with SQLAlchemy Core (the SQL backends' ``rows``).
-
-    Args:
-        fetch: Runs one statement on a reading connection of the store.
-        visible_below: The backend's condition limiting reads of the log (``None``: none).
-    """
-
-    def __init__(
-        self,
-        fetch: "Fetch",
-        visible_below: "Callable[[], sa.ColumnElement[bool] | None]",
-    ) -> None:
-        self._fetch = fetch
-        self._visible_below = visible_below
-
-    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
-        """See :meth:`.RowReads.read_all_rows`."""
-        rows = await self._page((*LogRow._fields,), after_position, limit)
-        return [log_row(row) for row in rows]
-
-    async def read_all_event_rows(
-        self, *, after_position: int = 0, limit: int = 1000
-    ) -> list[EventRow]:
-        """See :meth:`.RowReads.read_all_event_rows`."""
-        return [event_row(row) for row in await self._page(None, after_position, limit)]
-
-    async def _page(
-        self, columns: tuple[str, ...] | None, after_position: int, limit: int
-    ) -> "list[sa.Row[Any]]":
-        """One page of the log's rows (``columns``, or every column), in position order.
-
-        Raises:
-            InvalidInputError: A negative position or a limit below 1.
-            StoreError: The read failed.
-        """
-        import sqlalchemy as sa
-
-        from thoughtledger.ledger.store.schema import events as EVENTS
-
-        check_page(after_position, limit)
-        chosen = EVENTS.c if columns is None else [EVENTS.c[name] for name in columns]
-        query = sa.select(*chosen).where(EVENTS.c.position > after_position)
-        visible = self._visible_below()
-        if visible is not None:
-            query = query.where(visible)
-        return await self._fetch(query.order_by(EVENTS.c.position).limit(limit))
