@@ -45,9 +45,11 @@ async def _run(steps: list[tuple[str, int, bool]]) -> None:
     expected = [LoopMark(r.version, r.repeats_version, r.similarity) for r in find_repeats(own)]
     assert await writers[1].loops.marks("s") == expected
     await writers[0].mark_loops()
-    assert await store.loop_marks("s") == expected
+    assert await store.loop_marks.loop_marks("s") == expected
     assert await writers[1].loops.marks("s") == expected
-    assert (await store.loop_counts()).behind == ()
+    counts = await store.loop_marks.loop_counts()
+    assert counts is not None
+    assert counts.behind == ()
 
 
 @pytest.mark.slow
