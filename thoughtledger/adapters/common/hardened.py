@@ -114,6 +114,8 @@ def hardened_server(
 
     from thoughtledger.adapters.common.stopping import http_server
 
+    _redact_uvicorn_lines()
+
     config = uvicorn.Config(
         app,
         http=_protocol(bounds or Bounds()),
@@ -130,6 +132,19 @@ def hardened_server(
         backlog=ACCEPT_BATCH,
     )
     return http_server(config, queue=LISTEN_QUEUE)
+
+
+def _redact_uvicorn_lines() -> None:
+    """uvicorn logs each WebSocket request with its address, query string and all: a client
+    that put its token there (refused, but still a good token) must not see it in a log."""
+    import logging
+
+    from thoughtledger.adapters.common.logs import TokenRedaction
+
+    for name in ("uvicorn.error", "uvicorn.access"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(kept, TokenRedaction) for kept in logger.filters):
+            logger.addFilter(TokenRedaction())
 
 
 WS_MESSAGE_MAX = 64 * 1024
