@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from thoughtledger.adapters.cli.common import EXIT_OK, CliError, Commands, Ui, command, ledger_from
-from thoughtledger.adapters.common.options import loopback_host, port_number
+from thoughtledger.adapters.common.options import loopback_host, port_number, subject_mapping
 from thoughtledger.adapters.common.origins import LOOPBACK_HOSTS
 from thoughtledger.ledger.errors import InvalidInputError
 
@@ -60,6 +60,15 @@ def register(commands: Commands) -> None:
         "--role-claim",
         metavar="NAME",
         help="with --auth-issuer: the claim naming the role (default: thoughtledger_role)",
+    )
+    parser.add_argument(
+        "--map-subject",
+        action="append",
+        type=subject_mapping,
+        metavar="SUB=NAME",
+        help="with --auth and --auth-issuer: the issuer's tokens whose sub is SUB stand for the "
+        "token file's principal NAME (again for more); other subjects are ISSUER#sub, never a "
+        "token file's principal",
     )
     parser.add_argument(
         "--allow-origin",
@@ -120,6 +129,8 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
 
 
 def _check_issuer_options(args: argparse.Namespace) -> None:
+    if args.map_subject and (args.auth is None or args.auth_issuer is None):
+        raise InvalidInputError("--map-subject goes with --auth FILE and --auth-issuer URL")
     if args.auth_issuer is None:
         for option in ("audience", "jwks_url", "role_claim"):
             if getattr(args, option) is not None:
@@ -142,6 +153,8 @@ async def _verifier(
         args.audience or own_origin(args.host, port) + "/",
         args.role_claim or DEFAULT_ROLE_CLAIM,
         jwks_url=args.jwks_url,
+        # Two sources of principals: the issuer's live apart unless mapped on purpose.
+        subjects=None if file_verifier is None else dict(args.map_subject or ()),
     )
     await issuer.prepare()  # a wrong issuer stops the app now, not at the first sign-in
     return issuer if file_verifier is None else AnyOf([file_verifier, issuer])

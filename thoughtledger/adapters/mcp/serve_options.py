@@ -9,7 +9,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from thoughtledger.adapters.common.hardened import BODY_TIMEOUT, HEADER_TIMEOUT
-from thoughtledger.adapters.common.options import bounded, loopback_host, port_number
+from thoughtledger.adapters.common.options import (
+    bounded,
+    loopback_host,
+    port_number,
+    subject_mapping,
+)
 from thoughtledger.adapters.common.origins import LOOPBACK_HOSTS, parse_origin
 from thoughtledger.adapters.mcp.server import (
     DEFAULT_TOOLS,
@@ -30,6 +35,7 @@ HTTP_ONLY_OPTIONS = {
     "--audience": "audience",
     "--jwks-url": "jwks_url",
     "--role-claim": "role_claim",
+    "--map-subject": "map_subject",
     "--allow-origin": "allow_origin",
     "--max-http-sessions": "max_http_sessions",
     "--header-timeout": "header_timeout",
@@ -218,6 +224,15 @@ def _add_issuer_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --auth-issuer: the claim naming the role (writer, reader or auditor; default: "
         "thoughtledger_role); without it in a token, its thoughtledger:ROLE scopes decide "
         "(none: writer)",
+    )
+    parser.add_argument(
+        "--map-subject",
+        action="append",
+        type=subject_mapping,
+        metavar="SUB=NAME",
+        help="with --auth and --auth-issuer: the issuer's tokens whose sub is SUB stand for the "
+        "token file's principal NAME (again for more); other subjects are ISSUER#sub, never a "
+        "token file's principal",
     )
 
 

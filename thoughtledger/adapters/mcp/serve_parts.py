@@ -12,7 +12,7 @@ server (:func:`mcp_server`); and it writes the server's lifecycle lines (:func:`
 import argparse
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -61,9 +61,19 @@ class IssuerVerifierFactory(Protocol):
     """Makes an :class:`IssuerVerifier` (``IssuerTokenVerifier`` of the auth package)."""
 
     def __call__(
-        self, issuer: str, audience: str, role_claim: str = ..., *, jwks_url: str | None = None
+        self,
+        issuer: str,
+        audience: str,
+        role_claim: str = ...,
+        *,
+        jwks_url: str | None = None,
+        subjects: Mapping[str, str] | None = None,
     ) -> IssuerVerifier:
-        """Raise ``InvalidInputError`` for URLs keys may not be fetched from."""
+        """Raise ``InvalidInputError`` for URLs keys may not be fetched from.
+
+        ``subjects`` not ``None``: the issuer's principals are kept apart from the token
+        file's (``ISSUER#sub``), but for the subjects it maps to a name.
+        """
         ...
 
 
