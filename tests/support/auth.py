@@ -99,9 +99,7 @@ async def serving_with_auth(
     if not token_file.exists():
         save_tokens(token_file, TokenFile())
     ledger = db or sqlite_in(folder)
-    async with serving_http(
-        ledger, "--auth", str(token_file), *options, log=log, rest=rest
-    ) as url:
+    async with serving_http(ledger, "--auth", str(token_file), *options, log=log, rest=rest) as url:
         yield AuthServer(url, token_file, ledger)
 
 

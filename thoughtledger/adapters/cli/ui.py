@@ -6,8 +6,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from thoughtledger.adapters.cli.common import EXIT_OK, CliError, Commands, Ui, command, ledger_from
-from thoughtledger.adapters.common.options import loopback_host, port_number, subject_mapping
+from thoughtledger.adapters.common.options import (
+    bounded,
+    loopback_host,
+    port_number,
+    subject_mapping,
+)
 from thoughtledger.adapters.common.origins import LOOPBACK_HOSTS
+from thoughtledger.adapters.common.shares import (
+    LIVE_PER_PRINCIPAL,
+    SIGN_INS_PER_PRINCIPAL,
+    Limits,
+)
 from thoughtledger.ledger.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -15,6 +25,7 @@ if TYPE_CHECKING:
 
 SUMMARY = "look at sessions in your browser: tree, time travel, live, analytics (read-only)"
 DEFAULT_PORT = 8766
+_count = bounded(int, lambda count: count >= 1, "a whole number >= 1")
 
 
 def register(commands: Commands) -> None:
@@ -60,6 +71,28 @@ def register(commands: Commands) -> None:
         "--role-claim",
         metavar="NAME",
         help="with --auth-issuer: the claim naming the role (default: thoughtledger_role)",
+    )
+    parser.add_argument(
+        "--max-live",
+        type=_count,
+        metavar="N",
+        help=f"live sockets and streams each principal may hold open; one more gets HTTP 429 "
+        f"(default: {LIVE_PER_PRINCIPAL})",
+    )
+    parser.add_argument(
+        "--max-live-total",
+        type=_count,
+        metavar="N",
+        help="live sockets and streams every principal together may hold open; when full, the "
+        "principal holding the most gives up its oldest, or the newcomer gets 429 (default: "
+        "half the connections the app accepts)",
+    )
+    parser.add_argument(
+        "--max-sign-ins",
+        type=_count,
+        metavar="N",
+        help=f"with --auth: sign-ins (browsers) each principal may hold; one more ends its own "
+        f"oldest (default: {SIGN_INS_PER_PRINCIPAL})",
     )
     parser.add_argument(
         "--map-subject",
@@ -111,7 +144,12 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             raise CliError(message) from None
         port = listener.getsockname()[1]
         verifier = await _verifier(args, file_verifier, port)
-        app = create_app(ledger, verifier=verifier, allow_origins=args.allow_origin)
+        limits = Limits(
+            live=args.max_live or LIVE_PER_PRINCIPAL,
+            live_total=args.max_live_total,
+            sign_ins=args.max_sign_ins or SIGN_INS_PER_PRINCIPAL,
+        )
+        app = create_app(ledger, verifier=verifier, allow_origins=args.allow_origin, limits=limits)
         # Bounded like serve --http: no request may hold a connection open half-sent.
         http = hardened_server(app, lifespan="off", websocket=True)
 

@@ -135,8 +135,11 @@ def hardened_server(
 
 
 def _redact_uvicorn_lines() -> None:
-    """uvicorn logs each WebSocket request with its address, query string and all: a client
-    that put its token there (refused, but still a good token) must not see it in a log."""
+    """Mask tokens in uvicorn's lines.
+
+    uvicorn logs each WebSocket request with its address, query string and all: a client that
+    put its token there (refused, but still a good token) must not find it in a log.
+    """
     import logging
 
     from thoughtledger.adapters.common.logs import TokenRedaction

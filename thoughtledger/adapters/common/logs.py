@@ -235,8 +235,10 @@ _TOKEN_SHAPES = re.compile(
 
 
 def redact_tokens(text: str) -> str:
-    """``text`` with every bearer token it may hold replaced by ``***`` (see
-    :class:`TokenRedaction`)."""
+    """``text`` with every bearer token it may hold replaced by ``***``.
+
+    See :class:`TokenRedaction` for what counts as one.
+    """
     text = _QUERY_TOKEN.sub(r"\1***", text)
     text = _BEARER.sub(r"\1***", text)
     return _TOKEN_SHAPES.sub("***", text)

@@ -80,5 +80,4 @@ def subject_mapping(value: str) -> tuple[str, str]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-__all__ = [
-    "subject_mapping","bounded", "loopback_host", "port_number"]
+__all__ = ["bounded", "loopback_host", "port_number", "subject_mapping"]

@@ -24,6 +24,7 @@ from mcp.server.mcpserver import MCPServer
 from starlette.types import ASGIApp
 
 from thoughtledger.adapters.common.logs import event_line
+from thoughtledger.adapters.common.shares import Limits
 from thoughtledger.adapters.mcp.server import WriterFactory, create_server
 from thoughtledger.adapters.mcp.tools.context import AppState, ProfileName
 from thoughtledger.adapters.mcp.tools.render import ThoughtSink
@@ -91,8 +92,23 @@ class LiveExport(Protocol):
         ...
 
 
-LiveSocketFactory = Callable[[Ledger, TokenVerifier | None, Sequence[str]], ASGIApp]
-"""Makes the live socket's app from the ledger, the bearer verifier and the allowed origins."""
+class LiveSocketFactory(Protocol):
+    """Makes the live socket's app.
+
+    From the ledger, the bearer verifier, the allowed origins and the live sockets each
+    principal, and all, may hold open.
+    """
+
+    def __call__(
+        self,
+        ledger: Ledger,
+        verifier: TokenVerifier | None,
+        allow_origins: Sequence[str],
+        *,
+        limits: Limits | None = None,
+    ) -> ASGIApp:
+        """The socket's ASGI app."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import orjson
+from starlette.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
 
+from thoughtledger.adapters.common.shares import Held
 from thoughtledger.adapters.ui.payload import JsonDict, event_json, json_bytes, mark_repeat
 from thoughtledger.api import Ledger, LedgerError, SessionNotFoundError
 from thoughtledger.ledger.envelope import RecordedEvent
@@ -69,6 +72,7 @@ async def feed(
     *,
     allowed: Allowed | None = None,
     recheck: float = 2.0,
+    ended: asyncio.Event | None = None,
 ) -> AsyncIterator[bytes]:
     """Server-sent events: each new event as ``data: {json}``, a comment now and then.
 
@@ -79,9 +83,14 @@ async def feed(
         allowed: Checked every ``recheck`` seconds; once false, the stream ends (``None``: never
             checked).
         recheck: Seconds between checks.
+        ended: Set when the stream's slot among its principal's live streams is taken back
+            to make room: the stream then ends with a ``pushed-out`` event.
     """
     events = ledger.subscribe(after=after, session_id=session_id).__aiter__()
     waiting: asyncio.Task[Any] | None = None
+    pushed: asyncio.Task[Any] | None = (
+        asyncio.ensure_future(ended.wait()) if ended is not None else None
+    )
     clock = time.monotonic
     checked = beat = clock()
     try:
@@ -100,8 +109,15 @@ async def feed(
             wait = HEARTBEAT_SECONDS - (clock() - beat)
             if allowed is not None:
                 wait = min(wait, recheck - (clock() - checked))
-            done, _ = await asyncio.wait({waiting}, timeout=max(wait, 0.0))
-            if not done:
+            watched = {waiting} if pushed is None else {waiting, pushed}
+            done, _ = await asyncio.wait(
+                watched, timeout=max(wait, 0.0), return_when=asyncio.FIRST_COMPLETED
+            )
+            if pushed is not None and pushed in done:
+                message = {"error": "pushed out: the server's live streams are full; reload later"}
+                yield b"event: pushed-out\ndata: " + orjson.dumps(message) + b"\n\n"
+                return
+            if waiting not in done:
                 if clock() - beat >= HEARTBEAT_SECONDS:
                     beat = clock()
                     yield b": still here\n\n"  # keeps proxies and the browser from giving up
@@ -116,6 +132,8 @@ async def feed(
     except LedgerError as exc:
         yield b"event: failure\ndata: " + orjson.dumps({"error": str(exc)}) + b"\n\n"
     finally:
+        if pushed is not None:
+            pushed.cancel()
         if waiting is not None:
             waiting.cancel()
             with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration, LedgerError):
@@ -125,4 +143,23 @@ async def feed(
             await close()
 
 
-__all__ = ["HEARTBEAT_SECONDS", "Allowed", "feed"]
+class HeldStream(StreamingResponse):
+    """An event stream that gives its slot among the live shares back when it ends.
+
+    However it ends (the client left, the stream ended, or the body was never started), the
+    slot is released: a generator never started would never run its own ``finally``.
+    """
+
+    def __init__(self, held: Held, content: AsyncIterator[bytes]) -> None:
+        super().__init__(content, media_type="text/event-stream")
+        self._held = held
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Stream the events; release the slot once done."""
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._held.release()
+
+
+__all__ = ["HEARTBEAT_SECONDS", "Allowed", "HeldStream", "feed"]
