@@ -119,6 +119,7 @@ class SignIns:
         self._forget_ended(now)
         key = secrets.token_urlsafe(32)
         principal = principal_of(granted)
+
         # Its own oldest ends past its share; when all are full, the heaviest holder's oldest.
         def ended() -> None:  # taken back for another sign-in: signed out
             self._held.pop(key, None)
