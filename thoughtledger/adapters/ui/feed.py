@@ -20,7 +20,7 @@ from starlette.types import Receive, Scope, Send
 
 from thoughtledger.adapters.common.shares import Held
 from thoughtledger.adapters.ui.payload import JsonDict, event_json, json_bytes, mark_repeat
-from thoughtledger.api import Ledger, LedgerError, SessionNotFoundError
+from thoughtledger.api import Ledger, LedgerError
 from thoughtledger.ledger.envelope import RecordedEvent
 
 HEARTBEAT_SECONDS = 15.0
@@ -29,28 +29,24 @@ Allowed = Callable[[], Awaitable[bool]]
 """Whether the stream's reader may still read the session (checked every few seconds)."""
 
 
+NUMBERS_HELD = 4096
+"""Thought numbers a stream keeps, newest first (a repeat names a recent thought)."""
+
+
 class _Repeats:
-    """Marks the repeats among a followed session's new events, as the ledger answers them."""
+    """Marks the repeats among a followed session's new events, as the ledger answers them.
+
+    Only the events after the position the page holds are read: each new thought's mark is
+    asked of the ledger's loop marks for its version alone, and the number of the thought it
+    repeats, when that one came before the stream, read as one event. Opening a stream on a
+    session of any length costs what its new events cost.
+    """
 
     def __init__(self, ledger: Ledger, session_id: str) -> None:
         self._ledger = ledger
         self._session_id = session_id
         self.numbers: dict[int, Any] = {}
-        """Each thought's number by version (a repeat names the number of the one it repeats)."""
-
-    async def held(self, after: int) -> None:
-        """Learn the numbers of the thoughts the page holds (up to position ``after``).
-
-        Raises:
-            LedgerError: The ledger failed.
-        """
-        try:
-            held = await self._ledger.events(self._session_id)
-        except SessionNotFoundError:  # followed before its first event: nothing held yet
-            return
-        for record in held:
-            if record.position <= after:
-                mark_repeat(event_json(record), {}, self.numbers)
+        """Recent thoughts' numbers by version (a repeat names the number of the one it repeats)."""
 
     async def mark(self, record: RecordedEvent, item: JsonDict) -> None:
         """Mark ``item`` (``record``'s) if it repeats an earlier thought.
@@ -58,11 +54,22 @@ class _Repeats:
         Raises:
             LedgerError: The ledger failed.
         """
-        repeats = {}
+        repeats: dict[int, int] = {}
         if "x" in item:
-            marks = await self._ledger.loops.marks(self._session_id, to_version=record.version)
-            repeats = {m.version: m.repeats_version for m in marks if m.version == record.version}
+            loops = self._ledger.loops
+            version = record.version
+            marks = await loops.marks(
+                self._session_id, after_version=version - 1, to_version=version
+            )
+            repeats = {m.version: m.repeats_version for m in marks if m.version == version}
+            earlier = repeats.get(version)
+            if earlier is not None and earlier not in self.numbers:
+                number = await loops.thought_number(self._session_id, earlier)
+                if number is not None:
+                    self.numbers[earlier] = number
         mark_repeat(item, repeats, self.numbers)
+        while len(self.numbers) > NUMBERS_HELD:
+            del self.numbers[next(iter(self.numbers))]
 
 
 async def feed(
@@ -96,7 +103,6 @@ async def feed(
     try:
         yield b": following\n\n"
         repeats = _Repeats(ledger, session_id)
-        await repeats.held(after)
         while True:
             if allowed is not None and clock() - checked >= recheck:
                 if not await allowed():
