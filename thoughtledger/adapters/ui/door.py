@@ -13,7 +13,7 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable
 
-from starlette.requests import HTTPConnection, Request
+from starlette.requests import ClientDisconnect, HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
 
 from thoughtledger.adapters.common.shares import (
@@ -157,13 +157,16 @@ class Door:
             # A cross-site form cannot send JSON without the browser asking first (CORS).
             return _error(415, 'send the token as JSON: {"token": "..."}')
         body = b""
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > SIGN_IN_BODY_MAX:
-                return _error(413, f"a sign-in is at most {SIGN_IN_BODY_MAX} bytes")
+        try:
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > SIGN_IN_BODY_MAX:
+                    return _error(413, f"a sign-in is at most {SIGN_IN_BODY_MAX} bytes")
+        except ClientDisconnect:  # left before sending it all: nobody reads the answer
+            return _error(400, "the sign-in was not sent whole")
         try:
             token = json.loads(body).get("token")
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):  # nested past the parser's depth
             token = None
         if not isinstance(token, str) or not token.strip():
             return _error(400, 'send the token as JSON: {"token": "..."}')

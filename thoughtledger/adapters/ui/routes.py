@@ -33,6 +33,7 @@ from thoughtledger.adapters.ui.guards import LoopbackOnly, SameOrigin, SecurityH
 from thoughtledger.adapters.ui.lineage import compare_json, forks_json
 from thoughtledger.adapters.ui.listing import SessionFilter, sessions_page
 from thoughtledger.adapters.ui.live_app import live_endpoint
+from thoughtledger.adapters.ui.live_messages import AFTER_MAX
 from thoughtledger.adapters.ui.live_socket import STALL_SECONDS
 from thoughtledger.adapters.ui.payload import json_bytes, report_json, session_payload
 from thoughtledger.adapters.ui.search import search_json
@@ -299,8 +300,8 @@ def create_app(
     async def live(request: Request) -> Response:
         scope = await scope_of(request)
         after = _number(request, "after", 0)
-        if after < 0:
-            raise InvalidInputError(f"after must be a position (0 or more), not {after}")
+        if not 0 <= after <= AFTER_MAX:
+            raise InvalidInputError(f"after must be a position (0 to {AFTER_MAX}), not {after}")
         session_id = await scope.find(_session_id(request))
         held, pushed_out = await door.hold_live(request)
         events = feed(
