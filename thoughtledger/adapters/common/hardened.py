@@ -28,6 +28,7 @@ waits for the client to drain, so that its pending output stays bounded.
 """
 
 import asyncio
+import contextlib
 import os
 import socket
 import sys
@@ -171,6 +172,7 @@ def _protocol(bounds: Bounds) -> type[asyncio.Protocol]:
         _seen: object = None  # the request cycle whose headers arrived last
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            _no_delay(transport)
             super().connection_made(transport)  # type: ignore[arg-type]
             if len(self.connections) - len(evicted) > bounds.max_connections:
                 oldest = next(iter(waiting), None)
@@ -251,6 +253,19 @@ def _protocol(bounds: Bounds) -> type[asyncio.Protocol]:
             self.transport.close()
 
     return BoundedProtocol
+
+
+def _no_delay(transport: asyncio.BaseTransport) -> None:
+    """Send each answer's segments at once (TCP_NODELAY).
+
+    asyncio sets it only on sockets whose protocol number says TCP, and a socket accepted from
+    :func:`bind`'s (``socket.create_server``: protocol 0) does not: an answer's headers and
+    body, written apart, then waited on the client's delayed acknowledgement, 40 ms a request.
+    """
+    sock = transport.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        with contextlib.suppress(OSError):  # a connection already gone: nothing to speed up
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def bind(host: str, port: int) -> socket.socket:
