@@ -18,6 +18,9 @@ run uvicorn's h11 protocol with three bounds (:func:`hardened_server`):
   holding connections open cannot keep a client with a request out; only when every connection
   is busy with a request is the new one refused with ``503``.
 
+Each accepted connection also gets TCP_NODELAY, which asyncio leaves off for the sockets of
+``socket.create_server`` (see :func:`_no_delay`): else every answer waited 40 ms on the client.
+
 The protocol is pinned to h11 (uvicorn would pick httptools when it is installed): the bounds are
 written against h11's protocol, and its parser also bounds a request's headers (16 KiB).
 
