@@ -85,3 +85,32 @@ def test_signing_in_again_and_again_ends_only_ones_own_oldest_sign_ins(tmp_path:
             mallorys = [signed_in(browsers, mallory) for _ in range(30)]
             assert alices.get("api/me").json() == {"auth": True, "name": "alice", "role": "reader"}
             assert [b.get("api/me").status_code for b in mallorys] == [401] * 26 + [200] * 4
+
+
+async def test_a_full_app_ends_the_heaviest_holders_oldest_stream_for_a_newcomer(
+    tmp_path: Path, owned: tuple[str, dict[str, str]]
+) -> None:
+    db, ids = owned
+    options = ("--max-live", "3", "--max-live-total", "4")
+    with ui_app(db, tmp_path / "tokens.json", *options) as app:
+        mallory, alice = app.mint("mallory", "reader"), app.mint("alice", "reader")
+        with contextlib.ExitStack() as streams:
+            held = [
+                streams.enter_context(_stream(app, mallory, ids["mallory-1"])) for _ in range(3)
+            ]
+            own = streams.enter_context(_stream(app, alice, ids["alice-1"]))
+            assert [s.status_code for s in [*held, own]] == [200] * 4
+            # Full: alice (1) gets in by ending mallory's oldest (3), never the other way.
+            async with live_socket(app, token=alice) as socket:
+                await send(socket, {"op": "ping"})
+                assert await receive(socket) == {"type": "pong"}
+                seen = []
+                for line in held[0].iter_lines():  # its events so far, then the end
+                    seen.append(line)
+                    if line == "event: pushed-out":
+                        break
+                assert seen[-1] == "event: pushed-out", seen
+                with pytest.raises(InvalidStatus) as refused:
+                    async with live_socket(app, token=mallory):
+                        pass
+                assert refused.value.response.status_code == 429
