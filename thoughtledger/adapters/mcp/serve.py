@@ -111,7 +111,10 @@ def run_serve(args: argparse.Namespace, parts: ServeParts) -> int:
     if code == EXIT_INTERRUPTED:
         # Whatever is left of the exit, a second Ctrl-C ends it without a traceback.
         signal.signal(signal.SIGINT, signal.SIG_DFL)
-        return _fail("interrupted", EXIT_INTERRUPTED)
+        # Ctrl-C is how a server in the foreground is stopped: said, not reported as an error.
+        sys.stderr.write(f"{PROG}: stopped (Ctrl-C)\n")
+        sys.stderr.flush()
+        return EXIT_INTERRUPTED
     return code
 
 

@@ -15,7 +15,7 @@ hot loop of every replay, so it avoids per-row attribute lookups and repeated pa
 """
 
 from abc import abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 from uuid import UUID, SafeUUID
@@ -55,6 +55,27 @@ class RowReads(Protocol):
             EventDecodingError: (a store without SQL) a stored event cannot be decoded.
             StoreError: The backend failed.
         """
+
+
+class RecordsRows(RowReads):
+    """Pages of rows built from decoded events (the in-memory store's ``rows``).
+
+    Args:
+        read_all: The store's ``read_all``.
+    """
+
+    def __init__(self, read_all: Callable[..., Awaitable[list[RecordedEvent]]]) -> None:
+        self._read_all = read_all
+
+    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
+        """See :meth:`RowReads.read_all_rows` (built from the decoded events)."""
+        return log_rows_of(await self._read_all(after_position=after_position, limit=limit))
+
+    async def read_all_event_rows(
+        self, *, after_position: int = 0, limit: int = 1000
+    ) -> list[EventRow]:
+        """See :meth:`RowReads.read_all_event_rows` (built from the decoded events)."""
+        return event_rows_of(await self._read_all(after_position=after_position, limit=limit))
 
 
 def log_rows_of(records: Iterable[RecordedEvent]) -> list[LogRow]:
@@ -178,6 +199,7 @@ def to_recorded(sealed: Sequence[SealedEvent], first_position: int) -> list[Reco
 
 
 __all__ = [
+    "RecordsRows",
     "RowReads",
     "decode_rows",
     "event_row",
