@@ -148,8 +148,8 @@ Commands: TypeAlias = "argparse._SubParsersAction[Parser]"
 """What ``add_subparsers()`` returns: where each command module adds its command."""
 
 
-SHARED_TITLE = "ledger options"
-"""The title of the options every command that opens a ledger shares, shown last in its help."""
+SHARED_TITLE = "shared options"
+"""The title of the options commands share (``--db``, ``--read-url``, ``--json``), shown last."""
 
 DB_HELP = (
     "the ledger: a file, sqlite:///file.db or postgresql://user@host/db (default: "
@@ -193,6 +193,29 @@ def shared_options(parser: argparse.ArgumentParser) -> "argparse._ArgumentGroup"
 def add_json_option(parser: argparse.ArgumentParser) -> None:
     """Add ``--json``: machine-readable output instead of tables and trees."""
     shared_options(parser).add_argument("--json", action="store_true", help=JSON_HELP)
+
+
+AGENT_FILTER_HELP = "only sessions of this agent"
+CLIENT_FILTER_HELP = "only sessions from this client"
+
+
+def add_session_filters(parser: argparse.ArgumentParser, *, times: str = "started") -> None:
+    """Add ``--since``, ``--until``, ``--agent`` and ``--client``, in that order.
+
+    On a command that reads, ``--agent`` and ``--client`` pick sessions; on one that records
+    (``record``, ``fork``, ``serve``) the same names say who records.
+
+    Args:
+        parser: The command's parser.
+        times: What ``--since`` and ``--until`` bound: when sessions ``started``, or when
+            thoughts were ``recorded``.
+    """
+    parser.add_argument(
+        "--since", metavar="TIME", type=parse_time, help=f"{times} at or after TIME"
+    )
+    parser.add_argument("--until", metavar="TIME", type=parse_time, help=f"{times} before TIME")
+    parser.add_argument("--agent", metavar="NAME", help=AGENT_FILTER_HELP)
+    parser.add_argument("--client", metavar="NAME", help=CLIENT_FILTER_HELP)
 
 
 def add_db_option(parser: argparse.ArgumentParser, *, reads: bool = True) -> None:
@@ -392,6 +415,8 @@ async def check_version(ledger: Ledger, session_id: str, version: int | None, ty
 
 
 __all__ = [
+    "AGENT_FILTER_HELP",
+    "CLIENT_FILTER_HELP",
     "DB_HELP",
     "EXIT_FAILURE",
     "EXIT_OK",
@@ -410,6 +435,7 @@ __all__ = [
     "UsageError",
     "add_db_option",
     "add_json_option",
+    "add_session_filters",
     "check_version",
     "clip",
     "command",

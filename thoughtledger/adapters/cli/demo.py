@@ -15,7 +15,13 @@ from urllib.parse import urlsplit
 
 import platformdirs
 
-from thoughtledger.adapters.cli.common import EXIT_OK, Commands, Ui, add_json_option
+from thoughtledger.adapters.cli.common import (
+    EXIT_OK,
+    Commands,
+    Ui,
+    add_json_option,
+    shared_options,
+)
 from thoughtledger.adapters.cli.tree import session_tree
 from thoughtledger.api import open_ledger
 from thoughtledger.ledger.masking import mask_url
@@ -105,7 +111,7 @@ def register(commands: Commands) -> None:
             "used: a demo lands in a ledger only when --db names it."
         ),
     )
-    parser.add_argument(
+    shared_options(parser).add_argument(
         "--db",
         metavar="FILE",
         help="where to record: a file path (demo.db), sqlite:///path.db or "

@@ -9,10 +9,10 @@ from thoughtledger.adapters.cli.common import (
     Commands,
     Ui,
     add_json_option,
+    add_session_filters,
     clip,
     command,
     ledger_from,
-    parse_time,
     when,
     whole,
 )
@@ -27,11 +27,8 @@ STATUSES = ("open", "recorded", "revision", "branch", "complete", "cleared", "ex
 def register(commands: Commands) -> None:
     """Add the ``sessions`` command."""
     parser = command(commands, "sessions", "list sessions, most recently active first", run)
-    parser.add_argument("--since", metavar="TIME", type=parse_time, help="started at or after")
-    parser.add_argument("--until", metavar="TIME", type=parse_time, help="started before TIME")
+    add_session_filters(parser)
     parser.add_argument("--status", choices=STATUSES, help="only sessions in this status")
-    parser.add_argument("--agent", metavar="NAME", help="only sessions of this agent")
-    parser.add_argument("--client", metavar="NAME", help="only sessions from this client")
     parser.add_argument(
         "--limit", metavar="N", type=whole(1), default=50, help="show at most N (default 50)"
     )
