@@ -3,7 +3,6 @@
 import argparse
 import asyncio
 import contextlib
-import importlib.metadata
 import logging
 import os
 import signal
@@ -40,6 +39,7 @@ from thoughtledger.adapters.cli.common import (
     CliError,
     Parser,
     Ui,
+    installed_version,
 )
 from thoughtledger.adapters.common.logs import logging_to_stderr
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
@@ -107,14 +107,6 @@ def build_parser() -> Parser:
     # Listed by name (the modules register in file order, one a line, for easy merging).
     commands._choices_actions.sort(key=lambda action: action.dest)
     return parser
-
-
-def installed_version() -> str:
-    """Return the version of the installed package, as its metadata says."""
-    try:
-        return importlib.metadata.version(PROG)
-    except importlib.metadata.PackageNotFoundError:  # run from a source tree never installed
-        return "(not installed)"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,7 @@
 """What every command shares: errors and exit codes, output, times, ledgers and session names."""
 
 import argparse
+import importlib.metadata
 import json
 import os
 import re
@@ -9,8 +10,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import ExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any, NoReturn, TypeAlias
 
+import platformdirs
 from rich import box
 from rich.console import Console, RenderableType
 from rich.progress import (
@@ -259,6 +262,19 @@ async def ledger_from(args: argparse.Namespace, *, read_only: bool) -> AsyncIter
         bar.close()
 
 
+def demo_path() -> Path:
+    """Where a demo without ``--db`` records: ``demo.db`` in the user's cache folder."""
+    return platformdirs.user_cache_path("thoughtledger", appauthor=False) / "demo.db"
+
+
+def installed_version() -> str:
+    """Return the version of the installed package, as its metadata says."""
+    try:
+        return importlib.metadata.version("thoughtledger")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree never installed
+        return "(not installed)"
+
+
 def _demo_until_there_is_a_ledger(ui: Ui) -> str | None:
     """The demo's file while there is no ledger yet and none is named, else ``None``.
 
@@ -268,10 +284,7 @@ def _demo_until_there_is_a_ledger(ui: Ui) -> str | None:
     """
     if os.environ.get(URL_ENV) or default_path().exists():
         return None
-    # Imported here: the demo module imports this one.
-    from thoughtledger.adapters.cli.demo import scratch_path
-
-    demo = scratch_path()
+    demo = demo_path()
     if not demo.is_file():
         return None
     ui.err.print(
@@ -439,6 +452,8 @@ __all__ = [
     "check_version",
     "clip",
     "command",
+    "demo_path",
+    "installed_version",
     "ledger_from",
     "parse_time",
     "plural",

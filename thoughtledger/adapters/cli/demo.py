@@ -13,13 +13,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import platformdirs
-
 from thoughtledger.adapters.cli.common import (
     EXIT_OK,
     Commands,
     Ui,
     add_json_option,
+    demo_path,
     shared_options,
 )
 from thoughtledger.adapters.cli.tree import session_tree
@@ -128,7 +127,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     Raises:
         LedgerError: The ledger failed.
     """
-    db: str = args.db or str(scratch_path())
+    db: str = args.db or str(demo_path())
     async with open_ledger(db, ttl=None) as ledger:
         session = await ledger.new_session(metadata=METADATA)
         for thought in THOUGHTS:
@@ -170,11 +169,6 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         # soft_wrap: a command cut by a newline at the terminal's edge no longer pastes whole.
         ui.out.print(f"  {line}", highlight=False, soft_wrap=True)
     return EXIT_OK
-
-
-def scratch_path() -> Path:
-    """Where a demo without ``--db`` records: ``demo.db`` in the user's cache folder."""
-    return platformdirs.user_cache_path("thoughtledger", appauthor=False) / "demo.db"
 
 
 def _suggested(session_id: str, db: str | None) -> list[str]:
