@@ -16,7 +16,7 @@ from thoughtledger.adapters.cli.common import (
     when,
     whole,
 )
-from thoughtledger.api import Ledger, StreamHead
+from thoughtledger.api import StreamHead
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.projections.state import SessionState
 
@@ -42,7 +42,8 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         LedgerError: The ledger failed.
     """
     async with ledger_from(args, read_only=True) as ledger:
-        heads = await _heads(ledger, args.since, args.until)
+        every = await ledger.all_heads()
+        heads = _heads(every, args.since, args.until)
         shown: list[SessionState] = []
         with ui.progress("Reading sessions", total=len(heads)) as step:
             for head in heads:
@@ -56,7 +57,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         ui.json([_as_json(state) for state in shown])
         return EXIT_OK
     if not shown:
-        ui.out.print("no sessions" + (" match" if len(heads) else " yet: try thoughtledger demo"))
+        ui.out.print("no sessions" + (" match" if every else " yet: try thoughtledger demo"))
         return EXIT_OK
     table = ui.table(
         "session",
@@ -89,12 +90,12 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     return EXIT_OK
 
 
-async def _heads(
-    ledger: Ledger, since: datetime | None, until: datetime | None
+def _heads(
+    every: list[StreamHead], since: datetime | None, until: datetime | None
 ) -> list[StreamHead]:
     heads = [
         head
-        for head in await ledger.all_heads()
+        for head in every
         if (since is None or head.started_at >= since)
         and (until is None or head.started_at < until)
     ]
