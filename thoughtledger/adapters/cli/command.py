@@ -39,6 +39,7 @@ from thoughtledger.adapters.cli.common import (
     CliError,
     Parser,
     Ui,
+    UsageError,
     installed_version,
 )
 from thoughtledger.adapters.common.logs import logging_to_stderr
@@ -130,7 +131,12 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
 
     def run() -> int:
-        args = build_parser().parse_args(arguments)
+        args, extra = build_parser().parse_known_args(arguments)
+        if extra:  # named with the command's own help, not the program's
+            named = " ".join(filter(None, (args.command, getattr(args, "action", None))))
+            raise UsageError(
+                f"unrecognized arguments: {' '.join(extra)} (see: {PROG} {named} --help)"
+            )
         with _interrupting():
             code: int = asyncio.run(args.handler(args, ui))
         return code
