@@ -27,11 +27,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_first_hour import project as project  # the fixture
-from tests.integration.test_first_hour import tools_run
-from tests.integration.test_readme_cli import SHOWN_ID, SHOWN_PREFIX, pattern
-from tests.support.docs import README, page
+from tests.support.docs import README, SHOWN_ID, SHOWN_PREFIX, page, pattern
 from tests.support.processes import ROOT, WAIT
+from tests.support.tools_run import tools_project, tools_run
 
 pytestmark = [
     pytest.mark.skipif(sys.platform != "linux", reason="XDG folders, a POSIX shell"),
@@ -184,6 +182,12 @@ def status(url: str, *, data: bytes | None = None, headers: dict[str, str] | Non
             return code
     except urllib.error.HTTPError as exc:
         return exc.code
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """The project's tools, as a new user runs them (see :mod:`tests.support.tools_run`)."""
+    return tools_project(tmp_path)
 
 
 @pytest.fixture
