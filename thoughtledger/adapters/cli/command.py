@@ -40,8 +40,8 @@ from thoughtledger.adapters.cli.common import (
     Parser,
     Ui,
     UsageError,
-    installed_version,
 )
+from thoughtledger.adapters.cli.first_run import installed_version
 from thoughtledger.adapters.common.logs import logging_to_stderr
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
 from thoughtledger.ledger.printable import visible

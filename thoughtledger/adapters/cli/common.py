@@ -1,7 +1,6 @@
 """What every command shares: errors and exit codes, output, times, ledgers and session names."""
 
 import argparse
-import importlib.metadata
 import json
 import os
 import re
@@ -10,10 +9,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import ExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any, NoReturn, TypeAlias
 
-import platformdirs
 from rich import box
 from rich.console import Console, RenderableType
 from rich.progress import (
@@ -28,9 +25,13 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from thoughtledger.adapters.cli.first_run import (
+    demo_until_there_is_a_ledger,
+    where_ledgers_come_from,
+)
 from thoughtledger.adapters.cli.safe_console import SafeConsole
 from thoughtledger.adapters.common.options import bounded
-from thoughtledger.api import READ_URL_ENV, URL_ENV, Ledger, default_path, open_ledger
+from thoughtledger.api import READ_URL_ENV, Ledger, open_ledger
 from thoughtledger.ledger.errors import InvalidInputError, LedgerNotFoundError
 from thoughtledger.ledger.printable import visible
 
@@ -248,7 +249,9 @@ async def ledger_from(args: argparse.Namespace, *, read_only: bool) -> AsyncIter
     ui = Ui.create()
     url = args.db
     if read_only and not url:
-        url = _demo_until_there_is_a_ledger(ui)
+        url = demo_until_there_is_a_ledger(
+            lambda said: ui.err.print(said, style="dim", highlight=False, soft_wrap=True)
+        )
     bar = UpgradeBar(ui)
     try:
         async with open_ledger(
@@ -257,53 +260,9 @@ async def ledger_from(args: argparse.Namespace, *, read_only: bool) -> AsyncIter
             bar.close()  # the upgrade, if any, is over once the ledger is open
             yield ledger
     except LedgerNotFoundError as exc:
-        raise CliError(f"{exc}{_where_ledgers_come_from(args.db)}") from exc
+        raise CliError(f"{exc}{where_ledgers_come_from(args.db)}") from exc
     finally:
         bar.close()
-
-
-def demo_path() -> Path:
-    """Where a demo without ``--db`` records: ``demo.db`` in the user's cache folder."""
-    return platformdirs.user_cache_path("thoughtledger", appauthor=False) / "demo.db"
-
-
-def installed_version() -> str:
-    """Return the version of the installed package, as its metadata says."""
-    try:
-        return importlib.metadata.version("thoughtledger")
-    except importlib.metadata.PackageNotFoundError:  # run from a source tree never installed
-        return "(not installed)"
-
-
-def _demo_until_there_is_a_ledger(ui: Ui) -> str | None:
-    """The demo's file while there is no ledger yet and none is named, else ``None``.
-
-    ``thoughtledger demo`` records into the cache folder, never into the ledger the other
-    commands read; until that ledger exists, a command that only reads reads the demo's (and
-    says so on stderr), so the command typed right after the demo finds what it recorded.
-    """
-    if os.environ.get(URL_ENV) or default_path().exists():
-        return None
-    demo = demo_path()
-    if not demo.is_file():
-        return None
-    ui.err.print(
-        f"(no ledger at {default_path()} yet: reading the demo's, {demo})",
-        style="dim",
-        highlight=False,
-        soft_wrap=True,
-    )
-    return str(demo)
-
-
-def _where_ledgers_come_from(given: str | None) -> str:
-    """What to add to "no ledger at the default file": how one is made."""
-    if given or os.environ.get(URL_ENV):
-        return ""
-    return (
-        "; it is made by the first thought an agent records (thoughtledger serve), or by "
-        "record or import"
-    )
 
 
 class UpgradeBar:
@@ -452,8 +411,6 @@ __all__ = [
     "check_version",
     "clip",
     "command",
-    "demo_path",
-    "installed_version",
     "ledger_from",
     "parse_time",
     "plural",

@@ -18,9 +18,9 @@ from thoughtledger.adapters.cli.common import (
     Commands,
     Ui,
     add_json_option,
-    demo_path,
     shared_options,
 )
+from thoughtledger.adapters.cli.first_run import demo_path
 from thoughtledger.adapters.cli.tree import session_tree
 from thoughtledger.api import open_ledger
 from thoughtledger.ledger.masking import mask_url

@@ -23,10 +23,13 @@ from thoughtledger.adapters.cli.common import (
     Ui,
     add_json_option,
     command,
-    demo_path,
-    installed_version,
     plural,
     when,
+)
+from thoughtledger.adapters.cli.first_run import (
+    demo_path,
+    demo_until_there_is_a_ledger,
+    installed_version,
 )
 from thoughtledger.api import (
     URL_ENV,
@@ -105,8 +108,9 @@ async def _ledger(given: str | None) -> Found:
         url, chosen_by = given, "--db"
     elif os.environ.get(URL_ENV):
         url, chosen_by = os.environ[URL_ENV], f"${URL_ENV}"
-    elif not default_path().exists() and demo_path().is_file():
-        url, chosen_by = str(demo_path()), "the demo's, until there is a ledger of your own"
+    elif (demo := demo_until_there_is_a_ledger(lambda _said: None)) is not None:
+        # As every reading command chooses it (see first_run): one rule, said here in words.
+        url, chosen_by = demo, "the demo's, until there is a ledger of your own"
     else:
         url, chosen_by = str(default_path()), "the default file (no --db, no $THOUGHTLEDGER_URL)"
     file = _file_of(url)
