@@ -42,6 +42,8 @@ NOT_RUN = {
     "pip install '.[postgres]'": "the install itself, as above",
     "tools/test": "the whole suite, this test among it",
     "claude": "another program (Claude Code) registering the server",
+    "tools/run ARGS...": "a placeholder: the commands it stands for are run below",
+    "tools/run serve --http": "the server `thoughtledger serve --http` is, started below",
 }
 """Lines of the pages' shell blocks that are not run, by how they begin, and why."""
 FAILS = {
@@ -73,7 +75,7 @@ def steps(path: Path) -> Iterator[Step]:
             if line.startswith("```"):
                 fence, current = line[3:], None
                 continue
-            for span in re.findall(r"`(thoughtledger [^`]+)`", line):
+            for span in re.findall(r"`((?:thoughtledger|tools/run) [^`]+)`", line):
                 yield Step(f"{name}:{number}", span)
             continue
         if line == "```":
@@ -224,6 +226,13 @@ def _take(user: User, project: Path, step: Step) -> None:  # one case a kind of 
         ran = tools_run(project, user.home, terminal=True)
         assert ran.returncode == 0, (where, ran.stderr)
         assert "Recorded a sample session in" in ran.stdout
+        return
+    if line.startswith("tools/run "):
+        args = shlex.split(line)[1:]
+        ran = tools_run(project, user.home, *args)  # serve: stdin closed, it stops
+        assert ran.returncode == 0, (where, ran.stderr)
+        if args[0] != "serve":  # what it reads is the demo's, and it says so
+            assert "demo.db" in ran.stdout + ran.stderr, (where, ran.stdout)
         return
     if line in FAILS:
         ran = user.run(line)
