@@ -265,6 +265,32 @@ async def ledger_from(args: argparse.Namespace, *, read_only: bool) -> AsyncIter
         bar.close()
 
 
+SETTLE_PAGE = 10_000
+"""Events the loop marks take in between two moves of the progress line (after a bulk write)."""
+
+
+async def settle_loop_marks(ledger: Ledger, ui: Ui) -> int:
+    """After a bulk write, bring the loop marks up to the log's end; how many events taken in.
+
+    A bulk write (``record``, ``import``) leaves its thoughts' loop marks to follow the log,
+    and a closing ledger takes in only a few pages: without this, every later ``stats`` (a
+    read, which writes nothing) would fold the rest again. Paid once, here, after the writes
+    and outside their transactions.
+
+    Raises:
+        LedgerError: The store failed (the thoughts are recorded; the marks stay behind, and
+            the next writable opening takes them in).
+    """
+    taken = 0
+    with ui.progress("Finding repeated thoughts") as step:
+        while (count := await ledger.loops.catch_up(events=SETTLE_PAGE)) > 0:
+            taken += count
+            step.advance(count)
+            if count < SETTLE_PAGE:
+                break
+    return taken
+
+
 class UpgradeBar:
     """A progress bar on stderr for an upgrade that goes through the whole log (else nothing).
 

@@ -25,6 +25,7 @@ from thoughtledger.adapters.cli.common import (
     command,
     ledger_from,
     plural,
+    settle_loop_marks,
 )
 from thoughtledger.api import Ledger
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError
@@ -131,6 +132,8 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
                         step.advance(len(commands))
                         continue
                 refused.append({**where, "error": batch.refusal})
+        if recorded:
+            await settle_loop_marks(ledger, ui)
     _report(ui, args.json, name, recorded, refused)
     return EXIT_FAILURE if refused else EXIT_OK
 
