@@ -181,8 +181,8 @@ def _print_page(
         for line in page_lines(page, notes, forked=point is not None):
             ui.out.print(line, soft_wrap=True)
         if point is not None:
-            # A page holds the fork's own thoughts, in its own versions; its first ones are
-            # its source's, in the source's.
+            # A page lists the fork's own thoughts, in its own versions; its first ones are
+            # its source's, in the source's, and shown there.
             ui.out.print(
                 f"forked from {point.session_id} at version {point.version}: its earlier "
                 f"thoughts are the source's (thoughtledger show {point.session_id} --at "

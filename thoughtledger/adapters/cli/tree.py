@@ -227,7 +227,8 @@ def page_lines(
         Text.assemble(
             ("session ", "bold"),
             (page.session_id, "bold cyan"),
-            f" · {plural(page.thought_count, 'thought')}{' of its own' if forked else ''} · ",
+            f" · {plural(page.thought_count, 'thought')}"
+            f"{' (the first from its source)' if forked else ''} · ",
             (page.status, _status_style(page.status)),
             (f" · {span} of {page.version}", "dim"),
         )
