@@ -166,7 +166,7 @@ async def test_an_imported_session_is_indexed_with_its_import(pg: Backend) -> No
         session = await record_texts(source, ["kilo lima", "mike november"])
         exported = await raw_store(source).read_stream(session)
     async with open_ledger(pg.url) as ledger:
-        assert await raw_store(ledger).import_records(exported) == 3
+        assert await raw_store(ledger).imports.import_records(exported) == 3
         assert await indexed(pg, "november") == [2]
         assert [hit.text for hit in (await ledger.search("kilo")).results] == ["kilo lima"]
 
@@ -210,7 +210,7 @@ async def test_opening_a_ledger_indexed_by_its_insert_trigger_drops_the_trigger(
     assert await indexed(pg, "victor") == [1]
     connection = await connect(pg)
     try:
-        assert await connection.fetchval("SELECT max(version) FROM tl_schema") == 13
+        assert await connection.fetchval("SELECT max(version) FROM tl_schema") == 14
         assert await connection.fetchval("SELECT to_regproc('tl_search_added')") is None
     finally:
         await connection.close()

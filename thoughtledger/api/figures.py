@@ -15,7 +15,7 @@ from thoughtledger.ledger.envelope import EventRow, RecordedEvent, parse_time
 from thoughtledger.ledger.events import THOUGHT_TYPES
 from thoughtledger.ledger.store.base import EventStore
 from thoughtledger.ledger.store.loop_marks import LoopMarking
-from thoughtledger.ledger.store.rows import RowReads, decode_rows, event_rows_of
+from thoughtledger.ledger.store.rows import COUNTED_TYPES, RowReads, decode_rows, event_rows_of
 from thoughtledger.ledger.store.stats_rows import Statistics as StatsSource
 from thoughtledger.ledger.store.stats_rows import StatsFilter
 from thoughtledger.projections.analytics import GroupStats, LedgerStats, summarize
@@ -23,9 +23,6 @@ from thoughtledger.projections.annotations import LabelStats, label_stats
 from thoughtledger.projections.event_fields import event_fields
 from thoughtledger.projections.loop_counts import LoopCounter, LoopStats
 from thoughtledger.projections.usage import ModelUsage, generations, usage_by_model
-
-_FIGURED = frozenset({"thought.generated", "thought.annotated"})
-"""The event types :meth:`Statistics.log_figures` reads."""
 
 
 async def ledger_stats(source: StatsSource, where: StatsFilter | None = None) -> LedgerStats:
@@ -138,12 +135,13 @@ class Statistics:
         found = []
         marked: list[RecordedEvent] = []
         after = 0
-        # Only model-written thoughts and annotations count here: the rows are read undecoded
-        # and just those decoded (a ledger of tool thoughts decodes nothing).
-        while rows := await self._rows.read_all_event_rows(after_position=after, limit=page):
+        # Only model-written thoughts and annotations count here: just their rows are read
+        # (through an index that holds only those) and decoded.
+        while rows := await self._rows.read_event_rows_of_types(
+            COUNTED_TYPES, after_position=after, limit=page
+        ):
             after = rows[-1].position
-            wanted = [row for row in rows if row.event_type in _FIGURED]
-            records = decode_rows(wanted) if wanted else []
+            records = decode_rows(rows)
             chosen = [
                 r
                 for r in records

@@ -25,6 +25,10 @@ from thoughtledger.projections.asof import check_time, check_version, version_at
 from thoughtledger.projections.fastfold import fold_rows
 from thoughtledger.projections.state import SessionState, empty, grafted, replay
 
+LAST_POSITION = 2**63 - 1
+"""The largest position any backend stores (a signed 64-bit integer; importing the schema's
+constant would import SQLAlchemy on every ledger's first read)."""
+
 
 class Reads:
     """The ledger's reads of sessions and of the log.
@@ -158,6 +162,12 @@ class Reads:
                 failed.
             EventDecodingError: (while iterating) a stored event cannot be decoded.
         """
+        if isinstance(after, int) and after > LAST_POSITION:
+            # Past what a position can be (a signed 64-bit integer): SQLite would follow
+            # nothing, silently, and PostgreSQL end at once; say so instead.
+            raise InvalidInputError(
+                f"after must be a position from 0 to {LAST_POSITION}, not {after}"
+            )
         return self._store.subscribe(
             after=after, session_id=session_id, poll_interval=poll_interval
         )

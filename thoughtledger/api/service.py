@@ -123,21 +123,23 @@ class Ledger(ClosedOnExit):
         self.max_thought_bytes = max_thought_bytes
         self._held = Held(store, Heads(cache_size, hold_thoughts), Histories(cache_thoughts))
         self._recorder = Recorder(store, self._held, ttl=ttl, clock=clock)
-        self.loops = Loops(store, store, store, follow=follow_log)
+        self.loops = Loops(store, store.loop_marks, store.rows, follow=follow_log)
         """Loop marks: which thoughts repeat an earlier one, always complete."""
         self._recorder.observers.append(self.loops.appended)
-        self._reads = Reads(store, store, self._held)
+        self._reads = Reads(store, store.rows, self._held)
         self._listing = Listing(store, self._held)
         self._lookup = Lookup(store)
-        self._paging = Paging(store, store, self._held.known_branches)
+        self._paging = Paging(store, store.redaction, self._held.known_branches)
         self._forking = Forking(store, self._held, self._recorder)
-        self.proofs = Proofs(store, store)
+        self.proofs = Proofs(store, store.tree)
         """Signed checkpoints, inclusion and consistency proofs."""
-        self.transfer = Transfer(store, store, store, store, self.loops.imported)
+        self.transfer = Transfer(
+            store, store.rows, store.imports, store.redaction, self.loops.imported
+        )
         """Export and import, and the whole log as rows."""
-        self.redaction = Redaction(store, store, self)
+        self.redaction = Redaction(store, store.redaction, self)
         """Erasing thoughts' text, recorded."""
-        self.stats = Statistics(store, store, store, store, self.loops)
+        self.stats = Statistics(store, store.stats, store.rows, store.loop_marks, self.loops)
         """Figures over the sessions, and over the models that wrote thoughts."""
         self.annotations = Annotations(store, self._recorder)
         """Reviewers' labels, scores and notes on thoughts."""

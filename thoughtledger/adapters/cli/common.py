@@ -65,6 +65,21 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see: {self.prog} --help)")
 
 
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+r"""What JSON leaves raw but a terminal obeys: DEL, C1 (``\x9b`` is a CSI) and the bidi
+overrides, embeddings and isolates (JSON itself escapes C0)."""
+
+
+def json_text(data: Any, *, indent: int | None = None) -> str:
+    r"""``data`` as JSON, safe to write on a terminal.
+
+    Each character of :data:`_UNSAFE_IN_JSON` is written as its ``\uXXXX`` escape, so the text
+    decodes exactly as it was and a terminal is shown nothing raw.
+    """
+    text = json.dumps(data, ensure_ascii=False, indent=indent)
+    return _UNSAFE_IN_JSON.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
 @dataclass(frozen=True, slots=True)
 class Ui:
     """Where output goes: data on ``out`` (stdout), progress and errors on ``err`` (stderr).
@@ -101,7 +116,7 @@ class Ui:
 
     def json(self, data: Any) -> None:
         """Write ``data`` as JSON on stdout, bypassing rich (no highlighting, no wrapping)."""
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(json_text(data, indent=2) + "\n")
 
     def table(self, *columns: str, title: str | None = None) -> Table:
         """A table in the house style: boxed on a terminal, bare columns when piped."""
@@ -437,6 +452,7 @@ __all__ = [
     "check_version",
     "clip",
     "command",
+    "json_text",
     "ledger_from",
     "parse_time",
     "plural",

@@ -54,8 +54,9 @@ _BEHIND = (
 )
 _HORIZON = f"(pg_snapshot_xmin(pg_current_snapshot())::text::bigint << {POSITION_SHIFT})"
 _CHUNK = (
-    "SELECT max(position), count(*) FROM (SELECT position FROM tl_events WHERE position > $1 "
-    f"AND position < {_HORIZON} ORDER BY position LIMIT $2) AS chunk"
+    "SELECT max(position), count(*) FROM (SELECT position FROM tl_events WHERE position > "
+    f"(SELECT position FROM tl_search_through WHERE id = 1) AND position < {_HORIZON} "
+    "ORDER BY position LIMIT $1) AS chunk"
 )
 _FILL = (
     pg_rows(
@@ -90,7 +91,7 @@ async def index_waiting(driver: Any, *, limit: int = INDEX_CHUNK) -> bool:
         through = await driver.fetchval(_TRY_LOCK)
         if through is None:  # another catch-up (or a redaction) holds the turn
             return False
-        high, count = await driver.fetchrow(_CHUNK, through, limit)
+        high, count = await driver.fetchrow(_CHUNK, limit)
         if high is None:
             return False
         await driver.execute(_FILL, through, high)

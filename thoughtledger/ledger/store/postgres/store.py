@@ -21,8 +21,8 @@ Opened with a ``read_url``, reads go to a hot standby and writes to the primary;
 its own writes there all the same (see :mod:`thoughtledger.ledger.store.postgres.standby`).
 """
 
-from collections.abc import AsyncIterator, Callable, Collection, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractContextManager, asynccontextmanager
 from functools import partial
 from typing import Any
 from uuid import UUID
@@ -387,15 +387,9 @@ class PostgresEventStore(SqlEventStore):
     def _stats_dialect(self) -> PostgresStats:
         return POSTGRES_STATS
 
-    async def already_imported(self, session_id: str, hashes: Sequence[str]) -> int:
-        """See :meth:`Importing.already_imported` (asked of the primary: an import follows)."""
-        with reading_for_a_write():
-            return await super().already_imported(session_id, hashes)
-
-    async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
-        """See :meth:`Importing.recorded_event_ids` (asked of the primary: an import follows)."""
-        with reading_for_a_write():
-            return await super().recorded_event_ids(event_ids)
+    def _primary_reads(self) -> AbstractContextManager[object]:
+        """An import's reads are asked of the primary: the import follows there."""
+        return reading_for_a_write()
 
     async def _fetch(self, query: "sa.Executable") -> "list[sa.Row[Any]]":
         """Run a read: on the standby when there is one and it has this store's writes.
