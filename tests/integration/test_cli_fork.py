@@ -126,3 +126,16 @@ def test_a_forks_tree_numbers_its_own_versions_once_and_its_sources_as_the_sourc
     as_data = as_json("show", fork, "--db", db)
     sources = [item.get("source") for item in as_data["thoughts"]]
     assert sources == [source] * 6 + [None, None]
+    # A page lists the fork's own thoughts in its own versions, and says where the rest are.
+    paged = thoughtledger("show", fork, "--limit", "5", "--db", db)
+    assert paged.returncode == 0, paged.stderr
+    head, *items, where = paged.stdout.splitlines()
+    # One count of its thoughts, paged or whole, as the API's state and pages give it.
+    assert "· 8 thoughts (the first from its source) ·" in head
+    page = as_json("show", fork, "--limit", "5", "--db", db)
+    assert page["thoughtHistoryLength"] == len(as_data["thoughts"]) == 8
+    assert [re.findall(r"\[v(\d+) ·", item) for item in items] == [["2"], ["3"]]
+    assert where == (
+        f"forked from {source} at version 7: its earlier thoughts are the source's "
+        f"(thoughtledger show {source} --at 7)"
+    )

@@ -57,3 +57,17 @@ def test_the_html_page_is_a_format_like_every_other(tmp_path: Path) -> None:
     helped = thoughtledger("export", "--help")
     assert "--html" not in helped.stdout  # the former option is still taken, no longer offered
     assert "html: the sessions as one self-contained web page" in " ".join(helped.stdout.split())
+
+
+def test_an_unknown_option_points_at_the_commands_own_help() -> None:
+    for argv, named in (
+        (["replay", "s-1", "--at", "9"], "replay"),
+        (["token", "list", "--bogus"], "token list"),
+    ):
+        ran = thoughtledger(*argv)
+        assert (ran.returncode, ran.stdout) == (2, "")
+        unknown = " ".join(argv[argv.index(next(a for a in argv if a.startswith("--"))) :])
+        assert ran.stderr == (
+            f"thoughtledger: error: unrecognized arguments: {unknown} "
+            f"(see: thoughtledger {named} --help)\n"
+        )

@@ -39,6 +39,7 @@ from thoughtledger.api.bootstrap import (
     open_ledger,
     open_store,
     resolve_url,
+    schema_version,
 )
 from thoughtledger.api.errors import (
     AccessDeniedError,
@@ -127,7 +128,6 @@ from thoughtledger.ledger.errors import (
 )
 from thoughtledger.ledger.store.base import ClosedOnExit
 from thoughtledger.ledger.store.loop_marks import LoopMark
-from thoughtledger.ledger.store.schema import DATABASE_SCHEMA_VERSION as SCHEMA_VERSION
 
 __all__ = [
     "AGENT_META_KEY",
@@ -144,7 +144,6 @@ __all__ = [
     "PROMPT_VERSION",
     "READ_URL_ENV",
     "ROLES",
-    "SCHEMA_VERSION",
     "SCOPE_PREFIX",
     "URL_ENV",
     "AccessDeniedError",
@@ -227,6 +226,7 @@ __all__ = [
     "prompt_sha256",
     "resolve_url",
     "role_of",
+    "schema_version",
     "session_agent",
     "starts_a_run",
     "stream_with_writer",

@@ -3,7 +3,6 @@
 import argparse
 import asyncio
 import contextlib
-import importlib.metadata
 import logging
 import os
 import signal
@@ -40,7 +39,9 @@ from thoughtledger.adapters.cli.common import (
     CliError,
     Parser,
     Ui,
+    UsageError,
 )
+from thoughtledger.adapters.cli.first_run import installed_version
 from thoughtledger.adapters.common.logs import logging_to_stderr
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
 from thoughtledger.ledger.printable import visible
@@ -109,14 +110,6 @@ def build_parser() -> Parser:
     return parser
 
 
-def installed_version() -> str:
-    """Return the version of the installed package, as its metadata says."""
-    try:
-        return importlib.metadata.version(PROG)
-    except importlib.metadata.PackageNotFoundError:  # run from a source tree never installed
-        return "(not installed)"
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the ``thoughtledger`` command line; return the exit code.
 
@@ -138,7 +131,12 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
 
     def run() -> int:
-        args = build_parser().parse_args(arguments)
+        args, extra = build_parser().parse_known_args(arguments)
+        if extra:  # named with the command's own help, not the program's
+            named = " ".join(filter(None, (args.command, getattr(args, "action", None))))
+            raise UsageError(
+                f"unrecognized arguments: {' '.join(extra)} (see: {PROG} {named} --help)"
+            )
         with _interrupting():
             code: int = asyncio.run(args.handler(args, ui))
         return code

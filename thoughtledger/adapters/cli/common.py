@@ -25,9 +25,13 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from thoughtledger.adapters.cli.first_run import (
+    demo_until_there_is_a_ledger,
+    where_ledgers_come_from,
+)
 from thoughtledger.adapters.cli.safe_console import SafeConsole
 from thoughtledger.adapters.common.options import bounded
-from thoughtledger.api import READ_URL_ENV, URL_ENV, Ledger, default_path, open_ledger
+from thoughtledger.api import READ_URL_ENV, Ledger, open_ledger
 from thoughtledger.ledger.errors import InvalidInputError, LedgerNotFoundError
 from thoughtledger.ledger.printable import visible
 
@@ -163,8 +167,8 @@ Commands: TypeAlias = "argparse._SubParsersAction[Parser]"
 """What ``add_subparsers()`` returns: where each command module adds its command."""
 
 
-SHARED_TITLE = "ledger options"
-"""The title of the options every command that opens a ledger shares, shown last in its help."""
+SHARED_TITLE = "shared options"
+"""The title of the options commands share (``--db``, ``--read-url``, ``--json``), shown last."""
 
 DB_HELP = (
     "the ledger: a file, sqlite:///file.db or postgresql://user@host/db (default: "
@@ -210,6 +214,29 @@ def add_json_option(parser: argparse.ArgumentParser) -> None:
     shared_options(parser).add_argument("--json", action="store_true", help=JSON_HELP)
 
 
+AGENT_FILTER_HELP = "only sessions of this agent"
+CLIENT_FILTER_HELP = "only sessions from this client"
+
+
+def add_session_filters(parser: argparse.ArgumentParser, *, times: str = "started") -> None:
+    """Add ``--since``, ``--until``, ``--agent`` and ``--client``, in that order.
+
+    On a command that reads, ``--agent`` and ``--client`` pick sessions; on one that records
+    (``record``, ``fork``, ``serve``) the same names say who records.
+
+    Args:
+        parser: The command's parser.
+        times: What ``--since`` and ``--until`` bound: when sessions ``started``, or when
+            thoughts were ``recorded``.
+    """
+    parser.add_argument(
+        "--since", metavar="TIME", type=parse_time, help=f"{times} at or after TIME"
+    )
+    parser.add_argument("--until", metavar="TIME", type=parse_time, help=f"{times} before TIME")
+    parser.add_argument("--agent", metavar="NAME", help=AGENT_FILTER_HELP)
+    parser.add_argument("--client", metavar="NAME", help=CLIENT_FILTER_HELP)
+
+
 def add_db_option(parser: argparse.ArgumentParser, *, reads: bool = True) -> None:
     """Add ``--db URL`` and, for a command that reads, ``--read-url URL``."""
     group = shared_options(parser)
@@ -237,7 +264,9 @@ async def ledger_from(args: argparse.Namespace, *, read_only: bool) -> AsyncIter
     ui = Ui.create()
     url = args.db
     if read_only and not url:
-        url = _demo_until_there_is_a_ledger(ui)
+        url = demo_until_there_is_a_ledger(
+            lambda said: ui.err.print(said, style="dim", highlight=False, soft_wrap=True)
+        )
     bar = UpgradeBar(ui)
     try:
         async with open_ledger(
@@ -246,7 +275,7 @@ async def ledger_from(args: argparse.Namespace, *, read_only: bool) -> AsyncIter
             bar.close()  # the upgrade, if any, is over once the ledger is open
             yield ledger
     except LedgerNotFoundError as exc:
-        raise CliError(f"{exc}{_where_ledgers_come_from(args.db)}") from exc
+        raise CliError(f"{exc}{where_ledgers_come_from(args.db)}") from exc
     finally:
         bar.close()
 
@@ -275,40 +304,6 @@ async def settle_loop_marks(ledger: Ledger, ui: Ui) -> int:
             if count < SETTLE_PAGE:
                 break
     return taken
-
-
-def _demo_until_there_is_a_ledger(ui: Ui) -> str | None:
-    """The demo's file while there is no ledger yet and none is named, else ``None``.
-
-    ``thoughtledger demo`` records into the cache folder, never into the ledger the other
-    commands read; until that ledger exists, a command that only reads reads the demo's (and
-    says so on stderr), so the command typed right after the demo finds what it recorded.
-    """
-    if os.environ.get(URL_ENV) or default_path().exists():
-        return None
-    # Imported here: the demo module imports this one.
-    from thoughtledger.adapters.cli.demo import scratch_path
-
-    demo = scratch_path()
-    if not demo.is_file():
-        return None
-    ui.err.print(
-        f"(no ledger at {default_path()} yet: reading the demo's, {demo})",
-        style="dim",
-        highlight=False,
-        soft_wrap=True,
-    )
-    return str(demo)
-
-
-def _where_ledgers_come_from(given: str | None) -> str:
-    """What to add to "no ledger at the default file": how one is made."""
-    if given or os.environ.get(URL_ENV):
-        return ""
-    return (
-        "; it is made by the first thought an agent records (thoughtledger serve), or by "
-        "record or import"
-    )
 
 
 class UpgradeBar:
@@ -433,6 +428,8 @@ async def check_version(ledger: Ledger, session_id: str, version: int | None, ty
 
 
 __all__ = [
+    "AGENT_FILTER_HELP",
+    "CLIENT_FILTER_HELP",
     "DB_HELP",
     "EXIT_FAILURE",
     "EXIT_OK",
@@ -451,6 +448,7 @@ __all__ = [
     "UsageError",
     "add_db_option",
     "add_json_option",
+    "add_session_filters",
     "check_version",
     "clip",
     "command",

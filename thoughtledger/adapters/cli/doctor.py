@@ -26,11 +26,16 @@ from thoughtledger.adapters.cli.common import (
     plural,
     when,
 )
+from thoughtledger.adapters.cli.first_run import (
+    demo_path,
+    demo_until_there_is_a_ledger,
+    installed_version,
+)
 from thoughtledger.api import (
-    SCHEMA_VERSION,
     URL_ENV,
     default_path,
     open_ledger,
+    schema_version,
 )
 from thoughtledger.ledger.errors import LedgerError, LedgerNotFoundError, SchemaVersionError
 from thoughtledger.ledger.masking import mask_url
@@ -83,7 +88,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     """
     found = await _ledger(args.db)
     report = {
-        "version": _version(),
+        "version": installed_version(),
         "python": platform.python_version(),
         "ledger": _ledger_json(found),
         "demo": _demo(),
@@ -99,14 +104,13 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
 
 async def _ledger(given: str | None) -> Found:
     """The ledger the commands would read, opened read-only, and what it holds."""
-    from thoughtledger.adapters.cli.demo import scratch_path
-
     if given:
         url, chosen_by = given, "--db"
     elif os.environ.get(URL_ENV):
         url, chosen_by = os.environ[URL_ENV], f"${URL_ENV}"
-    elif not default_path().exists() and scratch_path().is_file():
-        url, chosen_by = str(scratch_path()), "the demo's, until there is a ledger of your own"
+    elif (demo := demo_until_there_is_a_ledger(lambda _said: None)) is not None:
+        # As every reading command chooses it (see first_run): one rule, said here in words.
+        url, chosen_by = demo, "the demo's, until there is a ledger of your own"
     else:
         url, chosen_by = str(default_path()), "the default file (no --db, no $THOUGHTLEDGER_URL)"
     file = _file_of(url)
@@ -124,7 +128,7 @@ async def _ledger(given: str | None) -> Found:
         found.problem = mask_url(str(exc))
         return found
     found.exists = True
-    found.schema = f"{SCHEMA_VERSION}, this release's"
+    found.schema = f"{schema_version()}, this release's"
     found.sessions = len(heads)
     found.events = sum(head.version for head in heads)
     latest = max((head.updated_at for head in heads), default=None)
@@ -171,9 +175,7 @@ def _size(file: Path) -> int:
 
 
 def _demo() -> dict[str, Any] | None:
-    from thoughtledger.adapters.cli.demo import scratch_path
-
-    demo = scratch_path()
+    demo = demo_path()
     return {"file": str(demo), "bytes": _size(demo)} if demo.is_file() else None
 
 
@@ -194,12 +196,6 @@ def _servers() -> dict[str, Any]:
         "serve --http": f"MCP at http://{DEFAULT_HOST}:{DEFAULT_PORT}/mcp (loopback only)",
         "ui": f"the browser view at http://{DEFAULT_HOST}:{UI_PORT}/ (read-only, loopback only)",
     }
-
-
-def _version() -> str:
-    from thoughtledger.adapters.cli.command import installed_version
-
-    return installed_version()
 
 
 def _print(ui: Ui, report: dict[str, Any]) -> None:

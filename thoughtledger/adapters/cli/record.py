@@ -1,11 +1,10 @@
 """``thoughtledger record FILE|-``: record thought calls from JSON Lines, atomically per session.
 
-The file is read whole first (see :mod:`thoughtledger.adapters.cli.record_lines` for its lines and
-how
-they are grouped): a line whose session cannot be told refuses the file, and nothing is written.
-Then each session's thoughts are checked and recorded in one append (``ledger.batches``): a bad
-line refuses its own session only, with its line number and field, and the other sessions are
-recorded; the command then says which were refused and exits 1.
+The file is read whole first (see :mod:`thoughtledger.adapters.cli.record_lines` for its lines
+and how they are grouped): a line whose session cannot be told refuses the file, and nothing is
+written. Then each session's thoughts are checked and recorded in one append
+(``ledger.batches``): a bad line refuses its own session only, with its line number and field,
+and the other sessions are recorded; the command then says which were refused and exits 1.
 """
 
 import argparse

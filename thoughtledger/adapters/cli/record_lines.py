@@ -1,7 +1,9 @@
 """What ``thoughtledger record`` reads: JSON Lines of thought calls, one batch per session.
 
 Each line is one call's arguments in the MCP shape (``sequentialthinking``'s thought fields,
-camelCase, read with the MCP tools' types), optionally with ``sessionId``:
+camelCase, read with the MCP tools' types), optionally with ``sessionId`` and with ``_meta``
+naming the session's agent and client as an MCP call's does (``thoughtledger/agent``,
+``thoughtledger/client``):
 
 * lines naming a session form that session's batch, wherever they are in the file, in file order;
 * lines naming none form runs: lines that follow one another, a new run at each thought numbered

@@ -9,14 +9,14 @@ from thoughtledger.adapters.cli.common import (
     Commands,
     Ui,
     add_json_option,
+    add_session_filters,
     clip,
     command,
     ledger_from,
-    parse_time,
     when,
     whole,
 )
-from thoughtledger.api import Ledger, StreamHead
+from thoughtledger.api import StreamHead
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.projections.state import SessionState
 
@@ -27,11 +27,8 @@ STATUSES = ("open", "recorded", "revision", "branch", "complete", "cleared", "ex
 def register(commands: Commands) -> None:
     """Add the ``sessions`` command."""
     parser = command(commands, "sessions", "list sessions, most recently active first", run)
-    parser.add_argument("--since", metavar="TIME", type=parse_time, help="started at or after")
-    parser.add_argument("--until", metavar="TIME", type=parse_time, help="started before TIME")
+    add_session_filters(parser)
     parser.add_argument("--status", choices=STATUSES, help="only sessions in this status")
-    parser.add_argument("--agent", metavar="NAME", help="only sessions of this agent")
-    parser.add_argument("--client", metavar="NAME", help="only sessions from this client")
     parser.add_argument(
         "--limit", metavar="N", type=whole(1), default=50, help="show at most N (default 50)"
     )
@@ -45,7 +42,8 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         LedgerError: The ledger failed.
     """
     async with ledger_from(args, read_only=True) as ledger:
-        heads = await _heads(ledger, args.since, args.until)
+        every = await ledger.all_heads()
+        heads = _heads(every, args.since, args.until)
         shown: list[SessionState] = []
         with ui.progress("Reading sessions", total=len(heads)) as step:
             for head in heads:
@@ -59,7 +57,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         ui.json([_as_json(state) for state in shown])
         return EXIT_OK
     if not shown:
-        ui.out.print("no sessions" + (" match" if len(heads) else " yet: try thoughtledger demo"))
+        ui.out.print("no sessions" + (" match" if every else " yet: try thoughtledger demo"))
         return EXIT_OK
     table = ui.table(
         "session",
@@ -92,12 +90,12 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     return EXIT_OK
 
 
-async def _heads(
-    ledger: Ledger, since: datetime | None, until: datetime | None
+def _heads(
+    every: list[StreamHead], since: datetime | None, until: datetime | None
 ) -> list[StreamHead]:
     heads = [
         head
-        for head in await ledger.all_heads()
+        for head in every
         if (since is None or head.started_at >= since)
         and (until is None or head.started_at < until)
     ]

@@ -28,7 +28,7 @@ from thoughtledger.adapters.cli.tree import page_lines, session_json, session_tr
 from thoughtledger.adapters.cli.verify import first_bad
 from thoughtledger.api import HistoryPage, Ledger
 from thoughtledger.projections.annotations import annotation_json, on_page
-from thoughtledger.projections.entries import Annotation
+from thoughtledger.projections.entries import Annotation, ForkPoint
 from thoughtledger.projections.state import SessionState
 from thoughtledger.projections.usage import usage_by_model, usage_note
 
@@ -98,6 +98,8 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
                 as_of_time=args.as_of,
             )
             notes = await _page_notes(ledger, page)
+            facts = await ledger.facts(session_id)
+            point = facts.fork if facts is not None else None
         else:
             state, latest = await ledger.state_with_latest(
                 session_id, as_of_version=args.at, as_of_time=args.as_of
@@ -116,7 +118,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
                 )
         forks = [head.session_id for head in await ledger.forks(session_id)]
     if paged:
-        return _print_page(args, ui, page, notes)
+        return _print_page(args, ui, page, notes, point)
     if args.json:
         ui.json({**session_json(state, marks), **lineage_json(state, forks)})
         return EXIT_OK
@@ -149,7 +151,11 @@ async def _page_notes(ledger: Ledger, page: HistoryPage) -> Mapping[int, tuple[A
 
 
 def _print_page(
-    args: argparse.Namespace, ui: Ui, page: HistoryPage, notes: Mapping[int, tuple[Annotation, ...]]
+    args: argparse.Namespace,
+    ui: Ui,
+    page: HistoryPage,
+    notes: Mapping[int, tuple[Annotation, ...]],
+    point: ForkPoint | None,
 ) -> int:
     if args.json:
         ui.json(
@@ -166,11 +172,25 @@ def _print_page(
                 ],
                 "more": page.more,
                 "nextCursor": page.next_cursor,
+                "forkOf": None
+                if point is None
+                else {"sessionId": point.session_id, "version": point.version, "hash": point.hash},
             }
         )
     else:
-        for line in page_lines(page, notes):
+        for line in page_lines(page, notes, forked=point is not None):
             ui.out.print(line, soft_wrap=True)
+        if point is not None:
+            # A page lists the fork's own thoughts, in its own versions; its first ones are
+            # its source's, in the source's, and shown there.
+            ui.out.print(
+                f"forked from {point.session_id} at version {point.version}: its earlier "
+                f"thoughts are the source's (thoughtledger show {point.session_id} --at "
+                f"{point.version})",
+                style="dim",
+                highlight=False,
+                soft_wrap=True,
+            )
     if page.next_cursor is not None:
         command = ["thoughtledger", "show", page.session_id, "--after", page.next_cursor]
         if args.limit is not None:

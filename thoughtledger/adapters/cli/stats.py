@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING
 
 from thoughtledger.adapters.cli.common import (
     EXIT_OK,
+    JSON_HELP,
     Commands,
     Ui,
+    add_session_filters,
     command,
     ledger_from,
-    parse_time,
     plural,
+    shared_options,
 )
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.printable import visible
@@ -27,10 +29,7 @@ if TYPE_CHECKING:
 def register(commands: Commands) -> None:
     """Add the ``stats`` command."""
     parser = command(commands, "stats", "analytics over all sessions: rates, percentiles", run)
-    parser.add_argument("--since", metavar="TIME", type=parse_time, help="sessions started since")
-    parser.add_argument("--until", metavar="TIME", type=parse_time, help="started before TIME")
-    parser.add_argument("--agent", metavar="NAME", help="only sessions of this agent")
-    parser.add_argument("--client", metavar="NAME", help="only sessions from this client")
+    add_session_filters(parser)
     parser.add_argument(
         "--loops",
         action=argparse.BooleanOptionalAction,
@@ -39,8 +38,8 @@ def register(commands: Commands) -> None:
         "marks stored with each thought, at the cost of the other figures; --loops is still "
         "accepted); --no-loops leaves them out",
     )
-    output = parser.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    output = shared_options(parser).add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help=JSON_HELP)
     output.add_argument("--csv", action="store_true", help="print CSV: one row per group")
 
 

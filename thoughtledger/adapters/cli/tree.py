@@ -207,7 +207,10 @@ def _repeat_json(repeat: Repeat) -> dict[str, Any]:
 
 
 def page_lines(
-    page: HistoryPage, notes: Mapping[int, tuple[Annotation, ...]] | None = None
+    page: HistoryPage,
+    notes: Mapping[int, tuple[Annotation, ...]] | None = None,
+    *,
+    forked: bool = False,
 ) -> list[Text]:
     """A page of a session's thoughts: a headline, then one line per thought, in version order.
 
@@ -224,7 +227,8 @@ def page_lines(
         Text.assemble(
             ("session ", "bold"),
             (page.session_id, "bold cyan"),
-            f" · {plural(page.thought_count, 'thought')} · ",
+            f" · {plural(page.thought_count, 'thought')}"
+            f"{' (the first from its source)' if forked else ''} · ",
             (page.status, _status_style(page.status)),
             (f" · {span} of {page.version}", "dim"),
         )

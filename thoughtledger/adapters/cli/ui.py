@@ -25,6 +25,11 @@ if TYPE_CHECKING:
 
 SUMMARY = "look at sessions in your browser: tree, time travel, live, analytics (read-only)"
 DEFAULT_PORT = 8766
+UNGUARDED_WARNING = (
+    "serving without --auth: any process on this machine can read every session "
+    "(use --auth FILE; see: thoughtledger token add --help)"
+)
+"""What ``ui`` says without a token file: the view is read-only, but open to every local user."""
 _count = bounded(int, lambda count: count >= 1, "a whole number >= 1")
 
 
@@ -126,7 +131,6 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     """
     from thoughtledger.adapters.common.hardened import bind, hardened_server
     from thoughtledger.adapters.common.stopping import signals_handled
-    from thoughtledger.adapters.mcp.http.serving import SINGLE_PRINCIPAL_WARNING
     from thoughtledger.adapters.ui.routes import create_app
 
     file_verifier = None
@@ -153,16 +157,24 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         # Bounded like serve --http: no request may hold a connection open half-sent.
         http = hardened_server(app, lifespan="off", websocket=True)
 
+        interrupted: list[bool] = []
+
         def stop() -> None:  # live pages hold streams open: waiting for them would never end
             http.should_exit = http.force_exit = True
 
-        async with signals_handled(stop, on_term=stop):
+        def interrupt() -> None:
+            interrupted.append(True)
+            stop()
+
+        async with signals_handled(interrupt, on_term=stop):
             host = f"[{args.host}]" if ":" in args.host else args.host
             if verifier is None:
-                sys.stderr.write(f"thoughtledger ui: warning: {SINGLE_PRINCIPAL_WARNING}\n")
+                sys.stderr.write(f"thoughtledger ui: warning: {UNGUARDED_WARNING}\n")
             sys.stdout.write(f"thoughtledger ui: http://{host}:{port}/ (Ctrl-C stops)\n")
             sys.stdout.flush()
             await http.serve(sockets=[listener])
+    if interrupted:  # its normal stop, said as serve says it
+        sys.stderr.write("thoughtledger: stopped (Ctrl-C)\n")
     return EXIT_OK
 
 
