@@ -198,7 +198,10 @@ class Ledger(ClosedOnExit):
         reports, forks, moved = await self._reads.verify_all(progress=progress)
         settled = []
         for report in reports:
-            if report.session_id in moved:  # not settled by the one walk: walked again alone
+            if report.session_id in moved or not report.ok:
+                # Not settled by the one walk, or broken in it: walked again alone, so a broken
+                # session is named exactly as its own walk names it (the one walk meets rows in
+                # log order, which a moved row does not keep).
                 settled.append(await self.verify(report.session_id))
             elif report.session_id in forks:
                 settled.append(await self._forking.check_link(report))
