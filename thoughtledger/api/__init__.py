@@ -33,6 +33,13 @@ from thoughtledger.api.access import (
 from thoughtledger.api.annotation import Annotations
 from thoughtledger.api.batching import Batches, check_batch
 from thoughtledger.api.bootstrap import READ_URL_ENV, open_ledger, open_store, resolve_url
+from thoughtledger.api.capture import (
+    CapturedAction,
+    CapturedReasoning,
+    CapturedSpan,
+    CaptureReport,
+    Capturing,
+)
 from thoughtledger.api.errors import (
     AccessDeniedError,
     GenerationError,
@@ -140,6 +147,11 @@ __all__ = [
     "AccessDeniedError",
     "Annotations",
     "Batches",
+    "CaptureReport",
+    "CapturedAction",
+    "CapturedReasoning",
+    "CapturedSpan",
+    "Capturing",
     "CheckedFile",
     "Checkpoint",
     "CheckpointReport",

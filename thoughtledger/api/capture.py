@@ -1,0 +1,389 @@
+"""Captured reasoning: an agent's own thinking, read from its telemetry, recorded as thoughts.
+
+``ledger.capture`` (a part of :class:`thoughtledger.api.Ledger`), reached by adapters through
+:meth:`thoughtledger.api.Scope.capture`. A way in (the OTLP receiver) reads spans in whatever
+dialect their sender writes and hands over :class:`CapturedSpan` values; this module decides the
+events. Each reasoning part becomes a ``thought.captured`` event on the session's main line, each
+tool call an ``action.taken`` event naming the thought before it.
+
+A span sent twice appends nothing the second time: every event's id is derived from the
+session, the trace, the span and the part's index, so the store's own rule (an event id is
+recorded once) finds the ones already there, and only the others are decided and appended.
+Signatures and encrypted reasoning are kept as SHA-256 digests, never as they were sent.
+"""
+
+import asyncio
+import hashlib
+import random
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from uuid import UUID
+
+from thoughtledger.api.access import check_agent
+from thoughtledger.api.caches import Held
+from thoughtledger.api.errors import not_found
+from thoughtledger.api.recording import Recorder
+from thoughtledger.ledger.errors import ConcurrencyError, InvalidInputError
+from thoughtledger.ledger.events import (
+    MAX_ACTION_ARGUMENTS_CHARS,
+    ActionTaken,
+    Capture,
+    CaptureForm,
+    LedgerEvent,
+    SessionStarted,
+    ThoughtCaptured,
+)
+from thoughtledger.ledger.ids import check_id
+from thoughtledger.projections.state import SessionState
+
+OPAQUE_TEXT = "[opaque reasoning]"
+"""The text of a captured thought whose reasoning the provider sent encrypted or redacted."""
+
+_ATTEMPTS = 8
+_CHUNK = 4096  # events per append, well under the store's bound on one append
+
+
+@dataclass(frozen=True, slots=True)
+class CapturedReasoning:
+    """One reasoning part of a span.
+
+    Attributes:
+        text: The reasoning as sent (empty for an opaque part).
+        form: ``full``, ``summary`` or ``opaque``.
+        signature: The provider's signature of it, if sent (only its digest is kept).
+        opaque: The encrypted or redacted content, if sent (only its digest is kept).
+    """
+
+    text: str
+    form: CaptureForm = "full"
+    signature: str | None = None
+    opaque: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CapturedAction:
+    """One tool call of a span: its name, the provider's call id and its arguments (JSON)."""
+
+    name: str
+    call_id: str | None = None
+    arguments: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CapturedSpan:
+    """What one span says of an agent's reasoning, in no dialect in particular.
+
+    Attributes:
+        trace_id: The trace, 32 lowercase hex digits.
+        span_id: The span, 16 lowercase hex digits.
+        dialect: How the sender wrote its reasoning (kept on each thought).
+        parts: Its reasoning parts and tool calls, in the order sent.
+        conversation: The sender's conversation key, if it has one (else the trace is).
+        started_ns: When the span started (orders the spans of one request).
+        agent: Who did the thinking (``gen_ai.agent.name``), if named.
+        client: The software that sent it (the resource's ``service.name``), if named.
+        provider: The model's provider, if named.
+        model: The model that answered (else the one asked for), if named.
+        response_id: The provider's id of the response, if sent.
+        reasoning_tokens: The call's reasoning tokens, if counted.
+    """
+
+    trace_id: str
+    span_id: str
+    dialect: str
+    parts: tuple[CapturedReasoning | CapturedAction, ...]
+    conversation: str | None = None
+    started_ns: int = 0
+    agent: str | None = None
+    client: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    response_id: str | None = None
+    reasoning_tokens: int | None = None
+
+    @property
+    def session_key(self) -> str:
+        """The name of the session this span's reasoning goes to, before a principal's scope.
+
+        The conversation key when it can be a session id, a digest of it otherwise, and the
+        trace when the sender has none (one session per trace).
+        """
+        if self.conversation is None:
+            return f"trace-{self.trace_id}"
+        try:
+            return check_id(self.conversation)
+        except InvalidInputError:
+            digest = hashlib.sha256(self.conversation.encode("utf-8", "replace")).hexdigest()
+            return f"conversation-{digest[:32]}"
+
+
+@dataclass(slots=True)
+class CaptureReport:
+    """What one capture appended, and what it left.
+
+    Attributes:
+        thoughts: Reasoning parts appended as thoughts.
+        actions: Tool calls appended as actions.
+        duplicates: Parts already recorded (a span sent again), appended nothing.
+        rejected: Parts refused (too long, not text), with ``errors`` saying why.
+        sessions: The sessions written to.
+        errors: One line per refused part (a few, for the sender's response).
+    """
+
+    thoughts: int = 0
+    actions: int = 0
+    duplicates: int = 0
+    rejected: int = 0
+    sessions: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def add(self, other: "CaptureReport") -> None:
+        """Count ``other``'s figures in this report."""
+        self.thoughts += other.thoughts
+        self.actions += other.actions
+        self.duplicates += other.duplicates
+        self.rejected += other.rejected
+        self.sessions += other.sessions
+        self.errors += other.errors[: max(0, 10 - len(self.errors))]
+
+
+def _event_id(session_id: str, *parts: object) -> UUID:
+    # A version 8 UUID (RFC 9562: custom) from a digest: the same part of the same span in the
+    # same session always has the same id, and the store records an id once.
+    digest = bytearray(
+        hashlib.sha256("\x00".join(map(str, (session_id, *parts))).encode()).digest()
+    )
+    digest[6] = (digest[6] & 0x0F) | 0x80
+    digest[8] = (digest[8] & 0x3F) | 0x80
+    return UUID(bytes=bytes(digest[:16]))
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _named(value: str | None) -> str | None:
+    try:
+        return check_agent(value) if value is not None else None
+    except InvalidInputError:
+        return None
+
+
+def _metadata(span: CapturedSpan) -> dict[str, str]:
+    facts = {"transport": "otlp", "source": span.dialect}
+    for key, value in (("agent", _named(span.agent)), ("client", _named(span.client))):
+        if value is not None:
+            facts[key] = value
+    if span.conversation is not None:
+        facts["conversation"] = span.conversation[:256]
+    return facts
+
+
+def _clip(value: str | None) -> str | None:
+    return value[:256] if value is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Part:
+    span: CapturedSpan
+    index: int
+    item: CapturedReasoning | CapturedAction
+    event_id: UUID
+    last_reasoning: bool
+
+
+def _decide(
+    state: SessionState,
+    parts: Sequence[_Part],
+    *,
+    owner: str | None,
+    started_id: UUID,
+    max_thought_bytes: int,
+    report: CaptureReport,
+) -> tuple[list[LedgerEvent], list[UUID]]:
+    """The events recording ``parts`` after ``state`` (pure), and their ids."""
+    events: list[LedgerEvent] = []
+    ids: list[UUID] = []
+    if state.version == 0:
+        events.append(SessionStarted(metadata=_metadata(parts[0].span), owner=owner))
+        ids.append(started_id)
+    number = state.last.thought_number if state.last is not None else 0
+    last_in_span: dict[str, int] = {}
+    for part in parts:
+        span, item = part.span, part.item
+        if isinstance(item, CapturedAction):
+            arguments = item.arguments
+            events.append(
+                ActionTaken(
+                    name=item.name[:256] or "-",
+                    call_id=_clip(item.call_id),
+                    arguments=arguments[:MAX_ACTION_ARGUMENTS_CHARS],
+                    arguments_cut=len(arguments) > MAX_ACTION_ARGUMENTS_CHARS,
+                    after_thought=last_in_span.get(span.span_id) or (number or None),
+                    trace_id=span.trace_id,
+                    span_id=span.span_id,
+                    part=part.index,
+                )
+            )
+            ids.append(part.event_id)
+            report.actions += 1
+            continue
+        text = item.text if item.form != "opaque" else OPAQUE_TEXT
+        try:
+            size = len(text.encode())
+        except UnicodeEncodeError:
+            report.rejected += 1
+            report.errors.append(f"span {span.span_id} part {part.index}: text is not Unicode")
+            continue
+        if not text.strip() or size > max_thought_bytes:
+            report.rejected += 1
+            why = (
+                "is empty"
+                if not text.strip()
+                else f"has {size} bytes (at most {max_thought_bytes})"
+            )
+            report.errors.append(f"span {span.span_id} part {part.index}: reasoning {why}")
+            continue
+        number += 1
+        capture = Capture(
+            form=item.form,
+            dialect=span.dialect[:64],
+            trace_id=span.trace_id,
+            span_id=span.span_id,
+            part=part.index,
+            provider=_clip(span.provider),
+            model=_clip(span.model),
+            response_id=_clip(span.response_id),
+            reasoning_tokens=span.reasoning_tokens,
+            signature_sha256=_sha256(item.signature) if item.signature else None,
+            opaque_sha256=_sha256(item.opaque) if item.opaque else None,
+            opaque_bytes=len(item.opaque) if item.opaque else None,
+        )
+        events.append(
+            ThoughtCaptured(
+                thought=text,
+                thought_number=number,
+                total_thoughts=number,
+                next_thought_needed=not part.last_reasoning,
+                capture=capture,
+            )
+        )
+        ids.append(part.event_id)
+        last_in_span[span.span_id] = number
+        report.thoughts += 1
+    return events, ids
+
+
+class Capturing:
+    """Records captured reasoning: reached as ``ledger.capture``.
+
+    Args:
+        held: The sessions the ledger holds.
+        recorder: The ledger's recorder (appends move the held head and reach observers).
+        recorded_event_ids: The store's look-up of event ids it already holds.
+        max_thought_bytes: Reads the ledger's largest accepted thought, in UTF-8 bytes.
+    """
+
+    def __init__(
+        self,
+        held: Held,
+        recorder: Recorder,
+        recorded_event_ids: Callable[[Collection[UUID]], Awaitable[set[UUID]]],
+        max_thought_bytes: Callable[[], int],
+    ) -> None:
+        self._held = held
+        self._recorder = recorder
+        self._recorded = recorded_event_ids
+        self._max_thought_bytes = max_thought_bytes
+
+    async def record(
+        self, session_id: str, spans: Sequence[CapturedSpan], *, owner: str | None
+    ) -> CaptureReport:
+        """Record the reasoning and actions of ``spans`` in ``session_id``, each part once.
+
+        Args:
+            session_id: The session (an id a :class:`~thoughtledger.api.Scope` gave).
+            spans: The spans, in any order (they are ordered by start, then as given).
+            owner: The principal recording; a session another owns is answered as not found.
+
+        Returns:
+            What was appended, and what was already there or refused.
+
+        Raises:
+            SessionNotFoundError: ``owner`` does not own the session; nothing was appended.
+            ConcurrencyError: Other writers kept moving the session.
+            StoreError: The store failed; nothing of the failed append was stored.
+        """
+        check_id(session_id)
+        ordered = sorted(spans, key=lambda span: span.started_ns)
+        parts: list[_Part] = []
+        for span in ordered:
+            reasoning = [
+                i for i, item in enumerate(span.parts) if isinstance(item, CapturedReasoning)
+            ]
+            last = reasoning[-1] if reasoning else -1
+            for index, item in enumerate(span.parts):
+                event_id = _event_id(session_id, span.trace_id, span.span_id, index)
+                parts.append(_Part(span, index, item, event_id, index == last))
+        report = CaptureReport(sessions=[session_id])
+        if not parts:
+            return report
+        for start in range(0, len(parts), _CHUNK):
+            report.add(await self._append(session_id, parts[start : start + _CHUNK], owner))
+        report.sessions = [session_id]
+        return report
+
+    async def _append(
+        self, session_id: str, parts: Sequence[_Part], owner: str | None
+    ) -> CaptureReport:
+        started_id = _event_id(session_id, "session.started")
+        fresh = False
+        conflict: ConcurrencyError | None = None
+        for attempt in range(_ATTEMPTS):
+            state = await self._held.load(session_id, fresh=fresh)
+            if owner is not None and state.version and state.owner != owner:
+                raise not_found(session_id)
+            known = await self._recorded([part.event_id for part in parts])
+            new = [part for part in parts if part.event_id not in known]
+            report = CaptureReport(duplicates=len(parts) - len(new))
+            if not new:
+                return report
+            events, ids = _decide(
+                state,
+                new,
+                owner=owner,
+                started_id=started_id,
+                max_thought_bytes=self._max_thought_bytes(),
+                report=report,
+            )
+            if not any(isinstance(event, ThoughtCaptured | ActionTaken) for event in events):
+                return report
+            try:
+                await self._recorder.append(state, events, event_ids=ids)
+            except ConcurrencyError as exc:
+                # Another writer (or the same span sent again at once) moved the session.
+                fresh, conflict = True, exc
+                await asyncio.sleep(random.random() * min(0.05, 0.001 * 2**attempt))  # noqa: S311
+                continue
+            return report
+        assert conflict is not None  # noqa: S101  # the loop only ends early on success
+        raise conflict
+
+
+def group_by_session(spans: Sequence[CapturedSpan]) -> Mapping[str, list[CapturedSpan]]:
+    """The spans grouped by their session key (see :attr:`CapturedSpan.session_key`)."""
+    groups: dict[str, list[CapturedSpan]] = {}
+    for span in spans:
+        groups.setdefault(span.session_key, []).append(span)
+    return groups
+
+
+__all__ = [
+    "OPAQUE_TEXT",
+    "CaptureReport",
+    "CapturedAction",
+    "CapturedReasoning",
+    "CapturedSpan",
+    "Capturing",
+    "group_by_session",
+]
