@@ -20,6 +20,7 @@ from thoughtledger.adapters.cli import (
     fork,
     importing,
     proofs,
+    receive,
     record,
     redact,
     replay,
@@ -93,6 +94,7 @@ def build_parser() -> Parser:
         demo,
         ui,
         serve,
+        receive,
         token,
         fork,
     ):
