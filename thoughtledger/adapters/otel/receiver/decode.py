@@ -141,13 +141,19 @@ def read_body(signal: Signal, body: bytes, headers: dict[str, str]) -> Body:
     """Decode a request's body from its headers (lowercased names): type, encoding, message.
 
     Raises:
-        ReceiverError: 413, 415 or 400 as the body's size, type, encoding or content say.
+        ReceiverError: 413, 415 or 400 as the body's size, type, encoding or content say;
+            501 without the ``otel`` extra's messages.
     """
     if len(body) > MAX_BODY_BYTES:
         raise ReceiverError(413, f"the body has more than {MAX_BODY_BYTES} bytes")
     encoding = media_type(headers.get("content-type"))
     raw = inflate(body, headers.get("content-encoding"))
-    return Body(decode(signal, raw, encoding), encoding)
+    try:
+        return Body(decode(signal, raw, encoding), encoding)
+    except ImportError:
+        raise ReceiverError(
+            501, "this ledger cannot decode OTLP: install thoughtledger[otel]"
+        ) from None
 
 
 def answer(signal: Signal, encoding: Encoding, rejected: int, message: str) -> bytes:
@@ -178,11 +184,17 @@ def answer(signal: Signal, encoding: Encoding, rejected: int, message: str) -> b
 
 
 def status(encoding: Encoding, code: int, message: str) -> bytes:
-    """A ``google.rpc.Status`` body for a refused request, as OTLP/HTTP answers errors."""
-    from google.protobuf import json_format
-    from google.rpc.status_pb2 import Status
+    """A ``google.rpc.Status`` body for a refused request, as OTLP/HTTP answers errors.
 
-    grpc_codes = {400: 3, 401: 16, 403: 7, 404: 5, 413: 8, 415: 3, 503: 14}
+    Without the ``otel`` extra's messages, the message alone, as text.
+    """
+    try:
+        from google.protobuf import json_format
+        from google.rpc.status_pb2 import Status
+    except ImportError:
+        return message.encode()
+
+    grpc_codes = {400: 3, 401: 16, 403: 7, 404: 5, 413: 8, 415: 3, 501: 12, 503: 14}
     reply = Status(code=grpc_codes.get(code, 2), message=message)
     if encoding == "json":
         return str(json_format.MessageToJson(reply, indent=None)).encode()
