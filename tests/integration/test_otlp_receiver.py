@@ -8,8 +8,11 @@ OTLP/HTTP exporter sends them. What the ledger then holds is read back through t
 
 import hashlib
 import json
+import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
+from subprocess import PIPE
 from typing import Any
 
 import anyio
@@ -27,7 +30,14 @@ from tests.support.genai_senders import (
     anthropic_run,
     pydantic_ai_run,
 )
-from tests.support.processes import serving_http, sqlite_in, thoughtledger
+from tests.support.processes import (
+    ROOT,
+    WAIT,
+    child_env,
+    serving_http,
+    sqlite_in,
+    thoughtledger,
+)
 from thoughtledger.api import open_ledger
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.events import ActionTaken, SessionStarted, ThoughtCaptured
@@ -144,3 +154,27 @@ async def test_spans_sent_again_append_nothing(tmp_path: Path) -> None:
     assert [t.thought for t in _of(records, ThoughtCaptured)] == [THINKING, AFTER_TOOL]
     assert len(_of(records, ActionTaken)) == 1
     assert [t.thought_number for t in _of(more, ThoughtCaptured)] == [1, 2, 3, 4]
+
+
+async def test_receive_serves_the_receiver_alone_for_a_collector_only_deployment(
+    tmp_path: Path,
+) -> None:
+    db = sqlite_in(tmp_path)
+    command = [sys.executable, "-m", "thoughtledger.adapters.cli", "receive", "--port", "0"]
+    process = await anyio.open_process(
+        [*command, "--db", db], cwd=ROOT, env=child_env(), stdout=PIPE, stderr=PIPE
+    )
+    try:
+        assert process.stdout is not None
+        with anyio.fail_after(WAIT):
+            line = (await process.stdout.receive()).decode()
+        endpoint = re.search(r"url=(\S+)", line)
+        assert endpoint is not None, line
+        await _send(lambda: pydantic_ai_run(endpoint.group(1), conversation_id="alone"))
+        records = await _events(db, "alone")
+    finally:
+        process.terminate()
+        with anyio.fail_after(WAIT):
+            assert await process.wait() == 0  # SIGTERM: requests answered, the ledger closed
+    assert [t.thought for t in _of(records, ThoughtCaptured)] == [THINKING, AFTER_TOOL]
+    assert len(_of(records, ActionTaken)) == 1
