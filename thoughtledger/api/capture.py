@@ -40,7 +40,8 @@ OPAQUE_TEXT = "[opaque reasoning]"
 """The text of a captured thought whose reasoning the provider sent encrypted or redacted."""
 
 _ATTEMPTS = 8
-_CHUNK = 4096  # events per append, well under the store's bound on one append
+_CHUNK = 4096  # events per append (and ids per look-up), well under the store's bounds
+_CONCURRENT = 64  # sessions appended to at once by one capture
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,44 +298,59 @@ class Capturing:
         self._max_thought_bytes = max_thought_bytes
 
     async def record(
-        self, session_id: str, spans: Sequence[CapturedSpan], *, owner: str | None
+        self, sessions: Mapping[str, Sequence[CapturedSpan]], *, owner: str | None
     ) -> CaptureReport:
-        """Record the reasoning and actions of ``spans`` in ``session_id``, each part once.
+        """Record the reasoning and actions of each session's spans, each part once.
+
+        The parts already recorded are looked up once for every session; the sessions are
+        then appended to concurrently (a store that commits concurrent appends together, as
+        SQLite's writer does, makes few transactions of many sessions' parts).
 
         Args:
-            session_id: The session (an id a :class:`~thoughtledger.api.Scope` gave).
-            spans: The spans, in any order (they are ordered by start, then as given).
+            sessions: The spans of each session (ids a :class:`~thoughtledger.api.Scope` gave),
+                in any order (they are ordered by start, then as given).
             owner: The principal recording; a session another owns is answered as not found.
 
         Returns:
             What was appended, and what was already there or refused.
 
         Raises:
-            SessionNotFoundError: ``owner`` does not own the session; nothing was appended.
-            ConcurrencyError: Other writers kept moving the session.
+            SessionNotFoundError: ``owner`` does not own a session; nothing was appended to it.
+            ConcurrencyError: Other writers kept moving a session.
             StoreError: The store failed; nothing of the failed append was stored.
         """
-        check_id(session_id)
-        ordered = sorted(spans, key=lambda span: span.started_ns)
-        parts: list[_Part] = []
-        for span in ordered:
-            reasoning = [
-                i for i, item in enumerate(span.parts) if isinstance(item, CapturedReasoning)
-            ]
-            last = reasoning[-1] if reasoning else -1
-            for index, item in enumerate(span.parts):
-                event_id = _event_id(session_id, span.trace_id, span.span_id, index)
-                parts.append(_Part(span, index, item, event_id, index == last))
-        report = CaptureReport(sessions=[session_id])
-        if not parts:
-            return report
-        for start in range(0, len(parts), _CHUNK):
-            report.add(await self._append(session_id, parts[start : start + _CHUNK], owner))
-        report.sessions = [session_id]
+        planned = {check_id(sid): _parts(sid, spans) for sid, spans in sessions.items()}
+        every = [part.event_id for parts in planned.values() for part in parts]
+        known: set[UUID] = set()
+        for start in range(0, len(every), _CHUNK):
+            known |= await self._recorded(every[start : start + _CHUNK])
+        gate = asyncio.Semaphore(_CONCURRENT)
+
+        async def one(session_id: str, parts: list[_Part]) -> CaptureReport:
+            async with gate:
+                report = CaptureReport(sessions=[session_id])
+                for start in range(0, len(parts), _CHUNK):
+                    chunk = parts[start : start + _CHUNK]
+                    report.add(await self._append(session_id, chunk, owner, known))
+                return report
+
+        done = await asyncio.gather(
+            *(one(sid, parts) for sid, parts in planned.items() if parts),
+            return_exceptions=True,
+        )
+        report = CaptureReport()
+        failed: BaseException | None = None
+        for outcome in done:
+            if isinstance(outcome, BaseException):
+                failed = failed or outcome
+            else:
+                report.add(outcome)
+        if failed is not None:
+            raise failed
         return report
 
     async def _append(
-        self, session_id: str, parts: Sequence[_Part], owner: str | None
+        self, session_id: str, parts: Sequence[_Part], owner: str | None, known: set[UUID]
     ) -> CaptureReport:
         started_id = _event_id(session_id, "session.started")
         fresh = False
@@ -343,7 +359,8 @@ class Capturing:
             state = await self._held.load(session_id, fresh=fresh)
             if owner is not None and state.version and state.owner != owner:
                 raise not_found(session_id)
-            known = await self._recorded([part.event_id for part in parts])
+            if fresh:  # another writer moved the session: it may have recorded these parts
+                known = await self._recorded([part.event_id for part in parts])
             new = [part for part in parts if part.event_id not in known]
             report = CaptureReport(duplicates=len(parts) - len(new))
             if not new:
@@ -368,6 +385,17 @@ class Capturing:
             return report
         assert conflict is not None  # noqa: S101  # the loop only ends early on success
         raise conflict
+
+
+def _parts(session_id: str, spans: Sequence[CapturedSpan]) -> list[_Part]:
+    parts: list[_Part] = []
+    for span in sorted(spans, key=lambda span: span.started_ns):
+        reasoning = [i for i, item in enumerate(span.parts) if isinstance(item, CapturedReasoning)]
+        last = reasoning[-1] if reasoning else -1
+        for index, item in enumerate(span.parts):
+            event_id = _event_id(session_id, span.trace_id, span.span_id, index)
+            parts.append(_Part(span, index, item, event_id, index == last))
+    return parts
 
 
 def group_by_session(spans: Sequence[CapturedSpan]) -> Mapping[str, list[CapturedSpan]]:

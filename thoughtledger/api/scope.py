@@ -480,11 +480,10 @@ class Scope:
             StoreError: The store failed.
         """
         self.require("write", "record thoughts")
-        report = CaptureReport()
+        sessions: dict[str, list[CapturedSpan]] = {}
         for key, group in group_by_session(spans).items():
-            session_id = await self.writable(key)
-            report.add(await self._ledger.capture.record(session_id, group, owner=self.owner))
-        return report
+            sessions.setdefault(await self.writable(key), []).extend(group)
+        return await self._ledger.capture.record(sessions, owner=self.owner)
 
     async def fork(
         self,
