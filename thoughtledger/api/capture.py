@@ -13,9 +13,10 @@ Signatures and encrypted reasoning are kept as SHA-256 digests, never as they we
 """
 
 import asyncio
+import contextlib
 import hashlib
 import random
-from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from uuid import UUID
 
@@ -296,6 +297,12 @@ class Capturing:
         self._recorder = recorder
         self._recorded = recorded_event_ids
         self._max_thought_bytes = max_thought_bytes
+        # One capture at a time per session in this process, so that two requests carrying
+        # the same span never both decide it; each session's count of appends tells a capture
+        # whether the parts it looked up may have been recorded since.
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._waiting: dict[str, int] = {}
+        self._appends: dict[str, int] = {}
 
     async def record(
         self, sessions: Mapping[str, Sequence[CapturedSpan]], *, owner: str | None
@@ -321,17 +328,19 @@ class Capturing:
         """
         planned = {check_id(sid): _parts(sid, spans) for sid, spans in sessions.items()}
         every = [part.event_id for parts in planned.values() for part in parts]
+        seen = {session_id: self._appends.get(session_id, 0) for session_id in planned}
         known: set[UUID] = set()
         for start in range(0, len(every), _CHUNK):
             known |= await self._recorded(every[start : start + _CHUNK])
         gate = asyncio.Semaphore(_CONCURRENT)
 
         async def one(session_id: str, parts: list[_Part]) -> CaptureReport:
-            async with gate:
+            async with gate, self._session(session_id):
                 report = CaptureReport(sessions=[session_id])
+                stale = self._appends.get(session_id, 0) != seen[session_id]
                 for start in range(0, len(parts), _CHUNK):
                     chunk = parts[start : start + _CHUNK]
-                    report.add(await self._append(session_id, chunk, owner, known))
+                    report.add(await self._append(session_id, chunk, owner, known, stale))
                 return report
 
         done = await asyncio.gather(
@@ -349,17 +358,35 @@ class Capturing:
             raise failed
         return report
 
+    @contextlib.asynccontextmanager
+    async def _session(self, session_id: str) -> AsyncIterator[None]:
+        lock = self._locks.setdefault(session_id, asyncio.Lock())
+        self._waiting[session_id] = self._waiting.get(session_id, 0) + 1
+        try:
+            async with lock:
+                yield
+        finally:
+            self._waiting[session_id] -= 1
+            if not self._waiting[session_id]:  # no one holds or waits: forget the session
+                del self._waiting[session_id], self._locks[session_id]
+                self._appends.pop(session_id, None)
+
     async def _append(
-        self, session_id: str, parts: Sequence[_Part], owner: str | None, known: set[UUID]
+        self,
+        session_id: str,
+        parts: Sequence[_Part],
+        owner: str | None,
+        known: set[UUID],
+        stale: bool,
     ) -> CaptureReport:
         started_id = _event_id(session_id, "session.started")
-        fresh = False
+        fresh = stale
         conflict: ConcurrencyError | None = None
         for attempt in range(_ATTEMPTS):
             state = await self._held.load(session_id, fresh=fresh)
             if owner is not None and state.version and state.owner != owner:
                 raise not_found(session_id)
-            if fresh:  # another writer moved the session: it may have recorded these parts
+            if fresh:  # another capture moved the session: it may have recorded these parts
                 known = await self._recorded([part.event_id for part in parts])
             new = [part for part in parts if part.event_id not in known]
             report = CaptureReport(duplicates=len(parts) - len(new))
@@ -378,10 +405,19 @@ class Capturing:
             try:
                 await self._recorder.append(state, events, event_ids=ids)
             except ConcurrencyError as exc:
-                # Another writer (or the same span sent again at once) moved the session.
+                # Another writer (another process, or the same span sent again at once)
+                # moved the session.
                 fresh, conflict = True, exc
                 await asyncio.sleep(random.random() * min(0.05, 0.001 * 2**attempt))  # noqa: S311
                 continue
+            except InvalidInputError:
+                # An id already recorded, by a writer this process's held head had not seen:
+                # look again (once); anything else is the events' own fault.
+                if fresh:
+                    raise
+                fresh = True
+                continue
+            self._appends[session_id] = self._appends.get(session_id, 0) + 1
             return report
         assert conflict is not None  # noqa: S101  # the loop only ends early on success
         raise conflict
