@@ -1,6 +1,6 @@
 """The OTLP/HTTP receiver: GenAI reasoning in OpenTelemetry spans, captured as thoughts.
 
-:mod:`.decode` turns request bodies into ``opentelemetry-proto`` messages (within bounds),
+:mod:`~thoughtledger.adapters.otel.receiver.decode` turns request bodies into ``opentelemetry-proto`` messages (within bounds),
 :mod:`.dialects` reads each sender's reasoning from them, :mod:`.app` serves the routes.
 """
 

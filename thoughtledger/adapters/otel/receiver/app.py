@@ -4,7 +4,8 @@ Served by ``serve --http`` beside MCP (the command line hands them in) and alone
 ``thoughtledger receive``. A request passes the same guards as the server's other routes: a
 loopback ``Host``, an ``Origin`` (if any) of the server's own or one allowed, the same bearer
 tokens (the principal owns what it sends; a reader or auditor token is refused, 403), a bounded
-body. Then it is decoded (:mod:`.decode`), read in every dialect (:mod:`.dialects`) and recorded
+body. Then it is decoded (:mod:`~thoughtledger.adapters.otel.receiver.decode`), read in every
+dialect (:mod:`~thoughtledger.adapters.otel.receiver.dialects`) and recorded
 through the principal's scope; the answer is OTLP's: an empty success, or a partial success
 naming what was refused, already recorded, or ignored (spans without GenAI reasoning).
 """
