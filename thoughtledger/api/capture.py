@@ -298,20 +298,21 @@ class Capturing:
         self._recorded = recorded_event_ids
         self._max_thought_bytes = max_thought_bytes
         # One capture at a time per session in this process, so that two requests carrying
-        # the same span never both decide it; each session's count of appends tells a capture
-        # whether the parts it looked up may have been recorded since.
+        # the same span do not both decide it (the store would refuse the second anyway).
         self._locks: dict[str, asyncio.Lock] = {}
         self._waiting: dict[str, int] = {}
-        self._appends: dict[str, int] = {}
 
     async def record(
         self, sessions: Mapping[str, Sequence[CapturedSpan]], *, owner: str | None
     ) -> CaptureReport:
         """Record the reasoning and actions of each session's spans, each part once.
 
-        The parts already recorded are looked up once for every session; the sessions are
-        then appended to concurrently (a store that commits concurrent appends together, as
-        SQLite's writer does, makes few transactions of many sessions' parts).
+        The sessions are appended to concurrently (a store that commits concurrent appends
+        together, as SQLite's writer does, makes few transactions of many sessions' parts).
+        Each append carries the parts' derived ids, and the store records an id once: an
+        append holding a part already recorded is refused whole, and only then are the
+        session's parts looked up and the others appended (a retry costs a look-up; a new
+        span costs none).
 
         Args:
             sessions: The spans of each session (ids a :class:`~thoughtledger.api.Scope` gave),
@@ -324,23 +325,19 @@ class Capturing:
         Raises:
             SessionNotFoundError: ``owner`` does not own a session; nothing was appended to it.
             ConcurrencyError: Other writers kept moving a session.
+            InvalidInputError: The store refused a session's events for another reason than a
+                part already recorded; nothing was appended to that session.
             StoreError: The store failed; nothing of the failed append was stored.
         """
         planned = {check_id(sid): _parts(sid, spans) for sid, spans in sessions.items()}
-        every = [part.event_id for parts in planned.values() for part in parts]
-        seen = {session_id: self._appends.get(session_id, 0) for session_id in planned}
-        known: set[UUID] = set()
-        for start in range(0, len(every), _CHUNK):
-            known |= await self._recorded(every[start : start + _CHUNK])
         gate = asyncio.Semaphore(_CONCURRENT)
 
         async def one(session_id: str, parts: list[_Part]) -> CaptureReport:
             async with gate, self._session(session_id):
                 report = CaptureReport(sessions=[session_id])
-                stale = self._appends.get(session_id, 0) != seen[session_id]
                 for start in range(0, len(parts), _CHUNK):
                     chunk = parts[start : start + _CHUNK]
-                    report.add(await self._append(session_id, chunk, owner, known, stale))
+                    report.add(await self._append(session_id, chunk, owner))
                 return report
 
         done = await asyncio.gather(
@@ -369,25 +366,21 @@ class Capturing:
             self._waiting[session_id] -= 1
             if not self._waiting[session_id]:  # no one holds or waits: forget the session
                 del self._waiting[session_id], self._locks[session_id]
-                self._appends.pop(session_id, None)
 
     async def _append(
-        self,
-        session_id: str,
-        parts: Sequence[_Part],
-        owner: str | None,
-        known: set[UUID],
-        stale: bool,
+        self, session_id: str, parts: Sequence[_Part], owner: str | None
     ) -> CaptureReport:
         started_id = _event_id(session_id, "session.started")
-        fresh = stale
+        known: set[UUID] = set()
+        fresh = look = False
         conflict: ConcurrencyError | None = None
         for attempt in range(_ATTEMPTS):
             state = await self._held.load(session_id, fresh=fresh)
             if owner is not None and state.version and state.owner != owner:
                 raise not_found(session_id)
-            if fresh:  # another capture moved the session: it may have recorded these parts
-                known = await self._recorded([part.event_id for part in parts])
+            looked = look
+            if look:  # a part may be recorded already: which ones
+                known, look = await self._recorded([part.event_id for part in parts]), False
             new = [part for part in parts if part.event_id not in known]
             report = CaptureReport(duplicates=len(parts) - len(new))
             if not new:
@@ -406,18 +399,18 @@ class Capturing:
                 await self._recorder.append(state, events, event_ids=ids)
             except ConcurrencyError as exc:
                 # Another writer (another process, or the same span sent again at once)
-                # moved the session.
-                fresh, conflict = True, exc
+                # moved the session, and may have recorded these parts.
+                fresh = look = True
+                conflict = exc
                 await asyncio.sleep(random.random() * min(0.05, 0.001 * 2**attempt))  # noqa: S311
                 continue
             except InvalidInputError:
-                # An id already recorded, by a writer this process's held head had not seen:
-                # look again (once); anything else is the events' own fault.
-                if fresh:
+                # A part already recorded (a span sent again): look which, and append the
+                # others; refused again after looking, it is the events' own fault.
+                if looked:
                     raise
-                fresh = True
+                fresh = look = True
                 continue
-            self._appends[session_id] = self._appends.get(session_id, 0) + 1
             return report
         assert conflict is not None  # noqa: S101  # the loop only ends early on success
         raise conflict
