@@ -89,6 +89,8 @@ async def test_pydantic_ai_thinking_and_its_tool_call_are_captured_in_its_conver
     assert [t.thought for t in thoughts] == [THINKING, AFTER_TOOL]
     assert [t.thought_number for t in thoughts] == [1, 2]
     assert {t.capture.form for t in thoughts} == {"full"}
+    assert {t.capture.reasoning_tokens for t in thoughts} == {20}
+    assert {t.capture.model for t in thoughts} == {"function:model:"}
     [action] = _of(records, ActionTaken)
     assert (action.name, action.call_id, action.after_thought) == ("get_weather", "call_1", 1)
     assert json.loads(action.arguments) == {"city": "Oslo"}

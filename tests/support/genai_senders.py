@@ -149,16 +149,19 @@ def pydantic_ai_run(
     )
     from pydantic_ai.models.function import AgentInfo, FunctionModel
     from pydantic_ai.models.instrumented import InstrumentationSettings
+    from pydantic_ai.usage import RequestUsage
 
     traces = provider(
         endpoint, gzip=gzip, token=token, service="pydantic-weather", wire=wire, twice=twice
     )
 
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        usage = RequestUsage(input_tokens=10, output_tokens=30, details={"reasoning_tokens": 20})
         if len(messages) > 1:
-            return ModelResponse(parts=[ThinkingPart(content=AFTER_TOOL), TextPart("Sunny.")])
+            thought, answer = ThinkingPart(content=AFTER_TOOL), TextPart("Sunny.")
+            return ModelResponse(parts=[thought, answer], usage=usage)
         call = ToolCallPart("get_weather", {"city": "Oslo"}, tool_call_id="call_1")
-        return ModelResponse(parts=[ThinkingPart(content=THINKING), call])
+        return ModelResponse(parts=[ThinkingPart(content=THINKING), call], usage=usage)
 
     settings = InstrumentationSettings(tracer_provider=traces, include_content=True)
     bot = Agent(FunctionModel(model), name=agent, capabilities=[Instrumentation(settings=settings)])
