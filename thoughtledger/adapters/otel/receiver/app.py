@@ -13,7 +13,7 @@ naming what was refused, already recorded, or ignored (spans without GenAI reaso
 import contextlib
 import logging
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from starlette.requests import Request
@@ -32,7 +32,7 @@ from thoughtledger.adapters.otel.receiver.decode import (
 )
 from thoughtledger.adapters.otel.receiver.dialects import from_logs, from_traces
 from thoughtledger.adapters.otel.receiver.errors import ReceiverError
-from thoughtledger.api import AccessDeniedError, Grant, Ledger, principal_of
+from thoughtledger.api import AccessDeniedError, Grant, Ledger, Principal, principal_of
 from thoughtledger.ledger.errors import LedgerError
 
 TRACES_PATH = "/v1/traces"
@@ -140,7 +140,7 @@ class Receiver:
         if origin is not None and not _origin_allowed(origin, port, self._allowed):
             raise ReceiverError(403, f"origin {origin[:100]!a} may not post here")
 
-    async def _principal(self, request: Request) -> Any:
+    async def _principal(self, request: Request) -> Principal | None:
         if self._verifier is None:
             return None
         scheme, _, token = (request.headers.get("authorization") or "").partition(" ")
