@@ -116,6 +116,8 @@ async def test_a_sender_without_a_conversation_key_gets_one_session_per_trace(
     [thought] = _of(records, ThoughtCaptured)
     assert thought.thought == SIGNED
     assert thought.capture.model == STUB_MODEL
+    [action] = _of(records, ActionTaken)
+    assert (action.name, action.call_id, action.after_thought) == ("get_weather", "toolu_1", 1)
 
 
 @pytest.mark.parametrize(("wire", "gzip"), WIRES, ids=WIRE_IDS)
