@@ -203,3 +203,25 @@ async def test_another_principals_conversation_id_never_mixes_into_its_session(
     assert bobs == ["Bob thinks."]
     assert {as_alice[0].session_id, as_bob[0].session_id} != {"shared"}
     assert as_alice[0].session_id != as_bob[0].session_id
+
+
+async def test_a_part_that_is_not_text_is_refused_alone_and_counted(
+    tmp_path: Path,
+) -> None:
+    db = sqlite_in(tmp_path)
+    # Valid OTLP/JSON whose messages (JSON in a string) hold a lone surrogate: not Unicode.
+    inner = '[{"role":"assistant","parts":[{"type":"tool_call","name":"x","arguments":"\\ud800"}]}]'
+    span = {
+        "traceId": "ab" * 16,
+        "spanId": "cd" * 8,
+        "name": "chat m",
+        "attributes": [{"key": "gen_ai.output.messages", "value": {"stringValue": inner}}],
+    }
+    body = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}).encode()
+    async with serving_http(db) as url:
+        answer = await _post(_base(url) + "/v1/traces", body, {"Content-Type": "application/json"})
+        assert answer.status_code == 200
+        partial = json.loads(answer.content)["partialSuccess"]
+        assert partial["rejectedSpans"] == "1"
+        assert "unicode" in partial["errorMessage"].lower()
+        assert await _event_count(db) == 0

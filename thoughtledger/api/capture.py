@@ -20,6 +20,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapp
 from dataclasses import dataclass, field
 from uuid import UUID
 
+from pydantic import ValidationError
+
 from thoughtledger.api.access import check_agent
 from thoughtledger.api.caches import Held
 from thoughtledger.api.errors import not_found
@@ -178,7 +180,15 @@ def _metadata(span: CapturedSpan) -> dict[str, str]:
             facts[key] = value
     if span.conversation is not None:
         facts["conversation"] = span.conversation[:256]
-    return facts
+    return {key: value for key, value in facts.items() if _is_text(value)}
+
+
+def _is_text(value: str) -> bool:
+    try:
+        value.encode()
+    except UnicodeEncodeError:  # a lone surrogate from JSON: no event may hold it
+        return False
+    return True
 
 
 def _clip(value: str | None) -> str | None:
@@ -192,6 +202,57 @@ class _Part:
     item: CapturedReasoning | CapturedAction
     event_id: UUID
     last_reasoning: bool
+
+
+class _RefusedPart(ValueError):
+    """A part that cannot be a thought: empty, or over the ledger's thought size."""
+
+
+def _action(part: _Part, item: CapturedAction, after: int | None) -> ActionTaken:
+    span, arguments = part.span, item.arguments
+    return ActionTaken(
+        name=item.name[:256] or "-",
+        call_id=_clip(item.call_id),
+        arguments=arguments[:MAX_ACTION_ARGUMENTS_CHARS],
+        arguments_cut=len(arguments) > MAX_ACTION_ARGUMENTS_CHARS,
+        after_thought=after,
+        trace_id=span.trace_id,
+        span_id=span.span_id,
+        part=part.index,
+    )
+
+
+def _thought(
+    part: _Part, item: CapturedReasoning, number: int, max_thought_bytes: int
+) -> ThoughtCaptured:
+    span = part.span
+    text = item.text if item.form != "opaque" else OPAQUE_TEXT
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if not text.strip():
+        raise _RefusedPart("reasoning is empty")
+    if size > max_thought_bytes:
+        raise _RefusedPart(f"reasoning has {size} bytes, over {max_thought_bytes}")
+    capture = Capture(
+        form=item.form,
+        dialect=span.dialect[:64],
+        trace_id=span.trace_id,
+        span_id=span.span_id,
+        part=part.index,
+        provider=_clip(span.provider),
+        model=_clip(span.model),
+        response_id=_clip(span.response_id),
+        reasoning_tokens=span.reasoning_tokens,
+        signature_sha256=_sha256(item.signature) if item.signature else None,
+        opaque_sha256=_sha256(item.opaque) if item.opaque else None,
+        opaque_bytes=len(item.opaque) if item.opaque else None,
+    )
+    return ThoughtCaptured(
+        thought=text,
+        thought_number=number,
+        total_thoughts=number,
+        next_thought_needed=not part.last_reasoning,
+        capture=capture,
+    )
 
 
 def _decide(
@@ -213,66 +274,23 @@ def _decide(
     last_in_span: dict[str, int] = {}
     for part in parts:
         span, item = part.span, part.item
-        if isinstance(item, CapturedAction):
-            arguments = item.arguments
-            events.append(
-                ActionTaken(
-                    name=item.name[:256] or "-",
-                    call_id=_clip(item.call_id),
-                    arguments=arguments[:MAX_ACTION_ARGUMENTS_CHARS],
-                    arguments_cut=len(arguments) > MAX_ACTION_ARGUMENTS_CHARS,
-                    after_thought=last_in_span.get(span.span_id) or (number or None),
-                    trace_id=span.trace_id,
-                    span_id=span.span_id,
-                    part=part.index,
-                )
-            )
-            ids.append(part.event_id)
-            report.actions += 1
-            continue
-        text = item.text if item.form != "opaque" else OPAQUE_TEXT
         try:
-            size = len(text.encode())
-        except UnicodeEncodeError:
+            if isinstance(item, CapturedAction):
+                after = last_in_span.get(span.span_id) or (number or None)
+                events.append(_action(part, item, after))
+                report.actions += 1
+            else:
+                events.append(_thought(part, item, number + 1, max_thought_bytes))
+                number += 1
+                last_in_span[span.span_id] = number
+                report.thoughts += 1
+        except (_RefusedPart, ValidationError) as exc:
+            # Refused alone (counted in the answer); the request's other parts go on.
+            why = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
             report.rejected += 1
-            report.errors.append(f"span {span.span_id} part {part.index}: text is not Unicode")
+            report.errors.append(f"span {span.span_id} part {part.index}: {why}")
             continue
-        if not text.strip() or size > max_thought_bytes:
-            report.rejected += 1
-            why = (
-                "is empty"
-                if not text.strip()
-                else f"has {size} bytes (at most {max_thought_bytes})"
-            )
-            report.errors.append(f"span {span.span_id} part {part.index}: reasoning {why}")
-            continue
-        number += 1
-        capture = Capture(
-            form=item.form,
-            dialect=span.dialect[:64],
-            trace_id=span.trace_id,
-            span_id=span.span_id,
-            part=part.index,
-            provider=_clip(span.provider),
-            model=_clip(span.model),
-            response_id=_clip(span.response_id),
-            reasoning_tokens=span.reasoning_tokens,
-            signature_sha256=_sha256(item.signature) if item.signature else None,
-            opaque_sha256=_sha256(item.opaque) if item.opaque else None,
-            opaque_bytes=len(item.opaque) if item.opaque else None,
-        )
-        events.append(
-            ThoughtCaptured(
-                thought=text,
-                thought_number=number,
-                total_thoughts=number,
-                next_thought_needed=not part.last_reasoning,
-                capture=capture,
-            )
-        )
         ids.append(part.event_id)
-        last_in_span[span.span_id] = number
-        report.thoughts += 1
     return events, ids
 
 

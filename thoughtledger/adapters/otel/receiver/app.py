@@ -33,7 +33,7 @@ from thoughtledger.adapters.otel.receiver.decode import (
 from thoughtledger.adapters.otel.receiver.dialects import from_logs, from_traces
 from thoughtledger.adapters.otel.receiver.errors import ReceiverError
 from thoughtledger.api import AccessDeniedError, Grant, Ledger, Principal, principal_of
-from thoughtledger.ledger.errors import LedgerError
+from thoughtledger.ledger.errors import InvalidInputError, LedgerError
 
 TRACES_PATH = "/v1/traces"
 """Where OTLP/HTTP senders post spans (their default path)."""
@@ -110,6 +110,8 @@ class Receiver:
             return self._refused(encoding, exc.status, exc.message)
         except AccessDeniedError as exc:
             return self._refused(encoding, 403, str(exc))
+        except InvalidInputError as exc:  # what the request holds, not the ledger: not retried
+            return self._refused(encoding, 400, f"the ledger refused it: {exc}")
         except LedgerError as exc:
             _log.warning("otlp_receive_failed error=%s", exc)
             return self._refused(encoding, 503, f"the ledger could not record it: {exc}")
