@@ -32,7 +32,14 @@ from thoughtledger.api.access import (
 )
 from thoughtledger.api.annotation import Annotations
 from thoughtledger.api.batching import Batches, check_batch
-from thoughtledger.api.bootstrap import READ_URL_ENV, open_ledger, open_store, resolve_url
+from thoughtledger.api.bootstrap import (
+    READ_URL_ENV,
+    URL_ENV,
+    default_path,
+    open_ledger,
+    open_store,
+    resolve_url,
+)
 from thoughtledger.api.capture import (
     CapturedAction,
     CapturedReasoning,
@@ -127,6 +134,7 @@ from thoughtledger.ledger.errors import (
 )
 from thoughtledger.ledger.store.base import ClosedOnExit
 from thoughtledger.ledger.store.loop_marks import LoopMark
+from thoughtledger.ledger.store.schema import DATABASE_SCHEMA_VERSION as SCHEMA_VERSION
 
 __all__ = [
     "AGENT_META_KEY",
@@ -143,7 +151,9 @@ __all__ = [
     "PROMPT_VERSION",
     "READ_URL_ENV",
     "ROLES",
+    "SCHEMA_VERSION",
     "SCOPE_PREFIX",
+    "URL_ENV",
     "AccessDeniedError",
     "Annotations",
     "Batches",
@@ -219,6 +229,7 @@ __all__ = [
     "check_file",
     "checked_command",
     "default_author",
+    "default_path",
     "ledger_stats",
     "manifest_line",
     "open_ledger",

@@ -16,6 +16,7 @@ from thoughtledger.adapters.cli import (
     annotate,
     demo,
     diff,
+    doctor,
     export,
     fork,
     importing,
@@ -56,10 +57,36 @@ start here:
   thoughtledger show SESSION         one session as a tree (--at / --as-of: time travel)
   thoughtledger verify --all         check no recorded event was edited (what that proves: --help)
   thoughtledger ui                   the same in your browser: tree, version slider, live, charts
+  thoughtledger doctor               which ledger the commands use, and what is installed
 
 times are UTC; every command reads $THOUGHTLEDGER_URL (else the local file) or --db URL:
 a URL with a password belongs in the variable, since ps shows every user a command line
 """
+
+
+COMMANDS = (
+    annotate,
+    demo,
+    diff,
+    doctor,
+    export,
+    fork,
+    importing,
+    proofs,
+    receive,
+    record,
+    redact,
+    replay,
+    search,
+    serve,
+    sessions,
+    show,
+    stats,
+    token,
+    ui,
+    verify,
+)
+"""Every command module, one a line, by name: each adds its commands with ``register``."""
 
 
 def build_parser() -> Parser:
@@ -77,28 +104,10 @@ def build_parser() -> Parser:
         help="print the installed version and exit",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (
-        sessions,
-        show,
-        replay,
-        diff,
-        verify,
-        proofs,
-        stats,
-        export,
-        importing,
-        record,
-        redact,
-        annotate,
-        search,
-        demo,
-        ui,
-        serve,
-        receive,
-        token,
-        fork,
-    ):
+    for module in COMMANDS:
         module.register(commands)
+    # Listed by name (the modules register in file order, one a line, for easy merging).
+    commands._choices_actions.sort(key=lambda action: action.dest)
     return parser
 
 

@@ -16,6 +16,7 @@ from thoughtledger.adapters.cli.common import (
     Commands,
     Ui,
     add_json_option,
+    check_version,
     command,
     ledger_from,
     parse_time,
@@ -24,6 +25,7 @@ from thoughtledger.adapters.cli.common import (
 )
 from thoughtledger.adapters.cli.lineage import lineage_json, lineage_lines
 from thoughtledger.adapters.cli.tree import page_lines, session_json, session_tree
+from thoughtledger.adapters.cli.verify import first_bad
 from thoughtledger.api import HistoryPage, Ledger
 from thoughtledger.projections.annotations import annotation_json, on_page
 from thoughtledger.projections.entries import Annotation
@@ -82,6 +84,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     """
     async with ledger_from(args, read_only=True) as ledger:
         session_id = await resolve_session(ledger, args.session)
+        await check_version(ledger, session_id, args.at, f"--at {args.at}")
         paged = args.limit is not None or args.after is not None
         if not paged:
             head = await ledger.head(session_id)
@@ -100,6 +103,17 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
                 session_id, as_of_version=args.at, as_of_time=args.as_of
             )
             marks = await ledger.loops.marks(session_id, to_version=state.version)
+            # What is shown is read from rows anyone with the file could have edited: said
+            # before anything is shown, as verify and the browser view's badge say it.
+            report = await ledger.verify(session_id)
+            if not report.ok:
+                ui.err.print(
+                    f"thoughtledger: warning: this session's chain does not verify, so what "
+                    f"follows may have been edited: {first_bad(report)}",
+                    style="bold red",
+                    highlight=False,
+                    soft_wrap=True,
+                )
         forks = [head.session_id for head in await ledger.forks(session_id)]
     if paged:
         return _print_page(args, ui, page, notes)
