@@ -119,3 +119,21 @@ async def test_captured_thoughts_are_redacted_verified_and_proved_as_the_tools_a
     # The proof taken before the redaction still verifies: the digest the text was sealed
     # under is what the hash covers.
     verify_bundle(bundle, signer.verifier())
+
+
+async def test_captured_thoughts_are_found_by_search_listed_and_counted(
+    store: LedgerStore,
+) -> None:
+    ledger = Ledger(store)
+    scope = ledger.as_principal(None)
+    await scope.capture([span(1, "found"), span(2, "found")])
+    hits = (await scope.search("reasoning tool")).results
+    assert {hit.session_id for hit in hits} == {"found"}
+    assert len(hits) == 4
+    [listed] = (await scope.sessions()).sessions
+    assert listed.session_id == "found"
+    assert (listed.metadata["agent"], listed.metadata["client"]) == ("planner", "tests")
+    figures = await scope.figures()
+    assert (figures.overall.sessions, figures.overall.thoughts) == (1, 4)
+    [(agent, client, by_agent)] = figures.by_agent
+    assert (agent, client, by_agent.thoughts) == ("planner", "tests", 4)
