@@ -20,6 +20,7 @@ Usage (each bench by name, or ``all``; options a bench does not read are ignored
                                      inclusion proofs, verifying against a checkpoint, the tree's
                                      cost to appends
     tools/bench otlp [--otlp-thoughts N]         export --all --otlp: spans/s, peak RSS growth
+    tools/bench receive [--receive-parts N]      OTLP receiver: reasoning parts/s beside export
     tools/bench redaction [--redaction-events N] verify and decode payload schema 2 vs schema 1
     tools/bench search [--search-thoughts N] [--events N] [--pg URL]
                                      ranked search vs the bare index, and the index's append cost
@@ -319,6 +320,13 @@ async def _otlp(args: argparse.Namespace) -> list[Result]:
     return await bench_otlp(args.otlp_thoughts)
 
 
+async def _receive(args: argparse.Namespace) -> list[Result]:
+    from bench_receive import bench_receive
+
+    pg = args.pg if await pg_available(args.pg) else None
+    return await bench_receive(args.receive_parts, pg)
+
+
 async def _redaction(args: argparse.Namespace) -> list[Result]:
     from bench_redaction import bench_redaction
 
@@ -423,6 +431,7 @@ BENCHES: dict[str, Bench] = {
     "standby": listed(_standby),
     "proofs": listed(_proofs),
     "otlp": listed(_otlp),
+    "receive": listed(_receive),
     "redaction": listed(_redaction),
     "search": listed(_search),
     "search-append": _search_append,
@@ -458,6 +467,7 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument("--history-thoughts", type=int, default=1_000_000)
     parse.add_argument("--touch-thoughts", type=int, default=200_000)
     parse.add_argument("--otlp-thoughts", type=int, default=100_000)
+    parse.add_argument("--receive-parts", type=int, default=200_000)
     parse.add_argument("--redaction-events", type=int, default=200_000)
     parse.add_argument("--loop-thoughts", type=int, default=100_000)
     parse.add_argument("--search-thoughts", type=int, default=1_000_000)
@@ -499,6 +509,7 @@ async def main(argv: list[str]) -> int:
         args.history_thoughts = 100_000
         args.touch_thoughts = 50_000
         args.otlp_thoughts = 20_000
+        args.receive_parts = 20_000
         args.loop_thoughts = 20_000
         args.search_thoughts = 100_000
         args.fork_thoughts = 4_000

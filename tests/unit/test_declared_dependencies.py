@@ -36,6 +36,7 @@ EXTRA_MODULES = {
     "thoughtledger/adapters/tool/frameworks/langchain.py": "langchain",
     "thoughtledger/adapters/cli/parquet_out.py": "parquet",
     "thoughtledger/adapters/otel/exporter.py": "otel",
+    "thoughtledger/adapters/otel/receiver/decode.py": "otel",
 }
 """The modules allowed to import an extra's distributions, and which extra."""
 

@@ -41,6 +41,13 @@ from thoughtledger.api.bootstrap import (
     resolve_url,
     schema_version,
 )
+from thoughtledger.api.capture import (
+    CapturedAction,
+    CapturedReasoning,
+    CapturedSpan,
+    CaptureReport,
+    Capturing,
+)
 from thoughtledger.api.errors import (
     AccessDeniedError,
     GenerationError,
@@ -149,6 +156,11 @@ __all__ = [
     "AccessDeniedError",
     "Annotations",
     "Batches",
+    "CaptureReport",
+    "CapturedAction",
+    "CapturedReasoning",
+    "CapturedSpan",
+    "Capturing",
     "CheckedFile",
     "Checkpoint",
     "CheckpointReport",

@@ -11,6 +11,7 @@ from thoughtledger.api.access import Principal
 from thoughtledger.api.annotation import Annotations
 from thoughtledger.api.batching import Batches
 from thoughtledger.api.caches import Heads, Held, Histories
+from thoughtledger.api.capture import Capturing
 from thoughtledger.api.figures import Statistics
 from thoughtledger.api.forking import Forking
 from thoughtledger.api.history import HistoryPage, Paging
@@ -148,6 +149,13 @@ class Ledger(ClosedOnExit):
         """A session's forks as a principal may see them, and a fork beside its source."""
         self.batches = Batches(self._held, self._recorder, lambda: self.max_thought_bytes)
         """Several thoughts recorded at once, in one append."""
+        self.capture = Capturing(
+            self._held,
+            self._recorder,
+            store.imports.recorded_event_ids,
+            lambda: self.max_thought_bytes,
+        )
+        """Reasoning captured from agents' telemetry, recorded as thoughts and actions."""
 
     # -- reading sessions back (each carried out by a part: reading.py, history.py, ...) ------
 

@@ -28,12 +28,14 @@ from thoughtledger.adapters.common.options import bounded
 from thoughtledger.api import LoopMark
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.events import (
+    ActionTaken,
     BranchExtended,
     BranchOpened,
     SessionCleared,
     SessionExpired,
     SessionStarted,
     ThoughtAnnotated,
+    ThoughtCaptured,
     ThoughtGenerated,
     ThoughtRedacted,
     ThoughtRevised,
@@ -111,6 +113,13 @@ def describe(record: RecordedEvent) -> str:
                 event.kind, ""
             )
             return f"#{event.thought_number} ({by}{kind}): {event.thought}"
+        case ThoughtCaptured():
+            capture = event.capture
+            by = f" {capture.model}" if capture.model else ""
+            return f"#{event.thought_number} (captured {capture.form}{by}): {event.thought}"
+        case ActionTaken():
+            after = f"after #{event.after_thought} " if event.after_thought else ""
+            return f"action {after}{event.name}({event.arguments})"
         case BranchOpened() | BranchExtended():
             verb = "opens" if isinstance(event, BranchOpened) else "extends"
             where = f"{verb} branch {event.branch_id} from #{event.branch_from_thought}"

@@ -39,6 +39,7 @@ def serve(argv: list[str]) -> int:
     from thoughtledger.adapters.llm.client import LLMWriter
     from thoughtledger.adapters.mcp.serve import ServeParts, add_serve_arguments, run_serve
     from thoughtledger.adapters.otel.live import live_traces
+    from thoughtledger.adapters.otel.receiver import receiver_routes
     from thoughtledger.adapters.ui.live_app import live_socket_app
 
     parser = Parser(prog="thoughtledger serve", description=SUMMARY)
@@ -49,6 +50,7 @@ def serve(argv: list[str]) -> int:
         model_writer=LLMWriter,
         issuer_verifier=IssuerTokenVerifier,
         live_socket=live_socket_app,
+        otlp_receiver=receiver_routes,
     )
     args = parser.parse_args(argv)
     if not args.http and sys.stdin.isatty():

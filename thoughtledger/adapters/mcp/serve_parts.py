@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
+from starlette.routing import BaseRoute
 from starlette.types import ASGIApp
 
 from thoughtledger.adapters.common.logs import event_line
@@ -111,6 +112,10 @@ class LiveSocketFactory(Protocol):
         ...
 
 
+ReceiverRoutes = Callable[[Ledger, TokenVerifier | None, Sequence[str]], list[BaseRoute]]
+"""Makes the OTLP receiver's routes from the ledger, the bearer verifier and the origins."""
+
+
 @dataclass(frozen=True)
 class ServeParts:
     """What the server uses of the other ways in and out, passed in by whoever starts it.
@@ -129,6 +134,8 @@ class ServeParts:
             the origins allowed besides the server's own, the live socket's ASGI app, served
             at :data:`~thoughtledger.adapters.mcp.http.serving.WS_PATH` (the browser view's);
             ``None``: no socket.
+        otlp_receiver: Given the same, the OTLP/HTTP receiver's routes (``/v1/traces``,
+            ``/v1/logs``), served beside MCP; ``None``: none.
     """
 
     token_verifier: Callable[[Path], TokenVerifier]
@@ -136,6 +143,7 @@ class ServeParts:
     model_writer: WriterFactory
     issuer_verifier: IssuerVerifierFactory | None = None
     live_socket: LiveSocketFactory | None = None
+    otlp_receiver: ReceiverRoutes | None = None
 
 
 def log_event(level: int, event: str, **facts: object) -> None:

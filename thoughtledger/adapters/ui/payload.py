@@ -14,12 +14,14 @@ import orjson
 from thoughtledger.api import LoopMark, VerifyReport
 from thoughtledger.ledger.envelope import RecordedEvent, format_time
 from thoughtledger.ledger.events import (
+    ActionTaken,
     BranchExtended,
     BranchOpened,
     SessionCleared,
     SessionExpired,
     SessionStarted,
     ThoughtAnnotated,
+    ThoughtCaptured,
     ThoughtGenerated,
     ThoughtRecorded,
     ThoughtRedacted,
@@ -43,7 +45,14 @@ _SHORT_KEYS = {
 """The marks the page draws by name, under short keys; every other mark of the definition of a
 thought travels in ``f`` under its camelCase name, and the page lists it as it is."""
 
-_THOUGHTS = (ThoughtRecorded, ThoughtRevised, BranchOpened, BranchExtended, ThoughtGenerated)
+_THOUGHTS = (
+    ThoughtRecorded,
+    ThoughtRevised,
+    BranchOpened,
+    BranchExtended,
+    ThoughtGenerated,
+    ThoughtCaptured,
+)
 
 
 def event_json(record: RecordedEvent) -> JsonDict:
@@ -54,7 +63,9 @@ def event_json(record: RecordedEvent) -> JsonDict:
     and, when given, ``ir`` is-revision, ``rv`` revises, ``bf`` branch-from, ``b`` branch id,
     ``nm`` needs-more, ``f`` any other mark (by camelCase name), and ``rd`` when its text was
     redacted (``x`` reads ``[redacted]``); a repeat, as :func:`mark_repeat` marks it, ``rp``
-    and ``rpn``; a thought a model wrote adds ``m`` model, ``g`` guidance and ``c`` cost;
+    and ``rpn``; a thought a model wrote adds ``m`` model, ``g`` guidance and ``c`` cost; a
+    captured thought ``cap`` its form (its model and span under ``f``); an action ``act`` the
+    tool, ``args`` its arguments and ``n`` the thought it followed;
     ``session.started`` adds ``md`` metadata and ``pre`` predecessor; a retirement ``why``; a
     redaction ``n`` the thought's number, ``rdv`` the redacted version and ``why`` (who and why).
     """
@@ -93,6 +104,15 @@ def event_json(record: RecordedEvent) -> JsonDict:
             # A model's thought is drawn as the kind it was classified as.
             item |= {"k": event.kind, "gen": True, "m": event.generation.model}
             item |= {"g": event.guidance, "c": event.generation.cost}
+        if isinstance(event, ThoughtCaptured):
+            # Captured reasoning is a plain step, marked with its form; where it came from
+            # is listed beside its marks.
+            capture = event.capture
+            item |= {"k": "thought.recorded", "cap": capture.form}
+            facts = {"captured": capture.form, "model": capture.model, "span": capture.span_id}
+            item.setdefault("f", {}).update({k: v for k, v in facts.items() if v is not None})
+    elif isinstance(event, ActionTaken):
+        item |= {"act": event.name, "args": event.arguments, "n": event.after_thought}
     elif isinstance(event, SessionStarted):
         item |= {"md": dict(event.metadata), "pre": event.predecessor_id}
         if event.fork_of is not None:

@@ -164,6 +164,9 @@ async def _run_http(
     if parts.live_socket is not None:
         socket_app = parts.live_socket(ledger, verifier, args.allow_origin or (), limits=limits)
         app.router.routes.append(WebSocketRoute(WS_PATH, socket_app))
+    if parts.otlp_receiver is not None:
+        # OTLP senders post here with the same tokens; the routes check them themselves.
+        app.router.routes.extend(parts.otlp_receiver(ledger, verifier, args.allow_origin or ()))
     bounds = Bounds(
         header_timeout=args.header_timeout or HEADER_TIMEOUT,
         body_timeout=args.body_timeout or BODY_TIMEOUT,
