@@ -22,7 +22,7 @@ from thoughtledger.ledger.store.sql_views import (
     session_loops_select,
 )
 
-DATABASE_SCHEMA_VERSION = 14
+DATABASE_SCHEMA_VERSION = 15
 """The version of the database's tables this code creates and reads."""
 READABLE_FROM = 1
 """The oldest schema this code reads without upgrading it. The steps since add indexes (a
@@ -348,6 +348,14 @@ def _counted_events(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     return [DialectDDL(create, create)]
 
 
+def _stripped_types(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # Step 15: the search index's redaction triggers made again with every thought type
+    # (captured reasoning's among them; see thoughtledger.ledger.store.search_index).
+    from thoughtledger.ledger.store.search_index import SEARCH_STRIPPED_TYPES
+
+    return list(SEARCH_STRIPPED_TYPES)
+
+
 MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
     1: _tables,
     2: _listing_indexes,
@@ -362,6 +370,7 @@ MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]
     12: _loops_follow,
     13: _postgres_search_follows,
     14: _counted_events,
+    15: _stripped_types,
 }
 """Schema step N brings a database from its previous step to N: given the backend's JSON
 expression, the DDL statements it runs, in one transaction."""

@@ -181,6 +181,25 @@ SEARCH_FOLLOWS_POSTGRES: list[sa.schema.ExecutableDDLElement] = [
 ]
 """Schema step 13's statements: PostgreSQL's index follows the log, as SQLite's does since 11."""
 
+SEARCH_STRIPPED_TYPES: list[sa.schema.ExecutableDDLElement] = [
+    # The redaction triggers name the thought types they act on: a ledger made before a type
+    # was added (captured reasoning, thought.captured) would keep a redacted thought of it in
+    # the index. Made again with today's types.
+    DialectDDL("DROP TRIGGER IF EXISTS tl_search_stripped", "SELECT 1"),
+    DialectDDL(
+        _sqlite_stripped(" AND old.position <= (SELECT position FROM tl_search_through)"),
+        "SELECT 1",
+    ),
+    DialectDDL("SELECT 1", "DROP TRIGGER IF EXISTS tl_search_stripped ON tl_events"),
+    DialectDDL(
+        "SELECT 1",
+        "CREATE TRIGGER tl_search_stripped AFTER UPDATE OF payload ON tl_events FOR EACH ROW "
+        f"WHEN (NEW.event_type IN ({THOUGHT_TYPES_SQL})) EXECUTE FUNCTION tl_search_stripped()",
+    ),
+]
+"""Schema step 15's statements: the redaction triggers of the search index, with every thought
+type (``SELECT 1`` where a backend has nothing to do)."""
+
 
 _COLUMNS = (
     "e.position, e.session_id, e.version, e.event_id, e.recorded_at, e.schema_version, "
