@@ -34,7 +34,6 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from thoughtledger.ledger.errors import StoreError
 from thoughtledger.ledger.store.postgres.positions import POSITION_SHIFT
 from thoughtledger.ledger.store.search_text import pg_rows
 
@@ -154,17 +153,14 @@ class SearchFollower:
         A failure leaves the index behind, which every search makes up for by reading the log
         after it; it is logged, never raised (nothing waits on this but the close).
         """
-        import asyncpg
-
         try:
             self._waiting = 0
             more = True
             while more:
                 async with self._writing() as driver:
                     more = await index_waiting(driver)
-        except StoreError as exc:
-            _log("search_index_behind", where=self._where, error=str(exc))
-        except (asyncpg.PostgresError, OSError) as exc:  # the driver's, logged right here
+        except Exception as exc:  # ours or the driver's (asyncpg's errors have several roots)
+            # The connection is dropped by its lender; the next catch-up starts afresh.
             _log("search_index_behind", where=self._where, error=str(exc))
         finally:
             self._task = None
