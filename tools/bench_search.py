@@ -303,7 +303,7 @@ async def bench_index_cost(count: int, pg: str | None) -> Result:
     per_round = max(100, count // 20)
     row: Result = {
         "name": "append with the search index (1 event/append), SQLite and PostgreSQL",
-        "baseline": "the same store never indexing (SQLite: its index told it is complete past "
+        "baseline": "the same store never indexing (its index told it is complete past "
         "the log's end, on both backends); the median ratio "
         f"of {ROUNDS} interleaved rounds of {per_round} appends each, per backend",
     }
