@@ -2,7 +2,6 @@
 
 import argparse
 import contextlib
-import json
 import os
 import select
 import signal
@@ -19,6 +18,7 @@ from thoughtledger.adapters.cli.common import (
     add_json_option,
     clip,
     command,
+    json_text,
     ledger_from,
     resolve_session,
     when,
@@ -74,7 +74,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         for number, (record, state) in enumerate(steps, start=1):
             line = {"step": number, "of": len(steps), "event": full_history([record])[0]}
             line["view"] = session_view(state)
-            sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
+            sys.stdout.write(json_text(line) + "\n")
     elif ui.plain or not sys.stdin.isatty():
         for number, (record, state) in enumerate(steps, start=1):
             ui.out.print(_step_line(number, len(steps), record))

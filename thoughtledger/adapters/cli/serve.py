@@ -6,10 +6,17 @@ client, the browser view's live socket), so the server imports none of them.
 """
 
 import argparse
+import sys
 
 from thoughtledger.adapters.cli.common import Commands, Parser, Ui, UsageError
 
 SUMMARY = "run the MCP server for your agents (stdio; --http for streamable HTTP)"
+WAITING = (
+    "thoughtledger serve: waiting for an MCP client's JSON-RPC on stdin (an MCP client starts "
+    "this command itself; to look at sessions: thoughtledger sessions or thoughtledger ui; "
+    "Ctrl-C stops)\n"
+)
+"""The line ``serve`` on stdio says when started from a terminal."""
 
 
 def register(commands: Commands) -> None:
@@ -43,7 +50,12 @@ def serve(argv: list[str]) -> int:
         issuer_verifier=IssuerTokenVerifier,
         live_socket=live_socket_app,
     )
-    return run_serve(parser.parse_args(argv), parts)
+    args = parser.parse_args(argv)
+    if not args.http and sys.stdin.isatty():
+        # Started by hand: on stdio the server sits silent, waiting for what a client sends.
+        sys.stderr.write(WAITING)
+        sys.stderr.flush()
+    return run_serve(args, parts)
 
 
 async def _misplaced(args: argparse.Namespace, ui: Ui) -> int:

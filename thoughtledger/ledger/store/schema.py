@@ -22,7 +22,7 @@ from thoughtledger.ledger.store.sql_views import (
     session_loops_select,
 )
 
-DATABASE_SCHEMA_VERSION = 13
+DATABASE_SCHEMA_VERSION = 14
 """The version of the database's tables this code creates and reads."""
 READABLE_FROM = 1
 """The oldest schema this code reads without upgrading it. The steps since add indexes (a
@@ -334,6 +334,20 @@ def _postgres_search_follows(_json: JsonText) -> list[sa.schema.ExecutableDDLEle
     return list(SEARCH_FOLLOWS_POSTGRES)
 
 
+def _counted_events(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # Step 14: the positions of the few events the ledger-wide figures read from the whole log
+    # (model-written thoughts, annotations), indexed apart, so stats reads them without a scan
+    # of every row. Partial: an append of any other event writes nothing to it.
+    from thoughtledger.ledger.store.rows import COUNTED_TYPES, types_in
+    from thoughtledger.ledger.store.search_index import DialectDDL
+
+    create = (
+        "CREATE INDEX IF NOT EXISTS tl_events_counted ON tl_events (position) "
+        f"WHERE event_type IN {types_in(COUNTED_TYPES)}"
+    )
+    return [DialectDDL(create, create)]
+
+
 MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
     1: _tables,
     2: _listing_indexes,
@@ -347,6 +361,7 @@ MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]
     11: _search_follows,
     12: _loops_follow,
     13: _postgres_search_follows,
+    14: _counted_events,
 }
 """Schema step N brings a database from its previous step to N: given the backend's JSON
 expression, the DDL statements it runs, in one transaction."""

@@ -19,7 +19,7 @@ from thoughtledger.ledger.store.loop_marks import (
     LoopMarking,
     check_folded,
 )
-from thoughtledger.ledger.store.rows import RowReads, event_row, log_row
+from thoughtledger.ledger.store.rows import RowReads, event_row, log_row, types_in
 from thoughtledger.ledger.store.search import SearchFilter, SearchHit, Searching, check_search_page
 from thoughtledger.ledger.store.stats_rows import Statistics, StatsFilter, StatsRows
 
@@ -127,8 +127,21 @@ class SqlRows(RowReads):
         """See :meth:`.RowReads.read_all_event_rows`."""
         return [event_row(row) for row in await self._page(None, after_position, limit)]
 
+    async def read_event_rows_of_types(
+        self, event_types: Sequence[str], *, after_position: int = 0, limit: int = 1000
+    ) -> list[EventRow]:
+        """See :meth:`.RowReads.read_event_rows_of_types`."""
+        import sqlalchemy as sa
+
+        typed = sa.text(f"tl_events.event_type IN {types_in(event_types)}")
+        return [event_row(row) for row in await self._page(None, after_position, limit, typed)]
+
     async def _page(
-        self, columns: tuple[str, ...] | None, after_position: int, limit: int
+        self,
+        columns: tuple[str, ...] | None,
+        after_position: int,
+        limit: int,
+        where: "sa.ColumnElement[bool] | sa.TextClause | None" = None,
     ) -> "list[sa.Row[Any]]":
         """One page of the log's rows (``columns``, or every column), in position order.
 
@@ -143,6 +156,8 @@ class SqlRows(RowReads):
         check_page(after_position, limit)
         chosen = EVENTS.c if columns is None else [EVENTS.c[name] for name in columns]
         query = sa.select(*chosen).where(EVENTS.c.position > after_position)
+        if where is not None:
+            query = query.where(where)
         visible = self._visible_below()
         if visible is not None:
             query = query.where(visible)
