@@ -7,8 +7,8 @@
   On SQLite the same queries again while the newest 256 events wait for the index (matched from
   the log, as after a writer's steady stream of appends).
 * **Append** (also alone: ``tools/bench search-append``): one thought per append through the
-  store, into a ledger with the index and one that never indexes (SQLite: its index told it is
-  complete past the log's end; PostgreSQL: its insert trigger dropped), in
+  store, into a ledger with the index and one that never indexes (its index told it is
+  complete past the log's end, on both backends), in
   :data:`ROUNDS` interleaved rounds (which goes first alternates), on SQLite and on PostgreSQL;
   per backend the median of the rounds' ratios is what the index leaves of the append rate
   (target ≥ 0.85 on both: it costs at most 15%).
@@ -303,7 +303,7 @@ async def bench_index_cost(count: int, pg: str | None) -> Result:
     per_round = max(100, count // 20)
     row: Result = {
         "name": "append with the search index (1 event/append), SQLite and PostgreSQL",
-        "baseline": "the same store never indexing (SQLite: its index told it is complete past "
+        "baseline": "the same store never indexing (its index told it is complete past "
         "the log's end, on both backends); the median ratio "
         f"of {ROUNDS} interleaved rounds of {per_round} appends each, per backend",
     }

@@ -26,7 +26,6 @@ EXTRA_MODULES = {
     "thoughtledger/ledger/store/postgres/setup.py": "postgres",
     "thoughtledger/ledger/store/postgres/log_tree.py": "postgres",
     "thoughtledger/ledger/store/postgres/redact.py": "postgres",
-    "thoughtledger/ledger/store/postgres/search_follow.py": "postgres",
     "thoughtledger/ledger/store/postgres/failover.py": "postgres",
     "thoughtledger/adapters/llm/client.py": "llm",
     "thoughtledger/adapters/llm/answer.py": "llm",

@@ -34,7 +34,6 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from thoughtledger.ledger.errors import StoreError
 from thoughtledger.ledger.store.postgres.positions import POSITION_SHIFT
 from thoughtledger.ledger.store.search_text import pg_rows
 
@@ -42,8 +41,11 @@ INDEX_LAG = 256
 """Events appended (by this store) that start a catch-up at once."""
 INDEX_DELAY = 0.05
 """Seconds after the last append before the store indexes what waits."""
-INDEX_CHUNK = 5_000
-"""The most events one catch-up transaction covers."""
+INDEX_CHUNK = 1_000
+"""The most events one catch-up transaction covers. Kept short: while a transaction that wrote
+runs, readers of the log see no position past its id (see
+:mod:`thoughtledger.ledger.store.postgres.positions`), so a long one would hold back every
+subscription on the server."""
 
 LOCK = "SELECT position FROM tl_search_through WHERE id = 1 FOR UPDATE"
 """Take the index's turn (a redaction waits for a catch-up under way, and the reverse)."""
@@ -71,32 +73,48 @@ IMPORTED = pg_rows("tl_events", "position > :low AND position < :high AND ")
 """Index the thoughts of one import, in its transaction: positions ``:low`` (its transaction id,
 shifted) to ``:high`` (excluded; bound parameters, for SQLAlchemy)."""
 
+HELD_RETRY = 0.5
+"""Seconds before a catch-up asks again when a transaction in flight held events back."""
+CLOSE_WAIT = 2.0
+"""Seconds a closing store waits for events held back by transactions still in flight (a
+closed ledger's index is then complete unless the server kept one running longer: the next
+writable opening takes the rest in)."""
+
 Writing = Callable[[], AbstractAsyncContextManager[Any]]
 """Lends a held writer connection's asyncpg driver (raises ``StoreError`` once closed)."""
 
 
-async def index_waiting(driver: Any, *, limit: int = INDEX_CHUNK) -> bool:
+async def index_waiting(driver: Any, *, wait: bool = False, limit: int = INDEX_CHUNK) -> str:
     """Index up to ``limit`` waiting events in one transaction on ``driver``.
 
+    Args:
+        driver: A writer connection's asyncpg driver.
+        wait: Wait for the index's turn when another holds it (else give up at once).
+        limit: The most events to index.
+
     Returns:
-        Whether more events may wait (the chunk was full).
+        ``"done"`` (nothing waits), ``"more"`` (the chunk was full), ``"busy"`` (another
+        catch-up or a redaction held the turn: nothing was done) or ``"held"`` (committed
+        events wait behind a transaction still in flight on the server: ask again soon).
 
     Raises:
         asyncpg.PostgresError: The database failed (nothing was indexed).
         OSError: The connection failed.
     """
     if not await driver.fetchval(_BEHIND):
-        return False
+        return "done"
     async with driver.transaction():
-        through = await driver.fetchval(_TRY_LOCK)
-        if through is None:  # another catch-up (or a redaction) holds the turn
-            return False
+        through = await driver.fetchval(LOCK if wait else _TRY_LOCK)
+        if through is None:
+            return "busy"
         high, count = await driver.fetchrow(_CHUNK, limit)
-        if high is None:
-            return False
-        await driver.execute(_FILL, through, high)
-        await driver.execute(_MOVE, high)
-    return bool(count >= limit)
+        if high is not None:
+            await driver.execute(_FILL, through, high)
+            await driver.execute(_MOVE, high)
+        if high is not None and count >= limit:
+            return "more"
+        # Read in this transaction: the position it just moved, against the log's end.
+        return "held" if await driver.fetchval(_BEHIND) else "done"
 
 
 class SearchFollower:
@@ -148,27 +166,42 @@ class SearchFollower:
         if self._task is None and not self._closing:
             self._task = asyncio.get_running_loop().create_task(self.catch_up())
 
-    async def catch_up(self) -> None:
+    async def catch_up(self, *, wait: bool = False) -> None:
         """Index everything that waits, a chunk per transaction.
 
         A failure leaves the index behind, which every search makes up for by reading the log
-        after it; it is logged, never raised (nothing waits on this but the close).
-        """
-        import asyncpg
+        after it; it is logged, never raised (nothing waits on this but the close). When another
+        process's catch-up or a redaction holds the index's turn, the catch-up is planned again
+        (after :data:`HELD_RETRY` seconds when a transaction in flight holds events back).
+        ``wait`` (the close): wait for the turn, and for events held back up to
+        :data:`CLOSE_WAIT` seconds.
 
+        Raises:
+            asyncio.CancelledError: The task was cancelled.
+        """
+        deadline = time.monotonic() + CLOSE_WAIT
+        state = "more"
         try:
             self._waiting = 0
-            more = True
-            while more:
+            while state != "done":
                 async with self._writing() as driver:
-                    more = await index_waiting(driver)
-        except StoreError as exc:
-            _log("search_index_behind", where=self._where, error=str(exc))
-        except (asyncpg.PostgresError, OSError) as exc:  # the driver's, logged right here
+                    state = await index_waiting(driver, wait=wait)
+                if state in ("busy", "held"):
+                    if not wait or time.monotonic() > deadline:
+                        self._waiting = max(self._waiting, 1)  # asked again (see below)
+                        break
+                    await asyncio.sleep(INDEX_DELAY)
+        except Exception as exc:  # ours or the driver's (asyncpg's errors have several roots)
+            # The connection is dropped by its lender; the next catch-up starts afresh.
             _log("search_index_behind", where=self._where, error=str(exc))
         finally:
             self._task = None
-        if self._waiting and not self._closing:  # appends that came meanwhile
+        if not self._waiting or self._closing:
+            return
+        if state == "held":  # a transaction in flight: asked again less often
+            if self._timer is None:
+                self._timer = asyncio.get_running_loop().call_later(HELD_RETRY, self._due)
+        else:  # appends that came meanwhile, or a turn taken: soon again
             self.appended(0)
 
     async def close(self) -> None:
@@ -180,7 +213,7 @@ class SearchFollower:
         if self._task is not None:
             await self._task
         if self._waiting:
-            await self.catch_up()
+            await self.catch_up(wait=True)
 
 
 def _log(event: str, **facts: object) -> None:

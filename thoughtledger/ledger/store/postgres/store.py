@@ -234,12 +234,13 @@ class PostgresEventStore(SqlEventStore):
                 await check_ledger(checked.engine, checked.where, pg_schema)
             else:
                 await migrate(primary.engine, primary.where, pg_schema, progress)
-                store._search_follower.catch_up_soon()
                 if standby is not None:
                     # Nothing else reads before the first answer: a standby that cannot be
                     # reached is said at opening, in one line, not at the first read.
                     probe = sa.select(1)
                     await read_rows(standby.engine, standby.where, probe, standby.engine.dispose)
+                # Planned once the store is sure to open (a refused opening leaves no timer).
+                store._search_follower.catch_up_soon()
         except BaseException:
             await primary.engine.dispose()
             if standby is not None:
