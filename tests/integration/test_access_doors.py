@@ -91,6 +91,8 @@ READS_ALL: dict[Who, frozenset[str]] = {
     who: EVERY if READS[who] == EVERY else NOTHING for who in READS
 }
 """Doors that count every session at once (the analytics): all or nothing."""
+ANNOTATES: dict[Who, frozenset[str]] = {**WRITES, "audrey": EVERY}
+"""Whose thoughts each may annotate or redact: a writer its own, an auditor any, nobody all."""
 OWN_RUNS: dict[Who, frozenset[str]] = {**READS, "audrey": NOTHING}
 """``thinking_insights`` is an agent's look at its own runs: an auditor, as an agent, has none."""
 NO_SESSION: dict[Who, frozenset[str]] = dict.fromkeys(READS, NOTHING)
@@ -328,6 +330,34 @@ def _ui_text(method: str, path: str) -> Observe:
     return observe
 
 
+def _ui_act(act: str, body: Json, *, missing: bool = False) -> Observe:
+    """POST an act to each seeded session; the ones it landed in (the answer names the session).
+
+    The page's own ``Origin`` goes with it, as a browser sends it (a bearer token needs none).
+    ``missing``: the body names a thought no session has, so an act the door lets through is
+    answered 400 for that thought (a refused one 403 or 404) and nothing is written.
+    """
+
+    async def observe(http: httpx.AsyncClient, seeded: Seeded) -> frozenset[str]:
+        origin = str(http.base_url).rstrip("/")
+
+        async def acts(sid: str) -> bool:
+            path = f"/api/sessions/{sid}/{act}"
+            answer = await http.post(path, json=body, headers={"Origin": origin}, timeout=WAIT)
+            if missing:
+                assert answer.status_code in (400, 403, 404), answer.text
+                return answer.status_code == 400 and "99" in answer.json()["error"]
+            assert answer.status_code in (200, 403, 404), answer.text
+            if answer.status_code != 200:
+                return False
+            found = answer.json()
+            return sid in (found.get("sessionId"), found.get("forkOf"))
+
+        return await _each(seeded, acts)
+
+    return observe
+
+
 UI_ROUTES: dict[str, tuple[Observe, dict[Who, frozenset[str]]]] = {
     "/api/sessions": (ui_listing, READS),
     "/api/badges": (ui_badges, READS),
@@ -350,6 +380,18 @@ UI_ROUTES: dict[str, tuple[Observe, dict[Who, frozenset[str]]]] = {
     "/analytics": (_ui_text("GET", "/analytics"), NO_SESSION),
     "/search": (_ui_text("GET", "/search"), NO_SESSION),
     "/static/{name}": (_ui_text("GET", "/static/{name}"), NO_SESSION),
+    # The acts last: the reads above see the seeded sessions as they were.
+    "/api/sessions/{session_id}/annotate": (
+        _ui_act("annotate", {"thought": 1, "label": "door"}),
+        ANNOTATES,
+    ),
+    # A thought no session has: a redaction on SQLite empties the write-ahead log, which the
+    # serve process beside this one keeps in use (test_ui_browser_acts*.py redact for real).
+    "/api/sessions/{session_id}/redact": (
+        _ui_act("redact", {"thought": 99, "reason": "door"}, missing=True),
+        ANNOTATES,
+    ),
+    "/api/sessions/{session_id}/fork": (_ui_act("fork", {}), WRITES),
 }
 UI_SOCKET = "/api/ws"
 

@@ -14,7 +14,7 @@ import pytest
 from tests.support.cli import sqlite_url
 from tests.support.processes import WAIT
 from tests.support.ui_app import UiApp, record_owned, ui_app
-from thoughtledger.adapters.mcp.http.serving import SINGLE_PRINCIPAL_WARNING
+from thoughtledger.adapters.ui.acts import UNGUARDED_WARNING
 
 
 @pytest.fixture
@@ -236,4 +236,4 @@ def test_without_auth_the_app_warns_as_serve_does_and_takes_only_its_own_origin(
             assert http.post("api/signin", json={"token": "t"}).status_code == 404
     out, err = app.output
     assert out.startswith("thoughtledger ui: http://127.0.0.1:")
-    assert err == f"thoughtledger ui: warning: {SINGLE_PRINCIPAL_WARNING}\n"
+    assert err == f"thoughtledger ui: warning: {UNGUARDED_WARNING}\n"

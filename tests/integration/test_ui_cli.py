@@ -12,7 +12,7 @@ import pytest
 from tests.support.browser import record_demo
 from tests.support.cli import cli, sqlite_url
 from tests.support.processes import ROOT, WAIT, child_env
-from thoughtledger.adapters.mcp.http.serving import SINGLE_PRINCIPAL_WARNING
+from thoughtledger.adapters.ui.acts import UNGUARDED_WARNING
 
 
 def test_ui_refuses_a_missing_ledger_and_creates_nothing(
@@ -100,7 +100,7 @@ def test_ui_serves_until_terminated_then_stops_cleanly_leaving_the_ledger_as_it_
         out, err = process.communicate(timeout=WAIT)
     assert process.returncode == 0
     assert out == ""
-    assert err == f"thoughtledger ui: warning: {SINGLE_PRINCIPAL_WARNING}\n"
+    assert err == f"thoughtledger ui: warning: {UNGUARDED_WARNING}\n"
     assert db.read_bytes() == before
 
 

@@ -1,4 +1,4 @@
-"""``thoughtledger ui``: the ledger in a browser, on loopback, read-only."""
+"""``thoughtledger ui``: the ledger in a browser, on loopback: look, annotate, fork, redact."""
 
 import argparse
 import sys
@@ -13,7 +13,7 @@ from thoughtledger.ledger.errors import InvalidInputError
 if TYPE_CHECKING:
     from mcp.server.auth.provider import TokenVerifier
 
-SUMMARY = "look at sessions in your browser: tree, time travel, live, analytics (read-only)"
+SUMMARY = "sessions in your browser: tree, time travel, live, analytics; annotate, fork, redact"
 DEFAULT_PORT = 8766
 
 
@@ -62,6 +62,11 @@ def register(commands: Commands) -> None:
         help="with --auth-issuer: the claim naming the role (default: thoughtledger_role)",
     )
     parser.add_argument(
+        "--read-only",
+        action="store_true",
+        help="open the ledger for reading only: the page shows it and refuses every act",
+    )
+    parser.add_argument(
         "--allow-origin",
         action="append",
         type=_origin,
@@ -73,7 +78,7 @@ def register(commands: Commands) -> None:
 
 
 async def run(args: argparse.Namespace, ui: Ui) -> int:
-    """Serve the app until Ctrl-C (or SIGTERM); the ledger is opened for reading only.
+    """Serve the app until Ctrl-C (or SIGTERM); the acts write to the ledger unless --read-only.
 
     Raises:
         LedgerError: The ledger or the token file cannot be opened, or the issuer's keys
@@ -84,7 +89,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     """
     from thoughtledger.adapters.common.hardened import bind, hardened_server
     from thoughtledger.adapters.common.stopping import signals_handled
-    from thoughtledger.adapters.mcp.http.serving import SINGLE_PRINCIPAL_WARNING
+    from thoughtledger.adapters.ui.acts import UNGUARDED_READ_ONLY_WARNING, UNGUARDED_WARNING
     from thoughtledger.adapters.ui.routes import create_app
 
     file_verifier = None
@@ -94,7 +99,9 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         # The token file first: a bad one stops the app before the ledger is touched.
         file_verifier = FileTokenVerifier(args.auth)
     _check_issuer_options(args)
-    async with ledger_from(args, read_only=True) as ledger:
+    async with ledger_from(args, read_only=True):
+        pass  # a missing ledger (or not a ledger) is refused, never made, before it is opened
+    async with ledger_from(args, read_only=args.read_only) as ledger:
         try:
             listener = bind(args.host, args.port)
         except OSError as exc:  # a port taken is a plain fact to report, not a crash
@@ -102,7 +109,9 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             raise CliError(message) from None
         port = listener.getsockname()[1]
         verifier = await _verifier(args, file_verifier, port)
-        app = create_app(ledger, verifier=verifier, allow_origins=args.allow_origin)
+        app = create_app(
+            ledger, verifier=verifier, allow_origins=args.allow_origin, read_only=args.read_only
+        )
         # Bounded like serve --http: no request may hold a connection open half-sent.
         http = hardened_server(app, lifespan="off", websocket=True)
 
@@ -112,7 +121,8 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         async with signals_handled(stop, on_term=stop):
             host = f"[{args.host}]" if ":" in args.host else args.host
             if verifier is None:
-                sys.stderr.write(f"thoughtledger ui: warning: {SINGLE_PRINCIPAL_WARNING}\n")
+                said = UNGUARDED_READ_ONLY_WARNING if args.read_only else UNGUARDED_WARNING
+                sys.stderr.write(f"thoughtledger ui: warning: {said}\n")
             sys.stdout.write(f"thoughtledger ui: http://{host}:{port}/ (Ctrl-C stops)\n")
             sys.stdout.flush()
             await http.serve(sockets=[listener])

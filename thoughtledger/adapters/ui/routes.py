@@ -1,7 +1,8 @@
-"""The web app behind ``thoughtledger ui``: pages, their JSON, a live feed; it never writes.
+"""The web app behind ``thoughtledger ui``: pages, their JSON, a live feed, and the acts.
 
-Every route reads the ledger (signing in and out is all a POST does). The pages are static files
-shipped with the package (HTML, CSS and the scripts: no inline script, so the
+Every ``GET`` reads the ledger; a ``POST`` signs in or out, or does one act (annotate, fork,
+redact; see :mod:`thoughtledger.adapters.ui.acts`) through the facade's access door. The pages
+are static files shipped with the package (HTML, CSS and the scripts: no inline script, so the
 Content-Security-Policy forbids any); the data comes as JSON from ``/api/...``. Requests must
 name a loopback host and come from the app's own origin (see
 :mod:`thoughtledger.adapters.ui.guards`).
@@ -25,6 +26,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp
 
+from thoughtledger.adapters.ui.acts import ACTS, READ_ONLY_REFUSAL, check_same_site, read_body
 from thoughtledger.adapters.ui.badges import BADGES_MAX, Badges
 from thoughtledger.adapters.ui.door import Door, SignInRequiredError
 from thoughtledger.adapters.ui.feed import feed
@@ -62,6 +64,7 @@ _STATIC = {
     **dict.fromkeys(SESSION_SCRIPTS, "text/javascript; charset=utf-8"),
     "app.js": "text/javascript; charset=utf-8",
     "forks.js": "text/javascript; charset=utf-8",
+    "session-acts.js": "text/javascript; charset=utf-8",
     "live-socket.js": "text/javascript; charset=utf-8",
     "signin.js": "text/javascript; charset=utf-8",
     "app.css": "text/css; charset=utf-8",
@@ -146,8 +149,9 @@ def create_app(
     allow_origins: Iterable[str] = (),
     recheck: float = RECHECK_SECONDS,
     stall: float = STALL_SECONDS,
+    read_only: bool = False,
 ) -> ASGIApp:
-    """The web app over ``ledger`` (opened read-only by the caller; nothing here writes).
+    """The web app over ``ledger``.
 
     Args:
         ledger: The ledger to show; the caller opens and closes it.
@@ -159,10 +163,13 @@ def create_app(
             stream's reader.
         stall: Seconds a live socket's outbox may stay full before its client counts as too
             slow and the socket closes.
+        read_only: Refuse every act (the ledger was opened for reading only).
 
     Returns:
         An ASGI app: pages at ``/``, ``/sessions/{id}`` (and a fork's ``.../compare``),
-            ``/analytics``, ``/search``; JSON under ``/api``; the live socket at ``/api/ws``.
+            ``/analytics``, ``/search``; JSON under ``/api`` (the acts: ``POST
+            /api/sessions/{id}/annotate``, ``.../fork``, ``.../redact``); the live socket at
+            ``/api/ws``.
     """
     payloads = _Payloads()
     badges_of = Badges(ledger)
@@ -306,6 +313,19 @@ def create_app(
         )
         return StreamingResponse(events, media_type="text/event-stream")
 
+    def act(name: str) -> Endpoint:
+        do = ACTS[name]
+
+        async def endpoint(request: Request) -> Response:
+            check_same_site(request)
+            scope = await scope_of(request)
+            if read_only:
+                raise AccessDeniedError(READ_ONLY_REFUSAL)
+            body = await read_body(request)
+            return _Json(await do(scope, _session_id(request), body))
+
+        return endpoint
+
     routes = [
         Route("/", page),
         Route("/sessions/{session_id}", page),
@@ -323,6 +343,10 @@ def create_app(
         Route("/api/sessions/{session_id}/live", _guarded(live)),
         Route("/api/sessions/{session_id}/forks", _guarded(forks)),
         Route("/api/sessions/{session_id}/compare", _guarded(compare)),
+        *[
+            Route(f"/api/sessions/{{session_id}}/{name}", _guarded(act(name)), methods=["POST"])
+            for name in ACTS
+        ],
         Route("/api/stats", _guarded(stats)),
         Route("/api/search", _guarded(search)),
         WebSocketRoute("/api/ws", live_endpoint(ledger, door, recheck=recheck, stall=stall)),
@@ -331,7 +355,7 @@ def create_app(
     async def refused(request: Request, exc: Exception) -> Response:
         # Starlette's own answers (no such route, a method other than GET) as JSON too.
         status = exc.status_code if isinstance(exc, HTTPException) else 500
-        return _error(status, f"{request.method} {request.url.path[:80]}: not here (read-only)")
+        return _error(status, f"{request.method} {request.url.path[:80]}: not here")
 
     async def failed(request: Request, exc: Exception) -> Response:
         # Anything else: one line, never a traceback (the server goes on serving).

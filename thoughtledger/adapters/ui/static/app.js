@@ -1,4 +1,4 @@
-// The web app: sessions list, a session (with the live feed), analytics. Reads only.
+// The web app: sessions list, a session (with the live feed and the acts), analytics, search.
 "use strict";
 (function (global) {
   global.ThoughtLedgerApp = true;
@@ -240,6 +240,7 @@
     });
     performance.measure("tl-drawn", "tl-fetch");
     global.thoughtLedgerView = view; // for the benchmark and the curious, from the console
+    global.ThoughtLedgerActs.attach(view, sessionId, { navigate });
     Forks.offerCompare(view, sessionId);
     Forks.listForks(view, sessionId, getJson, () => mine === shown)
       .catch((error) => view.forkNote.after(el("span", "error", "forks: " + error.message)));

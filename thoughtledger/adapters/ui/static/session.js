@@ -23,6 +23,7 @@
       this.version = 0;
       this.compareFrom = null;
       this.followLatest = true;
+      this.picked = null;       // the row a click picked (the slider stays where it is)
       this.build();
       // Drawn off the page, then put in at once: one layout instead of one per row.
       const card = this.tree.parentNode;
@@ -97,9 +98,13 @@
       this.tree.setAttribute("aria-label", "thoughts");
       this.orphans = el("ol", "orphans");
       treeCard.append(this.tree, this.orphans);
+      // The right column: the inspector, and below it what the app lets a person do there.
+      const side = el("div", "side-col");
       this.inspector = el("aside", "inspector card");
       this.inspector.id = "inspector";
-      layout.append(treeCard, this.inspector);
+      this.actsSlot = el("div");
+      side.append(this.inspector, this.actsSlot);
+      layout.append(treeCard, side);
       r.append(head, controls, this.compareBoxPanel, layout);
       this.slider.addEventListener("input", () => {
         this.showVersion(Number(this.slider.value));
@@ -124,7 +129,8 @@
       this.orphans.addEventListener("click", (event) => this.clicked(event));
     }
 
-    showVersion(v, first) {
+    // keepPick: the slider moved by itself (a live event), not by the person: a picked row stays.
+    showVersion(v, first, keepPick) {
       const latest = this.timeline.latest;
       v = Math.max(latest ? 1 : 0, Math.min(v, latest));
       if (first) {
@@ -136,6 +142,8 @@
       }
       const old = this.rows.get(this.version);
       if (old) old.classList.remove("selected");
+      // The slider moved: the inspector follows it again (a thought picked by a click is let go).
+      if (!first && !keepPick && v !== this.version && this.picked) this.pick(null, true);
       this.version = v;
       this.followLatest = v === latest;
       this.slider.value = String(v);
