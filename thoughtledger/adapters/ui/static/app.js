@@ -18,9 +18,12 @@
   }
 
   // Who is signed in (with --auth), and the way out.
+  let signedIn = Promise.resolve(null);
   async function whoAmI() {
     sessionStorage.removeItem("tl-reloaded");
-    const me = await getJson("/api/me");
+    signedIn = getJson("/api/me").catch(() => null);
+    const me = await signedIn;
+    if (!me) return;
     if (!me.auth) return;
     document.getElementById("who-name").textContent = me.name + " (" + me.role + ")";
     document.getElementById("who").classList.remove("hidden");
@@ -56,15 +59,42 @@
     main.append(filterForm("/", query, [["agent", "agent", "text"], ["client", "client", "text"],
       ["status", "status", "select"], ["since", "started since", "datetime-local"],
       ["until", "started before", "datetime-local"]]));
-    const table = el("table", "list");
+    // The chain badge first: the audit promise is the column a person must never scroll to.
+    const COLUMNS = [
+      ["chain", "chain", "chain"], ["session", "session", "id"], ["agent", "agent · client", "who"],
+      ["first", "first thought", "first"], ["thoughts", "thoughts", "num"],
+      ["revisions", "revs", "num"], ["branches", "branches", "num"],
+      ["duration", "duration", "num"], ["cost", "cost", "num"], ["status", "status", "status"],
+      ["started", "started", "time"],
+    ];
+    const count = el("p", "muted count");
+    count.id = "sessions-count";
+    main.append(count);
+    const table = el("table", "list sessions-table");
     table.id = "sessions";
+    const colgroup = el("colgroup");
+    for (const [key] of COLUMNS) colgroup.append(el("col", "col-" + key));
     const head = el("tr");
-    for (const name of ["session", "agent", "client", "first thought", "thoughts", "revisions",
-      "branches", "duration", "cost", "status", "started", "chain"]) head.append(el("th", null, name));
+    let sortKey = null, sortDown = true;
+    for (const [key, label] of COLUMNS) {
+      const th = el("th");
+      const sorter = el("button", "sorter", label);
+      sorter.type = "button";
+      sorter.dataset.key = key;
+      sorter.title = "sort the sessions shown by " + label;
+      sorter.addEventListener("click", () => {
+        sortDown = sortKey === key ? !sortDown : key !== "session" && key !== "agent" && key !== "first";
+        sortKey = key;
+        sortRows();
+      });
+      th.append(sorter);
+      th.setAttribute("aria-sort", "none");
+      head.append(th);
+    }
     const thead = el("thead");
     thead.append(head);
     const body = el("tbody");
-    table.append(thead, body);
+    table.append(colgroup, thead, body);
     main.append(table);
     const more = el("button", "hidden", "Older sessions");
     more.type = "button";
@@ -72,23 +102,49 @@
     const note = el("p", "muted");
     main.append(more, note);
     let cursor = null;
+    let total = null;
+    // Sort the rows held (a click on a header; again: the other way round).
+    function sortRows() {
+      if (sortKey === null) return;
+      const index = COLUMNS.findIndex(([key]) => key === sortKey);
+      const rows = Array.from(body.children);
+      const value = (tr) => tr.children[index].dataset.sort ?? tr.children[index].textContent;
+      rows.sort((a, b) => {
+        const x = value(a), y = value(b);
+        const nx = Number(x), ny = Number(y);
+        const order = x !== "" && y !== "" && !Number.isNaN(nx) && !Number.isNaN(ny) ? nx - ny : String(x).localeCompare(String(y));
+        return sortDown ? -order : order;
+      });
+      body.append(...rows);
+      head.querySelectorAll("th").forEach((th, i) => {
+        th.setAttribute("aria-sort", i === index ? (sortDown ? "descending" : "ascending") : "none");
+      });
+    }
+    function counted() {
+      const shown = body.children.length;
+      count.textContent = total === null ? plural(shown, "session") + " shown"
+        : shown + " of " + plural(total, "session") + (shown < total ? " shown (older ones on demand)" : "");
+    }
     function row(s) {
         const tr = el("tr");
         tr.dataset.session = s.sessionId;
         const link = el("a", "mono", s.sessionId.slice(0, 18));
         link.href = "/sessions/" + encodeURIComponent(s.sessionId);
-        const first = el("td", "first", s.first || "");
-        first.title = s.first || "";
+        link.title = s.sessionId;
+        const who = [s.agent, s.client].filter(Boolean).join(" · ") || "-";
         const cells = [
-          link, s.agent || "-", s.client || "-", first, s.thoughts, "…", s.branches,
-          duration(s.seconds), "…", s.status, shortTime(s.startedAt), "…",
+          ["…", null], [link, s.sessionId], [who, null], [s.first || "", null],
+          [s.thoughts, s.thoughts], ["…", null], [s.branches, s.branches],
+          [duration(s.seconds), s.seconds === null ? -1 : s.seconds], ["…", null],
+          [s.status, null], [shortTime(s.startedAt).slice(0, 16), s.startedAt],
         ];
-        cells.forEach((cell, i) => {
-          const td = cell instanceof HTMLTableCellElement ? cell : el("td");
-          if (!(cell instanceof HTMLTableCellElement)) {
-            if (cell instanceof Node) td.append(cell); else td.textContent = String(cell);
-          }
-          if ([4, 5, 6, 8].includes(i)) td.classList.add("num");
+        cells.forEach(([cell, sort], i) => {
+          const td = el("td", "cell-" + COLUMNS[i][0]);
+          if (cell instanceof Node) td.append(cell); else td.textContent = String(cell);
+          if (sort !== null && sort !== undefined) td.dataset.sort = String(sort);
+          if (COLUMNS[i][2] === "num") td.classList.add("num");
+          if (["who", "first"].includes(COLUMNS[i][2])) td.title = td.textContent;
+          if (COLUMNS[i][2] === "time") td.title = shortTime(s.startedAt);
           if (i === 9) td.classList.add("status-" + s.status);
           tr.append(td);
         });
@@ -105,8 +161,15 @@
         ids.push(s.sessionId);
       }
       cursor = page.next;
+      if (page.total !== null && page.total !== undefined) total = page.total;
       more.classList.toggle("hidden", !cursor);
-      note.textContent = body.children.length ? "" : "No sessions" + (query.toString() ? " match." : " yet: try thoughtledger demo.");
+      sortRows();
+      counted();
+      const who = await signedIn;
+      const own = who && who.auth && who.role !== "auditor";
+      note.textContent = body.children.length ? "" : query.toString() ? "No sessions match."
+        : own ? "No sessions of " + who.name + "'s yet: a " + who.role + " sees the sessions it started (an auditor sees every one)."
+          : "No sessions yet: try thoughtledger demo.";
       badges(ids);
     }
     async function badges(ids) {
@@ -115,8 +178,11 @@
         for (const b of found.badges) {
           const tr = body.querySelector('tr[data-session="' + CSS.escape(b.sessionId) + '"]');
           if (!tr) continue;
-          tr.children[5].textContent = b.revisions === null ? "-" : String(b.revisions);
-          tr.children[8].textContent = b.cost === null ? "-" : "$" + b.cost;
+          const revs = tr.querySelector(".cell-revisions"), cost = tr.querySelector(".cell-cost");
+          revs.textContent = b.revisions === null ? "-" : String(b.revisions);
+          revs.dataset.sort = b.revisions === null ? "-1" : String(b.revisions);
+          cost.textContent = b.cost === null ? "-" : "$" + b.cost;
+          cost.dataset.sort = b.cost === null ? "-1" : String(b.cost);
           let badge;
           if (b.tooLong) {
             // Too long to read for a badge: the reason names the command that checks it.
@@ -126,8 +192,10 @@
             badge = el("span", "badge " + (b.ok ? "ok" : "bad"), b.ok ? "verified" : "broken");
             badge.title = b.ok ? plural(b.checked, "event") + " verified" : "version " + b.badVersion + ": " + b.reason;
           }
-          tr.children[11].textContent = "";
-          tr.children[11].append(badge);
+          const chain = tr.querySelector(".cell-chain");
+          chain.textContent = "";
+          chain.append(badge);
+          chain.dataset.sort = b.tooLong ? "1" : b.ok ? "2" : "0";
         }
       }
     }
@@ -151,7 +219,10 @@
         }
         ids.push(s.sessionId);
       }
+      if (page.total !== null && page.total !== undefined) total = page.total;
       note.textContent = body.children.length ? "" : note.textContent;
+      sortRows();
+      counted();
       badges(ids);
     }
     let pending = null;

@@ -53,9 +53,11 @@
     score.step = "any";
     const note = field("textarea", "annotate-note", "note (why, in words)");
     note.maxLength = 10000;
+    score.className = "score";
     const line = el("div", "row");
-    line.append(label, score);
-    annotate.append(line, note, button("annotate", "Annotate"));
+    line.append(label, score, button("annotate", "Annotate"));
+    note.rows = 1;
+    annotate.append(line, note);
 
     const redact = el("form");
     redact.id = "redact-form";

@@ -98,12 +98,12 @@
       this.tree.setAttribute("aria-label", "thoughts");
       this.orphans = el("ol", "orphans");
       treeCard.append(this.tree, this.orphans);
-      // The right column: the inspector, and below it what the app lets a person do there.
+      // The right column: what the app lets a person do (above), and the inspector.
       const side = el("div", "side-col");
       this.inspector = el("aside", "inspector card");
       this.inspector.id = "inspector";
       this.actsSlot = el("div");
-      side.append(this.inspector, this.actsSlot);
+      side.append(this.actsSlot, this.inspector);
       layout.append(treeCard, side);
       r.append(head, controls, this.compareBoxPanel, layout);
       this.slider.addEventListener("input", () => {
