@@ -107,7 +107,7 @@ def serving(url: str, *options: str) -> Iterator[str]:
         found = _URL.search(process.stdout.readline())
         try:
             if found is None:
-                raise SystemExit(f"thoughtledger ui did not start: {process.stderr.read()}")
+                raise SystemExit(f"thoughtledger ui did not start: {process.communicate()[1]}")
             yield found.group(1)
         finally:
             process.terminate()

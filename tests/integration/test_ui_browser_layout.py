@@ -16,7 +16,7 @@ from tests.support.processes import thoughtledger
 from tests.support.ui_app import ui_app
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Browser, FloatRect, Page
 
 SIZES = [(1280, 800), (1440, 900)]
 
@@ -28,7 +28,7 @@ def _right_edges(page: "Page", selector: str) -> list[float]:
     return found
 
 
-def _box(page: "Page", selector: str) -> dict[str, float]:
+def _box(page: "Page", selector: str) -> "FloatRect":
     box = page.locator(selector).first.bounding_box()
     assert box is not None, selector
     return box
