@@ -56,6 +56,7 @@ SESSION_SCRIPTS = (
     "session-tree.js",
     "session-inspect.js",
     "session-live.js",
+    "session-views.js",
     "session.js",
 )
 """The session view's scripts in load order (the page and ``export --html`` both need them all)."""

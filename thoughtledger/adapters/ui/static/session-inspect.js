@@ -25,6 +25,7 @@
       if (this.picked) this.picked.classList.remove("picked");
       this.picked = row || null;
       if (this.picked) this.picked.classList.add("picked");
+      this.markPicked();
       if (quiet) return;
       this.drawInspector();
     }

@@ -43,6 +43,7 @@
         this.items[i].node.classList.toggle("hidden", !follow);
       }
       if (follow) this.showVersion(latest, false, true); else this.drawCounts();
+      this.drawView(true);
     }
 
     get lastPosition() {

@@ -1,7 +1,8 @@
 // The session view: the tree of thoughts, the version slider, compare mode and the event
 // inspector. Shared by the web app and the self-contained HTML export. This file holds the
 // page's frame, time travel (slider and keys) and the export's start; the other parts load
-// before it (session-model.js, session-tree.js, session-inspect.js, session-live.js).
+// before it (session-model.js, session-tree.js, session-inspect.js, session-live.js,
+// session-views.js).
 "use strict";
 (function (global) {
   const parts = global.ThoughtLedgerParts;
@@ -98,6 +99,7 @@
       this.tree.setAttribute("aria-label", "thoughts");
       this.orphans = el("ol", "orphans");
       treeCard.append(this.tree, this.orphans);
+      this.buildViews(treeCard);
       // The right column: what the app lets a person do (above), and the inspector.
       const side = el("div", "side-col");
       this.inspector = el("aside", "inspector card");
@@ -185,7 +187,7 @@
   }
 
   // The other files' methods join the class; a name defined twice is a mistake, not an override.
-  for (const part of [parts.Tree, parts.Inspect, parts.Live]) {
+  for (const part of [parts.Tree, parts.Inspect, parts.Live, parts.Views]) {
     const methods = Object.getOwnPropertyDescriptors(part.prototype);
     delete methods.constructor;
     for (const name of Object.keys(methods)) {

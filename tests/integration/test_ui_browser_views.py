@@ -1,0 +1,101 @@
+"""A session's timeline and graph under Chromium, in the app and in the HTML export.
+
+A person opens the Timeline tab: one bar per thought in its lane (main line, each branch, the
+other events), coloured by kind; a click on a bar picks that thought for the inspector and the
+acts while the slider stays where it was. The Graph tab draws the thoughts, the revision and
+the branches with their fork point; a fork's graph starts from its source. The exported page
+draws the same graph offline.
+"""
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.support.browser import record_demo, screenshot, watched_page
+from tests.support.cli import sqlite_url
+from tests.support.processes import thoughtledger
+from tests.support.ui_app import ui_app
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+
+@pytest.mark.slow
+def test_the_timeline_and_the_graph_draw_the_session_and_a_click_picks_without_moving_the_slider(
+    browser: "Browser", tmp_path: Path
+) -> None:
+    url = sqlite_url(tmp_path / "ledger.db")
+    session_id = record_demo(url)
+    forked = thoughtledger("fork", session_id, "--at", "6", "--db", url, "--json")
+    assert forked.returncode == 0, forked.stderr
+    fork_id = json.loads(forked.stdout)["sessionId"]
+    with ui_app(url, None) as app, watched_page(browser) as watched:
+        page = watched.page
+        page.goto(f"{app.base}sessions/{session_id}?v=8")
+        page.wait_for_selector("#tree li.thought")
+        page.locator("#tab-timeline").click()
+        page.wait_for_selector("#timeline svg")
+        assert page.locator("#tree").is_hidden()
+        bars = page.locator("#timeline rect.bar")
+        kinds = bars.evaluate_all("bars => bars.map((b) => b.getAttribute('class'))")
+        # Nine thoughts (one revision, three on two branches) and the session's start.
+        assert sorted(kinds) == sorted(
+            ["bar main"] * 5 + ["bar revision"] + ["bar branch"] * 3 + ["bar other"]
+        )
+        lanes = page.locator("#timeline text.lane").all_text_contents()
+        assert lanes == ["main line", "branch replica", "branch index", "other events"]
+        assert page.locator("#timeline p").inner_text().startswith("9 thoughts over ")
+        page.locator('#timeline rect[data-v="9"]').click()  # thought #7, after the slider
+        assert page.locator("#version-slider").input_value() == "8"
+        assert page.locator("#acts h2").inner_text() == "Thought #7 (version 9)"
+        assert "Event at version 9 (picked; the slider is at 8)" in (
+            page.locator("#inspector h2").inner_text()
+        )
+        assert page.locator('#timeline rect[data-v="9"]').get_attribute("class") == (
+            "bar main picked"
+        )
+        screenshot(page, "session-timeline")
+
+        page.locator("#tab-graph").click()
+        page.wait_for_selector("#graph svg")
+        nodes = page.locator("#graph g.node")
+        assert nodes.count() == 9
+        assert page.locator("#graph .edge.revises").count() == 1
+        assert page.locator("#graph .edge.branch").count() == 2
+        assert page.locator("#graph g.node.origin").count() == 1  # #3: both branches open there
+        assert (page.locator("#graph g.node.origin text").text_content() or "").startswith("#3 ")
+        assert (page.locator("#graph g.node.picked text").text_content() or "").startswith("#7 ")
+        assert page.locator("#graph p").inner_text() == (
+            "9 thoughts · 2 branches · 1 revision · 1 fork point"
+        )
+        page.locator('#graph g.node[data-v="4"] circle').click()
+        assert page.locator("#acts h2").inner_text() == "Thought #3 (version 4)"
+        assert page.locator("#version-slider").input_value() == "8"
+        screenshot(page, "session-graph")
+        page.locator("#tab-tree").click()
+        assert page.locator("#tree").is_visible()
+        picked = page.locator("#tree li.thought.picked .thought-text").text_content() or ""
+        assert picked.startswith("The nightly-report job")
+
+        page.goto(f"{app.base}sessions/{fork_id}")
+        page.wait_for_selector("#acts")
+        page.locator("#tab-graph").click()
+        assert page.locator("#graph").inner_text() == "No thoughts yet."
+        assert watched.errors == []
+
+    page_file = tmp_path / "session.html"
+    ran = thoughtledger("export", session_id, "--html", str(page_file), "--db", url)
+    assert ran.returncode == 0, ran.stderr
+    with watched_page(browser) as watched:
+        page = watched.page
+        page.goto(page_file.as_uri())
+        page.wait_for_selector("#tree li.thought")
+        page.locator("#tab-graph").click()
+        assert page.locator("#graph g.node").count() == 9
+        assert page.locator("#graph g.node.origin").count() == 1
+        page.locator("#tab-timeline").click()
+        assert page.locator("#timeline rect.bar").count() == 10
+        assert page.locator("#acts").count() == 0  # the file only shows
+        assert watched.errors == []
