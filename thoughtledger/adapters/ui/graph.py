@@ -74,10 +74,10 @@ def session_graph(events: Sequence[JsonDict]) -> Graph:
     return graph
 
 
-def _label(text: str) -> str:
+def _label(text: str, most: int = LABEL_CHARS) -> str:
     one = " ".join(text.split())
-    if len(one) > LABEL_CHARS:
-        one = one[: LABEL_CHARS - 1] + "…"
+    if len(one) > most:
+        one = one[: most - 1] + "…"
     return "".join(_ENTITIES.get(char, char) for char in one)
 
 
@@ -85,9 +85,9 @@ def mermaid(graph: Graph, *, title: str | None = None) -> str:
     """The graph as a Mermaid flowchart (top to bottom), ending with a newline."""
     lines = ["flowchart TD"]
     if title is not None:
-        lines.insert(0, f"%% {_label(title)}")
-    if graph.fork is not None and graph.nodes:
-        origin = _label(f"forked from {graph.fork['s']} at version {graph.fork['v']}")
+        lines.insert(0, f"%% {_label(title, 200)}")
+    if graph.fork is not None:
+        origin = _label(f"forked from {graph.fork['s']} at version {graph.fork['v']}", 200)
         lines.append(f'    fork(["{origin}"])')
     for node in graph.nodes:
         mark = " ↺" if node.revision else ""
