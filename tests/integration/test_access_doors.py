@@ -306,6 +306,15 @@ async def ui_badges(http: httpx.AsyncClient, seeded: Seeded) -> frozenset[str]:
     return seeded.labels({badge["sessionId"] for badge in answer.json()["badges"]})
 
 
+async def ui_total(http: httpx.AsyncClient, seeded: Seeded) -> frozenset[str]:
+    # A count names no session; it counts the sessions the listing shows, no more.
+    answer = await _get(http, "/api/total")
+    assert answer.status_code == 200, answer.text
+    listed = await _get(http, "/api/sessions?limit=50")
+    assert answer.json()["total"] == len(listed.json()["sessions"])
+    return NOTHING
+
+
 async def ui_stats(http: httpx.AsyncClient, seeded: Seeded) -> frozenset[str]:
     answer = await _get(http, "/api/stats")
     assert answer.status_code in (200, 403), answer.text
@@ -361,6 +370,7 @@ def _ui_act(act: str, body: Json, *, missing: bool = False) -> Observe:
 UI_ROUTES: dict[str, tuple[Observe, dict[Who, frozenset[str]]]] = {
     "/api/sessions": (ui_listing, READS),
     "/api/badges": (ui_badges, READS),
+    "/api/total": (ui_total, NO_SESSION),
     "/api/sessions/{session_id}": (_ui_each("/api/sessions/{session_id}"), READS),
     "/api/sessions/{session_id}/verify": (_ui_each("/api/sessions/{session_id}/verify"), READS),
     "/api/sessions/{session_id}/forks": (_ui_each("/api/sessions/{session_id}/forks"), READS),

@@ -62,7 +62,7 @@ async def sessions_page(
     cursor: str | None,
     where: SessionFilter,
 ) -> JsonDict:
-    """A page of sessions, newest first, that pass ``where``, the cursor to the next, and the total.
+    """A page of sessions, newest first, that pass ``where``, and the cursor to the next.
 
     Args:
         scope: The ledger as the caller may read it (its sessions only are listed).
@@ -76,7 +76,6 @@ async def sessions_page(
     """
     rows: list[JsonDict] = []
     scanned = 0
-    first = cursor is None
     while True:
         page = await scope.sessions(limit=limit, cursor=cursor)
         ended = False
@@ -92,16 +91,19 @@ async def sessions_page(
         cursor = None if ended else page.next_cursor
         if len(rows) >= limit or cursor is None or scanned >= SCAN_CAP:
             break
-    # The total once, with the first page (later pages have it).
-    total = await _total(scope, where) if first else None
-    return {"sessions": rows, "next": cursor, "scanned": scanned, "total": total}
+    return {"sessions": rows, "next": cursor, "scanned": scanned}
 
 
-async def _total(scope: Scope, where: SessionFilter) -> int | None:
+async def sessions_total(scope: Scope, where: SessionFilter) -> int | None:
     """How many sessions the list holds in all (``None`` when filtered by status).
 
     The figures' count, which takes every filter but the status (a session's status is not
-    among the figures).
+    among the figures). It reads every session's row, so the page asks for it apart from the
+    list (``/api/total``), once, after the first page is drawn.
+
+    Raises:
+        InvalidInputError: A malformed filter.
+        StoreError: The store failed.
     """
     if where.status is not None:
         return None
@@ -111,4 +113,4 @@ async def _total(scope: Scope, where: SessionFilter) -> int | None:
     return figures.overall.sessions
 
 
-__all__ = ["SCAN_CAP", "SessionFilter", "sessions_page"]
+__all__ = ["SCAN_CAP", "SessionFilter", "sessions_page", "sessions_total"]

@@ -32,7 +32,7 @@ from thoughtledger.adapters.ui.door import Door, SignInRequiredError
 from thoughtledger.adapters.ui.feed import feed
 from thoughtledger.adapters.ui.guards import LoopbackOnly, SameOrigin, SecurityHeaders
 from thoughtledger.adapters.ui.lineage import compare_json, forks_json
-from thoughtledger.adapters.ui.listing import SessionFilter, sessions_page
+from thoughtledger.adapters.ui.listing import SessionFilter, sessions_page, sessions_total
 from thoughtledger.adapters.ui.live_app import live_endpoint
 from thoughtledger.adapters.ui.live_socket import STALL_SECONDS
 from thoughtledger.adapters.ui.payload import json_bytes, report_json, session_payload
@@ -200,15 +200,22 @@ def create_app(
         # The one door: every route reads the ledger as the request's principal may.
         return ledger.as_principal(await door.principal(request))
 
-    async def sessions(request: Request) -> Response:
-        scope = await scope_of(request)
-        where = SessionFilter(
+    def session_filter(request: Request) -> SessionFilter:
+        return SessionFilter(
             agent=_text(request, "agent"),
             client=_text(request, "client"),
             status=_text(request, "status"),
             since=_time(request, "since"),
             until=_time(request, "until"),
         )
+
+    async def count(request: Request) -> Response:
+        scope = await scope_of(request)
+        return _Json({"total": await sessions_total(scope, session_filter(request))})
+
+    async def sessions(request: Request) -> Response:
+        scope = await scope_of(request)
+        where = session_filter(request)
         found = await sessions_page(
             scope,
             limit=_number(request, "limit", DEFAULT_PAGE // 2),
@@ -338,6 +345,7 @@ def create_app(
         Route("/api/signout", door.sign_out, methods=["POST"]),
         Route("/api/me", _guarded(door.me)),
         Route("/api/sessions", _guarded(sessions)),
+        Route("/api/total", _guarded(count)),
         Route("/api/badges", _guarded(badges)),
         Route("/api/sessions/{session_id}", _guarded(session)),
         Route("/api/sessions/{session_id}/verify", _guarded(verify)),

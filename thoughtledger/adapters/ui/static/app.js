@@ -160,9 +160,17 @@
         body.append(row(s));
         ids.push(s.sessionId);
       }
+      const firstPage = cursor === null;
       cursor = page.next;
-      if (page.total !== null && page.total !== undefined) total = page.total;
       more.classList.toggle("hidden", !cursor);
+      // The total counts every session's row: asked for once, apart, the list drawn meanwhile.
+      if (firstPage && cursor) {
+        const counting = new URLSearchParams(query);
+        getJson("/api/total?" + counting).then((found) => { total = found.total; counted(); })
+          .catch(() => {});
+      } else if (firstPage) {
+        total = page.sessions.length;
+      }
       sortRows();
       counted();
       const who = await signedIn;
@@ -219,7 +227,7 @@
         }
         ids.push(s.sessionId);
       }
-      if (page.total !== null && page.total !== undefined) total = page.total;
+      if (total !== null && body.children.length > total) total = body.children.length;
       note.textContent = body.children.length ? "" : note.textContent;
       sortRows();
       counted();

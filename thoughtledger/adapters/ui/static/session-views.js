@@ -10,6 +10,7 @@
   const { BRANCH_KINDS, el, isThought, plural, shortTime } = parts;
   const SVG = "http://www.w3.org/2000/svg";
   const GAPS_NAMED = 3;
+  const GRAPH_MARGIN = 1200; // pixels drawn beyond the graph's visible part, above and below
 
   function svg(tag, attrs, text) {
     const node = document.createElementNS(SVG, tag);
@@ -117,6 +118,7 @@
       }
       const box = this.viewBoxes[this.shownView];
       box.textContent = "";
+      box.onscroll = null;
       const drawn = shape(this.timeline.events);
       if (!drawn.nodes.length) {
         box.append(el("p", "muted", "No thoughts yet."));
@@ -216,28 +218,49 @@
           "⑂ forked from " + short(drawn.fork.s, 18) + " at version " + drawn.fork.v),
           svg("line", { x1: first.cx, y1: 20, x2: first.cx, y2: first.cy - 7, class: "edge fork" }));
       }
-      for (const edge of drawn.edges) {
-        const a = at.get(edge.from), b = at.get(edge.to);
-        const path = edge.kind === "revises"
-          ? "M" + (a.cx - 7) + "," + a.cy + " C" + (a.cx - 40) + "," + a.cy + " " + (b.cx - 40) + "," + b.cy + " " + (b.cx - 7) + "," + b.cy
-          // Down its own lane, then across on the row it reaches (where no other label is).
-          : a.cx === b.cx ? "M" + a.cx + "," + a.cy + " L" + b.cx + "," + b.cy
-            : "M" + a.cx + "," + a.cy + " Q" + a.cx + "," + b.cy + " " + b.cx + "," + b.cy;
-        root.append(svg("path", { d: path, class: "edge " + edge.kind }));
-      }
       // Fork points: a thought that branches open below it.
       const origins = new Set(drawn.edges.filter((edge) => edge.kind === "branch").map((edge) => edge.from));
-      drawn.nodes.forEach((node) => {
-        const p = at.get(node);
-        const group = svg("g", { "data-v": node.v, class: "node " + (node.branch ? "branch" : node.revision ? "revision" : "main") + (origins.has(node) ? " origin" : "") });
-        group.append(svg("circle", { cx: p.cx, cy: p.cy, r: origins.has(node) ? 7 : 5 }),
-          svg("text", { x: p.cx + 12, y: p.cy + 4 }, "#" + node.n + (node.revision ? " ↺" : "") + " " + short(node.e.x, 36)));
-        group.append(svg("title", {}, "#" + node.n + " · v" + node.v + (node.branch ? " · branch " + node.branch : "") + " · " + short(node.e.x, 200)));
-        root.append(group);
-      });
+      // Only what is near the visible part is drawn (again as it scrolls): a graph of 10,000
+      // thoughts costs a screenful of elements, not 30,000.
+      const layer = svg("g");
+      root.append(layer);
+      const drawWindow = () => {
+        const lo = box.scrollTop - GRAPH_MARGIN, hi = box.scrollTop + (box.clientHeight || 800) + GRAPH_MARGIN;
+        const pieces = document.createDocumentFragment();
+        for (const edge of drawn.edges) {
+          const a = at.get(edge.from), b = at.get(edge.to);
+          if (Math.max(a.cy, b.cy) < lo || Math.min(a.cy, b.cy) > hi) continue;
+          const path = edge.kind === "revises"
+            ? "M" + (a.cx - 7) + "," + a.cy + " C" + (a.cx - 40) + "," + a.cy + " " + (b.cx - 40) + "," + b.cy + " " + (b.cx - 7) + "," + b.cy
+            // Down its own lane, then across on the row it reaches (where no other label is).
+            : a.cx === b.cx ? "M" + a.cx + "," + a.cy + " L" + b.cx + "," + b.cy
+              : "M" + a.cx + "," + a.cy + " Q" + a.cx + "," + b.cy + " " + b.cx + "," + b.cy;
+          pieces.append(svg("path", { d: path, class: "edge " + edge.kind }));
+        }
+        const first = Math.max(0, Math.floor((lo - top) / row));
+        const last = Math.min(drawn.nodes.length, Math.ceil((hi - top) / row) + 1);
+        for (let i = first; i < last; i++) {
+          const node = drawn.nodes[i], p = at.get(node);
+          const group = svg("g", { "data-v": node.v, class: "node " + (node.branch ? "branch" : node.revision ? "revision" : "main") + (origins.has(node) ? " origin" : "") });
+          group.append(svg("circle", { cx: p.cx, cy: p.cy, r: origins.has(node) ? 7 : 5 }),
+            svg("text", { x: p.cx + 12, y: p.cy + 4 }, "#" + node.n + (node.revision ? " ↺" : "") + " " + short(node.e.x, 36)));
+          group.append(svg("title", {}, "#" + node.n + " · v" + node.v + (node.branch ? " · branch " + node.branch : "") + " · " + short(node.e.x, 200)));
+          pieces.append(group);
+        }
+        layer.textContent = "";
+        layer.append(pieces);
+        this.markPicked();
+      };
+      let queued = false;
+      box.onscroll = () => {
+        if (queued) return;
+        queued = true;
+        requestAnimationFrame(() => { queued = false; drawWindow(); });
+      };
       box.append(el("p", "muted", [plural(drawn.nodes.length, "thought"), plural(lanes - 1, "branch"),
         plural(drawn.edges.filter((e) => e.kind === "revises").length, "revision"),
         plural(origins.size, "fork point")].join(" · ")), root);
+      drawWindow();
     }
   }
 
