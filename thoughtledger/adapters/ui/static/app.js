@@ -255,7 +255,7 @@
   }
 
   // Filters as a form whose values travel in the address (so a filtered view is a link).
-  function filterForm(path, query, fields) {
+  function filterForm(path, query, fields, action) {
     const form = el("form", "filters");
     form.setAttribute("role", "search");
     const inputs = {};
@@ -280,7 +280,7 @@
       form.append(wrap);
       inputs[name] = input;
     }
-    const apply = el("button", null, "Filter");
+    const apply = el("button", null, action || "Filter");
     apply.type = "submit";
     form.append(apply);
     form.addEventListener("submit", (event) => {
@@ -495,13 +495,24 @@
     const query = new URLSearchParams(location.search);
     const form = filterForm("/search", query, [["q", "words", "search"], ["agent", "agent", "text"],
       ["client", "client", "text"], ["since", "recorded since", "datetime-local"],
-      ["until", "recorded before", "datetime-local"]]);
+      ["until", "recorded before", "datetime-local"]], "Search");
     const words = query.get("q") || "";
-    const found = words.trim() ? await getJson("/api/search?" + query) : null;
+    let found = null, refused = null;
+    try {
+      found = words.trim() ? await getJson("/api/search?" + query) : null;
+    } catch (error) {
+      refused = error; // a query the search cannot take: said under the form, which stays
+    }
     if (mine !== shown) return;
     main.textContent = "";
     main.append(el("h1", null, "Search"), form);
     form.querySelector("input[name=q]").focus();
+    if (refused) {
+      const said = el("p", "error", refused.message);
+      said.id = "search-error";
+      main.append(said);
+      return;
+    }
     if (found === null) {
       main.append(el("p", "muted", 'Words a thought must all hold; "a phrase", prefix*, -excluded.'));
       return;
@@ -510,17 +521,44 @@
       main.append(el("p", "muted", "No thought matches."));
       return;
     }
-    const table = el("table", "list");
-    table.id = "search-results";
+    // How many, then the hits grouped by session (in the order of each session's best hit).
+    const sessions = new Map();
     for (const hit of found.results) {
-      const tr = el("tr");
-      const where = el("td");
-      const link = el("a", null, hit.sessionId.slice(0, 18) + "… #" + hit.thoughtNumber);
-      link.href = hit.href;
-      where.append(link);
-      tr.append(where, el("td", "muted", "v" + hit.version + " · " + shortTime(hit.recordedAt)),
-        marked(hit.snippet, hit.highlights));
-      table.append(tr);
+      if (!sessions.has(hit.sessionId)) sessions.set(hit.sessionId, []);
+      sessions.get(hit.sessionId).push(hit);
+    }
+    const count = el("p", "muted count", plural(found.results.length, "hit") + " in " +
+      plural(sessions.size, "session") + (found.next ? " on this page (more on the next)" : ""));
+    count.id = "search-count";
+    main.append(count);
+    const table = el("table", "list search-table");
+    table.id = "search-results";
+    const head = el("tr");
+    for (const name of ["thought", "version · recorded", "text"]) head.append(el("th", null, name));
+    const thead = el("thead");
+    thead.append(head);
+    table.append(thead);
+    for (const [sessionId, hits] of sessions) {
+      const group = el("tbody", "hit-group");
+      const title = el("tr", "group-head");
+      const cell = el("th");
+      cell.colSpan = 3;
+      const link = el("a", "mono", sessionId);
+      link.href = "/sessions/" + encodeURIComponent(sessionId);
+      cell.append("session ", link, " · " + plural(hits.length, "hit"));
+      title.append(cell);
+      group.append(title);
+      for (const hit of hits) {
+        const tr = el("tr", "hit");
+        const where = el("td");
+        const open = el("a", null, "#" + hit.thoughtNumber);
+        open.href = hit.href;
+        where.append(open);
+        tr.append(where, el("td", "muted", "v" + hit.version + " · " + shortTime(hit.recordedAt)),
+          marked(hit.snippet, hit.highlights));
+        group.append(tr);
+      }
+      table.append(group);
     }
     main.append(table);
     if (found.next) {
