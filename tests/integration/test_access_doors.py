@@ -306,6 +306,12 @@ async def ui_badges(http: httpx.AsyncClient, seeded: Seeded) -> frozenset[str]:
     return seeded.labels({badge["sessionId"] for badge in answer.json()["badges"]})
 
 
+async def ui_review(http: httpx.AsyncClient, seeded: Seeded) -> frozenset[str]:
+    answer = await _get(http, f"/api/review?q={WORD}")
+    assert answer.status_code == 200, answer.text
+    return seeded.labels({item["sessionId"] for item in answer.json()["items"]})
+
+
 async def ui_total(http: httpx.AsyncClient, seeded: Seeded) -> frozenset[str]:
     # A count names no session; it counts the sessions the listing shows, no more.
     answer = await _get(http, "/api/total")
@@ -371,6 +377,8 @@ UI_ROUTES: dict[str, tuple[Observe, dict[Who, frozenset[str]]]] = {
     "/api/sessions": (ui_listing, READS),
     "/api/badges": (ui_badges, READS),
     "/api/total": (ui_total, NO_SESSION),
+    "/api/review": (ui_review, READS),
+    "/review": (_ui_text("GET", "/review"), NO_SESSION),
     "/api/sessions/{session_id}": (_ui_each("/api/sessions/{session_id}"), READS),
     "/api/sessions/{session_id}/verify": (_ui_each("/api/sessions/{session_id}/verify"), READS),
     "/api/sessions/{session_id}/forks": (_ui_each("/api/sessions/{session_id}/forks"), READS),

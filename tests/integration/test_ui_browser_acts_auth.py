@@ -86,6 +86,18 @@ def test_with_auth_each_role_acts_as_the_door_allows_and_is_told_what_it_may_not
                 page.locator("#act-result").inner_text()
             )
             screenshot(page, "session-refused")
+            # Her review queue holds her own thoughts only; labelling one is refused too.
+            page.goto(f"{app.base}review?q=thinks")
+            page.wait_for_selector("#review-item .review-text")
+            assert page.locator("#review-item .review-text").inner_text() == "rita-1 thinks"
+            assert page.locator("#review-progress").inner_text().startswith("Thought 1 of 1 ")
+            assert page.locator("#review-progress").inner_text().endswith("(rita)")
+            page.keyboard.press("1")
+            page.wait_for_selector("#review-result.refused")
+            assert "'rita' has the reader role: it may not annotate thoughts" in (
+                page.locator("#review-result").inner_text()
+            )
+            assert page.locator("#review-progress").inner_text().startswith("Thought 1 of 1 ")
             assert _unexpected(reader.errors) == []
 
         with watched_page(browser) as writer:

@@ -33,6 +33,7 @@ async def test_the_page_loads_every_shipped_script_in_order_and_the_export_inlin
                 *SESSION_SCRIPTS,
                 "session-acts.js",
                 "forks.js",
+                "review.js",
                 "live-socket.js",
                 "app.js",
             ]

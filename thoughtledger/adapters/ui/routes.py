@@ -36,6 +36,7 @@ from thoughtledger.adapters.ui.listing import SessionFilter, sessions_page, sess
 from thoughtledger.adapters.ui.live_app import live_endpoint
 from thoughtledger.adapters.ui.live_socket import STALL_SECONDS
 from thoughtledger.adapters.ui.payload import json_bytes, report_json, session_payload
+from thoughtledger.adapters.ui.review import ReviewFilter, review_json
 from thoughtledger.adapters.ui.search import search_json
 from thoughtledger.adapters.ui.signin import RECHECK_SECONDS
 from thoughtledger.api import (
@@ -66,6 +67,7 @@ _STATIC = {
     "app.js": "text/javascript; charset=utf-8",
     "forks.js": "text/javascript; charset=utf-8",
     "session-acts.js": "text/javascript; charset=utf-8",
+    "review.js": "text/javascript; charset=utf-8",
     "live-socket.js": "text/javascript; charset=utf-8",
     "signin.js": "text/javascript; charset=utf-8",
     "app.css": "text/css; charset=utf-8",
@@ -306,6 +308,23 @@ def create_app(
         )
         return _Json(found)
 
+    async def review(request: Request) -> Response:
+        scope = await scope_of(request)
+        where = ReviewFilter(
+            words=_text(request, "q"),
+            agent=_text(request, "agent"),
+            loops=request.query_params.get("loops") == "1",
+            unlabelled=request.query_params.get("unlabelled") == "1",
+            since=_time(request, "since"),
+        )
+
+        async def repeats(session_id: str, to_version: int) -> list[int]:
+            # A session the scope found: its loop marks, as the session page reads them.
+            marks = await ledger.loops.marks(session_id, to_version=to_version)
+            return [mark.version for mark in marks]
+
+        return _Json(await review_json(scope, where, repeats))
+
     async def live(request: Request) -> Response:
         scope = await scope_of(request)
         after = _number(request, "after", 0)
@@ -340,6 +359,7 @@ def create_app(
         Route("/sessions/{session_id}/compare", page),
         Route("/analytics", page),
         Route("/search", page),
+        Route("/review", page),
         Route("/static/{name}", asset),
         Route("/api/signin", door.sign_in, methods=["POST"]),
         Route("/api/signout", door.sign_out, methods=["POST"]),
@@ -358,6 +378,7 @@ def create_app(
         ],
         Route("/api/stats", _guarded(stats)),
         Route("/api/search", _guarded(search)),
+        Route("/api/review", _guarded(review)),
         WebSocketRoute("/api/ws", live_endpoint(ledger, door, recheck=recheck, stall=stall)),
     ]
 

@@ -585,6 +585,10 @@
     else if (compare) work = Forks.comparePage(main, decodeURIComponent(compare[1]), getJson, () => mine === shown);
     else if (path === "/analytics") work = analyticsPage();
     else if (path === "/search") work = searchPage();
+    else if (path === "/review") {
+      work = global.ThoughtLedgerReview.page(main, { getJson, signedIn, navigate, isShown: () => mine === shown });
+      leave = () => global.ThoughtLedgerReview.leave();
+    }
     else work = Promise.resolve(sessionsPage());
     Promise.resolve(work).catch(fail);
   }
