@@ -411,7 +411,8 @@ UI_ROUTES: dict[str, tuple[Observe, dict[Who, frozenset[str]]]] = {
     ),
     "/api/sessions/{session_id}/fork": (_ui_act("fork", {}), WRITES),
 }
-UI_SOCKET = "/api/ws"
+UI_SOCKETS = ("/ws", "/api/ws")
+"""The browser view's live socket: at ``serve --http``'s path, and at its earlier one."""
 
 
 # -- the live sockets ------------------------------------------------------------------------
@@ -473,7 +474,7 @@ async def mcp_registry(client: Client) -> tuple[set[str], set[str]]:
 
 
 async def test_every_door_has_a_row() -> None:
-    assert ui_registry() == {*UI_ROUTES, UI_SOCKET}
+    assert ui_registry() == {*UI_ROUTES, *UI_SOCKETS}
     async with (
         open_ledger("memory://") as ledger,
         Client(create_server(ledger, tools=TOOL_NAMES)) as client,
@@ -610,10 +611,11 @@ async def _server_doors(db: str, tmp_path: Path, seen: Seen) -> None:
                         await _socket_sees(ws, tokens[who], seeded),
                         READS[who],
                     )
-                    seen.rows[("ui /api/ws", who)] = (
-                        await _socket_sees(_ui_ws(ui), tokens[who], seeded),
-                        READS[who],
-                    )
+                    for path in UI_SOCKETS:
+                        seen.rows[(f"ui {path}", who)] = (
+                            await _socket_sees(_ui_ws(ui, path), tokens[who], seeded),
+                            READS[who],
+                        )
                     async with httpx.AsyncClient(
                         base_url=ui.base, headers=_bearer(tokens[who])
                     ) as http:
@@ -623,10 +625,11 @@ async def _server_doors(db: str, tmp_path: Path, seen: Seen) -> None:
             ws = url.replace("http://", "ws://").replace("/mcp", WS_PATH)
             with ui_app(db, None) as ui:
                 seen.rows[("serve /ws", None)] = (await _socket_sees(ws, None, seeded), EVERY)
-                seen.rows[("ui /api/ws", None)] = (
-                    await _socket_sees(_ui_ws(ui), None, seeded),
-                    EVERY,
-                )
+                for path in UI_SOCKETS:
+                    seen.rows[(f"ui {path}", None)] = (
+                        await _socket_sees(_ui_ws(ui, path), None, seeded),
+                        EVERY,
+                    )
                 async with httpx.AsyncClient(base_url=ui.base) as http:
                     await _ui_doors(http, None, seeded, seen)
                 await _mcp_doors(url, None, None, seeded, seen)
@@ -647,14 +650,16 @@ async def _memory_doors(tmp_path: Path, seen: Seen) -> None:
         guarded = create_app(ledger, verifier=FileTokenVerifier(token_file))
         async with _serving(guarded) as base:
             for who in ROLES:
-                ws = base.replace("http://", "ws://") + UI_SOCKET
-                sees = await _socket_sees(ws, tokens[who], seeded)
-                seen.rows[("ui /api/ws", who)] = (sees, READS[who])
+                for path in UI_SOCKETS:
+                    ws = base.replace("http://", "ws://") + path
+                    sees = await _socket_sees(ws, tokens[who], seeded)
+                    seen.rows[(f"ui {path}", who)] = (sees, READS[who])
                 async with httpx.AsyncClient(base_url=base, headers=_bearer(tokens[who])) as http:
                     await _ui_doors(http, who, seeded, seen)
         async with _serving(create_app(ledger)) as base:
-            ws = base.replace("http://", "ws://") + UI_SOCKET
-            seen.rows[("ui /api/ws", None)] = (await _socket_sees(ws, None, seeded), EVERY)
+            for path in UI_SOCKETS:
+                ws = base.replace("http://", "ws://") + path
+                seen.rows[(f"ui {path}", None)] = (await _socket_sees(ws, None, seeded), EVERY)
             async with httpx.AsyncClient(base_url=base) as http:
                 await _ui_doors(http, None, seeded, seen)
         everyone: list[Who] = [*ROLES, None]
@@ -681,8 +686,8 @@ def _bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def _ui_ws(ui: UiApp) -> str:
-    return f"ws://127.0.0.1:{ui.port}/api/ws"
+def _ui_ws(ui: UiApp, path: str) -> str:
+    return f"ws://127.0.0.1:{ui.port}{path}"
 
 
 __all__: list[str] = []

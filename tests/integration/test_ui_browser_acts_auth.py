@@ -65,7 +65,16 @@ def test_with_auth_each_role_acts_as_the_door_allows_and_is_told_what_it_may_not
             "rita": app.mint("rita", "reader"),
             "alice": app.mint("alice", "writer"),
             "audrey": app.mint("audrey", "auditor"),
+            "newcomer": app.mint("newcomer", "writer"),
         }
+        with watched_page(browser) as newcomer:
+            # Sessions there are, none of hers: the list says why it is empty.
+            _sign_in(newcomer.page, app.base, tokens["newcomer"])
+            newcomer.page.wait_for_selector("text=No sessions of newcomer's yet")
+            assert newcomer.page.locator("#main p.muted").last.inner_text() == (
+                "No sessions of newcomer's yet: a writer sees the sessions it started "
+                "(an auditor sees every one)."
+            )
         with watched_page(browser) as reader:
             page = reader.page
             _sign_in(page, app.base, tokens["rita"])

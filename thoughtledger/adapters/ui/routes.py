@@ -172,7 +172,7 @@ def create_app(
         An ASGI app: pages at ``/``, ``/sessions/{id}`` (and a fork's ``.../compare``),
             ``/analytics``, ``/search``; JSON under ``/api`` (the acts: ``POST
             /api/sessions/{id}/annotate``, ``.../fork``, ``.../redact``); the live socket at
-            ``/api/ws``.
+            ``/ws`` (as ``serve --http``'s; ``/api/ws`` too).
     """
     payloads = _Payloads()
     badges_of = Badges(ledger)
@@ -379,7 +379,11 @@ def create_app(
         Route("/api/stats", _guarded(stats)),
         Route("/api/search", _guarded(search)),
         Route("/api/review", _guarded(review)),
-        WebSocketRoute("/api/ws", live_endpoint(ledger, door, recheck=recheck, stall=stall)),
+        # The live socket at serve --http's path, and at the path earlier pages and scripts use.
+        *[
+            WebSocketRoute(path, live_endpoint(ledger, door, recheck=recheck, stall=stall))
+            for path in ("/ws", "/api/ws")
+        ],
     ]
 
     async def refused(request: Request, exc: Exception) -> Response:
