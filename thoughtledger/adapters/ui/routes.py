@@ -292,8 +292,20 @@ def create_app(
         figures = await scope.figures(
             since=since, until=until, agent=_text(request, "agent"), client=_text(request, "client")
         )
-        models = await scope.model_usage(since=since, until=until)
-        return _Json({**figures.as_dict(), "byModel": [usage.as_json() for usage in models]})
+        loops = await scope.loops(
+            since=since, until=until, agent=_text(request, "agent"), client=_text(request, "client")
+        )
+        # The models and labels count every session's events (one read of the log for both):
+        # the read_all the door required above.
+        models, labels = await ledger.stats.log_figures(since=since, until=until)
+        return _Json(
+            {
+                **figures.as_dict(),
+                "byModel": [usage.as_json() for usage in models],
+                "loops": {**loops.as_json(), "repeatsPerSession": None},
+                "byLabel": [label.as_json() for label in labels],
+            }
+        )
 
     async def search(request: Request) -> Response:
         found = await search_json(

@@ -40,6 +40,11 @@
     main.append(el("p", "error", error.message || String(error)));
   }
 
+  // A number as a person reads it: 12,450 · 1.2 · 0.45 (no run of digits after the point).
+  function num(value) {
+    return Number(value).toLocaleString("en-US", { maximumFractionDigits: 2 });
+  }
+
   function duration(seconds) {
     if (seconds === null || seconds === undefined) return "-";
     if (seconds < 60) return seconds.toFixed(1) + " s";
@@ -384,7 +389,14 @@
     rows.forEach((row, i) => {
       const y = i * rowHeight + 4;
       const label = row.label.length > 22 ? row.label.slice(0, 21) + "…" : row.label;
-      root.append(svg("text", { x: 0, y: y + 12 }, label));
+      const text = svg("text", { x: 0, y: y + 12 }, label);
+      if (row.href) {
+        const link = svg("a", { href: row.href, class: "chart-link" });
+        link.append(text);
+        root.append(link);
+      } else {
+        root.append(text);
+      }
       row.values.forEach((value, j) => {
         if (value === null) return;
         const h = legend ? 11 : 14;
@@ -444,35 +456,91 @@
     const o = stats.overall;
     const table = el("table", "figures card");
     const pct = (v) => (v * 100).toFixed(1) + "%";
+    const signed = (v) => (v >= 0 ? "+" : "−") + Math.abs(v).toFixed(2);
+    const loops = stats.loops;
+    const loopsCell = el("span", null, loops.sessionsWithLoops === 0 ? "none" :
+      num(loops.sessionsWithLoops) + " of " + plural(loops.sessions, "session") + " · " + plural(loops.repeats, "repeated thought") + " ");
+    if (loops.sessionsWithLoops) {
+      const review = el("a", null, "review them");
+      review.href = "/review?loops=1";
+      review.id = "review-loops";
+      loopsCell.append(review);
+    }
     for (const [name, value] of [
-      ["sessions", o.sessions], ["thoughts", o.thoughts],
+      ["sessions", num(o.sessions)], ["thoughts", num(o.thoughts)],
       ["completion rate", pct(o.completion_rate)], ["revision rate", pct(o.revision_rate)],
-      ["branch rate", pct(o.branch_rate)], ["fan-out", o.fan_out + " branches per branching session"],
-      ["thoughts per session", "p50 " + o.thoughts_p50 + " · p95 " + o.thoughts_p95],
-      ["estimate drift", o.drift_mean === null ? "-" : "mean " + o.drift_mean + " · p50 " + o.drift_p50 + " · p95 " + o.drift_p95],
-      ["time between thoughts", o.gap_p50_seconds === null ? "-" : "p50 " + o.gap_p50_seconds + " s · p95 " + o.gap_p95_seconds + " s"],
+      ["branch rate", pct(o.branch_rate)], ["fan-out", num(o.fan_out) + " branches per branching session"],
+      ["thoughts per session", "p50 " + num(o.thoughts_p50) + " · p95 " + num(o.thoughts_p95)],
+      ["estimate drift", o.drift_mean === null ? "-" : "mean " + signed(o.drift_mean) + " · p50 " + signed(o.drift_p50) + " · p95 " + signed(o.drift_p95)],
+      ["time between thoughts", o.gap_p50_seconds === null ? "-" : "p50 " + duration(o.gap_p50_seconds) + " · p95 " + duration(o.gap_p95_seconds)],
+      ["loops", loopsCell],
     ]) {
       const tr = el("tr");
-      tr.append(el("td", "muted", name), el("td", null, value));
+      const cell = el("td");
+      if (value instanceof Node) cell.append(value); else cell.textContent = value;
+      tr.append(el("td", "muted", name), cell);
       table.append(tr);
     }
+    table.id = "figures";
     main.append(table);
     const charts = el("div", "charts");
     const agentName = (g) => (g.agent || "-") + (g.client ? " / " + g.client : "");
+    // Each bar of an agent or a day links to the sessions behind it (the list, filtered).
+    const agentHref = (g) => "/?" + new URLSearchParams(Object.entries({ agent: g.agent || "", client: g.client || "" }).filter(([, v]) => v));
+    const dayHref = (day) => {
+      const next = new Date(Date.parse(day + "T00:00:00Z") + 86400000).toISOString().slice(0, 10);
+      return "/?" + new URLSearchParams({ since: day + "T00:00Z", until: next + "T00:00Z" });
+    };
     const days = stats.by_day.map((d) => d.day);
+    const rates = [
+      { name: "revision rate", values: stats.by_day.map((d) => d.revision_rate) },
+      { name: "branch rate", values: stats.by_day.map((d) => d.branch_rate) }];
     charts.append(
-      chartCard("Sessions and thoughts per day", bars(stats.by_day.map((d) => ({ label: d.day, values: [d.sessions, d.thoughts] })), String, ["sessions", "thoughts"]), "chart-days"),
-      chartCard("Revision and branch rates over time", lines(days, [
-        { name: "revision rate", values: stats.by_day.map((d) => d.revision_rate) },
-        { name: "branch rate", values: stats.by_day.map((d) => d.branch_rate) }]), "chart-rates"),
-      chartCard("Thoughts per session by agent (p50, p95)", bars(stats.by_agent.map((g) => ({ label: agentName(g), values: [g.thoughts_p50, g.thoughts_p95] })), String, ["p50", "p95"]), "chart-thoughts"),
-      chartCard("Estimate drift by agent (mean of last − first totalThoughts)", bars(stats.by_agent.filter((g) => g.drift_mean !== null).map((g) => ({ label: agentName(g), values: [g.drift_mean] })), (v) => (v >= 0 ? "+" : "") + v), "chart-drift"),
+      chartCard("Sessions and thoughts per day", bars(stats.by_day.map((d) => ({ label: d.day, values: [d.sessions, d.thoughts], href: dayHref(d.day) })), num, ["sessions", "thoughts"]), "chart-days"),
+      // A line needs two days; one day's rates read better as bars.
+      chartCard("Revision and branch rates " + (days.length > 1 ? "over time" : "on " + (days[0] || "-")), days.length > 1 ? lines(days, rates)
+        : bars(days.length ? [{ label: "revision rate", values: [rates[0].values[0]] }, { label: "branch rate", values: [rates[1].values[0]] }] : [], pct), "chart-rates"),
+      chartCard("Thoughts per session by agent (p50, p95)", bars(stats.by_agent.map((g) => ({ label: agentName(g), values: [g.thoughts_p50, g.thoughts_p95], href: agentHref(g) })), num, ["p50", "p95"]), "chart-thoughts"),
+      chartCard("Estimate drift by agent (mean of last − first totalThoughts)", bars(stats.by_agent.filter((g) => g.drift_mean !== null).map((g) => ({ label: agentName(g), values: [g.drift_mean], href: agentHref(g) })), signed), "chart-drift"),
       chartCard("Time between thoughts", o.gap_p50_seconds === null ? null : bars([
-        { label: "p50", values: [o.gap_p50_seconds] }, { label: "p95", values: [o.gap_p95_seconds] }], (v) => v + " s"), "chart-gaps"),
-      chartCard("Thoughts by model", bars(stats.byModel.map((m) => ({ label: m.model, values: [m.thoughts] })), String), "chart-models"),
+        { label: "p50", values: [o.gap_p50_seconds] }, { label: "p95", values: [o.gap_p95_seconds] }], duration), "chart-gaps"),
+      chartCard("Annotations by label", bars(stats.byLabel.map((l) => ({ label: l.label, values: [l.annotations] })), num), "chart-labels"),
+      chartCard("Thoughts by model", bars(stats.byModel.map((m) => ({ label: m.model, values: [m.thoughts] })), num), "chart-models"),
       chartCard("Cost by model", bars(stats.byModel.filter((m) => m.cost !== null).map((m) => ({ label: m.model, values: [m.cost] })), (v) => "$" + v.toFixed(4)), "chart-cost"),
     );
     main.append(charts);
+    // Per agent and per model, as figures (the charts' numbers, side by side).
+    const perAgent = el("table", "list card");
+    perAgent.id = "by-agent";
+    const headRow = el("tr");
+    for (const name of ["agent / client", "sessions", "thoughts", "completion", "revision rate", "branch rate", "thoughts p50", "drift"]) headRow.append(el("th", null, name));
+    perAgent.append(headRow);
+    for (const g of stats.by_agent) {
+      const tr = el("tr");
+      const cell = el("td");
+      const link = el("a", null, agentName(g));
+      link.href = agentHref(g);
+      cell.append(link);
+      tr.append(cell);
+      for (const value of [num(g.sessions), num(g.thoughts), pct(g.completion_rate), pct(g.revision_rate), pct(g.branch_rate), num(g.thoughts_p50), g.drift_mean === null ? "-" : signed(g.drift_mean)]) {
+        tr.append(el("td", "num", value));
+      }
+      perAgent.append(tr);
+    }
+    main.append(el("h2", null, "By agent"), perAgent);
+    if (stats.byModel.length) {
+      const perModel = el("table", "list card");
+      perModel.id = "by-model";
+      const top = el("tr");
+      for (const name of ["model", "thoughts", "cost"]) top.append(el("th", null, name));
+      perModel.append(top);
+      for (const m of stats.byModel) {
+        const tr = el("tr");
+        tr.append(el("td", null, m.model), el("td", "num", num(m.thoughts)), el("td", "num", m.cost === null ? "-" : "$" + m.cost.toFixed(4)));
+        perModel.append(tr);
+      }
+      main.append(el("h2", null, "By model"), perModel);
+    }
   }
 
   // -- search -----------------------------------------------------------------------------
