@@ -177,7 +177,10 @@ def main() -> int:
                 shoot("fork", f"{base}sessions/{fork}", "#fork-of a")
                 shoot("fork-compare", f"{base}sessions/{fork}/compare", ".sides")
                 shoot("analytics", f"{base}analytics", ".charts svg")
-                shoot("search", f"{base}search?q=replica+OR+index", "#main h1")
+                shoot("search", f"{base}search?q=replica", "#search-results")
+                shoot("search-refused", f"{base}search?q=replica+OR+index", "#search-error")
+                shoot("review", f"{base}review?q=replica", "#review-item .review-text")
+                shoot("review-start", f"{base}review", "#review-filter")
             with serving(url, "--auth", str(token_file)) as base:
                 shoot("sign-in", base, "#signin")
                 page.fill("#token", rita)

@@ -35,6 +35,10 @@ def test_the_timeline_and_the_graph_draw_the_session_and_a_click_picks_without_m
         page = watched.page
         page.goto(f"{app.base}sessions/{session_id}?v=8")
         page.wait_for_selector("#tree li.thought")
+        tabs, tree = page.locator(".view-tabs").bounding_box(), page.locator("#tree").bounding_box()
+        assert tabs is not None
+        assert tree is not None
+        assert tabs["y"] + tabs["height"] <= tree["y"]  # the tabs head the card
         page.locator("#tab-timeline").click()
         page.wait_for_selector("#timeline svg")
         assert page.locator("#tree").is_hidden()

@@ -30,7 +30,7 @@
       const card = this.tree.parentNode;
       this.tree.remove();
       for (const e of payload.events) this.add(e);
-      card.prepend(this.tree);
+      this.orphans.before(this.tree); // below the view tabs, above the orphaned branches
       const latest = this.timeline.latest;
       const wanted = this.options.version;
       const start = wanted && wanted >= 1 && wanted <= latest ? wanted : latest;
