@@ -34,6 +34,7 @@ async def test_the_page_loads_every_shipped_script_in_order_and_the_export_inlin
                 "session-acts.js",
                 "forks.js",
                 "review.js",
+                "analytics.js",
                 "live-socket.js",
                 "app.js",
             ]

@@ -68,6 +68,7 @@ _STATIC = {
     "forks.js": "text/javascript; charset=utf-8",
     "session-acts.js": "text/javascript; charset=utf-8",
     "review.js": "text/javascript; charset=utf-8",
+    "analytics.js": "text/javascript; charset=utf-8",
     "live-socket.js": "text/javascript; charset=utf-8",
     "signin.js": "text/javascript; charset=utf-8",
     "app.css": "text/css; charset=utf-8",
