@@ -8,6 +8,8 @@ draws the same graph offline.
 """
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,7 +17,7 @@ import pytest
 
 from tests.support.browser import record_demo, screenshot, watched_page
 from tests.support.cli import sqlite_url
-from tests.support.processes import thoughtledger
+from tests.support.processes import ROOT, WAIT, child_env, thoughtledger
 from tests.support.ui_app import ui_app
 
 if TYPE_CHECKING:
@@ -102,4 +104,44 @@ def test_the_timeline_and_the_graph_draw_the_session_and_a_click_picks_without_m
         page.locator("#tab-timeline").click()
         assert page.locator("#timeline rect.bar").count() == 10
         assert page.locator("#acts").count() == 0  # the file only shows
+        assert watched.errors == []
+
+
+_GENERATED = """
+import asyncio, sys
+from thoughtledger import open_ledger
+from thoughtledger.api import Generated
+from thoughtledger.ledger.events import Generation
+
+async def main() -> None:
+    url = sys.argv[1]
+    generation = Generation(
+        model="small", provider="local", prompt_sha256="0" * 64, context_version=1,
+        structured=True, latency_ms=1500, attempts=1, prompt_tokens=120, completion_tokens=40,
+    )
+    async with open_ledger(url, ttl=None) as ledger:
+        call = {"thought": "a model's thought", "thought_number": 1, "total_thoughts": 1,
+                "next_thought_needed": False}
+        await ledger.think("by-model", call, generated=Generated("keep going", generation))
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.slow
+def test_a_model_s_thought_shows_its_latency_and_tokens_on_the_timeline(
+    browser: "Browser", tmp_path: Path
+) -> None:
+    url = sqlite_url(tmp_path / "ledger.db")
+    subprocess.run(  # noqa: S603  # our interpreter, a fixed script
+        [sys.executable, "-c", _GENERATED, url], cwd=ROOT, env=child_env(), check=True, timeout=WAIT
+    )
+    with ui_app(url, None) as app, watched_page(browser) as watched:
+        page = watched.page
+        page.goto(f"{app.base}sessions/by-model")
+        page.wait_for_selector("#tree li.thought")
+        page.locator("#tab-timeline").click()
+        latency = page.locator("#timeline rect.latency")
+        assert latency.count() == 1
+        assert latency.locator("title").text_content() == "model small · 1.5 s · 120 + 40 tokens"
         assert watched.errors == []

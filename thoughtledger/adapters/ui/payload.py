@@ -54,7 +54,8 @@ def event_json(record: RecordedEvent) -> JsonDict:
     and, when given, ``ir`` is-revision, ``rv`` revises, ``bf`` branch-from, ``b`` branch id,
     ``nm`` needs-more, ``f`` any other mark (by camelCase name), and ``rd`` when its text was
     redacted (``x`` reads ``[redacted]``); a repeat, as :func:`mark_repeat` marks it, ``rp``
-    and ``rpn``; a thought a model wrote adds ``m`` model, ``g`` guidance and ``c`` cost;
+    and ``rpn``; a thought a model wrote adds ``m`` model, ``g`` guidance, ``c`` cost, ``ms`` latency
+    (milliseconds) and, where known, ``tk`` its prompt and completion tokens;
     ``session.started`` adds ``md`` metadata and ``pre`` predecessor; a retirement ``why``; a
     redaction ``n`` the thought's number, ``rdv`` the redacted version and ``why`` (who and why).
     """
@@ -93,6 +94,11 @@ def event_json(record: RecordedEvent) -> JsonDict:
             # A model's thought is drawn as the kind it was classified as.
             item |= {"k": event.kind, "gen": True, "m": event.generation.model}
             item |= {"g": event.guidance, "c": event.generation.cost}
+            # The model's latency and tokens: the timeline draws them on the thought's bar.
+            item |= {"ms": event.generation.latency_ms}
+            tokens = (event.generation.prompt_tokens, event.generation.completion_tokens)
+            if tokens != (None, None):
+                item["tk"] = list(tokens)
     elif isinstance(event, SessionStarted):
         item |= {"md": dict(event.metadata), "pre": event.predecessor_id}
         if event.fork_of is not None:

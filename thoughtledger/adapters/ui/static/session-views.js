@@ -181,6 +181,14 @@
           bar.append(svg("title", {}, "#" + e.n + " · v" + e.v + " · " + shortTime(e.at) +
             " · took " + seconds((at - from) / 1000) + " · " + short(e.x, 80)));
           root.append(bar);
+          if (e.gen && e.ms !== undefined) {
+            // The model's own time, at the end of the bar: the rest of the wait was elsewhere.
+            const lx = Math.max(x0, x1 - e.ms * scale);
+            const model = svg("rect", { x: lx, y: y + 3, width: Math.max(x1 - lx, 2), height: lane - 14, class: "latency", "data-v": e.v });
+            const tokens = e.tk ? " · " + (e.tk[0] ?? "?") + " + " + (e.tk[1] ?? "?") + " tokens" : "";
+            model.append(svg("title", {}, "model " + e.m + " · " + seconds(e.ms / 1000) + tokens));
+            root.append(model);
+          }
         } else {
           const mark = svg("rect", { x: x1 - 2, y: top + laneNames.length * lane + 4, width: 3,
             height: lane - 8, class: "bar other", "data-v": e.v });
