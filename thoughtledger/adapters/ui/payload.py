@@ -54,8 +54,8 @@ def event_json(record: RecordedEvent) -> JsonDict:
     and, when given, ``ir`` is-revision, ``rv`` revises, ``bf`` branch-from, ``b`` branch id,
     ``nm`` needs-more, ``f`` any other mark (by camelCase name), and ``rd`` when its text was
     redacted (``x`` reads ``[redacted]``); a repeat, as :func:`mark_repeat` marks it, ``rp``
-    and ``rpn``; a thought a model wrote adds ``m`` model, ``g`` guidance, ``c`` cost, ``ms`` latency
-    (milliseconds) and, where known, ``tk`` its prompt and completion tokens;
+    and ``rpn``; a thought a model wrote adds ``m`` model, ``g`` guidance, ``c`` cost, ``ms``
+    latency (milliseconds) and, where known, ``tk`` its prompt and completion tokens;
     ``session.started`` adds ``md`` metadata and ``pre`` predecessor; a retirement ``why``; a
     redaction ``n`` the thought's number, ``rdv`` the redacted version and ``why`` (who and why).
     """
