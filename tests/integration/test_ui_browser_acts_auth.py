@@ -78,7 +78,19 @@ def test_with_auth_each_role_acts_as_the_door_allows_and_is_told_what_it_may_not
         with watched_page(browser) as reader:
             page = reader.page
             _sign_in(page, app.base, tokens["rita"])
+            # Her list fits the window, the chain first; it holds her one session.
+            page.wait_for_selector("#sessions tbody tr .badge.ok")
+            assert page.locator("#sessions th").first.inner_text() == "chain"
+            assert page.locator("#sessions-count").inner_text() == "1 of 1 session"
+            assert page.evaluate("document.documentElement.scrollWidth") <= 1280
             _open(page, app.base, ids["rita-1"])
+            # Her timeline and graph draw her session; a bar picks a thought, as for anyone.
+            page.locator("#tab-timeline").click()
+            page.locator('#timeline rect[data-v="3"]').click()
+            assert page.locator("#acts h2").inner_text() == "Thought #2 (version 3)"
+            page.locator("#tab-graph").click()
+            assert page.locator("#graph g.node").count() == 2
+            page.locator("#tab-tree").click()
             _thought(page, "rita-1 thinks").click()
             page.fill("#annotate-label", "looks-fine")
             page.get_by_role("button", name="Annotate").click()
