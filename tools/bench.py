@@ -20,6 +20,7 @@ Usage (each bench by name, or ``all``; options a bench does not read are ignored
                                      inclusion proofs, verifying against a checkpoint, the tree's
                                      cost to appends
     tools/bench otlp [--otlp-thoughts N]         export --all --otlp: spans/s, peak RSS growth
+    tools/bench receive [--receive-parts N]      OTLP receiver: reasoning parts/s beside export
     tools/bench redaction [--redaction-events N] verify and decode payload schema 2 vs schema 1
     tools/bench search [--search-thoughts N] [--events N] [--pg URL]
                                      ranked search vs the bare index, and the index's append cost
@@ -39,6 +40,14 @@ Usage (each bench by name, or ``all``; options a bench does not read are ignored
     tools/bench derived [--derived-thoughts N] [--events N] [--pg URL]
                                      serve's first answer on a ledger whose loop marks are all
                                      behind vs an empty one; appends with every projection vs none
+    tools/bench fairness [--fairness-thoughts N]  another principal's p99 on serve --http and
+                                     the ui while one principal does its worst within its rights
+    tools/bench scale [--scale-thoughts N] [--scale-sessions S] [--scale-big B] [--scale-db PATH]
+                      [--scale-pg]   ten times the ledger: 10M thoughts recorded, then stats,
+                                     verify, Parquet, rebuild(), the sessions list, search, a
+                                     100k-thought session's first page and the first initialize,
+                                     each beside a raw baseline (not in ``all``: it builds for
+                                     about 15 minutes)
     tools/bench all [--quick] [--json FILE] [--row-timeout S]   every bench above but search-append
                                      (search runs it)
 
@@ -311,6 +320,13 @@ async def _otlp(args: argparse.Namespace) -> list[Result]:
     return await bench_otlp(args.otlp_thoughts)
 
 
+async def _receive(args: argparse.Namespace) -> list[Result]:
+    from bench_receive import bench_receive
+
+    pg = args.pg if await pg_available(args.pg) else None
+    return await bench_receive(args.receive_parts, pg)
+
+
 async def _redaction(args: argparse.Namespace) -> list[Result]:
     from bench_redaction import bench_redaction
 
@@ -378,6 +394,22 @@ async def _batch(args: argparse.Namespace) -> AsyncGenerator[Result, None]:
     yield await bench_batch_mcp()
 
 
+async def _fairness(args: argparse.Namespace) -> list[Result]:
+    from bench_fairness import bench_fairness
+
+    return await bench_fairness(20_000 if args.quick else args.fairness_thoughts)
+
+
+async def _scale(args: argparse.Namespace) -> AsyncGenerator[Result, None]:
+    from bench_tenfold import bench_tenfold
+
+    pg = args.pg if args.scale_pg else None
+    async for row in bench_tenfold(
+        args.scale_thoughts, args.scale_sessions, args.scale_big, pg=pg, keep=args.scale_db
+    ):
+        yield row
+
+
 async def _derived(args: argparse.Namespace) -> list[Result]:
     from bench_derived import bench_derived
 
@@ -399,6 +431,7 @@ BENCHES: dict[str, Bench] = {
     "standby": listed(_standby),
     "proofs": listed(_proofs),
     "otlp": listed(_otlp),
+    "receive": listed(_receive),
     "redaction": listed(_redaction),
     "search": listed(_search),
     "search-append": _search_append,
@@ -410,11 +443,14 @@ BENCHES: dict[str, Bench] = {
     "forks": listed(_forks),
     "batch": _batch,
     "derived": listed(_derived),
+    "fairness": listed(_fairness),
+    "scale": _scale,
 }
 """Each bench by name, in the order ``all`` runs them (a new one is one function and one line;
 the heavy modules are imported only when their bench runs)."""
-PARTS = {"search-append"}
-"""Benches that are a part of another (``all`` runs them within it), to run by themselves."""
+PARTS = {"search-append", "scale"}
+"""Benches ``all`` leaves out, to run by themselves: a part of another (``all`` runs it within
+it), or one that builds for longer than the rest together (``scale``)."""
 
 
 def parser() -> argparse.ArgumentParser:
@@ -431,16 +467,24 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument("--history-thoughts", type=int, default=1_000_000)
     parse.add_argument("--touch-thoughts", type=int, default=200_000)
     parse.add_argument("--otlp-thoughts", type=int, default=100_000)
+    parse.add_argument("--receive-parts", type=int, default=200_000)
     parse.add_argument("--redaction-events", type=int, default=200_000)
     parse.add_argument("--loop-thoughts", type=int, default=100_000)
     parse.add_argument("--search-thoughts", type=int, default=1_000_000)
     parse.add_argument("--fork-thoughts", type=int, default=20_000)
     parse.add_argument("--derived-thoughts", type=int, default=2_000_000)
+    parse.add_argument("--fairness-thoughts", type=int, default=200_000)
+    parse.add_argument("--scale-thoughts", type=int, default=10_000_000)
+    parse.add_argument("--scale-sessions", type=int, default=100_000)
+    parse.add_argument("--scale-big", type=int, default=100_000)
+    parse.add_argument("--scale-db", type=Path, help="keep the scale ledger here and reuse it")
+    parse.add_argument("--scale-pg", action="store_true", help="build the scale ledger on --pg")
     parse.add_argument(
         "--quick",
         action="store_true",
         help="smaller sizes: 100k replay events and history and search thoughts, 20k memory, "
-        "otlp and loop thoughts, 50k touch thoughts, 4k fork thoughts, 10k ui sessions",
+        "otlp and loop thoughts, 50k touch thoughts, 4k fork thoughts, 10k ui sessions, 20k "
+        "fairness thoughts",
     )
     parse.add_argument("--pg", default=os.environ.get("THOUGHTLEDGER_TEST_PG_URL", DEFAULT_PG))
     parse.add_argument(
@@ -465,6 +509,7 @@ async def main(argv: list[str]) -> int:
         args.history_thoughts = 100_000
         args.touch_thoughts = 50_000
         args.otlp_thoughts = 20_000
+        args.receive_parts = 20_000
         args.loop_thoughts = 20_000
         args.search_thoughts = 100_000
         args.fork_thoughts = 4_000

@@ -13,11 +13,12 @@ Two rows, each ours over a baseline measured in the same run:
   the marks taken back behind before each (a round's server may take some in before it exits).
   The limit is 1.5 s; the ratio says what the ledger's size costs the first answer.
 * **appends**: one thought per append (``Ledger.think``) with every projection following the
-  log (the loop marks, and on SQLite the search index) against the same appends with none (the
-  marks not following; SQLite's index told it is complete past the log's end, PostgreSQL's
-  insert trigger dropped), SQLite and PostgreSQL, the median of interleaved rounds. The work
-  the projections defer (the marks' catch-up after a round) is timed beside it, untimed in the
-  round, and reported as the ratio with it included.
+  log (the loop marks and the search index) against the same appends with none (the marks not
+  following; the index told it is complete past the log's end), SQLite and PostgreSQL, the
+  median of interleaved rounds. The work the projections defer (the marks' catch-up after a
+  round) is timed beside it, untimed in the round, and reported as the ratio with it included;
+  the index's catch-ups run during the rounds (in the background, or in an append's
+  transaction on SQLite) and are inside the figure.
 """
 
 import asyncio
@@ -221,7 +222,7 @@ async def bench_appends(count: int, pg: str | None) -> Result:
         "name": "derived: one-thought appends with every projection following the log, "
         "SQLite and PostgreSQL",
         "baseline": "the same appends with no projection (marks not following; SQLite's index "
-        "told it is complete, PostgreSQL's insert trigger dropped); median of "
+        "told it is complete, as PostgreSQL's); median of "
         f"{APPEND_ROUNDS} interleaved rounds of {per_round} thoughts",
     }
     ratios = []
@@ -269,8 +270,9 @@ async def bench_appends(count: int, pg: str | None) -> Result:
             row.update(postgres_marks_only_ratio=round(marks_only["ratio"], 3))
             on = Ledger(await open_store(f"{pg}?schema={schemas[0]}"), ttl=None, follow_log=True)
             off = Ledger(await open_store(f"{pg}?schema={schemas[1]}"), ttl=None, follow_log=False)
+            # Bench only: the index told it is complete past the log's end, as SQLite's above.
             connection = await asyncpg.connect(dsn, server_settings={"search_path": schemas[1]})
-            await connection.execute("DROP TRIGGER tl_search_added ON tl_events")
+            await connection.execute("UPDATE tl_search_through SET position = $1", 2**62)
             await connection.close()
             try:
                 found = await _append_cost(on, off, per_round)

@@ -50,7 +50,7 @@ async def _proofs(path: Path, events: int, samples: int) -> list[Result]:
     store = await SqliteEventStore.open(path)
     try:
         start = time.perf_counter()
-        head = await store.tree_head()
+        head = await store.tree.tree_head()
         build = events / (time.perf_counter() - start)
         assert head.size == events
         db = sqlite3.connect(path)
@@ -66,7 +66,7 @@ async def _proofs(path: Path, events: int, samples: int) -> list[Result]:
         times = []
         for position, digest in rows:
             begun = time.perf_counter()
-            proof = await store.inclusion_proof(position, head.size)
+            proof = await store.tree.inclusion_proof(position, head.size)
             times.append((time.perf_counter() - begun) * 1000)
             leaf = leaf_hash(bytes.fromhex(digest))
             assert verify_inclusion(leaf, proof.index, head.size, proof.path, head.root)
@@ -77,7 +77,7 @@ async def _proofs(path: Path, events: int, samples: int) -> list[Result]:
             wall, cpu = _raw_scan_rate(path)
             raw_scan, raw_scan_cpu = max(raw_scan, wall), max(raw_scan_cpu, cpu)
             start, begun = time.perf_counter(), time.process_time()
-            again = await store.log_root(head.size)
+            again = await store.tree.log_root(head.size)
             verify = max(verify, events / (time.perf_counter() - start))
             verify_cpu = max(verify_cpu, events / (time.process_time() - begun))
             assert again == head
@@ -145,7 +145,7 @@ async def _append_split(where: Path | str, count: int, tree_every: int) -> tuple
             middle = time.perf_counter()
             appending += middle - start
             if (n + 1) % tree_every == 0:
-                await store.tree_head()
+                await store.tree.tree_head()
                 extending += time.perf_counter() - middle
         return appending, extending
     finally:

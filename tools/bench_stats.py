@@ -175,7 +175,7 @@ async def _ours(path: Path, events: int) -> float:
     store = await SqliteEventStore.open(path)
     try:
         start = time.perf_counter()
-        stats = await ledger_stats(store)
+        stats = await ledger_stats(store.stats)
         elapsed = time.perf_counter() - start
     finally:
         await store.aclose()

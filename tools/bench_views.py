@@ -58,7 +58,7 @@ async def _hand_written(path: Path) -> tuple[float, int, int]:
     store = await SqliteEventStore.open(path)
     try:
         start = time.perf_counter()
-        rows = await store.stats_rows()
+        rows = await store.stats.stats_rows()
         elapsed = time.perf_counter() - start
     finally:
         await store.aclose()
@@ -144,7 +144,7 @@ async def bench_views_postgres(url: str, events: int) -> list[dict[str, Any]]:
             await pool.close()
             opened = await PostgresEventStore.open(url, pg_schema=schema, pool_size=2)
             start = time.perf_counter()
-            rows_hand = await opened.stats_rows()
+            rows_hand = await opened.stats.stats_rows()
             hand.append(time.perf_counter() - start)
             await opened.aclose()
             assert len(facts) == len(rows_hand.facts), "the views answer differently"

@@ -123,7 +123,7 @@ async def test_the_thoughts_view_holds_the_rows_the_log_folds_into(backend: Back
 @pytest.mark.parametrize("backend", SQL_BACKENDS, indirect=True)
 async def test_the_sessions_view_agrees_with_the_statistics(backend: Backend) -> None:
     async with await _ledger_with_logs(backend, LOGS) as ledger:
-        facts = {f.session_id: f for f in (await raw_store(ledger).stats_rows()).facts}
+        facts = {f.session_id: f for f in (await raw_store(ledger).stats.stats_rows()).facts}
     rows = {r["session_id"]: r for r in await view_rows(backend, "tl_session_stats", "session_id")}
     assert rows.keys() == facts.keys() == LOGS.keys()
     for session_id, row in rows.items():

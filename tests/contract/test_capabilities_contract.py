@@ -1,4 +1,9 @@
-"""The store port: every backend is a core log with every capability, each implemented by itself."""
+"""The store port: every backend is a core log with every capability, each implemented by itself.
+
+A capability moved off the log is an object of its own, reached as an attribute (``store.search``,
+``store.tree``): the backend carries none of its methods (no forwarding stubs); the others are
+still methods of the backend.
+"""
 
 import inspect
 
@@ -7,6 +12,7 @@ import pytest
 from thoughtledger.ledger.store.base import EventStore, LedgerStore
 from thoughtledger.ledger.store.imports import Importing
 from thoughtledger.ledger.store.log_tree import LogTree
+from thoughtledger.ledger.store.loop_marks import LoopMarking
 from thoughtledger.ledger.store.memory import MemoryEventStore
 from thoughtledger.ledger.store.postgres import PostgresEventStore
 from thoughtledger.ledger.store.redaction import Redacting
@@ -17,7 +23,17 @@ from thoughtledger.ledger.store.stats_rows import Statistics
 
 pytestmark = pytest.mark.anyio
 
-CAPABILITIES: tuple[type, ...] = (LogTree, Redacting, Importing, Statistics, RowReads)
+CAPABILITIES: tuple[type, ...] = ()
+ATTRIBUTES: dict[str, type] = {
+    "search": Searching,
+    "tree": LogTree,
+    "stats": Statistics,
+    "redaction": Redacting,
+    "imports": Importing,
+    "rows": RowReads,
+    "loop_marks": LoopMarking,
+}
+"""The capabilities reached as attributes of a store, by attribute name."""
 
 # Checked by mypy: each backend class is a LedgerStore, so the facade can run on any of them.
 BACKEND_CLASSES: tuple[type[LedgerStore], ...] = (
@@ -52,11 +68,19 @@ def test_no_backend_leaves_a_method_of_the_port_unimplemented() -> None:
 
 
 def test_the_core_log_holds_no_capability() -> None:
-    for capability in CAPABILITIES:
+    for capability in (*CAPABILITIES, *ATTRIBUTES.values()):
         for name in _methods(capability):
             assert not hasattr(EventStore, name), f"EventStore.{name}"
 
 
-async def test_search_is_an_object_of_its_own_on_every_backend(store: LedgerStore) -> None:
-    assert isinstance(store.search, Searching)
-    assert not isinstance(store.search, EventStore)  # an object of its own, not the log
+@pytest.mark.parametrize("name", ATTRIBUTES)
+async def test_a_capability_reached_as_an_attribute_is_an_object_of_its_own(
+    store: LedgerStore, name: str
+) -> None:
+    capability = ATTRIBUTES[name]
+    part = getattr(store, name)
+    assert isinstance(part, capability)
+    assert not isinstance(part, EventStore)  # an object of its own, not the log
+    for method in _methods(capability):
+        if method != name:  # ``store.search`` is the part itself, whose method is ``search``
+            assert not hasattr(store, method), f"{type(store).__name__}.{method} forwards"

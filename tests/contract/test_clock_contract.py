@@ -55,7 +55,7 @@ async def test_a_clock_set_back_records_the_sessions_last_time_and_the_export_im
         report = await store.verify("s")
         assert (report.ok, report.checked) == (True, 5)
         # What a store recorded, another store imports (the import refuses times going back).
-        assert await MemoryEventStore().import_records(await store.read_all()) == 5
+        assert await MemoryEventStore().imports.import_records(await store.read_all()) == 5
     finally:
         await store.aclose()
     if backend.url is None:

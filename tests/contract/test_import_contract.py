@@ -49,7 +49,7 @@ def without_positions(records: list[RecordedEvent]) -> list[tuple[object, ...]]:
 
 async def test_imported_events_keep_their_ids_times_payloads_and_hashes(store: LedgerStore) -> None:
     records = await recorded_elsewhere("s1", "s2")
-    assert await store.import_records(records) == len(records)
+    assert await store.imports.import_records(records) == len(records)
     for session_id in ("s1", "s2"):
         mine = [r for r in records if r.session_id == session_id]
         stored = await store.read_stream(session_id)
@@ -64,30 +64,30 @@ async def test_imported_events_keep_their_ids_times_payloads_and_hashes(store: L
 
 async def test_importing_twice_writes_nothing_the_second_time(store: LedgerStore) -> None:
     records = await recorded_elsewhere("s1", "s2")
-    await store.import_records(records)
+    await store.imports.import_records(records)
     before = await store.read_all()
-    assert await store.import_records(records) == 0
+    assert await store.imports.import_records(records) == 0
     assert await store.read_all() == before
 
 
 async def test_an_import_extends_a_session_that_holds_its_beginning(store: LedgerStore) -> None:
     records = await recorded_elsewhere("s1", thoughts=5)
-    assert await store.import_records(records[:3]) == 3
-    assert await store.import_records(records) == len(records) - 3
+    assert await store.imports.import_records(records[:3]) == 3
+    assert await store.imports.import_records(records) == len(records) - 3
     assert (await store.verify("s1")).checked == len(records)
 
 
 async def test_a_long_session_can_be_imported_in_consecutive_slices(store: LedgerStore) -> None:
     records = await recorded_elsewhere("s1", thoughts=7)
     for start in range(0, len(records), 3):
-        await store.import_records(records[start : start + 3])
+        await store.imports.import_records(records[start : start + 3])
     assert without_positions(await store.read_stream("s1")) == without_positions(records)
     assert (await store.verify("s1")).ok
 
 
 async def test_appends_continue_an_imported_session_on_its_chain(store: LedgerStore) -> None:
     records = await recorded_elsewhere("s1")
-    await store.import_records(records)
+    await store.imports.import_records(records)
     more = await store.append("s1", [SessionCleared()], expected_version=len(records))
     assert more[0].prev_hash == records[-1].hash
     assert (await store.verify("s1")).ok
@@ -96,7 +96,7 @@ async def test_appends_continue_an_imported_session_on_its_chain(store: LedgerSt
 async def test_imported_events_come_after_every_stored_event_in_the_log(store: LedgerStore) -> None:
     mine = await store.append("local", [started(), thought(1)], expected_version=0)
     records = await recorded_elsewhere("s1")
-    await store.import_records(records)
+    await store.imports.import_records(records)
     everything = await store.read_all()
     assert [r.session_id for r in everything] == ["local"] * 2 + ["s1"] * len(records)
     positions = [r.position for r in everything]
@@ -110,7 +110,7 @@ async def test_a_tampered_record_is_refused_and_nothing_is_written(store: Ledger
         records[-2], payload=records[-2].payload.replace('"thought 2"', '"thought X"')
     )
     with pytest.raises(IntegrityError, match=r"'s2' version 3 .*content does not match its digest"):
-        await store.import_records([*records[:-2], forged, records[-1]])
+        await store.imports.import_records([*records[:-2], forged, records[-1]])
     assert await store.read_all() == []
 
 
@@ -119,18 +119,18 @@ async def test_a_record_that_does_not_link_to_its_predecessor_is_refused(
 ) -> None:
     records = await recorded_elsewhere("s1")
     with pytest.raises(IntegrityError, match="does not link"):
-        await store.import_records(
+        await store.imports.import_records(
             [records[0], dataclasses.replace(records[1], prev_hash="e" * 64)]
         )
     with pytest.raises(IntegrityError, match="does not start a chain"):
-        await store.import_records([dataclasses.replace(records[0], prev_hash="f" * 64)])
+        await store.imports.import_records([dataclasses.replace(records[0], prev_hash="f" * 64)])
     assert await store.read_all() == []
 
 
 async def test_records_that_would_leave_a_gap_are_refused(store: LedgerStore) -> None:
     records = await recorded_elsewhere("s1", thoughts=5)
     with pytest.raises(InvalidInputError, match="import its earlier events first"):
-        await store.import_records(records[3:])
+        await store.imports.import_records(records[3:])
     assert await store.read_all() == []
 
 
@@ -139,7 +139,7 @@ async def test_a_session_stored_with_another_history_is_left_alone(store: Ledger
     ok = await recorded_elsewhere("ok")
     other = await recorded_elsewhere("s1")
     with pytest.raises(InvalidInputError, match="another event at version 1 than the imported"):
-        await store.import_records(ok + other)
+        await store.imports.import_records(ok + other)
     assert await store.read_stream("ok") == []
     assert len(await store.read_stream("s1")) == 2
 
@@ -149,7 +149,7 @@ async def test_an_event_id_recorded_elsewhere_is_refused(store: LedgerStore) -> 
     used = records[1].event_id
     await store.append("mine", [thought(1)], expected_version=0, event_ids=[used])
     with pytest.raises(InvalidInputError, match="already recorded"):
-        await store.import_records(records)
+        await store.imports.import_records(records)
     assert await store.read_stream("s1") == []
 
 
@@ -172,23 +172,23 @@ async def test_an_undecodable_payload_is_refused_even_when_its_hash_is_right(
         ),
     )
     with pytest.raises(EventDecodingError, match="unknown event type"):
-        await store.import_records([records[0], resealed])
+        await store.imports.import_records([records[0], resealed])
     assert await store.read_all() == []
 
 
 async def test_malformed_batches_are_refused_before_anything_is_written(store: LedgerStore) -> None:
     records = await recorded_elsewhere("s1")
     with pytest.raises(InvalidInputError, match="appears twice"):
-        await store.import_records(
+        await store.imports.import_records(
             [records[0], dataclasses.replace(records[1], event_id=records[0].event_id)]
         )
     with pytest.raises(InvalidInputError, match="consecutive"):
-        await store.import_records([records[0], records[2]])
+        await store.imports.import_records([records[0], records[2]])
     with pytest.raises(InvalidInputError, match="at most"):
-        await store.import_records(records[:1] * (MAX_BATCH + 1))
+        await store.imports.import_records(records[:1] * (MAX_BATCH + 1))
     with pytest.raises(InvalidInputError, match="invalid session id"):
-        await store.import_records([dataclasses.replace(records[0], session_id="../x")])
-    assert await store.import_records([]) == 0
+        await store.imports.import_records([dataclasses.replace(records[0], session_id="../x")])
+    assert await store.imports.import_records([]) == 0
     assert await store.read_all() == []
 
 
@@ -211,7 +211,7 @@ async def test_branches_and_odd_text_survive_an_import(store: LedgerStore) -> No
         expected_version=0,
         event_ids=[uuid.uuid4() for _ in range(3)],
     )
-    await store.import_records(records)
+    await store.imports.import_records(records)
     assert [r.event for r in await store.read_stream("s1")] == [r.event for r in records]
     assert (await store.verify("s1")).ok
 
@@ -221,12 +221,12 @@ async def test_an_imported_session_survives_a_reopen(backend: Backend) -> None:
         pytest.skip("the memory backend keeps nothing across processes by design")
     records = await recorded_elsewhere("s1")
     store = await backend.open()
-    await store.import_records(records)
+    await store.imports.import_records(records)
     await store.aclose()
     reopened = await backend.open()
     try:
         assert without_positions(await reopened.read_stream("s1")) == without_positions(records)
-        assert await reopened.import_records(records) == 0
+        assert await reopened.imports.import_records(records) == 0
         assert (await reopened.verify("s1")).ok
     finally:
         await reopened.aclose()
@@ -237,15 +237,15 @@ async def test_already_imported_counts_the_stored_events_of_a_session_from_versi
 ) -> None:
     records = await recorded_elsewhere("s1", thoughts=5)
     hashes = [r.hash for r in records]
-    assert await store.already_imported("s1", hashes) == 0
-    await store.import_records(records[:3])
-    assert await store.already_imported("s1", hashes) == 3
-    assert await store.already_imported("s1", hashes[:2]) == 2
-    await store.import_records(records)
-    assert await store.already_imported("s1", hashes) == len(records)
+    assert await store.imports.already_imported("s1", hashes) == 0
+    await store.imports.import_records(records[:3])
+    assert await store.imports.already_imported("s1", hashes) == 3
+    assert await store.imports.already_imported("s1", hashes[:2]) == 2
+    await store.imports.import_records(records)
+    assert await store.imports.already_imported("s1", hashes) == len(records)
     other = await recorded_elsewhere("s1", thoughts=5)  # other ids and times: other events
     with pytest.raises(InvalidInputError, match="'s1' already holds another event at version 1"):
-        await store.already_imported("s1", [r.hash for r in other])
+        await store.imports.already_imported("s1", [r.hash for r in other])
 
 
 EDITS = {
@@ -265,22 +265,22 @@ async def test_an_event_edited_in_place_is_a_conflict_not_already_imported(
     records = await recorded_elsewhere("s1", thoughts=4)
     store = await backend.open()
     try:
-        await store.import_records(records)
+        await store.imports.import_records(records)
     finally:
         await store.aclose()
     await backend.execute(EDITS[edit], **({"forged": "e" * 64} if edit == "hash-column" else {}))
     store = await backend.open()
     try:
-        before = await store.read_all_rows()
+        before = await store.rows.read_all_rows()
         conflict = "'s1' already holds another event at version 3 than the imported one"
         with pytest.raises(InvalidInputError, match=conflict):
-            await store.already_imported("s1", [r.hash for r in records])
+            await store.imports.already_imported("s1", [r.hash for r in records])
         with pytest.raises(InvalidInputError, match=conflict):
-            await store.import_records(records)
+            await store.imports.import_records(records)
         # A slice that only extends the session still checks the stored event it follows.
         with pytest.raises(InvalidInputError, match=r"at version [34] than the imported one"):
-            await store.import_records(records[3:])
-        assert await store.read_all_rows() == before
+            await store.imports.import_records(records[3:])
+        assert await store.rows.read_all_rows() == before
     finally:
         await store.aclose()
 
@@ -292,20 +292,23 @@ async def test_times_that_go_backwards_within_a_session_are_refused(store: Ledge
     times = [start, start + timedelta(seconds=1), start + timedelta(seconds=5)]
     records = resealed(honest, [*times, start + timedelta(seconds=4)])
     with pytest.raises(InvalidInputError, match=r"version 4 .* recorded before the event before"):
-        await store.import_records(records)
+        await store.imports.import_records(records)
     assert await store.read_all() == []
     # Against what is stored: version 4 follows a stored version 3 recorded after it.
-    assert await store.import_records(records[:3]) == 3
+    assert await store.imports.import_records(records[:3]) == 3
     with pytest.raises(InvalidInputError, match="recorded before the stored version 3"):
-        await store.import_records(records[3:])
+        await store.imports.import_records(records[3:])
     assert len(await store.read_all()) == 3
 
 
 async def test_recorded_event_ids_names_those_the_store_holds(store: LedgerStore) -> None:
     mine = await store.append("s1", [started(), thought(1)], expected_version=0)
     imported = await recorded_elsewhere("s2")
-    await store.import_records(imported)
+    await store.imports.import_records(imported)
     unknown = [uuid.uuid4() for _ in range(2500)]  # more than one query's worth
     wanted = {mine[1].event_id, imported[-1].event_id, *unknown}
-    assert await store.recorded_event_ids(wanted) == {mine[1].event_id, imported[-1].event_id}
-    assert await store.recorded_event_ids([]) == set()
+    assert await store.imports.recorded_event_ids(wanted) == {
+        mine[1].event_id,
+        imported[-1].event_id,
+    }
+    assert await store.imports.recorded_event_ids([]) == set()

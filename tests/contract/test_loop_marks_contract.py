@@ -74,7 +74,9 @@ async def assert_current(ledger: Ledger, store: LedgerStore, *session_ids: str) 
         assert await ledger.loops.marks(session_id) == await expected_marks(ledger, session_id)
     await ledger.mark_loops()
     for session_id in session_ids:
-        assert await store.loop_marks(session_id) == await expected_marks(ledger, session_id)
+        assert await store.loop_marks.loop_marks(session_id) == await expected_marks(
+            ledger, session_id
+        )
         assert await ledger.loops.marks(session_id) == await expected_marks(ledger, session_id)
 
 
@@ -120,15 +122,15 @@ async def test_imported_sessions_are_taken_in_after_and_counted_meanwhile(
     session_id = await record(elsewhere, ["Read the log.", "Grep.", "read the log", "Read the log"])
     ledger = Ledger(store, follow_log=False)
     await ledger.mark_loops()
-    assert await store.import_records(await elsewhere.events(session_id)) == 5
-    assert (await store.loop_counts()).behind == (session_id,)  # type: ignore[union-attr]
+    assert await store.imports.import_records(await elsewhere.events(session_id)) == 5
+    assert (await store.loop_marks.loop_counts()).behind == (session_id,)  # type: ignore[union-attr]
     # Counted by folding the session meanwhile: never a silent zero.
     counted = await ledger.stats.loops()
     assert (counted.sessions_with_loops, counted.repeats) == (1, 2)
     assert await ledger.mark_loops() == 5
-    assert (await store.loop_counts()).behind == ()  # type: ignore[union-attr]
+    assert (await store.loop_marks.loop_counts()).behind == ()  # type: ignore[union-attr]
     await assert_current(ledger, store, session_id)
-    assert [mark.version for mark in await store.loop_marks(session_id)] == [4, 5]
+    assert [mark.version for mark in await store.loop_marks.loop_marks(session_id)] == [4, 5]
     assert await ledger.stats.loops() == counted
 
 
@@ -139,11 +141,16 @@ async def test_an_append_through_the_store_alone_is_taken_in_by_the_next_catch_u
     session_id = await record(ledger, ["Read the log.", "read the log"])
     await ledger.mark_loops()
     await store.append(session_id, [thought(3, text="Read the log!")], expected_version=3)
-    assert await store.loop_marks(session_id) == [LoopMark(3, 2, 1.0)]  # the earlier mark stays
+    assert await store.loop_marks.loop_marks(session_id) == [
+        LoopMark(3, 2, 1.0)
+    ]  # the earlier mark stays
     assert await ledger.loops.marks(session_id) == [LoopMark(3, 2, 1.0), LoopMark(4, 3, 1.0)]
     assert await ledger.mark_loops() == 1
-    assert await store.loop_marks(session_id) == [LoopMark(3, 2, 1.0), LoopMark(4, 3, 1.0)]
-    assert (await store.loop_counts()).behind == ()  # type: ignore[union-attr]
+    assert await store.loop_marks.loop_marks(session_id) == [
+        LoopMark(3, 2, 1.0),
+        LoopMark(4, 3, 1.0),
+    ]
+    assert (await store.loop_marks.loop_counts()).behind == ()  # type: ignore[union-attr]
 
 
 async def test_a_fold_from_a_position_another_folder_moved_is_not_written(
@@ -152,12 +159,12 @@ async def test_a_fold_from_a_position_another_folder_moved_is_not_written(
     ledger = Ledger(store, follow_log=False)
     session_id = await record(ledger, ["Read the log.", "read the log"])
     await ledger.mark_loops()
-    through = await store.loops_through()
+    through = await store.loop_marks.loops_through()
     assert through > 0
     stale = FoldedMarks(session_id, 0, (LoopMark(3, 2, 0.5),))
-    assert not await store.fold_loop_marks(0, through, [stale])
-    assert await store.loop_marks(session_id) == [LoopMark(3, 2, 1.0)]
-    assert await store.loops_through() == through
+    assert not await store.loop_marks.fold_loop_marks(0, through, [stale])
+    assert await store.loop_marks.loop_marks(session_id) == [LoopMark(3, 2, 1.0)]
+    assert await store.loop_marks.loops_through() == through
 
 
 @pytest.mark.parametrize(
@@ -174,26 +181,28 @@ async def test_a_bad_loop_mark_is_refused_and_nothing_is_written(
 ) -> None:
     session_id = f"bad-{uuid.uuid4().hex[:8]}"
     await store.append(session_id, [thought(1), thought(2)], expected_version=0)
-    through = await store.loops_through()
+    through = await store.loop_marks.loops_through()
     end = (await store.read_all(after_position=through))[-1].position
     with pytest.raises(InvalidInputError, match=r"loop mark|similarity"):
-        await store.fold_loop_marks(through, end, [FoldedMarks(session_id, 0, (mark,))])
-    assert await store.loop_marks(session_id) == []
-    assert await store.loops_through() == through
+        await store.loop_marks.fold_loop_marks(through, end, [FoldedMarks(session_id, 0, (mark,))])
+    assert await store.loop_marks.loop_marks(session_id) == []
+    assert await store.loop_marks.loops_through() == through
 
 
 async def test_marks_out_of_order_or_a_position_going_back_are_refused(store: LedgerStore) -> None:
     session_id = f"bad-{uuid.uuid4().hex[:8]}"
     await store.append(session_id, [thought(n) for n in (1, 2, 3)], expected_version=0)
-    through = await store.loops_through()
+    through = await store.loop_marks.loops_through()
     end = (await store.read_all(after_position=through))[-1].position
     backwards = (LoopMark(3, 1, 1.0), LoopMark(2, 1, 1.0))
     with pytest.raises(InvalidInputError, match="order"):
-        await store.fold_loop_marks(through, end, [FoldedMarks(session_id, 0, backwards)])
+        await store.loop_marks.fold_loop_marks(
+            through, end, [FoldedMarks(session_id, 0, backwards)]
+        )
     with pytest.raises(InvalidInputError, match="forward"):
-        await store.fold_loop_marks(end, through, [])
-    assert await store.loop_marks(session_id) == []
-    assert await store.loops_through() == through
+        await store.loop_marks.fold_loop_marks(end, through, [])
+    assert await store.loop_marks.loop_marks(session_id) == []
+    assert await store.loop_marks.loops_through() == through
 
 
 @pytest.mark.parametrize("backend", SQL_BACKENDS, indirect=True)

@@ -119,7 +119,7 @@ async def test_redacting_again_records_and_strips_nothing_more(backend: Backend)
         again = await ledger.redaction.redact(session_id, reason="erasure request", by="dpo")
         assert (first.recorded, first.stripped) == (3, 3)
         assert (again.recorded, again.stripped) == (0, 0)
-        assert await raw_store(ledger).redactions(session_id) == ((5, 2), (6, 3), (7, 4))
+        assert await raw_store(ledger).redaction.redactions(session_id) == ((5, 2), (6, 3), (7, 4))
         assert again.redacted == first.redacted
         head = await raw_store(ledger).stream_head(session_id)
         assert head is not None
@@ -172,9 +172,9 @@ async def test_a_store_strips_only_what_a_redaction_event_names(backend: Backend
         session_id = await session_with_secret(ledger)
         store = raw_store(ledger)
         with pytest.raises(InvalidInputError, match=r"no thought\.redacted event names it"):
-            await store.strip_content(session_id, [3])
+            await store.redaction.strip_content(session_id, [3])
         with pytest.raises(InvalidInputError, match="not a redactable thought event"):
-            await store.strip_content(session_id, [1])
+            await store.redaction.strip_content(session_id, [1])
         assert SECRET in (await store.read_stream(session_id))[2].payload
     finally:
         await ledger.aclose()
@@ -207,7 +207,7 @@ async def test_a_ledger_of_schema_1_events_still_verifies_reads_and_refuses_reda
     ledger = Ledger(await backend.open())
     try:
         store = raw_store(ledger)
-        assert await store.import_records(legacy_session("old", ["first", SECRET])) == 3
+        assert await store.imports.import_records(legacy_session("old", ["first", SECRET])) == 3
         assert (await ledger.verify("old")).ok
         assert [t.thought for t in (await ledger.state("old")).thoughts] == ["first", SECRET]
         with pytest.raises(InvalidInputError, match="written before redactable events existed"):
@@ -279,7 +279,7 @@ async def test_the_thoughts_view_reads_both_layouts_and_says_what_was_redacted(
     try:
         session_id = await session_with_secret(ledger)
         await ledger.redaction.redact(session_id, thought_number=2, reason="a pasted key", by="ops")
-        await raw_store(ledger).import_records(legacy_session("old", ["written before"]))
+        await raw_store(ledger).imports.import_records(legacy_session("old", ["written before"]))
         await settled(raw_store(ledger), 7)
         folded = [row async for _, rows in ledger.transfer.thought_rows() for row in rows]
     finally:

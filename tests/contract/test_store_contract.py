@@ -351,7 +351,7 @@ async def test_log_rows_page_like_read_all_and_carry_the_stored_columns(store: L
         await store.append(name, [started(), thought(1), thought(2, "ü \x00")], expected_version=0)
     records = await store.read_all()
     rows, after = [], 0
-    while page := await store.read_all_rows(after_position=after, limit=4):
+    while page := await store.rows.read_all_rows(after_position=after, limit=4):
         rows += page
         after = page[-1].position
     assert [(r.position, r.session_id, r.version) for r in rows] == [
@@ -370,12 +370,12 @@ async def test_event_rows_page_like_read_all_and_carry_every_stored_column(
     await store.append("a", [thought(3)], expected_version=3)
     records = await store.read_all()
     rows, after = [], 0
-    while page := await store.read_all_event_rows(after_position=after, limit=4):
+    while page := await store.rows.read_all_event_rows(after_position=after, limit=4):
         assert len(page) <= 4
         rows += page
         after = page[-1].position
     assert rows == [EventRow.of(record) for record in records]
     assert all(StoredRow(*row).digest() == row.hash for row in rows)
-    assert await store.read_all_event_rows(after_position=after) == []
+    assert await store.rows.read_all_event_rows(after_position=after) == []
     with pytest.raises(InvalidInputError):
-        await store.read_all_event_rows(limit=0)
+        await store.rows.read_all_event_rows(limit=0)

@@ -143,7 +143,7 @@ async def test_imported_events_are_delivered_to_subscribers(store: LedgerStore) 
     events = store.subscribe()
     waiting = asyncio.ensure_future(take(events, 3))
     await asyncio.sleep(0)
-    assert await store.import_records(await stored(source, "imported")) == 3
+    assert await store.imports.import_records(await stored(source, "imported")) == 3
     assert [(r.session_id, r.version) for r in await waiting] == [
         ("imported", n) for n in (1, 2, 3)
     ]

@@ -27,30 +27,30 @@ async def leaves(store: LedgerStore) -> list[tuple[int, bytes]]:
 
 
 async def test_an_empty_log_has_the_empty_tree(store: LedgerStore) -> None:
-    head = await store.tree_head()
+    head = await store.tree.tree_head()
     assert (head.size, head.root) == (0, root_of([]))
 
 
 async def test_the_tree_covers_the_log_in_position_order(store: LedgerStore) -> None:
     await fill(store, 5, 31)
-    head = await store.tree_head()
+    head = await store.tree.tree_head()
     log = await leaves(store)
     assert head.size == len(log) == 155
     assert head.root == root_of([leaf for _, leaf in log])
-    assert await store.log_root(head.size) == head
+    assert await store.tree.log_root(head.size) == head
     for size in (0, 1, 63, 64, 65, 100, head.size):
-        assert await store.tree_root(size) == root_of([leaf for _, leaf in log[:size]])
+        assert await store.tree.tree_root(size) == root_of([leaf for _, leaf in log[:size]])
 
 
 async def test_every_event_has_an_inclusion_proof(store: LedgerStore) -> None:
     await fill(store, 2, BLOCK + 7)
-    head = await store.tree_head()
+    head = await store.tree.tree_head()
     log = await leaves(store)
     for index, (position, leaf) in enumerate(log):
-        assert await store.leaf_index(position) == index
+        assert await store.tree.leaf_index(position) == index
         sizes = {head.size, index + 1} if index % 5 == 0 else {head.size}
         for size in sizes:
-            proof = await store.inclusion_proof(position, size)
+            proof = await store.tree.inclusion_proof(position, size)
             root = root_of([leaf for _, leaf in log[:size]])
             assert proof.index == index
             assert verify_inclusion(leaf, index, size, proof.path, root)
@@ -65,44 +65,46 @@ async def test_the_tree_only_grows_and_each_head_is_a_prefix_of_the_next(
             f"r{round_}", [thought(n) for n in range(1, 40 + round_)], expected_version=0
         )
         await settled(store, sum(39 + r for r in range(round_ + 1)))
-        heads.append(await store.tree_head())
+        heads.append(await store.tree.tree_head())
     assert [h.size for h in heads] == sorted(h.size for h in heads)
     for old in heads:
         for new in heads:
             if old.size <= new.size:
-                proof = await store.consistency_proof(old.size, new.size)
+                proof = await store.tree.consistency_proof(old.size, new.size)
                 assert verify_consistency(old.size, new.size, proof, old.root, new.root)
 
 
 async def test_a_proof_beyond_the_tree_is_refused(store: LedgerStore) -> None:
     await fill(store, 1, 3)
-    head = await store.tree_head()
+    head = await store.tree.tree_head()
     recorded = await store.append("late", [thought(1)], expected_version=0)
     await settled(store, 4)
     with pytest.raises(InvalidInputError, match="holds no event"):
-        await store.inclusion_proof(recorded[0].position, head.size)
+        await store.tree.inclusion_proof(recorded[0].position, head.size)
     with pytest.raises(InvalidInputError, match="leaves"):
-        await store.inclusion_proof(recorded[0].position, head.size + 1)
+        await store.tree.inclusion_proof(recorded[0].position, head.size + 1)
     with pytest.raises(InvalidInputError, match="cannot prove"):
-        await store.consistency_proof(head.size, head.size + 1)
-    assert await store.leaf_index(recorded[0].position) is None
-    assert (await store.tree_head()).size == head.size + 1
-    assert await store.leaf_index(recorded[0].position) == head.size
+        await store.tree.consistency_proof(head.size, head.size + 1)
+    assert await store.tree.leaf_index(recorded[0].position) is None
+    assert (await store.tree.tree_head()).size == head.size + 1
+    assert await store.tree.leaf_index(recorded[0].position) == head.size
 
 
 async def test_two_writers_extending_the_tree_at_once_agree(backend: Backend) -> None:
     first, second = await backend.open(), await backend.open()
     try:
         await fill(first, 4, 50)
-        heads = await asyncio.gather(first.tree_head(), second.tree_head(), first.tree_head())
+        heads = await asyncio.gather(
+            first.tree.tree_head(), second.tree.tree_head(), first.tree.tree_head()
+        )
         assert len(set(heads)) == 1
         log = await leaves(first)
         assert heads[0] == TreeHead(len(log), root_of([leaf for _, leaf in log]))
         await second.append("later", [thought(n) for n in range(1, 91)], expected_version=0)
         await settled(second, 290)
-        grown = await asyncio.gather(second.tree_head(), first.tree_head())
+        grown = await asyncio.gather(second.tree.tree_head(), first.tree.tree_head())
         assert grown[0] == grown[1]
-        proof = await first.consistency_proof(heads[0].size, grown[0].size)
+        proof = await first.tree.consistency_proof(heads[0].size, grown[0].size)
         assert verify_consistency(heads[0].size, grown[0].size, proof, heads[0].root, grown[0].root)
     finally:
         await first.aclose()

@@ -7,6 +7,8 @@ of its own. Then every door that exists is asked, by each principal, about each 
 * every MCP tool under ``--tools all`` and every resource, over HTTP, from a real
   ``serve --http --auth`` process, and its live socket (``/ws``);
 * every JSON route and page of a real ``ui --auth`` process, and its live socket (``/api/ws``);
+* the OTLP receiver's routes of the same ``serve --http`` process (``/v1/traces``,
+  ``/v1/logs``): a post naming each session as its conversation lands only where one may write;
 * the same two servers without ``--auth`` (no principal: the ledger's own user);
 * the in-process tool, for each principal and for none.
 
@@ -24,6 +26,7 @@ are checked on the two databases.
 import asyncio
 import contextlib
 import json
+import os
 import re
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -52,9 +55,11 @@ from thoughtledger.adapters.auth.tokens import TokenFile, load_tokens_or_empty, 
 from thoughtledger.adapters.auth.verifier import FileTokenVerifier
 from thoughtledger.adapters.mcp.http.serving import WS_PATH
 from thoughtledger.adapters.mcp.server import TOOL_NAMES, create_server
+from thoughtledger.adapters.otel.receiver import Receiver
 from thoughtledger.adapters.tool import sequential_thinking_tool
 from thoughtledger.adapters.ui.routes import create_app
 from thoughtledger.api import AccessDeniedError, Ledger, Principal, Role, open_ledger
+from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import LedgerError
 
 pytestmark = pytest.mark.anyio
@@ -414,6 +419,65 @@ UI_ROUTES: dict[str, tuple[Observe, dict[Who, frozenset[str]]]] = {
 UI_SOCKETS = ("/ws", "/api/ws")
 """The browser view's live socket: at ``serve --http``'s path, and at its earlier one."""
 
+OTLP_TEXT = "captured at the otlp door"
+"""The reasoning each OTLP door post carries (with the door and the principal)."""
+
+
+def _otlp_body(path: str, conversation: str, text: str) -> bytes:
+    """An export request (built with the official messages) carrying one reasoning part."""
+    from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceRequest,
+    )
+    from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+
+    messages = [{"role": "assistant", "parts": [{"type": "reasoning", "content": text}]}]
+    attributes = [
+        KeyValue(key="gen_ai.output.messages", value=AnyValue(string_value=json.dumps(messages))),
+        KeyValue(key="gen_ai.conversation.id", value=AnyValue(string_value=conversation)),
+    ]
+    ids = {"trace_id": os.urandom(16), "span_id": os.urandom(8)}
+    if path == "/v1/traces":
+        traces = ExportTraceServiceRequest()
+        span = traces.resource_spans.add().scope_spans.add().spans.add(name="chat m", **ids)
+        span.attributes.extend(attributes)
+        return bytes(traces.SerializeToString())
+    logs = ExportLogsServiceRequest()
+    record = logs.resource_logs.add().scope_logs.add().log_records.add(**ids)
+    record.attributes.extend(attributes)
+    return bytes(logs.SerializeToString())
+
+
+async def _otlp_lands(
+    base: str,
+    path: str,
+    token: str | None,
+    who: Who,
+    seeded: Seeded,
+    events: Callable[[str], Awaitable[list[RecordedEvent]]],
+) -> frozenset[str]:
+    """The seeded sessions a post naming each as its conversation landed in."""
+    text = f"{OTLP_TEXT} {path} {who}"
+    headers = {"Content-Type": "application/x-protobuf"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    async with httpx2.AsyncClient(timeout=WAIT) as http:
+        for sid in seeded.sessions.values():
+            answer = await http.post(
+                base + path, content=_otlp_body(path, sid, text), headers=headers
+            )
+            assert answer.status_code in (200, 403), answer.content
+    landed = set()
+    for label, sid in seeded.sessions.items():
+        held = await events(sid)
+        if any(getattr(r.event, "thought", None) == text for r in held):
+            landed.add(label)
+    return frozenset(landed)
+
+
+OTLP_ROUTES: dict[str, dict[Who, frozenset[str]]] = {"/v1/traces": WRITES, "/v1/logs": WRITES}
+"""The OTLP receiver's routes (on serve --http and receive): a post lands where one may write."""
+
 
 # -- the live sockets ------------------------------------------------------------------------
 
@@ -464,6 +528,12 @@ def ui_registry() -> set[str]:
     return {route.path for route in _routes(app) if isinstance(route, Route | WebSocketRoute)}
 
 
+def otlp_registry() -> set[str]:
+    """The OTLP receiver's routes, from the receiver itself."""
+    routes = Receiver(Ledger.__new__(Ledger), None).routes()
+    return {route.path for route in routes if isinstance(route, Route)}
+
+
 async def mcp_registry(client: Client) -> tuple[set[str], set[str]]:
     tools = {tool.name for tool in (await client.list_tools()).tools}
     resources = {str(r.uri) for r in (await client.list_resources()).resources}
@@ -475,6 +545,7 @@ async def mcp_registry(client: Client) -> tuple[set[str], set[str]]:
 
 async def test_every_door_has_a_row() -> None:
     assert ui_registry() == {*UI_ROUTES, *UI_SOCKETS}
+    assert otlp_registry() == set(OTLP_ROUTES)
     async with (
         open_ledger("memory://") as ledger,
         Client(create_server(ledger, tools=TOOL_NAMES)) as client,
@@ -601,6 +672,11 @@ async def test_every_door_shows_each_principal_what_the_policy_says(
 async def _server_doors(db: str, tmp_path: Path, seen: Seen) -> None:
     async with open_ledger(db, ttl=None) as ledger:
         seeded = await seed(ledger)
+
+    async def reader(session_id: str) -> list[RecordedEvent]:
+        async with open_ledger(db, read_only=True) as ledger:
+            return await ledger.events(session_id)
+
     with anyio.fail_after(20 * WAIT):
         async with serving_with_auth(tmp_path, "--tools", "all", db=db) as server:
             tokens = _mint(server.token_file)
@@ -621,6 +697,10 @@ async def _server_doors(db: str, tmp_path: Path, seen: Seen) -> None:
                     ) as http:
                         await _ui_doors(http, who, seeded, seen)
                     await _mcp_doors(server.url, tokens[who], who, seeded, seen)
+                    base = server.url.removesuffix("/mcp")
+                    for path, policy in OTLP_ROUTES.items():
+                        lands = await _otlp_lands(base, path, tokens[who], who, seeded, reader)
+                        seen.rows[(f"otlp {path}", who)] = (lands, policy[who])
         async with serving_http(db, "--tools", "all") as url:
             ws = url.replace("http://", "ws://").replace("/mcp", WS_PATH)
             with ui_app(db, None) as ui:
@@ -633,6 +713,11 @@ async def _server_doors(db: str, tmp_path: Path, seen: Seen) -> None:
                 async with httpx.AsyncClient(base_url=ui.base) as http:
                     await _ui_doors(http, None, seeded, seen)
                 await _mcp_doors(url, None, None, seeded, seen)
+                for path, policy in OTLP_ROUTES.items():
+                    lands = await _otlp_lands(
+                        url.removesuffix("/mcp"), path, None, None, seeded, reader
+                    )
+                    seen.rows[(f"otlp {path}", None)] = (lands, policy[None])
     everyone: list[Who] = [*ROLES, None]
     async with open_ledger(db, ttl=None) as ledger:
         for caller in everyone:
@@ -663,6 +748,14 @@ async def _memory_doors(tmp_path: Path, seen: Seen) -> None:
             async with httpx.AsyncClient(base_url=base) as http:
                 await _ui_doors(http, None, seeded, seen)
         everyone: list[Who] = [*ROLES, None]
+        for caller in everyone:
+            verifier = FileTokenVerifier(token_file) if caller is not None else None
+            receiver = Starlette(routes=Receiver(ledger, verifier).routes())
+            async with _serving(receiver) as base:
+                for path, policy in OTLP_ROUTES.items():
+                    token = tokens[caller] if caller is not None else None
+                    lands = await _otlp_lands(base, path, token, caller, seeded, ledger.events)
+                    seen.rows[(f"otlp {path}", caller)] = (lands, policy[caller])
         for caller in everyone:
             await _api_door(ledger, caller, seeded, seen)
             await _tool_door(ledger, caller, seeded, seen)

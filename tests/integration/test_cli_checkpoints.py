@@ -41,7 +41,17 @@ def keys(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> tuple[Path, Path
     ran = cli(capsys, "keygen", "-o", str(key), "--name", "ledger.example/log")
     assert ran.code == 0, ran.err
     public = Path(f"{key}.pub")
-    assert ran.out.strip() == public.read_text().strip()
+    said, key_line = ran.out.splitlines()
+    # What each file is and where it went, then the public key itself.
+    assert said == (
+        f"wrote the private key to {key} (only you can read it: it signs checkpoints) and the "
+        f"public key to {public} (give it to whoever verifies):"
+    )
+    assert key_line.strip() == public.read_text().strip()
+    described = cli(capsys, "keygen", "-o", str(key), "--force", "--json", "--name", "x/y")
+    assert described.json() == {"privateKey": str(key), "publicKey": str(public), "name": "x/y"}
+    ran = cli(capsys, "keygen", "-o", str(key), "--force", "--name", "ledger.example/log")
+    assert ran.code == 0, ran.err
     assert stat.S_IMODE(key.stat().st_mode) == 0o600
     return key, public
 
@@ -63,6 +73,10 @@ def test_verify_against_a_checkpoint_catches_what_the_chain_misses(
         note = tmp_path / "checkpoint.txt"
         ran = cli(capsys, "checkpoint", "--key", str(key), "-o", str(note), "--db", url)
         assert ran.code == 0, ran.err
+        assert ran.out == (  # says what it wrote, as prove does
+            f"wrote a checkpoint of the first 21 events of ledger.example/log to {note} (keep "
+            "it outside the database)\n"
+        )
         assert stat.S_IMODE(note.stat().st_mode) == 0o600
         assert note.read_text().splitlines()[:2] == ["ledger.example/log", "21"]
         clean = cli(
@@ -123,6 +137,18 @@ def test_a_forged_checkpoint_or_the_wrong_key_is_refused(
         2,
         "thoughtledger: error: --checkpoint and --pubkey go together\n",
     )
+    # Keys swapped: each named for what it is, and the private key never quoted.
+    ran = cli(capsys, "verify", "--db", url, "--checkpoint", str(note), "--pubkey", str(key))
+    assert (ran.code, ran.err) == (
+        2,
+        f"thoughtledger: error: {key} is a private key; checking needs only the public key, "
+        f"keygen's {key.name}.pub (keep the private key to yourself)\n",
+    )
+    proof = cli(capsys, "verify-proof", str(note), "--pubkey", str(key))
+    assert proof.err == ran.err
+    ran = cli(capsys, "checkpoint", "--key", str(public), "--db", url)
+    assert ran.code == 2
+    assert f"{public} is a public key; sign with the private key" in ran.err
     ran = cli(capsys, "keygen", "-o", str(key))
     assert ran.code == 1
     assert "exists" in ran.err

@@ -49,8 +49,13 @@ def line(number: int, total: int = 3, **extra: Any) -> str:
 
 
 def record(url: str, *argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return thoughtledger("record", *argv, "--db", url, stdin=stdin)
+
+
+def thoughtledger(*argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """``thoughtledger ARGV`` in a process of its own."""
     return subprocess.run(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "thoughtledger", "record", *argv, "--db", url],
+        [sys.executable, "-m", "thoughtledger", *argv],
         cwd=ROOT,
         env=child_env(),
         input=stdin,
@@ -229,3 +234,98 @@ def test_a_terminal_sees_a_progress_bar_and_a_pipe_does_not(tmp_path: Path) -> N
     piped = record(url, str(source))
     assert piped.returncode == 0
     assert piped.stderr == ""
+
+
+async def test_a_session_named_by_a_unique_prefix_is_continued_as_every_command_reads_it(
+    durable: Backend, tmp_path: Path
+) -> None:
+    url = url_of(durable)
+    first = record(url, "-", stdin=line(1, 3, sessionId="incident-42") + "\n")
+    assert first.returncode == 0, first.stderr
+    also = record(url, "-", stdin=line(1, 3, sessionId="incident-7") + "\n")
+    assert also.returncode == 0, also.stderr
+    prefixed = "\n".join([line(2, 3, sessionId="incident-4"), line(3, 3, sessionId="incident-42")])
+    done = record(url, "-", "--json", stdin=prefixed + "\n")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert [item["recordedIn"] for item in report["recorded"]] == ["incident-42"]
+    several = record(url, "-", stdin=line(4, 4, sessionId="incident") + "\n")
+    assert several.returncode == 1
+    assert "sessionId 'incident' matches several sessions" in several.stderr
+    async with open_ledger(url, read_only=True) as ledger:
+        assert await thoughts_of(ledger, "incident-42") == ["thought 1", "thought 2", "thought 3"]
+        assert await ledger.head("incident-4") is None
+        assert await ledger.head("incident") is None
+    shown = thoughtledger("show", "incident-4", "--db", url, "--json")
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["sessionId"] == "incident-42"
+
+
+async def test_the_agent_and_client_come_from_the_options_or_a_lines_meta(
+    durable: Backend, tmp_path: Path
+) -> None:
+    url = url_of(durable)
+    meta = {"thoughtledger/agent": "reviewer", "thoughtledger/client": "claude-code 2.1"}
+    lines = [line(1, 2), line(2, 2), line(1, 1, sessionId="named", _meta=meta)]
+    source = tmp_path / "calls.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    done = record(url, str(source), "--agent", "planner", "--client", "replayer")
+    assert done.returncode == 0, done.stderr
+    listed = thoughtledger("sessions", "--db", url, "--json")
+    assert listed.returncode == 0, listed.stderr
+    seen = sorted((item["agent"], item["client"]) for item in json.loads(listed.stdout))
+    assert seen == [("planner", "replayer"), ("reviewer", "claude-code 2.1")]
+    # An export imported elsewhere keeps them.
+    exported, elsewhere = tmp_path / "all.jsonl", f"sqlite:///{tmp_path / 'elsewhere.db'}"
+    for argv in (
+        ["export", "--all", "-o", str(exported), "--db", url],
+        ["import", str(exported), "--db", elsewhere],
+    ):
+        moved = thoughtledger(*argv)
+        assert moved.returncode == 0, moved.stderr
+    async with open_ledger(elsewhere, read_only=True) as ledger:
+        states = [await ledger.state(head.session_id) for head in await ledger.all_heads()]
+    kept = sorted((state.metadata["agent"], state.metadata["client"]) for state in states)
+    assert kept == seen
+    conflicting = [
+        line(1, 2, sessionId="torn", _meta={"thoughtledger/agent": "a"}),
+        line(2, 2, sessionId="torn", _meta={"thoughtledger/agent": "b"}),
+    ]
+    source.write_text("\n".join(conflicting) + "\n")
+    refused = record(url, str(source))
+    assert refused.returncode == 1
+    assert "line 2: _meta: thoughtledger/agent 'b' differs from 'a' on line 1" in refused.stderr
+    bad = record(url, "-", "--agent", "bad\x1bname", stdin=line(1, 1) + "\n")
+    assert bad.returncode == 2
+    assert "an agent's name holds no control characters" in bad.stderr
+
+
+def test_a_terminal_lists_the_first_sessions_and_counts_the_rest(tmp_path: Path) -> None:
+    source = tmp_path / "calls.jsonl"
+    source.write_text("".join(line(1, 1) + "\n" for _ in range(30)))
+    url = f"sqlite:///{tmp_path / 'l.db'}"
+    primary, secondary = os.openpty()
+    process = subprocess.Popen(  # noqa: S603  # our interpreter, our module
+        [sys.executable, "-m", "thoughtledger", "record", str(source), "--db", url],
+        cwd=ROOT,
+        env=child_env(TERM="xterm", COLUMNS="200"),
+        stdin=subprocess.DEVNULL,
+        stdout=secondary,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(secondary)
+    screen = b""
+    while True:
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:  # the child closed the terminal: all of it was read
+            break
+        if not chunk:
+            break
+        screen += chunk
+    os.close(primary)
+    assert process.wait(timeout=WAIT) == 0
+    lines = screen.decode().splitlines()
+    assert len(lines) == 22, lines
+    assert lines[-2] == "… and 10 more sessions (--json lists every one)"
+    assert lines[-1] == f"recorded 30 thoughts in 30 sessions from {source}"

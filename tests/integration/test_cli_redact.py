@@ -191,7 +191,7 @@ async def test_redacting_events_written_before_redaction_existed_is_refused(
     path = tmp_path / "ledger.db"
     ledger = Ledger(await SqliteEventStore.open(path))
     try:
-        await raw_store(ledger).import_records(legacy_session("old-one", ["a", SECRET]))
+        await raw_store(ledger).imports.import_records(legacy_session("old-one", ["a", SECRET]))
         # As an import through the ledger leaves it: the imported session's loops marked (a
         # writable opening would mark them otherwise, before the command is refused).
         await ledger.mark_loops()

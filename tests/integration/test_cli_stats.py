@@ -234,8 +234,8 @@ def test_the_in_memory_store_answers_with_the_same_figures() -> None:
                 await ledger.session(session_id, metadata=metadata).think(**arguments)
         await ledger.clear_session("s-c")
         streams = {s: await store.read_stream(s) for s, _, _ in SAMPLE}
-        filtered = await ledger_stats(store, StatsFilter(agent="coder"))
-        return (await ledger_stats(store)).as_dict() | {"coder": filtered.as_dict()}, streams
+        filtered = await ledger_stats(store.stats, StatsFilter(agent="coder"))
+        return (await ledger_stats(store.stats)).as_dict() | {"coder": filtered.as_dict()}, streams
 
     answer, streams = asyncio.run(figures())
     coder = answer.pop("coder")

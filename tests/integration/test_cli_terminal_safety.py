@@ -100,6 +100,23 @@ def test_json_output_keeps_the_exact_text(tmp_path: Path) -> None:
     shown = json.loads(out)
     assert shown["thoughts"][0]["thought"] == HOSTILE
     assert shown["metadata"]["agent"] == AGENT
+    # Exact once decoded, and nothing a terminal obeys on the way: JSON escapes C0 itself,
+    # and C1, DEL and the bidi controls are written as \u escapes too.
+    assert _CONTROL.search(out.replace("\n", "")) is None, repr(out)
+
+
+def test_search_and_replay_json_show_nothing_raw_to_a_terminal(tmp_path: Path) -> None:
+    db = sqlite_in(tmp_path)
+    session_id = _record(db)
+    code, out, err = _run("search", "title", "--db", db, "--json", colour=False)
+    assert code == 0, err
+    assert _CONTROL.search(out.replace("\n", "")) is None, repr(out)
+    assert "PWNED" in json.dumps(json.loads(out))
+    code, out, err = _run("replay", session_id, "--db", db, "--json", colour=False)
+    assert code == 0, err
+    assert _CONTROL.search(out.replace("\n", "")) is None, repr(out)
+    events = [json.loads(line)["event"]["event"] for line in out.splitlines()]
+    assert HOSTILE in [event.get("thought") for event in events]
 
 
 @asynccontextmanager

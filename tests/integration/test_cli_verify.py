@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import cli, demo, sqlite_url
+from tests.support.processes import thoughtledger
 from tests.support.samples import record_sample
 
 
@@ -105,3 +106,22 @@ def test_every_broken_session_is_listed_and_the_others_still_verify(
     assert [item["sessionId"] for item in data["broken"]] == ["s-a", "s-e"]
     assert data["sessions"] == 5
     assert "(and 1 more session)" in ran.err
+
+
+def test_show_warns_before_a_session_whose_chain_does_not_verify(sample: Path) -> None:
+    url = sqlite_url(sample)
+    clean = thoughtledger("show", "s-d", "--db", url)
+    assert (clean.returncode, clean.stderr) == (0, "")
+    tamper(
+        sample,
+        "UPDATE tl_events SET payload = replace(payload, 'thought 2', 'thought two') "
+        "WHERE session_id = 's-d' AND version = 3",
+    )
+    shown = thoughtledger("show", "s-d", "--db", url)
+    assert shown.returncode == 0
+    assert "thought two" in shown.stdout  # shown, as it is: but not without a word
+    assert shown.stderr.startswith(
+        "thoughtledger: warning: this session's chain does not verify, so what follows may "
+        "have been edited: session s-d: version 3, event "
+    )
+    assert shown.stderr.count("\n") == 1

@@ -49,5 +49,8 @@ def test_reading_the_default_ledger_before_there_is_one_creates_nothing(tmp_path
     )
     expected = home / ".local" / "share" / "thoughtledger" / "ledger.db"
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == f"thoughtledger: error: no ledger at {expected}\n"
+    assert done.stderr == (
+        f"thoughtledger: error: no ledger at {expected}; it is made by the first thought an "
+        "agent records (thoughtledger serve), or by record or import\n"
+    )
     assert list(home.iterdir()) == []

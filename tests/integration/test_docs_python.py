@@ -6,6 +6,8 @@ blocks need the demo ledger; ``test_docs_analytics.py`` runs them.)
 """
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -59,3 +61,25 @@ def test_the_examples_run_one_after_another_in_one_directory(
             checks = [words for words in checks if set(words) <= {"True", "False"}]
             assert checks, (round_, path, printed)
             assert all("False" not in words for words in checks), (round_, path, printed)
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[example_id(e) for e in EXAMPLES])
+def test_the_documented_python_examples_print_no_log_lines(
+    example: tuple[Path, str], tmp_path: Path
+) -> None:
+    # As a reader runs one: a fresh interpreter with no logging set up. A library logs nowhere
+    # until its program asks, so the console shows what the example prints and nothing else.
+    path, block = example
+    env = {k: v for k, v in os.environ.items() if k not in ("THOUGHTLEDGER_URL", "PYTHONPATH")}
+    done = subprocess.run(  # noqa: S603  # our interpreter, the page's own example
+        [sys.executable, "-c", block],
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": str(tmp_path / "data")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, ""), path
+    assert "[info" not in done.stdout, done.stdout
+    assert "True" in done.stdout

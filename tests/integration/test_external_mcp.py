@@ -127,7 +127,7 @@ async def test_the_server_configures_its_model_from_the_environment(
     ledger: Ledger, mode: Mode, llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("THOUGHTLEDGER_LLM_BASE_URL", llm.base_url)
-    monkeypatch.setenv("LUX_MODEL_MINI", "llama3.2:1b")
+    monkeypatch.setenv("THOUGHTLEDGER_LLM_MODEL_MINI", "llama3.2:1b")
     llm.queue(structured("From the local model."))
     # As `thoughtledger serve` passes it: one client per lifespan, read from the environment.
     server = create_server(ledger, tools=TOOLS, open_writer=LLMWriter)

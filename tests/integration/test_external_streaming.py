@@ -40,7 +40,7 @@ def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
     with fake_llm() as server:
         # The server's children read their model from the environment, as `serve` documents.
         monkeypatch.setenv("THOUGHTLEDGER_LLM_BASE_URL", server.base_url)
-        monkeypatch.setenv("LUX_MAX_RETRIES", "0")
+        monkeypatch.setenv("THOUGHTLEDGER_LLM_MAX_RETRIES", "0")
         yield server
 
 

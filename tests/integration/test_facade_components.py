@@ -68,8 +68,8 @@ async def test_proofs_built_on_a_store_sign_what_the_ledger_recorded(store: Ledg
     signer = Signer.generate("ledger.example/log")
     await settled(store, 3)
 
-    note = await Proofs(store, store).checkpoint(signer)
-    bundle = await Proofs(store, store).prove(session_id, 2, note)
+    note = await Proofs(store, store.tree).checkpoint(signer)
+    bundle = await Proofs(store, store.tree).prove(session_id, 2, note)
 
     assert (await ledger.proofs.verify_checkpoint(note, signer.verifier())).ok
     assert bundle["event"]["sessionId"] == session_id
@@ -82,9 +82,9 @@ async def test_transfer_and_statistics_built_on_a_store_read_the_whole_log(
     await two_thoughts(ledger, "s-a")
     await two_thoughts(ledger, "s-b")
 
-    transfer = Transfer(store, store, store, store)
+    transfer = Transfer(store, store.rows, store.imports, store.redaction)
     exported = [[r.version for r in part] async for part in transfer.export()]
-    figures = await Statistics(store, store, store, store).summarize()
+    figures = await Statistics(store, store.stats, store.rows, store.loop_marks).summarize()
 
     assert exported == [[1, 2, 3], [1, 2, 3]]
     assert figures.as_dict() == (await ledger.stats.summarize()).as_dict()
@@ -95,7 +95,7 @@ async def test_redaction_records_through_the_log_it_is_given(store: LedgerStore)
     session_id = await two_thoughts(ledger)
     log = CountingLog(ledger)
 
-    report = await Redaction(store, store, log).redact(
+    report = await Redaction(store, store.redaction, log).redact(
         session_id, thought_number=2, reason="a pasted key", by="ops"
     )
 

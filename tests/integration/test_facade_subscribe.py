@@ -46,6 +46,9 @@ async def test_subscribing_with_bad_arguments_is_refused_at_the_call(store: Ledg
     ledger = Ledger(store)
     with pytest.raises(InvalidInputError, match="after must be an integer >= 0"):
         ledger.subscribe(after=-1)
+    # Past any position a ledger stores: SQLite followed nothing, silently; PostgreSQL ended.
+    with pytest.raises(InvalidInputError, match="after must be a position from 0 to"):
+        ledger.subscribe(after=2**63)
     with pytest.raises(InvalidInputError):
         ledger.subscribe(session_id="../etc/passwd")
     with pytest.raises(InvalidInputError, match="poll_interval"):

@@ -15,7 +15,7 @@ import httpx2
 import pytest
 
 from tests.support.auth import MCP_ACCEPT, AuthServer, bearer, open_session, serving_with_auth
-from tests.support.processes import WAIT, thoughtledger
+from tests.support.processes import WAIT, sqlite_in, thoughtledger
 from thoughtledger.adapters.auth.tokens import TokenFile, save_tokens
 
 pytestmark = pytest.mark.anyio
@@ -80,6 +80,22 @@ async def test_a_token_file_made_writable_while_serving_refuses_every_token_unti
             server.token_file.chmod(0o666)
             exposed = await open_session(http, server.url)
             server.token_file.chmod(0o600)
+            fixed = await open_session(http, server.url)
+    assert (before.status_code, exposed.status_code, fixed.status_code) == (200, 401, 200)
+
+
+async def test_a_folder_made_writable_while_serving_refuses_every_token_until_fixed(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "private"
+    folder.mkdir(mode=0o700)
+    async with serving_with_auth(folder, db=sqlite_in(tmp_path)) as server:
+        alice = server.mint("alice")
+        async with server.http(alice) as http:
+            before = await open_session(http, server.url)
+            folder.chmod(0o777)  # anyone may now swap the file for one of their own
+            exposed = await open_session(http, server.url)
+            folder.chmod(0o700)  # fixed as the log line says: the file itself is unchanged
             fixed = await open_session(http, server.url)
     assert (before.status_code, exposed.status_code, fixed.status_code) == (200, 401, 200)
 

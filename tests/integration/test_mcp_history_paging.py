@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
 
 from tests.support.factories import long_session
 from tests.support.mcp import Json, Mode, call, connect, event_count, refused, text_of
@@ -150,3 +152,24 @@ async def test_pages_are_read_over_a_real_stdio_pipe(tmp_path: Path) -> None:
             arguments = {"sessionId": "s", "limit": 100, "after": read[-1]["nextCursor"]}
     assert [len(page["history"]) for page in read] == [100, 100, 50]
     assert [item for page in read for item in page["history"]] == whole
+
+
+async def test_a_session_too_long_for_its_resource_is_a_clear_invalid_params_error(
+    tmp_path: Path,
+) -> None:
+    db = sqlite_in(tmp_path)
+    async with open_ledger(db, ttl=None) as ledger:
+        version = await long_session(raw_store(ledger), "s", WHOLE_READ_MAX)
+    server = StdioServerParameters(
+        command=sys.executable, args=serve_command(db)[1:], cwd=ROOT, env=child_env()
+    )
+    async with Client(server) as client:
+        with pytest.raises(MCPError) as refused_read:
+            await client.read_resource("thoughtledger://sessions/s")
+    # Not -32603, "internal error": the request is the one to change.
+    assert refused_read.value.error.code == INVALID_PARAMS
+    assert refused_read.value.error.message == (
+        f"session 's' has {version:,} events: this resource holds a session whole, up to "
+        f"{WHOLE_READ_MAX:,}; read it page by page with the thinking_history tool (limit, "
+        "after, branch)"
+    )

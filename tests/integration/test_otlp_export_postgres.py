@@ -45,7 +45,7 @@ async def test_events_behind_a_transaction_in_flight_are_sent_too(
             await store.append("b", [started(), thought(1)], expected_version=0)
             async with open_transaction(backend):
                 await store.append("b", [thought(2), thought(3)], expected_version=2)
-                visible = await store.read_all_event_rows(limit=100)
+                visible = await store.rows.read_all_event_rows(limit=100)
                 assert [row.session_id for row in visible].count("b") < 4  # the premise
                 url = backend.url
                 assert url is not None

@@ -15,11 +15,15 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import cli
-from tests.support.docs import README, fenced_blocks, page, pages
+from tests.support.docs import (
+    README,
+    SHOWN_PREFIX,
+    fenced_blocks,
+    page,
+    pages,
+    pattern,
+)
 
-SHOWN_ID = "01a200aa-5aa0-705f-8c03-353b1aba1175"
-"""The session id the README's examples show."""
-SHOWN_PREFIX = SHOWN_ID[:18]
 TOUR = [README, page("cli.md")]
 """The pages of the walk-through, in the order a reader follows them."""
 
@@ -49,18 +53,6 @@ def walkthrough() -> list[Example]:
         while example.shown and not example.shown[-1].strip():
             example.shown.pop()  # the blank line before the next command
     return examples
-
-
-def pattern(shown: list[str], session_id: str) -> re.Pattern[str]:
-    """The output ``shown`` stands for, as one regular expression over the whole output."""
-    parts = []
-    for line in shown:
-        line = line.replace(SHOWN_ID, session_id).replace(SHOWN_PREFIX, session_id[:18])
-        if line.strip() == "…":
-            parts.append(r"(?:[^\n]*\n)*?")
-        else:
-            parts.append(".*?".join(re.escape(piece) for piece in line.split("…")) + r"\n")
-    return re.compile("".join(parts))
 
 
 def test_the_readme_walks_through_demo_show_and_diff() -> None:

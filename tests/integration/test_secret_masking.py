@@ -146,7 +146,7 @@ async def test_serve_keeps_the_key_out_of_the_tool_error_and_its_stderr(
         env={
             "THOUGHTLEDGER_LLM_BASE_URL": llm.base_url,
             "THOUGHTLEDGER_LLM_API_KEY": KEY,
-            "LUX_MAX_RETRIES": "0",
+            "THOUGHTLEDGER_LLM_MAX_RETRIES": "0",
         },
     )
     async with Client(server) as client:

@@ -23,6 +23,7 @@ from mcp import Client
 
 from tests.support.mcp import thought
 from tests.support.processes import ROOT, WAIT, child_env
+from thoughtledger.adapters.cli.serve import WAITING
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 
@@ -112,16 +113,22 @@ def serve(db: Path, *options: str) -> list[str]:
     ]
 
 
-def assert_stopped_by_one_ctrl_c(screen: Terminal, code: int) -> None:
+def assert_stopped_by_one_ctrl_c(
+    screen: Terminal, code: int, said: str = "thoughtledger: stopped (Ctrl-C)"
+) -> None:
+    """Stopped at once, with one line: a server says it stopped, a command was interrupted."""
     assert code == INTERRUPTED, screen.screen
     assert "Traceback" not in screen.screen
     assert "KeyboardInterrupt" not in screen.screen
-    assert screen.screen.count("thoughtledger: error: interrupted") == 1
+    assert screen.screen.count(said) == 1
+    assert screen.screen.count("thoughtledger: error") == ("error" in said)
 
 
 def test_one_ctrl_c_stops_serve_on_a_terminal(tmp_path: Path) -> None:
     with terminal(*serve(tmp_path / "l.db")) as screen:
+        # One line says what it waits for, before the log line that it serves.
         screen.wait_for(r"serving_stdio stdio=terminal")
+        assert screen.screen.startswith(WAITING.replace("\n", "\r\n")), screen.screen
         # The terminal is read on the event loop: a typed request is served...
         screen.type('{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n')
         screen.wait_for(r'"id":1,"result":\{\}')
@@ -176,4 +183,4 @@ def test_one_ctrl_c_stops_an_interactive_replay(tmp_path: Path) -> None:
     with terminal(*command) as screen:
         screen.wait_for(r"Enter/space: next")
         code = screen.interrupt_once()
-    assert_stopped_by_one_ctrl_c(screen, code)
+    assert_stopped_by_one_ctrl_c(screen, code, "thoughtledger: error: interrupted")

@@ -60,25 +60,25 @@ async def test_an_event_committed_late_with_a_lower_position_never_lands_in_a_ch
                     sealed.hash,
                 )
                 fast = await store.append("fast", [thought(1, "fast")], expected_version=0)
-                checkpointed = await store.tree_head()
+                checkpointed = await store.tree.tree_head()
                 # Neither the open insert nor what committed after it began is in the tree.
                 assert checkpointed.size == 2
-                assert await store.leaf_index(fast[0].position) is None
+                assert await store.tree.leaf_index(fast[0].position) is None
                 await transaction.commit()
             finally:
                 await slow.close()
             await settled(store, 4)
-            grown = await store.tree_head()
+            grown = await store.tree.tree_head()
             assert grown.size == 4
             log = await store.read_all()
             assert [r.session_id for r in log] == ["before", "before", "slow", "fast"]
             positions = [r.position for r in log]
             assert positions == sorted(positions)
             assert grown.root == root_of([leaf_hash(bytes.fromhex(r.hash)) for r in log])
-            proof = await store.consistency_proof(checkpointed.size, grown.size)
+            proof = await store.tree.consistency_proof(checkpointed.size, grown.size)
             assert verify_consistency(2, 4, proof, checkpointed.root, grown.root)
             for index, record in enumerate(log):
-                inclusion = await store.inclusion_proof(record.position, grown.size)
+                inclusion = await store.tree.inclusion_proof(record.position, grown.size)
                 leaf = leaf_hash(bytes.fromhex(record.hash))
                 assert verify_inclusion(leaf, index, grown.size, inclusion.path, grown.root)
         finally:

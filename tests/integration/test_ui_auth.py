@@ -14,7 +14,7 @@ import pytest
 from tests.support.cli import sqlite_url
 from tests.support.processes import WAIT
 from tests.support.ui_app import UiApp, record_owned, ui_app
-from thoughtledger.adapters.ui.acts import UNGUARDED_WARNING
+from thoughtledger.adapters.cli.ui import UNGUARDED_WARNING
 
 
 @pytest.fixture

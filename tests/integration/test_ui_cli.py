@@ -12,7 +12,7 @@ import pytest
 from tests.support.browser import record_demo
 from tests.support.cli import cli, sqlite_url
 from tests.support.processes import ROOT, WAIT, child_env
-from thoughtledger.adapters.ui.acts import UNGUARDED_WARNING
+from thoughtledger.adapters.cli.ui import UNGUARDED_WARNING
 
 
 def test_ui_refuses_a_missing_ledger_and_creates_nothing(
@@ -39,8 +39,11 @@ def test_ui_refuses_a_missing_ledger_and_creates_nothing(
         ),
         (
             ["export", "s-1"],
-            "name the file to write with -o FILE (or -o - for standard output), or --html",
+            "name the file to write with -o FILE (or -o - for standard output), or --format "
+            "html -o FILE.html",
         ),
+        (["export", "s-1", "--format", "html"], "name the page to write: --format html -o"),
+        (["export", "s-1", "--format", "html", "-o", "-"], "--format html -o FILE.html"),
     ],
 )
 def test_bad_options_are_one_line_and_exit_2(
@@ -60,7 +63,7 @@ def test_an_html_export_never_overwrites_without_force_nor_names_an_unknown_sess
     session_id = record_demo(url)
     target = tmp_path / "page.html"
     target.write_text("mine")
-    ran = cli(capsys, "export", session_id, "--html", str(target), "--db", url)
+    ran = cli(capsys, "export", session_id, "--format", "html", "-o", str(target), "--db", url)
     assert ran.code == 1
     assert "exists" in ran.err
     assert target.read_text() == "mine"
@@ -68,6 +71,7 @@ def test_an_html_export_never_overwrites_without_force_nor_names_an_unknown_sess
     assert ran.code == 2
     assert "no session 'no-such-session'" in ran.err
     assert not (tmp_path / "b.html").exists()
+    # The page's former option, --html FILE, is still taken.
     ran = cli(capsys, "export", session_id, "--html", str(target), "--db", url, "--force")
     assert ran.code == 0, ran.err
     assert "exported 10 events of 1 session" in ran.out
@@ -124,7 +128,9 @@ def test_an_html_export_of_every_session_holds_each_of_them(
     url = sqlite_url(tmp_path / "l.db")
     first, second = record_demo(url), record_demo(url)
     target = tmp_path / "all.html"
-    ran = cli(capsys, "export", "--all", "--html", str(target), "--db", url, "--json")
+    ran = cli(
+        capsys, "export", "--all", "--format", "html", "-o", str(target), "--db", url, "--json"
+    )
     assert ran.code == 0, ran.err
     assert ran.json() == {"file": str(target), "sessions": 2, "events": 20}
     page = target.read_text()

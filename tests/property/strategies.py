@@ -5,13 +5,17 @@ from typing import Any, get_args
 from hypothesis import strategies as st
 
 from thoughtledger.ledger.events import (
+    ActionTaken,
     BranchExtended,
     BranchOpened,
+    Capture,
+    CaptureForm,
     Generation,
     LedgerEvent,
     SessionCleared,
     SessionExpired,
     SessionStarted,
+    ThoughtCaptured,
     ThoughtGenerated,
     ThoughtKind,
     ThoughtRecorded,
@@ -80,6 +84,27 @@ def generated_thoughts(draw: st.DrawFn) -> ThoughtGenerated:
     )
 
 
+hex_ids = {
+    "trace_id": st.text("0123456789abcdef", min_size=32, max_size=32),
+    "span_id": st.text("0123456789abcdef", min_size=16, max_size=16),
+    "part": st.integers(0, 100),
+}
+digests = st.none() | st.text("0123456789abcdef", min_size=64, max_size=64)
+
+captures: st.SearchStrategy[Capture] = st.builds(
+    Capture,
+    form=st.sampled_from(get_args(CaptureForm)),
+    dialect=st.sampled_from(["gen_ai", "openinference"]),
+    **hex_ids,
+    provider=st.none() | text,
+    model=st.none() | text,
+    response_id=st.none() | text,
+    reasoning_tokens=tokens,
+    signature_sha256=digests,
+    opaque_sha256=digests,
+    opaque_bytes=tokens,
+)
+
 events: st.SearchStrategy[LedgerEvent] = st.one_of(
     st.builds(
         SessionStarted,
@@ -101,6 +126,17 @@ events: st.SearchStrategy[LedgerEvent] = st.one_of(
     st.builds(BranchOpened, **_facts(), branch_from_thought=counts, branch_id=branch_ids),
     st.builds(BranchExtended, **_facts(), branch_from_thought=counts, branch_id=branch_ids),
     generated_thoughts(),
+    # Captured reasoning: a plain step of the main line, and the actions it led to.
+    st.builds(ThoughtCaptured, **_facts(), capture=captures),
+    st.builds(
+        ActionTaken,
+        name=st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=20),
+        call_id=st.none() | text,
+        arguments=text,
+        arguments_cut=st.booleans(),
+        after_thought=st.none() | counts,
+        **hex_ids,
+    ),
     st.builds(SessionCleared, reason=st.none() | text, successor_id=st.none() | text),
     st.builds(
         SessionExpired,

@@ -44,10 +44,24 @@ async def _run(steps: list[tuple[str, int, bool]]) -> None:
     own = [entry for entry in state.thoughts if entry.source is None]
     expected = [LoopMark(r.version, r.repeats_version, r.similarity) for r in find_repeats(own)]
     assert await writers[1].loops.marks("s") == expected
+    await _ranges_agree(writers[1], expected)
     await writers[0].mark_loops()
-    assert await store.loop_marks("s") == expected
+    assert await store.loop_marks.loop_marks("s") == expected
     assert await writers[1].loops.marks("s") == expected
-    assert (await store.loop_counts()).behind == ()
+    counts = await store.loop_marks.loop_counts()
+    assert counts is not None
+    assert counts.behind == ()
+
+
+async def _ranges_agree(ledger: Ledger, expected: list[LoopMark]) -> None:
+    """A follower's marks of each version alone, and of any range, are the whole answer's."""
+    head = (await ledger.state("s")).version
+    for version in range(1, head + 1):
+        alone = await ledger.loops.marks("s", after_version=version - 1, to_version=version)
+        assert alone == [mark for mark in expected if mark.version == version]
+    for after in (0, head // 3, head // 2):
+        tail = await ledger.loops.marks("s", after_version=after)
+        assert tail == [mark for mark in expected if mark.version > after]
 
 
 @pytest.mark.slow

@@ -112,16 +112,16 @@ async def test_while_the_marks_lag_at_any_point_the_ledger_answers_as_when_caugh
     ledger = Ledger(store, follow_log=False)
     await ledger.mark_loops()
     session_ids = await _record(ledger, sessions, pause)
-    through = await store.loops_through()
+    through = await store.loop_marks.loops_through()
     written = await store.read_all(after_position=through, limit=10_000)
     taken = await ledger.loops.catch_up(events=split) if split else 0
     assert taken == min(split, len(written))
-    position = await store.loops_through()
+    position = await store.loop_marks.loops_through()
     behind = {r.session_id for r in written if r.position > position}
 
     lagging = {sid: await ledger.loops.marks(sid) for sid in session_ids}
     lagging_figures = await ledger.stats.loops()
-    counts = await store.loop_counts()
+    counts = await store.loop_marks.loop_counts()
     assert counts is not None
     assert set(counts.behind) == behind
     if backend.name != "memory":
@@ -129,14 +129,14 @@ async def test_while_the_marks_lag_at_any_point_the_ledger_answers_as_when_caugh
         assert {sid for sid, (_, current) in viewed.items() if not current} == behind
 
     await ledger.mark_loops()
-    caught_up = await store.loop_counts()
+    caught_up = await store.loop_marks.loop_counts()
     assert caught_up is not None
     assert caught_up.behind == ()
     for session_id in session_ids:
         expected = await _fold_marks(ledger, session_id)
         assert lagging[session_id] == expected
         assert await ledger.loops.marks(session_id) == expected
-        assert await store.loop_marks(session_id) == expected
+        assert await store.loop_marks.loop_marks(session_id) == expected
     assert await ledger.stats.loops() == lagging_figures
     assert lagging_figures == await ledger.stats.loops_folded()
     if backend.name != "memory":

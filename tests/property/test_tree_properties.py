@@ -35,18 +35,18 @@ def test_a_tree_grown_in_any_steps_proves_what_the_whole_log_proves(
                 f"s{step}", [thought(n) for n in range(1, count + 1)], expected_version=0
             )
             if checkpoint:
-                heads.append(await store.tree_head())
-        heads.append(await store.tree_head())
+                heads.append(await store.tree.tree_head())
+        heads.append(await store.tree.tree_head())
         log = await store.read_all(limit=10_000)
         leaves = [leaf_hash(bytes.fromhex(r.hash)) for r in log]
         last = heads[-1]
         assert last == TreeHead(len(leaves), root_of(leaves))
         index = data.draw(st.integers(min_value=0, max_value=len(leaves) - 1))
         size = data.draw(st.integers(min_value=index + 1, max_value=len(leaves)))
-        proof = await store.inclusion_proof(log[index].position, size)
+        proof = await store.tree.inclusion_proof(log[index].position, size)
         assert proof.path == proof_from_leaves(leaves, inclusion_ranges(index, size))
         for old in heads:
-            path = await store.consistency_proof(old.size, last.size)
+            path = await store.tree.consistency_proof(old.size, last.size)
             assert path == proof_from_leaves(leaves, consistency_ranges(old.size, last.size))
             assert verify_consistency(old.size, last.size, path, old.root, last.root)
 

@@ -80,7 +80,11 @@ class AuthServer:
 
 @asynccontextmanager
 async def serving_with_auth(
-    folder: Path, *options: str, db: str | None = None, log: list[str] | None = None
+    folder: Path,
+    *options: str,
+    db: str | None = None,
+    log: list[str] | None = None,
+    rest: list[str] | None = None,
 ) -> AsyncIterator[AuthServer]:
     """Start ``serve --http --auth FOLDER/tokens.json`` (an empty token file is made first).
 
@@ -89,12 +93,13 @@ async def serving_with_auth(
         options: More ``serve`` options (``--max-http-sessions 2``...).
         db: The ledger URL; default an SQLite file in ``folder``.
         log: Receives the server's log lines up to the one with its URL.
+        rest: Receives the text the server logs after that line, as it comes.
     """
     token_file = folder / "tokens.json"
     if not token_file.exists():
         save_tokens(token_file, TokenFile())
     ledger = db or sqlite_in(folder)
-    async with serving_http(ledger, "--auth", str(token_file), *options, log=log) as url:
+    async with serving_http(ledger, "--auth", str(token_file), *options, log=log, rest=rest) as url:
         yield AuthServer(url, token_file, ledger)
 
 

@@ -62,3 +62,20 @@ def anchors(path: Path) -> set[str]:
             unique = f"{anchor}-{n}"
         made.add(unique)
     return made
+
+
+SHOWN_ID = "01a200aa-5aa0-705f-8c03-353b1aba1175"
+"""The session id the README's examples show."""
+SHOWN_PREFIX = SHOWN_ID[:18]
+
+
+def pattern(shown: list[str], session_id: str) -> re.Pattern[str]:
+    """The output ``shown`` stands for, as one regular expression over the whole output."""
+    parts = []
+    for line in shown:
+        line = line.replace(SHOWN_ID, session_id).replace(SHOWN_PREFIX, session_id[:18])
+        if line.strip() == "…":
+            parts.append(r"(?:[^\n]*\n)*?")
+        else:
+            parts.append(".*?".join(re.escape(piece) for piece in line.split("…")) + r"\n")
+    return re.compile("".join(parts))

@@ -79,10 +79,13 @@ URL = re.compile(r"url=(http://127\.0\.0\.1:\d+/mcp)")
 
 
 @asynccontextmanager
-async def serving_http(db: str, *options: str, log: list[str] | None = None) -> AsyncIterator[str]:
+async def serving_http(
+    db: str, *options: str, log: list[str] | None = None, rest: list[str] | None = None
+) -> AsyncIterator[str]:
     """Start the server on the ledger ``db`` on a free loopback port; yield its URL, read from
-    its log on stderr (the log so far, up to the URL line, is appended to ``log``). It must stop
-    gracefully (exit 0) when terminated."""
+    its log on stderr (the log so far, up to the URL line, is appended to ``log``; the text it
+    logs after that line, to ``rest``, as it comes). It must stop gracefully (exit 0) when
+    terminated."""
     command = [sys.executable, "-m", "thoughtledger.adapters.cli", "serve", "--db", db]
     process = await anyio.open_process(
         [*command, "--http", "--port", "0", *options],
@@ -93,7 +96,7 @@ async def serving_http(db: str, *options: str, log: list[str] | None = None) -> 
     found: list[str] = []
     ready = anyio.Event()
     async with anyio.create_task_group() as group:
-        group.start_soon(_read_log, process, found, ready)
+        group.start_soon(_read_log, process, found, ready, rest)
         try:
             with anyio.fail_after(WAIT):
                 await ready.wait()
@@ -108,15 +111,23 @@ async def serving_http(db: str, *options: str, log: list[str] | None = None) -> 
                 assert await process.wait() == 0  # a graceful stop: the ledger was closed
 
 
-async def _read_log(process: Process, found: list[str], ready: anyio.Event) -> None:
+async def _read_log(
+    process: Process, found: list[str], ready: anyio.Event, rest: list[str] | None = None
+) -> None:
     # Drain stderr to its end, so the server never blocks on a full pipe.
     assert process.stderr is not None
     buffered = ""
     async for chunk in TextReceiveStream(process.stderr):
+        if ready.is_set():
+            if rest is not None:
+                rest.append(chunk)
+            continue
         buffered += chunk
         match = URL.search(buffered)
         if match and not ready.is_set():
             found.append(match.group(1))
             found.extend(buffered[: match.end()].splitlines())
+            if rest is not None:
+                rest.append(buffered[match.end() :])
             ready.set()
     ready.set()

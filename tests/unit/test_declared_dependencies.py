@@ -26,6 +26,7 @@ EXTRA_MODULES = {
     "thoughtledger/ledger/store/postgres/setup.py": "postgres",
     "thoughtledger/ledger/store/postgres/log_tree.py": "postgres",
     "thoughtledger/ledger/store/postgres/redact.py": "postgres",
+    "thoughtledger/ledger/store/postgres/search_follow.py": "postgres",
     "thoughtledger/ledger/store/postgres/failover.py": "postgres",
     "thoughtledger/adapters/llm/client.py": "llm",
     "thoughtledger/adapters/llm/answer.py": "llm",
@@ -35,6 +36,7 @@ EXTRA_MODULES = {
     "thoughtledger/adapters/tool/frameworks/langchain.py": "langchain",
     "thoughtledger/adapters/cli/parquet_out.py": "parquet",
     "thoughtledger/adapters/otel/exporter.py": "otel",
+    "thoughtledger/adapters/otel/receiver/decode.py": "otel",
 }
 """The modules allowed to import an extra's distributions, and which extra."""
 

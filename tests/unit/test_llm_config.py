@@ -1,5 +1,8 @@
+import logging
+
 import pytest
 
+from thoughtledger.adapters.llm import config
 from thoughtledger.adapters.llm.config import (
     LOCAL_PLACEHOLDER_KEY,
     OPENAI_KEY_MISSING,
@@ -14,26 +17,50 @@ def settings(**env: str) -> LLMSettings:
 
 
 def test_no_model_means_002s_lux_model_normal() -> None:
-    endpoint = settings(OPENAI_API_KEY="sk-a", LUX_MODEL_NORMAL="gpt-4o").resolve(None)
+    endpoint = settings(OPENAI_API_KEY="sk-a", THOUGHTLEDGER_LLM_MODEL_NORMAL="gpt-4o").resolve(
+        None
+    )
     assert (endpoint.provider, endpoint.model) == ("openai", "gpt-4o")
 
 
 @pytest.mark.parametrize(
     ("requested", "variable"),
     [
-        ("normal", "LUX_MODEL_NORMAL"),
-        ("reasoning", "LUX_MODEL_REASONING"),
-        ("mini", "LUX_MODEL_MINI"),
-        ("opus", "LUX_MODEL_OPUS"),
-        ("sonnet", "LUX_MODEL_SONNET"),
-        ("grok", "LUX_MODEL_GROK"),
-        ("LUX_MODEL_MINI", "LUX_MODEL_MINI"),
-        ("Mini", "LUX_MODEL_MINI"),
+        ("normal", "THOUGHTLEDGER_LLM_MODEL_NORMAL"),
+        ("reasoning", "THOUGHTLEDGER_LLM_MODEL_REASONING"),
+        ("mini", "THOUGHTLEDGER_LLM_MODEL_MINI"),
+        ("opus", "THOUGHTLEDGER_LLM_MODEL_OPUS"),
+        ("sonnet", "THOUGHTLEDGER_LLM_MODEL_SONNET"),
+        ("grok", "THOUGHTLEDGER_LLM_MODEL_GROK"),
+        ("LUX_MODEL_MINI", "THOUGHTLEDGER_LLM_MODEL_MINI"),
+        ("THOUGHTLEDGER_LLM_MODEL_MINI", "THOUGHTLEDGER_LLM_MODEL_MINI"),
+        ("Mini", "THOUGHTLEDGER_LLM_MODEL_MINI"),
     ],
 )
 def test_aliases_name_the_model_in_their_variable(requested: str, variable: str) -> None:
     chosen = settings(**{variable: "the-model"}).model_for(requested)
     assert chosen == "the-model"
+
+
+def test_the_former_names_still_work_with_one_warning_and_the_new_ones_win(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    config._warned.clear()  # once per process: this test is the first to see them
+    with caplog.at_level(logging.WARNING, logger=config.__name__):
+        former = settings(LUX_MODEL_MINI="old-mini", LUX_REQUEST_TIMEOUT_SECS="7")
+        again = settings(LUX_MODEL_MINI="old-mini")
+    assert (former.model_for("mini"), former.timeout, again.model_for("mini")) == (
+        "old-mini",
+        7.0,
+        "old-mini",
+    )
+    assert [record.getMessage() for record in caplog.records] == [
+        "LUX_MODEL_MINI is deprecated: set THOUGHTLEDGER_LLM_MODEL_MINI instead (read for now)",
+        "LUX_REQUEST_TIMEOUT_SECS is deprecated: set THOUGHTLEDGER_LLM_TIMEOUT_SECS instead "
+        "(read for now)",
+    ]
+    both = settings(LUX_MAX_RETRIES="9", THOUGHTLEDGER_LLM_MAX_RETRIES="1")
+    assert both.max_retries == 1
 
 
 def test_unset_aliases_fall_back_to_their_defaults() -> None:
@@ -107,6 +134,8 @@ def test_forcing_local_without_a_base_url_says_what_to_set() -> None:
         ("LUX_REQUEST_TIMEOUT_SECS", "0"),
         ("LUX_MAX_RETRIES", "-1"),
         ("LUX_MAX_RETRIES", "2.5"),
+        ("THOUGHTLEDGER_LLM_TIMEOUT_SECS", "soon"),
+        ("THOUGHTLEDGER_LLM_MAX_RETRIES", "-1"),
         ("THOUGHTLEDGER_LLM_BACKOFF_SECS", "nan"),
         ("THOUGHTLEDGER_LLM_PROVIDER", "anthropic"),
         ("THOUGHTLEDGER_LLM_STRUCTURED", "yaml"),

@@ -7,7 +7,14 @@ import time
 import pytest
 from mcp.server.auth.provider import AccessToken
 
-from thoughtledger.adapters.ui.signin import RECHECK_SECONDS, SIGN_IN_HOURS, SIGN_INS_HELD, SignIns
+from thoughtledger.adapters.common.shares import Limits
+from thoughtledger.adapters.ui.signin import (
+    RECHECK_SECONDS,
+    SIGN_IN_HOURS,
+    SIGN_INS_HELD,
+    SIGN_INS_PER_PRINCIPAL,
+    SignIns,
+)
 from thoughtledger.api import Principal
 
 pytestmark = pytest.mark.anyio
@@ -77,18 +84,40 @@ async def test_a_sign_in_ends_after_its_hours_or_when_its_token_expires_sooner()
     assert await sign_ins.sign_in("nobody's") is None
 
 
-async def test_signing_out_ends_one_sign_in_and_the_oldest_go_past_the_limit() -> None:
+async def test_signing_out_ends_one_sign_in_and_a_principals_own_oldest_go_past_its_share() -> None:
     verifier = Granting()
     sign_ins = SignIns(verifier)
     verifier.grant("t", "alice")
+    verifier.grant("b", "bob")
+    bobs = await sign_ins.sign_in("b")
+    assert bobs is not None
     keys = []
-    for _ in range(SIGN_INS_HELD + 1):
+    for _ in range(SIGN_INS_HELD + 1):  # alice signs in a thousand times and more
         opened = await sign_ins.sign_in("t")
         assert opened is not None
         keys.append(opened[0])
     assert len(set(keys)) == len(keys)
-    assert await sign_ins.principal(keys[0]) is None  # the oldest made room
-    assert await sign_ins.principal(keys[1]) == Principal("alice", "writer")
-    sign_ins.sign_out(keys[1])
-    assert await sign_ins.principal(keys[1]) is None
+    assert await sign_ins.principal(keys[0]) is None  # her own oldest made room
+    assert await sign_ins.principal(keys[-SIGN_INS_PER_PRINCIPAL - 1]) is None
+    assert await sign_ins.principal(keys[-SIGN_INS_PER_PRINCIPAL]) == Principal("alice", "writer")
+    assert await sign_ins.principal(bobs[0]) == Principal("bob", "writer")  # never another's
+    sign_ins.sign_out(keys[-2])
+    assert await sign_ins.principal(keys[-2]) is None
     assert await sign_ins.principal(keys[-1]) == Principal("alice", "writer")
+
+
+async def test_when_every_sign_in_is_held_the_heaviest_holder_gives_up_its_oldest() -> None:
+    verifier = Granting()
+    sign_ins = SignIns(verifier, shares=Limits(sign_ins=3, sign_ins_total=4).sign_in_shares())
+    for name in ("alice", "bob", "carol"):
+        verifier.grant(name, name)
+    alice = [await sign_ins.sign_in("alice") for _ in range(3)]
+    bob = await sign_ins.sign_in("bob")
+    carol = await sign_ins.sign_in("carol")  # full: alice, holding the most, gives up her oldest
+    assert alice[0] is not None
+    assert alice[1] is not None
+    assert bob is not None
+    assert carol is not None
+    assert await sign_ins.principal(alice[0][0]) is None
+    assert await sign_ins.principal(alice[1][0]) == Principal("alice", "writer")
+    assert await sign_ins.principal(bob[0]) == Principal("bob", "writer")

@@ -32,7 +32,22 @@ from thoughtledger.api.access import (
 )
 from thoughtledger.api.annotation import Annotations
 from thoughtledger.api.batching import Batches, check_batch
-from thoughtledger.api.bootstrap import READ_URL_ENV, open_ledger, open_store, resolve_url
+from thoughtledger.api.bootstrap import (
+    READ_URL_ENV,
+    URL_ENV,
+    default_path,
+    open_ledger,
+    open_store,
+    resolve_url,
+    schema_version,
+)
+from thoughtledger.api.capture import (
+    CapturedAction,
+    CapturedReasoning,
+    CapturedSpan,
+    CaptureReport,
+    Capturing,
+)
 from thoughtledger.api.errors import (
     AccessDeniedError,
     GenerationError,
@@ -137,9 +152,15 @@ __all__ = [
     "READ_URL_ENV",
     "ROLES",
     "SCOPE_PREFIX",
+    "URL_ENV",
     "AccessDeniedError",
     "Annotations",
     "Batches",
+    "CaptureReport",
+    "CapturedAction",
+    "CapturedReasoning",
+    "CapturedSpan",
+    "Capturing",
     "CheckedFile",
     "Checkpoint",
     "CheckpointReport",
@@ -207,6 +228,7 @@ __all__ = [
     "check_file",
     "checked_command",
     "default_author",
+    "default_path",
     "ledger_stats",
     "manifest_line",
     "open_ledger",
@@ -216,6 +238,7 @@ __all__ = [
     "prompt_sha256",
     "resolve_url",
     "role_of",
+    "schema_version",
     "session_agent",
     "starts_a_run",
     "stream_with_writer",

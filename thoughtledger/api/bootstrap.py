@@ -36,6 +36,14 @@ def default_path() -> Path:
     return Path(platformdirs.user_data_dir("thoughtledger", appauthor=False)) / "ledger.db"
 
 
+def schema_version() -> int:
+    """The version of the database schema this release writes (and reads without upgrading)."""
+    # Imported here: the schema module loads the database engine, which the surface must not.
+    from thoughtledger.ledger.store.schema import DATABASE_SCHEMA_VERSION
+
+    return DATABASE_SCHEMA_VERSION
+
+
 def resolve_url(url: str | None = None) -> str:
     """Return the ledger URL to use: ``url``, else ``$THOUGHTLEDGER_URL``, else the default file."""
     return url or os.environ.get(URL_ENV) or f"sqlite:///{default_path()}"
@@ -198,4 +206,12 @@ async def open_ledger(
         await ledger.aclose()
 
 
-__all__ = ["READ_URL_ENV", "URL_ENV", "default_path", "open_ledger", "open_store", "resolve_url"]
+__all__ = [
+    "READ_URL_ENV",
+    "URL_ENV",
+    "default_path",
+    "open_ledger",
+    "open_store",
+    "resolve_url",
+    "schema_version",
+]

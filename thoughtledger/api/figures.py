@@ -15,7 +15,7 @@ from thoughtledger.ledger.envelope import EventRow, RecordedEvent, parse_time
 from thoughtledger.ledger.events import THOUGHT_TYPES
 from thoughtledger.ledger.store.base import EventStore
 from thoughtledger.ledger.store.loop_marks import LoopMarking
-from thoughtledger.ledger.store.rows import RowReads, event_rows_of
+from thoughtledger.ledger.store.rows import COUNTED_TYPES, RowReads, decode_rows, event_rows_of
 from thoughtledger.ledger.store.stats_rows import Statistics as StatsSource
 from thoughtledger.ledger.store.stats_rows import StatsFilter
 from thoughtledger.projections.analytics import GroupStats, LedgerStats, summarize
@@ -125,7 +125,7 @@ class Statistics:
         return (await self.log_figures(since=since, until=until, page=page))[1]
 
     async def log_figures(
-        self, *, since: datetime | None = None, until: datetime | None = None, page: int = 1000
+        self, *, since: datetime | None = None, until: datetime | None = None, page: int = 20_000
     ) -> tuple[list[ModelUsage], list[LabelStats]]:
         """:meth:`model_usage` and :meth:`by_label` from one read of the log (what ``stats`` shows).
 
@@ -135,8 +135,13 @@ class Statistics:
         found = []
         marked: list[RecordedEvent] = []
         after = 0
-        while records := await self._store.read_all(after_position=after, limit=page):
-            after = records[-1].position
+        # Only model-written thoughts and annotations count here: just their rows are read
+        # (through an index that holds only those) and decoded.
+        while rows := await self._rows.read_event_rows_of_types(
+            COUNTED_TYPES, after_position=after, limit=page
+        ):
+            after = rows[-1].position
+            records = decode_rows(rows)
             chosen = [
                 r
                 for r in records

@@ -19,6 +19,7 @@ theirs, classified afresh): ``context_version`` says which state the model saw.
 written.
 """
 
+import logging
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -210,7 +211,13 @@ def _log_generated(**facts: object) -> None:
     # server; the entry point's choice of destination applies when it is (adapters.common.logs).
     import structlog
 
-    structlog.get_logger(__name__).info("thought_generated", **facts)
+    if structlog.is_configured():
+        structlog.get_logger(__name__).info("thought_generated", **facts)
+        return
+    # Used as a library, with no logging set up: the standard library's logger, which prints
+    # nothing at this level until the program asks for it (structlog's default would print).
+    shown = " ".join(f"{key}={value}" for key, value in facts.items())
+    logging.getLogger(__name__).info("thought_generated %s", shown)
 
 
 def masked(exc: GenerationError) -> GenerationError:

@@ -110,7 +110,8 @@ class Paging:
         first event and the last one read up to). The count relies on what every session the
         ledger records keeps: ``session.started`` only ever first, a clear or expiry only ever
         last but for redactions, every other event a thought or a redaction (counted from the
-        state the facade holds).
+        state the facade holds). A fork's count holds the thoughts it inherits, as its state's
+        does (its source's count at the fork's version: one more point read a fork).
 
         A thought a ``thought.redacted`` event names reads ``[redacted]`` with ``"redacted":
         true``, as the fold shows it, whether or not its text was stripped yet, and on a read
@@ -284,7 +285,23 @@ class Paging:
             - (retired and at > 1)
             - len(redactions)
         )
-        return status, max(count, 0)
+        # A fork holds its source's thoughts as of its fork version before its own, as its
+        # state counts them: one count of a session's thoughts, paged or whole.
+        return status, max(count, 0) + await self._inherited(first)
+
+    async def _inherited(self, first: RecordedEvent) -> int:
+        """How many thoughts a fork inherits (0 for any other session): its source's count."""
+        started = first.event
+        if not isinstance(started, SessionStarted) or started.fork_of is None:
+            return 0
+        at = started.fork_version or 0
+        redactions = [
+            mark.version
+            for mark in await self._redactions.redactions(started.fork_of)
+            if mark.version <= at
+        ]
+        _status, count = await self._summary(started.fork_of, at, redactions)
+        return count
 
     async def _event(self, session_id: str, version: int) -> RecordedEvent:
         records = await self._store.read_stream(

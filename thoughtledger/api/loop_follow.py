@@ -27,7 +27,7 @@ writes a mark (an append costs what the log costs), and no opening waits for the
 import asyncio
 from collections.abc import Iterable, Sequence
 
-from thoughtledger.api.loop_folds import SessionFolds, steps_of_rows
+from thoughtledger.api.loop_folds import SessionFolds, steps_of_records, steps_of_rows
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, StoreError
 from thoughtledger.ledger.store.base import EventStore
@@ -227,14 +227,20 @@ class Loops:
         self._follower = None if store.read_only else LoopFollower(store, marks, rows, self._folds)
         self._follow = follow and self._follower is not None
 
-    async def marks(self, session_id: str, *, to_version: int | None = None) -> list[LoopMark]:
+    async def marks(
+        self, session_id: str, *, after_version: int = 0, to_version: int | None = None
+    ) -> list[LoopMark]:
         """The session's loop marks (its own thoughts that repeat an earlier one), in order.
 
         The stored marks, and, for the events the marks' position has not taken in yet, the
-        fold's (the answer a caught-up ledger gives).
+        fold's (the answer a caught-up ledger gives). A reader following a session from a
+        version on (the browser view's live feed) asks for the marks after it only: what it
+        costs is bounded by the events after ``after_version`` (and the session's stored
+        marks), never the whole session.
 
         Args:
             session_id: The session.
+            after_version: Only the marks of versions after this one (0: from the start).
             to_version: Only the marks of versions up to this one (``None``: all).
 
         Raises:
@@ -245,19 +251,52 @@ class Loops:
         from thoughtledger.ledger.ids import check_id
 
         check_id(session_id)
-        through = await self._marks.loops_through()
         head = await self._store.stream_head(session_id)
         if head is None:
             return []
         upper = head.version if to_version is None else min(to_version, head.version)
+        if after_version >= upper:
+            return []
+        through = await self._marks.loops_through()
+        if after_version and upper - after_version <= PAGE:
+            # A follower's few new events: folded through the window before them, read from
+            # the log backwards (the same marks the stored ones are, whatever their position),
+            # so neither the session nor its stored marks are read whole.
+            folded = await self._folds.marks_after(session_id, after_version, upper)
+            return [mark for mark in folded.marks if mark.version > after_version]
         taken = await self._store.version_at(session_id, through) if through else 0
-        stored = await self._marks.loop_marks(session_id) if taken else []
         if taken >= upper:
-            return [mark for mark in stored if mark.version <= upper]
-        folded = await self._folds.marks_after(session_id, taken, upper)
-        if folded.after_version == 0:
-            return list(folded.marks)
-        return [mark for mark in stored if mark.version <= taken] + list(folded.marks)
+            stored = await self._marks.loop_marks(session_id)
+            return [mark for mark in stored if after_version < mark.version <= upper]
+        # Folded from where the caller stands when that is past the stored marks: the fold's
+        # window is built from the log backwards, so it reads only what follows it.
+        folded = await self._folds.marks_after(session_id, max(taken, after_version), upper)
+        found = [mark for mark in folded.marks if mark.version > after_version]
+        if folded.after_version == 0 or after_version >= taken:
+            return found
+        stored = await self._marks.loop_marks(session_id)
+        return [mark for mark in stored if after_version < mark.version <= taken] + found
+
+    async def thought_number(self, session_id: str, version: int) -> int | None:
+        """The number of the thought at ``version`` of the session (``None``: not a thought).
+
+        One event read: what a live feed needs to name the thought a new one repeats.
+
+        Raises:
+            InvalidInputError: A malformed session id.
+            EventDecodingError: A stored event cannot be read.
+            StoreError: The store failed.
+        """
+        from thoughtledger.ledger.ids import check_id
+
+        check_id(session_id)
+        if version < 1:
+            return None
+        records = await self._store.read_stream(
+            session_id, after_version=version - 1, to_version=version
+        )
+        steps = steps_of_records(records)
+        return steps[0].number if steps and steps[0].text is not None else None
 
     async def marks_of(self, session_ids: Iterable[str]) -> dict[str, list[LoopMark]]:
         """:meth:`marks` of several sessions: only those with marks or not taken in are read.

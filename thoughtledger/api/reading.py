@@ -7,13 +7,15 @@ store.
 """
 
 import asyncio
-from collections.abc import AsyncIterator
+import json
+from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 
 from thoughtledger.api.caches import Held, cyclic_gc_paused
 from thoughtledger.api.errors import not_found
-from thoughtledger.ledger.chain import VerifyReport
-from thoughtledger.ledger.envelope import RecordedEvent
+from thoughtledger.api.lookup import all_heads
+from thoughtledger.ledger.chain import GENESIS_HASH, ChainWalk, StoredRow, VerifyReport
+from thoughtledger.ledger.envelope import EventRow, RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import EventStore
@@ -22,6 +24,10 @@ from thoughtledger.projections.asof import as_of_version as as_of
 from thoughtledger.projections.asof import check_time, check_version, version_at
 from thoughtledger.projections.fastfold import fold_rows
 from thoughtledger.projections.state import SessionState, empty, grafted, replay
+
+LAST_POSITION = 2**63 - 1
+"""The largest position any backend stores (a signed 64-bit integer; importing the schema's
+constant would import SQLAlchemy on every ledger's first read)."""
 
 
 class Reads:
@@ -156,6 +162,12 @@ class Reads:
                 failed.
             EventDecodingError: (while iterating) a stored event cannot be decoded.
         """
+        if isinstance(after, int) and after > LAST_POSITION:
+            # Past what a position can be (a signed 64-bit integer): SQLite would follow
+            # nothing, silently, and PostgreSQL end at once; say so instead.
+            raise InvalidInputError(
+                f"after must be a position from 0 to {LAST_POSITION}, not {after}"
+            )
         return self._store.subscribe(
             after=after, session_id=session_id, poll_interval=poll_interval
         )
@@ -183,6 +195,75 @@ class Reads:
     async def verify(self, session_id: str) -> VerifyReport:
         """See :meth:`thoughtledger.api.Ledger.verify`, which this carries out."""
         return await self._store.verify(check_id(session_id))
+
+    async def verify_all(
+        self, *, page: int = 20_000, progress: Callable[[int, int], None] | None = None
+    ) -> tuple[list[VerifyReport], set[str], set[str]]:
+        """Every session's chain, walked in one pass over the log.
+
+        Every stored row is fed to its session's walk (a row planted past a head is caught, as
+        a session's own walk catches it). The heads are read before and after the walk: a
+        session whose head moved meanwhile, or whose walk ended short of its head without a
+        broken link, is named for its own walk to settle (so a walk never reports what a read
+        that ended early did not see).
+
+        Args:
+            page: Rows read per query.
+            progress: Called after each page with the events walked and the events to walk.
+
+        Returns:
+            The reports, the sessions that start as forks (their links are checked apart), and
+            the sessions to walk again alone.
+
+        Raises:
+            StoreError: The store failed.
+        """
+        before = {head.session_id: head for head in await all_heads(self._store)}
+        total = sum(head.version for head in before.values())
+        walks: dict[str, ChainWalk] = {}
+        forks: set[str] = set()
+        walked = after = 0
+        while rows := await self._rows.read_all_event_rows(after_position=after, limit=page):
+            after = rows[-1].position
+            for row in rows:
+                walk = walks.get(row.session_id)
+                if walk is None:
+                    walk = walks[row.session_id] = ChainWalk(row.session_id)
+                walk.feed(StoredRow(*row))
+                if row.version == 1 and _names_a_source(row):
+                    forks.add(row.session_id)
+            walked += len(rows)
+            if progress is not None:
+                progress(walked, total)
+            await asyncio.sleep(0)  # a long walk lets the loop's other tasks run between pages
+        if progress is not None and not walked:
+            progress(0, total)
+        heads = {head.session_id: head for head in await all_heads(self._store)}
+        reports = []
+        unsettled: set[str] = set()
+        for session_id in dict.fromkeys([*heads, *walks]):
+            head = heads.get(session_id)
+            walk = walks.get(session_id) or ChainWalk(session_id)
+            if before.get(session_id) != head or (
+                head is not None and not walk.failed and walk.checked != head.version
+            ):
+                # Appended to while the walk ran, or its log read ended short of its head (on
+                # PostgreSQL a read of the whole log stops before a transaction in flight
+                # anywhere on the server): its own walk settles it.
+                unsettled.add(session_id)
+            # No head: what a session's own walk compares with when the store has none.
+            reports.append(walk.end((head.version, head.hash) if head else (0, GENESIS_HASH)))
+        return reports, forks, unsettled
+
+
+def _names_a_source(row: EventRow) -> bool:
+    """Whether a session's first row starts it as a fork (its link is checked after the walk)."""
+    if row.event_type != "session.started" or '"fork_of"' not in row.payload:
+        return False
+    try:
+        return json.loads(row.payload).get("fork_of") is not None
+    except (ValueError, AttributeError):
+        return True  # unreadable: the link check reads it and says why
 
 
 def _grafted_forks(states: dict[str, SessionState]) -> dict[str, SessionState]:

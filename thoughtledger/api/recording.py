@@ -8,9 +8,10 @@ moves the held head, and is told to the ledger's observers once stored.
 import asyncio
 import contextlib
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from uuid import UUID
 
 from thoughtledger.api.caches import Held
 from thoughtledger.api.errors import not_found
@@ -262,8 +263,17 @@ class Recorder:
             raise ConcurrencyError(session_id, expected_version, state.version)
         return await self.append(state, events)
 
-    async def append(self, state: SessionState, events: list[LedgerEvent]) -> list[RecordedEvent]:
+    async def append(
+        self,
+        state: SessionState,
+        events: list[LedgerEvent],
+        *,
+        event_ids: Sequence[UUID] | None = None,
+    ) -> list[RecordedEvent]:
         """Append ``events`` after ``state``; the head moves, observers hear.
+
+        ``event_ids``: the events' ids when the caller derives them (see
+        :meth:`.EventStore.append`); fresh ones otherwise.
 
         Nothing derived runs here: the loop marks hear of the append as an observer and fold it
         later (see :mod:`thoughtledger.api.loop_follow`).
@@ -274,7 +284,7 @@ class Recorder:
         """
         try:
             recorded = await self._store.append(
-                state.session_id, events, expected_version=state.version
+                state.session_id, events, expected_version=state.version, event_ids=event_ids
             )
         except ConcurrencyError:
             self._held.heads.forget(state.session_id)

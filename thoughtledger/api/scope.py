@@ -24,6 +24,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from thoughtledger.api.access import Action, Principal, allowed, namespaced, refusal
+from thoughtledger.api.capture import CapturedSpan, CaptureReport, group_by_session
 from thoughtledger.api.errors import not_found
 from thoughtledger.api.figures import LedgerStats
 from thoughtledger.api.history import DEFAULT_HISTORY_LIMIT, HistoryPage
@@ -467,6 +468,23 @@ class Scope:
         return await self._ledger.batches.think(
             session_id, thoughts, metadata=metadata, owner=self.owner, new_run=new_run
         )
+
+    async def capture(self, spans: Sequence[CapturedSpan]) -> CaptureReport:
+        """Record captured reasoning as this principal: one session per conversation key.
+
+        Each key is taken as :meth:`writable` takes a name, so another principal's
+        conversation id never mixes into its session (see ``Ledger.capture``).
+
+        Raises:
+            AccessDeniedError: The principal's role records nothing; nothing was appended.
+            ConcurrencyError: Other writers kept moving a session.
+            StoreError: The store failed.
+        """
+        self.require("write", "record thoughts")
+        sessions: dict[str, list[CapturedSpan]] = {}
+        for key, group in group_by_session(spans).items():
+            sessions.setdefault(await self.writable(key), []).extend(group)
+        return await self._ledger.capture.record(sessions, owner=self.owner)
 
     async def fork(
         self,

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from thoughtledger.api.access import Principal, allowed
+from thoughtledger.api.turns import Turns
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import ThoughtEvent
@@ -101,6 +102,7 @@ class Searcher:
 
     def __init__(self, index: Searching) -> None:
         self._index = index
+        self._turns = Turns()
 
     async def search(
         self,
@@ -154,7 +156,10 @@ class Searcher:
         where = SearchFilter(
             session_id=session_id, owner=owner, agent=agent, client=client, since=since, until=until
         )
-        hits = await self._index.search(parsed, where, limit=limit + 1, offset=offset)
+        # A principal's searches take turns (see thoughtledger.api.turns): its flood waits on
+        # itself, not on everyone.
+        async with self._turns.of(principal.name if principal is not None else None):
+            hits = await self._index.search(parsed, where, limit=limit + 1, offset=offset)
         results = []
         for hit in hits[:limit]:
             event = hit.record.event

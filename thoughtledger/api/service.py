@@ -11,6 +11,7 @@ from thoughtledger.api.access import Principal
 from thoughtledger.api.annotation import Annotations
 from thoughtledger.api.batching import Batches
 from thoughtledger.api.caches import Heads, Held, Histories
+from thoughtledger.api.capture import Capturing
 from thoughtledger.api.figures import Statistics
 from thoughtledger.api.forking import Forking
 from thoughtledger.api.history import HistoryPage, Paging
@@ -123,21 +124,23 @@ class Ledger(ClosedOnExit):
         self.max_thought_bytes = max_thought_bytes
         self._held = Held(store, Heads(cache_size, hold_thoughts), Histories(cache_thoughts))
         self._recorder = Recorder(store, self._held, ttl=ttl, clock=clock)
-        self.loops = Loops(store, store, store, follow=follow_log)
+        self.loops = Loops(store, store.loop_marks, store.rows, follow=follow_log)
         """Loop marks: which thoughts repeat an earlier one, always complete."""
         self._recorder.observers.append(self.loops.appended)
-        self._reads = Reads(store, store, self._held)
+        self._reads = Reads(store, store.rows, self._held)
         self._listing = Listing(store, self._held)
         self._lookup = Lookup(store)
-        self._paging = Paging(store, store, self._held.known_branches)
+        self._paging = Paging(store, store.redaction, self._held.known_branches)
         self._forking = Forking(store, self._held, self._recorder)
-        self.proofs = Proofs(store, store)
+        self.proofs = Proofs(store, store.tree)
         """Signed checkpoints, inclusion and consistency proofs."""
-        self.transfer = Transfer(store, store, store, store, self.loops.imported)
+        self.transfer = Transfer(
+            store, store.rows, store.imports, store.redaction, self.loops.imported
+        )
         """Export and import, and the whole log as rows."""
-        self.redaction = Redaction(store, store, self)
+        self.redaction = Redaction(store, store.redaction, self)
         """Erasing thoughts' text, recorded."""
-        self.stats = Statistics(store, store, store, store, self.loops)
+        self.stats = Statistics(store, store.stats, store.rows, store.loop_marks, self.loops)
         """Figures over the sessions, and over the models that wrote thoughts."""
         self.annotations = Annotations(store, self._recorder)
         """Reviewers' labels, scores and notes on thoughts."""
@@ -146,6 +149,13 @@ class Ledger(ClosedOnExit):
         """A session's forks as a principal may see them, and a fork beside its source."""
         self.batches = Batches(self._held, self._recorder, lambda: self.max_thought_bytes)
         """Several thoughts recorded at once, in one append."""
+        self.capture = Capturing(
+            self._held,
+            self._recorder,
+            store.imports.recorded_event_ids,
+            lambda: self.max_thought_bytes,
+        )
+        """Reasoning captured from agents' telemetry, recorded as thoughts and actions."""
 
     # -- reading sessions back (each carried out by a part: reading.py, history.py, ...) ------
 
@@ -177,6 +187,35 @@ class Ledger(ClosedOnExit):
             StoreError: The store failed.
         """
         return await self._forking.check_link(await self._reads.verify(session_id))
+
+    async def verify_all(
+        self, *, progress: Callable[[int, int], None] | None = None
+    ) -> list[VerifyReport]:
+        """Walk every session's hash chain in one pass over the log, and each fork's link.
+
+        What :meth:`verify` says of each session, for all of them at the cost of one read of
+        the log (a walk per session would query once per session). A session appended to while
+        the walk runs, or whose rows the walk did not all see, is walked again alone.
+
+        Args:
+            progress: Called after each page read with the events walked and the events to walk.
+
+        Raises:
+            StoreError: The store failed.
+        """
+        reports, forks, moved = await self._reads.verify_all(progress=progress)
+        settled = []
+        for report in reports:
+            if report.session_id in moved or not report.ok:
+                # Not settled by the one walk, or broken in it: walked again alone, so a broken
+                # session is named exactly as its own walk names it (the one walk meets rows in
+                # log order, which a moved row does not keep).
+                settled.append(await self.verify(report.session_id))
+            elif report.session_id in forks:
+                settled.append(await self._forking.check_link(report))
+            else:
+                settled.append(report)
+        return settled
 
     # -- sessions -------------------------------------------------------------------------------
 

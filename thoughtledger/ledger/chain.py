@@ -287,6 +287,123 @@ class VerifyReport:
     reason: str | None = None
 
 
+class ChainWalk:
+    """One session's chain checked a row at a time, so a whole ledger is walked in one pass.
+
+    Rows of many sessions read in log order can be fed to one walk each: a session's rows come
+    in version order in the log as in the session. :func:`verify_rows` is one walk over one
+    session's rows.
+
+    Args:
+        session_id: The session walked.
+    """
+
+    __slots__ = ("_expected_prev", "_failed", "_named", "_stripped", "checked", "session_id")
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self.checked = 0
+        self._expected_prev = GENESIS_HASH
+        self._stripped: list[StoredRow] = []
+        self._named: set[tuple[int, str]] = set()
+        self._failed: VerifyReport | None = None
+
+    @property
+    def failed(self) -> bool:
+        """Whether a row fed so far broke the chain (the walk is over)."""
+        return self._failed is not None
+
+    def _bad(self, row: StoredRow, reason: str) -> VerifyReport:
+        self._failed = VerifyReport(
+            session_id=self.session_id,
+            ok=False,
+            checked=self.checked,
+            first_bad_version=row.version,
+            first_bad_event_id=row.event_id,
+            first_bad_position=row.position,
+            reason=reason,
+        )
+        return self._failed
+
+    def feed(self, row: StoredRow) -> VerifyReport | None:
+        """Check the session's next row: the report of the first bad one, else ``None``.
+
+        Once a row failed, the walk is over: later rows are not looked at.
+        """
+        if self._failed is not None:
+            return self._failed
+        expected_version = self.checked + 1
+        if row.session_id != self.session_id:
+            return self._bad(row, f"event belongs to session {row.session_id!r}")
+        if row.version > expected_version:
+            self._failed = VerifyReport(
+                session_id=self.session_id,
+                ok=False,
+                checked=self.checked,
+                first_bad_version=expected_version,
+                reason=f"version {expected_version} is missing (the next stored is {row.version})",
+            )
+            return self._failed
+        if row.version != expected_version:
+            return self._bad(row, f"expected version {expected_version}, found {row.version}")
+        if row.prev_hash != self._expected_prev:
+            return self._bad(row, "prev_hash does not match the previous event's hash")
+        try:
+            actual, removed = row.checked()
+        except UnicodeEncodeError:
+            return self._bad(row, "payload is not valid Unicode")
+        except ContentError as exc:
+            return self._bad(row, str(exc))
+        if actual != row.hash:
+            return self._bad(row, "hash does not match the event's contents")
+        if removed:
+            self._stripped.append(row)
+        elif row.event_type == "thought.redacted":
+            self._named.add(_named(row.payload))
+        self._expected_prev = row.hash
+        self.checked += 1
+        return None
+
+    def end(self, head: tuple[int, str] | None) -> VerifyReport:
+        """The walk's report, once every row was fed.
+
+        Args:
+            head: The recorded (version, hash) of the session's last event, or ``None`` when
+                the store keeps no head for it.
+        """
+        if self._failed is not None:
+            return self._failed
+        checked = self.checked
+        for row in self._stripped:
+            if (row.version, row.event_id) not in self._named:
+                return VerifyReport(
+                    session_id=self.session_id,
+                    ok=False,
+                    checked=checked,
+                    first_bad_version=row.version,
+                    first_bad_event_id=row.event_id,
+                    first_bad_position=row.position,
+                    reason="text is missing and no thought.redacted event explains it",
+                )
+        if head is not None:
+            head_version, head_hash = head
+            if head_version != checked or (checked and head_hash != self._expected_prev):
+                missing = checked + 1
+                return VerifyReport(
+                    session_id=self.session_id,
+                    ok=False,
+                    checked=checked,
+                    first_bad_version=missing if head_version > checked else head_version,
+                    reason=(
+                        f"session head records version {head_version} but the log ends at "
+                        f"version {checked}"
+                        if head_version != checked
+                        else "session head hash does not match the last event"
+                    ),
+                )
+        return VerifyReport(session_id=self.session_id, ok=True, checked=checked)
+
+
 def verify_rows(
     session_id: str, rows: Iterable[StoredRow], head: tuple[int, str] | None
 ) -> VerifyReport:
@@ -301,80 +418,11 @@ def verify_rows(
     Returns:
         A report naming the first bad event, or ``ok=True``.
     """
-    expected_prev = GENESIS_HASH
-    checked = 0
-    stripped: list[StoredRow] = []
-    named: set[tuple[int, str]] = set()
+    walk = ChainWalk(session_id)
     for row in rows:
-        expected_version = checked + 1
-
-        def bad(reason: str, row: StoredRow = row, checked: int = checked) -> VerifyReport:
-            return VerifyReport(
-                session_id=session_id,
-                ok=False,
-                checked=checked,
-                first_bad_version=row.version,
-                first_bad_event_id=row.event_id,
-                first_bad_position=row.position,
-                reason=reason,
-            )
-
-        if row.session_id != session_id:
-            return bad(f"event belongs to session {row.session_id!r}")
-        if row.version > expected_version:
-            return VerifyReport(
-                session_id=session_id,
-                ok=False,
-                checked=checked,
-                first_bad_version=expected_version,
-                reason=f"version {expected_version} is missing (the next stored is {row.version})",
-            )
-        if row.version != expected_version:
-            return bad(f"expected version {expected_version}, found {row.version}")
-        if row.prev_hash != expected_prev:
-            return bad("prev_hash does not match the previous event's hash")
-        try:
-            actual, removed = row.checked()
-        except UnicodeEncodeError:
-            return bad("payload is not valid Unicode")
-        except ContentError as exc:
-            return bad(str(exc))
-        if actual != row.hash:
-            return bad("hash does not match the event's contents")
-        if removed:
-            stripped.append(row)
-        elif row.event_type == "thought.redacted":
-            named.add(_named(row.payload))
-        expected_prev = row.hash
-        checked += 1
-    for row in stripped:
-        if (row.version, row.event_id) not in named:
-            return VerifyReport(
-                session_id=session_id,
-                ok=False,
-                checked=checked,
-                first_bad_version=row.version,
-                first_bad_event_id=row.event_id,
-                first_bad_position=row.position,
-                reason="text is missing and no thought.redacted event explains it",
-            )
-    if head is not None:
-        head_version, head_hash = head
-        if head_version != checked or (checked and head_hash != expected_prev):
-            missing = checked + 1
-            return VerifyReport(
-                session_id=session_id,
-                ok=False,
-                checked=checked,
-                first_bad_version=missing if head_version > checked else head_version,
-                reason=(
-                    f"session head records version {head_version} but the log ends at "
-                    f"version {checked}"
-                    if head_version != checked
-                    else "session head hash does not match the last event"
-                ),
-            )
-    return VerifyReport(session_id=session_id, ok=True, checked=checked)
+        if walk.feed(row) is not None:
+            break
+    return walk.end(head)
 
 
 def _named(payload: str) -> tuple[int, str]:
@@ -388,6 +436,7 @@ def _named(payload: str) -> tuple[int, str]:
 
 __all__ = [
     "GENESIS_HASH",
+    "ChainWalk",
     "PreparedEvent",
     "SealedEvent",
     "StoredRow",

@@ -189,6 +189,71 @@ class ThoughtGenerated(_ThoughtFacts):
         return self
 
 
+CaptureForm: TypeAlias = Literal["full", "summary", "opaque"]
+"""What a captured reasoning part holds: the model's ``full`` reasoning, a ``summary`` of it, or
+an ``opaque`` part (encrypted or redacted by the provider) of which only a digest is kept."""
+
+_HEX_SHA256 = r"^[0-9a-f]{64}$"
+
+
+class Capture(BaseModel):
+    """Where a captured thought came from: the span that carried it, and what it says of the call.
+
+    Everything here was read from the sender's span, never inferred: what the sender did not
+    say is ``None``. Signatures and encrypted content are kept only as SHA-256 digests.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, defer_build=True)
+
+    form: CaptureForm
+    dialect: str = Field(max_length=64)
+    """How the sender wrote it (``semconv``, ``thinking``, ``openinference``)."""
+    trace_id: str = Field(pattern=r"^[0-9a-f]{32}$")
+    span_id: str = Field(pattern=r"^[0-9a-f]{16}$")
+    part: int = Field(ge=0)
+    """The part's index among the span's reasoning parts and tool calls."""
+    provider: str | None = Field(default=None, max_length=256)
+    model: str | None = Field(default=None, max_length=256)
+    response_id: str | None = Field(default=None, max_length=256)
+    reasoning_tokens: int | None = Field(default=None, ge=0)
+    """The call's reasoning-token count, when the sender reported one."""
+    signature_sha256: str | None = Field(default=None, pattern=_HEX_SHA256)
+    """Digest of the provider's signature of the reasoning (the signature is never stored)."""
+    opaque_sha256: str | None = Field(default=None, pattern=_HEX_SHA256)
+    """Digest of an opaque part's encrypted content (the content is never stored)."""
+    opaque_bytes: int | None = Field(default=None, ge=0)
+
+
+class ThoughtCaptured(_ThoughtFacts):
+    """A thought read from an agent's own reasoning, as its telemetry sent it (not a tool call).
+
+    Captured thoughts follow each other on the main line; ``capture`` says where each came from.
+    """
+
+    type: Literal["thought.captured"] = "thought.captured"
+    capture: Capture
+
+
+MAX_ACTION_ARGUMENTS_CHARS = 8192
+"""The longest arguments an action keeps (JSON text; longer ones are cut and marked)."""
+
+
+class ActionTaken(Event):
+    """A tool call an agent made, linked to the thought it followed (captured from telemetry)."""
+
+    type: Literal["action.taken"] = "action.taken"
+    name: str = Field(min_length=1, max_length=256)
+    call_id: str | None = Field(default=None, max_length=256)
+    arguments: str = Field(default="", max_length=MAX_ACTION_ARGUMENTS_CHARS)
+    """The call's arguments as the sender gave them (JSON text, possibly cut)."""
+    arguments_cut: bool = False
+    after_thought: Count | None = None
+    """The number of the thought this action followed, when one came before it."""
+    trace_id: str = Field(pattern=r"^[0-9a-f]{32}$")
+    span_id: str = Field(pattern=r"^[0-9a-f]{16}$")
+    part: int = Field(ge=0)
+
+
 class SessionCleared(Event):
     """The session was cleared: its history stays in the log, its id is retired."""
 
@@ -263,7 +328,12 @@ class ThoughtAnnotated(Event):
 
 
 ThoughtEvent: TypeAlias = (
-    ThoughtRecorded | ThoughtRevised | BranchOpened | BranchExtended | ThoughtGenerated
+    ThoughtRecorded
+    | ThoughtRevised
+    | BranchOpened
+    | BranchExtended
+    | ThoughtGenerated
+    | ThoughtCaptured
 )
 """Events that carry a thought."""
 
@@ -277,7 +347,9 @@ LedgerEvent: TypeAlias = Annotated[
     | SessionCleared
     | SessionExpired
     | ThoughtRedacted
-    | ThoughtAnnotated,
+    | ThoughtAnnotated
+    | ThoughtCaptured
+    | ActionTaken,
     Field(discriminator="type"),
 ]
 """Any event thoughtledger records, discriminated by ``type``."""
@@ -293,11 +365,20 @@ EVENT_TYPES: dict[str, type[Event]] = {
     "session.expired": SessionExpired,
     "thought.redacted": ThoughtRedacted,
     "thought.annotated": ThoughtAnnotated,
+    "thought.captured": ThoughtCaptured,
+    "action.taken": ActionTaken,
 }
 """Every stored type string and the model it decodes to."""
 
 THOUGHT_TYPES = frozenset(
-    {"thought.recorded", "thought.revised", "branch.opened", "branch.extended", "thought.generated"}
+    {
+        "thought.recorded",
+        "thought.revised",
+        "branch.opened",
+        "branch.extended",
+        "thought.generated",
+        "thought.captured",
+    }
 )
 """Stored types of the events that carry a thought."""
 
@@ -312,6 +393,7 @@ __all__ = [
     "ANNOTATION_TYPE",
     "EVENT_TYPES",
     "LABEL_PATTERN",
+    "MAX_ACTION_ARGUMENTS_CHARS",
     "MAX_LABEL_CHARS",
     "MAX_NOTE_CHARS",
     "MAX_REASON_CHARS",
@@ -320,8 +402,11 @@ __all__ = [
     "REDACTABLE_FROM",
     "REDACTABLE_TYPES",
     "THOUGHT_TYPES",
+    "ActionTaken",
     "BranchExtended",
     "BranchOpened",
+    "Capture",
+    "CaptureForm",
     "Count",
     "Event",
     "Generation",
@@ -331,6 +416,7 @@ __all__ = [
     "SessionStarted",
     "Text",
     "ThoughtAnnotated",
+    "ThoughtCaptured",
     "ThoughtEvent",
     "ThoughtGenerated",
     "ThoughtKind",

@@ -17,6 +17,7 @@ from thoughtledger.ledger.events import (
     Generation,
     LedgerEvent,
     ThoughtAnnotated,
+    ThoughtCaptured,
     ThoughtGenerated,
     ThoughtRecorded,
     ThoughtRevised,
@@ -224,7 +225,14 @@ def join_branch(branches: dict[str, Branch], entry: ThoughtEntry) -> None:
         branches[branch_id] = replace(known, versions=(*known.versions, entry.version))
 
 
-_ThoughtEvent = ThoughtRecorded | ThoughtRevised | BranchOpened | BranchExtended | ThoughtGenerated
+_ThoughtEvent = (
+    ThoughtRecorded
+    | ThoughtRevised
+    | BranchOpened
+    | BranchExtended
+    | ThoughtGenerated
+    | ThoughtCaptured
+)
 
 
 def thought_entry(record: Folded) -> ThoughtEntry | None:
@@ -234,9 +242,7 @@ def thought_entry(record: Folded) -> ThoughtEntry | None:
     which is what lets a page of a history be read without folding the events before it.
     """
     event = record.event
-    if isinstance(
-        event, ThoughtRecorded | ThoughtRevised | BranchOpened | BranchExtended | ThoughtGenerated
-    ):
+    if isinstance(event, _ThoughtEvent):
         return entry_of(record, event)
     return None
 
@@ -247,6 +253,8 @@ def entry_of(record: Folded, event: _ThoughtEvent) -> ThoughtEntry:
     generation: Generation | None = None
     if isinstance(event, ThoughtGenerated):
         kind, guidance, generation = event.kind, event.guidance, event.generation
+    elif isinstance(event, ThoughtCaptured):
+        kind = "thought.recorded"  # captured reasoning is a plain step of the main line
     else:
         kind = event.type
     return ThoughtEntry(

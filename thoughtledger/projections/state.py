@@ -8,12 +8,14 @@ from typing import NamedTuple, assert_never
 
 from thoughtledger.ledger.content import REDACTED
 from thoughtledger.ledger.events import (
+    ActionTaken,
     BranchExtended,
     BranchOpened,
     SessionCleared,
     SessionExpired,
     SessionStarted,
     ThoughtAnnotated,
+    ThoughtCaptured,
     ThoughtGenerated,
     ThoughtRecorded,
     ThoughtRedacted,
@@ -211,6 +213,7 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
                 | BranchOpened()
                 | BranchExtended()
                 | ThoughtGenerated()
+                | ThoughtCaptured()
             ):
                 entry = entry_of(record, event)
                 thoughts.append(entry)
@@ -232,6 +235,8 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
                 if annotations is None:
                     annotations = []
                 annotations.append(annotation_of(record, event))
+            case ActionTaken():
+                pass  # an action is shown beside the line of reasoning, never part of it
             case _:
                 assert_never(event)
     held = state.thoughts + tuple(thoughts) if thoughts else state.thoughts

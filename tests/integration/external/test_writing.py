@@ -232,7 +232,7 @@ async def test_openai_and_openrouter_endpoints_get_their_keys_and_model_names(
         "OPENAI_BASE_URL": llm.base_url,
         "OPENROUTER_API_KEY": "sk-openrouter",
         "OPENROUTER_BASE_URL": llm.base_url,
-        "LUX_MODEL_SONNET": "anthropic/claude-sonnet-4",
+        "THOUGHTLEDGER_LLM_MODEL_SONNET": "anthropic/claude-sonnet-4",
     }
     llm.queue(structured("From OpenAI."), structured("From OpenRouter."))
     async with LLMWriter(environ=environ) as writer:
@@ -253,7 +253,7 @@ async def test_without_a_writer_the_environment_configures_one(
     ledger: Ledger, llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("THOUGHTLEDGER_LLM_BASE_URL", llm.base_url)
-    monkeypatch.setenv("LUX_MODEL_NORMAL", "llama3.2")
+    monkeypatch.setenv("THOUGHTLEDGER_LLM_MODEL_NORMAL", "llama3.2")
     llm.queue(structured("Local thought."))
     outcome = await think_external(ledger, "s", call(1, "Problem"))
     assert outcome.entry.thought == "Local thought."

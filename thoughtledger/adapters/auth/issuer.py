@@ -9,10 +9,15 @@ server checks each one itself, with PyJWT, against the issuer's published keys (
   secret would let anyone sign);
 - ``iss`` is the issuer, ``aud`` holds the audience (RFC 8707: the resource the token was asked
   for, by default the served ``/mcp`` URL);
-- ``exp`` is present and not past (the SDK, given it as ``expires_at``, holds to it exactly);
-  ``nbf`` and ``iat``, when present, are not in the future, with a small leeway for clocks
-  that differ;
-- ``sub`` names the principal: its sessions are its own.
+- ``exp`` is present and not past, to the second and with no leeway, the rule the SDK holds
+  ``/mcp`` to (given it as ``expires_at``): so every door (``/mcp``, ``/ws``, the browser
+  view) refuses a token from the same second on; ``nbf`` and ``iat``, when present, are not in
+  the future, with a small leeway for clocks that differ;
+- ``sub`` names the principal: its sessions are its own. Where a server takes a token file's
+  tokens too, the issuer's principals live in a namespace of their own (``ISSUER#sub``: an
+  issuer has no fragment, and a token file's names hold no ``/`` or ``#``), so a JWT whose
+  ``sub`` is ``alice`` is never the token file's ``alice``, unless the operator maps that
+  subject to that name on purpose (``--map-subject alice=alice``).
 
 The role comes from a claim (``thoughtledger_role`` unless told otherwise) holding ``writer``,
 ``reader`` or ``auditor`` (or a list of them: the widest wins); without that claim, from the
@@ -22,6 +27,8 @@ refusal logs only why.
 """
 
 import logging
+import time
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -72,6 +79,7 @@ class IssuerTokenVerifier:
         jwks_url: str | None = None,
         leeway: float = LEEWAY,
         timeout: float = FETCH_TIMEOUT,
+        subjects: Mapping[str, str] | None = None,
     ) -> None:
         """Configure the checks; nothing is fetched before :meth:`prepare` or the first token.
 
@@ -83,6 +91,10 @@ class IssuerTokenVerifier:
             jwks_url: The issuer's key set, instead of the one its metadata names.
             leeway: Seconds of clock difference forgiven on ``nbf`` and ``iat``.
             timeout: Seconds a fetch of the issuer's metadata or keys may take.
+            subjects: ``None``: each token's ``sub`` is its principal (the issuer is the only
+                source of principals). Else the issuer's principals are kept apart from the
+                other source's: ``ISSUER#sub``, except the subjects this maps to a name on
+                purpose.
 
         Raises:
             InvalidInputError: ``issuer`` or ``jwks_url`` is not an ``https`` URL (``http`` only
@@ -98,6 +110,7 @@ class IssuerTokenVerifier:
         self.audience = audience
         self.role_claim = role_claim
         self.leeway = leeway
+        self.subjects = None if subjects is None else dict(subjects)
 
     @property
     def issuer(self) -> str:
@@ -142,7 +155,17 @@ class IssuerTokenVerifier:
             )
         except jwt.PyJWTError as exc:
             return _refused(str(exc))
+        # PyJWT forgives the leeway on exp too; the SDK does not on /mcp. One rule on every
+        # door: a token is refused from the second its exp names (the SDK's own comparison).
+        if int(claims["exp"]) < int(time.time()):
+            return _refused("Signature has expired")
         return self._access(token, claims)
+
+    def principal_name(self, subject: str) -> str:
+        """The principal a token whose ``sub`` is ``subject`` stands for (see ``subjects``)."""
+        if self.subjects is None:
+            return subject
+        return self.subjects.get(subject, f"{self.issuer}#{subject}")
 
     def _access(self, token: str, claims: dict[str, Any]) -> AccessToken | None:
         subject = claims["sub"]
@@ -157,7 +180,7 @@ class IssuerTokenVerifier:
         return AccessToken(
             token=token,
             client_id=client if isinstance(client, str) and client.isprintable() else subject,
-            subject=subject,
+            subject=self.principal_name(subject),
             scopes=[SCOPE_PREFIX + role],
             expires_at=int(claims["exp"]),
             resource=self.audience,

@@ -1,11 +1,14 @@
 """``FileTokenVerifier``: the SDK's ``TokenVerifier`` over a token file, re-read when it changes.
 
-The file is stat'ed on every request (cheap next to a request) and read again when its identity,
-size or modification time changed, so a token revoked with ``thoughtledger token revoke`` stops
-working on its holder's next request, without restarting the server. A file that disappears or
-turns unreadable while serving refuses every token until it is fixed: failing closed. So does
-a file, or a folder above it, that another user could change (see
-:mod:`~thoughtledger.adapters.auth.private_files`): it is refused at start and whenever it is read.
+The file and every folder above it are stat'ed on every request (a few system calls, cheap next
+to a request) and the file read again when its identity, size, modification time, mode or owner
+changed, or the mode or owner of a folder above it, so a token revoked with
+``thoughtledger token revoke`` stops working on its holder's next request, without restarting
+the server. A file that disappears or turns unreadable while serving refuses every token until
+it is fixed: failing closed. So does a file, or a folder above it, that another user could
+change (see :mod:`~thoughtledger.adapters.auth.private_files`): it is refused at start and from
+the request after it (or a folder) turns so; and once fixed as the log line says, tokens work
+again from the next request, with no change to the file.
 """
 
 import logging
@@ -20,8 +23,9 @@ from thoughtledger.api import SCOPE_PREFIX
 
 _log = logging.getLogger(__name__)
 
-_Stamp = tuple[int, int, int, int, int, int]
-"""(device, inode, size, modification time in ns, mode, owner): what says the file changed."""
+_Stamp = tuple[tuple[int, ...], ...]
+"""The file's (device, inode, size, modification time in ns, mode, owner), then each folder's
+above it (device, inode, mode, owner): what says the file, or who may change it, changed."""
 
 
 class FileTokenVerifier:
@@ -65,10 +69,15 @@ class FileTokenVerifier:
 
     def _stat(self) -> _Stamp | None:
         try:
-            st = os.stat(self.path)
+            target = self.path.absolute()
+            st = os.stat(target)
+            folders = [os.stat(folder) for folder in target.parents]
         except OSError:
             return None
-        return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode, st.st_uid)
+        own = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode, st.st_uid)
+        # A folder made writable by others while serving is noticed as the file is, and so is
+        # its fix: the file is read (and checked) again either way.
+        return (own, *((f.st_dev, f.st_ino, f.st_mode, f.st_uid) for f in folders))
 
 
 def _load(path: Path) -> TokenFile:

@@ -3,7 +3,6 @@
 import argparse
 import asyncio
 import contextlib
-import importlib.metadata
 import logging
 import os
 import signal
@@ -16,10 +15,12 @@ from thoughtledger.adapters.cli import (
     annotate,
     demo,
     diff,
+    doctor,
     export,
     fork,
     importing,
     proofs,
+    receive,
     record,
     redact,
     replay,
@@ -39,7 +40,9 @@ from thoughtledger.adapters.cli.common import (
     CliError,
     Parser,
     Ui,
+    UsageError,
 )
+from thoughtledger.adapters.cli.first_run import installed_version
 from thoughtledger.adapters.common.logs import logging_to_stderr
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
 from thoughtledger.ledger.printable import visible
@@ -55,10 +58,36 @@ start here:
   thoughtledger show SESSION         one session as a tree (--at / --as-of: time travel)
   thoughtledger verify --all         check no recorded event was edited (what that proves: --help)
   thoughtledger ui                   the same in your browser: tree, version slider, live, charts
+  thoughtledger doctor               which ledger the commands use, and what is installed
 
 times are UTC; every command reads $THOUGHTLEDGER_URL (else the local file) or --db URL:
 a URL with a password belongs in the variable, since ps shows every user a command line
 """
+
+
+COMMANDS = (
+    annotate,
+    demo,
+    diff,
+    doctor,
+    export,
+    fork,
+    importing,
+    proofs,
+    receive,
+    record,
+    redact,
+    replay,
+    search,
+    serve,
+    sessions,
+    show,
+    stats,
+    token,
+    ui,
+    verify,
+)
+"""Every command module, one a line, by name: each adds its commands with ``register``."""
 
 
 def build_parser() -> Parser:
@@ -76,36 +105,11 @@ def build_parser() -> Parser:
         help="print the installed version and exit",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (
-        sessions,
-        show,
-        replay,
-        diff,
-        verify,
-        proofs,
-        stats,
-        export,
-        importing,
-        record,
-        redact,
-        annotate,
-        search,
-        demo,
-        ui,
-        serve,
-        token,
-        fork,
-    ):
+    for module in COMMANDS:
         module.register(commands)
+    # Listed by name (the modules register in file order, one a line, for easy merging).
+    commands._choices_actions.sort(key=lambda action: action.dest)
     return parser
-
-
-def installed_version() -> str:
-    """Return the version of the installed package, as its metadata says."""
-    try:
-        return importlib.metadata.version(PROG)
-    except importlib.metadata.PackageNotFoundError:  # run from a source tree never installed
-        return "(not installed)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,7 +133,12 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
 
     def run() -> int:
-        args = build_parser().parse_args(arguments)
+        args, extra = build_parser().parse_known_args(arguments)
+        if extra:  # named with the command's own help, not the program's
+            named = " ".join(filter(None, (args.command, getattr(args, "action", None))))
+            raise UsageError(
+                f"unrecognized arguments: {' '.join(extra)} (see: {PROG} {named} --help)"
+            )
         with _interrupting():
             code: int = asyncio.run(args.handler(args, ui))
         return code

@@ -25,10 +25,14 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from thoughtledger.adapters.cli.first_run import (
+    demo_until_there_is_a_ledger,
+    where_ledgers_come_from,
+)
 from thoughtledger.adapters.cli.safe_console import SafeConsole
 from thoughtledger.adapters.common.options import bounded
 from thoughtledger.api import READ_URL_ENV, Ledger, open_ledger
-from thoughtledger.ledger.errors import InvalidInputError
+from thoughtledger.ledger.errors import InvalidInputError, LedgerNotFoundError
 from thoughtledger.ledger.printable import visible
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
@@ -59,6 +63,21 @@ class Parser(argparse.ArgumentParser):
             UsageError: Always.
         """
         raise UsageError(f"{message} (see: {self.prog} --help)")
+
+
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+r"""What JSON leaves raw but a terminal obeys: DEL, C1 (``\x9b`` is a CSI) and the bidi
+overrides, embeddings and isolates (JSON itself escapes C0)."""
+
+
+def json_text(data: Any, *, indent: int | None = None) -> str:
+    r"""``data`` as JSON, safe to write on a terminal.
+
+    Each character of :data:`_UNSAFE_IN_JSON` is written as its ``\uXXXX`` escape, so the text
+    decodes exactly as it was and a terminal is shown nothing raw.
+    """
+    text = json.dumps(data, ensure_ascii=False, indent=indent)
+    return _UNSAFE_IN_JSON.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +116,7 @@ class Ui:
 
     def json(self, data: Any) -> None:
         """Write ``data`` as JSON on stdout, bypassing rich (no highlighting, no wrapping)."""
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(json_text(data, indent=2) + "\n")
 
     def table(self, *columns: str, title: str | None = None) -> Table:
         """A table in the house style: boxed on a terminal, bare columns when piped."""
@@ -148,35 +167,82 @@ Commands: TypeAlias = "argparse._SubParsersAction[Parser]"
 """What ``add_subparsers()`` returns: where each command module adds its command."""
 
 
-def command(commands: Commands, name: str, summary: str, handler: Handler) -> Parser:
-    """Add command ``name`` (with ``--db``) that ``handler`` runs; return its parser."""
+SHARED_TITLE = "shared options"
+"""The title of the options commands share (``--db``, ``--read-url``, ``--json``), shown last."""
+
+DB_HELP = (
+    "the ledger: a file, sqlite:///file.db or postgresql://user@host/db (default: "
+    "$THOUGHTLEDGER_URL, else the local file; `thoughtledger doctor` says which)"
+)
+READ_URL_HELP = f"a hot standby of the PostgreSQL ledger to read from (default: ${READ_URL_ENV})"
+JSON_HELP = "print JSON instead of text"
+
+
+def command(
+    commands: Commands, name: str, summary: str, handler: Handler, *, reads: bool = True
+) -> Parser:
+    """Add command ``name`` that ``handler`` runs, with the ledger options; return its parser.
+
+    Args:
+        commands: Where the command is added.
+        name: The command's name.
+        summary: One line, shown in the command list and atop its help.
+        handler: What runs it.
+        reads: Whether it reads the ledger (it then takes ``--read-url``, a standby to read
+            from); a command that only writes (``record``, ``import``) takes ``--db`` alone.
+    """
     parser: Parser = commands.add_parser(name, help=summary, description=summary)
-    add_db_option(parser)
+    add_db_option(parser, reads=reads)
     parser.set_defaults(handler=handler)
     return parser
 
 
+def shared_options(parser: argparse.ArgumentParser) -> "argparse._ArgumentGroup":
+    """The group of the options every command shares (``--db``, ``--read-url``, ``--json``).
+
+    One group, titled :data:`SHARED_TITLE`, shown after the command's own options, so each
+    command's help lists them last, in the same order, with the same words.
+    """
+    for group in parser._action_groups:
+        if group.title == SHARED_TITLE:
+            return group
+    return parser.add_argument_group(SHARED_TITLE)
+
+
 def add_json_option(parser: argparse.ArgumentParser) -> None:
     """Add ``--json``: machine-readable output instead of tables and trees."""
-    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    shared_options(parser).add_argument("--json", action="store_true", help=JSON_HELP)
 
 
-def add_db_option(parser: argparse.ArgumentParser) -> None:
-    """Add ``--db URL`` and ``--read-url URL``, shared by every command."""
+AGENT_FILTER_HELP = "only sessions of this agent"
+CLIENT_FILTER_HELP = "only sessions from this client"
+
+
+def add_session_filters(parser: argparse.ArgumentParser, *, times: str = "started") -> None:
+    """Add ``--since``, ``--until``, ``--agent`` and ``--client``, in that order.
+
+    On a command that reads, ``--agent`` and ``--client`` pick sessions; on one that records
+    (``record``, ``fork``, ``serve``) the same names say who records.
+
+    Args:
+        parser: The command's parser.
+        times: What ``--since`` and ``--until`` bound: when sessions ``started``, or when
+            thoughts were ``recorded``.
+    """
     parser.add_argument(
-        "--db",
-        metavar="URL",
-        help="ledger: sqlite:///path.db, a file path, or postgresql://user@host/db "
-        "(default: $THOUGHTLEDGER_URL, else a SQLite file in your data directory); a URL with "
-        "a password belongs in $THOUGHTLEDGER_URL, since ps shows every user this option",
+        "--since", metavar="TIME", type=parse_time, help=f"{times} at or after TIME"
     )
-    parser.add_argument(
-        "--read-url",
-        metavar="URL",
-        help="a hot standby of the PostgreSQL ledger's server to read from: reads go there, "
-        "writes to --db, and what this command wrote is read back even before the standby "
-        f"replays it (default: ${READ_URL_ENV})",
-    )
+    parser.add_argument("--until", metavar="TIME", type=parse_time, help=f"{times} before TIME")
+    parser.add_argument("--agent", metavar="NAME", help=AGENT_FILTER_HELP)
+    parser.add_argument("--client", metavar="NAME", help=CLIENT_FILTER_HELP)
+
+
+def add_db_option(parser: argparse.ArgumentParser, *, reads: bool = True) -> None:
+    """Add ``--db URL`` and, for a command that reads, ``--read-url URL``."""
+    group = shared_options(parser)
+    group.add_argument("--db", metavar="URL", help=DB_HELP)
+    if reads:
+        group.add_argument("--read-url", metavar="URL", help=READ_URL_HELP)
 
 
 @asynccontextmanager
@@ -195,15 +261,49 @@ async def ledger_from(args: argparse.Namespace, *, read_only: bool) -> AsyncIter
         StoreError: The ledger cannot be opened (missing, unreachable, not a ledger, too new).
     """
     read_url = getattr(args, "read_url", None) or os.environ.get(READ_URL_ENV) or None
-    bar = UpgradeBar(Ui.create())
+    ui = Ui.create()
+    url = args.db
+    if read_only and not url:
+        url = demo_until_there_is_a_ledger(
+            lambda said: ui.err.print(said, style="dim", highlight=False, soft_wrap=True)
+        )
+    bar = UpgradeBar(ui)
     try:
         async with open_ledger(
-            args.db, ttl=None, read_only=read_only, progress=bar.report, read_url=read_url
+            url, ttl=None, read_only=read_only, progress=bar.report, read_url=read_url
         ) as ledger:
             bar.close()  # the upgrade, if any, is over once the ledger is open
             yield ledger
+    except LedgerNotFoundError as exc:
+        raise CliError(f"{exc}{where_ledgers_come_from(args.db)}") from exc
     finally:
         bar.close()
+
+
+SETTLE_PAGE = 10_000
+"""Events the loop marks take in between two moves of the progress line (after a bulk write)."""
+
+
+async def settle_loop_marks(ledger: Ledger, ui: Ui) -> int:
+    """After a bulk write, bring the loop marks up to the log's end; how many events taken in.
+
+    A bulk write (``record``, ``import``) leaves its thoughts' loop marks to follow the log,
+    and a closing ledger takes in only a few pages: without this, every later ``stats`` (a
+    read, which writes nothing) would fold the rest again. Paid once, here, after the writes
+    and outside their transactions.
+
+    Raises:
+        LedgerError: The store failed (the thoughts are recorded; the marks stay behind, and
+            the next writable opening takes them in).
+    """
+    taken = 0
+    with ui.progress("Finding repeated thoughts") as step:
+        while (count := await ledger.loops.catch_up(events=SETTLE_PAGE)) > 0:
+            taken += count
+            step.advance(count)
+            if count < SETTLE_PAGE:
+                break
+    return taken
 
 
 class UpgradeBar:
@@ -310,11 +410,34 @@ async def resolve_session(ledger: Ledger, given: str) -> str:
     raise UsageError(f"no session {given!r} in this ledger; {hint}")
 
 
+async def check_version(ledger: Ledger, session_id: str, version: int | None, typed: str) -> None:
+    """Refuse ``version`` past the session's end, in the words the user typed (``--at 99``).
+
+    Raises:
+        UsageError: The session has fewer events than ``version``.
+    """
+    if version is None:
+        return
+    head = await ledger.head(session_id)
+    last = 0 if head is None else head.version
+    if version > last:
+        raise UsageError(
+            f"{typed} is past the end of session {session_id}: it has "
+            f"{plural(last, 'event')} (versions 1 to {last})"
+        )
+
+
 __all__ = [
+    "AGENT_FILTER_HELP",
+    "CLIENT_FILTER_HELP",
+    "DB_HELP",
     "EXIT_FAILURE",
     "EXIT_OK",
     "EXIT_USAGE",
+    "JSON_HELP",
     "READ_URL_ENV",
+    "READ_URL_HELP",
+    "SHARED_TITLE",
     "CliError",
     "Commands",
     "Handler",
@@ -325,12 +448,16 @@ __all__ = [
     "UsageError",
     "add_db_option",
     "add_json_option",
+    "add_session_filters",
+    "check_version",
     "clip",
     "command",
+    "json_text",
     "ledger_from",
     "parse_time",
     "plural",
     "resolve_session",
+    "shared_options",
     "when",
     "whole",
 ]

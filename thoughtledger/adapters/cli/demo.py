@@ -13,9 +13,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import platformdirs
-
-from thoughtledger.adapters.cli.common import EXIT_OK, Commands, Ui, add_json_option
+from thoughtledger.adapters.cli.common import (
+    EXIT_OK,
+    Commands,
+    Ui,
+    add_json_option,
+    shared_options,
+)
+from thoughtledger.adapters.cli.first_run import demo_path
 from thoughtledger.adapters.cli.tree import session_tree
 from thoughtledger.api import open_ledger
 from thoughtledger.ledger.masking import mask_url
@@ -105,7 +110,7 @@ def register(commands: Commands) -> None:
             "used: a demo lands in a ledger only when --db names it."
         ),
     )
-    parser.add_argument(
+    shared_options(parser).add_argument(
         "--db",
         metavar="FILE",
         help="where to record: a file path (demo.db), sqlite:///path.db or "
@@ -122,7 +127,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     Raises:
         LedgerError: The ledger failed.
     """
-    db: str = args.db or str(scratch_path())
+    db: str = args.db or str(demo_path())
     async with open_ledger(db, ttl=None) as ledger:
         session = await ledger.new_session(metadata=METADATA)
         for thought in THOUGHTS:
@@ -164,11 +169,6 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         # soft_wrap: a command cut by a newline at the terminal's edge no longer pastes whole.
         ui.out.print(f"  {line}", highlight=False, soft_wrap=True)
     return EXIT_OK
-
-
-def scratch_path() -> Path:
-    """Where a demo without ``--db`` records: ``demo.db`` in the user's cache folder."""
-    return platformdirs.user_cache_path("thoughtledger", appauthor=False) / "demo.db"
 
 
 def _suggested(session_id: str, db: str | None) -> list[str]:

@@ -11,6 +11,7 @@ from thoughtledger.adapters.cli.common import (
     Ui,
     UsageError,
     add_json_option,
+    check_version,
     clip,
     command,
     ledger_from,
@@ -44,6 +45,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         raise UsageError(f"A must be below B (got {args.start} and {args.end})")
     async with ledger_from(args, read_only=True) as ledger:
         session_id = await resolve_session(ledger, args.session)
+        await check_version(ledger, session_id, args.end, f"version B ({args.end})")
         records = await ledger.events(session_id, as_of_version=args.end)
     before = replay(records[: args.start], empty(session_id))
     after = replay(records[args.start :], before)

@@ -44,12 +44,8 @@ def register(commands: Commands) -> None:
         metavar="FILE",
         help="the file to write (FILE.jsonl), or - for standard output",
     )
-    parser.add_argument(
-        "--html",
-        metavar="FILE",
-        help="write the sessions as one self-contained web page instead (tree, version "
-        "slider; opens offline in any browser)",
-    )
+    # Before --format html, the page had an option of its own: still taken, no longer shown.
+    parser.add_argument("--html", metavar="FILE", help=argparse.SUPPRESS)
     parser.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
     add_json_option(parser)
     export_rows.add_options(parser)
@@ -71,6 +67,10 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         raise UsageError("name the sessions to export, or give --all (not both)")
     if args.otlp is not None:
         return await export_otlp.run_otlp(args, ui)
+    if args.format == "html" and args.html is None:
+        if args.output is None or args.output == "-":
+            raise UsageError("name the page to write: --format html -o FILE.html")
+        return await _html(args, ui, args.output)
     if args.html is not None:
         if args.output is not None:
             raise UsageError("give -o FILE or --html FILE.html, not both")
@@ -79,11 +79,11 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
                 f"--html writes a web page, not {args.format}: drop --format, or -o FILE "
                 f"--format {args.format} for rows"
             )
-        return await _html(args, ui)
+        return await _html(args, ui, args.html)
     if args.output is None:
         raise UsageError(
             "name the file to write with -o FILE (or -o - for standard output), "
-            "or --html FILE.html for the session page"
+            "or --format html -o FILE.html for the session page"
         )
     if args.format in export_rows.ROW_FORMATS:
         return await export_rows.run_rows(args, ui)
@@ -206,12 +206,12 @@ async def _mermaid(args: argparse.Namespace, ui: Ui) -> int:
     return EXIT_OK
 
 
-async def _html(args: argparse.Namespace, ui: Ui) -> int:
+async def _html(args: argparse.Namespace, ui: Ui, given: str) -> int:
     """Write the sessions' page: each session's events embedded, its script allowed by hash."""
     from thoughtledger.adapters.ui.export import html_export
     from thoughtledger.adapters.ui.payload import session_payload
 
-    target = output_path(args.html, "session.html")
+    target = output_path(given, "session.html")
     async with ledger_from(args, read_only=True) as ledger:
         if ledger.transfer.is_own_file(target):
             raise UsageError(f"{target} is the ledger's own database; choose another file")

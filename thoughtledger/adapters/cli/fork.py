@@ -35,7 +35,9 @@ def register(commands: Commands) -> None:
         type=whole(1),
         help="the source's version to start from (default: its current version)",
     )
-    parser.add_argument("--agent", metavar="NAME", help="record this agent name on the fork")
+    parser.add_argument(
+        "--agent", metavar="NAME", help="record the fork as this agent's session (default: none)"
+    )
     add_json_option(parser)
 
 

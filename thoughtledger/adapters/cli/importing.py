@@ -22,6 +22,7 @@ from thoughtledger.adapters.cli.common import (
     command,
     ledger_from,
     plural,
+    settle_loop_marks,
 )
 from thoughtledger.api import check_file
 
@@ -33,6 +34,7 @@ def register(commands: Commands) -> None:
         "import",
         "load an export file; a tampered, cut-short or conflicting one changes nothing",
         run,
+        reads=False,
     )
     parser.add_argument("file", metavar="FILE", help="a file written by thoughtledger export")
     parser.add_argument(
@@ -84,6 +86,8 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         pending = await ledger.transfer.pending_import(checked)
         with ui.progress(f"Importing {path.name}", total=pending.missing) as step:
             written = await ledger.transfer.write_import(pending, step)
+        if written:
+            await settle_loop_marks(ledger, ui)
     sessions, events = len(checked.sessions), checked.events
     if args.json:
         ui.json(

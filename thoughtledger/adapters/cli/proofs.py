@@ -30,6 +30,8 @@ from thoughtledger.api import Checkpoint, Ledger, Signer, Verifier, verify_bundl
 from thoughtledger.ledger.errors import InvalidInputError
 
 _MAX_FILE = 1 << 20
+_PRIVATE_PREFIX = "PRIVATE+KEY+"
+"""How a private key file begins (``keygen``'s FILE)."""
 
 
 def register(commands: Commands) -> None:
@@ -43,6 +45,7 @@ def register(commands: Commands) -> None:
     keygen.add_argument("-o", "--output", metavar="FILE", required=True, help="the private key")
     keygen.add_argument("--name", default="thoughtledger", help="the key's (and log's) name")
     keygen.add_argument("--force", action="store_true", help="overwrite existing key files")
+    add_json_option(keygen)
     keygen.set_defaults(handler=run_keygen)
 
     checkpoint = command(
@@ -55,6 +58,7 @@ def register(commands: Commands) -> None:
     checkpoint.add_argument("--origin", help="the log's name on it (default: the key's name)")
     checkpoint.add_argument("-o", "--output", metavar="FILE", help="write it here (0600)")
     checkpoint.add_argument("--force", action="store_true", help="overwrite the output file")
+    add_json_option(checkpoint)
 
     consistency = command(
         commands,
@@ -77,6 +81,7 @@ def register(commands: Commands) -> None:
     signed.add_argument("--key", metavar="FILE", help="sign a new checkpoint with this key")
     signed.add_argument("--checkpoint", metavar="FILE", help="prove against this checkpoint")
     prove.add_argument("--force", action="store_true", help="overwrite the output file")
+    add_json_option(prove)
 
     verify_proof = commands.add_parser(
         "verify-proof",
@@ -114,9 +119,15 @@ def read_signer(given: str) -> Signer:
     Raises:
         UsageError: The file is missing or not a private key.
     """
+    text = read_text(given, "private key")
     try:
-        return Signer.parse(read_text(given, "private key"))
+        return Signer.parse(text)
     except InvalidInputError as exc:
+        if _is_public(text):
+            raise UsageError(
+                f"{given} is a public key; sign with the private key keygen wrote beside it "
+                "(the file without .pub)"
+            ) from None
         raise UsageError(f"{given}: {exc}") from exc
 
 
@@ -126,10 +137,25 @@ def read_verifier(given: str) -> Verifier:
     Raises:
         UsageError: The file is missing or not a public key.
     """
+    text = read_text(given, "public key")
+    if text.lstrip().startswith(_PRIVATE_PREFIX):
+        # Never parsed, quoted or echoed: it is a secret.
+        raise UsageError(
+            f"{given} is a private key; checking needs only the public key, keygen's "
+            f"{Path(given).name}.pub (keep the private key to yourself)"
+        )
     try:
-        return Verifier.parse(read_text(given, "public key"))
+        return Verifier.parse(text)
     except InvalidInputError as exc:
         raise UsageError(f"{given}: {exc}") from exc
+
+
+def _is_public(text: str) -> bool:
+    try:
+        Verifier.parse(text)
+    except InvalidInputError:
+        return False
+    return True
 
 
 @contextlib.asynccontextmanager
@@ -174,7 +200,16 @@ async def run_keygen(args: argparse.Namespace, ui: Ui) -> int:
             raise exists(path)
     _write(str(private), signer.encode() + "\n", force=args.force)
     _write(str(public), signer.verifier().encode() + "\n", force=args.force)
-    ui.out.print(signer.verifier().encode(), highlight=False, soft_wrap=True)
+    if args.json:
+        ui.json({"privateKey": str(private), "publicKey": str(public), "name": args.name})
+        return EXIT_OK
+    ui.out.print(
+        f"wrote the private key to {private} (only you can read it: it signs checkpoints) and "
+        f"the public key to {public} (give it to whoever verifies):",
+        highlight=False,
+        soft_wrap=True,
+    )
+    ui.out.print(f"  {signer.verifier().encode()}", highlight=False, soft_wrap=True)
     return EXIT_OK
 
 
@@ -186,9 +221,23 @@ async def run_checkpoint(args: argparse.Namespace, ui: Ui) -> int:
         LedgerError: The ledger failed.
     """
     signer = read_signer(args.key)
+    if args.json and args.output is None:
+        raise UsageError("--json describes the checkpoint written with -o FILE; give -o FILE")
     async with tree_keeper(args) as ledger:
         note = await ledger.proofs.checkpoint(signer, origin=args.origin)
     _write(args.output, note, force=args.force)
+    if args.output is None:
+        return EXIT_OK  # the checkpoint itself was the output
+    origin, size, root = note.splitlines()[:3]
+    if args.json:
+        ui.json({"file": args.output, "origin": origin, "treeSize": int(size), "root": root})
+    else:
+        ui.out.print(
+            f"wrote a checkpoint of the first {plural(int(size), 'event')} of {origin} to "
+            f"{args.output} (keep it outside the database)",
+            highlight=False,
+            soft_wrap=True,
+        )
     return EXIT_OK
 
 
@@ -242,6 +291,17 @@ async def run_prove(args: argparse.Namespace, ui: Ui) -> int:
         assert note is not None  # noqa: S101  # argparse requires --key or --checkpoint
         bundle = await ledger.proofs.prove(session_id, args.thought, note)
     _write(args.output, json.dumps(bundle, indent=2, ensure_ascii=False) + "\n", force=args.force)
+    if args.json:
+        ui.json(
+            {
+                "file": args.output,
+                "sessionId": session_id,
+                "thought": args.thought,
+                "leafIndex": bundle["leafIndex"],
+                "treeSize": bundle["treeSize"],
+            }
+        )
+        return EXIT_OK
     ui.out.print(
         f"wrote the proof of thought {args.thought} of session {session_id} (leaf "
         f"{bundle['leafIndex']} of {bundle['treeSize']}) to {args.output}",

@@ -1,18 +1,18 @@
 """``thoughtledger record FILE|-``: record thought calls from JSON Lines, atomically per session.
 
-The file is read whole first (see :mod:`thoughtledger.adapters.cli.record_lines` for its lines and
-how
-they are grouped): a line whose session cannot be told refuses the file, and nothing is written.
-Then each session's thoughts are checked and recorded in one append (``ledger.batches``): a bad
-line refuses its own session only, with its line number and field, and the other sessions are
-recorded; the command then says which were refused and exits 1.
+The file is read whole first (see :mod:`thoughtledger.adapters.cli.record_lines` for its lines
+and how they are grouped): a line whose session cannot be told refuses the file, and nothing is
+written. Then each session's thoughts are checked and recorded in one append
+(``ledger.batches``): a bad line refuses its own session only, with its line number and field,
+and the other sessions are recorded; the command then says which were refused and exits 1.
 """
 
 import argparse
 import sys
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from thoughtledger.adapters.cli.common import (
     EXIT_FAILURE,
@@ -24,11 +24,18 @@ from thoughtledger.adapters.cli.common import (
     command,
     ledger_from,
     plural,
+    settle_loop_marks,
 )
-from thoughtledger.ledger.errors import LedgerError
+from thoughtledger.api import Ledger
+from thoughtledger.ledger.errors import InvalidInputError, LedgerError
+
+if TYPE_CHECKING:
+    from thoughtledger.adapters.cli.record_lines import Batch
 
 METADATA = {"tool": "record", "transport": "cli"}
-"""Recorded when a session starts from a file."""
+"""Recorded when a session starts from a file (with its agent and client, when named)."""
+MAX_SHOWN = 20
+"""Sessions listed one a line on a terminal (piped, every one is: a script reads them)."""
 
 
 def register(commands: Commands) -> None:
@@ -38,6 +45,7 @@ def register(commands: Commands) -> None:
         "record",
         "record thought calls from JSON Lines (- reads stdin), each session in one transaction",
         run,
+        reads=False,
     )
     parser.add_argument(
         "file",
@@ -45,7 +53,33 @@ def register(commands: Commands) -> None:
         help="one call's arguments a line, as MCP's sequentialthinking takes them, optionally "
         "with sessionId; lines without one start a new session at each thoughtNumber 1",
     )
+    parser.add_argument(
+        "--agent",
+        metavar="NAME",
+        type=_named("agent"),
+        help="record the sessions the file starts as this agent's (a line's _meta "
+        '"thoughtledger/agent" names its own)',
+    )
+    parser.add_argument(
+        "--client",
+        metavar="NAME",
+        type=_named("client"),
+        help="record the sessions the file starts as from this client (a line's _meta "
+        '"thoughtledger/client" names its own)',
+    )
     add_json_option(parser)
+
+
+def _named(fact: str) -> Callable[[str], str]:
+    def parse(given: str) -> str:
+        from thoughtledger.adapters.cli.record_lines import check_name
+
+        try:
+            return check_name(given, fact)
+        except InvalidInputError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
 
 
 async def run(args: argparse.Namespace, ui: Ui) -> int:
@@ -68,7 +102,10 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         batches = read_batches(stream, name)
     recorded: list[dict[str, Any]] = []
     refused: list[dict[str, Any]] = []
+    given = {"agent": args.agent, "client": args.client}
+    defaults = {fact: value for fact, value in given.items() if value is not None}
     async with ledger_from(args, read_only=False) as ledger:
+        batches = await _resolved(ledger, batches)
         checked = [(batch, batch.commands(ledger.max_thought_bytes)) for batch in batches]
         total = sum(len(commands) for _batch, commands in checked)
         with ui.progress(f"Recording {name}", total=total) as step:
@@ -77,7 +114,9 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
                 if batch.refusal is None:
                     try:
                         outcomes = await ledger.batches.think(
-                            batch.session_id, commands, metadata=METADATA
+                            batch.session_id,
+                            commands,
+                            metadata={**METADATA, **defaults, **batch.facts},
                         )
                     except LedgerError as exc:
                         batch.refusal = f"lines {batch.lines[0]}-{batch.lines[-1]}: {exc}"
@@ -92,8 +131,41 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
                         step.advance(len(commands))
                         continue
                 refused.append({**where, "error": batch.refusal})
+        if recorded:
+            await settle_loop_marks(ledger, ui)
     _report(ui, args.json, name, recorded, refused)
     return EXIT_FAILURE if refused else EXIT_OK
+
+
+async def _resolved(ledger: Ledger, batches: list["Batch"]) -> list["Batch"]:
+    """The batches with each ``sessionId`` read as every command reads a session's name.
+
+    An exact id, or a unique prefix of one, continues that session; a name matching several
+    sessions refuses its batch; a name matching none starts a session under it. Batches whose
+    names come to the same session are recorded as one, their lines in file order.
+    """
+    merged: dict[str, Batch] = {}
+    resolved: list[Batch] = []
+    for batch in batches:
+        if batch.session_id is None:
+            resolved.append(batch)
+            continue
+        match = await ledger.find_session(batch.session_id)
+        if match.several:
+            batch.refuse(
+                batch.lines[0],
+                f"sessionId {batch.session_id!r} matches several sessions "
+                f"({', '.join(match.several[:3])}, ...): give more of it",
+            )
+        elif match.session_id is not None:
+            batch.session_id = match.session_id
+        known = merged.get(batch.session_id)
+        if known is None:
+            merged[batch.session_id] = batch
+            resolved.append(batch)
+        else:
+            known.absorb(batch)
+    return resolved
 
 
 def _open(name: str) -> BinaryIO:
@@ -115,11 +187,19 @@ def _report(
     if as_json:
         ui.json({"file": name, "thoughts": thoughts, "recorded": recorded, "refused": refused})
     else:
-        for item in recorded:
+        shown = recorded if ui.plain else recorded[:MAX_SHOWN]
+        for item in shown:
             first, last = item["lines"]
             lines = f"line {first}" if first == last else f"lines {first}-{last}"
             ui.out.print(
                 f"{item['recordedIn']}  {plural(item['thoughts'], 'thought')} ({lines})",
+                soft_wrap=True,
+                highlight=False,
+            )
+        if len(shown) < len(recorded):
+            ui.out.print(
+                f"… and {plural(len(recorded) - len(shown), 'more session')} (--json lists "
+                "every one)",
                 soft_wrap=True,
                 highlight=False,
             )
@@ -139,4 +219,4 @@ def _report(
         )
 
 
-__all__ = ["METADATA", "register", "run"]
+__all__ = ["MAX_SHOWN", "METADATA", "register", "run"]

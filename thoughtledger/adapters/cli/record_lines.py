@@ -1,7 +1,9 @@
 """What ``thoughtledger record`` reads: JSON Lines of thought calls, one batch per session.
 
 Each line is one call's arguments in the MCP shape (``sequentialthinking``'s thought fields,
-camelCase, read with the MCP tools' types), optionally with ``sessionId``:
+camelCase, read with the MCP tools' types), optionally with ``sessionId`` and with ``_meta``
+naming the session's agent and client as an MCP call's does (``thoughtledger/agent``,
+``thoughtledger/client``):
 
 * lines naming a session form that session's batch, wherever they are in the file, in file order;
 * lines naming none form runs: lines that follow one another, a new run at each thought numbered
@@ -27,9 +29,11 @@ from thoughtledger.adapters.mcp.tools.batch_item import BatchThought
 from thoughtledger.adapters.mcp.tools.lax_types import plain_wording
 from thoughtledger.adapters.mcp.tools.parameters import thought_fields
 from thoughtledger.api import (
+    AGENT_META_KEY,
     MAX_BATCH_THOUGHTS,
     InvalidBatchError,
     ThinkCommand,
+    check_agent,
     check_batch,
     checked_command,
 )
@@ -37,6 +41,10 @@ from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.thought_types import describe_errors
 
+CLIENT_META_KEY = "thoughtledger/client"
+"""The key of a line's ``_meta`` naming its client (an MCP call's client is its connection's)."""
+META_KEYS = {AGENT_META_KEY: "agent", CLIENT_META_KEY: "client"}
+"""What a line's ``_meta`` may name, as an MCP call's does: the session's agent and client."""
 MAX_RECORD_LINES = 100 * MAX_BATCH_THOUGHTS
 """Most thought lines one file may hold (a longer file is refused whole: split it)."""
 MAX_RECORD_BYTES = 64 * MAX_LINE_BYTES
@@ -58,6 +66,50 @@ class Batch:
     lines: list[int] = field(default_factory=list)
     fields: list[dict[str, Any]] = field(default_factory=list)
     refusal: str | None = None
+    named: dict[str, tuple[str, int]] = field(default_factory=dict)
+
+    def name(self, line: int, meta: object) -> None:
+        """Take the agent and client a line's ``_meta`` names; refuse the batch on a conflict.
+
+        A session has one agent and one client: the first line naming one sets it, and a line
+        naming another refuses the batch.
+        """
+        if meta is None:
+            return
+        if not isinstance(meta, dict):
+            self.refuse(line, f"_meta: must be an object, got {type(meta).__name__}")
+            return
+        for key, fact in META_KEYS.items():
+            given = meta.get(key)
+            if given is None:
+                continue
+            try:
+                value = check_name(given, fact)
+            except InvalidInputError as exc:
+                self.refuse(line, f"_meta: {key}: {exc}")
+                return
+            before = self.named.setdefault(fact, (value, line))
+            if before[0] != value:
+                self.refuse(
+                    line, f"_meta: {key} {value!r} differs from {before[0]!r} on line {before[1]}"
+                )
+
+    def absorb(self, other: "Batch") -> None:
+        """Take ``other``'s lines (named as the same session), keeping file order."""
+        rows = sorted(zip([*self.lines, *other.lines], [*self.fields, *other.fields], strict=True))
+        self.lines = [line for line, _fields in rows]
+        self.fields = [fields for _line, fields in rows]
+        for fact, (value, line) in other.named.items():
+            before = self.named.setdefault(fact, (value, line))
+            if before[0] != value:
+                self.refuse(line, f"_meta: the {fact} {value!r} differs from {before[0]!r}")
+        if other.refusal is not None:
+            self.refusal = self.refusal or other.refusal
+
+    @property
+    def facts(self) -> dict[str, str]:
+        """The agent and client the batch's lines named (to record if it starts a session)."""
+        return {fact: value for fact, (value, _line) in self.named.items()}
 
     def refuse(self, line: int, reason: str) -> None:
         """Refuse the batch for ``reason`` at ``line``, unless an earlier line already did."""
@@ -101,6 +153,7 @@ def read_batches(stream: BinaryIO, name: str) -> list[Batch]:
     run: Batch | None = None
     for number, call in _calls(stream, name):
         given = call.pop("sessionId", None)
+        meta = call.pop("_meta", None)
         problem: str | None = None
         try:
             fields = thought_fields(dict(BatchThought.model_validate(call)))
@@ -121,9 +174,25 @@ def read_batches(stream: BinaryIO, name: str) -> list[Batch]:
             batch = run
         batch.lines.append(number)
         batch.fields.append(fields)
+        batch.name(number, meta)
         if problem is not None:
             batch.refuse(number, problem)
     return batches
+
+
+def check_name(given: object, fact: str) -> str:
+    """``given`` if it can name an agent or a client (the rules of an agent's name).
+
+    Raises:
+        InvalidInputError: It cannot: not a string, empty, over 100 characters, or holding a
+            control character.
+    """
+    try:
+        return check_agent(given)
+    except InvalidInputError as exc:
+        if fact == "agent":
+            raise
+        raise InvalidInputError(str(exc).replace("an agent's name", f"a {fact}'s name")) from None
 
 
 def _calls(stream: BinaryIO, name: str) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -186,4 +255,12 @@ def _session(given: object, name: str, number: int) -> str:
         ) from None
 
 
-__all__ = ["MAX_RECORD_BYTES", "MAX_RECORD_LINES", "Batch", "read_batches"]
+__all__ = [
+    "CLIENT_META_KEY",
+    "MAX_RECORD_BYTES",
+    "MAX_RECORD_LINES",
+    "META_KEYS",
+    "Batch",
+    "check_name",
+    "read_batches",
+]

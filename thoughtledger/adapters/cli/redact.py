@@ -56,8 +56,9 @@ def register(commands: Commands) -> None:
     parser.add_argument(
         "--no-vacuum",
         action="store_true",
-        help="on PostgreSQL, leave VACUUM tl_events (which reclaims the old row versions that "
-        "still hold the text) to the operator",
+        help="on PostgreSQL, leave VACUUM tl_events and tl_search (which reclaim the old row "
+        "versions that still hold the text) and the rebuild of the search index's GIN index "
+        "(which drops its words) to the operator",
     )
     add_json_option(parser)
 

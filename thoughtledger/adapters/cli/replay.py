@@ -2,7 +2,6 @@
 
 import argparse
 import contextlib
-import json
 import os
 import select
 import signal
@@ -19,6 +18,7 @@ from thoughtledger.adapters.cli.common import (
     add_json_option,
     clip,
     command,
+    json_text,
     ledger_from,
     resolve_session,
     when,
@@ -28,12 +28,14 @@ from thoughtledger.adapters.common.options import bounded
 from thoughtledger.api import LoopMark
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.events import (
+    ActionTaken,
     BranchExtended,
     BranchOpened,
     SessionCleared,
     SessionExpired,
     SessionStarted,
     ThoughtAnnotated,
+    ThoughtCaptured,
     ThoughtGenerated,
     ThoughtRedacted,
     ThoughtRevised,
@@ -74,7 +76,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         for number, (record, state) in enumerate(steps, start=1):
             line = {"step": number, "of": len(steps), "event": full_history([record])[0]}
             line["view"] = session_view(state)
-            sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
+            sys.stdout.write(json_text(line) + "\n")
     elif ui.plain or not sys.stdin.isatty():
         for number, (record, state) in enumerate(steps, start=1):
             ui.out.print(_step_line(number, len(steps), record))
@@ -111,6 +113,13 @@ def describe(record: RecordedEvent) -> str:
                 event.kind, ""
             )
             return f"#{event.thought_number} ({by}{kind}): {event.thought}"
+        case ThoughtCaptured():
+            capture = event.capture
+            by = f" {capture.model}" if capture.model else ""
+            return f"#{event.thought_number} (captured {capture.form}{by}): {event.thought}"
+        case ActionTaken():
+            after = f"after #{event.after_thought} " if event.after_thought else ""
+            return f"action {after}{event.name}({event.arguments})"
         case BranchOpened() | BranchExtended():
             verb = "opens" if isinstance(event, BranchOpened) else "extends"
             where = f"{verb} branch {event.branch_id} from #{event.branch_from_thought}"

@@ -9,9 +9,9 @@ from thoughtledger.adapters.cli.common import (
     Commands,
     Ui,
     add_json_option,
+    add_session_filters,
     command,
     ledger_from,
-    parse_time,
     when,
     whole,
 )
@@ -29,10 +29,7 @@ def register(commands: Commands) -> None:
     parser = command(commands, "search", "find thoughts of every session by their words", run)
     parser.add_argument("query", metavar="QUERY", help=_QUERY_HELP)
     parser.add_argument("--session", metavar="SESSION", help="only this session's thoughts")
-    parser.add_argument("--agent", metavar="NAME", help="only sessions of this agent")
-    parser.add_argument("--client", metavar="NAME", help="only sessions from this client")
-    parser.add_argument("--since", metavar="TIME", type=parse_time, help="recorded at or after")
-    parser.add_argument("--until", metavar="TIME", type=parse_time, help="recorded before TIME")
+    add_session_filters(parser, times="recorded")
     parser.add_argument(
         "--limit",
         metavar="N",

@@ -6,10 +6,17 @@ client, the browser view's live socket), so the server imports none of them.
 """
 
 import argparse
+import sys
 
 from thoughtledger.adapters.cli.common import Commands, Parser, Ui, UsageError
 
 SUMMARY = "run the MCP server for your agents (stdio; --http for streamable HTTP)"
+WAITING = (
+    "thoughtledger serve: waiting for an MCP client's JSON-RPC on stdin (an MCP client starts "
+    "this command itself; to look at sessions: thoughtledger sessions or thoughtledger ui; "
+    "Ctrl-C stops)\n"
+)
+"""The line ``serve`` on stdio says when started from a terminal."""
 
 
 def register(commands: Commands) -> None:
@@ -32,6 +39,7 @@ def serve(argv: list[str]) -> int:
     from thoughtledger.adapters.llm.client import LLMWriter
     from thoughtledger.adapters.mcp.serve import ServeParts, add_serve_arguments, run_serve
     from thoughtledger.adapters.otel.live import live_traces
+    from thoughtledger.adapters.otel.receiver import receiver_routes
     from thoughtledger.adapters.ui.live_app import live_socket_app
 
     parser = Parser(prog="thoughtledger serve", description=SUMMARY)
@@ -42,8 +50,14 @@ def serve(argv: list[str]) -> int:
         model_writer=LLMWriter,
         issuer_verifier=IssuerTokenVerifier,
         live_socket=live_socket_app,
+        otlp_receiver=receiver_routes,
     )
-    return run_serve(parser.parse_args(argv), parts)
+    args = parser.parse_args(argv)
+    if not args.http and sys.stdin.isatty():
+        # Started by hand: on stdio the server sits silent, waiting for what a client sends.
+        sys.stderr.write(WAITING)
+        sys.stderr.flush()
+    return run_serve(args, parts)
 
 
 async def _misplaced(args: argparse.Namespace, ui: Ui) -> int:

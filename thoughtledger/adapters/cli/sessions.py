@@ -9,14 +9,14 @@ from thoughtledger.adapters.cli.common import (
     Commands,
     Ui,
     add_json_option,
+    add_session_filters,
     clip,
     command,
     ledger_from,
-    parse_time,
     when,
     whole,
 )
-from thoughtledger.api import Ledger, StreamHead
+from thoughtledger.api import StreamHead
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.projections.state import SessionState
 
@@ -27,9 +27,8 @@ STATUSES = ("open", "recorded", "revision", "branch", "complete", "cleared", "ex
 def register(commands: Commands) -> None:
     """Add the ``sessions`` command."""
     parser = command(commands, "sessions", "list sessions, most recently active first", run)
-    parser.add_argument("--since", metavar="TIME", type=parse_time, help="started at or after")
+    add_session_filters(parser)
     parser.add_argument("--status", choices=STATUSES, help="only sessions in this status")
-    parser.add_argument("--agent", metavar="NAME", help="only sessions this agent started")
     parser.add_argument(
         "--limit", metavar="N", type=whole(1), default=50, help="show at most N (default 50)"
     )
@@ -43,13 +42,14 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         LedgerError: The ledger failed.
     """
     async with ledger_from(args, read_only=True) as ledger:
-        heads = await _heads(ledger, args.since)
+        every = await ledger.all_heads()
+        heads = _heads(every, args.since, args.until)
         shown: list[SessionState] = []
         with ui.progress("Reading sessions", total=len(heads)) as step:
             for head in heads:
                 step.advance()
                 state = await ledger.state(head.session_id)
-                if _wanted(state, args.status, args.agent):
+                if _wanted(state, args.status, args.agent, args.client):
                     shown.append(state)
                     if len(shown) == args.limit:
                         break
@@ -57,7 +57,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         ui.json([_as_json(state) for state in shown])
         return EXIT_OK
     if not shown:
-        ui.out.print("no sessions" + (" match" if len(heads) else " yet: try thoughtledger demo"))
+        ui.out.print("no sessions" + (" match" if every else " yet: try thoughtledger demo"))
         return EXIT_OK
     table = ui.table(
         "session",
@@ -90,14 +90,23 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     return EXIT_OK
 
 
-async def _heads(ledger: Ledger, since: datetime | None) -> list[StreamHead]:
-    heads = [h for h in await ledger.all_heads() if since is None or h.started_at >= since]
+def _heads(
+    every: list[StreamHead], since: datetime | None, until: datetime | None
+) -> list[StreamHead]:
+    heads = [
+        head
+        for head in every
+        if (since is None or head.started_at >= since)
+        and (until is None or head.started_at < until)
+    ]
     heads.sort(key=lambda head: (head.updated_at, head.session_id), reverse=True)
     return heads
 
 
-def _wanted(state: SessionState, status: str | None, agent: str | None) -> bool:
+def _wanted(state: SessionState, status: str | None, agent: str | None, client: str | None) -> bool:
     if agent is not None and state.metadata.get("agent") != agent:
+        return False
+    if client is not None and state.metadata.get("client") != client:
         return False
     if status == "open":
         return state.status not in ("complete", "cleared", "expired")

@@ -16,6 +16,7 @@ from thoughtledger.adapters.cli.common import (
     Commands,
     Ui,
     add_json_option,
+    check_version,
     command,
     ledger_from,
     parse_time,
@@ -24,9 +25,10 @@ from thoughtledger.adapters.cli.common import (
 )
 from thoughtledger.adapters.cli.lineage import lineage_json, lineage_lines
 from thoughtledger.adapters.cli.tree import page_lines, session_json, session_tree
+from thoughtledger.adapters.cli.verify import first_bad
 from thoughtledger.api import HistoryPage, Ledger
 from thoughtledger.projections.annotations import annotation_json, on_page
-from thoughtledger.projections.entries import Annotation
+from thoughtledger.projections.entries import Annotation, ForkPoint
 from thoughtledger.projections.state import SessionState
 from thoughtledger.projections.usage import usage_by_model, usage_note
 
@@ -82,6 +84,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     """
     async with ledger_from(args, read_only=True) as ledger:
         session_id = await resolve_session(ledger, args.session)
+        await check_version(ledger, session_id, args.at, f"--at {args.at}")
         paged = args.limit is not None or args.after is not None
         if not paged:
             head = await ledger.head(session_id)
@@ -95,14 +98,27 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
                 as_of_time=args.as_of,
             )
             notes = await _page_notes(ledger, page)
+            facts = await ledger.facts(session_id)
+            point = facts.fork if facts is not None else None
         else:
             state, latest = await ledger.state_with_latest(
                 session_id, as_of_version=args.at, as_of_time=args.as_of
             )
             marks = await ledger.loops.marks(session_id, to_version=state.version)
+            # What is shown is read from rows anyone with the file could have edited: said
+            # before anything is shown, as verify and the browser view's badge say it.
+            report = await ledger.verify(session_id)
+            if not report.ok:
+                ui.err.print(
+                    f"thoughtledger: warning: this session's chain does not verify, so what "
+                    f"follows may have been edited: {first_bad(report)}",
+                    style="bold red",
+                    highlight=False,
+                    soft_wrap=True,
+                )
         forks = [head.session_id for head in await ledger.forks(session_id)]
     if paged:
-        return _print_page(args, ui, page, notes)
+        return _print_page(args, ui, page, notes, point)
     if args.json:
         ui.json({**session_json(state, marks), **lineage_json(state, forks)})
         return EXIT_OK
@@ -135,7 +151,11 @@ async def _page_notes(ledger: Ledger, page: HistoryPage) -> Mapping[int, tuple[A
 
 
 def _print_page(
-    args: argparse.Namespace, ui: Ui, page: HistoryPage, notes: Mapping[int, tuple[Annotation, ...]]
+    args: argparse.Namespace,
+    ui: Ui,
+    page: HistoryPage,
+    notes: Mapping[int, tuple[Annotation, ...]],
+    point: ForkPoint | None,
 ) -> int:
     if args.json:
         ui.json(
@@ -152,11 +172,25 @@ def _print_page(
                 ],
                 "more": page.more,
                 "nextCursor": page.next_cursor,
+                "forkOf": None
+                if point is None
+                else {"sessionId": point.session_id, "version": point.version, "hash": point.hash},
             }
         )
     else:
-        for line in page_lines(page, notes):
+        for line in page_lines(page, notes, forked=point is not None):
             ui.out.print(line, soft_wrap=True)
+        if point is not None:
+            # A page lists the fork's own thoughts, in its own versions; its first ones are
+            # its source's, in the source's, and shown there.
+            ui.out.print(
+                f"forked from {point.session_id} at version {point.version}: its earlier "
+                f"thoughts are the source's (thoughtledger show {point.session_id} --at "
+                f"{point.version})",
+                style="dim",
+                highlight=False,
+                soft_wrap=True,
+            )
     if page.next_cursor is not None:
         command = ["thoughtledger", "show", page.session_id, "--after", page.next_cursor]
         if args.limit is not None:

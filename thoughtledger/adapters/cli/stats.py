@@ -8,11 +8,14 @@ from typing import TYPE_CHECKING
 
 from thoughtledger.adapters.cli.common import (
     EXIT_OK,
+    JSON_HELP,
     Commands,
     Ui,
+    add_session_filters,
     command,
     ledger_from,
-    parse_time,
+    plural,
+    shared_options,
 )
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.printable import visible
@@ -26,10 +29,7 @@ if TYPE_CHECKING:
 def register(commands: Commands) -> None:
     """Add the ``stats`` command."""
     parser = command(commands, "stats", "analytics over all sessions: rates, percentiles", run)
-    parser.add_argument("--since", metavar="TIME", type=parse_time, help="sessions started since")
-    parser.add_argument("--until", metavar="TIME", type=parse_time, help="started before TIME")
-    parser.add_argument("--agent", metavar="NAME", help="only sessions of this agent")
-    parser.add_argument("--client", metavar="NAME", help="only sessions from this client")
+    add_session_filters(parser)
     parser.add_argument(
         "--loops",
         action=argparse.BooleanOptionalAction,
@@ -38,8 +38,8 @@ def register(commands: Commands) -> None:
         "marks stored with each thought, at the cost of the other figures; --loops is still "
         "accepted); --no-loops leaves them out",
     )
-    output = parser.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    output = shared_options(parser).add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help=JSON_HELP)
     output.add_argument("--csv", action="store_true", help="print CSV: one row per group")
 
 
@@ -104,6 +104,11 @@ def _labels(ui: Ui, labels: "list[LabelStats]") -> None:
     ui.show(table)
 
 
+def _noun(count: float, noun: str) -> str:
+    """``noun`` as ``count`` of them reads: ``1 repeat``, ``2.5 branches``."""
+    return plural(1, noun).split(" ", 1)[1] if count == 1 else plural(2, noun).split(" ", 1)[1]
+
+
 LOOPS_SHOWN = 10
 """Sessions with the most repeats listed by the table (``--json`` lists every one)."""
 
@@ -115,9 +120,13 @@ def _loops(ui: Ui, loops: LoopStats) -> None:
     table = ui.table("loops", "", title=None)
     share = loops.sessions_with_loops / loops.sessions
     table.add_row("sessions with loops", f"{loops.sessions_with_loops:,} ({share:.1%})")
-    table.add_row("repeats", f"{loops.repeats:,} thoughts repeat an earlier one")
+    some = "thought repeats" if loops.repeats == 1 else "thoughts repeat"
+    table.add_row("repeats", f"{loops.repeats:,} {some} an earlier one")
     for session_id, count in loops.repeats_per_session[:LOOPS_SHOWN]:
-        table.add_row(f"  {visible(session_id, one_line=True)}", f"{count:,} repeats")
+        table.add_row(
+            f"  {visible(session_id, one_line=True)}", f"{count:,} {_noun(count, 'repeat')}"
+        )
+    ui.out.print()  # apart from the table above it, as every other block is
     ui.show(table)
 
 
@@ -166,7 +175,7 @@ def _tables(ui: Ui, stats: "LedgerStats") -> None:
         ("completion rate", f"{o.completion_rate:.1%} of sessions end with no next thought"),
         ("revision rate", f"{o.revision_rate:.1%} of thoughts are revisions"),
         ("branch rate", f"{o.branch_rate:.1%} of sessions branch"),
-        ("fan-out", f"{o.fan_out:g} branches per session that branches"),
+        ("fan-out", f"{o.fan_out:g} {_noun(o.fan_out, 'branch')} per session that branches"),
         ("thoughts per session", f"p50 {o.thoughts_p50} · p95 {o.thoughts_p95}"),
         ("estimate drift", f"{drift} (last totalThoughts - first)"),
         ("time between thoughts", gap),

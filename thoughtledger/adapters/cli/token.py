@@ -63,6 +63,7 @@ def register(commands: Commands) -> None:
     )
     add.add_argument("--force", action="store_true", help="with -o: overwrite FILE if it exists")
     _file_option(add)
+    add_json_option(add)
     add.set_defaults(handler=_add)
 
     listing = actions.add_parser(
@@ -136,11 +137,16 @@ async def _add(args: argparse.Namespace, ui: Ui) -> int:
 
     if target is None:
         token, record = update_tokens(path, add)
-        sys.stdout.write(token + "\n")
-        sys.stdout.flush()
+        if args.json:
+            ui.json({**_record_json(record, path), "token": token})
+        else:
+            sys.stdout.write(token + "\n")
+            sys.stdout.flush()
         shown = "it is shown only this once"
     else:
         record = _add_into(target, path, add, overwrite=args.force)
+        if args.json:
+            ui.json({**_record_json(record, path), "output": str(target)})
         shown = f"the token is in {target}, readable by you alone"
     ui.err.print(
         f"token {record.id} for {record.name} ({record.role}) saved in {path}; {shown}. Serve "
@@ -150,6 +156,10 @@ async def _add(args: argparse.Namespace, ui: Ui) -> int:
         markup=False,
     )
     return EXIT_OK
+
+
+def _record_json(record: TokenRecord, path: Path) -> dict[str, str]:
+    return {"id": record.id, "name": record.name, "role": record.role, "file": str(path)}
 
 
 def _add_into(

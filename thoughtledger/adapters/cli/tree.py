@@ -74,23 +74,28 @@ def session_tree(
     for entry in state.thoughts:
         if entry.revises_thought is not None and entry.kind not in _BRANCH_KINDS:
             revised_by[entry.revises_thought].append(entry.thought_number)
-    trunk: list[tuple[ThoughtEntry, Tree]] = []
-    by_version = {entry.version: entry for entry in state.thoughts}
+    trunk: list[tuple[int, ThoughtEntry, Tree]] = []
     # Each thought number's annotations hang under the first thought shown with that number.
     notes = dict(by_thought(state.annotations))
-    for entry in state.thoughts:
-        if entry.kind not in _BRANCH_KINDS:
+    # A branch's members, in the order recorded. Found by place rather than version: a fork's
+    # inherited thoughts carry its source's versions, which its own may repeat.
+    members: defaultdict[str, list[tuple[int, ThoughtEntry]]] = defaultdict(list)
+    for place, entry in enumerate(state.thoughts):
+        if entry.kind in _BRANCH_KINDS and entry.branch_id is not None:
+            members[entry.branch_id].append((place, entry))
+        else:
             node = tree.add(
                 _label(entry, revised_by.get(entry.thought_number, []), current, repeats)
             )
             _annotate(node, notes.pop(entry.thought_number, ()))
-            trunk.append((entry, node))
+            trunk.append((place, entry, node))
     for branch in state.branches.values():
-        began = branch.versions[0]
+        branched = members.get(branch.branch_id, [])
+        began = branched[0][0] if branched else len(state.thoughts)
         origins = [
             node
-            for entry, node in trunk
-            if entry.thought_number == branch.from_thought and entry.version < began
+            for place, entry, node in trunk
+            if entry.thought_number == branch.from_thought and place < began
         ]
         parent = origins[-1] if origins else tree
         note = "" if origins else " (its origin is not on the main line)"
@@ -101,8 +106,7 @@ def session_tree(
                 f" from #{branch.from_thought}{note}",
             )
         )
-        for version in branch.versions:
-            entry = by_version[version]
+        for _place, entry in branched:
             _annotate(
                 node.add(_label(entry, [], current, repeats)),
                 notes.pop(entry.thought_number, ()),
@@ -148,8 +152,10 @@ def headline(state: SessionState, *, repeats: int = 0) -> Text:
 
 def counts(state: SessionState) -> str:
     """``N thoughts, R revisions, B branches`` of a session (and ``A annotations``, if any)."""
+    inherited = sum(1 for entry in state.thoughts if entry.source is not None)
     parts = [
-        plural(len(state.thoughts), "thought"),
+        plural(len(state.thoughts), "thought")
+        + (f" ({inherited} from its source)" if inherited else ""),
         plural(state.revisions, "revision"),
         plural(len(state.branches), "branch"),
     ]
@@ -179,7 +185,11 @@ def session_json(state: SessionState, marks: Iterable[LoopMark] = ()) -> dict[st
         "metadata": dict(state.metadata),
         "predecessorId": state.predecessor_id,
         "revisions": state.revisions,
-        "thoughts": thought_history(state),
+        "thoughts": [
+            # A fork's inherited thought: its version is its source's, which this names.
+            item if entry.source is None else {**item, "source": entry.source}
+            for entry, item in zip(state.thoughts, thought_history(state), strict=True)
+        ],
         "branches": branch_sets(state),
         "annotations": [annotation_json(annotation) for annotation in state.annotations],
         "repeats": [_repeat_json(repeat) for repeat in repeats_of(state, marks).values()],
@@ -197,7 +207,10 @@ def _repeat_json(repeat: Repeat) -> dict[str, Any]:
 
 
 def page_lines(
-    page: HistoryPage, notes: Mapping[int, tuple[Annotation, ...]] | None = None
+    page: HistoryPage,
+    notes: Mapping[int, tuple[Annotation, ...]] | None = None,
+    *,
+    forked: bool = False,
 ) -> list[Text]:
     """A page of a session's thoughts: a headline, then one line per thought, in version order.
 
@@ -214,7 +227,8 @@ def page_lines(
         Text.assemble(
             ("session ", "bold"),
             (page.session_id, "bold cyan"),
-            f" · {plural(page.thought_count, 'thought')} · ",
+            f" · {plural(page.thought_count, 'thought')}"
+            f"{' (the first from its source)' if forked else ''} · ",
             (page.status, _status_style(page.status)),
             (f" · {span} of {page.version}", "dim"),
         )
@@ -255,14 +269,17 @@ def _label(
     if entry.generation is not None:
         label.append(f"[{entry.generation.model}] ", style="blue")
     shown = visible(entry.thought, one_line=True)
-    label.append(shown, style="reverse" if entry.version == current else "")
+    emphasised = entry.source is None and entry.version == current
+    label.append(shown, style="reverse" if emphasised else "")
     _note_marks(label, [(CAMEL_NAMES[name], value) for name, value in entry.more.items()])
     if revisions:
         shown = ", ".join(f"#{number}" for number in revisions)
         label.append(f"  (revised by {shown})", style="yellow")
     if not entry.next_thought_needed:
         label.append("  ✓ done", style="green")
-    trailer = f"v{entry.version} · {when(entry.recorded_at)} · est. {entry.total_thoughts}"
+    # A fork's inherited thought is numbered in its source's versions, never taken for its own.
+    version = f"v{entry.version}" if entry.source is None else f"source v{entry.version}"
+    trailer = f"{version} · {when(entry.recorded_at)} · est. {entry.total_thoughts}"
     if entry.generation is not None:
         trailer += f" · {cost_note(entry.generation)}"
     label.append(f"  [{trailer}]", style="dim")

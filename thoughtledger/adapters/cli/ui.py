@@ -6,8 +6,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from thoughtledger.adapters.cli.common import EXIT_OK, CliError, Commands, Ui, command, ledger_from
-from thoughtledger.adapters.common.options import loopback_host, port_number
+from thoughtledger.adapters.common.options import (
+    bounded,
+    loopback_host,
+    port_number,
+    subject_mapping,
+)
 from thoughtledger.adapters.common.origins import LOOPBACK_HOSTS
+from thoughtledger.adapters.common.shares import (
+    LIVE_PER_PRINCIPAL,
+    SIGN_INS_PER_PRINCIPAL,
+    Limits,
+)
 from thoughtledger.ledger.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -15,6 +25,18 @@ if TYPE_CHECKING:
 
 SUMMARY = "sessions in your browser: tree, time travel, live, analytics; annotate, fork, redact"
 DEFAULT_PORT = 8766
+UNGUARDED_WARNING = (
+    "serving without --auth: any process on this machine can read every session and annotate, "
+    "fork and redact any of them (--read-only only shows; use --auth FILE; see: thoughtledger "
+    "token add --help)"
+)
+"""What ``ui`` says without a token file: what an unguarded view lets every local user do."""
+UNGUARDED_READ_ONLY_WARNING = (
+    "serving without --auth: any process on this machine can read every session (--read-only: "
+    "nothing can be changed from the page; use --auth FILE; see: thoughtledger token add --help)"
+)
+"""The same, for ``ui --read-only``."""
+_count = bounded(int, lambda count: count >= 1, "a whole number >= 1")
 
 
 def register(commands: Commands) -> None:
@@ -62,6 +84,37 @@ def register(commands: Commands) -> None:
         help="with --auth-issuer: the claim naming the role (default: thoughtledger_role)",
     )
     parser.add_argument(
+        "--max-live",
+        type=_count,
+        metavar="N",
+        help=f"live sockets and streams each principal may hold open; one more gets HTTP 429 "
+        f"(default: {LIVE_PER_PRINCIPAL})",
+    )
+    parser.add_argument(
+        "--max-live-total",
+        type=_count,
+        metavar="N",
+        help="live sockets and streams every principal together may hold open; when full, the "
+        "principal holding the most gives up its oldest, or the newcomer gets 429 (default: "
+        "half the connections the app accepts)",
+    )
+    parser.add_argument(
+        "--max-sign-ins",
+        type=_count,
+        metavar="N",
+        help=f"with --auth: sign-ins (browsers) each principal may hold; one more ends its own "
+        f"oldest (default: {SIGN_INS_PER_PRINCIPAL})",
+    )
+    parser.add_argument(
+        "--map-subject",
+        action="append",
+        type=subject_mapping,
+        metavar="SUB=NAME",
+        help="with --auth and --auth-issuer: the issuer's tokens whose sub is SUB stand for the "
+        "token file's principal NAME (again for more); other subjects are ISSUER#sub, never a "
+        "token file's principal",
+    )
+    parser.add_argument(
         "--read-only",
         action="store_true",
         help="open the ledger for reading only: the page shows it and refuses every act",
@@ -89,7 +142,6 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     """
     from thoughtledger.adapters.common.hardened import bind, hardened_server
     from thoughtledger.adapters.common.stopping import signals_handled
-    from thoughtledger.adapters.ui.acts import UNGUARDED_READ_ONLY_WARNING, UNGUARDED_WARNING
     from thoughtledger.adapters.ui.routes import create_app
 
     file_verifier = None
@@ -109,16 +161,31 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             raise CliError(message) from None
         port = listener.getsockname()[1]
         verifier = await _verifier(args, file_verifier, port)
+        limits = Limits(
+            live=args.max_live or LIVE_PER_PRINCIPAL,
+            live_total=args.max_live_total,
+            sign_ins=args.max_sign_ins or SIGN_INS_PER_PRINCIPAL,
+        )
         app = create_app(
-            ledger, verifier=verifier, allow_origins=args.allow_origin, read_only=args.read_only
+            ledger,
+            verifier=verifier,
+            allow_origins=args.allow_origin,
+            limits=limits,
+            read_only=args.read_only,
         )
         # Bounded like serve --http: no request may hold a connection open half-sent.
         http = hardened_server(app, lifespan="off", websocket=True)
 
+        interrupted: list[bool] = []
+
         def stop() -> None:  # live pages hold streams open: waiting for them would never end
             http.should_exit = http.force_exit = True
 
-        async with signals_handled(stop, on_term=stop):
+        def interrupt() -> None:
+            interrupted.append(True)
+            stop()
+
+        async with signals_handled(interrupt, on_term=stop):
             host = f"[{args.host}]" if ":" in args.host else args.host
             if verifier is None:
                 said = UNGUARDED_READ_ONLY_WARNING if args.read_only else UNGUARDED_WARNING
@@ -126,10 +193,14 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             sys.stdout.write(f"thoughtledger ui: http://{host}:{port}/ (Ctrl-C stops)\n")
             sys.stdout.flush()
             await http.serve(sockets=[listener])
+    if interrupted:  # its normal stop, said as serve says it
+        sys.stderr.write("thoughtledger: stopped (Ctrl-C)\n")
     return EXIT_OK
 
 
 def _check_issuer_options(args: argparse.Namespace) -> None:
+    if args.map_subject and (args.auth is None or args.auth_issuer is None):
+        raise InvalidInputError("--map-subject goes with --auth FILE and --auth-issuer URL")
     if args.auth_issuer is None:
         for option in ("audience", "jwks_url", "role_claim"):
             if getattr(args, option) is not None:
@@ -152,6 +223,8 @@ async def _verifier(
         args.audience or own_origin(args.host, port) + "/",
         args.role_claim or DEFAULT_ROLE_CLAIM,
         jwks_url=args.jwks_url,
+        # Two sources of principals: the issuer's live apart unless mapped on purpose.
+        subjects=None if file_verifier is None else dict(args.map_subject or ()),
     )
     await issuer.prepare()  # a wrong issuer stops the app now, not at the first sign-in
     return issuer if file_verifier is None else AnyOf([file_verifier, issuer])

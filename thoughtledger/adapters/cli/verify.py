@@ -121,13 +121,12 @@ def first_bad(report: VerifyReport) -> str:
 
 
 async def _verify_all(ledger: Ledger, ui: Ui) -> list[VerifyReport]:
-    heads = await ledger.all_heads()
-    reports: list[VerifyReport] = []
-    with ui.progress("Verifying chains", total=len(heads)) as step:
-        for head in heads:
-            reports.append(await ledger.verify(head.session_id))
-            step.advance()
-    return reports
+    with ui.progress("Verifying chains") as step:
+
+        def walked(events: int, total: int) -> None:
+            step.bar.update(step.task, completed=events, total=total)
+
+        return await ledger.verify_all(progress=walked)
 
 
 def _as_json(report: VerifyReport) -> dict[str, Any]:

@@ -18,6 +18,9 @@ run uvicorn's h11 protocol with three bounds (:func:`hardened_server`):
   holding connections open cannot keep a client with a request out; only when every connection
   is busy with a request is the new one refused with ``503``.
 
+Each accepted connection also gets TCP_NODELAY, which asyncio leaves off for the sockets of
+``socket.create_server`` (see :func:`_no_delay`): else every answer waited 40 ms on the client.
+
 The protocol is pinned to h11 (uvicorn would pick httptools when it is installed): the bounds are
 written against h11's protocol, and its parser also bounds a request's headers (16 KiB).
 
@@ -28,6 +31,7 @@ waits for the client to drain, so that its pending output stays bounded.
 """
 
 import asyncio
+import contextlib
 import os
 import socket
 import sys
@@ -114,6 +118,8 @@ def hardened_server(
 
     from thoughtledger.adapters.common.stopping import http_server
 
+    _redact_uvicorn_lines()
+
     config = uvicorn.Config(
         app,
         http=_protocol(bounds or Bounds()),
@@ -130,6 +136,22 @@ def hardened_server(
         backlog=ACCEPT_BATCH,
     )
     return http_server(config, queue=LISTEN_QUEUE)
+
+
+def _redact_uvicorn_lines() -> None:
+    """Mask tokens in uvicorn's lines.
+
+    uvicorn logs each WebSocket request with its address, query string and all: a client that
+    put its token there (refused, but still a good token) must not find it in a log.
+    """
+    import logging
+
+    from thoughtledger.adapters.common.logs import TokenRedaction
+
+    for name in ("uvicorn.error", "uvicorn.access"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(kept, TokenRedaction) for kept in logger.filters):
+            logger.addFilter(TokenRedaction())
 
 
 WS_MESSAGE_MAX = 64 * 1024
@@ -153,6 +175,7 @@ def _protocol(bounds: Bounds) -> type[asyncio.Protocol]:
         _seen: object = None  # the request cycle whose headers arrived last
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            _no_delay(transport)
             super().connection_made(transport)  # type: ignore[arg-type]
             if len(self.connections) - len(evicted) > bounds.max_connections:
                 oldest = next(iter(waiting), None)
@@ -233,6 +256,19 @@ def _protocol(bounds: Bounds) -> type[asyncio.Protocol]:
             self.transport.close()
 
     return BoundedProtocol
+
+
+def _no_delay(transport: asyncio.BaseTransport) -> None:
+    """Send each answer's segments at once (TCP_NODELAY).
+
+    asyncio sets it only on sockets whose protocol number says TCP, and a socket accepted from
+    :func:`bind`'s (``socket.create_server``: protocol 0) does not: an answer's headers and
+    body, written apart, then waited on the client's delayed acknowledgement, 40 ms a request.
+    """
+    sock = transport.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        with contextlib.suppress(OSError):  # a connection already gone: nothing to speed up
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def bind(host: str, port: int) -> socket.socket:

@@ -204,6 +204,46 @@ class SessionIdRedaction(logging.Filter):
         return True
 
 
+class TokenRedaction(logging.Filter):
+    """Masks bearer tokens in log lines: a token given in an address, or anything shaped like one.
+
+    A client may put its token in the address it asks for (``/ws?token=tl_...``); the server
+    refuses it (tokens are taken from the ``Authorization`` header only), but uvicorn logs each
+    WebSocket request with its address. Every record a handler with this filter writes has the
+    values of ``token``, ``access_token``, ``id_token``, ``refresh_token``, ``code`` and
+    ``bearer`` query fields, ``Bearer ...`` values, the token file's ``tl_...`` tokens and
+    anything shaped like a JWT replaced by ``***``.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrite the record's message if it may hold a token; never drop a record."""
+        message = record.getMessage()
+        masked = redact_tokens(message)
+        if masked != message:
+            record.msg, record.args = masked, None
+        return True
+
+
+_QUERY_TOKEN = re.compile(
+    r"(?i)((?:^|[?&;\s\"'])(?:access_token|id_token|refresh_token|token|code|bearer|auth|"
+    r"authorization|key|api_key|apikey)=)[^&;\s\"']+"
+)
+_BEARER = re.compile(r"(?i)(\bbearer(?:\s+|%20|\+))[A-Za-z0-9._~+/=-]+")
+_TOKEN_SHAPES = re.compile(
+    r"\btl_[A-Za-z0-9_-]{16,}|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"
+)
+
+
+def redact_tokens(text: str) -> str:
+    """``text`` with every bearer token it may hold replaced by ``***``.
+
+    See :class:`TokenRedaction` for what counts as one.
+    """
+    text = _QUERY_TOKEN.sub(r"\1***", text)
+    text = _BEARER.sub(r"\1***", text)
+    return _TOKEN_SHAPES.sub("***", text)
+
+
 def _fingerprint(match: re.Match[str]) -> str:
     return "session#" + hashlib.sha256(match.group().encode()).hexdigest()[:8]
 
@@ -211,8 +251,10 @@ def _fingerprint(match: re.Match[str]) -> str:
 __all__ = [
     "LazyLogger",
     "SessionIdRedaction",
+    "TokenRedaction",
     "event_line",
     "get_logger",
     "logging_to_stderr",
+    "redact_tokens",
     "route_to_stdlib",
 ]

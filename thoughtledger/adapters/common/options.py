@@ -62,4 +62,22 @@ def loopback_host(value: str) -> str:
     return value
 
 
-__all__ = ["bounded", "loopback_host", "port_number"]
+def subject_mapping(value: str) -> tuple[str, str]:
+    """An argparse type: ``SUB=NAME``, an issuer's subject mapped to a token file's principal.
+
+    Raises:
+        argparse.ArgumentTypeError: Not ``SUB=NAME``, or ``NAME`` is not a principal name.
+    """
+    from thoughtledger.ledger.errors import InvalidInputError
+    from thoughtledger.ledger.ids import check_id
+
+    subject, equals, name = value.partition("=")
+    if not equals or not subject or not subject.isprintable():
+        raise argparse.ArgumentTypeError(f"expected SUB=NAME, got {value[:80]!r}")
+    try:
+        return subject, check_id(name, "principal name")
+    except InvalidInputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+__all__ = ["bounded", "loopback_host", "port_number", "subject_mapping"]

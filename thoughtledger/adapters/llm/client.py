@@ -96,7 +96,7 @@ class LLMWriter(ClosedOnExit):
         Args:
             prompt: What to ask.
             model: A model name or alias (``None``: ``normal``, the MCP API reference's
-                ``LUX_MODEL_NORMAL``).
+                ``normal``, ``THOUGHTLEDGER_LLM_MODEL_NORMAL``).
             temperature: The sampling temperature (``None``: the model's default).
 
         Raises:

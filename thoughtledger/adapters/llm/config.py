@@ -13,15 +13,21 @@ Providers (all speak OpenAI's chat-completions protocol):
 
 Model aliases, as in the MCP API reference (which defaults ``model`` to ``LUX_MODEL_NORMAL``):
 ``normal``, ``reasoning``, ``mini``, ``opus``, ``sonnet`` and ``grok`` name the models in
-``LUX_MODEL_NORMAL``, ``LUX_MODEL_REASONING``, ``LUX_MODEL_MINI``, ``LUX_MODEL_OPUS``,
-``LUX_MODEL_SONNET`` and ``LUX_MODEL_GROK`` (see :data:`ALIASES` for the defaults); the variable
-names themselves are accepted as model names too. Requests time out after
-``LUX_REQUEST_TIMEOUT_SECS`` (120) and are retried ``LUX_MAX_RETRIES`` times (3) on 429, 5xx,
-timeouts and malformed answers, backing off from ``THOUGHTLEDGER_LLM_BACKOFF_SECS`` (0.5) doubling
-per retry. ``THOUGHTLEDGER_LLM_STRUCTURED`` chooses how a structured answer is asked for:
-``json_schema`` (default), ``json_object`` or ``off`` (plain text).
+``THOUGHTLEDGER_LLM_MODEL_NORMAL``, ``..._REASONING``, ``..._MINI``, ``..._OPUS``, ``..._SONNET``
+and ``..._GROK`` (see :data:`ALIASES` for the defaults); those names, and the reference's
+``LUX_MODEL_*``, are accepted as model names too. Requests time out after
+``THOUGHTLEDGER_LLM_TIMEOUT_SECS`` (120) and are retried ``THOUGHTLEDGER_LLM_MAX_RETRIES`` times
+(3) on 429, 5xx, timeouts and malformed answers, backing off from
+``THOUGHTLEDGER_LLM_BACKOFF_SECS`` (0.5) doubling per retry. ``THOUGHTLEDGER_LLM_STRUCTURED``
+chooses how a structured answer is asked for: ``json_schema`` (default), ``json_object`` or
+``off`` (plain text).
+
+The variables' earlier names (:data:`FORMER_NAMES`: ``LUX_MODEL_*``,
+``LUX_REQUEST_TIMEOUT_SECS``, ``LUX_MAX_RETRIES``) are still read when the new one is unset,
+with a warning, once, naming the new one.
 """
 
+import logging
 import math
 import os
 from collections.abc import Callable, Mapping
@@ -51,14 +57,29 @@ _Getter = Callable[[str], str | None]
 _Option = TypeVar("_Option", bound=str)
 
 ALIASES: dict[str, tuple[str, str]] = {
-    "normal": ("LUX_MODEL_NORMAL", "gpt-5"),
-    "reasoning": ("LUX_MODEL_REASONING", "gpt-5"),
-    "mini": ("LUX_MODEL_MINI", "gpt-5-mini"),
-    "opus": ("LUX_MODEL_OPUS", "anthropic/claude-opus-4.1"),
-    "sonnet": ("LUX_MODEL_SONNET", "anthropic/claude-sonnet-4"),
-    "grok": ("LUX_MODEL_GROK", "x-ai/grok-4"),
+    "normal": ("THOUGHTLEDGER_LLM_MODEL_NORMAL", "gpt-5"),
+    "reasoning": ("THOUGHTLEDGER_LLM_MODEL_REASONING", "gpt-5"),
+    "mini": ("THOUGHTLEDGER_LLM_MODEL_MINI", "gpt-5-mini"),
+    "opus": ("THOUGHTLEDGER_LLM_MODEL_OPUS", "anthropic/claude-opus-4.1"),
+    "sonnet": ("THOUGHTLEDGER_LLM_MODEL_SONNET", "anthropic/claude-sonnet-4"),
+    "grok": ("THOUGHTLEDGER_LLM_MODEL_GROK", "x-ai/grok-4"),
 }
 """Alias -> (environment variable naming its model, model when the variable is unset)."""
+TIMEOUT_ENV = "THOUGHTLEDGER_LLM_TIMEOUT_SECS"
+MAX_RETRIES_ENV = "THOUGHTLEDGER_LLM_MAX_RETRIES"
+
+FORMER_NAMES: dict[str, str] = {
+    **{
+        variable: "LUX_MODEL_" + variable.removeprefix("THOUGHTLEDGER_LLM_MODEL_")
+        for variable, _default in ALIASES.values()
+    },
+    TIMEOUT_ENV: "LUX_REQUEST_TIMEOUT_SECS",
+    MAX_RETRIES_ENV: "LUX_MAX_RETRIES",
+}
+"""Variable -> the name it had before (still read when the variable is unset, with a warning)."""
+
+_log = logging.getLogger(__name__)
+_warned: set[str] = set()
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +148,19 @@ class LLMSettings:
 
         def get(name: str) -> str | None:
             value = env.get(name, "").strip()
+            former = FORMER_NAMES.get(name)
+            if value or former is None:
+                return value or None
+            value = env.get(former, "").strip()
+            if value and former not in _warned:
+                _warned.add(former)
+                _log.warning("%s is deprecated: set %s instead (read for now)", former, name)
             return value or None
+
+        def read_as(name: str) -> str:
+            former = FORMER_NAMES.get(name)
+            unset = not env.get(name, "").strip()
+            return former if former and unset and env.get(former, "").strip() else name
 
         models = {alias: get(var) or default for alias, (var, default) in ALIASES.items()}
         return cls(
@@ -139,8 +172,10 @@ class LLMSettings:
             local_api_key=get("THOUGHTLEDGER_LLM_API_KEY"),
             provider=_choice(get, "THOUGHTLEDGER_LLM_PROVIDER", get_args(Provider)),
             models=models,
-            timeout=_number(get, "LUX_REQUEST_TIMEOUT_SECS", 120.0, positive=True),
-            max_retries=int(_number(get, "LUX_MAX_RETRIES", 3, whole=True)),
+            timeout=_number(get, TIMEOUT_ENV, 120.0, positive=True, shown=read_as(TIMEOUT_ENV)),
+            max_retries=int(
+                _number(get, MAX_RETRIES_ENV, 3, whole=True, shown=read_as(MAX_RETRIES_ENV))
+            ),
             backoff=_number(get, "THOUGHTLEDGER_LLM_BACKOFF_SECS", 0.5),
             structured=_choice(get, "THOUGHTLEDGER_LLM_STRUCTURED", get_args(Structured))
             or "json_schema",
@@ -152,7 +187,7 @@ class LLMSettings:
         name = (requested or "").strip() or DEFAULT_ALIAS
         alias = name.lower()
         for key, (variable, _default) in ALIASES.items():
-            if name == variable:
+            if name in (variable, FORMER_NAMES[variable]):
                 alias = key
         return models.get(alias, name)
 
@@ -204,9 +239,16 @@ def _choice(get: _Getter, name: str, allowed: tuple[_Option, ...]) -> _Option | 
 
 
 def _number(
-    get: _Getter, name: str, default: float, *, whole: bool = False, positive: bool = False
+    get: _Getter,
+    name: str,
+    default: float,
+    *,
+    whole: bool = False,
+    positive: bool = False,
+    shown: str | None = None,
 ) -> float:
     value = get(name)
+    name = shown or name  # the variable the value was read from, as the user set it
     if value is None:
         return default
     try:
@@ -224,8 +266,11 @@ def _number(
 __all__ = [
     "ALIASES",
     "DEFAULT_ALIAS",
+    "FORMER_NAMES",
+    "MAX_RETRIES_ENV",
     "OPENAI_KEY_MISSING",
     "OPENROUTER_KEY_MISSING",
+    "TIMEOUT_ENV",
     "Endpoint",
     "LLMSettings",
     "Provider",

@@ -51,7 +51,7 @@ async def think_external(
             from the environment, opened and closed for this call.
         use_llm: ``False`` records ``thought`` as written (the MCP API reference's manual mode).
         model: A model name or alias (``None``: ``normal``, the MCP API reference's
-            ``LUX_MODEL_NORMAL``).
+            ``normal``, ``THOUGHTLEDGER_LLM_MODEL_NORMAL``).
         temperature: Sampling temperature, 0 to 2 (``None``: the model's default).
         clear: Retire ``session_id`` first and start afresh (the model then sees no history).
         metadata: Facts to record if a session starts here.

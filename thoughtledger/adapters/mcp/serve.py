@@ -27,7 +27,11 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from thoughtledger.adapters.common.logs import SessionIdRedaction, route_to_stdlib
+from thoughtledger.adapters.common.logs import (
+    SessionIdRedaction,
+    TokenRedaction,
+    route_to_stdlib,
+)
 from thoughtledger.adapters.common.stopping import signals_handled
 from thoughtledger.adapters.mcp.http.serving import serve_http
 from thoughtledger.adapters.mcp.serve_options import (
@@ -107,7 +111,10 @@ def run_serve(args: argparse.Namespace, parts: ServeParts) -> int:
     if code == EXIT_INTERRUPTED:
         # Whatever is left of the exit, a second Ctrl-C ends it without a traceback.
         signal.signal(signal.SIGINT, signal.SIG_DFL)
-        return _fail("interrupted", EXIT_INTERRUPTED)
+        # Ctrl-C is how a server in the foreground is stopped: said, not reported as an error.
+        sys.stderr.write(f"{PROG}: stopped (Ctrl-C)\n")
+        sys.stderr.flush()
+        return EXIT_INTERRUPTED
     return code
 
 
@@ -191,6 +198,8 @@ def configure_logging(level: int = logging.INFO) -> None:
     handler.setFormatter(formatter)
     # The SDK logs each HTTP session's id at INFO; the id is the connection's only credential.
     handler.addFilter(SessionIdRedaction())
+    # And any bearer token a record quotes (a client's address with ?token=...).
+    handler.addFilter(TokenRedaction())
     root = logging.getLogger()
     # Ours, before the SDK's basicConfig (a no-op once the root has a handler) can add its own.
     root.handlers[:] = [handler]

@@ -9,8 +9,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from thoughtledger.adapters.common.hardened import BODY_TIMEOUT, HEADER_TIMEOUT
-from thoughtledger.adapters.common.options import bounded, loopback_host, port_number
+from thoughtledger.adapters.common.options import (
+    bounded,
+    loopback_host,
+    port_number,
+    subject_mapping,
+)
 from thoughtledger.adapters.common.origins import LOOPBACK_HOSTS, parse_origin
+from thoughtledger.adapters.common.shares import LIVE_PER_PRINCIPAL
 from thoughtledger.adapters.mcp.server import (
     DEFAULT_TOOLS,
     DESCRIPTIONS,
@@ -30,8 +36,11 @@ HTTP_ONLY_OPTIONS = {
     "--audience": "audience",
     "--jwks-url": "jwks_url",
     "--role-claim": "role_claim",
+    "--map-subject": "map_subject",
     "--allow-origin": "allow_origin",
     "--max-http-sessions": "max_http_sessions",
+    "--max-live": "max_live",
+    "--max-live-total": "max_live_total",
     "--header-timeout": "header_timeout",
     "--body-timeout": "body_timeout",
     "--host": "host",
@@ -92,6 +101,21 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"with --http: live MCP sessions each principal may hold; more get HTTP 429 until "
         f"one ends or idles out (default: {DEFAULT_MAX_HTTP_SESSIONS})",
+    )
+    parser.add_argument(
+        "--max-live",
+        type=_count,
+        metavar="N",
+        help=f"with --http: live sockets (/ws) each principal may hold open; one more gets "
+        f"HTTP 429 (default: {LIVE_PER_PRINCIPAL})",
+    )
+    parser.add_argument(
+        "--max-live-total",
+        type=_count,
+        metavar="N",
+        help="with --http: live sockets every principal together may hold open; when full, the "
+        "principal holding the most gives up its oldest, or the newcomer gets 429 (default: "
+        "half the connections the server accepts)",
     )
     parser.add_argument(
         "--header-timeout",
@@ -218,6 +242,15 @@ def _add_issuer_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --auth-issuer: the claim naming the role (writer, reader or auditor; default: "
         "thoughtledger_role); without it in a token, its thoughtledger:ROLE scopes decide "
         "(none: writer)",
+    )
+    parser.add_argument(
+        "--map-subject",
+        action="append",
+        type=subject_mapping,
+        metavar="SUB=NAME",
+        help="with --auth and --auth-issuer: the issuer's tokens whose sub is SUB stand for the "
+        "token file's principal NAME (again for more); other subjects are ISSUER#sub, never a "
+        "token file's principal",
     )
 
 

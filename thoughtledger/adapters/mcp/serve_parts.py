@@ -12,7 +12,7 @@ server (:func:`mcp_server`); and it writes the server's lifecycle lines (:func:`
 import argparse
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING, Protocol
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
+from starlette.routing import BaseRoute
 from starlette.types import ASGIApp
 
 from thoughtledger.adapters.common.logs import event_line
+from thoughtledger.adapters.common.shares import Limits
 from thoughtledger.adapters.mcp.server import WriterFactory, create_server
 from thoughtledger.adapters.mcp.tools.context import AppState, ProfileName
 from thoughtledger.adapters.mcp.tools.render import ThoughtSink
@@ -61,9 +63,19 @@ class IssuerVerifierFactory(Protocol):
     """Makes an :class:`IssuerVerifier` (``IssuerTokenVerifier`` of the auth package)."""
 
     def __call__(
-        self, issuer: str, audience: str, role_claim: str = ..., *, jwks_url: str | None = None
+        self,
+        issuer: str,
+        audience: str,
+        role_claim: str = ...,
+        *,
+        jwks_url: str | None = None,
+        subjects: Mapping[str, str] | None = None,
     ) -> IssuerVerifier:
-        """Raise ``InvalidInputError`` for URLs keys may not be fetched from."""
+        """Raise ``InvalidInputError`` for URLs keys may not be fetched from.
+
+        ``subjects`` not ``None``: the issuer's principals are kept apart from the token
+        file's (``ISSUER#sub``), but for the subjects it maps to a name.
+        """
         ...
 
 
@@ -81,8 +93,27 @@ class LiveExport(Protocol):
         ...
 
 
-LiveSocketFactory = Callable[[Ledger, TokenVerifier | None, Sequence[str]], ASGIApp]
-"""Makes the live socket's app from the ledger, the bearer verifier and the allowed origins."""
+class LiveSocketFactory(Protocol):
+    """Makes the live socket's app.
+
+    From the ledger, the bearer verifier, the allowed origins and the live sockets each
+    principal, and all, may hold open.
+    """
+
+    def __call__(
+        self,
+        ledger: Ledger,
+        verifier: TokenVerifier | None,
+        allow_origins: Sequence[str],
+        *,
+        limits: Limits | None = None,
+    ) -> ASGIApp:
+        """The socket's ASGI app."""
+        ...
+
+
+ReceiverRoutes = Callable[[Ledger, TokenVerifier | None, Sequence[str]], list[BaseRoute]]
+"""Makes the OTLP receiver's routes from the ledger, the bearer verifier and the origins."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +134,8 @@ class ServeParts:
             the origins allowed besides the server's own, the live socket's ASGI app, served
             at :data:`~thoughtledger.adapters.mcp.http.serving.WS_PATH` (the browser view's);
             ``None``: no socket.
+        otlp_receiver: Given the same, the OTLP/HTTP receiver's routes (``/v1/traces``,
+            ``/v1/logs``), served beside MCP; ``None``: none.
     """
 
     token_verifier: Callable[[Path], TokenVerifier]
@@ -110,6 +143,7 @@ class ServeParts:
     model_writer: WriterFactory
     issuer_verifier: IssuerVerifierFactory | None = None
     live_socket: LiveSocketFactory | None = None
+    otlp_receiver: ReceiverRoutes | None = None
 
 
 def log_event(level: int, event: str, **facts: object) -> None:

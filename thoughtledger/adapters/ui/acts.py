@@ -32,17 +32,6 @@ from thoughtledger.ledger.events import MAX_LABEL_CHARS, MAX_NOTE_CHARS, MAX_REA
 ACT_BODY_MAX = 64 * 1024
 """The most bytes an act's body may hold (a note of the longest kind, escaped, fits)."""
 
-UNGUARDED_WARNING = (
-    "no --auth: whoever reaches this port reads every session and may annotate, fork and "
-    "redact any of them (thoughtledger ui --read-only only shows; --auth FILE asks for tokens)"
-)
-"""What ``thoughtledger ui`` says on stderr when it starts without authentication."""
-UNGUARDED_READ_ONLY_WARNING = (
-    "no --auth: whoever reaches this port reads every session (--read-only: nothing can be "
-    "changed from the page; --auth FILE asks for tokens)"
-)
-"""The same, for ``thoughtledger ui --read-only``."""
-
 READ_ONLY_REFUSAL = (
     "this view was started with --read-only: it shows the ledger and changes nothing"
 )
@@ -219,8 +208,6 @@ __all__ = [
     "ACTS",
     "ACT_BODY_MAX",
     "READ_ONLY_REFUSAL",
-    "UNGUARDED_READ_ONLY_WARNING",
-    "UNGUARDED_WARNING",
     "ForgedRequestError",
     "annotate",
     "check_same_site",

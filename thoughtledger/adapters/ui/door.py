@@ -9,12 +9,19 @@ so two apps on one host keep their own), and holds only a random id (see
 :mod:`thoughtledger.adapters.ui.signin`).
 """
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable
 
-from starlette.requests import HTTPConnection, Request
+from starlette.requests import ClientDisconnect, HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
 
+from thoughtledger.adapters.common.shares import (
+    REFUSED_STATUS,
+    Held,
+    Limits,
+    ShareRefusedError,
+)
 from thoughtledger.adapters.ui.signin import RECHECK_SECONDS, SignIns, TokenCheck
 from thoughtledger.api import Ledger, LedgerError, Principal
 
@@ -32,11 +39,25 @@ class Door:
     Args:
         verifier: Who a bearer token stands for; ``None``: no authentication at all.
         recheck: Seconds a verified sign-in is trusted before its token is verified again.
+        limits: The shares of live sockets and streams, and of sign-ins, each principal holds.
     """
 
-    def __init__(self, verifier: TokenCheck | None, *, recheck: float = RECHECK_SECONDS) -> None:
-        self.sign_ins = SignIns(verifier, recheck=recheck) if verifier is not None else None
+    def __init__(
+        self,
+        verifier: TokenCheck | None,
+        *,
+        recheck: float = RECHECK_SECONDS,
+        limits: Limits | None = None,
+    ) -> None:
+        limits = limits or Limits()
+        self.sign_ins = (
+            SignIns(verifier, recheck=recheck, shares=limits.sign_in_shares())
+            if verifier is not None
+            else None
+        )
         self.recheck = recheck
+        self.live = limits.live_shares()
+        """The live sockets and event streams each principal holds open."""
 
     @property
     def guarded(self) -> bool:
@@ -69,6 +90,21 @@ class Door:
         raise SignInRequiredError(
             "sign in first (a token from thoughtledger token add, or Authorization: Bearer)"
         )
+
+    async def hold_live(self, request: HTTPConnection) -> tuple[Held, asyncio.Event]:
+        """A slot of the live shares for ``request``'s principal, for an event stream.
+
+        Returns:
+            The slot (released when the stream ends) and an event set if the slot is taken
+                back to make room (the stream then ends).
+
+        Raises:
+            SignInRequiredError: The app needs a principal and the request carries none.
+            ShareRefusedError: The principal holds its share of live sockets and streams.
+        """
+        who = await self.principal(request)
+        ended = asyncio.Event()
+        return self.live.take(who.name if who is not None else None, on_end=ended.set), ended
 
     def still_allowed(
         self, request: HTTPConnection, ledger: Ledger, session_id: str
@@ -121,17 +157,23 @@ class Door:
             # A cross-site form cannot send JSON without the browser asking first (CORS).
             return _error(415, 'send the token as JSON: {"token": "..."}')
         body = b""
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > SIGN_IN_BODY_MAX:
-                return _error(413, f"a sign-in is at most {SIGN_IN_BODY_MAX} bytes")
+        try:
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > SIGN_IN_BODY_MAX:
+                    return _error(413, f"a sign-in is at most {SIGN_IN_BODY_MAX} bytes")
+        except ClientDisconnect:  # left before sending it all: nobody reads the answer
+            return _error(400, "the sign-in was not sent whole")
         try:
             token = json.loads(body).get("token")
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):  # nested past the parser's depth
             token = None
         if not isinstance(token, str) or not token.strip():
             return _error(400, 'send the token as JSON: {"token": "..."}')
-        opened = await self.sign_ins.sign_in(token.strip())
+        try:
+            opened = await self.sign_ins.sign_in(token.strip())
+        except ShareRefusedError as exc:  # every sign-in held, and none can be taken back
+            return _error(REFUSED_STATUS, str(exc))
         if opened is None:
             return _error(401, "that token is not valid here (unknown, revoked or expired)")
         key, signed = opened

@@ -15,9 +15,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import orjson
+from starlette.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
 
+from thoughtledger.adapters.common.shares import Held
 from thoughtledger.adapters.ui.payload import JsonDict, event_json, json_bytes, mark_repeat
-from thoughtledger.api import Ledger, LedgerError, SessionNotFoundError
+from thoughtledger.api import Ledger, LedgerError
 from thoughtledger.ledger.envelope import RecordedEvent
 
 HEARTBEAT_SECONDS = 15.0
@@ -26,28 +29,24 @@ Allowed = Callable[[], Awaitable[bool]]
 """Whether the stream's reader may still read the session (checked every few seconds)."""
 
 
+NUMBERS_HELD = 4096
+"""Thought numbers a stream keeps, newest first (a repeat names a recent thought)."""
+
+
 class _Repeats:
-    """Marks the repeats among a followed session's new events, as the ledger answers them."""
+    """Marks the repeats among a followed session's new events, as the ledger answers them.
+
+    Only the events after the position the page holds are read: each new thought's mark is
+    asked of the ledger's loop marks for its version alone, and the number of the thought it
+    repeats, when that one came before the stream, read as one event. Opening a stream on a
+    session of any length costs what its new events cost.
+    """
 
     def __init__(self, ledger: Ledger, session_id: str) -> None:
         self._ledger = ledger
         self._session_id = session_id
         self.numbers: dict[int, Any] = {}
-        """Each thought's number by version (a repeat names the number of the one it repeats)."""
-
-    async def held(self, after: int) -> None:
-        """Learn the numbers of the thoughts the page holds (up to position ``after``).
-
-        Raises:
-            LedgerError: The ledger failed.
-        """
-        try:
-            held = await self._ledger.events(self._session_id)
-        except SessionNotFoundError:  # followed before its first event: nothing held yet
-            return
-        for record in held:
-            if record.position <= after:
-                mark_repeat(event_json(record), {}, self.numbers)
+        """Recent thoughts' numbers by version (a repeat names the number of the one it repeats)."""
 
     async def mark(self, record: RecordedEvent, item: JsonDict) -> None:
         """Mark ``item`` (``record``'s) if it repeats an earlier thought.
@@ -55,11 +54,22 @@ class _Repeats:
         Raises:
             LedgerError: The ledger failed.
         """
-        repeats = {}
+        repeats: dict[int, int] = {}
         if "x" in item:
-            marks = await self._ledger.loops.marks(self._session_id, to_version=record.version)
-            repeats = {m.version: m.repeats_version for m in marks if m.version == record.version}
+            loops = self._ledger.loops
+            version = record.version
+            marks = await loops.marks(
+                self._session_id, after_version=version - 1, to_version=version
+            )
+            repeats = {m.version: m.repeats_version for m in marks if m.version == version}
+            earlier = repeats.get(version)
+            if earlier is not None and earlier not in self.numbers:
+                number = await loops.thought_number(self._session_id, earlier)
+                if number is not None:
+                    self.numbers[earlier] = number
         mark_repeat(item, repeats, self.numbers)
+        while len(self.numbers) > NUMBERS_HELD:
+            del self.numbers[next(iter(self.numbers))]
 
 
 async def feed(
@@ -69,6 +79,7 @@ async def feed(
     *,
     allowed: Allowed | None = None,
     recheck: float = 2.0,
+    ended: asyncio.Event | None = None,
 ) -> AsyncIterator[bytes]:
     """Server-sent events: each new event as ``data: {json}``, a comment now and then.
 
@@ -79,15 +90,19 @@ async def feed(
         allowed: Checked every ``recheck`` seconds; once false, the stream ends (``None``: never
             checked).
         recheck: Seconds between checks.
+        ended: Set when the stream's slot among its principal's live streams is taken back
+            to make room: the stream then ends with a ``pushed-out`` event.
     """
     events = ledger.subscribe(after=after, session_id=session_id).__aiter__()
     waiting: asyncio.Task[Any] | None = None
+    pushed: asyncio.Task[Any] | None = (
+        asyncio.ensure_future(ended.wait()) if ended is not None else None
+    )
     clock = time.monotonic
     checked = beat = clock()
     try:
         yield b": following\n\n"
         repeats = _Repeats(ledger, session_id)
-        await repeats.held(after)
         while True:
             if allowed is not None and clock() - checked >= recheck:
                 if not await allowed():
@@ -100,8 +115,15 @@ async def feed(
             wait = HEARTBEAT_SECONDS - (clock() - beat)
             if allowed is not None:
                 wait = min(wait, recheck - (clock() - checked))
-            done, _ = await asyncio.wait({waiting}, timeout=max(wait, 0.0))
-            if not done:
+            watched = {waiting} if pushed is None else {waiting, pushed}
+            done, _ = await asyncio.wait(
+                watched, timeout=max(wait, 0.0), return_when=asyncio.FIRST_COMPLETED
+            )
+            if pushed is not None and pushed in done:
+                message = {"error": "pushed out: the server's live streams are full; reload later"}
+                yield b"event: pushed-out\ndata: " + orjson.dumps(message) + b"\n\n"
+                return
+            if waiting not in done:
                 if clock() - beat >= HEARTBEAT_SECONDS:
                     beat = clock()
                     yield b": still here\n\n"  # keeps proxies and the browser from giving up
@@ -116,6 +138,8 @@ async def feed(
     except LedgerError as exc:
         yield b"event: failure\ndata: " + orjson.dumps({"error": str(exc)}) + b"\n\n"
     finally:
+        if pushed is not None:
+            pushed.cancel()
         if waiting is not None:
             waiting.cancel()
             with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration, LedgerError):
@@ -125,4 +149,23 @@ async def feed(
             await close()
 
 
-__all__ = ["HEARTBEAT_SECONDS", "Allowed", "feed"]
+class HeldStream(StreamingResponse):
+    """An event stream that gives its slot among the live shares back when it ends.
+
+    However it ends (the client left, the stream ended, or the body was never started), the
+    slot is released: a generator never started would never run its own ``finally``.
+    """
+
+    def __init__(self, held: Held, content: AsyncIterator[bytes]) -> None:
+        super().__init__(content, media_type="text/event-stream")
+        self._held = held
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Stream the events; release the slot once done."""
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._held.release()
+
+
+__all__ = ["HEARTBEAT_SECONDS", "Allowed", "HeldStream", "feed"]

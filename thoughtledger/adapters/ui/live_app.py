@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
+from thoughtledger.adapters.common.shares import REFUSED_STATUS, Limits, ShareRefusedError
 from thoughtledger.adapters.ui.door import Door, SignInRequiredError
 from thoughtledger.adapters.ui.guards import LoopbackOnly, SameOrigin, refuse
 from thoughtledger.adapters.ui.live_socket import STALL_SECONDS, LiveSocket
@@ -29,7 +30,8 @@ def live_endpoint(
     """The socket's endpoint: the principal checked at the upgrade, then the socket served.
 
     An upgrade without a principal the door accepts is refused with 401 (as JSON) before the
-    socket opens.
+    socket opens; one of a principal holding its share of live sockets and streams, with 429
+    (see :mod:`thoughtledger.adapters.common.shares`).
     """
 
     async def endpoint(websocket: WebSocket) -> None:
@@ -40,7 +42,17 @@ def live_endpoint(
             return
         allowed = door.still_signed_in(websocket)
         live = LiveSocket(ledger, websocket, who, allowed=allowed, recheck=recheck, stall=stall)
-        await live.run()
+        try:
+            held = door.live.take(who.name if who is not None else None, on_end=live.push_out)
+        except ShareRefusedError as exc:  # this principal's share, never another's
+            await refuse(
+                websocket.scope, websocket.receive, websocket.send, REFUSED_STATUS, str(exc)
+            )
+            return
+        try:
+            await live.run()
+        finally:
+            held.release()
 
     return endpoint
 
@@ -51,6 +63,7 @@ def live_socket_app(
     allow_origins: Iterable[str] = (),
     *,
     recheck: float = RECHECK_SECONDS,
+    limits: Limits | None = None,
 ) -> ASGIApp:
     """The live socket alone, as an ASGI app (for ``serve --http``'s ``/ws``).
 
@@ -59,12 +72,14 @@ def live_socket_app(
         verifier: Who a bearer token stands for; ``None``: no authentication (one principal).
         allow_origins: Origins besides the server's own whose pages may open the socket.
         recheck: Seconds between the checks that a socket's token is still good.
+        limits: The live sockets each principal, and all, may hold open.
 
     Returns:
         An app that serves WebSocket upgrades on loopback from the server's own origin (or
             one allowed) and answers anything else 404.
     """
-    endpoint = live_endpoint(ledger, Door(verifier, recheck=recheck), recheck=recheck)
+    door = Door(verifier, recheck=recheck, limits=limits)
+    endpoint = live_endpoint(ledger, door, recheck=recheck)
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "websocket":

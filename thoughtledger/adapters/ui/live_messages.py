@@ -27,6 +27,9 @@ ID_MAX = 64
 SESSIONS_MAX = 100
 """The most sessions one subscription may name (``"all"`` follows any number)."""
 
+AFTER_MAX = 2**63 - 1
+"""The largest position (a signed 64-bit integer, as every backend stores it)."""
+
 _ID = re.compile(rf"[A-Za-z0-9._-]{{1,{ID_MAX}}}")
 _OPS = ("subscribe", "unsubscribe", "ping")
 
@@ -77,7 +80,7 @@ def parse_message(text: str) -> ClientMessage:
     """
     try:
         given = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         raise BadMessageError("send one JSON object per message") from None
     if not isinstance(given, dict):
         raise BadMessageError("send one JSON object per message")
@@ -121,12 +124,15 @@ def _sessions(given: object) -> tuple[str, ...] | None:
 def _after(given: object) -> int | Literal["now"]:
     if given == "now":
         return "now"
-    if isinstance(given, bool) or not isinstance(given, int) or given < 0:
-        raise BadMessageError(f'after must be a position (0 or more) or "now", not {given!r:.40}')
+    if isinstance(given, bool) or not isinstance(given, int) or not 0 <= given <= AFTER_MAX:
+        raise BadMessageError(
+            f'after must be a position (0 to {AFTER_MAX}) or "now", not {given!r:.40}'
+        )
     return given
 
 
 __all__ = [
+    "AFTER_MAX",
     "ID_MAX",
     "SESSIONS_MAX",
     "BadMessageError",

@@ -150,6 +150,11 @@ class LiveSocket:
             with contextlib.suppress(Exception):
                 await self._socket.close(closing.code, closing.reason)
 
+    def push_out(self) -> None:
+        """End the socket with 1013: its slot was taken back for another's (see shares)."""
+        reason = "pushed out: the server's live sockets are full; reconnect later"
+        self._end(_Closing(CLOSE_TOO_SLOW, reason))
+
     def _end(self, closing: _Closing | None) -> None:
         if not self._closing.done():
             self._closing.set_result(closing)

@@ -14,12 +14,14 @@ import orjson
 from thoughtledger.api import LoopMark, VerifyReport
 from thoughtledger.ledger.envelope import RecordedEvent, format_time
 from thoughtledger.ledger.events import (
+    ActionTaken,
     BranchExtended,
     BranchOpened,
     SessionCleared,
     SessionExpired,
     SessionStarted,
     ThoughtAnnotated,
+    ThoughtCaptured,
     ThoughtGenerated,
     ThoughtRecorded,
     ThoughtRedacted,
@@ -43,7 +45,14 @@ _SHORT_KEYS = {
 """The marks the page draws by name, under short keys; every other mark of the definition of a
 thought travels in ``f`` under its camelCase name, and the page lists it as it is."""
 
-_THOUGHTS = (ThoughtRecorded, ThoughtRevised, BranchOpened, BranchExtended, ThoughtGenerated)
+_THOUGHTS = (
+    ThoughtRecorded,
+    ThoughtRevised,
+    BranchOpened,
+    BranchExtended,
+    ThoughtGenerated,
+    ThoughtCaptured,
+)
 
 
 def event_json(record: RecordedEvent) -> JsonDict:
@@ -55,7 +64,9 @@ def event_json(record: RecordedEvent) -> JsonDict:
     ``nm`` needs-more, ``f`` any other mark (by camelCase name), and ``rd`` when its text was
     redacted (``x`` reads ``[redacted]``); a repeat, as :func:`mark_repeat` marks it, ``rp``
     and ``rpn``; a thought a model wrote adds ``m`` model, ``g`` guidance, ``c`` cost, ``ms``
-    latency (milliseconds) and, where known, ``tk`` its prompt and completion tokens;
+    latency (milliseconds) and, where known, ``tk`` its prompt and completion tokens; a
+    captured thought ``cap`` its form (its model and span under ``f``); an action ``act`` the
+    tool, ``args`` its arguments and ``n`` the thought it followed;
     ``session.started`` adds ``md`` metadata and ``pre`` predecessor; a retirement ``why``; a
     redaction ``n`` the thought's number, ``rdv`` the redacted version and ``why`` (who and why).
     """
@@ -99,6 +110,15 @@ def event_json(record: RecordedEvent) -> JsonDict:
             tokens = (event.generation.prompt_tokens, event.generation.completion_tokens)
             if tokens != (None, None):
                 item["tk"] = list(tokens)
+        if isinstance(event, ThoughtCaptured):
+            # Captured reasoning is a plain step, marked with its form; where it came from
+            # is listed beside its marks.
+            capture = event.capture
+            item |= {"k": "thought.recorded", "cap": capture.form}
+            facts = {"captured": capture.form, "model": capture.model, "span": capture.span_id}
+            item.setdefault("f", {}).update({k: v for k, v in facts.items() if v is not None})
+    elif isinstance(event, ActionTaken):
+        item |= {"act": event.name, "args": event.arguments, "n": event.after_thought}
     elif isinstance(event, SessionStarted):
         item |= {"md": dict(event.metadata), "pre": event.predecessor_id}
         if event.fork_of is not None:

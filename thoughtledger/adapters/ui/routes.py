@@ -22,18 +22,20 @@ from typing import TYPE_CHECKING, Any
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp
 
+from thoughtledger.adapters.common.shares import REFUSED_STATUS, Limits, ShareRefusedError
 from thoughtledger.adapters.ui.acts import ACTS, READ_ONLY_REFUSAL, check_same_site, read_body
 from thoughtledger.adapters.ui.badges import BADGES_MAX, Badges
 from thoughtledger.adapters.ui.door import Door, SignInRequiredError
-from thoughtledger.adapters.ui.feed import feed
+from thoughtledger.adapters.ui.feed import HeldStream, feed
 from thoughtledger.adapters.ui.guards import LoopbackOnly, SameOrigin, SecurityHeaders
 from thoughtledger.adapters.ui.lineage import compare_json, forks_json
 from thoughtledger.adapters.ui.listing import SessionFilter, sessions_page, sessions_total
 from thoughtledger.adapters.ui.live_app import live_endpoint
+from thoughtledger.adapters.ui.live_messages import AFTER_MAX
 from thoughtledger.adapters.ui.live_socket import STALL_SECONDS
 from thoughtledger.adapters.ui.payload import json_bytes, report_json, session_payload
 from thoughtledger.adapters.ui.review import ReviewFilter, review_json
@@ -107,6 +109,8 @@ def _guarded(handler: Endpoint) -> Endpoint:
             return answer
         except AccessDeniedError as exc:
             return _error(403, str(exc))
+        except ShareRefusedError as exc:  # the caller's share of live streams, never another's
+            return _error(REFUSED_STATUS, str(exc))
         except SessionNotFoundError as exc:
             return _error(404, str(exc))
         except InvalidInputError as exc:
@@ -154,6 +158,7 @@ def create_app(
     recheck: float = RECHECK_SECONDS,
     stall: float = STALL_SECONDS,
     read_only: bool = False,
+    limits: Limits | None = None,
 ) -> ASGIApp:
     """The web app over ``ledger``.
 
@@ -168,6 +173,7 @@ def create_app(
         stall: Seconds a live socket's outbox may stay full before its client counts as too
             slow and the socket closes.
         read_only: Refuse every act (the ledger was opened for reading only).
+        limits: The live sockets and streams, and the sign-ins, each principal may hold.
 
     Returns:
         An ASGI app: pages at ``/``, ``/sessions/{id}`` (and a fork's ``.../compare``),
@@ -177,7 +183,7 @@ def create_app(
     """
     payloads = _Payloads()
     badges_of = Badges(ledger)
-    door = Door(verifier, recheck=recheck)
+    door = Door(verifier, recheck=recheck, limits=limits)
 
     async def page(request: Request) -> Response:
         if door.guarded:
@@ -341,17 +347,19 @@ def create_app(
     async def live(request: Request) -> Response:
         scope = await scope_of(request)
         after = _number(request, "after", 0)
-        if after < 0:
-            raise InvalidInputError(f"after must be a position (0 or more), not {after}")
+        if not 0 <= after <= AFTER_MAX:
+            raise InvalidInputError(f"after must be a position (0 to {AFTER_MAX}), not {after}")
         session_id = await scope.find(_session_id(request))
+        held, pushed_out = await door.hold_live(request)
         events = feed(
             ledger,
             session_id,
             after,
             allowed=door.still_allowed(request, ledger, session_id),
             recheck=recheck,
+            ended=pushed_out,
         )
-        return StreamingResponse(events, media_type="text/event-stream")
+        return HeldStream(held, events)
 
     def act(name: str) -> Endpoint:
         do = ACTS[name]

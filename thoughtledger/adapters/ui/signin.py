@@ -9,8 +9,11 @@ A browser trades its token once for a sign-in: a random id in an HttpOnly cookie
 the token and its principal. The token stays in this process's memory (never in a URL, a page or
 a log) so that it can be verified again: every :data:`RECHECK_SECONDS` while the sign-in is
 used, so a revoked token ends its sign-ins within seconds. A sign-in lasts at most
-:data:`SIGN_IN_HOURS` (less when the token expires sooner), and the app holds at most
-:data:`SIGN_INS_HELD`, dropping the oldest.
+:data:`SIGN_IN_HOURS` (less when the token expires sooner). Each principal holds at most its
+share of sign-ins (``ui --max-sign-ins``, :data:`SIGN_INS_PER_PRINCIPAL`): one more ends its own
+oldest, so a principal signing in a thousand times signs out only its own browsers; all
+together hold at most :data:`SIGN_INS_HELD`, and when full the principal holding the most
+gives up its oldest (see :mod:`thoughtledger.adapters.common.shares`).
 """
 
 import secrets
@@ -20,12 +23,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from thoughtledger.adapters.common.shares import (
+    SIGN_INS_PER_PRINCIPAL,
+    SIGN_INS_TOTAL,
+    Held,
+    Limits,
+    Shares,
+)
 from thoughtledger.api import Grant, Principal, principal_of
 
 RECHECK_SECONDS = 2.0
 """How long a verified token is trusted before it is verified again (sign-ins, live streams)."""
 SIGN_IN_HOURS = 8
-SIGN_INS_HELD = 1000
+SIGN_INS_HELD = SIGN_INS_TOTAL
 
 
 class Granted(Grant, Protocol):
@@ -54,12 +64,14 @@ class SignIn:
         principal: Whom it stands for, as last verified.
         ends: When it ends (``time.monotonic`` seconds).
         checked: When the token was last verified (``time.monotonic`` seconds).
+        held: Its slot among its principal's sign-ins.
     """
 
     token: str
     principal: Principal
     ends: float
     checked: float
+    held: Held | None = None
 
 
 class SignIns:
@@ -69,6 +81,7 @@ class SignIns:
         verifier: Who a token stands for.
         recheck: Seconds a verification is trusted.
         clock: Monotonic seconds (a parameter so that tests can move it).
+        shares: The sign-ins each principal, and all, may hold (``ui --max-sign-ins``).
     """
 
     def __init__(
@@ -77,11 +90,13 @@ class SignIns:
         *,
         recheck: float = RECHECK_SECONDS,
         clock: Callable[[], float] = time.monotonic,
+        shares: Shares | None = None,
     ) -> None:
         self._verifier = verifier
         self._recheck = recheck
         self._clock = clock
         self._held: OrderedDict[str, SignIn] = OrderedDict()
+        self._shares = shares if shares is not None else Limits().sign_in_shares()
 
     async def check(self, token: str) -> Principal | None:
         """Whom ``token`` stands for now, or ``None`` (verified afresh, as a bearer token is)."""
@@ -102,10 +117,15 @@ class SignIns:
         if granted.expires_at is not None:
             ends = min(ends, now + max(0.0, granted.expires_at - time.time()))
         self._forget_ended(now)
-        while len(self._held) >= SIGN_INS_HELD:
-            self._held.popitem(last=False)
         key = secrets.token_urlsafe(32)
-        signed = SignIn(token, principal_of(granted), ends, now)
+        principal = principal_of(granted)
+
+        # Its own oldest ends past its share; when all are full, the heaviest holder's oldest.
+        def ended() -> None:  # taken back for another sign-in: signed out
+            self._held.pop(key, None)
+
+        held = self._shares.take(principal.name, on_end=ended)
+        signed = SignIn(token, principal, ends, now, held)
         self._held[key] = signed
         return key, signed
 
@@ -116,12 +136,12 @@ class SignIns:
             return None
         now = self._clock()
         if now >= signed.ends:
-            self._held.pop(key, None)
+            self._drop(key)
             return None
         if now - signed.checked >= self._recheck:
             granted = await self._verifier.verify_token(signed.token)
             if granted is None:  # revoked (or the token file is unusable): signed out
-                self._held.pop(key, None)
+                self._drop(key)
                 return None
             signed.principal, signed.checked = principal_of(granted), now
         return signed.principal
@@ -133,16 +153,22 @@ class SignIns:
 
     def sign_out(self, key: str) -> None:
         """End the sign-in ``key`` (nothing happens when it is not held)."""
-        self._held.pop(key, None)
+        self._drop(key)
+
+    def _drop(self, key: str) -> None:
+        signed = self._held.pop(key, None)
+        if signed is not None and signed.held is not None:
+            signed.held.release()
 
     def _forget_ended(self, now: float) -> None:
         for key in [key for key, signed in self._held.items() if now >= signed.ends]:
-            del self._held[key]
+            self._drop(key)
 
 
 __all__ = [
     "RECHECK_SECONDS",
     "SIGN_INS_HELD",
+    "SIGN_INS_PER_PRINCIPAL",
     "SIGN_IN_HOURS",
     "Granted",
     "SignIn",

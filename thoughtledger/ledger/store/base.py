@@ -4,17 +4,23 @@
 by position, and followed by subscription. What a backend offers beyond it is a capability of its
 own, a protocol in the module of its job:
 
-* :class:`~thoughtledger.ledger.store.log_tree.LogTree`: the Merkle tree over the log, and proofs;
-* :class:`~thoughtledger.ledger.store.redaction.Redacting`: removing a redacted thought's text;
-* :class:`~thoughtledger.ledger.store.imports.Importing`: storing events recorded elsewhere;
-* :class:`~thoughtledger.ledger.store.stats_rows.Statistics`: the rows statistics are folded from;
-* :class:`~thoughtledger.ledger.store.rows.RowReads`: pages of the log's rows, undecoded;
+* :class:`~thoughtledger.ledger.store.log_tree.LogTree`: the Merkle tree over the log, and proofs
+  (``store.tree``);
+* :class:`~thoughtledger.ledger.store.redaction.Redacting`: removing a redacted thought's text
+  (``store.redaction``);
+* :class:`~thoughtledger.ledger.store.imports.Importing`: storing events recorded elsewhere
+  (``store.imports``);
+* :class:`~thoughtledger.ledger.store.stats_rows.Statistics`: the rows statistics are folded from
+  (``store.stats``);
+* :class:`~thoughtledger.ledger.store.rows.RowReads`: pages of the log's rows, undecoded
+  (``store.rows``);
 * :class:`~thoughtledger.ledger.store.loop_marks.LoopMarking`: the loop marks, a projection that
-  follows the log with a position.
+  follows the log with a position (``store.loop_marks``);
+* :class:`~thoughtledger.ledger.store.search.Searching`: full-text search (``store.search``).
 
-:class:`LedgerStore` is a core log with every capability: what the facade runs on, and what each
-backend (memory, SQLite, PostgreSQL) is. The contract suite proves the core and every capability
-on each of them.
+:class:`LedgerStore` is a core log with every capability as an attribute: what the facade runs
+on, and what each backend (memory, SQLite, PostgreSQL) is. The contract suite proves the core and
+every capability on each of them.
 """
 
 from abc import ABC, abstractmethod
@@ -429,16 +435,29 @@ class EventStore(ClosedOnExit):
         """Release connections and files. The store cannot be used afterwards."""
 
 
-class LedgerStore(EventStore, LogTree, Redacting, Importing, Statistics, RowReads, LoopMarking):
+class LedgerStore(EventStore):
     """A core log with every capability: what the ledger runs on, and what each backend is.
 
-    It adds no behaviour: each backend implements every capability's methods itself (from parts
-    of its own and the shared rules beside each protocol), and ``tests/contract`` proves them.
-    Search is an object of its own, reached as :attr:`search`.
+    It adds no behaviour: each backend implements every capability itself (from parts of its
+    own and the shared rules beside each protocol), and ``tests/contract`` proves them. Each
+    capability is an object of its own, reached as an attribute: the backend carries none of
+    its methods, and each part of the facade takes only the capabilities it uses.
     """
 
     search: Searching
     """Full-text search over every session's thoughts (see :class:`Searching`)."""
+    tree: LogTree
+    """The Merkle tree over the log, and its proofs (see :class:`LogTree`)."""
+    stats: Statistics
+    """The rows the ledger's statistics are folded from (see :class:`Statistics`)."""
+    redaction: Redacting
+    """The removal of redacted texts (see :class:`Redacting`)."""
+    imports: Importing
+    """Storing events recorded elsewhere (see :class:`Importing`)."""
+    rows: RowReads
+    """Pages of the log's rows, undecoded (see :class:`RowReads`)."""
+    loop_marks: LoopMarking
+    """The loop marks, following the log with a position (see :class:`LoopMarking`)."""
 
 
 __all__ = [

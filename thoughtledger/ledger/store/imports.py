@@ -14,7 +14,8 @@ place, with its hash column left alone, would pass for the imported one.
 """
 
 from abc import abstractmethod
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol, runtime_checkable
@@ -113,6 +114,50 @@ class _Reads(Protocol):
     ) -> list[RecordedEvent]: ...
 
     async def verify(self, session_id: str) -> VerifyReport: ...
+
+
+class StoreImports(Importing):
+    """A store's :class:`Importing` (its ``imports``): the shared checks, and the backend's write.
+
+    Args:
+        reads: The store's log, which :meth:`already_imported` compares with.
+        write: Stores checked records atomically, by session (the backend's); returns how many
+            events were written.
+        event_ids: Which of the given event ids the store holds (the backend's).
+        max_event_bytes: The store's largest accepted payload.
+        primary: A block within which the backend's reads go where the import will write (a
+            hot standby's primary); none by default.
+    """
+
+    def __init__(
+        self,
+        reads: _Reads,
+        write: Callable[[dict[str, list[RecordedEvent]]], Awaitable[int]],
+        event_ids: Callable[[Collection[UUID]], Awaitable[set[UUID]]],
+        *,
+        max_event_bytes: int,
+        primary: Callable[[], AbstractContextManager[object]] = nullcontext,
+    ) -> None:
+        self._reads = reads
+        self._write = write
+        self._event_ids = event_ids
+        self._max_event_bytes = max_event_bytes
+        self._primary = primary
+
+    async def import_records(self, records: Sequence[RecordedEvent]) -> int:
+        """See :meth:`Importing.import_records`."""
+        streams = check_import(records, max_event_bytes=self._max_event_bytes)
+        return await self._write(streams) if streams else 0
+
+    async def already_imported(self, session_id: str, hashes: Sequence[str]) -> int:
+        """See :meth:`Importing.already_imported`."""
+        with self._primary():
+            return await held_versions(self._reads, session_id, hashes)
+
+    async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
+        """See :meth:`Importing.recorded_event_ids`."""
+        with self._primary():
+            return await self._event_ids(event_ids)
 
 
 def check_import(
@@ -359,6 +404,7 @@ def import_conflict(session_id: str, version: int) -> InvalidInputError:
 __all__ = [
     "ImportPlan",
     "Importing",
+    "StoreImports",
     "check_import",
     "check_stored",
     "held_versions",

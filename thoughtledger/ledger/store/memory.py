@@ -14,7 +14,7 @@ from thoughtledger.ledger.chain import (
     verify_rows,
 )
 from thoughtledger.ledger.codec import decode_payload
-from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent
+from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import ConcurrencyError, InvalidInputError, StoreError
 from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.ledger.ids import check_id
@@ -27,13 +27,11 @@ from thoughtledger.ledger.store.base import (
     utc_now,
 )
 from thoughtledger.ledger.store.checks import check_page, check_window
-from thoughtledger.ledger.store.imports import check_import, held_versions, plan_import
+from thoughtledger.ledger.store.imports import StoreImports, plan_import
 from thoughtledger.ledger.store.log_tree import (
     BLOCK_LEVEL,
     PAGE,
-    InclusionProof,
     StoredNode,
-    TreeHead,
     TreeTip,
 )
 from thoughtledger.ledger.store.loop_marks import (
@@ -41,12 +39,13 @@ from thoughtledger.ledger.store.loop_marks import (
     HeldLoopMarks,
     LoopCounts,
     LoopMark,
+    LoopMarking,
     check_folded,
 )
-from thoughtledger.ledger.store.redaction import Redacted, redactions_in, strippings
-from thoughtledger.ledger.store.rows import event_rows_of, log_rows_of, to_recorded
+from thoughtledger.ledger.store.redaction import LogRedaction, Stripping
+from thoughtledger.ledger.store.rows import RecordsRows, to_recorded
 from thoughtledger.ledger.store.search import RecordsSearch
-from thoughtledger.ledger.store.stats_rows import StatsFilter, StatsRows, fold_stats_rows
+from thoughtledger.ledger.store.stats_rows import StatsFilter, StreamsStats
 from thoughtledger.ledger.store.stored_tree import StoredTree
 
 
@@ -64,9 +63,15 @@ class MemoryEventStore(LedgerStore):
         self._streams: dict[str, list[RecordedEvent]] = {}
         self._event_ids: set[UUID] = set()
         self._closed = False
-        self._tree = StoredTree(_MemoryTree(self._log, self._check_open))
-        self._loops = HeldLoopMarks()
+        self.tree = StoredTree(_MemoryTree(self._log, self._check_open))
         self.search = RecordsSearch(self._streams, self._check_open)
+        self.stats = StreamsStats(self._streams, self._check_open)
+        self.redaction = LogRedaction(self.read_stream, self._strip)
+        self.rows = RecordsRows(self.read_all)
+        self.loop_marks = _MemoryLoopMarks(self._log, self.stats, self._check_open)
+        self.imports = StoreImports(
+            self, self._import, self._recorded_event_ids, max_event_bytes=max_event_bytes
+        )
 
     async def _append(
         self,
@@ -186,37 +191,10 @@ class MemoryEventStore(LedgerStore):
         rows = (StoredRow.of(r) for r in stream)
         return verify_rows(session_id, rows, None)
 
-    # -- capabilities: the Merkle tree, redaction, imports, statistics, rows ---------------------
+    # -- capabilities: imports, rows, loop marks; the payloads replaced for `redaction` ---------
 
-    async def tree_head(self) -> TreeHead:
-        """See :meth:`LogTree.tree_head`."""
-        return await self._tree.tree_head()
-
-    async def leaf_index(self, position: int) -> int | None:
-        """See :meth:`LogTree.leaf_index`."""
-        return await self._tree.leaf_index(position)
-
-    async def inclusion_proof(self, position: int, size: int) -> InclusionProof:
-        """See :meth:`LogTree.inclusion_proof`."""
-        return await self._tree.inclusion_proof(position, size)
-
-    async def consistency_proof(self, old_size: int, new_size: int) -> list[bytes]:
-        """See :meth:`LogTree.consistency_proof`."""
-        return await self._tree.consistency_proof(old_size, new_size)
-
-    async def tree_root(self, size: int) -> bytes:
-        """See :meth:`LogTree.tree_root`."""
-        return await self._tree.tree_root(size)
-
-    async def log_root(self, size: int) -> TreeHead:
-        """See :meth:`LogTree.log_root`."""
-        return await self._tree.log_root(size)
-
-    async def strip_content(
-        self, session_id: str, versions: Collection[int], *, vacuum: bool = True
-    ) -> int:
-        """See :meth:`.Redacting.strip_content` (nothing to vacuum in memory)."""
-        changes = strippings(session_id, await self.read_stream(session_id), versions)
+    async def _strip(self, changes: Sequence[Stripping], *, vacuum: bool) -> int:
+        """The payloads' replacement of :attr:`redaction` (nothing to vacuum in memory)."""
         self._check_open()
         stripped = 0
         for change in changes:
@@ -230,13 +208,8 @@ class MemoryEventStore(LedgerStore):
             stripped += 1
         return stripped
 
-    async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
-        """See :meth:`.Redacting.redactions` (read from the decoded session)."""
-        return redactions_in(await self.read_stream(session_id))
-
-    async def import_records(self, records: Sequence[RecordedEvent]) -> int:
-        """See :meth:`Importing.import_records`."""
-        streams = check_import(records, max_event_bytes=self.max_event_bytes)
+    async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
+        """Store checked records for :attr:`imports`, all of them or none."""
         self._check_open()
         # Decide everything before changing anything, so a refused import leaves no trace.
         writes: list[RecordedEvent] = []
@@ -260,53 +233,10 @@ class MemoryEventStore(LedgerStore):
             self._committed.notify()
         return len(writes)
 
-    async def already_imported(self, session_id: str, hashes: Sequence[str]) -> int:
-        """See :meth:`Importing.already_imported`."""
-        return await held_versions(self, session_id, hashes)
-
-    async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
-        """See :meth:`Importing.recorded_event_ids`."""
+    async def _recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
+        """Which of ``event_ids`` are stored, for :attr:`imports`."""
         self._check_open()
         return self._event_ids.intersection(event_ids)
-
-    async def stats_rows(self, where: StatsFilter | None = None) -> StatsRows:
-        """See :meth:`Statistics.stats_rows` (a fold over every session's events)."""
-        self._check_open()
-        return fold_stats_rows(self._streams, where or StatsFilter())
-
-    async def loop_marks(self, session_id: str) -> list[LoopMark]:
-        """See :meth:`LoopMarking.loop_marks`."""
-        self._check_open()
-        check_id(session_id)
-        return self._loops.marks(session_id)
-
-    async def loops_through(self) -> int:
-        """See :meth:`LoopMarking.loops_through`."""
-        self._check_open()
-        return self._loops.through
-
-    async def fold_loop_marks(self, through: int, to: int, folded: Sequence[FoldedMarks]) -> bool:
-        """See :meth:`LoopMarking.fold_loop_marks`."""
-        checked = check_folded(through, to, folded)
-        self._check_open()
-        return self._loops.fold(through, to, checked)
-
-    async def loop_counts(self, where: StatsFilter | None = None) -> LoopCounts:
-        """See :meth:`LoopMarking.loop_counts` (the sessions ``stats_rows`` selects)."""
-        rows = await self.stats_rows(where)
-        # Positions are the log's indexes from 1: the events after the position are its tail.
-        behind = {record.session_id for record in self._log[self._loops.through :]}
-        return self._loops.counts([facts.session_id for facts in rows.facts], behind)
-
-    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
-        """See :meth:`.RowReads.read_all_rows` (built from the decoded events)."""
-        return log_rows_of(await self.read_all(after_position=after_position, limit=limit))
-
-    async def read_all_event_rows(
-        self, *, after_position: int = 0, limit: int = 1000
-    ) -> list[EventRow]:
-        """See :meth:`.RowReads.read_all_event_rows` (built from the decoded events)."""
-        return event_rows_of(await self.read_all(after_position=after_position, limit=limit))
 
     async def aclose(self) -> None:
         """See :meth:`.EventStore.aclose`."""
@@ -316,6 +246,42 @@ class MemoryEventStore(LedgerStore):
     def _check_open(self) -> None:
         if self._closed:
             raise StoreError("the store is closed")
+
+
+class _MemoryLoopMarks(LoopMarking):
+    """The in-memory store's loop marks (its ``loop_marks``), held beside its log."""
+
+    def __init__(
+        self, log: list[RecordedEvent], stats: StreamsStats, check_open: Callable[[], None]
+    ) -> None:
+        self._log = log  # the store's own list, appended to in place
+        self._stats = stats
+        self._check_open = check_open
+        self._held = HeldLoopMarks()
+
+    async def loop_marks(self, session_id: str) -> list[LoopMark]:
+        """See :meth:`LoopMarking.loop_marks`."""
+        self._check_open()
+        check_id(session_id)
+        return self._held.marks(session_id)
+
+    async def loops_through(self) -> int:
+        """See :meth:`LoopMarking.loops_through`."""
+        self._check_open()
+        return self._held.through
+
+    async def fold_loop_marks(self, through: int, to: int, folded: Sequence[FoldedMarks]) -> bool:
+        """See :meth:`LoopMarking.fold_loop_marks`."""
+        checked = check_folded(through, to, folded)
+        self._check_open()
+        return self._held.fold(through, to, checked)
+
+    async def loop_counts(self, where: StatsFilter | None = None) -> LoopCounts:
+        """See :meth:`LoopMarking.loop_counts` (the sessions ``stats_rows`` selects)."""
+        rows = await self._stats.stats_rows(where)
+        # Positions are the log's indexes from 1: the events after the position are its tail.
+        behind = {record.session_id for record in self._log[self._held.through :]}
+        return self._held.counts([facts.session_id for facts in rows.facts], behind)
 
 
 class _MemoryTree:

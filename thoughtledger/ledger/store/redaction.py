@@ -14,7 +14,7 @@ payload only if it is still the one read (``WHERE payload =``).
 """
 
 from abc import abstractmethod
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol, runtime_checkable
 
@@ -93,6 +93,54 @@ class Redacting(Protocol):
         """
 
 
+class Strip(Protocol):
+    """A backend's replacement of payloads (see :class:`LogRedaction`)."""
+
+    def __call__(self, changes: Sequence[Stripping], *, vacuum: bool) -> Awaitable[int]:
+        """Replace each payload still stored as ``old`` by ``new``, atomically; return how many.
+
+        Raises:
+            StoreError: The backend failed (or is read-only); nothing was changed.
+        """
+        ...
+
+
+class LogRedaction(Redacting):
+    """A store's :class:`Redacting` (its ``redaction``): the shared rules over its log.
+
+    The backend gives its own way of replacing payloads and of finding a session's redactions.
+
+    Args:
+        read_stream: Reads a whole session (the store's ``read_stream``).
+        strip: Replaces the payloads the rules chose.
+        redactions: Reads a session's redactions from an index; ``None``: from the decoded
+            session (:func:`redactions_in`).
+    """
+
+    def __init__(
+        self,
+        read_stream: Callable[[str], Awaitable[Sequence[RecordedEvent]]],
+        strip: Strip,
+        redactions: Callable[[str], Awaitable[tuple[Redacted, ...]]] | None = None,
+    ) -> None:
+        self._read_stream = read_stream
+        self._strip = strip
+        self._redactions = redactions
+
+    async def strip_content(
+        self, session_id: str, versions: Collection[int], *, vacuum: bool = True
+    ) -> int:
+        """See :meth:`Redacting.strip_content`."""
+        changes = strippings(session_id, await self._read_stream(session_id), versions)
+        return await self._strip(changes, vacuum=vacuum) if changes else 0
+
+    async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
+        """See :meth:`Redacting.redactions`."""
+        if self._redactions is None:
+            return redactions_in(await self._read_stream(session_id))
+        return await self._redactions(session_id)
+
+
 def strippings(
     session_id: str, stream: Sequence[RecordedEvent], versions: Collection[int]
 ) -> list[Stripping]:
@@ -137,4 +185,12 @@ def redactions_in(stream: Iterable[RecordedEvent]) -> tuple[Redacted, ...]:
     )
 
 
-__all__ = ["Redacted", "Redacting", "Stripping", "redactions_in", "strippings"]
+__all__ = [
+    "LogRedaction",
+    "Redacted",
+    "Redacting",
+    "Strip",
+    "Stripping",
+    "redactions_in",
+    "strippings",
+]

@@ -15,7 +15,7 @@ hot loop of every replay, so it avoids per-row attribute lookups and repeated pa
 """
 
 from abc import abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 from uuid import UUID, SafeUUID
@@ -25,6 +25,29 @@ from thoughtledger.ledger.codec import decode_payload
 from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent, format_time, parse_time
 
 Row = Sequence[Any]
+
+COUNTED_TYPES = ("thought.annotated", "thought.generated")
+"""The event types the ledger-wide figures read from the whole log (rare among its events):
+the SQL backends index their positions apart (schema step 14), so a read of them does not scan
+every row."""
+
+
+def types_in(event_types: Sequence[str]) -> str:
+    """``event_types`` as an SQL ``IN`` list of literals, in sorted order.
+
+    Literals, not parameters: a partial index is used only when the query's condition is the
+    index's own, known when the statement is planned. Only known event types are accepted.
+
+    Raises:
+        InvalidInputError: No type, or a type that is not an event type.
+    """
+    from thoughtledger.ledger.errors import InvalidInputError
+    from thoughtledger.ledger.events import EVENT_TYPES
+
+    unknown = [kind for kind in event_types if kind not in EVENT_TYPES]
+    if unknown or not event_types:
+        raise InvalidInputError(f"unknown event types: {unknown or 'none given'}")
+    return "(" + ", ".join(f"'{kind}'" for kind in sorted(set(event_types))) + ")"
 
 
 @runtime_checkable
@@ -55,6 +78,57 @@ class RowReads(Protocol):
             EventDecodingError: (a store without SQL) a stored event cannot be decoded.
             StoreError: The backend failed.
         """
+
+    @abstractmethod
+    async def read_event_rows_of_types(
+        self, event_types: Sequence[str], *, after_position: int = 0, limit: int = 1000
+    ) -> list[EventRow]:
+        """Like :meth:`read_all_event_rows`, but only the events of the given types.
+
+        For :data:`COUNTED_TYPES` the SQL backends read an index that holds only those; other
+        types are found by a scan of the log.
+
+        Raises:
+            InvalidInputError: A negative position, a limit below 1, or an unknown type.
+            EventDecodingError: (a store without SQL) a stored event cannot be decoded.
+            StoreError: The backend failed.
+        """
+
+
+class RecordsRows(RowReads):
+    """Pages of rows built from decoded events (the in-memory store's ``rows``).
+
+    Args:
+        read_all: The store's ``read_all``.
+    """
+
+    def __init__(self, read_all: Callable[..., Awaitable[list[RecordedEvent]]]) -> None:
+        self._read_all = read_all
+
+    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
+        """See :meth:`RowReads.read_all_rows` (built from the decoded events)."""
+        return log_rows_of(await self._read_all(after_position=after_position, limit=limit))
+
+    async def read_all_event_rows(
+        self, *, after_position: int = 0, limit: int = 1000
+    ) -> list[EventRow]:
+        """See :meth:`RowReads.read_all_event_rows` (built from the decoded events)."""
+        return event_rows_of(await self._read_all(after_position=after_position, limit=limit))
+
+    async def read_event_rows_of_types(
+        self, event_types: Sequence[str], *, after_position: int = 0, limit: int = 1000
+    ) -> list[EventRow]:
+        """See :meth:`RowReads.read_event_rows_of_types` (pages of the log, filtered)."""
+        types_in(event_types)
+        wanted = set(event_types)
+        found: list[EventRow] = []
+        while len(found) < limit:
+            page = await self._read_all(after_position=after_position, limit=limit)
+            found += (row for row in event_rows_of(page) if row.event_type in wanted)
+            if len(page) < limit:
+                break
+            after_position = page[-1].position
+        return found[:limit]
 
 
 def log_rows_of(records: Iterable[RecordedEvent]) -> list[LogRow]:
@@ -178,6 +252,7 @@ def to_recorded(sealed: Sequence[SealedEvent], first_position: int) -> list[Reco
 
 
 __all__ = [
+    "RecordsRows",
     "RowReads",
     "decode_rows",
     "event_row",

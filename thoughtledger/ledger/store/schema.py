@@ -22,7 +22,7 @@ from thoughtledger.ledger.store.sql_views import (
     session_loops_select,
 )
 
-DATABASE_SCHEMA_VERSION = 12
+DATABASE_SCHEMA_VERSION = 15
 """The version of the database's tables this code creates and reads."""
 READABLE_FROM = 1
 """The oldest schema this code reads without upgrading it. The steps since add indexes (a
@@ -325,6 +325,37 @@ def _loops_follow(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     ]
 
 
+def _postgres_search_follows(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # Step 13: PostgreSQL's search index follows the log as SQLite's does since step 11: its
+    # insert trigger is dropped, and tl_search_through says how far the index goes (see
+    # thoughtledger.ledger.store.postgres.search_follow). Nothing to do on SQLite.
+    from thoughtledger.ledger.store.search_index import SEARCH_FOLLOWS_POSTGRES
+
+    return list(SEARCH_FOLLOWS_POSTGRES)
+
+
+def _counted_events(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # Step 14: the positions of the few events the ledger-wide figures read from the whole log
+    # (model-written thoughts, annotations), indexed apart, so stats reads them without a scan
+    # of every row. Partial: an append of any other event writes nothing to it.
+    from thoughtledger.ledger.store.rows import COUNTED_TYPES, types_in
+    from thoughtledger.ledger.store.search_index import DialectDDL
+
+    create = (
+        "CREATE INDEX IF NOT EXISTS tl_events_counted ON tl_events (position) "
+        f"WHERE event_type IN {types_in(COUNTED_TYPES)}"
+    )
+    return [DialectDDL(create, create)]
+
+
+def _stripped_types(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # Step 15: the search index's redaction triggers made again with every thought type
+    # (captured reasoning's among them; see thoughtledger.ledger.store.search_index).
+    from thoughtledger.ledger.store.search_index import SEARCH_STRIPPED_TYPES
+
+    return list(SEARCH_STRIPPED_TYPES)
+
+
 MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
     1: _tables,
     2: _listing_indexes,
@@ -337,6 +368,9 @@ MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]
     10: _loop_marks,
     11: _search_follows,
     12: _loops_follow,
+    13: _postgres_search_follows,
+    14: _counted_events,
+    15: _stripped_types,
 }
 """Schema step N brings a database from its previous step to N: given the backend's JSON
 expression, the DDL statements it runs, in one transaction."""

@@ -12,10 +12,12 @@ thought's words out when a redaction strips an indexed payload (FTS5's ``delete`
 the old text). The tokenizer keeps diacritics, as PostgreSQL's ``simple`` configuration does.
 
 **PostgreSQL**: ``tl_search``, one ``tsvector`` per thought event (``simple`` configuration: no
-stemming, no stop words, as SQLite), under a GIN index, kept by a statement-level trigger on
-inserts (one ``INSERT`` per append, whatever its size) and a row trigger on the payload updates a
-redaction makes. The text is indexed with its punctuation turned into spaces, so that a word is a
-run of letters and digits on both backends.
+stemming, no stop words, as SQLite), under a GIN index. Steps 9 to 12 kept it by a
+statement-level trigger on inserts; since step 13 the store adds the thoughts in batches after
+their appends, up to ``tl_search_through``, as SQLite's writer does (see
+:mod:`.ledger.store.postgres.search_follow`). A row trigger on the payload updates a redaction
+makes takes the thought's words out. The text is indexed with its punctuation turned into spaces,
+so that a word is a run of letters and digits on both backends.
 
 Step 9 indexes the thoughts already in the log in batches of events (reporting its progress),
 all in the step's one transaction: an interrupted upgrade leaves the ledger as it was.
@@ -30,9 +32,12 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import DDLCompiler
 
 from thoughtledger.ledger.store.search_text import (
+    PG_DOC,
+    PG_TEXT,
     SQLITE_ADD,
     SQLITE_FILL,
     THOUGHT_TYPES_SQL,
+    pg_rows,
     sqlite_text,
 )
 
@@ -53,29 +58,6 @@ def _ddl_sqlite(element: DialectDDL, _compiler: DDLCompiler, **_kw: Any) -> str:
 @compiles(DialectDDL, "postgresql")
 def _ddl_postgres(element: DialectDDL, _compiler: DDLCompiler, **_kw: Any) -> str:
     return element.postgresql
-
-
-_PG_DOC = "to_tsvector('simple', regexp_replace({text}, '[[:punct:][:space:]]+', ' ', 'g'))"
-_PG_JSON = (
-    r"(CASE WHEN strpos({payload}, '\u0000') = 0 THEN {payload} ELSE replace(replace(replace("
-    r"{payload}, '\\', chr(1)), '\u0000', '\u0020'), chr(1), '\\') END)::json"
-)
-# PostgreSQL cannot give a text holding U+0000 (its escape is refused, failing the append), so a
-# payload that escapes one is read with it as a space: escaped backslashes are set aside first
-# (chr(1) never occurs raw in JSON), so that only a real \u0000 escape is replaced.
-_PG_TEXT = "coalesce(" + _PG_JSON + " #>> '{{content,thought}}', " + _PG_JSON + " ->> 'thought')"
-
-
-def _pg_rows(source: str, where: str = "") -> str:
-    """Index the thoughts among the rows of ``source`` (a table, or a trigger's new rows)."""
-    return (
-        "INSERT INTO tl_search (position, doc) SELECT position, "
-        + _PG_DOC.format(text="t")
-        + " FROM (SELECT position, "
-        + _PG_TEXT.format(payload="payload")
-        + f" AS t FROM {source} WHERE {where}event_type IN ({THOUGHT_TYPES_SQL})) AS texts "
-        "WHERE t IS NOT NULL"
-    )
 
 
 def _sqlite_stripped(guard: str = "") -> str:
@@ -107,16 +89,16 @@ SEARCH_INDEX: list[sa.schema.ExecutableDDLElement] = [
         + SQLITE_ADD.format(position="new.position", payload="new.payload")
         + "; END",
         "CREATE OR REPLACE FUNCTION tl_search_added() RETURNS trigger LANGUAGE plpgsql AS $$ "
-        "BEGIN " + _pg_rows("added") + "; RETURN NULL; END $$",
+        "BEGIN " + pg_rows("added") + "; RETURN NULL; END $$",
     ),
     DialectDDL(
         _sqlite_stripped(),
         "CREATE OR REPLACE FUNCTION tl_search_stripped() RETURNS trigger LANGUAGE plpgsql AS $$ "
         "BEGIN DELETE FROM tl_search WHERE position = OLD.position; "
         "INSERT INTO tl_search (position, doc) SELECT NEW.position, "
-        + _PG_DOC.format(text="t")
+        + PG_DOC.format(text="t")
         + " FROM (SELECT "
-        + _PG_TEXT.format(payload="NEW.payload")
+        + PG_TEXT.format(payload="NEW.payload")
         + " AS t) AS texts WHERE t IS NOT NULL; RETURN NULL; END $$",
     ),
     DialectDDL(
@@ -143,7 +125,7 @@ SEARCH_INDEX: list[sa.schema.ExecutableDDLElement] = [
 
 _RANGE = "position > :low AND position <= :high"
 SEARCH_FILL = DialectDDL(
-    SQLITE_FILL, _pg_rows("tl_events", f"{_RANGE} AND ") + " ON CONFLICT DO NOTHING"
+    SQLITE_FILL, pg_rows("tl_events", f"{_RANGE} AND ") + " ON CONFLICT DO NOTHING"
 )
 """Index the thoughts already in the log at positions ``:low`` (excluded) to ``:high``."""
 
@@ -176,6 +158,47 @@ SEARCH_FOLLOWS: list[sa.schema.ExecutableDDLElement] = [
     ),
 ]
 """Schema step 11's statements (``SELECT 1`` where a backend has nothing to do)."""
+
+SEARCH_FOLLOWS_POSTGRES: list[sa.schema.ExecutableDDLElement] = [
+    # PostgreSQL: an append no longer indexes its thoughts in its own transaction; the store
+    # brings the index up to the log's end in batches (see ledger.store.postgres.search_follow).
+    DialectDDL("SELECT 1", "DROP TRIGGER IF EXISTS tl_search_added ON tl_events"),
+    DialectDDL("SELECT 1", "DROP FUNCTION IF EXISTS tl_search_added()"),
+    DialectDDL(
+        "SELECT 1",
+        "CREATE TABLE IF NOT EXISTS tl_search_through ("
+        "id SMALLINT PRIMARY KEY CHECK (id = 1), position BIGINT NOT NULL)",
+    ),
+    # The trigger just dropped indexed every event committed so far; one still in flight (its
+    # transaction older than the oldest one running) has positions above this one, and the
+    # catch-up takes it in (a thought indexed twice is kept once).
+    DialectDDL(
+        "SELECT 1",
+        "INSERT INTO tl_search_through (id, position) SELECT 1, coalesce(max(position), 0) "
+        "FROM tl_events WHERE position < (pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
+        " << 16) ON CONFLICT (id) DO NOTHING",
+    ),
+]
+"""Schema step 13's statements: PostgreSQL's index follows the log, as SQLite's does since 11."""
+
+SEARCH_STRIPPED_TYPES: list[sa.schema.ExecutableDDLElement] = [
+    # The redaction triggers name the thought types they act on: a ledger made before a type
+    # was added (captured reasoning, thought.captured) would keep a redacted thought of it in
+    # the index. Made again with today's types.
+    DialectDDL("DROP TRIGGER IF EXISTS tl_search_stripped", "SELECT 1"),
+    DialectDDL(
+        _sqlite_stripped(" AND old.position <= (SELECT position FROM tl_search_through)"),
+        "SELECT 1",
+    ),
+    DialectDDL("SELECT 1", "DROP TRIGGER IF EXISTS tl_search_stripped ON tl_events"),
+    DialectDDL(
+        "SELECT 1",
+        "CREATE TRIGGER tl_search_stripped AFTER UPDATE OF payload ON tl_events FOR EACH ROW "
+        f"WHEN (NEW.event_type IN ({THOUGHT_TYPES_SQL})) EXECUTE FUNCTION tl_search_stripped()",
+    ),
+]
+"""Schema step 15's statements: the redaction triggers of the search index, with every thought
+type (``SELECT 1`` where a backend has nothing to do)."""
 
 
 _COLUMNS = (
@@ -220,22 +243,32 @@ def search_statement(dialect: str, conditions: list[str]) -> str:
     )
 
 
-def waiting_statement(conditions: list[str]) -> str:
-    """Return SQLite's ``SELECT`` of the thoughts its index has not taken in yet, in log order.
+def waiting_statement(conditions: list[str], dialect: str = "sqlite") -> str:
+    """Return the ``SELECT`` of the thoughts the index has not taken in yet, in log order.
 
-    Each row is an event's columns, then its text as the index would take it (``NULL`` once
-    redacted, or when the payload is not JSON).
+    Each row is an event's columns, then on SQLite its text as the index would take it (``NULL``
+    once redacted, or when the payload is not JSON); on PostgreSQL ``NULL`` (the caller reads
+    the text from the payload: a cast to JSON in SQL would fail the whole read on a payload
+    damaged outside the ledger), and a thought an import indexed in its own transaction is not
+    among them.
 
     Args:
         conditions: Extra conditions, ANDed (as for :func:`search_statement`).
+        dialect: ``sqlite`` or ``postgresql``.
     """
     extra = "".join(f" AND {condition}" for condition in conditions)
     session = _session_join(conditions)
-    return (
-        f"SELECT {_COLUMNS}, {sqlite_text('e.payload')} AS t FROM tl_events e{session} "
-        "WHERE e.position > (SELECT position FROM tl_search_through WHERE id = 1) "
+    if dialect == "sqlite":
+        text = sqlite_text("e.payload")
         # A payload that is not JSON is skipped, as the index skips it.
-        f"AND e.event_type IN ({THOUGHT_TYPES_SQL}) AND json_valid(e.payload){extra} "
+        kept = "json_valid(e.payload)"
+    else:
+        text = "NULL"
+        kept = "NOT EXISTS (SELECT 1 FROM tl_search x WHERE x.position = e.position)"
+    return (
+        f"SELECT {_COLUMNS}, {text} AS t FROM tl_events e{session} "
+        "WHERE e.position > (SELECT position FROM tl_search_through WHERE id = 1) "
+        f"AND e.event_type IN ({THOUGHT_TYPES_SQL}) AND {kept}{extra} "
         "ORDER BY e.position"
     )
 
@@ -244,6 +277,7 @@ __all__ = [
     "SEARCH_AFTER_FILL",
     "SEARCH_FILL",
     "SEARCH_FOLLOWS",
+    "SEARCH_FOLLOWS_POSTGRES",
     "SEARCH_INDEX",
     "DialectDDL",
     "search_statement",

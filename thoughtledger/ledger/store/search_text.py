@@ -45,4 +45,43 @@ SQLITE_FILL = (
 )
 """Index the thoughts of the log at positions ``:low`` (excluded) to ``:high``."""
 
-__all__ = ["SQLITE_ADD", "SQLITE_FILL", "THOUGHT_TYPES_SQL", "sqlite_text"]
+PG_DOC = "to_tsvector('simple', regexp_replace({text}, '[[:punct:][:space:]]+', ' ', 'g'))"
+"""PostgreSQL's document of a thought's text (``{text}`` an SQL expression): punctuation turned
+into spaces, so that a word is a run of letters and digits as on SQLite; no stemming."""
+_PG_JSON = (
+    r"(CASE WHEN strpos({payload}, '\u0000') = 0 THEN {payload} ELSE replace(replace(replace("
+    r"{payload}, '\\', chr(1)), '\u0000', '\u0020'), chr(1), '\\') END)::json"
+)
+# PostgreSQL cannot give a text holding U+0000 (its escape is refused, failing the append), so a
+# payload that escapes one is read with it as a space: escaped backslashes are set aside first
+# (chr(1) never occurs raw in JSON), so that only a real \u0000 escape is replaced.
+PG_TEXT = "coalesce(" + _PG_JSON + " #>> '{{content,thought}}', " + _PG_JSON + " ->> 'thought')"
+"""PostgreSQL's expression for the thought's text in ``{payload}`` (NULL once redacted)."""
+
+
+def pg_rows(source: str, where: str = "") -> str:
+    """Return PostgreSQL's statement indexing the thoughts among the rows of ``source``.
+
+    Args:
+        source: A table, or a trigger's new rows.
+        where: Conditions on those rows, each followed by ``AND`` (constants of ours).
+    """
+    return (
+        "INSERT INTO tl_search (position, doc) SELECT position, "
+        + PG_DOC.format(text="t")
+        + " FROM (SELECT position, "
+        + PG_TEXT.format(payload="payload")
+        + f" AS t FROM {source} WHERE {where}event_type IN ({THOUGHT_TYPES_SQL})) AS texts "
+        "WHERE t IS NOT NULL"
+    )
+
+
+__all__ = [
+    "PG_DOC",
+    "PG_TEXT",
+    "SQLITE_ADD",
+    "SQLITE_FILL",
+    "THOUGHT_TYPES_SQL",
+    "pg_rows",
+    "sqlite_text",
+]

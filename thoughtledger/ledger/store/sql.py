@@ -6,15 +6,15 @@ without it, and a server spawned per conversation should not pay a third of a se
 
 from abc import abstractmethod
 from collections.abc import Callable, Collection, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from thoughtledger.ledger.chain import GENESIS_HASH, VerifyReport, verify_rows
-from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent
+from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import StoreError
 from thoughtledger.ledger.ids import check_id
-from thoughtledger.ledger.search_query import SearchQuery
 from thoughtledger.ledger.store.base import (
     DEFAULT_MAX_EVENT_BYTES,
     Clock,
@@ -23,13 +23,18 @@ from thoughtledger.ledger.store.base import (
     utc_now,
 )
 from thoughtledger.ledger.store.checks import check_page, check_window
-from thoughtledger.ledger.store.imports import check_import, held_versions
-from thoughtledger.ledger.store.log_tree import InclusionProof, TreeHead, TreeRows
-from thoughtledger.ledger.store.loop_marks import FoldedMarks, LoopCounts, LoopMark, check_folded
-from thoughtledger.ledger.store.redaction import Redacted, Stripping, strippings
-from thoughtledger.ledger.store.rows import decode_rows, event_row, head_time, log_row, stored_row
-from thoughtledger.ledger.store.search import SearchFilter, SearchHit, Searching, check_search_page
-from thoughtledger.ledger.store.stats_rows import StatsFilter, StatsRows
+from thoughtledger.ledger.store.imports import StoreImports
+from thoughtledger.ledger.store.log_tree import TreeRows
+from thoughtledger.ledger.store.loop_marks import FoldedMarks
+from thoughtledger.ledger.store.redaction import LogRedaction, Redacted, Stripping
+from thoughtledger.ledger.store.rows import (
+    RowReads,
+    decode_rows,
+    head_time,
+    stored_row,
+)
+from thoughtledger.ledger.store.search import Searching
+from thoughtledger.ledger.store.sql_parts import SqlLoopMarks, SqlRows, SqlSearch, SqlStats
 from thoughtledger.ledger.store.stored_tree import StoredTree
 
 _ID_CHUNK = 1000
@@ -39,7 +44,6 @@ if TYPE_CHECKING:
     import sqlalchemy as sa
     from sqlalchemy.ext.asyncio import AsyncEngine
 
-    from thoughtledger.ledger.store.sql_search import Fetch
     from thoughtledger.ledger.store.sql_stats import StatsDialect
 
 
@@ -72,7 +76,7 @@ class SqlEventStore(LedgerStore):
     ) -> None:
         super().__init__(clock=clock, max_event_bytes=max_event_bytes)
         self.read_only = read_only
-        self._tree = StoredTree(tree_rows, read_only=read_only)
+        self.tree = StoredTree(tree_rows, read_only=read_only)
         self._made_engine: AsyncEngine | None = None
         self._make_engine: Callable[[], AsyncEngine] | None = None
         if callable(engine) and not hasattr(engine, "sync_engine"):
@@ -81,8 +85,21 @@ class SqlEventStore(LedgerStore):
             self._made_engine = engine  # type: ignore[assignment]  # an AsyncEngine, not a factory
         self._where = where
         self._closed = False
-        self.search = SqlSearch(
+        self.search: Searching = SqlSearch(
             self._fetch, self._stats_dialect, self._search_dialect(), where_text=where
+        )
+        self.stats = SqlStats(self._fetch, self._stats_dialect)
+        self.redaction = LogRedaction(self.read_stream, self._strip, self._redactions)
+        self.rows: RowReads = SqlRows(self._fetch, self._visible_below)
+        self.loop_marks = SqlLoopMarks(
+            self._fetch, self._stats_dialect, self._fold_loop_marks, self._check_writable
+        )
+        self.imports = StoreImports(
+            self,
+            self._import,
+            self._recorded_event_ids,
+            max_event_bytes=max_event_bytes,
+            primary=self._primary_reads,
         )
 
     @property
@@ -137,38 +154,6 @@ class SqlEventStore(LedgerStore):
         if visible is not None:
             query = query.where(visible)
         return decode_rows(await self._fetch(query.order_by(EVENTS.c.position).limit(limit)))
-
-    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
-        """See :meth:`.RowReads.read_all_rows`."""
-        import sqlalchemy as sa
-
-        from thoughtledger.ledger.store.schema import events as EVENTS
-
-        check_page(after_position, limit)
-        query = sa.select(*(EVENTS.c[name] for name in LogRow._fields)).where(
-            EVENTS.c.position > after_position
-        )
-        visible = self._visible_below()
-        if visible is not None:
-            query = query.where(visible)
-        rows = await self._fetch(query.order_by(EVENTS.c.position).limit(limit))
-        return [log_row(row) for row in rows]
-
-    async def read_all_event_rows(
-        self, *, after_position: int = 0, limit: int = 1000
-    ) -> list[EventRow]:
-        """See :meth:`.RowReads.read_all_event_rows`."""
-        import sqlalchemy as sa
-
-        from thoughtledger.ledger.store.schema import events as EVENTS
-
-        check_page(after_position, limit)
-        query = sa.select(EVENTS).where(EVENTS.c.position > after_position)
-        visible = self._visible_below()
-        if visible is not None:
-            query = query.where(visible)
-        rows = await self._fetch(query.order_by(EVENTS.c.position).limit(limit))
-        return [event_row(row) for row in rows]
 
     async def stream_head(self, session_id: str) -> StreamHead | None:
         """See :meth:`.EventStore.stream_head`."""
@@ -275,27 +260,22 @@ class SqlEventStore(LedgerStore):
         head = (heads[0].version, heads[0].hash) if heads else (0, GENESIS_HASH)
         return verify_rows(session_id, (stored_row(row) for row in rows), head)
 
-    # -- capabilities: imports, redaction, statistics, the Merkle tree --------------------------
-
-    async def import_records(self, records: Sequence[RecordedEvent]) -> int:
-        """See :meth:`Importing.import_records`."""
-        streams = check_import(records, max_event_bytes=self.max_event_bytes)
-        return await self._import(streams) if streams else 0
+    # -- capabilities: imports, loop marks, and what `redaction` runs on ----------------------
 
     @abstractmethod
     async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
-        """Store checked records atomically (see :meth:`import_records`).
+        """Store checked records atomically, for :attr:`imports` (see :class:`.Importing`).
 
         For each session: read the stored head, :func:`.plan_import`, read the stored rows the plan
         names and :meth:`.ImportPlan.check` them, then write ``plan.new``; all in one transaction.
         """
 
-    async def already_imported(self, session_id: str, hashes: Sequence[str]) -> int:
-        """See :meth:`Importing.already_imported`."""
-        return await held_versions(self, session_id, hashes)
+    def _primary_reads(self) -> AbstractContextManager[object]:
+        """A block within which reads go where writes go (with a standby: the primary)."""
+        return nullcontext()
 
-    async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
-        """See :meth:`Importing.recorded_event_ids` (looked up by the unique index, in chunks)."""
+    async def _recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
+        """Which of ``event_ids`` are stored, for :attr:`imports` (the unique index, in chunks)."""
         import sqlalchemy as sa
 
         from thoughtledger.ledger.store.schema import events as EVENTS
@@ -310,65 +290,37 @@ class SqlEventStore(LedgerStore):
             found.update(UUID(row[0]) for row in rows)
         return found
 
-    async def stats_rows(self, where: StatsFilter | None = None) -> StatsRows:
-        """See :meth:`Statistics.stats_rows` (two statements, see :mod:`.sql_stats`)."""
-        from thoughtledger.ledger.store.sql_stats import stats_rows
-
-        return await stats_rows(self._fetch, self._stats_dialect(), where or StatsFilter())
-
     def _search_dialect(self) -> str:
         """The backend's name in :func:`.search_index.search_statement` (SQLite overrides)."""
         return "postgresql"
 
-    async def loop_marks(self, session_id: str) -> list[LoopMark]:
-        """See :meth:`LoopMarking.loop_marks`."""
-        from thoughtledger.ledger.store.loop_sql import read_marks
+    def _check_writable(self, undone: str) -> None:
+        """Raise unless the store is open and writable (``undone`` says what was not done).
 
-        check_id(session_id)
-        return await read_marks(self._fetch, session_id)
-
-    async def loops_through(self) -> int:
-        """See :meth:`LoopMarking.loops_through`."""
-        from thoughtledger.ledger.store.loop_sql import read_through
-
-        return await read_through(self._fetch)
-
-    async def loop_counts(self, where: StatsFilter | None = None) -> LoopCounts | None:
-        """See :meth:`LoopMarking.loop_counts` (three short statements, see ``loop_sql``)."""
-        from thoughtledger.ledger.store.loop_sql import count_marks
-
-        return await count_marks(self._fetch, self._stats_dialect(), where or StatsFilter())
-
-    async def fold_loop_marks(self, through: int, to: int, folded: Sequence[FoldedMarks]) -> bool:
-        """See :meth:`LoopMarking.fold_loop_marks`."""
-        checked = check_folded(through, to, folded)
+        Raises:
+            StoreError: The store is closed or was opened read-only.
+        """
         if self._closed:
             raise StoreError("the store is closed")
         if self.read_only:
-            raise StoreError(f"{self._where} was opened read-only; no loop marks were written")
-        return await self._fold_loop_marks(through, to, checked)
+            raise StoreError(f"{self._where} was opened read-only; {undone}")
 
     @abstractmethod
     async def _fold_loop_marks(self, through: int, to: int, folded: Sequence[FoldedMarks]) -> bool:
         """Write a fold's marks and move the position, in one transaction, if still ``through``."""
 
-    async def strip_content(
-        self, session_id: str, versions: Collection[int], *, vacuum: bool = True
-    ) -> int:
-        """See :meth:`.Redacting.strip_content`."""
-        changes = strippings(session_id, await self.read_stream(session_id), versions)
-        return await self._strip(changes, vacuum=vacuum) if changes else 0
-
     @abstractmethod
     async def _strip(self, changes: Sequence[Stripping], *, vacuum: bool) -> int:
         """Replace each payload still stored as ``old`` by ``new``, atomically; return how many.
+
+        What :attr:`redaction` runs once the shared rules chose the changes.
 
         Raises:
             StoreError: The backend failed (or is read-only); nothing was changed.
         """
 
-    async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
-        """See :meth:`.Redacting.redactions` (from the partial index of redaction events)."""
+    async def _redactions(self, session_id: str) -> tuple[Redacted, ...]:
+        """A session's redactions for :attr:`redaction`, from the partial index of them."""
         import sqlalchemy as sa
 
         from thoughtledger.ledger.store.schema import events as EVENTS
@@ -381,30 +333,6 @@ class SqlEventStore(LedgerStore):
             .order_by(EVENTS.c.version)
         )
         return tuple(map(Redacted._make, rows))
-
-    async def tree_head(self) -> TreeHead:
-        """See :meth:`LogTree.tree_head`."""
-        return await self._tree.tree_head()
-
-    async def leaf_index(self, position: int) -> int | None:
-        """See :meth:`LogTree.leaf_index`."""
-        return await self._tree.leaf_index(position)
-
-    async def inclusion_proof(self, position: int, size: int) -> InclusionProof:
-        """See :meth:`LogTree.inclusion_proof`."""
-        return await self._tree.inclusion_proof(position, size)
-
-    async def consistency_proof(self, old_size: int, new_size: int) -> list[bytes]:
-        """See :meth:`LogTree.consistency_proof`."""
-        return await self._tree.consistency_proof(old_size, new_size)
-
-    async def tree_root(self, size: int) -> bytes:
-        """See :meth:`LogTree.tree_root`."""
-        return await self._tree.tree_root(size)
-
-    async def log_root(self, size: int) -> TreeHead:
-        """See :meth:`LogTree.log_root`."""
-        return await self._tree.log_root(size)
 
     @abstractmethod
     def _stats_dialect(self) -> "StatsDialect":
@@ -436,54 +364,3 @@ def _head(row: "sa.Row[Any]") -> StreamHead:
 
 
 __all__ = ["SqlEventStore"]
-
-
-class SqlSearch(Searching):
-    """The search of the SQL backends: their full-text index (a store's ``search``).
-
-    The index is schema step 9's (see :mod:`thoughtledger.ledger.store.search_index`); on
-    SQLite the thoughts it has not taken in yet are matched too (see
-    :mod:`thoughtledger.ledger.store.sql_search`).
-
-    Args:
-        fetch: Runs one statement on a reading connection of the store.
-        dialect: Returns the backend's SQL for the filters (imports SQLAlchemy when called).
-        backend: The backend's name in :func:`.search_index.search_statement`.
-        where_text: How to name the database in error messages.
-    """
-
-    def __init__(
-        self,
-        fetch: "Fetch",
-        dialect: "Callable[[], StatsDialect]",
-        backend: str,
-        *,
-        where_text: str,
-    ) -> None:
-        self._fetch = fetch
-        self._dialect = dialect
-        self._backend = backend
-        self._where_text = where_text
-
-    async def search(
-        self,
-        query: SearchQuery,
-        where: SearchFilter | None = None,
-        *,
-        limit: int = 20,
-        offset: int = 0,
-    ) -> list[SearchHit]:
-        """See :meth:`Searching.search`."""
-        from thoughtledger.ledger.store.sql_search import search_hits  # imports SQLAlchemy
-
-        check_search_page(limit, offset)
-        return await search_hits(
-            self._fetch,
-            self._dialect(),
-            self._backend,
-            query,
-            where or SearchFilter(),
-            limit=limit,
-            offset=offset,
-            where_text=self._where_text,
-        )

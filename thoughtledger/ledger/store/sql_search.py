@@ -1,13 +1,15 @@
-"""The search of the SQL backends: the filters as SQL, and on SQLite the thoughts still waiting.
+"""The search of the SQL backends: its filters as SQL, and the thoughts not yet indexed.
 
-On SQLite the thoughts the index has not taken in yet (see
-:mod:`thoughtledger.ledger.store.sqlite.search_follow`) are read from the log and matched here,
+The thoughts the index has not taken in yet (see
+:mod:`thoughtledger.ledger.store.sqlite.search_follow` and
+:mod:`thoughtledger.ledger.store.postgres.search_follow`) are read from the log and matched here,
 before the index is read: a catch-up in between then shows a thought twice (kept once), never
 not at all. Imports SQLAlchemy: loaded by the first search, never by serving alone.
 """
 
 # the SQL joined below is this module's constants; values are bound
 
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -71,7 +73,7 @@ async def search_hits(
         if value is not None:
             conditions.append(f"{_json_text(sqlite, path)} = :{name}")
             params[name] = value
-    waiting = await _waiting_hits(fetch, query, conditions, params) if sqlite else []
+    waiting = await _waiting_hits(fetch, backend, query, conditions, params)
     params["query"] = fts5_query(query) if sqlite else tsquery(query)
     params["limit"], params["offset"] = (offset + limit, 0) if waiting else (limit, offset)
     if not sqlite:
@@ -93,14 +95,18 @@ async def search_hits(
 
 
 async def _waiting_hits(
-    fetch: Fetch, query: SearchQuery, conditions: list[str], params: dict[str, object]
+    fetch: Fetch,
+    backend: str,
+    query: SearchQuery,
+    conditions: list[str],
+    params: dict[str, object],
 ) -> list[SearchHit]:
-    """The hits among the thoughts SQLite's index has not taken in yet.
+    """The hits among the thoughts the index has not taken in yet.
 
     Raises:
         StoreError: The backend failed.
     """
-    statement = sa.text(waiting_statement(conditions))
+    statement = sa.text(waiting_statement(conditions, backend))
     try:
         rows = await fetch(statement.bindparams(**params) if params else statement)
     except StoreError as exc:
@@ -108,9 +114,34 @@ async def _waiting_hits(
             return []  # an older ledger read without upgrading: its trigger indexed all
         raise
     # The text as the index takes it (NULL once redacted): only the rows found are decoded.
-    found = matching_hits([(row, row[-1]) for row in rows if row[-1] is not None], query)
+    texts = ((row, row[-1] if backend == "sqlite" else payload_text(row.payload)) for row in rows)
+    found = matching_hits([(row, text) for row, text in texts if text is not None], query)
     records = decode_rows(row[:-1] for row, _ in found)
     return [SearchHit(record, score) for record, (_, score) in zip(records, found, strict=True)]
+
+
+def payload_text(payload: str) -> str | None:
+    """The text PostgreSQL's index takes from a stored thought's payload (``None``: redacted).
+
+    As :data:`~thoughtledger.ledger.store.search_text.PG_TEXT` reads it: the content's thought
+    (payload schema 2), else the thought at the top (schema 1), a U+0000 read as a space; a
+    payload that is not JSON (damaged outside the ledger) has none.
+    """
+    try:
+        data = json.loads(payload)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    content = data.get("content")
+    text = content.get("thought") if isinstance(content, dict) else None
+    if text is None:
+        text = data.get("thought")
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        text = json.dumps(text)
+    return text.replace("\x00", " ")
 
 
 def _json_text(sqlite: bool, path: tuple[str, ...]) -> str:
@@ -120,4 +151,4 @@ def _json_text(sqlite: bool, path: tuple[str, ...]) -> str:
     return f"(s.payload::json #>> '{{{','.join(path)}}}')"
 
 
-__all__ = ["search_hits"]
+__all__ = ["payload_text", "search_hits"]

@@ -16,7 +16,7 @@ SQLite's ``julianday`` does).
 import itertools
 from abc import abstractmethod
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple, Protocol, runtime_checkable
@@ -95,6 +95,27 @@ class Statistics(Protocol):
         """
 
 
+class StreamsStats(Statistics):
+    """Statistics folded from sessions' events held in memory (the in-memory store's ``stats``).
+
+    Args:
+        streams: Every session's events by session id, read afresh by each call.
+        check_open: Raises :class:`~thoughtledger.ledger.errors.StoreError` once the store
+            holding ``streams`` is closed.
+    """
+
+    def __init__(
+        self, streams: Mapping[str, Sequence[RecordedEvent]], check_open: Callable[[], None]
+    ) -> None:
+        self._streams = streams
+        self._check_open = check_open
+
+    async def stats_rows(self, where: StatsFilter | None = None) -> StatsRows:
+        """See :meth:`Statistics.stats_rows` (a fold over every session's events)."""
+        self._check_open()
+        return fold_stats_rows(self._streams, where or StatsFilter())
+
+
 def fold_stats_rows(
     streams: Mapping[str, Sequence[RecordedEvent]], where: StatsFilter
 ) -> StatsRows:
@@ -157,4 +178,11 @@ def _gaps(records: Sequence[RecordedEvent]) -> Iterable[int]:
             yield millis(later.recorded_at) - millis(earlier.recorded_at)
 
 
-__all__ = ["SessionFacts", "Statistics", "StatsFilter", "StatsRows", "fold_stats_rows"]
+__all__ = [
+    "SessionFacts",
+    "Statistics",
+    "StatsFilter",
+    "StatsRows",
+    "StreamsStats",
+    "fold_stats_rows",
+]

@@ -90,6 +90,8 @@ async def http_auth(
             )
             if value is not None
         ]
+        if getattr(args, "map_subject", None):
+            stray.append("--map-subject")
         if stray:
             raise InvalidInputError(f"{stray[0]} goes with --auth-issuer URL")
         if file_verifier is None:
@@ -98,7 +100,14 @@ async def http_auth(
     if issuer_verifier is None:
         raise InvalidInputError("--auth-issuer is not available in this build")
     options: dict[str, str] = {} if args.role_claim is None else {"role_claim": args.role_claim}
-    verifying = issuer_verifier(issuer, args.audience or url, jwks_url=args.jwks_url, **options)
+    # With a token file too, two sources of principals: the issuer's live apart (ISSUER#sub)
+    # unless the operator maps a subject to a token file's name on purpose.
+    subjects = None if file_verifier is None else dict(getattr(args, "map_subject", None) or ())
+    if subjects is None and getattr(args, "map_subject", None):
+        raise InvalidInputError("--map-subject goes with --auth FILE and --auth-issuer URL")
+    verifying = issuer_verifier(
+        issuer, args.audience or url, jwks_url=args.jwks_url, subjects=subjects, **options
+    )
     await verifying.prepare()  # a wrong issuer stops the server now, not at the first client
     if file_verifier is None:
         verifier: TokenVerifier = verifying

@@ -22,6 +22,7 @@ from starlette.routing import WebSocketRoute
 
 from thoughtledger.adapters.common.hardened import bind
 from thoughtledger.adapters.common.origins import own_origin
+from thoughtledger.adapters.common.shares import LIVE_PER_PRINCIPAL, Limits
 from thoughtledger.adapters.common.stopping import signals_handled
 from thoughtledger.adapters.mcp.http.auth import HttpAuth, http_auth
 from thoughtledger.adapters.mcp.http.resource_metadata import metadata_routes
@@ -155,9 +156,17 @@ async def _run_http(
         )
         # Ahead of the SDK's own metadata route, which names this server as the issuer.
         app.router.routes[0:0] = metadata_routes(url, auth.issuers)
+    limits = Limits(
+        live=args.max_live or LIVE_PER_PRINCIPAL,
+        live_total=args.max_live_total,
+    )
+    shares = limits.live_shares()  # as the socket's door makes them: for the start-up line
     if parts.live_socket is not None:
-        socket_app = parts.live_socket(ledger, verifier, args.allow_origin or ())
+        socket_app = parts.live_socket(ledger, verifier, args.allow_origin or (), limits=limits)
         app.router.routes.append(WebSocketRoute(WS_PATH, socket_app))
+    if parts.otlp_receiver is not None:
+        # OTLP senders post here with the same tokens; the routes check them themselves.
+        app.router.routes.extend(parts.otlp_receiver(ledger, verifier, args.allow_origin or ()))
     bounds = Bounds(
         header_timeout=args.header_timeout or HEADER_TIMEOUT,
         body_timeout=args.body_timeout or BODY_TIMEOUT,
@@ -182,6 +191,8 @@ async def _run_http(
             url=url,
             **(auth.facts() if auth is not None else {"auth": "none"}),
             max_http_sessions=per_principal,
+            max_live=shares.per_principal,
+            max_live_total=shares.total,
             header_timeout=bounds.header_timeout,
             body_timeout=bounds.body_timeout,
             max_connections=bounds.max_connections,

@@ -12,7 +12,8 @@ from typing import Annotated, Any, Literal, NamedTuple
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
-from mcp.types import CallToolResult
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, CallToolResult
 from pydantic import AwareDatetime, Field
 
 from thoughtledger.adapters.mcp.tools import descriptions as text
@@ -299,10 +300,13 @@ def register_resources(server: MCPServer[Any], ledger: Ledger) -> None:
             session_id = await reading_target(scope, session_id)
             head = await scope.head(session_id)
             if head.version > WHOLE_READ_MAX:
-                raise ResourceError(
+                # The request's to change (another way to read it), not a failure of the
+                # server's: invalid params, not the -32603 of a ResourceError.
+                raise MCPError(
+                    INVALID_PARAMS,
                     f"session {session_id!r} has {head.version:,} events: this resource holds a "
                     f"session whole, up to {WHOLE_READ_MAX:,}; read it page by page with the "
-                    "thinking_history tool (limit, after, branch)"
+                    "thinking_history tool (limit, after, branch)",
                 )
             state = await scope.state(session_id)
         except (SessionNotFoundError, InvalidInputError) as exc:

@@ -95,6 +95,7 @@
       // A loop: the server found it (projections/loops.py); the page only draws the mark.
       if (repeat) head += " ⟳ repeats #" + e.rpn + " (v" + e.rp + "):";
       if (e.gen) head += " [" + e.m + "]";
+      if (e.cap) head += " [captured " + e.cap + "]";
       row.setAttribute("data-n", head);
       const who = e.gen ? e.m : (this.meta.agent || this.meta.client || "caller");
       const cost = e.c !== undefined && e.c !== null ? " · $" + e.c : "";

@@ -107,10 +107,9 @@ def engine_for(
         raise InvalidInputError("give application_name once in the URL")
     # asyncpg takes server settings in a dict, not as keyword arguments.
     parsed = parsed.difference_update_query(["application_name"])
-    # Masks the password of the user part and of the query (?password=, sslpassword=).
-    where = mask_url(parsed.render_as_string(hide_password=False))
-    if several:  # as written: SQLAlchemy's form percent-encodes each host:port
-        where = mask_url(url)
+    # Named as the user wrote it (not as the driver's postgresql+asyncpg:// form, nor with
+    # SQLAlchemy's percent-encoded hosts), its passwords masked (?password=, sslpassword=).
+    where = mask_url(url)
     if pg_schema is not None:
         if _SCHEMA_NAME.fullmatch(pg_schema) is None:
             raise InvalidInputError(f"invalid PostgreSQL schema name {pg_schema!r}")

@@ -14,6 +14,7 @@ from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, StoreError, StoreUnavailableError
 from thoughtledger.ledger.store.imports import import_conflict, plan_import
 from thoughtledger.ledger.store.postgres.positions import POSITION_SHIFT
+from thoughtledger.ledger.store.postgres.search_follow import IMPORTED
 from thoughtledger.ledger.store.postgres.setup import translate as _translate
 from thoughtledger.ledger.store.rows import stored_row
 from thoughtledger.ledger.store.schema import events as EVENTS
@@ -124,6 +125,13 @@ async def _import_in(connection: AsyncConnection, streams: dict[str, list[Record
         if moved.first() is None:
             raise import_conflict(session_id, version)
         written += len(plan.new)
+    if written:
+        # Indexed here rather than by the catch-up after it: a search right after a large
+        # import would otherwise match every imported thought from the log itself.
+        await connection.execute(
+            sa.text(IMPORTED),
+            {"low": xid << POSITION_SHIFT, "high": (xid + 1) << POSITION_SHIFT},
+        )
     return written
 
 

@@ -5,9 +5,11 @@ connection.
 
 An ``UPDATE`` in PostgreSQL writes a new row version and leaves the old one, text and all, in the
 table until ``VACUUM`` reclaims it; so the strip is followed by ``VACUUM tl_events`` (outside any
-transaction, as it must run), and by ``VACUUM tl_search`` (the search index's old rows),
-unless the caller leaves that to the operator. What ``VACUUM`` does
-not reach (the write-ahead log and its archives, backups, replicas) is the operator's to purge.
+transaction, as it must run), by ``VACUUM tl_search`` (the search index's old rows) and by
+``REINDEX INDEX CONCURRENTLY tl_search_doc`` (``VACUUM`` leaves a word no row holds any more as
+a key of the GIN index), unless the caller leaves that to the operator. What these do not reach
+(the write-ahead log and its archives, backups, replicas, freed disk space) is the operator's to
+purge (see docs/redaction.md).
 """
 
 from collections.abc import Sequence
@@ -15,6 +17,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from thoughtledger.ledger.errors import StoreError, StoreUnavailableError
+from thoughtledger.ledger.store.postgres.search_follow import LOCK
 from thoughtledger.ledger.store.redaction import Stripping
 
 STRIP = "UPDATE tl_events SET payload = $1 WHERE position = $2 AND payload = $3"
@@ -33,7 +36,7 @@ async def strip(
         writer: A held writer connection's driver, lent by the store once checked writable.
         where: How to name the database in error messages.
         changes: What to replace (see :func:`~thoughtledger.ledger.store.redaction.strippings`).
-        vacuum: Run ``VACUUM tl_events`` afterwards.
+        vacuum: Run the two ``VACUUM`` and the ``REINDEX`` above afterwards.
 
     Returns:
         How many payloads were replaced.
@@ -48,6 +51,9 @@ async def strip(
     try:
         async with writer as driver:
             async with driver.transaction():
+                # The index's turn: a catch-up under way ends first (its words of the text are
+                # then taken out by the trigger below), and none starts before this commits.
+                await driver.execute(LOCK)
                 stripped = 0
                 for change in changes:
                     status = await driver.execute(STRIP, change.new, change.position, change.old)
@@ -58,6 +64,12 @@ async def strip(
                 # The search index's trigger replaced the thought's words; the old row stays
                 # until vacuumed, like the payload's.
                 await driver.execute("VACUUM tl_search")
+                if stripped:
+                    # VACUUM takes a deleted row out of the GIN index's posting lists but keeps
+                    # its words as keys of the index's entry tree: only a rebuild drops them
+                    # (concurrently: searches and the index's catch-ups go on meanwhile).
+                    doing = "the text is gone from every read, but REINDEX tl_search_doc in"
+                    await driver.execute("REINDEX INDEX CONCURRENTLY tl_search_doc")
     except asyncpg.PostgresError as exc:  # the driver's errors are translated right here
         raise StoreError(f"{doing} {where} failed: {exc}") from exc
     except OSError as exc:  # TimeoutError included

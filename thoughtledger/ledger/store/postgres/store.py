@@ -21,8 +21,8 @@ Opened with a ``read_url``, reads go to a hot standby and writes to the primary;
 its own writes there all the same (see :mod:`thoughtledger.ledger.store.postgres.standby`).
 """
 
-from collections.abc import AsyncIterator, Callable, Collection, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractContextManager, asynccontextmanager
 from functools import partial
 from typing import Any
 from uuid import UUID
@@ -59,6 +59,7 @@ from thoughtledger.ledger.store.postgres.loop_writes import fold_loop_marks
 from thoughtledger.ledger.store.postgres.positions import POSITION_SHIFT, held_back, visible_below
 from thoughtledger.ledger.store.postgres.redact import strip
 from thoughtledger.ledger.store.postgres.replay import ReplayFollower
+from thoughtledger.ledger.store.postgres.search_follow import SearchFollower
 from thoughtledger.ledger.store.postgres.setup import check_ledger, migrate
 from thoughtledger.ledger.store.postgres.setup import translate as _translate
 from thoughtledger.ledger.store.postgres.standby import (
@@ -107,6 +108,7 @@ class PostgresEventStore(SqlEventStore):
         self._standby: Standby | None = None
         self._follower: ReplayFollower | None = None  # the listener's stand-in on a standby
         self._failover = 0.0  # seconds a lost connection is retried for (several hosts: > 0)
+        self._search_follower = SearchFollower(self._index_writer, where)
 
     @asynccontextmanager
     async def _writer(self) -> AsyncIterator[Any]:
@@ -118,6 +120,21 @@ class PostgresEventStore(SqlEventStore):
             # see it, and one asking the primary's position then would ask too early.
             if self._standby is not None:
                 self._standby.wrote()
+
+    @asynccontextmanager
+    async def _index_writer(self) -> AsyncIterator[Any]:
+        """Lend a held writer's driver to the search index's catch-up.
+
+        Not through :meth:`_writer`: what the catch-up writes is derived, and a read on a
+        standby need not wait for it.
+
+        Raises:
+            StoreError: The store is closed or read-only.
+        """
+        if self._closed or self.read_only:
+            raise StoreError("the store is closed or read-only")
+        async with self._writers.lend() as driver:
+            yield driver
 
     @asynccontextmanager
     async def _writing(self, undone: str) -> AsyncIterator[Any]:
@@ -217,6 +234,7 @@ class PostgresEventStore(SqlEventStore):
                 await check_ledger(checked.engine, checked.where, pg_schema)
             else:
                 await migrate(primary.engine, primary.where, pg_schema, progress)
+                store._search_follower.catch_up_soon()
                 if standby is not None:
                     # Nothing else reads before the first answer: a standby that cannot be
                     # reached is said at opening, in one line, not at the first read.
@@ -306,6 +324,7 @@ class PostgresEventStore(SqlEventStore):
             raise ConcurrencyError(session_id, expected_version, head.version if head else 0)
         self._heads.remember(session_id, last.version, last.hash, now)
         self._notifier.committed()
+        self._search_follower.appended(len(sealed))
         return [item.at(position) for item, position in zip(sealed, positions, strict=True)]
 
     async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
@@ -320,6 +339,7 @@ class PostgresEventStore(SqlEventStore):
                 self._standby.wrote()
         if written:
             self._notifier.committed()
+            self._search_follower.appended(0)  # its thoughts are indexed: the position moves
         return written
 
     async def _fold_loop_marks(self, through: int, to: int, folded: Sequence[FoldedMarks]) -> bool:
@@ -367,15 +387,9 @@ class PostgresEventStore(SqlEventStore):
     def _stats_dialect(self) -> PostgresStats:
         return POSTGRES_STATS
 
-    async def already_imported(self, session_id: str, hashes: Sequence[str]) -> int:
-        """See :meth:`Importing.already_imported` (asked of the primary: an import follows)."""
-        with reading_for_a_write():
-            return await super().already_imported(session_id, hashes)
-
-    async def recorded_event_ids(self, event_ids: Collection[UUID]) -> set[UUID]:
-        """See :meth:`Importing.recorded_event_ids` (asked of the primary: an import follows)."""
-        with reading_for_a_write():
-            return await super().recorded_event_ids(event_ids)
+    def _primary_reads(self) -> AbstractContextManager[object]:
+        """An import's reads are asked of the primary: the import follows there."""
+        return reading_for_a_write()
 
     async def _fetch(self, query: "sa.Executable") -> "list[sa.Row[Any]]":
         """Run a read: on the standby when there is one and it has this store's writes.
@@ -416,6 +430,7 @@ class PostgresEventStore(SqlEventStore):
         """Close every pooled connection."""
         if self._closed:
             return
+        await self._search_follower.close()  # the index takes in what this store appended
         await self._notifier.close()  # announce the last commits before the engine goes
         self._closed = True
         self._committed.notify()  # subscribers wake, see the store closed, and end

@@ -20,7 +20,7 @@ from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import StreamHead
 from thoughtledger.ledger.store.checks import check_page, check_window
 from thoughtledger.ledger.store.redaction import Redacted
-from thoughtledger.ledger.store.rows import decode_rows, head_time
+from thoughtledger.ledger.store.rows import decode_rows, head_time, types_in
 from thoughtledger.ledger.store.sqlite.statements import STATEMENTS
 
 _NO_BOUND = 2**63 - 1
@@ -94,6 +94,26 @@ class SqliteReader:
         check_page(after_position, limit)
         page: dict[str, object] = {"after": after_position, "limit": limit, "offset": 0}
         return list(map(EventRow._make, self.read(STATEMENTS["read_all"], page)))
+
+    async def read_event_rows_of_types(
+        self, event_types: Sequence[str], *, after_position: int = 0, limit: int = 1000
+    ) -> list[EventRow]:
+        """See :meth:`~thoughtledger.ledger.store.rows.RowReads.read_event_rows_of_types`.
+
+        Raises:
+            InvalidInputError: A negative position, a limit below 1, or an unknown type.
+            StoreError: The read failed.
+        """
+        check_page(after_position, limit)
+        # The types are checked event type names, nothing else.
+        statement = (
+            "SELECT position, session_id, version, event_id, recorded_at, schema_version, "  # noqa: S608
+            "event_type, payload, prev_hash, hash FROM tl_events "
+            f"WHERE event_type IN {types_in(event_types)} AND position > :after "
+            "ORDER BY position LIMIT :limit"
+        )
+        page: dict[str, object] = {"after": after_position, "limit": limit}
+        return list(map(EventRow._make, self.read(statement, page)))
 
     async def list_heads(
         self, *, after_session_id: str | None = None, limit: int = 1000

@@ -28,17 +28,17 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 from thoughtledger.ledger.chain import PreparedEvent
-from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent
+from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import (
     InvalidInputError,
     StoreError,
     StoreUnavailableError,
 )
-from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import DEFAULT_MAX_EVENT_BYTES, Clock, StreamHead, utc_now
 from thoughtledger.ledger.store.loop_marks import FoldedMarks, LoopMark
 from thoughtledger.ledger.store.redaction import Redacted, Stripping
 from thoughtledger.ledger.store.sql import SqlEventStore
+from thoughtledger.ledger.store.sql_parts import SqlLoopMarks
 from thoughtledger.ledger.store.sqlite.batch import (
     BatchWriter,
     Outcome,
@@ -119,6 +119,15 @@ class SqliteEventStore(SqlEventStore):
             read_only=read_only,
             clock=clock,
             max_event_bytes=max_event_bytes,
+        )
+        self.rows = self._reader  # pages of rows read inline: an indexed range of positions
+        self.loop_marks = SqlLoopMarks(
+            self._fetch,
+            self._stats_dialect,
+            self._fold_loop_marks,
+            self._check_writable,
+            read_marks=self._loop_marks_inline,
+            read_through=self._loops_through_inline,
         )
         self.path = path
         self.durability: Durability = durability
@@ -380,8 +389,8 @@ class SqliteEventStore(SqlEventStore):
         """See :meth:`EventStore.list_heads` (read inline: an indexed range of session ids)."""
         return await self._reader.list_heads(after_session_id=after_session_id, limit=limit)
 
-    async def loops_through(self) -> int:
-        """See :meth:`LoopMarking.loops_through` (read inline: one row by key)."""
+    async def _loops_through_inline(self) -> int:
+        """The marks' position for :attr:`loop_marks` (read inline: one row by key)."""
         try:
             rows = self._reader.read(LOOPS_THROUGH, ())
         except StoreError as exc:
@@ -390,23 +399,12 @@ class SqliteEventStore(SqlEventStore):
             raise
         return int(rows[0][0]) if rows else 0
 
-    async def loop_marks(self, session_id: str) -> list[LoopMark]:
-        """See :meth:`LoopMarking.loop_marks` (read inline: one indexed range)."""
-        check_id(session_id)
+    async def _loop_marks_inline(self, session_id: str) -> list[LoopMark]:
+        """A session's marks for :attr:`loop_marks` (read inline: one indexed range)."""
         return list(map(LoopMark._make, self._reader.read(_LOOP_MARKS, (session_id,))))
 
-    async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
-        """See :meth:`RowReads.read_all_rows` (read inline: an indexed range of positions)."""
-        return await self._reader.read_all_rows(after_position=after_position, limit=limit)
-
-    async def read_all_event_rows(
-        self, *, after_position: int = 0, limit: int = 1000
-    ) -> list[EventRow]:
-        """See :meth:`RowReads.read_all_event_rows` (read inline: an indexed range)."""
-        return await self._reader.read_all_event_rows(after_position=after_position, limit=limit)
-
-    async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
-        """See :meth:`Redacting.redactions` (read inline, from the partial index)."""
+    async def _redactions(self, session_id: str) -> tuple[Redacted, ...]:
+        """A session's redactions for :attr:`redaction` (read inline, from the partial index)."""
         return await self._reader.redactions(session_id)
 
     def _watch(self, poll_interval: float | None) -> PollingWatch:

@@ -1,0 +1,116 @@
+"""``thoughtledger ui``: live sockets, live streams and sign-ins, each principal its own share.
+
+One principal opening sockets and event streams without end is refused with 429 past its share
+(``--max-live``, sockets and streams together), while another follows its own session; one
+principal signing in again and again ends only its own oldest sign-ins (``--max-sign-ins``),
+never another's. A real ``ui`` in a child process.
+"""
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from websockets.exceptions import InvalidStatus
+
+from tests.support.live_socket import live_socket, receive, send
+from tests.support.processes import WAIT, sqlite_in
+from tests.support.ui_app import UiApp, record_owned, ui_app
+
+pytestmark = pytest.mark.anyio
+
+
+@contextlib.contextmanager
+def _stream(app: UiApp, token: str, session_id: str) -> Iterator[httpx.Response]:
+    headers = {"Authorization": f"Bearer {token}"}
+    with (
+        httpx.Client(base_url=app.base, timeout=WAIT, headers=headers) as http,
+        http.stream("GET", f"api/sessions/{session_id}/live") as answer,
+    ):
+        yield answer
+
+
+@pytest.fixture
+def owned(tmp_path: Path) -> tuple[str, dict[str, str]]:
+    """An SQLite ledger with a session of mallory's and one of alice's."""
+    db = sqlite_in(tmp_path)
+    return db, record_owned(db, {"mallory-1": "mallory", "alice-1": "alice"})
+
+
+async def test_sockets_and_streams_past_a_principals_share_get_429_and_others_go_on(
+    tmp_path: Path, owned: tuple[str, dict[str, str]]
+) -> None:
+    db, ids = owned
+    with ui_app(db, tmp_path / "tokens.json", "--max-live", "3") as app:
+        mallory, alice = app.mint("mallory", "reader"), app.mint("alice", "reader")
+        async with contextlib.AsyncExitStack() as held:
+            with contextlib.ExitStack() as streams:
+                for _ in range(2):
+                    await held.enter_async_context(live_socket(app, token=mallory))
+                first = streams.enter_context(_stream(app, mallory, ids["mallory-1"]))
+                assert first.status_code == 200
+                refused = streams.enter_context(_stream(app, mallory, ids["mallory-1"]))
+                assert refused.status_code == 429
+                refused.read()
+                assert "principal 'mallory' already holds 3" in refused.json()["error"]
+                with pytest.raises(InvalidStatus) as socket_refused:
+                    await held.enter_async_context(live_socket(app, token=mallory))
+                assert socket_refused.value.response.status_code == 429
+                # Another principal: its stream and its socket, as if mallory were not there.
+                own = streams.enter_context(_stream(app, alice, ids["alice-1"]))
+                assert own.status_code == 200
+                async with live_socket(app, token=alice) as socket:
+                    await send(socket, {"op": "ping"})
+                    assert await receive(socket) == {"type": "pong"}
+            # mallory's stream ended: the room is its own again.
+            with _stream(app, mallory, ids["mallory-1"]) as again:
+                assert again.status_code == 200
+
+
+def test_signing_in_again_and_again_ends_only_ones_own_oldest_sign_ins(tmp_path: Path) -> None:
+    db = sqlite_in(tmp_path)
+    record_owned(db, {"alice-1": "alice"})
+    with ui_app(db, tmp_path / "tokens.json", "--max-sign-ins", "4") as app:
+        mallory, alice = app.mint("mallory", "reader"), app.mint("alice", "reader")
+
+        def signed_in(browsers: contextlib.ExitStack, token: str) -> httpx.Client:
+            http = browsers.enter_context(httpx.Client(base_url=app.base, timeout=WAIT))
+            answer = http.post("api/signin", json={"token": token}, headers={"Origin": app.origin})
+            assert answer.status_code == 200, answer.text
+            return http
+
+        with contextlib.ExitStack() as browsers:
+            alices = signed_in(browsers, alice)
+            mallorys = [signed_in(browsers, mallory) for _ in range(30)]
+            assert alices.get("api/me").json() == {"auth": True, "name": "alice", "role": "reader"}
+            assert [b.get("api/me").status_code for b in mallorys] == [401] * 26 + [200] * 4
+
+
+async def test_a_full_app_ends_the_heaviest_holders_oldest_stream_for_a_newcomer(
+    tmp_path: Path, owned: tuple[str, dict[str, str]]
+) -> None:
+    db, ids = owned
+    options = ("--max-live", "3", "--max-live-total", "4")
+    with ui_app(db, tmp_path / "tokens.json", *options) as app:
+        mallory, alice = app.mint("mallory", "reader"), app.mint("alice", "reader")
+        with contextlib.ExitStack() as streams:
+            held = [
+                streams.enter_context(_stream(app, mallory, ids["mallory-1"])) for _ in range(3)
+            ]
+            own = streams.enter_context(_stream(app, alice, ids["alice-1"]))
+            assert [s.status_code for s in [*held, own]] == [200] * 4
+            # Full: alice (1) gets in by ending mallory's oldest (3), never the other way.
+            async with live_socket(app, token=alice) as socket:
+                await send(socket, {"op": "ping"})
+                assert await receive(socket) == {"type": "pong"}
+                seen = []
+                for line in held[0].iter_lines():  # its events so far, then the end
+                    seen.append(line)
+                    if line == "event: pushed-out":
+                        break
+                assert seen[-1] == "event: pushed-out", seen
+                with pytest.raises(InvalidStatus) as refused:
+                    async with live_socket(app, token=mallory):
+                        pass
+                assert refused.value.response.status_code == 429

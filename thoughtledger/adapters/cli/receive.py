@@ -1,0 +1,157 @@
+"""``thoughtledger receive``: the OTLP/HTTP receiver alone, for a collector-only deployment.
+
+The same routes ``serve --http`` mounts beside MCP (``POST /v1/traces``, ``POST /v1/logs``),
+with the same tokens (``--auth``, ``--auth-issuer``), origin rules and HTTP bounds, on a
+loopback port of their own (4318, OTLP/HTTP's, by default).
+"""
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from thoughtledger.adapters.cli.common import EXIT_OK, CliError, Commands, Ui, command, ledger_from
+from thoughtledger.adapters.common.options import loopback_host, port_number
+from thoughtledger.adapters.common.origins import LOOPBACK_HOSTS
+from thoughtledger.ledger.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from mcp.server.auth.provider import TokenVerifier
+
+SUMMARY = "take in agents' reasoning from OpenTelemetry GenAI spans (an OTLP/HTTP receiver)"
+DEFAULT_PORT = 4318
+"""OTLP/HTTP's own port: senders' default endpoint is http://localhost:4318."""
+
+
+def register(commands: Commands) -> None:
+    """Add the ``receive`` command."""
+    parser = command(commands, "receive", SUMMARY, run)
+    parser.add_argument(
+        "--port",
+        metavar="P",
+        type=port_number,
+        default=DEFAULT_PORT,
+        help=f"port to listen on (default {DEFAULT_PORT}; 0: any free port)",
+    )
+    parser.add_argument(
+        "--host",
+        default=LOOPBACK_HOSTS[0],
+        type=loopback_host,
+        help=f"address: {', '.join(LOOPBACK_HOSTS)} (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--auth",
+        type=Path,
+        metavar="FILE",
+        help="accept only the tokens in this token file (as serve --http does); each "
+        "principal owns the sessions its spans start",
+    )
+    parser.add_argument(
+        "--auth-issuer", metavar="URL", help="accept JWT access tokens of this OAuth issuer too"
+    )
+    parser.add_argument(
+        "--audience",
+        metavar="AUD",
+        help="with --auth-issuer: the audience tokens must carry (default: http://HOST:PORT/)",
+    )
+    parser.add_argument(
+        "--jwks-url", metavar="URL", help="with --auth-issuer: the issuer's key set (JWKS)"
+    )
+    parser.add_argument(
+        "--role-claim",
+        metavar="NAME",
+        help="with --auth-issuer: the claim naming the role (default: thoughtledger_role)",
+    )
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        type=_origin,
+        default=[],
+        metavar="ORIGIN",
+        help="also accept requests from pages of this origin (scheme://host[:port])",
+    )
+
+
+async def run(args: argparse.Namespace, ui: Ui) -> int:
+    """Receive OTLP exports until Ctrl-C or SIGTERM (requests in flight are answered first).
+
+    Raises:
+        LedgerError: The ledger or the token file cannot be opened, or the issuer's keys
+            cannot be fetched.
+        InvalidInputError: Issuer options without ``--auth-issuer``, or an issuer URL keys
+            may not be fetched from.
+        CliError: The port is taken or cannot be bound.
+    """
+    from starlette.applications import Starlette
+
+    from thoughtledger.adapters.common.hardened import bind, hardened_server
+    from thoughtledger.adapters.common.stopping import signals_handled
+    from thoughtledger.adapters.mcp.http.serving import SINGLE_PRINCIPAL_WARNING
+    from thoughtledger.adapters.otel.receiver import receiver_routes
+
+    file_verifier = None
+    if args.auth is not None:
+        from thoughtledger.adapters.auth.verifier import FileTokenVerifier
+
+        file_verifier = FileTokenVerifier(args.auth)  # a bad file stops before the ledger opens
+    if args.auth_issuer is None:
+        for option in ("audience", "jwks_url", "role_claim"):
+            if getattr(args, option) is not None:
+                flag = "--" + option.replace("_", "-")
+                raise InvalidInputError(f"{flag} goes with --auth-issuer URL")
+    async with ledger_from(args, read_only=False) as ledger:
+        try:
+            listener = bind(args.host, args.port)
+        except OSError as exc:
+            message = f"{exc.strerror or exc} (--port P for another, 0 for any free one)"
+            raise CliError(message) from None
+        port = listener.getsockname()[1]
+        verifier = await _verifier(args, file_verifier, port)
+        app = Starlette(routes=receiver_routes(ledger, verifier, args.allow_origin))
+        http = hardened_server(app, lifespan="off")
+
+        def stop_now() -> None:
+            http.should_exit = http.force_exit = True
+
+        def stop() -> None:
+            http.should_exit = True
+
+        async with signals_handled(stop_now, on_term=stop):
+            host = f"[{args.host}]" if ":" in args.host else args.host
+            if verifier is None:
+                sys.stderr.write(f"thoughtledger receive: warning: {SINGLE_PRINCIPAL_WARNING}\n")
+            sys.stdout.write(
+                f"thoughtledger receive: url=http://{host}:{port}/v1/traces (Ctrl-C stops)\n"
+            )
+            sys.stdout.flush()
+            await http.serve(sockets=[listener])
+    return EXIT_OK
+
+
+async def _verifier(
+    args: argparse.Namespace, file_verifier: "TokenVerifier | None", port: int
+) -> "TokenVerifier | None":
+    """The token file's verifier, the issuer's, both (either kind accepted), or none."""
+    if args.auth_issuer is None:
+        return file_verifier
+    from thoughtledger.adapters.auth.issuer import DEFAULT_ROLE_CLAIM, IssuerTokenVerifier
+    from thoughtledger.adapters.common.origins import own_origin
+    from thoughtledger.adapters.mcp.http.auth import AnyOf
+
+    issuer = IssuerTokenVerifier(
+        args.auth_issuer,
+        args.audience or own_origin(args.host, port) + "/",
+        args.role_claim or DEFAULT_ROLE_CLAIM,
+        jwks_url=args.jwks_url,
+    )
+    await issuer.prepare()  # a wrong issuer stops the receiver now, not at the first export
+    return issuer if file_verifier is None else AnyOf([file_verifier, issuer])
+
+
+def _origin(value: str) -> str:
+    from thoughtledger.adapters.common.origins import parse_origin
+
+    try:
+        return parse_origin(value)
+    except InvalidInputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

@@ -1,0 +1,575 @@
+"""Ten times the ledger: a year of agents on one machine, each figure beside a raw baseline.
+
+Usage: tools/bench scale [--scale-thoughts N] [--scale-sessions S] [--scale-big B] [--pg URL]
+                         [--scale-db PATH]
+
+Builds a ledger of ``N`` thoughts (default 10,000,000) in ``S`` sessions (default 100,000), one
+of them ``B`` thoughts long (default 100,000), the way users write one: JSON Lines piped into
+``thoughtledger record`` (a file holds at most 100,000 thoughts and a session's run at most
+1,000, so the build is a sequence of ``record`` processes, the long session continued across
+them). ``--scale-db PATH`` keeps the SQLite file and reuses it when it already holds the
+ledger; ``--pg URL`` builds in a fresh PostgreSQL database instead (dropped at the end).
+
+Then, each as users meet it, in a process of its own, beside a raw baseline in the same run:
+
+* whole-ledger commands, wall time and the process's peak RSS: ``stats``, ``verify``,
+  ``export --all --format parquet`` and ``Ledger.rebuild()``, each against a raw scan of the
+  same rows (``SELECT`` + ``json.loads``; for ``verify``, + SHA-256 of each row; for Parquet,
+  + pyarrow writing the rows). Target: ≤ 2x the raw time and ≤ +200 MB over the same command's
+  peak RSS on a small ledger;
+* interactive answers, p50 of several: the browser view's sessions list and a two-word search
+  (HTTP to a running ``ui``), a ``B``-thought session's first page (``thinking_history`` on a
+  running ``serve``), and ``serve``'s first ``initialize`` after it opens the ledger, beside the
+  same ``initialize`` of a bare MCP SDK server. Target: ≤ 200 ms p50 (for ``initialize``:
+  above the bare server's).
+
+Every row is printed as soon as it is measured (``tools/bench`` keeps the ones that finish).
+"""
+
+import asyncio
+import json
+import os
+import random
+import resource
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+Result = dict[str, Any]
+
+FILE_THOUGHTS = 100_000
+"""The most thoughts ``record`` takes from one input."""
+RUN = 1_000
+"""The most thoughts of one session ``record`` takes in one input."""
+INTERACTIVE_MS = 200
+WHOLE_RATIO = 2.0
+WHOLE_RSS_MB = 200
+WORDS = [
+    "cache",
+    "replica",
+    "job",
+    "reads",
+    "writes",
+    "index",
+    "query",
+    "plan",
+    "timeout",
+    "retry",
+    "lock",
+    "queue",
+    "worker",
+    "budget",
+    "latency",
+    "error",
+    "user",
+    "table",
+    "row",
+    "page",
+    "scan",
+    "join",
+    "sort",
+    "hash",
+    "merge",
+    "key",
+    "value",
+    "store",
+    "schema",
+    "migration",
+    "deploy",
+    "rollback",
+    "alert",
+    "metric",
+    "trace",
+    "span",
+    "token",
+    "model",
+    "prompt",
+    "answer",
+    "check",
+]
+SEARCH = "replica timeout"
+
+
+def _launcher() -> list[str]:
+    script = Path(sys.executable).parent / "thoughtledger"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "thoughtledger"]
+
+
+def _line(rng: random.Random, session: str, n: int, total: int) -> str:
+    text = " ".join(rng.choice(WORDS) for _ in range(36))
+    return json.dumps(
+        {
+            "thought": text,
+            "thoughtNumber": n,
+            "totalThoughts": total,
+            "nextThoughtNeeded": n < total,
+            "sessionId": session,
+        }
+    )
+
+
+def _chunks(thoughts: int, sessions: int, big: int, big_id: str) -> Iterator[list[str]]:
+    """The build's inputs, each at most one ``record`` file, each led by a run of the long session.
+
+    ``record`` takes one run of a session per input (at most :data:`RUN` thoughts) and continues
+    an existing session: so the long session grows by one run per file, in order.
+    """
+    rng = random.Random(38)
+    runs = [range(start + 1, min(start + RUN, big) + 1) for start in range(0, big, RUN)]
+    lines: list[str] = []
+
+    def opened() -> list[str]:
+        run = runs.pop(0) if runs else range(0)
+        return [_line(rng, big_id, n, big) for n in run]
+
+    lines = opened()
+    rest, others = thoughts - big, sessions - 1
+    for index in range(others):
+        length = rest // others + (1 if index < rest % others else 0)
+        session = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        if len(lines) + length > FILE_THOUGHTS:
+            yield lines
+            lines = opened()
+        lines.extend(_line(rng, session, n, length) for n in range(1, length + 1))
+    yield lines
+    while runs:
+        yield opened()
+
+
+def _rss_mb(usage: resource.struct_rusage) -> float:
+    return round(usage.ru_maxrss / 1024, 1)  # Linux reports KiB
+
+
+def _run_measured(command: list[str]) -> tuple[float, float, str]:
+    """Run a command in a fresh process and read its own peak RSS (wait4, not the children's max).
+
+    Raises:
+        RuntimeError: The command failed.
+    """
+    start = time.perf_counter()
+    process = subprocess.Popen(  # noqa: S603  # the bench's own commands
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None
+    assert process.stderr is not None
+    out = process.stdout.read()
+    err = process.stderr.read()
+    _pid, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise RuntimeError(
+            f"{' '.join(command[1:4])}… exited {process.returncode}: {err.decode()[-400:]}"
+        )
+    return elapsed, _rss_mb(usage), out.decode()
+
+
+def build(db: str, thoughts: int, sessions: int, big: int) -> tuple[str, float, int]:
+    """Record the ledger; the long session's id, the seconds it took, and the input's bytes.
+
+    Raises:
+        RuntimeError: A ``record`` process failed.
+    """
+    big_id = str(uuid.UUID(int=random.Random(1).getrandbits(128), version=4))
+    start = time.perf_counter()
+    written = done = 0
+    for lines in _chunks(thoughts, sessions, big, big_id):
+        body = ("\n".join(lines) + "\n").encode()
+        written += len(body)
+        process = subprocess.run(  # noqa: S603  # the bench's own command
+            [*_launcher(), "record", "-", "--db", db],
+            input=body,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            check=False,
+        )
+        if process.returncode != 0:
+            raise RuntimeError(f"record failed: {process.stderr.decode()[-400:]}")
+        done += len(lines)
+        rate = done / (time.perf_counter() - start)
+        print(f"  built {done:,} of {thoughts:,} thoughts ({rate:,.0f}/s)", file=sys.stderr)
+    return big_id, time.perf_counter() - start, written
+
+
+# -- raw baselines: each runs as `python tools/bench_tenfold.py raw KIND DB` ---------------------
+
+
+def _raw_rows(db: str) -> Iterator[tuple[Any, ...]]:
+    import sqlite3
+
+    connection = sqlite3.connect(f"file:{db.removeprefix('sqlite:///')}?mode=ro", uri=True)
+    cursor = connection.execute("SELECT position, payload, prev_hash, hash FROM tl_events")
+    while rows := cursor.fetchmany(10_000):
+        yield from rows
+
+
+async def _raw_rows_pg(url: str, handle: Any) -> None:
+    import asyncpg
+
+    connection = await asyncpg.connect(url.replace("postgresql+asyncpg://", "postgresql://"))
+    try:
+        async with connection.transaction():
+            cursor = connection.cursor(
+                "SELECT position, payload::text, prev_hash, hash FROM tl_events", prefetch=10_000
+            )
+            batch: list[tuple[Any, ...]] = []
+            async for row in cursor:
+                batch.append(tuple(row))
+                if len(batch) == 10_000:
+                    handle(batch)
+                    batch = []
+            handle(batch)
+    finally:
+        await connection.close()
+
+
+def raw(kind: str, db: str, out: str | None = None) -> None:
+    """The floor under a whole-ledger command: every row read and decoded, and nothing else."""
+    import hashlib
+
+    writer = None
+    if kind == "parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        schema = pa.schema([("position", pa.int64()), ("thought", pa.string())])
+        writer = pq.ParquetWriter(out or os.devnull, schema)
+
+    def handle(rows: list[tuple[Any, ...]]) -> None:
+        decoded = [json.loads(row[1]) for row in rows]
+        if kind == "verify":
+            for row in rows:
+                hashlib.sha256((row[2] + row[1]).encode()).hexdigest()
+        if writer is not None:
+            import pyarrow as pa
+
+            thoughts = [str(d.get("thought", d.get("content", ""))) for d in decoded]
+            writer.write_table(
+                pa.table({"position": [r[0] for r in rows], "thought": thoughts}, schema=schema)
+            )
+
+    if db.startswith("postgresql"):
+        asyncio.run(_raw_rows_pg(db, handle))
+    else:
+        batch: list[tuple[Any, ...]] = []
+        for row in _raw_rows(db):
+            batch.append(row)
+            if len(batch) == 10_000:
+                handle(batch)
+                batch = []
+        handle(batch)
+    if writer is not None:
+        writer.close()
+
+
+REBUILD = """
+import asyncio, sys
+from thoughtledger import open_ledger
+async def main():
+    async with open_ledger(sys.argv[1], read_only=True) as ledger:
+        print(len(await ledger.rebuild()))
+asyncio.run(main())
+"""
+
+
+def _whole_commands(db: str, tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
+    me = [sys.executable, str(Path(__file__).resolve()), "raw"]
+    out = str(tmp / "out.parquet")
+    return {
+        "stats": ([*_launcher(), "stats", "--db", db, "--json"], [*me, "scan", db]),
+        "verify": ([*_launcher(), "verify", "--db", db], [*me, "verify", db]),
+        "export --format parquet": (
+            [*_launcher(), "export", "--all", "--format", "parquet", "-o", out, "--db", db],
+            [*me, "parquet", db, out + ".raw"],
+        ),
+        "Ledger.rebuild()": ([sys.executable, "-c", REBUILD, db], [*me, "scan", db]),
+    }
+
+
+def _overwrite(path: Path) -> None:
+    for leftover in (path, Path(str(path) + ".raw")):
+        leftover.unlink(missing_ok=True)
+
+
+def whole_row(name: str, ours: list[str], floor: list[str], small: str, db: str) -> Result:
+    """One whole-ledger command beside its raw scan, and its RSS beside a small ledger's."""
+    out = Path(ours[ours.index("-o") + 1]) if "-o" in ours else None
+    if out is not None:
+        _overwrite(out)
+    _t, small_rss, _out = _run_measured([part if part != db else small for part in ours])
+    if out is not None:
+        _overwrite(out)
+    ours_s, ours_rss, _out = _run_measured(ours)
+    raw_s, raw_rss, _out = _run_measured(floor)
+    growth = ours_rss - small_rss
+    return {
+        "name": f"scale: {name} (x a raw scan of the rows)",
+        "ours_s": round(ours_s, 1),
+        "baseline_s": round(raw_s, 1),
+        "baseline": "raw driver: SELECT every row + json.loads (verify: + SHA-256; "
+        "parquet: + pyarrow)",
+        "peak_rss_mb": ours_rss,
+        "raw_peak_rss_mb": raw_rss,
+        "rss_growth_mb": round(growth, 1),
+        "rss_target_mb": WHOLE_RSS_MB,
+        "ratio": round(ours_s / raw_s, 2),
+        "target": WHOLE_RATIO,
+        "lower_is_better": True,
+        "met_rss": growth <= WHOLE_RSS_MB,
+    }
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def _ui(db: str) -> Iterator[str]:
+    port = _free_port()
+    process = subprocess.Popen(  # noqa: S603  # the bench's own command
+        [*_launcher(), "ui", "--db", db, "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}/"
+    try:
+        import httpx
+
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                httpx.get(base + "api/me", timeout=5)
+                break
+            except httpx.TransportError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the ui did not start") from None
+                time.sleep(0.1)
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def _p50(samples: list[float]) -> float:
+    return round(statistics.median(samples), 1)
+
+
+def _http_p50(base: str, path: str, params: dict[str, str], runs: int = 15) -> float:
+    import httpx
+
+    times = []
+    with httpx.Client(base_url=base, timeout=60) as http:
+        for _run in range(runs):
+            start = time.perf_counter()
+            answer = http.get(path, params=params)
+            times.append((time.perf_counter() - start) * 1000)
+            answer.raise_for_status()
+    return _p50(times)
+
+
+def _raw_sql_p50(db: str, sql: str, args: tuple[Any, ...], runs: int = 15) -> float | None:
+    if db.startswith("postgresql"):
+        return None
+    import sqlite3
+
+    connection = sqlite3.connect(f"file:{db.removeprefix('sqlite:///')}?mode=ro", uri=True)
+    times = []
+    for _run in range(runs):
+        start = time.perf_counter()
+        connection.execute(sql, args).fetchall()
+        times.append((time.perf_counter() - start) * 1000)
+    connection.close()
+    return _p50(times)
+
+
+def _interactive(name: str, ours: float, raw_ms: float | None, baseline: str) -> Result:
+    return {
+        "name": f"scale: {name} (ms p50)",
+        "ours_ms_p50": ours,
+        "baseline_ms_p50": raw_ms,
+        "baseline": baseline,
+        "ratio": ours,
+        "target": INTERACTIVE_MS,
+        "lower_is_better": True,
+    }
+
+
+def ui_rows(db: str) -> list[Result]:
+    """The browser view's sessions list and a two-word search, over HTTP to a running ``ui``."""
+    with _ui(db) as base:
+        listing = _http_p50(base, "api/sessions", {"limit": "50"})
+        found = _http_p50(base, "api/search", {"q": SEARCH, "limit": "20"})
+    return [
+        _interactive(
+            "the browser view's sessions list, first page of 50",
+            listing,
+            _raw_sql_p50(
+                db, "SELECT * FROM tl_sessions ORDER BY started_at DESC, session_id LIMIT 50", ()
+            ),
+            "raw SQL on SQLite (none on PostgreSQL): the newest 50 rows of tl_sessions",
+        ),
+        _interactive(
+            f"search '{SEARCH}' in the browser view, first 20 hits",
+            found,
+            _raw_sql_p50(
+                db,
+                "SELECT rowid FROM tl_search WHERE tl_search MATCH ? ORDER BY rank LIMIT 20",
+                (SEARCH,),
+            ),
+            "raw SQL on SQLite (none on PostgreSQL): the FTS5 MATCH, best 20 by bm25",
+        ),
+    ]
+
+
+async def serve_rows(db: str, big_id: str, big: int) -> list[Result]:
+    """``serve``'s first initialize on the big ledger and the long session's first page."""
+    from bench_mcp import echo_server, spawned
+
+    command = [*_launcher(), "serve", "--db", db, "--tools", "all"]
+    firsts, bare, pages = [], [], []
+    for _run in range(5):
+        start = time.perf_counter()
+        async with spawned(command, wait=120) as client:
+            firsts.append((time.perf_counter() - start) * 1000)
+            for _page in range(3):
+                began = time.perf_counter()
+                await client.request(
+                    "tools/call",
+                    {"name": "thinking_history", "arguments": {"sessionId": big_id, "limit": 100}},
+                )
+                pages.append((time.perf_counter() - began) * 1000)
+        start = time.perf_counter()
+        async with spawned(echo_server()):
+            bare.append((time.perf_counter() - start) * 1000)
+    return [
+        {
+            "name": "scale: serve's first initialize after opening the big ledger (ms over a bare "
+            "SDK server)",
+            "ours_ms_p50": _p50(firsts),
+            "baseline_ms_p50": _p50(bare),
+            "baseline": "bare MCP SDK server with one echo tool, same spawn and client",
+            "ratio": round(_p50(firsts) - _p50(bare), 1),
+            "target": INTERACTIVE_MS,
+            "lower_is_better": True,
+        },
+        _interactive(
+            f"first page (100 thoughts) of a {big:,}-thought session, thinking_history",
+            _p50(pages),
+            _raw_sql_p50(
+                db,
+                "SELECT payload FROM tl_events WHERE session_id = ? ORDER BY version LIMIT 100",
+                (big_id,),
+            ),
+            "raw SQL on SQLite (none on PostgreSQL): the session's first 100 rows",
+        ),
+    ]
+
+
+@asynccontextmanager
+async def _pg_database(url: str) -> AsyncIterator[str]:
+    import asyncpg
+
+    name = f"tl_scale_{uuid.uuid4().hex[:8]}"
+    admin = url.replace("postgresql+asyncpg://", "postgresql://")
+    connection = await asyncpg.connect(admin)
+    await connection.execute(f'CREATE DATABASE "{name}"')
+    await connection.close()
+    try:
+        yield url.rsplit("/", 1)[0] + "/" + name
+    finally:
+        connection = await asyncpg.connect(admin)
+        await connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await connection.close()
+
+
+def _built(db: str, keep: Path | None, thoughts: int, sessions: int, big: int) -> Result:
+    """Build the ledger (or reuse the kept one): the build's row, with the long session's id."""
+    marker = Path(str(keep) + ".built") if keep else None
+    if marker is not None and marker.exists():
+        big_id, built_s, written = json.loads(marker.read_text())
+    else:
+        if keep is not None:
+            keep.unlink(missing_ok=True)
+        big_id, built_s, written = build(db, thoughts, sessions, big)
+        if marker is not None:
+            marker.write_text(json.dumps([big_id, built_s, written]))
+    row: Result = {
+        "name": f"scale: record {thoughts:,} thoughts in {sessions:,} sessions",
+        "big_id": big_id,
+        "thoughts_per_s": round(thoughts / built_s),
+        "build_s": round(built_s),
+        "input_bytes_per_thought": round(written / thoughts),
+    }
+    if db.startswith("sqlite"):
+        size = Path(db.removeprefix("sqlite:///")).stat().st_size
+        row["bytes_per_thought"] = round(size / thoughts)
+        row["ratio"] = round(size / written, 2)
+        row["target"] = 1.6
+        row["lower_is_better"] = True
+        row["baseline"] = "the thoughts as record input lines (file bytes / input bytes)"
+    return row
+
+
+async def bench_tenfold(
+    thoughts: int = 10_000_000,
+    sessions: int = 100_000,
+    big: int = 100_000,
+    *,
+    pg: str | None = None,
+    keep: Path | None = None,
+) -> AsyncIterator[Result]:
+    """Build the ledger, then yield each row as it is measured (the blocking work in threads)."""
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        small = f"sqlite:///{tmp / 'small.db'}"
+        await asyncio.to_thread(build, small, 2_000, 20, 100)
+        async with _maybe_pg(pg) as url:
+            db = url or f"sqlite:///{keep or tmp / 'scale.db'}"
+            row = await asyncio.to_thread(_built, db, keep, thoughts, sessions, big)
+            big_id = row.pop("big_id")
+            yield row
+            for name, (ours, floor) in _whole_commands(db, tmp).items():
+                yield await asyncio.to_thread(
+                    whole_row, f"{name} over {thoughts:,} thoughts", ours, floor, small, db
+                )
+            for measured in await asyncio.to_thread(ui_rows, db):
+                yield measured
+            for measured in await serve_rows(db, big_id, big):
+                yield measured
+
+
+@asynccontextmanager
+async def _maybe_pg(pg: str | None) -> AsyncIterator[str | None]:
+    if pg is None:
+        yield None
+        return
+    async with _pg_database(pg) as url:
+        yield url
+
+
+async def _print_all(args: list[str]) -> None:
+    thoughts = int(args[0]) if args else 100_000
+    async for row in bench_tenfold(thoughts, max(2, thoughts // 100), min(100_000, thoughts // 10)):
+        print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "raw":
+        kind, db = sys.argv[2], sys.argv[3]
+        raw(kind, db, sys.argv[4] if len(sys.argv) > 4 else None)
+    else:
+        asyncio.run(_print_all(sys.argv[1:]))
