@@ -145,3 +145,45 @@ def test_a_model_s_thought_shows_its_latency_and_tokens_on_the_timeline(
         assert latency.count() == 1
         assert latency.locator("title").text_content() == "model small · 1.5 s · 120 + 40 tokens"
         assert watched.errors == []
+
+
+_CAPTURED = """
+import asyncio, sys
+from thoughtledger import open_ledger
+from thoughtledger.api.capture import CapturedAction, CapturedReasoning, CapturedSpan
+
+async def main() -> None:
+    span = CapturedSpan(
+        trace_id="ab" * 16, span_id="cd" * 8, dialect="gen_ai", conversation="captured",
+        model="model-x",
+        parts=(CapturedReasoning("The weather decides the route."),
+               CapturedAction("get_weather", "call_1", '{"city": "Oslo"}')),
+    )
+    async with open_ledger(sys.argv[1], ttl=None) as ledger:
+        await ledger.as_principal(None).capture([span])
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.slow
+def test_captured_reasoning_and_its_actions_have_their_lanes_on_the_timeline(
+    browser: "Browser", tmp_path: Path
+) -> None:
+    url = sqlite_url(tmp_path / "ledger.db")
+    subprocess.run(  # noqa: S603  # our interpreter, a fixed script
+        [sys.executable, "-c", _CAPTURED, url], cwd=ROOT, env=child_env(), check=True, timeout=WAIT
+    )
+    with ui_app(url, None) as app, watched_page(browser) as watched:
+        page = watched.page
+        page.goto(f"{app.base}sessions/captured")
+        page.wait_for_selector("#acts")
+        page.locator("#tab-timeline").click()
+        lanes = page.locator("#timeline text.lane").all_text_contents()
+        assert lanes == ["main line", "actions", "other events"]
+        assert page.locator("#timeline rect.bar.captured").count() == 1
+        action = page.locator("#timeline rect.bar.action")
+        assert (action.locator("title").text_content() or "").startswith(
+            "called get_weather after #1"
+        )
+        assert watched.errors == []

@@ -1,5 +1,6 @@
 // The session view's other two ways of looking: a timeline (one bar per thought by its recorded
-// time, a lane for the main line, one per branch and one for the other events, the longest
+// time, a lane for the main line, one per branch, one for the actions an agent took (where the
+// ledger captured any) and one for the other events, the longest
 // gaps named) and a graph (thoughts as nodes, the main line, revisions and branches as edges, a
 // fork's source marked). Both are drawn from the events the page holds, when their tab is
 // opened, and again as events arrive; a click on a bar or a node picks that thought, as a
@@ -143,7 +144,11 @@
       const time = (e) => Date.parse(e.at);
       const start = time(events[0]), end = Math.max(time(events[events.length - 1]), start + 1);
       const laneNames = Array.from(drawn.lanes.keys());
-      const rows = laneNames.length + 1; // and one lane for the other events
+      // The tools an agent called (captured with its reasoning) on a lane of their own, where
+      // the ledger has any; then one for the other events.
+      const acting = events.some((e) => e.k === "action.taken");
+      const actionsLane = laneNames.length, otherLane = laneNames.length + (acting ? 1 : 0);
+      const rows = otherLane + 1;
       const room = Math.max(box.clientWidth || 800, 400), left = 110, right = 10, lane = 24, top = 18;
       const height = top + rows * lane + 26;
       // Each event at its time, but never closer than STEP to the one before: thoughts written
@@ -162,7 +167,8 @@
       laneNames.forEach((name, i) => {
         root.append(svg("text", { x: 0, y: top + i * lane + 15, class: "lane" }, name ? "branch " + short(name, 12) : "main line"));
       });
-      root.append(svg("text", { x: 0, y: top + laneNames.length * lane + 15, class: "lane" }, "other events"));
+      if (acting) root.append(svg("text", { x: 0, y: top + actionsLane * lane + 15, class: "lane" }, "actions"));
+      root.append(svg("text", { x: 0, y: top + otherLane * lane + 15, class: "lane" }, "other events"));
       // Gaps: the thought's bar runs from the event before it; the longest waits are named.
       const gaps = [];
       let before = null;
@@ -176,7 +182,7 @@
           const y = top + node.lane * lane + 4;
           const bar = svg("rect", {
             x: x0, y, width: Math.max(x1 - x0, 2), height: lane - 8, "data-v": e.v,
-            class: "bar " + (node.branch ? "branch" : node.revision ? "revision" : "main"),
+            class: "bar " + (node.branch ? "branch" : node.revision ? "revision" : e.cap ? "captured" : "main"),
           });
           bar.append(svg("title", {}, "#" + e.n + " · v" + e.v + " · " + shortTime(e.at) +
             " · took " + seconds((at - from) / 1000) + " · " + short(e.x, 80)));
@@ -190,9 +196,11 @@
             root.append(model);
           }
         } else {
-          const mark = svg("rect", { x: x1 - 2, y: top + laneNames.length * lane + 4, width: 3,
-            height: lane - 8, class: "bar other", "data-v": e.v });
-          mark.append(svg("title", {}, e.k + " · v" + e.v + " · " + shortTime(e.at)));
+          const action = e.k === "action.taken";
+          const mark = svg("rect", { x: x1 - 2, y: top + (action ? actionsLane : otherLane) * lane + 4, width: 3,
+            height: lane - 8, class: action ? "bar action" : "bar other", "data-v": e.v });
+          mark.append(svg("title", {}, (action ? "called " + e.act + (e.n !== undefined ? " after #" + e.n : "") : e.k) +
+            " · v" + e.v + " · " + shortTime(e.at)));
           root.append(mark);
         }
         if (before !== null) gaps.push({ seconds: (at - from) / 1000, x0, x1 });
