@@ -14,6 +14,8 @@ Four figures, each beside a baseline measured the same way in the same run:
   bound a badge reads (50,000 events): each request's time, the server's peak RSS growth during
   it, and the longest the event loop left another request (``/api/me``, asked every 10 ms)
   waiting meanwhile, against a three-thought session's badge.
+And ``tools/bench_ui_views.py``'s: the timeline and the graph of that 10,000-thought session, and
+an annotation from one page seen in another.
 Ledgers are generated straight into SQLite (valid hash chains) in seconds.
 """
 
@@ -319,6 +321,9 @@ async def bench_ui(
                 "baseline": f"the same requests on a {small_heads}-session ledger",
             }
         )
+    from bench_ui_views import bench_views  # its rows beside these (it imports this module)
+
+    results += await bench_views(thoughts)
     return results
 
 

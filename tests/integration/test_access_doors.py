@@ -96,6 +96,8 @@ READS_ALL: dict[Who, frozenset[str]] = {
     who: EVERY if READS[who] == EVERY else NOTHING for who in READS
 }
 """Doors that count every session at once (the analytics): all or nothing."""
+ANNOTATES: dict[Who, frozenset[str]] = {**WRITES, "audrey": EVERY}
+"""Whose thoughts each may annotate or redact: a writer its own, an auditor any, nobody all."""
 OWN_RUNS: dict[Who, frozenset[str]] = {**READS, "audrey": NOTHING}
 """``thinking_insights`` is an agent's look at its own runs: an auditor, as an agent, has none."""
 NO_SESSION: dict[Who, frozenset[str]] = dict.fromkeys(READS, NOTHING)
@@ -309,6 +311,21 @@ async def ui_badges(http: httpx.AsyncClient, seeded: Seeded) -> frozenset[str]:
     return seeded.labels({badge["sessionId"] for badge in answer.json()["badges"]})
 
 
+async def ui_review(http: httpx.AsyncClient, seeded: Seeded) -> frozenset[str]:
+    answer = await _get(http, f"/api/review?q={WORD}")
+    assert answer.status_code == 200, answer.text
+    return seeded.labels({item["sessionId"] for item in answer.json()["items"]})
+
+
+async def ui_total(http: httpx.AsyncClient, seeded: Seeded) -> frozenset[str]:
+    # A count names no session; it counts the sessions the listing shows, no more.
+    answer = await _get(http, "/api/total")
+    assert answer.status_code == 200, answer.text
+    listed = await _get(http, "/api/sessions?limit=50")
+    assert answer.json()["total"] == len(listed.json()["sessions"])
+    return NOTHING
+
+
 async def ui_stats(http: httpx.AsyncClient, seeded: Seeded) -> frozenset[str]:
     answer = await _get(http, "/api/stats")
     assert answer.status_code in (200, 403), answer.text
@@ -333,9 +350,40 @@ def _ui_text(method: str, path: str) -> Observe:
     return observe
 
 
+def _ui_act(act: str, body: Json, *, missing: bool = False) -> Observe:
+    """POST an act to each seeded session; the ones it landed in (the answer names the session).
+
+    The page's own ``Origin`` goes with it, as a browser sends it (a bearer token needs none).
+    ``missing``: the body names a thought no session has, so an act the door lets through is
+    answered 400 for that thought (a refused one 403 or 404) and nothing is written.
+    """
+
+    async def observe(http: httpx.AsyncClient, seeded: Seeded) -> frozenset[str]:
+        origin = str(http.base_url).rstrip("/")
+
+        async def acts(sid: str) -> bool:
+            path = f"/api/sessions/{sid}/{act}"
+            answer = await http.post(path, json=body, headers={"Origin": origin}, timeout=WAIT)
+            if missing:
+                assert answer.status_code in (400, 403, 404), answer.text
+                return answer.status_code == 400 and "99" in answer.json()["error"]
+            assert answer.status_code in (200, 403, 404), answer.text
+            if answer.status_code != 200:
+                return False
+            found = answer.json()
+            return sid in (found.get("sessionId"), found.get("forkOf"))
+
+        return await _each(seeded, acts)
+
+    return observe
+
+
 UI_ROUTES: dict[str, tuple[Observe, dict[Who, frozenset[str]]]] = {
     "/api/sessions": (ui_listing, READS),
     "/api/badges": (ui_badges, READS),
+    "/api/total": (ui_total, NO_SESSION),
+    "/api/review": (ui_review, READS),
+    "/review": (_ui_text("GET", "/review"), NO_SESSION),
     "/api/sessions/{session_id}": (_ui_each("/api/sessions/{session_id}"), READS),
     "/api/sessions/{session_id}/verify": (_ui_each("/api/sessions/{session_id}/verify"), READS),
     "/api/sessions/{session_id}/forks": (_ui_each("/api/sessions/{session_id}/forks"), READS),
@@ -355,8 +403,21 @@ UI_ROUTES: dict[str, tuple[Observe, dict[Who, frozenset[str]]]] = {
     "/analytics": (_ui_text("GET", "/analytics"), NO_SESSION),
     "/search": (_ui_text("GET", "/search"), NO_SESSION),
     "/static/{name}": (_ui_text("GET", "/static/{name}"), NO_SESSION),
+    # The acts last: the reads above see the seeded sessions as they were.
+    "/api/sessions/{session_id}/annotate": (
+        _ui_act("annotate", {"thought": 1, "label": "door"}),
+        ANNOTATES,
+    ),
+    # A thought no session has: a redaction on SQLite empties the write-ahead log, which the
+    # serve process beside this one keeps in use (test_ui_browser_acts*.py redact for real).
+    "/api/sessions/{session_id}/redact": (
+        _ui_act("redact", {"thought": 99, "reason": "door"}, missing=True),
+        ANNOTATES,
+    ),
+    "/api/sessions/{session_id}/fork": (_ui_act("fork", {}), WRITES),
 }
-UI_SOCKET = "/api/ws"
+UI_SOCKETS = ("/ws", "/api/ws")
+"""The browser view's live socket: at ``serve --http``'s path, and at its earlier one."""
 
 OTLP_TEXT = "captured at the otlp door"
 """The reasoning each OTLP door post carries (with the door and the principal)."""
@@ -483,7 +544,7 @@ async def mcp_registry(client: Client) -> tuple[set[str], set[str]]:
 
 
 async def test_every_door_has_a_row() -> None:
-    assert ui_registry() == {*UI_ROUTES, UI_SOCKET}
+    assert ui_registry() == {*UI_ROUTES, *UI_SOCKETS}
     assert otlp_registry() == set(OTLP_ROUTES)
     async with (
         open_ledger("memory://") as ledger,
@@ -626,10 +687,11 @@ async def _server_doors(db: str, tmp_path: Path, seen: Seen) -> None:
                         await _socket_sees(ws, tokens[who], seeded),
                         READS[who],
                     )
-                    seen.rows[("ui /api/ws", who)] = (
-                        await _socket_sees(_ui_ws(ui), tokens[who], seeded),
-                        READS[who],
-                    )
+                    for path in UI_SOCKETS:
+                        seen.rows[(f"ui {path}", who)] = (
+                            await _socket_sees(_ui_ws(ui, path), tokens[who], seeded),
+                            READS[who],
+                        )
                     async with httpx.AsyncClient(
                         base_url=ui.base, headers=_bearer(tokens[who])
                     ) as http:
@@ -643,10 +705,11 @@ async def _server_doors(db: str, tmp_path: Path, seen: Seen) -> None:
             ws = url.replace("http://", "ws://").replace("/mcp", WS_PATH)
             with ui_app(db, None) as ui:
                 seen.rows[("serve /ws", None)] = (await _socket_sees(ws, None, seeded), EVERY)
-                seen.rows[("ui /api/ws", None)] = (
-                    await _socket_sees(_ui_ws(ui), None, seeded),
-                    EVERY,
-                )
+                for path in UI_SOCKETS:
+                    seen.rows[(f"ui {path}", None)] = (
+                        await _socket_sees(_ui_ws(ui, path), None, seeded),
+                        EVERY,
+                    )
                 async with httpx.AsyncClient(base_url=ui.base) as http:
                     await _ui_doors(http, None, seeded, seen)
                 await _mcp_doors(url, None, None, seeded, seen)
@@ -672,14 +735,16 @@ async def _memory_doors(tmp_path: Path, seen: Seen) -> None:
         guarded = create_app(ledger, verifier=FileTokenVerifier(token_file))
         async with _serving(guarded) as base:
             for who in ROLES:
-                ws = base.replace("http://", "ws://") + UI_SOCKET
-                sees = await _socket_sees(ws, tokens[who], seeded)
-                seen.rows[("ui /api/ws", who)] = (sees, READS[who])
+                for path in UI_SOCKETS:
+                    ws = base.replace("http://", "ws://") + path
+                    sees = await _socket_sees(ws, tokens[who], seeded)
+                    seen.rows[(f"ui {path}", who)] = (sees, READS[who])
                 async with httpx.AsyncClient(base_url=base, headers=_bearer(tokens[who])) as http:
                     await _ui_doors(http, who, seeded, seen)
         async with _serving(create_app(ledger)) as base:
-            ws = base.replace("http://", "ws://") + UI_SOCKET
-            seen.rows[("ui /api/ws", None)] = (await _socket_sees(ws, None, seeded), EVERY)
+            for path in UI_SOCKETS:
+                ws = base.replace("http://", "ws://") + path
+                seen.rows[(f"ui {path}", None)] = (await _socket_sees(ws, None, seeded), EVERY)
             async with httpx.AsyncClient(base_url=base) as http:
                 await _ui_doors(http, None, seeded, seen)
         everyone: list[Who] = [*ROLES, None]
@@ -714,8 +779,8 @@ def _bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def _ui_ws(ui: UiApp) -> str:
-    return f"ws://127.0.0.1:{ui.port}/api/ws"
+def _ui_ws(ui: UiApp, path: str) -> str:
+    return f"ws://127.0.0.1:{ui.port}{path}"
 
 
 __all__: list[str] = []

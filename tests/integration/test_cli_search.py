@@ -52,3 +52,16 @@ def test_a_query_with_nothing_to_find_is_one_clear_line(tmp_path: Path) -> None:
     assert refused.returncode != 0
     assert "no word to find" in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+def test_or_is_refused_in_one_line_saying_what_to_write_instead(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path / "ledger.db")
+    assert thoughtledger("demo", "--db", url).returncode == 0
+
+    refused = thoughtledger("search", "replica OR index", "--db", url)
+    quoted = thoughtledger("search", 'replica "or" index', "--db", url, "--json")
+
+    assert refused.returncode != 0
+    assert "OR is not supported: every word of a query must be in a thought" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert quoted.returncode == 0, quoted.stderr  # quoted, "or" is a word like any other

@@ -1,7 +1,7 @@
 """The live socket's client in ``docs/browser.md`` (its ```` ```py ```` block) runs as written.
 
 It is run against a real ``thoughtledger ui --auth`` process, with a reader's token: it prints
-the reader's own events only, in order, and returns the last position.
+the reader's own events only, in order, and returns the last position once none comes.
 """
 
 import asyncio
@@ -25,7 +25,7 @@ def test_the_documented_client_follows_what_its_token_may_read(
     exec(compile(block, "docs/browser.md", "exec"), namespace)  # noqa: S102  # the documented client is the test
     with ui_app(url, tmp_path / "tokens.json") as app:
         alice = app.mint("alice", "reader")
-        last = asyncio.run(namespace["follow"](alice, port=app.port, count=6))
+        last = asyncio.run(namespace["follow"](alice, port=app.port))  # returns once quiet
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 6
     positions = [int(line.split()[0]) for line in lines]

@@ -193,10 +193,10 @@ def test_sessions_list_and_analytics_show_the_ledger(
         row = page.locator(f'#sessions tr[data-session="{session_id}"]')
         row.locator(".badge.ok").wait_for()
         cells = row.locator("td").all_inner_texts()
-        assert cells[1:3] == ["sre-assistant", "thoughtledger demo"]
+        assert cells[0] == "verified"  # the chain first: the audit promise is never off-screen
+        assert cells[2] == "sre-assistant · thoughtledger demo"
         assert cells[4:7] == ["9", "1", "2"]
         assert cells[9] == "complete"
-        assert cells[11] == "verified"
         screenshot(page, "sessions")
         # The filters narrow the list, and the address keeps them.
         page.get_by_label("agent").fill("nobody")

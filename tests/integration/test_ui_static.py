@@ -29,7 +29,15 @@ async def test_the_page_loads_every_shipped_script_in_order_and_the_export_inlin
             named = re.findall(r'<script src="/static/([^"]+)" defer></script>', page)
             # The session view's parts first, its frame (session.js) last of them, then the
             # app's own parts (forks, which the export has no server for), the app last.
-            assert named == [*SESSION_SCRIPTS, "forks.js", "live-socket.js", "app.js"]
+            assert named == [
+                *SESSION_SCRIPTS,
+                "session-acts.js",
+                "forks.js",
+                "review.js",
+                "analytics.js",
+                "live-socket.js",
+                "app.js",
+            ]
             assert SESSION_SCRIPTS[-1] == "session.js"
             # The sign-in page (shown with --auth) names the one script the app page does not.
             signin = static_text("signin.html")

@@ -40,9 +40,28 @@ def test_an_unclosed_quote_is_a_phrase_to_the_end_and_punctuation_only_separates
 
 
 def test_every_word_is_quoted_so_no_operator_of_either_backend_can_be_injected() -> None:
-    query = parse_query("NOT OR AND near* -x")
+    query = parse_query('"NOT" or "AND" near* -x')
     assert fts5_query(query) == '("not" AND "or" AND "and" AND "near"*) NOT "x"'
     assert tsquery(query) == "('not') & ('or') & ('and') & ('near':*) & !('x')"
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("replica OR index", "OR is not supported: every word of a query must be in a thought"),
+        ("replica AND index", "AND is not needed"),
+        ("cache NOT redis", "NOT is written -word"),
+    ],
+)
+def test_another_language_s_operators_are_refused_saying_what_to_write(
+    text: str, said: str
+) -> None:
+    # Taken as words they would find nothing and say nothing; quoted, they are words.
+    with pytest.raises(InvalidInputError, match=said):
+        parse_query(text)
+    assert parse_query(text.replace(text.split()[1], f'"{text.split()[1]}"')).terms[1] == Term(
+        (text.split()[1].lower(),)
+    )
 
 
 @pytest.mark.parametrize("text", ["", "  ", "-a", '-"a b"', "!!!", "x" * 1001])

@@ -60,15 +60,16 @@ class Principal:
         return self.writes and owner is not None and owner == self.name
 
 
-Action = Literal["read", "write", "annotate", "read_all"]
+Action = Literal["read", "write", "annotate", "redact", "read_all"]
 """What a principal may ask to do with a session: ``read`` it, ``write`` (record thoughts in,
-clear or fork from) it, ``annotate`` its thoughts, or ``read_all``: every session at once (the
-figures over the whole ledger)."""
+clear or fork from) it, ``annotate`` its thoughts, ``redact`` them (remove their text), or
+``read_all``: every session at once (the figures over the whole ledger)."""
 
 _NEEDS: dict[Action, Role] = {
     "read": "reader",
     "write": "writer",
     "annotate": "writer",
+    "redact": "writer",
     "read_all": "auditor",
 }
 
@@ -77,8 +78,9 @@ def allowed(principal: Principal | None, action: Action, owner: str | None) -> b
     """Whether ``principal`` may do ``action`` to a session owned by ``owner``: every rule.
 
     The ledger's own user (``None``: stdio, the Python API, HTTP without ``--auth``) may do
-    everything. A reader reads its own sessions; a writer reads, writes and annotates its own;
-    an auditor reads and annotates every session, writes none. ``owner`` ``None`` is a session
+    everything. A reader reads its own sessions; a writer reads, writes, annotates and redacts
+    its own; an auditor reads, annotates and redacts every session (removing a pasted secret is
+    a reviewer's act), writes none. ``owner`` ``None`` is a session
     no principal started (the ledger's own user's): only an auditor sees it.
     """
     if principal is None:
@@ -87,7 +89,7 @@ def allowed(principal: Principal | None, action: Action, owner: str | None) -> b
         return principal.may_read(owner)
     if action == "write":
         return principal.may_write(owner)
-    if action == "annotate":
+    if action in ("annotate", "redact"):
         if principal.role == "auditor":
             return principal.may_read(owner)
         return principal.may_write(owner)

@@ -138,8 +138,8 @@ class Redaction:
             version: Only the thought event at this version.
             reason: Why (recorded; required, at most :data:`MAX_REASON_CHARS` characters).
             by: Who (recorded): the operating-system user, or a principal's name.
-            principal: The caller, when authenticated: it may redact only a session it may
-                write (:meth:`Principal.may_write`); ``None``: the ledger's own user.
+            principal: The caller, when authenticated: a writer redacts its own sessions, an
+                auditor any (the access door's ``redact``); ``None``: the ledger's own user.
             vacuum: On PostgreSQL, reclaim the old row versions now (``VACUUM tl_events``).
 
         Returns:
@@ -149,7 +149,7 @@ class Redaction:
             InvalidInputError: A malformed id, reason or author, both selectors, a thought or
                 version the session does not have, or a selection holding only events written
                 before redactable events existed; nothing was written.
-            SessionNotFoundError: No such session (or ``principal`` may not write it); nothing
+            SessionNotFoundError: No such session (or ``principal`` may not redact it); nothing
                 was written.
             IntegrityError: The session does not verify; nothing was written.
             ConcurrencyError: Other writers kept moving the session while it was redacted
@@ -168,7 +168,7 @@ class Redaction:
             stream = await self._store.read_stream(session_id)
             if not stream:
                 raise not_found(session_id)
-            if not allowed(principal, "write", _owner(stream)):
+            if not allowed(principal, "redact", _owner(stream)):
                 raise not_found(session_id)
             chosen = _chosen(session_id, stream, thought_number, version)
             report = await self._store.verify(session_id)

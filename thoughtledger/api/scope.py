@@ -31,6 +31,7 @@ from thoughtledger.api.history import DEFAULT_HISTORY_LIMIT, HistoryPage
 from thoughtledger.api.lineage import COMPARE_THOUGHTS_MAX, ForkComparison, ForkEntry
 from thoughtledger.api.listing import DEFAULT_PAGE, SessionsPage
 from thoughtledger.api.recording import ThinkOutcome
+from thoughtledger.api.redaction import RedactionReport
 from thoughtledger.api.search import DEFAULT_SEARCH_PAGE, SearchPage
 from thoughtledger.ledger.chain import VerifyReport
 from thoughtledger.ledger.decide import Generated, ThinkCommand
@@ -514,8 +515,11 @@ class Scope:
         label: str,
         note: str | None = None,
         score: float | None = None,
+        by: str | None = None,
     ) -> Annotation:
         """Annotate a thought of a session this principal may annotate.
+
+        ``by`` is recorded only for the ledger's own user: a principal annotates under its name.
 
         Raises:
             AccessDeniedError: The principal's role annotates nothing.
@@ -532,7 +536,40 @@ class Scope:
             label=label,
             note=note,
             score=score,
-            by=self.owner,
+            by=self.owner or by,
+            principal=self.principal,
+        )
+
+    async def redact(
+        self,
+        name: str,
+        *,
+        thought_number: int | None = None,
+        version: int | None = None,
+        reason: str,
+        by: str,
+    ) -> RedactionReport:
+        """Remove the text of thoughts of a session this principal may redact.
+
+        ``by`` is recorded only for the ledger's own user: a principal redacts under its name.
+
+        Raises:
+            AccessDeniedError: The principal's role redacts nothing.
+            SessionNotFoundError: No such session this principal may redact.
+            InvalidInputError: A malformed argument, or a thought or version the session does
+                not have; nothing was written.
+            IntegrityError: The session does not verify; nothing was written.
+            ConcurrencyError: Other writers kept moving the session.
+            StoreError: The store failed.
+        """
+        self.require("redact", "redact thoughts")
+        session_id = await self.find(name)
+        return await self._ledger.redaction.redact(
+            session_id,
+            thought_number=thought_number,
+            version=version,
+            reason=reason,
+            by=self.owner or by,
             principal=self.principal,
         )
 

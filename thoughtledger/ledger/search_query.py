@@ -7,6 +7,10 @@ A query is words, all of which a thought must hold::
     invalid*                    a word that begins with ``invalid``
     cache -redis                ``cache``, and not ``redis`` (``-"a phrase"`` works too)
 
+``OR``, ``AND`` and ``NOT`` written in capitals are refused with a message saying what to write
+instead (every word is already required; ``-word`` excludes; for either of two words, search
+twice): taken as words they would find nothing, silently.
+
 Words are runs of letters and digits, compared without case (``Don't`` is the phrase ``don t``;
 punctuation only separates words). A query needs at least one word to find, not only words to
 exclude. The same parsed query is written in SQLite FTS5's syntax (:func:`fts5_query`) and in
@@ -30,6 +34,17 @@ _WORD = re.compile(r"[^\W_]+")
 """A word: a run of letters and digits (``_`` is punctuation, as SQLite's tokenizer has it)."""
 _PIECE = re.compile(r'(-?)"([^"]*)"?|(\S+)')
 """A query's pieces: an optionally negated quoted phrase (closed or not), or a bare word."""
+
+
+_OPERATORS = {
+    "OR": "OR is not supported: every word of a query must be in a thought; search once for "
+    'each word (or "OR" in quotes, for the word itself)',
+    "AND": "AND is not needed: every word of a query must be in a thought already "
+    '(write "AND" in quotes for the word itself)',
+    "NOT": 'NOT is written -word: "cache -redis" finds cache without redis '
+    '(write "NOT" in quotes for the word itself)',
+}
+"""Operators of other search languages, refused with what to write here instead."""
 
 
 def words(text: str) -> list[str]:
@@ -86,6 +101,8 @@ def parse_query(text: str) -> SearchQuery:
     terms: list[Term] = []
     for match in _PIECE.finditer(text):
         negated, phrase, bare = match.groups()
+        if bare in _OPERATORS:
+            raise InvalidInputError(_OPERATORS[bare])
         if bare is not None:
             negated = "-" if bare.startswith("-") else ""
             phrase = bare[1:] if negated else bare

@@ -87,6 +87,8 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         )
     if args.format in export_rows.ROW_FORMATS:
         return await export_rows.run_rows(args, ui)
+    if args.format == "mermaid":
+        return await _mermaid(args, ui)
     target = None if args.output == "-" else output_path(args.output, "ledger.jsonl")
     async with ledger_from(args, read_only=True) as ledger:
         if target is not None:
@@ -177,6 +179,31 @@ async def _write(
     if begun:
         step.advance()
     return manifest
+
+
+async def _mermaid(args: argparse.Namespace, ui: Ui) -> int:
+    """Write each session's graph as a Mermaid flowchart (one after another)."""
+    from thoughtledger.adapters.ui.graph import mermaid, session_graph
+    from thoughtledger.adapters.ui.payload import session_payload
+
+    target = None if args.output == "-" else output_path(args.output, "session.mmd")
+    async with ledger_from(args, read_only=True) as ledger:
+        if target is not None and not args.force and (target.exists() or target.is_symlink()):
+            raise exists(target)
+        chosen = await _chosen(ledger, args.sessions) if args.sessions else []
+        chosen = chosen or [head.session_id for head in await ledger.all_heads()]
+        charts = [
+            mermaid(
+                session_graph(session_payload(sid, await ledger.events(sid), ())["events"]),
+                title=f"session {sid}",
+            )
+            for sid in chosen
+        ]
+    with _opened(target, force=args.force) as out:
+        out.write("\n".join(charts))
+    if target is not None:
+        ui.out.print(f"exported the graph of {plural(len(charts), 'session')} to {target}")
+    return EXIT_OK
 
 
 async def _html(args: argparse.Namespace, ui: Ui, given: str) -> int:

@@ -36,11 +36,12 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     """Add ``--format`` to the ``export`` command."""
     parser.add_argument(
         "--format",
-        choices=("jsonl", *ROW_FORMATS, "html"),
+        choices=("jsonl", *ROW_FORMATS, "html", "mermaid"),
         default="jsonl",
         help="jsonl: every event, hashes included, to import elsewhere (default); "
         "csv or parquet: one row per thought, the columns of the tl_thoughts view; "
-        "html: the sessions as one self-contained web page (tree, version slider; offline)",
+        "html: the sessions as one self-contained web page (tree, version slider; offline); "
+        "mermaid: each session's graph of thoughts, revisions and branches (a flowchart)",
     )
     parser.add_argument(
         "--annotations",

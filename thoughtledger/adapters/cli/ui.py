@@ -1,4 +1,4 @@
-"""``thoughtledger ui``: the ledger in a browser, on loopback, read-only."""
+"""``thoughtledger ui``: the ledger in a browser, on loopback: look, annotate, fork, redact."""
 
 import argparse
 import sys
@@ -23,13 +23,19 @@ from thoughtledger.ledger.errors import InvalidInputError
 if TYPE_CHECKING:
     from mcp.server.auth.provider import TokenVerifier
 
-SUMMARY = "look at sessions in your browser: tree, time travel, live, analytics (read-only)"
+SUMMARY = "sessions in your browser: tree, time travel, live, analytics; annotate, fork, redact"
 DEFAULT_PORT = 8766
 UNGUARDED_WARNING = (
-    "serving without --auth: any process on this machine can read every session "
-    "(use --auth FILE; see: thoughtledger token add --help)"
+    "serving without --auth: any process on this machine can read every session and annotate, "
+    "fork and redact any of them (--read-only only shows; use --auth FILE; see: thoughtledger "
+    "token add --help)"
 )
-"""What ``ui`` says without a token file: the view is read-only, but open to every local user."""
+"""What ``ui`` says without a token file: what an unguarded view lets every local user do."""
+UNGUARDED_READ_ONLY_WARNING = (
+    "serving without --auth: any process on this machine can read every session (--read-only: "
+    "nothing can be changed from the page; use --auth FILE; see: thoughtledger token add --help)"
+)
+"""The same, for ``ui --read-only``."""
 _count = bounded(int, lambda count: count >= 1, "a whole number >= 1")
 
 
@@ -109,6 +115,11 @@ def register(commands: Commands) -> None:
         "token file's principal",
     )
     parser.add_argument(
+        "--read-only",
+        action="store_true",
+        help="open the ledger for reading only: the page shows it and refuses every act",
+    )
+    parser.add_argument(
         "--allow-origin",
         action="append",
         type=_origin,
@@ -120,7 +131,7 @@ def register(commands: Commands) -> None:
 
 
 async def run(args: argparse.Namespace, ui: Ui) -> int:
-    """Serve the app until Ctrl-C (or SIGTERM); the ledger is opened for reading only.
+    """Serve the app until Ctrl-C (or SIGTERM); the acts write to the ledger unless --read-only.
 
     Raises:
         LedgerError: The ledger or the token file cannot be opened, or the issuer's keys
@@ -140,7 +151,9 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         # The token file first: a bad one stops the app before the ledger is touched.
         file_verifier = FileTokenVerifier(args.auth)
     _check_issuer_options(args)
-    async with ledger_from(args, read_only=True) as ledger:
+    async with ledger_from(args, read_only=True):
+        pass  # a missing ledger (or not a ledger) is refused, never made, before it is opened
+    async with ledger_from(args, read_only=args.read_only) as ledger:
         try:
             listener = bind(args.host, args.port)
         except OSError as exc:  # a port taken is a plain fact to report, not a crash
@@ -153,7 +166,13 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             live_total=args.max_live_total,
             sign_ins=args.max_sign_ins or SIGN_INS_PER_PRINCIPAL,
         )
-        app = create_app(ledger, verifier=verifier, allow_origins=args.allow_origin, limits=limits)
+        app = create_app(
+            ledger,
+            verifier=verifier,
+            allow_origins=args.allow_origin,
+            limits=limits,
+            read_only=args.read_only,
+        )
         # Bounded like serve --http: no request may hold a connection open half-sent.
         http = hardened_server(app, lifespan="off", websocket=True)
 
@@ -169,7 +188,8 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         async with signals_handled(interrupt, on_term=stop):
             host = f"[{args.host}]" if ":" in args.host else args.host
             if verifier is None:
-                sys.stderr.write(f"thoughtledger ui: warning: {UNGUARDED_WARNING}\n")
+                said = UNGUARDED_READ_ONLY_WARNING if args.read_only else UNGUARDED_WARNING
+                sys.stderr.write(f"thoughtledger ui: warning: {said}\n")
             sys.stdout.write(f"thoughtledger ui: http://{host}:{port}/ (Ctrl-C stops)\n")
             sys.stdout.flush()
             await http.serve(sockets=[listener])

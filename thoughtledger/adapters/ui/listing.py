@@ -94,4 +94,23 @@ async def sessions_page(
     return {"sessions": rows, "next": cursor, "scanned": scanned}
 
 
-__all__ = ["SCAN_CAP", "SessionFilter", "sessions_page"]
+async def sessions_total(scope: Scope, where: SessionFilter) -> int | None:
+    """How many sessions the list holds in all (``None`` when filtered by status).
+
+    The figures' count, which takes every filter but the status (a session's status is not
+    among the figures). It reads every session's row, so the page asks for it apart from the
+    list (``/api/total``), once, after the first page is drawn.
+
+    Raises:
+        InvalidInputError: A malformed filter.
+        StoreError: The store failed.
+    """
+    if where.status is not None:
+        return None
+    figures = await scope.figures(
+        since=where.since, until=where.until, agent=where.agent, client=where.client
+    )
+    return figures.overall.sessions
+
+
+__all__ = ["SCAN_CAP", "SessionFilter", "sessions_page", "sessions_total"]

@@ -63,7 +63,8 @@ def event_json(record: RecordedEvent) -> JsonDict:
     and, when given, ``ir`` is-revision, ``rv`` revises, ``bf`` branch-from, ``b`` branch id,
     ``nm`` needs-more, ``f`` any other mark (by camelCase name), and ``rd`` when its text was
     redacted (``x`` reads ``[redacted]``); a repeat, as :func:`mark_repeat` marks it, ``rp``
-    and ``rpn``; a thought a model wrote adds ``m`` model, ``g`` guidance and ``c`` cost; a
+    and ``rpn``; a thought a model wrote adds ``m`` model, ``g`` guidance, ``c`` cost, ``ms``
+    latency (milliseconds) and, where known, ``tk`` its prompt and completion tokens; a
     captured thought ``cap`` its form (its model and span under ``f``); an action ``act`` the
     tool, ``args`` its arguments and ``n`` the thought it followed;
     ``session.started`` adds ``md`` metadata and ``pre`` predecessor; a retirement ``why``; a
@@ -104,6 +105,11 @@ def event_json(record: RecordedEvent) -> JsonDict:
             # A model's thought is drawn as the kind it was classified as.
             item |= {"k": event.kind, "gen": True, "m": event.generation.model}
             item |= {"g": event.guidance, "c": event.generation.cost}
+            # The model's latency and tokens: the timeline draws them on the thought's bar.
+            item |= {"ms": event.generation.latency_ms}
+            tokens = (event.generation.prompt_tokens, event.generation.completion_tokens)
+            if tokens != (None, None):
+                item["tk"] = list(tokens)
         if isinstance(event, ThoughtCaptured):
             # Captured reasoning is a plain step, marked with its form; where it came from
             # is listed beside its marks.

@@ -1,7 +1,8 @@
-"""The web app behind ``thoughtledger ui``: pages, their JSON, a live feed; it never writes.
+"""The web app behind ``thoughtledger ui``: pages, their JSON, a live feed, and the acts.
 
-Every route reads the ledger (signing in and out is all a POST does). The pages are static files
-shipped with the package (HTML, CSS and the scripts: no inline script, so the
+Every ``GET`` reads the ledger; a ``POST`` signs in or out, or does one act (annotate, fork,
+redact; see :mod:`thoughtledger.adapters.ui.acts`) through the facade's access door. The pages
+are static files shipped with the package (HTML, CSS and the scripts: no inline script, so the
 Content-Security-Policy forbids any); the data comes as JSON from ``/api/...``. Requests must
 name a loopback host and come from the app's own origin (see
 :mod:`thoughtledger.adapters.ui.guards`).
@@ -26,16 +27,18 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp
 
 from thoughtledger.adapters.common.shares import REFUSED_STATUS, Limits, ShareRefusedError
+from thoughtledger.adapters.ui.acts import ACTS, READ_ONLY_REFUSAL, check_same_site, read_body
 from thoughtledger.adapters.ui.badges import BADGES_MAX, Badges
 from thoughtledger.adapters.ui.door import Door, SignInRequiredError
 from thoughtledger.adapters.ui.feed import HeldStream, feed
 from thoughtledger.adapters.ui.guards import LoopbackOnly, SameOrigin, SecurityHeaders
 from thoughtledger.adapters.ui.lineage import compare_json, forks_json
-from thoughtledger.adapters.ui.listing import SessionFilter, sessions_page
+from thoughtledger.adapters.ui.listing import SessionFilter, sessions_page, sessions_total
 from thoughtledger.adapters.ui.live_app import live_endpoint
 from thoughtledger.adapters.ui.live_messages import AFTER_MAX
 from thoughtledger.adapters.ui.live_socket import STALL_SECONDS
 from thoughtledger.adapters.ui.payload import json_bytes, report_json, session_payload
+from thoughtledger.adapters.ui.review import ReviewFilter, review_json
 from thoughtledger.adapters.ui.search import search_json
 from thoughtledger.adapters.ui.signin import RECHECK_SECONDS
 from thoughtledger.api import (
@@ -56,6 +59,7 @@ SESSION_SCRIPTS = (
     "session-tree.js",
     "session-inspect.js",
     "session-live.js",
+    "session-views.js",
     "session.js",
 )
 """The session view's scripts in load order (the page and ``export --html`` both need them all)."""
@@ -64,6 +68,9 @@ _STATIC = {
     **dict.fromkeys(SESSION_SCRIPTS, "text/javascript; charset=utf-8"),
     "app.js": "text/javascript; charset=utf-8",
     "forks.js": "text/javascript; charset=utf-8",
+    "session-acts.js": "text/javascript; charset=utf-8",
+    "review.js": "text/javascript; charset=utf-8",
+    "analytics.js": "text/javascript; charset=utf-8",
     "live-socket.js": "text/javascript; charset=utf-8",
     "signin.js": "text/javascript; charset=utf-8",
     "app.css": "text/css; charset=utf-8",
@@ -150,9 +157,10 @@ def create_app(
     allow_origins: Iterable[str] = (),
     recheck: float = RECHECK_SECONDS,
     stall: float = STALL_SECONDS,
+    read_only: bool = False,
     limits: Limits | None = None,
 ) -> ASGIApp:
-    """The web app over ``ledger`` (opened read-only by the caller; nothing here writes).
+    """The web app over ``ledger``.
 
     Args:
         ledger: The ledger to show; the caller opens and closes it.
@@ -164,11 +172,14 @@ def create_app(
             stream's reader.
         stall: Seconds a live socket's outbox may stay full before its client counts as too
             slow and the socket closes.
+        read_only: Refuse every act (the ledger was opened for reading only).
         limits: The live sockets and streams, and the sign-ins, each principal may hold.
 
     Returns:
         An ASGI app: pages at ``/``, ``/sessions/{id}`` (and a fork's ``.../compare``),
-            ``/analytics``, ``/search``; JSON under ``/api``; the live socket at ``/api/ws``.
+            ``/analytics``, ``/search``; JSON under ``/api`` (the acts: ``POST
+            /api/sessions/{id}/annotate``, ``.../fork``, ``.../redact``); the live socket at
+            ``/ws`` (as ``serve --http``'s; ``/api/ws`` too).
     """
     payloads = _Payloads()
     badges_of = Badges(ledger)
@@ -198,15 +209,22 @@ def create_app(
         # The one door: every route reads the ledger as the request's principal may.
         return ledger.as_principal(await door.principal(request))
 
-    async def sessions(request: Request) -> Response:
-        scope = await scope_of(request)
-        where = SessionFilter(
+    def session_filter(request: Request) -> SessionFilter:
+        return SessionFilter(
             agent=_text(request, "agent"),
             client=_text(request, "client"),
             status=_text(request, "status"),
             since=_time(request, "since"),
             until=_time(request, "until"),
         )
+
+    async def count(request: Request) -> Response:
+        scope = await scope_of(request)
+        return _Json({"total": await sessions_total(scope, session_filter(request))})
+
+    async def sessions(request: Request) -> Response:
+        scope = await scope_of(request)
+        where = session_filter(request)
         found = await sessions_page(
             scope,
             limit=_number(request, "limit", DEFAULT_PAGE // 2),
@@ -281,8 +299,20 @@ def create_app(
         figures = await scope.figures(
             since=since, until=until, agent=_text(request, "agent"), client=_text(request, "client")
         )
-        models = await scope.model_usage(since=since, until=until)
-        return _Json({**figures.as_dict(), "byModel": [usage.as_json() for usage in models]})
+        loops = await scope.loops(
+            since=since, until=until, agent=_text(request, "agent"), client=_text(request, "client")
+        )
+        # The models and labels count every session's events (one read of the log for both):
+        # the read_all the door required above.
+        models, labels = await ledger.stats.log_figures(since=since, until=until)
+        return _Json(
+            {
+                **figures.as_dict(),
+                "byModel": [usage.as_json() for usage in models],
+                "loops": {**loops.as_json(), "repeatsPerSession": None},
+                "byLabel": [label.as_json() for label in labels],
+            }
+        )
 
     async def search(request: Request) -> Response:
         found = await search_json(
@@ -296,6 +326,23 @@ def create_app(
             cursor=_text(request, "cursor"),
         )
         return _Json(found)
+
+    async def review(request: Request) -> Response:
+        scope = await scope_of(request)
+        where = ReviewFilter(
+            words=_text(request, "q"),
+            agent=_text(request, "agent"),
+            loops=request.query_params.get("loops") == "1",
+            unlabelled=request.query_params.get("unlabelled") == "1",
+            since=_time(request, "since"),
+        )
+
+        async def repeats(session_id: str, to_version: int) -> list[int]:
+            # A session the scope found: its loop marks, as the session page reads them.
+            marks = await ledger.loops.marks(session_id, to_version=to_version)
+            return [mark.version for mark in marks]
+
+        return _Json(await review_json(scope, where, repeats))
 
     async def live(request: Request) -> Response:
         scope = await scope_of(request)
@@ -314,32 +361,56 @@ def create_app(
         )
         return HeldStream(held, events)
 
+    def act(name: str) -> Endpoint:
+        do = ACTS[name]
+
+        async def endpoint(request: Request) -> Response:
+            check_same_site(request)
+            scope = await scope_of(request)
+            if read_only:
+                raise AccessDeniedError(READ_ONLY_REFUSAL)
+            body = await read_body(request)
+            return _Json(await do(scope, _session_id(request), body))
+
+        return endpoint
+
     routes = [
         Route("/", page),
         Route("/sessions/{session_id}", page),
         Route("/sessions/{session_id}/compare", page),
         Route("/analytics", page),
         Route("/search", page),
+        Route("/review", page),
         Route("/static/{name}", asset),
         Route("/api/signin", door.sign_in, methods=["POST"]),
         Route("/api/signout", door.sign_out, methods=["POST"]),
         Route("/api/me", _guarded(door.me)),
         Route("/api/sessions", _guarded(sessions)),
+        Route("/api/total", _guarded(count)),
         Route("/api/badges", _guarded(badges)),
         Route("/api/sessions/{session_id}", _guarded(session)),
         Route("/api/sessions/{session_id}/verify", _guarded(verify)),
         Route("/api/sessions/{session_id}/live", _guarded(live)),
         Route("/api/sessions/{session_id}/forks", _guarded(forks)),
         Route("/api/sessions/{session_id}/compare", _guarded(compare)),
+        *[
+            Route(f"/api/sessions/{{session_id}}/{name}", _guarded(act(name)), methods=["POST"])
+            for name in ACTS
+        ],
         Route("/api/stats", _guarded(stats)),
         Route("/api/search", _guarded(search)),
-        WebSocketRoute("/api/ws", live_endpoint(ledger, door, recheck=recheck, stall=stall)),
+        Route("/api/review", _guarded(review)),
+        # The live socket at serve --http's path, and at the path earlier pages and scripts use.
+        *[
+            WebSocketRoute(path, live_endpoint(ledger, door, recheck=recheck, stall=stall))
+            for path in ("/ws", "/api/ws")
+        ],
     ]
 
     async def refused(request: Request, exc: Exception) -> Response:
         # Starlette's own answers (no such route, a method other than GET) as JSON too.
         status = exc.status_code if isinstance(exc, HTTPException) else 500
-        return _error(status, f"{request.method} {request.url.path[:80]}: not here (read-only)")
+        return _error(status, f"{request.method} {request.url.path[:80]}: not here")
 
     async def failed(request: Request, exc: Exception) -> Response:
         # Anything else: one line, never a traceback (the server goes on serving).

@@ -1,4 +1,4 @@
-// The web app: sessions list, a session (with the live feed), analytics. Reads only.
+// The web app: sessions list, a session (with the live feed and the acts), analytics, search.
 "use strict";
 (function (global) {
   global.ThoughtLedgerApp = true;
@@ -18,9 +18,12 @@
   }
 
   // Who is signed in (with --auth), and the way out.
+  let signedIn = Promise.resolve(null);
   async function whoAmI() {
     sessionStorage.removeItem("tl-reloaded");
-    const me = await getJson("/api/me");
+    signedIn = getJson("/api/me").catch(() => null);
+    const me = await signedIn;
+    if (!me) return;
     if (!me.auth) return;
     document.getElementById("who-name").textContent = me.name + " (" + me.role + ")";
     document.getElementById("who").classList.remove("hidden");
@@ -35,6 +38,11 @@
   function fail(error) {
     main.textContent = "";
     main.append(el("p", "error", error.message || String(error)));
+  }
+
+  // A number as a person reads it: 12,450 · 1.2 · 0.45 (no run of digits after the point).
+  function num(value) {
+    return Number(value).toLocaleString("en-US", { maximumFractionDigits: 2 });
   }
 
   function duration(seconds) {
@@ -56,15 +64,42 @@
     main.append(filterForm("/", query, [["agent", "agent", "text"], ["client", "client", "text"],
       ["status", "status", "select"], ["since", "started since", "datetime-local"],
       ["until", "started before", "datetime-local"]]));
-    const table = el("table", "list");
+    // The chain badge first: the audit promise is the column a person must never scroll to.
+    const COLUMNS = [
+      ["chain", "chain", "chain"], ["session", "session", "id"], ["agent", "agent · client", "who"],
+      ["first", "first thought", "first"], ["thoughts", "thoughts", "num"],
+      ["revisions", "revs", "num"], ["branches", "branches", "num"],
+      ["duration", "duration", "num"], ["cost", "cost", "num"], ["status", "status", "status"],
+      ["started", "started", "time"],
+    ];
+    const count = el("p", "muted count");
+    count.id = "sessions-count";
+    main.append(count);
+    const table = el("table", "list sessions-table");
     table.id = "sessions";
+    const colgroup = el("colgroup");
+    for (const [key] of COLUMNS) colgroup.append(el("col", "col-" + key));
     const head = el("tr");
-    for (const name of ["session", "agent", "client", "first thought", "thoughts", "revisions",
-      "branches", "duration", "cost", "status", "started", "chain"]) head.append(el("th", null, name));
+    let sortKey = null, sortDown = true;
+    for (const [key, label] of COLUMNS) {
+      const th = el("th");
+      const sorter = el("button", "sorter", label);
+      sorter.type = "button";
+      sorter.dataset.key = key;
+      sorter.title = "sort the sessions shown by " + label;
+      sorter.addEventListener("click", () => {
+        sortDown = sortKey === key ? !sortDown : key !== "session" && key !== "agent" && key !== "first";
+        sortKey = key;
+        sortRows();
+      });
+      th.append(sorter);
+      th.setAttribute("aria-sort", "none");
+      head.append(th);
+    }
     const thead = el("thead");
     thead.append(head);
     const body = el("tbody");
-    table.append(thead, body);
+    table.append(colgroup, thead, body);
     main.append(table);
     const more = el("button", "hidden", "Older sessions");
     more.type = "button";
@@ -72,23 +107,49 @@
     const note = el("p", "muted");
     main.append(more, note);
     let cursor = null;
+    let total = null;
+    // Sort the rows held (a click on a header; again: the other way round).
+    function sortRows() {
+      if (sortKey === null) return;
+      const index = COLUMNS.findIndex(([key]) => key === sortKey);
+      const rows = Array.from(body.children);
+      const value = (tr) => tr.children[index].dataset.sort ?? tr.children[index].textContent;
+      rows.sort((a, b) => {
+        const x = value(a), y = value(b);
+        const nx = Number(x), ny = Number(y);
+        const order = x !== "" && y !== "" && !Number.isNaN(nx) && !Number.isNaN(ny) ? nx - ny : String(x).localeCompare(String(y));
+        return sortDown ? -order : order;
+      });
+      body.append(...rows);
+      head.querySelectorAll("th").forEach((th, i) => {
+        th.setAttribute("aria-sort", i === index ? (sortDown ? "descending" : "ascending") : "none");
+      });
+    }
+    function counted() {
+      const shown = body.children.length;
+      count.textContent = total === null ? plural(shown, "session") + " shown"
+        : shown + " of " + plural(total, "session") + (shown < total ? " shown (older ones on demand)" : "");
+    }
     function row(s) {
         const tr = el("tr");
         tr.dataset.session = s.sessionId;
         const link = el("a", "mono", s.sessionId.slice(0, 18));
         link.href = "/sessions/" + encodeURIComponent(s.sessionId);
-        const first = el("td", "first", s.first || "");
-        first.title = s.first || "";
+        link.title = s.sessionId;
+        const who = [s.agent, s.client].filter(Boolean).join(" · ") || "-";
         const cells = [
-          link, s.agent || "-", s.client || "-", first, s.thoughts, "…", s.branches,
-          duration(s.seconds), "…", s.status, shortTime(s.startedAt), "…",
+          ["…", null], [link, s.sessionId], [who, null], [s.first || "", null],
+          [s.thoughts, s.thoughts], ["…", null], [s.branches, s.branches],
+          [duration(s.seconds), s.seconds === null ? -1 : s.seconds], ["…", null],
+          [s.status, null], [shortTime(s.startedAt).slice(0, 16), s.startedAt],
         ];
-        cells.forEach((cell, i) => {
-          const td = cell instanceof HTMLTableCellElement ? cell : el("td");
-          if (!(cell instanceof HTMLTableCellElement)) {
-            if (cell instanceof Node) td.append(cell); else td.textContent = String(cell);
-          }
-          if ([4, 5, 6, 8].includes(i)) td.classList.add("num");
+        cells.forEach(([cell, sort], i) => {
+          const td = el("td", "cell-" + COLUMNS[i][0]);
+          if (cell instanceof Node) td.append(cell); else td.textContent = String(cell);
+          if (sort !== null && sort !== undefined) td.dataset.sort = String(sort);
+          if (COLUMNS[i][2] === "num") td.classList.add("num");
+          if (["who", "first"].includes(COLUMNS[i][2])) td.title = td.textContent;
+          if (COLUMNS[i][2] === "time") td.title = shortTime(s.startedAt);
           if (i === 9) td.classList.add("status-" + s.status);
           tr.append(td);
         });
@@ -104,9 +165,24 @@
         body.append(row(s));
         ids.push(s.sessionId);
       }
+      const firstPage = cursor === null;
       cursor = page.next;
       more.classList.toggle("hidden", !cursor);
-      note.textContent = body.children.length ? "" : "No sessions" + (query.toString() ? " match." : " yet: try thoughtledger demo.");
+      // The total counts every session's row: asked for once, apart, the list drawn meanwhile.
+      if (firstPage && cursor) {
+        const counting = new URLSearchParams(query);
+        getJson("/api/total?" + counting).then((found) => { total = found.total; counted(); })
+          .catch(() => {});
+      } else if (firstPage) {
+        total = page.sessions.length;
+      }
+      sortRows();
+      counted();
+      const who = await signedIn;
+      const own = who && who.auth && who.role !== "auditor";
+      note.textContent = body.children.length ? "" : query.toString() ? "No sessions match."
+        : own ? "No sessions of " + who.name + "'s yet: a " + who.role + " sees the sessions it started (an auditor sees every one)."
+          : "No sessions yet: try thoughtledger demo.";
       badges(ids);
     }
     async function badges(ids) {
@@ -115,8 +191,11 @@
         for (const b of found.badges) {
           const tr = body.querySelector('tr[data-session="' + CSS.escape(b.sessionId) + '"]');
           if (!tr) continue;
-          tr.children[5].textContent = b.revisions === null ? "-" : String(b.revisions);
-          tr.children[8].textContent = b.cost === null ? "-" : "$" + b.cost;
+          const revs = tr.querySelector(".cell-revisions"), cost = tr.querySelector(".cell-cost");
+          revs.textContent = b.revisions === null ? "-" : String(b.revisions);
+          revs.dataset.sort = b.revisions === null ? "-1" : String(b.revisions);
+          cost.textContent = b.cost === null ? "-" : "$" + b.cost;
+          cost.dataset.sort = b.cost === null ? "-1" : String(b.cost);
           let badge;
           if (b.tooLong) {
             // Too long to read for a badge: the reason names the command that checks it.
@@ -126,8 +205,10 @@
             badge = el("span", "badge " + (b.ok ? "ok" : "bad"), b.ok ? "verified" : "broken");
             badge.title = b.ok ? plural(b.checked, "event") + " verified" : "version " + b.badVersion + ": " + b.reason;
           }
-          tr.children[11].textContent = "";
-          tr.children[11].append(badge);
+          const chain = tr.querySelector(".cell-chain");
+          chain.textContent = "";
+          chain.append(badge);
+          chain.dataset.sort = b.tooLong ? "1" : b.ok ? "2" : "0";
         }
       }
     }
@@ -151,7 +232,10 @@
         }
         ids.push(s.sessionId);
       }
+      if (total !== null && body.children.length > total) total = body.children.length;
       note.textContent = body.children.length ? "" : note.textContent;
+      sortRows();
+      counted();
       badges(ids);
     }
     let pending = null;
@@ -176,7 +260,7 @@
   }
 
   // Filters as a form whose values travel in the address (so a filtered view is a link).
-  function filterForm(path, query, fields) {
+  function filterForm(path, query, fields, action) {
     const form = el("form", "filters");
     form.setAttribute("role", "search");
     const inputs = {};
@@ -201,7 +285,7 @@
       form.append(wrap);
       inputs[name] = input;
     }
-    const apply = el("button", null, "Filter");
+    const apply = el("button", null, action || "Filter");
     apply.type = "submit";
     form.append(apply);
     form.addEventListener("submit", (event) => {
@@ -240,6 +324,7 @@
     });
     performance.measure("tl-drawn", "tl-fetch");
     global.thoughtLedgerView = view; // for the benchmark and the curious, from the console
+    global.ThoughtLedgerActs.attach(view, sessionId, { navigate });
     Forks.offerCompare(view, sessionId);
     Forks.listForks(view, sessionId, getJson, () => mine === shown)
       .catch((error) => view.forkNote.after(el("span", "error", "forks: " + error.message)));
@@ -274,127 +359,6 @@
     };
   }
 
-  // -- analytics --------------------------------------------------------------------------
-
-  const SVG = "http://www.w3.org/2000/svg";
-
-  function svg(tag, attrs, text) {
-    const node = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
-    if (text !== undefined) node.textContent = String(text);
-    return node;
-  }
-
-  function chartCard(title, drawing, id) {
-    const card = el("div", "card chart");
-    if (id) card.id = id;
-    card.append(el("h3", null, title));
-    if (drawing) card.append(drawing); else card.append(el("p", "muted", "no data yet"));
-    return card;
-  }
-
-  // Horizontal bars: one row per label, one or two values each.
-  function bars(rows, format, legend) {
-    if (!rows.length) return null;
-    const width = 440, labelWidth = 150, rowHeight = legend ? 30 : 22;
-    const height = rows.length * rowHeight + (legend ? 22 : 6);
-    const max = Math.max(...rows.flatMap((r) => r.values.filter((v) => v !== null)), 1e-9);
-    const root = svg("svg", { viewBox: "0 0 " + width + " " + height, role: "img" });
-    const span = width - labelWidth - 70;
-    rows.forEach((row, i) => {
-      const y = i * rowHeight + 4;
-      const label = row.label.length > 22 ? row.label.slice(0, 21) + "…" : row.label;
-      root.append(svg("text", { x: 0, y: y + 12 }, label));
-      row.values.forEach((value, j) => {
-        if (value === null) return;
-        const h = legend ? 11 : 14;
-        const w = Math.max(1, (Math.max(value, 0) / max) * span);
-        const bar = svg("rect", { x: labelWidth, y: y + j * (h + 1), width: w, height: h, class: "bar" + (j + 1) });
-        bar.append(svg("title", {}, row.label + ": " + format(value)));
-        root.append(bar, svg("text", { x: labelWidth + w + 4, y: y + j * (h + 1) + h - 2 }, format(value)));
-      });
-    });
-    if (legend) {
-      legend.forEach((name, j) => {
-        root.append(svg("rect", { x: labelWidth + j * 110, y: height - 14, width: 10, height: 10, class: "bar" + (j + 1) }),
-          svg("text", { x: labelWidth + j * 110 + 14, y: height - 5 }, name));
-      });
-    }
-    return root;
-  }
-
-  // Lines over days: rates in [0, 1], one line per series.
-  function lines(days, series) {
-    if (!days.length) return null;
-    const width = 440, height = 200, left = 36, bottom = 40, top = 10;
-    const root = svg("svg", { viewBox: "0 0 " + width + " " + height, role: "img" });
-    const max = Math.max(...series.flatMap((s) => s.values), 0.01);
-    const x = (i) => left + (days.length === 1 ? (width - left - 10) / 2 : (i * (width - left - 10)) / (days.length - 1));
-    const y = (v) => top + (1 - v / max) * (height - top - bottom);
-    root.append(svg("line", { x1: left, y1: y(0), x2: width - 6, y2: y(0), class: "axis" }),
-      svg("line", { x1: left, y1: top, x2: left, y2: y(0), class: "axis" }),
-      svg("text", { x: 0, y: top + 8 }, (max * 100).toFixed(0) + "%"),
-      svg("text", { x: 0, y: y(0) }, "0%"),
-      svg("text", { x: left, y: height - bottom + 14 }, days[0]),
-      svg("text", { x: width - 80, y: height - bottom + 14 }, days.length > 1 ? days[days.length - 1] : ""));
-    series.forEach((s, j) => {
-      const points = s.values.map((v, i) => x(i) + "," + y(v)).join(" ");
-      root.append(svg("polyline", { points, class: "line" + (j + 1) }));
-      s.values.forEach((v, i) => {
-        const dot = svg("circle", { cx: x(i), cy: y(v), r: 3, class: "dot" + (j + 1) });
-        dot.append(svg("title", {}, days[i] + " " + s.name + ": " + (v * 100).toFixed(1) + "%"));
-        root.append(dot);
-      });
-      root.append(svg("rect", { x: left + j * 150, y: height - 16, width: 10, height: 10, class: "dot" + (j + 1) }),
-        svg("text", { x: left + j * 150 + 14, y: height - 7 }, s.name));
-    });
-    return root;
-  }
-
-  async function analyticsPage() {
-    document.title = "Analytics · thoughtledger";
-    const mine = shown;
-    const stats = await getJson("/api/stats" + location.search);
-    if (mine !== shown) return;
-    main.textContent = "";
-    main.append(el("h1", null, "Analytics"));
-    main.append(filterForm("/analytics", new URLSearchParams(location.search), [
-      ["agent", "agent", "text"], ["client", "client", "text"],
-      ["since", "started since", "datetime-local"], ["until", "started before", "datetime-local"]]));
-    const o = stats.overall;
-    const table = el("table", "figures card");
-    const pct = (v) => (v * 100).toFixed(1) + "%";
-    for (const [name, value] of [
-      ["sessions", o.sessions], ["thoughts", o.thoughts],
-      ["completion rate", pct(o.completion_rate)], ["revision rate", pct(o.revision_rate)],
-      ["branch rate", pct(o.branch_rate)], ["fan-out", o.fan_out + " branches per branching session"],
-      ["thoughts per session", "p50 " + o.thoughts_p50 + " · p95 " + o.thoughts_p95],
-      ["estimate drift", o.drift_mean === null ? "-" : "mean " + o.drift_mean + " · p50 " + o.drift_p50 + " · p95 " + o.drift_p95],
-      ["time between thoughts", o.gap_p50_seconds === null ? "-" : "p50 " + o.gap_p50_seconds + " s · p95 " + o.gap_p95_seconds + " s"],
-    ]) {
-      const tr = el("tr");
-      tr.append(el("td", "muted", name), el("td", null, value));
-      table.append(tr);
-    }
-    main.append(table);
-    const charts = el("div", "charts");
-    const agentName = (g) => (g.agent || "-") + (g.client ? " / " + g.client : "");
-    const days = stats.by_day.map((d) => d.day);
-    charts.append(
-      chartCard("Sessions and thoughts per day", bars(stats.by_day.map((d) => ({ label: d.day, values: [d.sessions, d.thoughts] })), String, ["sessions", "thoughts"]), "chart-days"),
-      chartCard("Revision and branch rates over time", lines(days, [
-        { name: "revision rate", values: stats.by_day.map((d) => d.revision_rate) },
-        { name: "branch rate", values: stats.by_day.map((d) => d.branch_rate) }]), "chart-rates"),
-      chartCard("Thoughts per session by agent (p50, p95)", bars(stats.by_agent.map((g) => ({ label: agentName(g), values: [g.thoughts_p50, g.thoughts_p95] })), String, ["p50", "p95"]), "chart-thoughts"),
-      chartCard("Estimate drift by agent (mean of last − first totalThoughts)", bars(stats.by_agent.filter((g) => g.drift_mean !== null).map((g) => ({ label: agentName(g), values: [g.drift_mean] })), (v) => (v >= 0 ? "+" : "") + v), "chart-drift"),
-      chartCard("Time between thoughts", o.gap_p50_seconds === null ? null : bars([
-        { label: "p50", values: [o.gap_p50_seconds] }, { label: "p95", values: [o.gap_p95_seconds] }], (v) => v + " s"), "chart-gaps"),
-      chartCard("Thoughts by model", bars(stats.byModel.map((m) => ({ label: m.model, values: [m.thoughts] })), String), "chart-models"),
-      chartCard("Cost by model", bars(stats.byModel.filter((m) => m.cost !== null).map((m) => ({ label: m.model, values: [m.cost] })), (v) => "$" + v.toFixed(4)), "chart-cost"),
-    );
-    main.append(charts);
-  }
-
   // -- search -----------------------------------------------------------------------------
 
   // The snippet as text nodes, each hit in a <mark> (never markup: a thought is someone's text).
@@ -415,13 +379,24 @@
     const query = new URLSearchParams(location.search);
     const form = filterForm("/search", query, [["q", "words", "search"], ["agent", "agent", "text"],
       ["client", "client", "text"], ["since", "recorded since", "datetime-local"],
-      ["until", "recorded before", "datetime-local"]]);
+      ["until", "recorded before", "datetime-local"]], "Search");
     const words = query.get("q") || "";
-    const found = words.trim() ? await getJson("/api/search?" + query) : null;
+    let found = null, refused = null;
+    try {
+      found = words.trim() ? await getJson("/api/search?" + query) : null;
+    } catch (error) {
+      refused = error; // a query the search cannot take: said under the form, which stays
+    }
     if (mine !== shown) return;
     main.textContent = "";
     main.append(el("h1", null, "Search"), form);
     form.querySelector("input[name=q]").focus();
+    if (refused) {
+      const said = el("p", "error", refused.message);
+      said.id = "search-error";
+      main.append(said);
+      return;
+    }
     if (found === null) {
       main.append(el("p", "muted", 'Words a thought must all hold; "a phrase", prefix*, -excluded.'));
       return;
@@ -430,17 +405,44 @@
       main.append(el("p", "muted", "No thought matches."));
       return;
     }
-    const table = el("table", "list");
-    table.id = "search-results";
+    // How many, then the hits grouped by session (in the order of each session's best hit).
+    const sessions = new Map();
     for (const hit of found.results) {
-      const tr = el("tr");
-      const where = el("td");
-      const link = el("a", null, hit.sessionId.slice(0, 18) + "… #" + hit.thoughtNumber);
-      link.href = hit.href;
-      where.append(link);
-      tr.append(where, el("td", "muted", "v" + hit.version + " · " + shortTime(hit.recordedAt)),
-        marked(hit.snippet, hit.highlights));
-      table.append(tr);
+      if (!sessions.has(hit.sessionId)) sessions.set(hit.sessionId, []);
+      sessions.get(hit.sessionId).push(hit);
+    }
+    const count = el("p", "muted count", plural(found.results.length, "hit") + " in " +
+      plural(sessions.size, "session") + (found.next ? " on this page (more on the next)" : ""));
+    count.id = "search-count";
+    main.append(count);
+    const table = el("table", "list search-table");
+    table.id = "search-results";
+    const head = el("tr");
+    for (const name of ["thought", "version · recorded", "text"]) head.append(el("th", null, name));
+    const thead = el("thead");
+    thead.append(head);
+    table.append(thead);
+    for (const [sessionId, hits] of sessions) {
+      const group = el("tbody", "hit-group");
+      const title = el("tr", "group-head");
+      const cell = el("th");
+      cell.colSpan = 3;
+      const link = el("a", "mono", sessionId);
+      link.href = "/sessions/" + encodeURIComponent(sessionId);
+      cell.append("session ", link, " · " + plural(hits.length, "hit"));
+      title.append(cell);
+      group.append(title);
+      for (const hit of hits) {
+        const tr = el("tr", "hit");
+        const where = el("td");
+        const open = el("a", null, "#" + hit.thoughtNumber);
+        open.href = hit.href;
+        where.append(open);
+        tr.append(where, el("td", "muted", "v" + hit.version + " · " + shortTime(hit.recordedAt)),
+          marked(hit.snippet, hit.highlights));
+        group.append(tr);
+      }
+      table.append(group);
     }
     main.append(table);
     if (found.next) {
@@ -465,8 +467,14 @@
     let work;
     if (session) work = sessionPage(decodeURIComponent(session[1]));
     else if (compare) work = Forks.comparePage(main, decodeURIComponent(compare[1]), getJson, () => mine === shown);
-    else if (path === "/analytics") work = analyticsPage();
+    else if (path === "/analytics") {
+      work = global.ThoughtLedgerAnalytics.page(main, { getJson, filterForm, num, duration, isShown: () => mine === shown });
+    }
     else if (path === "/search") work = searchPage();
+    else if (path === "/review") {
+      work = global.ThoughtLedgerReview.page(main, { getJson, signedIn, navigate, isShown: () => mine === shown });
+      leave = () => global.ThoughtLedgerReview.leave();
+    }
     else work = Promise.resolve(sessionsPage());
     Promise.resolve(work).catch(fail);
   }

@@ -1,4 +1,5 @@
-// The live socket (/api/ws): one subscription that reopens where it stopped. Reads only.
+// The live socket (/ws, the path serve --http uses too): one subscription that reopens where it
+// stopped. Reads only.
 "use strict";
 (function (global) {
   // Follow `sessions` (a list of ids, or "all") from position `after` ("now": from the log's
@@ -12,7 +13,7 @@
     const state = onState || (() => {});
     function open() {
       const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-      socket = new WebSocket(scheme + "//" + location.host + "/api/ws");
+      socket = new WebSocket(scheme + "//" + location.host + "/ws");
       socket.onopen = () => {
         socket.send(JSON.stringify({ op: "subscribe", id: "live", sessions, after: last }));
       };

@@ -20,12 +20,31 @@
         (this.version === latest ? " (now)" : " (as of version " + this.version + " of " + latest + ")");
     }
 
+    // Pick a row (null: none) for the inspector; the slider does not move.
+    pick(row, quiet) {
+      if (this.picked) this.picked.classList.remove("picked");
+      this.picked = row || null;
+      if (this.picked) this.picked.classList.add("picked");
+      this.markPicked();
+      if (quiet) return;
+      this.drawInspector();
+    }
+
+    // The event the inspector shows: the picked row's, else the slider's.
+    get inspected() {
+      const v = this.picked ? this.picked.tlv : this.version;
+      return this.timeline.events[v - 1];
+    }
+
     drawInspector() {
       const box = this.inspector;
       box.textContent = "";
-      const e = this.timeline.events[this.version - 1];
+      const e = this.inspected;
+      if (this.options.onInspect) this.options.onInspect(e, this.version);
       if (!e) return;
-      box.append(el("h2", null, "Event at version " + e.v));
+      const picked = this.picked && e.v !== this.version ? " (picked; the slider is at " +
+        this.version + ")" : "";
+      box.append(el("h2", null, "Event at version " + e.v + picked));
       const dl = el("dl");
       const fields = [
         ["type", e.gen ? "thought.generated (" + e.k + ")" : e.k], ["position", e.p],
@@ -39,7 +58,7 @@
         // Marks the page has no drawing of its own for, as the payload names them.
         for (const [name, value] of Object.entries(e.f || {})) fields.push([name, String(value)]);
       }
-      const before = this.timeline.events[this.version - 2];
+      const before = this.timeline.events[e.v - 2];
       if (before) {
         fields.push(["link", before.h === e.ph ? "previous hash matches version " + before.v
           : "previous hash differs from version " + before.v + "'s hash"]);

@@ -42,7 +42,8 @@
       for (let i = this.items.length - 1; i >= 0 && this.items[i].v === e.v; i--) {
         this.items[i].node.classList.toggle("hidden", !follow);
       }
-      if (follow) this.showVersion(latest); else this.drawCounts();
+      if (follow) this.showVersion(latest, false, true); else this.drawCounts();
+      this.drawView(true);
     }
 
     get lastPosition() {

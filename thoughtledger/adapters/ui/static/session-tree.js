@@ -18,9 +18,12 @@
   }
 
   class Tree {
+    // A click picks a row for the inspector (and the acts) without moving the slider: what
+    // the version shows stays on screen.
     clicked(event) {
-      const row = event.target.closest("li.thought, li.event, li.branch");
-      if (row && row.tlv !== undefined) this.showVersion(row.tlv);
+      if (event.target.closest("a, button, input, textarea, select")) return;
+      const row = event.target.closest("li.thought, li.event");
+      if (row && row.tlv !== undefined) this.pick(row);
     }
 
     // A fork names its source and version: link to the source as it was there (its thoughts
@@ -60,6 +63,7 @@
           if (e.rv !== undefined && (e.k === "thought.revised" || e.ir)) this.markRevised(e);
         }
         if (e.k === "thought.annotated") this.markAnnotated(e);
+        if (e.k === "thought.redacted") this.markRedacted(e);
       }
       this.items.push({ v: e.v, node: row });
       return true;
@@ -154,8 +158,13 @@
       const mark = el("span", "annotated", "✎ " + e.lb);
       mark.title = annotation(e);
       mark.dataset.label = e.lb;
-      targets[targets.length - 1].append(mark);
-      this.items.push({ v: e.v, node: mark });
+      // The annotation in words under its thought, as show prints it (not only on hover).
+      const note = el("div", "annotation-note", "✎ " + annotation(e));
+      note.dataset.label = e.lb;
+      note.tlAnnotation = e.v;
+      const target = targets[targets.length - 1];
+      target.append(mark, note);
+      this.items.push({ v: e.v, node: mark }, { v: e.v, node: note });
       const known = Array.from(this.labelFilter.options).some((o) => o.value === e.lb);
       if (!known) {
         const option = el("option", null, "✎ " + e.lb);
@@ -166,14 +175,36 @@
       if (this.labelFilter.value) this.filterByLabel(this.labelFilter.value);
     }
 
-    // Show only the thoughts annotated with ``label`` (every thought for ""): the rows stay,
-    // hidden by a class of their own, so the version slider keeps working beneath the filter.
+    // A redaction, as it arrives: the thought it names reads [redacted] from now on (its text
+    // is gone from the ledger, so no version shows it again).
+    markRedacted(e) {
+      const row = this.rows.get(e.rdv);
+      if (row && row.classList.contains("thought")) {
+        const text = row.querySelector(".thought-text");
+        text.textContent = "[redacted]";
+        text.classList.add("redacted");
+      } else if (row) {
+        for (const note of this.tree.querySelectorAll(".annotation-note")) {
+          if (note.tlAnnotation === e.rdv) note.textContent = note.textContent.replace(/: [\s\S]*$/, ": [redacted]");
+        }
+      }
+    }
+
+    // Show only the thoughts annotated with ``label`` (every thought for ""): other thoughts,
+    // the event rows and branches left empty go; the rows stay in the page, hidden by a class
+    // of their own, so the version slider keeps working beneath the filter.
     filterByLabel(label) {
+      this.tree.classList.toggle("filtering", label !== "");
+      this.orphans.classList.toggle("filtering", label !== "");
       for (const row of this.rows.values()) {
         if (!row.classList.contains("thought")) continue;
         const marked = Array.from(row.querySelectorAll("span.annotated"))
           .some((mark) => mark.dataset.label === label);
         row.classList.toggle("filtered-out", label !== "" && !marked);
+      }
+      for (const { group, list } of this.branchGroups.values()) {
+        const kept = list.querySelector("li.thought:not(.filtered-out)");
+        group.classList.toggle("filtered-out", label !== "" && !kept);
       }
     }
 

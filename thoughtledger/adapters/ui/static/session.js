@@ -1,7 +1,8 @@
 // The session view: the tree of thoughts, the version slider, compare mode and the event
 // inspector. Shared by the web app and the self-contained HTML export. This file holds the
 // page's frame, time travel (slider and keys) and the export's start; the other parts load
-// before it (session-model.js, session-tree.js, session-inspect.js, session-live.js).
+// before it (session-model.js, session-tree.js, session-inspect.js, session-live.js,
+// session-views.js).
 "use strict";
 (function (global) {
   const parts = global.ThoughtLedgerParts;
@@ -23,12 +24,13 @@
       this.version = 0;
       this.compareFrom = null;
       this.followLatest = true;
+      this.picked = null;       // the row a click picked (the slider stays where it is)
       this.build();
       // Drawn off the page, then put in at once: one layout instead of one per row.
       const card = this.tree.parentNode;
       this.tree.remove();
       for (const e of payload.events) this.add(e);
-      card.prepend(this.tree);
+      this.orphans.before(this.tree); // below the view tabs, above the orphaned branches
       const latest = this.timeline.latest;
       const wanted = this.options.version;
       const start = wanted && wanted >= 1 && wanted <= latest ? wanted : latest;
@@ -97,9 +99,14 @@
       this.tree.setAttribute("aria-label", "thoughts");
       this.orphans = el("ol", "orphans");
       treeCard.append(this.tree, this.orphans);
+      this.buildViews(treeCard);
+      // The right column: what the app lets a person do (above), and the inspector.
+      const side = el("div", "side-col");
       this.inspector = el("aside", "inspector card");
       this.inspector.id = "inspector";
-      layout.append(treeCard, this.inspector);
+      this.actsSlot = el("div");
+      side.append(this.actsSlot, this.inspector);
+      layout.append(treeCard, side);
       r.append(head, controls, this.compareBoxPanel, layout);
       this.slider.addEventListener("input", () => {
         this.showVersion(Number(this.slider.value));
@@ -124,7 +131,8 @@
       this.orphans.addEventListener("click", (event) => this.clicked(event));
     }
 
-    showVersion(v, first) {
+    // keepPick: the slider moved by itself (a live event), not by the person: a picked row stays.
+    showVersion(v, first, keepPick) {
       const latest = this.timeline.latest;
       v = Math.max(latest ? 1 : 0, Math.min(v, latest));
       if (first) {
@@ -136,6 +144,8 @@
       }
       const old = this.rows.get(this.version);
       if (old) old.classList.remove("selected");
+      // The slider moved: the inspector follows it again (a thought picked by a click is let go).
+      if (!first && !keepPick && v !== this.version && this.picked) this.pick(null, true);
       this.version = v;
       this.followLatest = v === latest;
       this.slider.value = String(v);
@@ -177,7 +187,7 @@
   }
 
   // The other files' methods join the class; a name defined twice is a mistake, not an override.
-  for (const part of [parts.Tree, parts.Inspect, parts.Live]) {
+  for (const part of [parts.Tree, parts.Inspect, parts.Live, parts.Views]) {
     const methods = Object.getOwnPropertyDescriptors(part.prototype);
     delete methods.constructor;
     for (const name of Object.keys(methods)) {
