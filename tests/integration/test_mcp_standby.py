@@ -88,6 +88,12 @@ def reads(cluster: pg_cluster.Cluster) -> list[str]:
     ]
 
 
+def catching_up(line: str) -> bool:
+    """Whether a statement is the search index's catch-up: it writes what it reads, so it runs
+    on the primary (each of its statements names the index's position, and no query)."""
+    return "tl_search_through" in line and "to_tsquery" not in line
+
+
 def assert_reads_on_the_standby(pair: pg_cluster.Pair) -> None:
     # Each history, resource and insights call read the log and the search index there.
     on_standby = reads(pair.standby)
@@ -97,7 +103,11 @@ def assert_reads_on_the_standby(pair: pg_cluster.Pair) -> None:
     written = pg_cluster.statements(pair.primary, APP)
     assert len([line for line in written if "INSERT INTO tl_events" in line]) == THOUGHTS
     # The primary read only what the appends read for themselves (the schema, a session's head).
-    assert not [line for line in reads(pair.primary) if "tl_events" in line or "to_tsquery" in line]
+    assert not [
+        line
+        for line in reads(pair.primary)
+        if ("tl_events" in line or "to_tsquery" in line) and not catching_up(line)
+    ]
 
 
 async def test_over_stdio_each_thought_is_read_back_at_once_from_the_standby(

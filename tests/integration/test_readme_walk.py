@@ -249,10 +249,15 @@ def _take(user: User, project: Path, step: Step) -> None:  # one case a kind of 
         assert ran.returncode == 0, (where, ran.stderr)
         assert ran.stdout.splitlines()[-1] == f"recorded 3 thoughts in 2 sessions from {calls}"
         return
-    if line.startswith(("thoughtledger serve --http", "thoughtledger ui")):
+    if line.startswith(("thoughtledger serve --http", "thoughtledger ui", "thoughtledger receive")):
         with user.serving(line) as port:
             if line.startswith("thoughtledger ui"):
                 assert status(f"http://127.0.0.1:{port}/") == 200, where
+            elif line.startswith("thoughtledger receive"):
+                # An empty export: accepted, nothing in it (OTLP's partial success, 200).
+                kinds = {"Content-Type": "application/x-protobuf"}
+                answered = status(f"http://127.0.0.1:{port}/v1/traces", data=b"", headers=kinds)
+                assert (answered == 401) == ("--auth" in line), (where, answered)
             else:
                 ask = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
                 kinds = {"Content-Type": "application/json", "Accept": "application/json"}

@@ -87,8 +87,13 @@ class Lookup:
         """
         return await all_heads(self._store, cap=cap)
 
-    async def find_session(self, given: str) -> SessionMatch:
+    async def find_session(self, given: str, *, suggest: bool = True) -> SessionMatch:
         """Return what ``given`` names: an exact id, or the one id it is a prefix of.
+
+        Args:
+            given: An id or a prefix of one.
+            suggest: When nothing matches, name ids close to it (reads up to a few thousand
+                heads: a bulk caller naming many new sessions passes ``False``).
 
         Raises:
             InvalidInputError: ``given`` is not a well-formed id (nor prefix of one).
@@ -103,6 +108,8 @@ class Lookup:
             return SessionMatch(prefixed[0])
         if prefixed:
             return SessionMatch(None, several=prefixed)
+        if not suggest:
+            return SessionMatch(None)
         known = [head.session_id for head in await self.all_heads(cap=_CLOSE_CAP)]
         return SessionMatch(None, close=difflib.get_close_matches(given, known, n=3, cutoff=0.5))
 

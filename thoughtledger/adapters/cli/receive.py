@@ -110,7 +110,10 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         app = Starlette(routes=receiver_routes(ledger, verifier, args.allow_origin))
         http = hardened_server(app, lifespan="off")
 
+        interrupted: list[bool] = []
+
         def stop_now() -> None:
+            interrupted.append(True)
             http.should_exit = http.force_exit = True
 
         def stop() -> None:
@@ -125,6 +128,8 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             )
             sys.stdout.flush()
             await http.serve(sockets=[listener])
+    if interrupted:  # its normal stop, said as serve and ui say it
+        sys.stderr.write("thoughtledger: stopped (Ctrl-C)\n")
     return EXIT_OK
 
 
@@ -143,6 +148,9 @@ async def _verifier(
         args.audience or own_origin(args.host, port) + "/",
         args.role_claim or DEFAULT_ROLE_CLAIM,
         jwks_url=args.jwks_url,
+        # With a token file too, two sources of principals: the issuer's live apart
+        # (ISSUER#sub), as on serve and ui, so a JWT's alice never writes the file's alice's.
+        subjects=None if file_verifier is None else {},
     )
     await issuer.prepare()  # a wrong issuer stops the receiver now, not at the first export
     return issuer if file_verifier is None else AnyOf([file_verifier, issuer])

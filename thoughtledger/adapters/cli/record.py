@@ -150,7 +150,8 @@ async def _resolved(ledger: Ledger, batches: list["Batch"]) -> list["Batch"]:
         if batch.session_id is None:
             resolved.append(batch)
             continue
-        match = await ledger.find_session(batch.session_id)
+        # A new session per name is usual here: no suggestions (each would read many heads).
+        match = await ledger.find_session(batch.session_id, suggest=False)
         if match.several:
             batch.refuse(
                 batch.lines[0],

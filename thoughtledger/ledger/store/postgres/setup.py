@@ -136,7 +136,7 @@ async def _refuse_foreign(connection: AsyncConnection, where: str, pg_schema: st
     )
     if not names or schema.schema_versions.name in names:
         return
-    place = where if pg_schema is None else f"{where} (schema {pg_schema})"
+    place = _place(where, pg_schema)
     raise NotALedgerError(
         f"{place} is another application's database (tables such as "
         f"{names[0]!r}, none of a ledger's); nothing was changed. Give an empty database, "
@@ -152,7 +152,7 @@ async def check_ledger(engine: AsyncEngine, where: str, pg_schema: str | None) -
         SchemaVersionError: The schema is newer, or older (reading never upgrades it).
         StoreUnavailableError: The server cannot be reached.
     """
-    place = where if pg_schema is None else f"{where} (schema {pg_schema})"
+    place = _place(where, pg_schema)
     versions = schema.schema_versions
     try:
         async with engine.connect() as connection:
@@ -217,6 +217,13 @@ def lost_connection(exc: BaseException) -> bool:
         if isinstance(state, str) and state.startswith(_LOST_STATES):
             return True
     return False
+
+
+def _place(where: str, pg_schema: str | None) -> str:
+    """The ledger's place for people: the URL as written, and its schema unless it names it."""
+    if pg_schema is None or f"schema={pg_schema}" in where:
+        return where
+    return f"{where} (schema {pg_schema})"
 
 
 __all__ = ["check_ledger", "lost_connection", "migrate", "translate"]
