@@ -223,9 +223,25 @@ class Loops:
     ) -> None:
         self._store = store
         self._marks = marks
+        self._rows = rows
         self._folds = SessionFolds(store)
         self._follower = None if store.read_only else LoopFollower(store, marks, rows, self._folds)
         self._follow = follow and self._follower is not None
+
+    async def behind(self, *, cap: int = 1000) -> int:
+        """How many events of the log the stored marks have not taken in (at most ``cap``).
+
+        Reads are answered whole either way (they fold what is missing); this says how much a
+        read folds, and what the next writable opening takes in.
+
+        Raises:
+            InvalidInputError: ``cap`` is below 1.
+            StoreError: The store failed.
+        """
+        if isinstance(cap, bool) or cap < 1:
+            raise InvalidInputError(f"cap must be at least 1, got {cap!r}")
+        through = await self._marks.loops_through()
+        return len(await self._rows.read_all_rows(after_position=through, limit=cap))
 
     async def marks(
         self, session_id: str, *, after_version: int = 0, to_version: int | None = None

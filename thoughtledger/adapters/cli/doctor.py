@@ -53,6 +53,10 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 """Each extra, and the modules whose presence says it is installed."""
 
 
+BEHIND_CAP = 100_000
+"""Events behind the loop marks doctor counts at most (it reads that many positions)."""
+
+
 def register(commands: Commands) -> None:
     """Add the ``doctor`` command."""
     parser = command(
@@ -78,6 +82,7 @@ class Found:
     sessions: int | None = None
     events: int | None = None
     last_activity: str | None = None
+    loops_behind: int | None = None
 
 
 async def run(args: argparse.Namespace, ui: Ui) -> int:
@@ -118,6 +123,7 @@ async def _ledger(given: str | None) -> Found:
     try:
         async with open_ledger(url, ttl=None, read_only=True) as ledger:
             heads = await ledger.all_heads()
+            found.loops_behind = await ledger.loops.behind(cap=BEHIND_CAP)
     except LedgerNotFoundError:
         found.exists = False
         return found
@@ -148,6 +154,8 @@ def _ledger_json(found: Found) -> dict[str, Any]:
         "sessions": found.sessions,
         "events": found.events,
         "lastActivity": found.last_activity,
+        # Events the stored loop marks have not taken in (at most BEHIND_CAP is counted).
+        "loopMarksBehind": found.loops_behind,
         "problem": found.problem,
     }
 
@@ -219,6 +227,7 @@ def _print(ui: Ui, report: dict[str, Any]) -> None:
             f"{plural(ledger['events'], 'event')} · last activity {ledger['lastActivity'] or '-'}"
         )
         lines.append(f"schema    {ledger['schema']}; nothing to upgrade")
+        lines.append(f"derived   {_behind(ledger['loopMarksBehind'])}")
     if report["demo"] is not None:
         lines.append(f"demo      {report['demo']['file']} (thoughtledger demo records there)")
     extras = report["extras"]
@@ -233,6 +242,17 @@ def _print(ui: Ui, report: dict[str, Any]) -> None:
     lines.append("servers   " + "\n          ".join(f"{k:<13} {v}" for k, v in servers.items()))
     for line in lines:
         ui.out.print(line, highlight=False, soft_wrap=True)
+
+
+def _behind(count: int | None) -> str:
+    """The loop marks' lag, in words (what the next writable opening takes in)."""
+    if not count:
+        return "loop marks up to date"
+    more = "+" if count >= BEHIND_CAP else ""
+    return (
+        f"loop marks {count:,}{more} events behind (reads fold them meanwhile; the next "
+        "writable opening, serve or record takes them in)"
+    )
 
 
 def _megabytes(size: int) -> str:
