@@ -69,7 +69,9 @@ def test_ui_with_a_read_url_serves_its_pages_from_the_standby(
 ) -> None:
     made = seeded(replicated)
     pg_cluster.halt(replicated.primary)
-    options = ("--read-url", replicated.standby.url)
+    # A view that only reads (--read-only) starts with its primary down: its pages come from
+    # the standby. One that acts writes to the primary, and needs it.
+    options = ("--read-url", replicated.standby.url, "--read-only")
     with ui_app(replicated.primary.url, None, *options) as app, app.client() as http:
         assert http.get("/").status_code == 200
         listed = http.get("/api/sessions")

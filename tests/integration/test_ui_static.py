@@ -31,7 +31,7 @@ async def test_the_page_loads_every_shipped_script_in_order_and_the_export_inlin
             # app's own parts (forks, which the export has no server for), the app last.
             assert named == [
                 *SESSION_SCRIPTS,
-                "session-acts.js",
+                "acts.js",
                 "forks.js",
                 "review.js",
                 "analytics.js",
