@@ -20,7 +20,7 @@ import pytest
 
 from tests.support.cli import cli, sqlite_url
 from tests.support.samples import SAMPLE, Clock, record_sample
-from thoughtledger import open_store
+from thoughtledger import open_ledger, open_store
 from thoughtledger.api.figures import ledger_stats
 from thoughtledger.api.service import Ledger
 from thoughtledger.ledger.envelope import RecordedEvent
@@ -289,7 +289,14 @@ def generated_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A generated ledger of 20,000 events (tools/bench_stats.py), made once for the module."""
     path = tmp_path_factory.mktemp("generated") / "generated.db"
     asyncio.run(load_generator()(path, GENERATED))
+    asyncio.run(_marks_taken_in(path))
     return path
+
+
+async def _marks_taken_in(path: Path) -> None:
+    """Take the generated events into the loop marks, as a writer (record, serve) leaves them."""
+    async with open_ledger(sqlite_url(path)) as ledger:
+        await ledger.loops.catch_up()
 
 
 def multiplied(original: Path, path: Path, copies: int) -> None:
@@ -297,7 +304,8 @@ def multiplied(original: Path, path: Path, copies: int) -> None:
 
     The copies are made in SQL (the generator takes a minute for a million events) under new
     session and event ids, keeping payloads, times and hashes: the figures cannot tell them from
-    their originals, only ``verify`` could.
+    their originals, only ``verify`` could. Each copy's loop marks are the original's, and the
+    marks' position moves to the new end when the original's was at its end.
     """
     shutil.copyfile(original, path)
     db = sqlite3.connect(path, isolation_level=None)
@@ -307,6 +315,8 @@ def multiplied(original: Path, path: Path, copies: int) -> None:
         db.execute("PRAGMA synchronous = OFF")
         ((events,),) = db.execute("SELECT max(position) FROM tl_events")
         ((sessions,),) = db.execute("SELECT max(rowid) FROM tl_sessions")
+        ((through,),) = db.execute("SELECT position FROM tl_loops_through")
+        db.execute("CREATE TEMP TABLE original_loops AS SELECT * FROM tl_loops")
         db.execute("BEGIN")
         for copy in range(1, copies):
             db.execute(
@@ -322,6 +332,16 @@ def multiplied(original: Path, path: Path, copies: int) -> None:
                 " SELECT session_id || ?1, version, hash, started_at, updated_at"
                 " FROM tl_sessions WHERE rowid <= ?2",
                 (f"-{copy}", sessions),
+            )
+            db.execute(
+                "INSERT INTO tl_loops (session_id, version, repeats_version, similarity)"
+                " SELECT session_id || ?1, version, repeats_version, similarity"
+                " FROM original_loops",
+                (f"-{copy}",),
+            )
+        if through == events:
+            db.execute(
+                "UPDATE tl_loops_through SET position = (SELECT max(position) FROM tl_events)"
             )
         db.execute("COMMIT")
         db.execute("PRAGMA journal_mode = WAL")  # as the store made it
