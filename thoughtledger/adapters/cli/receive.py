@@ -136,24 +136,19 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
 async def _verifier(
     args: argparse.Namespace, file_verifier: "TokenVerifier | None", port: int
 ) -> "TokenVerifier | None":
-    """The token file's verifier, the issuer's, both (either kind accepted), or none."""
-    if args.auth_issuer is None:
-        return file_verifier
-    from thoughtledger.adapters.auth.issuer import DEFAULT_ROLE_CLAIM, IssuerTokenVerifier
-    from thoughtledger.adapters.common.origins import own_origin
-    from thoughtledger.adapters.mcp.http.auth import AnyOf
+    """The token file's verifier, the issuer's, both (either kind accepted), or none.
 
-    issuer = IssuerTokenVerifier(
-        args.auth_issuer,
-        args.audience or own_origin(args.host, port) + "/",
-        args.role_claim or DEFAULT_ROLE_CLAIM,
-        jwks_url=args.jwks_url,
-        # With a token file too, two sources of principals: the issuer's live apart
-        # (ISSUER#sub), as on serve and ui, so a JWT's alice never writes the file's alice's.
-        subjects=None if file_verifier is None else {},
-    )
-    await issuer.prepare()  # a wrong issuer stops the receiver now, not at the first export
-    return issuer if file_verifier is None else AnyOf([file_verifier, issuer])
+    Put together by ``serve --http``'s own :func:`~thoughtledger.adapters.mcp.http.auth.http_auth`
+    (the issuer's principals apart from the token file's, the same checks), for the receiver's
+    address: the default audience is ``http://HOST:PORT/``.
+    """
+    from thoughtledger.adapters.auth.issuer import IssuerTokenVerifier
+    from thoughtledger.adapters.common.origins import own_origin
+    from thoughtledger.adapters.mcp.http.auth import http_auth
+
+    own = own_origin(args.host, port) + "/"
+    auth = await http_auth(args, file_verifier, IssuerTokenVerifier, base=own, url=own)
+    return None if auth is None else auth.verifier
 
 
 def _origin(value: str) -> str:
