@@ -6,15 +6,13 @@ analyst's SQL says whether a session's stored marks are current.
 """
 
 import json
-import subprocess
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from tests.support.backends import Backend, backend_for
-from tests.support.processes import ROOT, WAIT, child_env
+from tests.support.processes import thoughtledger
 from tests.support.views import view_column
 from thoughtledger.ledger.store.columns import SESSION_LOOPS_VIEW
 
@@ -28,18 +26,6 @@ THOUGHTS = 1000  # 6,000 thoughts: past what a closing ledger takes in (4 pages 
 async def durable(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
     async with backend_for(request.param, tmp_path) as chosen:
         yield chosen
-
-
-def _thoughtledger(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "thoughtledger", *argv],
-        cwd=ROOT,
-        env=child_env(),
-        capture_output=True,
-        text=True,
-        timeout=WAIT,
-        check=False,
-    )
 
 
 def _calls(path: Path) -> Path:
@@ -71,7 +57,7 @@ async def test_record_leaves_every_session_s_loop_marks_current(
     durable: Backend, tmp_path: Path
 ) -> None:
     assert durable.url is not None
-    done = _thoughtledger("record", str(_calls(tmp_path / "calls.jsonl")), "--db", durable.url)
+    done = thoughtledger("record", str(_calls(tmp_path / "calls.jsonl")), "--db", durable.url)
     assert done.returncode == 0, done.stderr
     assert await _current(durable) == [True] * SESSIONS
 
@@ -80,12 +66,12 @@ async def test_import_leaves_every_session_s_loop_marks_current(
     durable: Backend, tmp_path: Path
 ) -> None:
     source = f"sqlite:///{tmp_path / 'source.db'}"
-    recorded = _thoughtledger("record", str(_calls(tmp_path / "calls.jsonl")), "--db", source)
+    recorded = thoughtledger("record", str(_calls(tmp_path / "calls.jsonl")), "--db", source)
     assert recorded.returncode == 0, recorded.stderr
     exported = tmp_path / "all.jsonl"
-    done = _thoughtledger("export", "--all", "-o", str(exported), "--db", source)
+    done = thoughtledger("export", "--all", "-o", str(exported), "--db", source)
     assert done.returncode == 0, done.stderr
     assert durable.url is not None
-    imported = _thoughtledger("import", str(exported), "--db", durable.url)
+    imported = thoughtledger("import", str(exported), "--db", durable.url)
     assert imported.returncode == 0, imported.stderr
     assert await _current(durable) == [True] * SESSIONS

@@ -1,29 +1,19 @@
 """``doctor`` says how far the loop marks are behind the log (what reads fold meanwhile)."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.factories import started, thought
-from tests.support.processes import ROOT, WAIT, child_env
+from tests.support.processes import thoughtledger
 from thoughtledger.ledger.store.sqlite import SqliteEventStore
 
 pytestmark = pytest.mark.anyio
 
 
 def _doctor(db: Path) -> dict[str, object]:
-    ran = subprocess.run(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "thoughtledger", "doctor", "--db", f"sqlite:///{db}", "--json"],
-        cwd=ROOT,
-        env=child_env(),
-        capture_output=True,
-        text=True,
-        timeout=WAIT,
-        check=False,
-    )
+    ran = thoughtledger("doctor", "--db", f"sqlite:///{db}", "--json")
     assert ran.returncode == 0, ran.stderr
     ledger: dict[str, object] = json.loads(ran.stdout)["ledger"]
     return ledger
@@ -47,13 +37,5 @@ async def test_doctor_counts_the_events_the_loop_marks_have_not_taken_in(tmp_pat
 def _record_one(db: Path, calls: Path) -> None:
     line = {"thought": "t", "thoughtNumber": 1, "totalThoughts": 1, "nextThoughtNeeded": False}
     calls.write_text(json.dumps(line) + "\n")
-    ran = subprocess.run(  # noqa: S603  # our interpreter, our module
-        [sys.executable, "-m", "thoughtledger", "record", str(calls), "--db", f"sqlite:///{db}"],
-        cwd=ROOT,
-        env=child_env(),
-        capture_output=True,
-        text=True,
-        timeout=WAIT,
-        check=False,
-    )
+    ran = thoughtledger("record", str(calls), "--db", f"sqlite:///{db}")
     assert ran.returncode == 0, ran.stderr
