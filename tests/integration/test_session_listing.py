@@ -8,6 +8,7 @@ import pytest
 from tests.support.backends import Backend
 from tests.support.mcp import connect, resource_text
 from thoughtledger import Ledger
+from thoughtledger.api import CapturedReasoning, CapturedSpan
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
 from thoughtledger.ledger.store.sqlite import SqliteEventStore
 
@@ -80,17 +81,40 @@ async def test_an_owner_lists_only_the_sessions_it_started(backend: Backend) -> 
 
 
 async def test_a_principal_cannot_write_to_a_session_it_does_not_own(backend: Backend) -> None:
+    # Each way of changing a session applies the access door's rule to the session as the
+    # append finds it: a thought, a batch, captured reasoning, a fork.
     ledger = Ledger(await backend.open())
+    injected = {**first("INJECTED"), "thought_number": 2}
     try:
         await ledger.think("mine", first("alice's"), owner="alice")
         with pytest.raises(SessionNotFoundError) as refused:
-            await ledger.think("mine", {**first("INJECTED"), "thought_number": 2}, owner="bob")
+            await ledger.think("mine", injected, owner="bob")
+        with pytest.raises(SessionNotFoundError) as batch:
+            await ledger.batches.think("mine", [injected], owner="bob")
+        with pytest.raises(SessionNotFoundError) as captured:
+            await ledger.capture.record({"mine": [_span("INJECTED")]}, owner="bob")
+        with pytest.raises(SessionNotFoundError) as forked:
+            await ledger.fork("mine", owner="bob")
         state = await ledger.state("mine")
+        listed = await ledger.recent_sessions()
     finally:
         await ledger.aclose()
-    assert str(refused.value) == "no session 'mine' in this ledger"
+    for error in (refused, batch, captured, forked):
+        assert str(error.value) == "no session 'mine' in this ledger"
     assert [t.thought for t in state.thoughts] == ["alice's"]
     assert state.owner == "alice"
+    assert [s.session_id for s in listed.sessions] == ["mine"]  # no fork was started
+
+
+def _span(text: str) -> CapturedSpan:
+    return CapturedSpan(
+        trace_id=f"{1:032x}",
+        span_id=f"{2:016x}",
+        dialect="gen_ai",
+        parts=(CapturedReasoning(text),),
+        conversation="mine",
+        started_ns=1,
+    )
 
 
 @pytest.mark.parametrize(

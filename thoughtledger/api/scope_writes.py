@@ -45,7 +45,8 @@ class ScopedWrites:
         """Record one thought as this principal, in an id :meth:`Scope.writable` gave.
 
         ``session_id`` ``None`` starts a new session. A session the principal may not write is
-        answered as missing (the recorder checks the owner again, in the append's decision).
+        answered as missing: the access rule for writing is applied again to the session as
+        the append finds it, so one another principal starts meanwhile is refused too.
 
         Raises:
             AccessDeniedError: The principal's role records nothing.

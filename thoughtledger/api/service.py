@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from thoughtledger.api.access import Principal
+from thoughtledger.api.access import Principal, owner_guard
 from thoughtledger.api.annotation import Annotations
 from thoughtledger.api.batching import Batches
 from thoughtledger.api.caches import Heads, Held, Histories
@@ -244,7 +244,11 @@ class Ledger(ClosedOnExit):
             StoreError: The store failed; nothing was appended.
         """
         state = await self._forking.fork(
-            session_id, at_version=at_version, metadata=metadata, owner=owner
+            session_id,
+            at_version=at_version,
+            metadata=metadata,
+            owner=owner,
+            may_read=owner_guard(owner, "read"),
         )
         return Session(self, state.session_id, metadata)
 
@@ -312,6 +316,7 @@ class Ledger(ClosedOnExit):
             metadata=metadata,
             generated=generated,
             owner=owner,
+            may_change=owner_guard(owner, "write"),
             new_run=new_run,
         )
 
