@@ -1,16 +1,25 @@
 """Sessions listed newest first, in pages, for everyone or one owner, on every backend."""
 
+import contextlib
+import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
+import sqlalchemy as sa
+from sqlalchemy.dialects import sqlite
+from sqlalchemy.ext.asyncio import create_async_engine
 
-from tests.support.backends import Backend
+from tests.support.backends import Backend, pg_url
 from tests.support.mcp import connect, resource_text
 from thoughtledger import Ledger
 from thoughtledger.api import CapturedReasoning, CapturedSpan
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
+from thoughtledger.ledger.store.postgres.stats_dialect import POSTGRES_STATS
+from thoughtledger.ledger.store.sql_parts import recent_heads_query
 from thoughtledger.ledger.store.sqlite import SqliteEventStore
+from thoughtledger.ledger.store.sqlite.stats_dialect import SQLITE_STATS
 
 pytestmark = pytest.mark.anyio
 
@@ -158,3 +167,44 @@ async def test_metadata_with_a_nul_starts_a_session_on_every_backend(backend: Ba
         await ledger.aclose()
     assert state.metadata["client"] == "evil\ufffdclient"
     assert [s.session_id for s in listed.sessions] == [outcome.session_id]
+
+
+async def test_one_owners_page_is_read_through_the_owners_index(backend: Backend) -> None:
+    # The listing a principal sees (the browser view's, over any number of sessions) is an
+    # index lookup in the database, never a scan of every head in Python.
+    if backend.name == "memory":
+        pytest.skip("the query plan is a database's")
+    ledger = Ledger(await backend.open())
+    try:
+        for n in range(3):
+            await ledger.think(f"alice-{n}", first(), owner="alice")
+            await ledger.think(f"bob-{n}", first(), owner="bob")
+        listed = await ledger.recent_sessions(owner="alice", limit=2)
+    finally:
+        await ledger.aclose()
+    assert [s.owner for s in listed.sessions] == ["alice", "alice"]
+    dialect = SQLITE_STATS if backend.name == "sqlite" else POSTGRES_STATS
+    query = recent_heads_query(dialect, owner="alice", before=None, limit=3)
+    plan = await _plan(backend, query)
+    assert "tl_events_owner" in plan, plan
+
+
+async def _plan(backend: Backend, query: "sa.Select[Any]") -> str:
+    if backend.name == "sqlite":
+        sql = query.compile(dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True})
+        with contextlib.closing(sqlite3.connect(backend.sqlite_path)) as db:
+            return str(db.execute(f"EXPLAIN QUERY PLAN {sql}").fetchall())
+    url = pg_url()
+    assert url is not None
+    engine = create_async_engine(
+        url, connect_args={"server_settings": {"search_path": backend.schema}}
+    )
+    sql = query.compile(dialect=engine.dialect, compile_kwargs={"literal_binds": True})
+    try:
+        async with engine.connect() as connection:
+            # A table of a few rows is cheaper to scan: ask whether the index serves the query.
+            await connection.execute(sa.text("SET enable_seqscan = off"))
+            rows = (await connection.execute(sa.text(f"EXPLAIN {sql}"))).all()
+    finally:
+        await engine.dispose()
+    return "\n".join(str(row[0]) for row in rows)

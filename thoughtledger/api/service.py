@@ -98,7 +98,7 @@ class Ledger(ClosedOnExit):
         """Loop marks: which thoughts repeat an earlier one, always complete."""
         self._recorder.observers.append(self.loops.appended)
         self._reads = Reads(store, store.rows, self._held)
-        self._listing = Listing(store, self._held)
+        self._listing = Listing(store, store.owners, self._held)
         self._lookup = Lookup(store)
         self._paging = Paging(store, store.redaction, self._held.known_branches)
         self._forking = Forking(store, self._held, self._recorder)
