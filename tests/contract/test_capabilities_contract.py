@@ -14,6 +14,7 @@ from thoughtledger.ledger.store.imports import Importing
 from thoughtledger.ledger.store.log_tree import LogTree
 from thoughtledger.ledger.store.loop_marks import LoopMarking
 from thoughtledger.ledger.store.memory import MemoryEventStore
+from thoughtledger.ledger.store.owners import Owners
 from thoughtledger.ledger.store.postgres import PostgresEventStore
 from thoughtledger.ledger.store.redaction import Redacting
 from thoughtledger.ledger.store.rows import RowReads
@@ -32,6 +33,7 @@ ATTRIBUTES: dict[str, type] = {
     "imports": Importing,
     "rows": RowReads,
     "loop_marks": LoopMarking,
+    "owners": Owners,
 }
 """The capabilities reached as attributes of a store, by attribute name."""
 

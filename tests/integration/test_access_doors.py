@@ -23,6 +23,7 @@ the tool and the API's door are asked directly; the MCP server's HTTP doors need
 are checked on the two databases.
 """
 
+import ast
 import asyncio
 import contextlib
 import json
@@ -558,7 +559,7 @@ async def test_every_door_has_a_row() -> None:
 
 def test_no_adapter_decides_who_may_see_what() -> None:
     # The rules are the access door's: an adapter passes the principal and shows the answer.
-    rules = re.compile(r"\.owner_of\(|\.may_read\(|\.may_write\(|\bnamespaced\(|\.role [!=]=")
+    rules = re.compile(r"\bowner_of\b|\.may_read\(|\.may_write\(|\bnamespaced\(|\.role [!=]=")
     adapters = Path(thoughtledger.adapters.__file__).parent
     found = [
         f"{path.relative_to(adapters)}:{number}: {line.strip()}"
@@ -566,6 +567,29 @@ def test_no_adapter_decides_who_may_see_what() -> None:
         for number, line in enumerate(path.read_text().splitlines(), start=1)
         if rules.search(line)
     ]
+    assert found == []
+
+
+FOLDS = ("thoughtledger.projections.loops", "thoughtledger.projections.fastfold")
+"""What derives loop marks and folds rows: the API's to run, never an adapter's."""
+
+
+def test_no_adapter_folds_derived_data_itself() -> None:
+    # lint-imports holds this for imports at run time; this also sees the ones it leaves out
+    # (under TYPE_CHECKING, inside a function, or of the module through its package).
+    adapters = Path(thoughtledger.adapters.__file__).parent
+    found = []
+    for path in sorted(adapters.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module is not None:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            else:
+                continue
+            for name in names:
+                if any(name == fold or name.startswith(f"{fold}.") for fold in FOLDS):
+                    found.append(f"{path.relative_to(adapters)}:{node.lineno}: {name}")
     assert found == []
 
 

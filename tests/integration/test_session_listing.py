@@ -1,15 +1,25 @@
 """Sessions listed newest first, in pages, for everyone or one owner, on every backend."""
 
+import contextlib
+import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
+import sqlalchemy as sa
+from sqlalchemy.dialects import sqlite
+from sqlalchemy.ext.asyncio import create_async_engine
 
-from tests.support.backends import Backend
+from tests.support.backends import Backend, pg_url
 from tests.support.mcp import connect, resource_text
 from thoughtledger import Ledger
+from thoughtledger.api import CapturedReasoning, CapturedSpan
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
+from thoughtledger.ledger.store.postgres.stats_dialect import POSTGRES_STATS
+from thoughtledger.ledger.store.sql_parts import recent_heads_query
 from thoughtledger.ledger.store.sqlite import SqliteEventStore
+from thoughtledger.ledger.store.sqlite.stats_dialect import SQLITE_STATS
 
 pytestmark = pytest.mark.anyio
 
@@ -80,17 +90,40 @@ async def test_an_owner_lists_only_the_sessions_it_started(backend: Backend) -> 
 
 
 async def test_a_principal_cannot_write_to_a_session_it_does_not_own(backend: Backend) -> None:
+    # Each way of changing a session applies the access door's rule to the session as the
+    # append finds it: a thought, a batch, captured reasoning, a fork.
     ledger = Ledger(await backend.open())
+    injected = {**first("INJECTED"), "thought_number": 2}
     try:
         await ledger.think("mine", first("alice's"), owner="alice")
         with pytest.raises(SessionNotFoundError) as refused:
-            await ledger.think("mine", {**first("INJECTED"), "thought_number": 2}, owner="bob")
+            await ledger.think("mine", injected, owner="bob")
+        with pytest.raises(SessionNotFoundError) as batch:
+            await ledger.batches.think("mine", [injected], owner="bob")
+        with pytest.raises(SessionNotFoundError) as captured:
+            await ledger.capture.record({"mine": [_span("INJECTED")]}, owner="bob")
+        with pytest.raises(SessionNotFoundError) as forked:
+            await ledger.fork("mine", owner="bob")
         state = await ledger.state("mine")
+        listed = await ledger.recent_sessions()
     finally:
         await ledger.aclose()
-    assert str(refused.value) == "no session 'mine' in this ledger"
+    for error in (refused, batch, captured, forked):
+        assert str(error.value) == "no session 'mine' in this ledger"
     assert [t.thought for t in state.thoughts] == ["alice's"]
     assert state.owner == "alice"
+    assert [s.session_id for s in listed.sessions] == ["mine"]  # no fork was started
+
+
+def _span(text: str) -> CapturedSpan:
+    return CapturedSpan(
+        trace_id=f"{1:032x}",
+        span_id=f"{2:016x}",
+        dialect="gen_ai",
+        parts=(CapturedReasoning(text),),
+        conversation="mine",
+        started_ns=1,
+    )
 
 
 @pytest.mark.parametrize(
@@ -134,3 +167,44 @@ async def test_metadata_with_a_nul_starts_a_session_on_every_backend(backend: Ba
         await ledger.aclose()
     assert state.metadata["client"] == "evil\ufffdclient"
     assert [s.session_id for s in listed.sessions] == [outcome.session_id]
+
+
+async def test_one_owners_page_is_read_through_the_owners_index(backend: Backend) -> None:
+    # The listing a principal sees (the browser view's, over any number of sessions) is an
+    # index lookup in the database, never a scan of every head in Python.
+    if backend.name == "memory":
+        pytest.skip("the query plan is a database's")
+    ledger = Ledger(await backend.open())
+    try:
+        for n in range(3):
+            await ledger.think(f"alice-{n}", first(), owner="alice")
+            await ledger.think(f"bob-{n}", first(), owner="bob")
+        listed = await ledger.recent_sessions(owner="alice", limit=2)
+    finally:
+        await ledger.aclose()
+    assert [s.owner for s in listed.sessions] == ["alice", "alice"]
+    dialect = SQLITE_STATS if backend.name == "sqlite" else POSTGRES_STATS
+    query = recent_heads_query(dialect, owner="alice", before=None, limit=3)
+    plan = await _plan(backend, query)
+    assert "tl_events_owner" in plan, plan
+
+
+async def _plan(backend: Backend, query: "sa.Select[Any]") -> str:
+    if backend.name == "sqlite":
+        sql = query.compile(dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True})
+        with contextlib.closing(sqlite3.connect(backend.sqlite_path)) as db:
+            return str(db.execute(f"EXPLAIN QUERY PLAN {sql}").fetchall())
+    url = pg_url()
+    assert url is not None
+    engine = create_async_engine(
+        url, connect_args={"server_settings": {"search_path": backend.schema}}
+    )
+    sql = query.compile(dialect=engine.dialect, compile_kwargs={"literal_binds": True})
+    try:
+        async with engine.connect() as connection:
+            # A table of a few rows is cheaper to scan: ask whether the index serves the query.
+            await connection.execute(sa.text("SET enable_seqscan = off"))
+            rows = (await connection.execute(sa.text(f"EXPLAIN {sql}"))).all()
+    finally:
+        await engine.dispose()
+    return "\n".join(str(row[0]) for row in rows)

@@ -14,9 +14,10 @@ they are by every listing, filter, statistic, view, export and span. Over MCP th
 version``). From Python, whatever ``metadata`` a session is started with.
 """
 
+import functools
 import unicodedata
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, get_args
 
@@ -94,6 +95,31 @@ def allowed(principal: Principal | None, action: Action, owner: str | None) -> b
             return principal.may_read(owner)
         return principal.may_write(owner)
     return principal.role == "auditor"
+
+
+Guard = Callable[[str | None], bool]
+"""Whether a session owned by the argument (``None``: by no principal) may be touched: one
+principal's rule for one action, made by :func:`guard` and handed to the part that touches the
+session, which applies the answer to the owner it reads and never compares owners itself."""
+
+
+def guard(principal: Principal | None, action: Action) -> Guard:
+    """The rule :func:`allowed` gives ``principal`` for ``action``, to apply to any owner later.
+
+    For a part that reads a session's owner only where it acts (inside an append's retry, say),
+    so that the rule it applies is still this module's.
+    """
+    return functools.partial(allowed, principal, action)
+
+
+def owner_guard(owner: str | None, action: Action) -> Guard:
+    """The rule for a call of the facade made with ``owner=owner``: a writer of that name's.
+
+    ``Ledger.think``, ``Ledger.fork`` and the batch and capture parts take the principal
+    recording as the owner it stamps on the sessions it starts; that principal writes, so its
+    rule is a writer's (``None``: the ledger's own user, allowed everything).
+    """
+    return guard(None if owner is None else Principal(owner, "writer"), action)
 
 
 def refusal(principal: Principal | None, action: Action, what: str) -> AccessDeniedError:
@@ -223,11 +249,14 @@ __all__ = [
     "SCOPE_PREFIX",
     "Action",
     "Grant",
+    "Guard",
     "Principal",
     "Role",
     "allowed",
     "check_agent",
+    "guard",
     "namespaced",
+    "owner_guard",
     "principal_of",
     "refusal",
     "role_of",

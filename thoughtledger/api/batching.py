@@ -17,6 +17,7 @@ the batch.
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from thoughtledger.api.access import owner_guard
 from thoughtledger.api.caches import Held
 from thoughtledger.api.recording import Appended, Recorder, ThinkOutcome
 from thoughtledger.ledger.decide import ThinkCommand, parse_command, starts_a_run
@@ -157,7 +158,7 @@ class Batches:
             current,
             decide,
             clear=False,
-            owner=owner,
+            may_change=owner_guard(owner, "write"),
             starts_run=new_run and starts_a_run(commands[0]),
         )
         return self._outcomes(appended)

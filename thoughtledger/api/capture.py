@@ -22,7 +22,7 @@ from uuid import UUID
 
 from pydantic import ValidationError
 
-from thoughtledger.api.access import check_agent
+from thoughtledger.api.access import Guard, check_agent, owner_guard
 from thoughtledger.api.caches import Held
 from thoughtledger.api.errors import not_found
 from thoughtledger.api.recording import Recorder
@@ -348,6 +348,7 @@ class Capturing:
             StoreError: The store failed; nothing of the failed append was stored.
         """
         planned = {check_id(sid): _parts(sid, spans) for sid, spans in sessions.items()}
+        may_change = owner_guard(owner, "write")
         gate = asyncio.Semaphore(_CONCURRENT)
 
         async def one(session_id: str, parts: list[_Part]) -> CaptureReport:
@@ -355,7 +356,7 @@ class Capturing:
                 report = CaptureReport(sessions=[session_id])
                 for start in range(0, len(parts), _CHUNK):
                     chunk = parts[start : start + _CHUNK]
-                    report.add(await self._append(session_id, chunk, owner))
+                    report.add(await self._append(session_id, chunk, owner, may_change))
                 return report
 
         done = await asyncio.gather(
@@ -386,7 +387,7 @@ class Capturing:
                 del self._waiting[session_id], self._locks[session_id]
 
     async def _append(
-        self, session_id: str, parts: Sequence[_Part], owner: str | None
+        self, session_id: str, parts: Sequence[_Part], owner: str | None, may_change: Guard
     ) -> CaptureReport:
         started_id = _event_id(session_id, "session.started")
         known: set[UUID] = set()
@@ -394,7 +395,7 @@ class Capturing:
         conflict: ConcurrencyError | None = None
         for attempt in range(_ATTEMPTS):
             state = await self._held.load(session_id, fresh=fresh)
-            if owner is not None and state.version and state.owner != owner:
+            if state.version and not may_change(state.owner):
                 raise not_found(session_id)
             looked = look
             if look:  # a part may be recorded already: which ones

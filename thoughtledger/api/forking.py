@@ -7,6 +7,7 @@ Nothing is copied and the source is untouched.
 
 from collections.abc import Mapping
 
+from thoughtledger.api.access import Guard
 from thoughtledger.api.caches import Held
 from thoughtledger.api.errors import not_found
 from thoughtledger.api.recording import Recorder
@@ -39,12 +40,17 @@ class Forking:
         at_version: int | None,
         metadata: Mapping[str, str] | None,
         owner: str | None,
+        may_read: Guard,
     ) -> SessionState:
         """Start a fork of ``session_id`` (see :meth:`thoughtledger.api.Ledger.fork`).
 
+        ``owner`` is recorded as the fork's; ``may_read`` says whether the principal forking
+        may read a source of a given owner (the access rules' answer, see
+        :func:`~thoughtledger.api.access.guard`).
+
         Raises:
             InvalidInputError: A malformed id, or a version the source does not have.
-            SessionNotFoundError: No such source, or ``owner`` may not read it.
+            SessionNotFoundError: No such source, or ``may_read`` refuses it.
             StoreError: The store failed; nothing was appended.
         """
         source = check_id(session_id)
@@ -60,7 +66,7 @@ class Forking:
                 f"version {version}"
             )
         base = await self._held.as_of(source, version)
-        if owner is not None and base.owner != owner:
+        if not may_read(base.owner):
             raise not_found(source)  # a principal forks only what it may read
         (at,) = await self._store.read_stream(source, after_version=version - 1, to_version=version)
         started = SessionStarted(

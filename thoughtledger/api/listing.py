@@ -15,6 +15,7 @@ from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import EventStore
+from thoughtledger.ledger.store.owners import Owners
 from thoughtledger.projections.state import SessionState
 
 DEFAULT_PAGE = 100
@@ -76,11 +77,13 @@ class Listing:
 
     Args:
         store: The log.
+        owners: The store's listing of one principal's sessions.
         held: The sessions the ledger holds.
     """
 
-    def __init__(self, store: EventStore, held: Held) -> None:
+    def __init__(self, store: EventStore, owners: Owners, held: Held) -> None:
         self._store = store
+        self._owners = owners
         self._held = held
 
     async def facts(self, session_id: str) -> SessionState | None:
@@ -123,8 +126,11 @@ class Listing:
             StoreError: The store failed.
         """
         before = parse_cursor(cursor) if cursor is not None else None
-        heads = await self._store.recent_heads(
-            owner=owner, before=before, limit=check_page_size(limit) + 1
+        page = check_page_size(limit) + 1  # one more says whether a next page exists
+        heads = (
+            await self._store.recent_heads(before=before, limit=page)
+            if owner is None
+            else await self._owners.owned_heads(owner, before=before, limit=page)
         )
         more = len(heads) > limit
         heads = heads[:limit]

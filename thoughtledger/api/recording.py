@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from uuid import UUID
 
+from thoughtledger.api.access import Guard
 from thoughtledger.api.caches import Held
 from thoughtledger.api.errors import not_found
 from thoughtledger.ledger.decide import Generated, ThinkCommand, decide_thought, starts_a_run
@@ -108,6 +109,7 @@ class Recorder:
         metadata: Mapping[str, str] | None,
         generated: Generated | None,
         owner: str | None,
+        may_change: Guard,
         new_run: bool,
     ) -> ThinkOutcome:
         """Record one thought (see :meth:`thoughtledger.api.Ledger.think`).
@@ -115,7 +117,7 @@ class Recorder:
         Raises:
             InvalidThoughtError: The command breaks a rule; the thought was not appended (a
                 clear or expiry due before it may be stored).
-            SessionNotFoundError: ``owner`` does not own the session; nothing was appended.
+            SessionNotFoundError: ``may_change`` refuses the session; nothing was appended.
             ConcurrencyError: Other writers kept moving the session; nothing was appended.
             StoreError: The store failed; nothing was appended.
         """
@@ -137,7 +139,7 @@ class Recorder:
             session_id,
             decide,
             clear=clear,
-            owner=owner,
+            may_change=may_change,
             starts_run=new_run and starts_a_run(command),
         )
         current = appended.before.session_id
@@ -153,7 +155,7 @@ class Recorder:
         decide: Callable[[SessionState, str | None], list[list[LedgerEvent]]],
         *,
         clear: bool,
-        owner: str | None,
+        may_change: Guard,
         starts_run: bool,
     ) -> Appended:
         """Decide thoughts on the session as loaded and append them, again while others move it.
@@ -169,8 +171,10 @@ class Recorder:
                 session it follows (``None`` unless it starts after another); called again on
                 each reload.
             clear: Retire an open session first (once, even when the thoughts are decided again).
-            owner: The principal recording; a session with events another principal (or
-                nobody) owns is answered as not found.
+            may_change: Whether the principal recording may change a session of a given
+                owner (the access rules' answer, see :func:`~thoughtledger.api.access.guard`):
+                a session with events it refuses is answered as not found. Asked of each
+                session as loaded, so a session another started meanwhile is refused too.
             starts_run: The first thought starts a new run, and a session that already holds
                 thoughts is left for a new one.
 
@@ -180,7 +184,7 @@ class Recorder:
         Raises:
             InvalidThoughtError: ``decide`` refused the thoughts; none was appended (a
                 retirement due before them may be stored).
-            SessionNotFoundError: ``owner`` does not own the session; nothing was appended.
+            SessionNotFoundError: ``may_change`` refuses the session; nothing was appended.
             ConcurrencyError: Other writers kept moving the session; no thought was appended.
             StoreError: The store failed; no thought was appended.
         """
@@ -191,7 +195,7 @@ class Recorder:
         conflict: ConcurrencyError | None = None
         for attempt in range(_ATTEMPTS):
             state = await self._held.load(current, fresh=fresh)
-            if owner is not None and state.version and state.owner != owner:
+            if state.version and not may_change(state.owner):
                 raise not_found(current)
             retire = self._retirement(state, clear=clear and replaced is None)
             try:

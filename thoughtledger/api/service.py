@@ -5,9 +5,9 @@ No SQL, no MCP, no argument parsing lives here: only the use-cases over the stor
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
+from typing import Any
 
-from thoughtledger.api.access import Principal
+from thoughtledger.api.access import Principal, owner_guard
 from thoughtledger.api.annotation import Annotations
 from thoughtledger.api.batching import Batches
 from thoughtledger.api.caches import Heads, Held, Histories
@@ -19,6 +19,7 @@ from thoughtledger.api.lineage import Lineage
 from thoughtledger.api.listing import Listing
 from thoughtledger.api.lookup import Lookup
 from thoughtledger.api.loop_follow import Loops
+from thoughtledger.api.part_method import PartMethod
 from thoughtledger.api.proofs import Proofs
 from thoughtledger.api.reading import Reads
 from thoughtledger.api.recording import Recorder, ThinkOutcome
@@ -43,37 +44,6 @@ from thoughtledger.projections.entries import Annotation
 
 DEFAULT_TTL = timedelta(minutes=30)
 """Idle time after which a session expires (the session pattern's default)."""
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-class _PartMethod(Generic[P, R]):
-    """A ledger method one of its parts carries out: ``ledger.head`` is ``ledger._lookup.head``.
-
-    Typed and documented as the part's method, so that each reference is written once, where
-    the work is done, and a ledger is its parts rather than a class that inherits them.
-
-    Args:
-        part: The ledger's attribute holding the part.
-        method: The part's method, of the same name as the ledger's.
-    """
-
-    def __init__(self, part: str, method: Callable[Concatenate[Any, P], R]) -> None:
-        self._part = part
-        self._name = method.__name__
-        self.__doc__ = method.__doc__
-        self.__wrapped__ = method  # help() and inspect.signature show the part's signature
-
-    @overload
-    def __get__(self, ledger: None, owner: type) -> Self: ...
-    @overload
-    def __get__(self, ledger: object, owner: type) -> Callable[P, R]: ...
-    def __get__(self, ledger: object, owner: type) -> "Self | Callable[P, R]":
-        if ledger is None:
-            return self
-        method: Callable[P, R] = getattr(getattr(ledger, self._part), self._name)
-        return method
 
 
 class Ledger(ClosedOnExit):
@@ -128,7 +98,7 @@ class Ledger(ClosedOnExit):
         """Loop marks: which thoughts repeat an earlier one, always complete."""
         self._recorder.observers.append(self.loops.appended)
         self._reads = Reads(store, store.rows, self._held)
-        self._listing = Listing(store, self._held)
+        self._listing = Listing(store, store.owners, self._held)
         self._lookup = Lookup(store)
         self._paging = Paging(store, store.redaction, self._held.known_branches)
         self._forking = Forking(store, self._held, self._recorder)
@@ -159,22 +129,22 @@ class Ledger(ClosedOnExit):
 
     # -- reading sessions back (each carried out by a part: reading.py, history.py, ...) ------
 
-    state = _PartMethod("_reads", Reads.state)
-    state_with_latest = _PartMethod("_reads", Reads.state_with_latest)
-    events = _PartMethod("_reads", Reads.events)
-    replay = _PartMethod("_reads", Reads.replay)
-    subscribe = _PartMethod("_reads", Reads.subscribe)
-    rebuild = _PartMethod("_reads", Reads.rebuild)
-    history = _PartMethod("_paging", Paging.history)
-    search = _PartMethod("_searcher", Searcher.search)
-    facts = _PartMethod("_listing", Listing.facts)
-    list_sessions = _PartMethod("_listing", Listing.list_sessions)
-    recent_sessions = _PartMethod("_listing", Listing.recent_sessions)
-    owner_of = _PartMethod("_listing", Listing.owner_of)
-    head = _PartMethod("_lookup", Lookup.head)
-    heads = _PartMethod("_lookup", Lookup.heads)
-    all_heads = _PartMethod("_lookup", Lookup.all_heads)
-    find_session = _PartMethod("_lookup", Lookup.find_session)
+    state = PartMethod("_reads", Reads.state)
+    state_with_latest = PartMethod("_reads", Reads.state_with_latest)
+    events = PartMethod("_reads", Reads.events)
+    replay = PartMethod("_reads", Reads.replay)
+    subscribe = PartMethod("_reads", Reads.subscribe)
+    rebuild = PartMethod("_reads", Reads.rebuild)
+    history = PartMethod("_paging", Paging.history)
+    search = PartMethod("_searcher", Searcher.search)
+    facts = PartMethod("_listing", Listing.facts)
+    list_sessions = PartMethod("_listing", Listing.list_sessions)
+    recent_sessions = PartMethod("_listing", Listing.recent_sessions)
+    owner_of = PartMethod("_listing", Listing.owner_of)
+    head = PartMethod("_lookup", Lookup.head)
+    heads = PartMethod("_lookup", Lookup.heads)
+    all_heads = PartMethod("_lookup", Lookup.all_heads)
+    find_session = PartMethod("_lookup", Lookup.find_session)
 
     async def verify(self, session_id: str) -> VerifyReport:
         """Walk a session's hash chain (see :meth:`.EventStore.verify`), and a fork's link.
@@ -274,7 +244,11 @@ class Ledger(ClosedOnExit):
             StoreError: The store failed; nothing was appended.
         """
         state = await self._forking.fork(
-            session_id, at_version=at_version, metadata=metadata, owner=owner
+            session_id,
+            at_version=at_version,
+            metadata=metadata,
+            owner=owner,
+            may_read=owner_guard(owner, "read"),
         )
         return Session(self, state.session_id, metadata)
 
@@ -342,6 +316,7 @@ class Ledger(ClosedOnExit):
             metadata=metadata,
             generated=generated,
             owner=owner,
+            may_change=owner_guard(owner, "write"),
             new_run=new_run,
         )
 

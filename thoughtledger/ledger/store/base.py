@@ -16,7 +16,9 @@ own, a protocol in the module of its job:
   (``store.rows``);
 * :class:`~thoughtledger.ledger.store.loop_marks.LoopMarking`: the loop marks, a projection that
   follows the log with a position (``store.loop_marks``);
-* :class:`~thoughtledger.ledger.store.search.Searching`: full-text search (``store.search``).
+* :class:`~thoughtledger.ledger.store.search.Searching`: full-text search (``store.search``);
+* :class:`~thoughtledger.ledger.store.owners.Owners`: the sessions one principal started
+  (``store.owners``).
 
 :class:`LedgerStore` is a core log with every capability as an attribute: what the facade runs
 on, and what each backend (memory, SQLite, PostgreSQL) is. The contract suite proves the core and
@@ -43,6 +45,7 @@ from thoughtledger.ledger.store.checks import MAX_BATCH, check_ids
 from thoughtledger.ledger.store.imports import Importing
 from thoughtledger.ledger.store.log_tree import LogTree
 from thoughtledger.ledger.store.loop_marks import LoopMarking
+from thoughtledger.ledger.store.owners import Owners
 from thoughtledger.ledger.store.redaction import Redacting
 from thoughtledger.ledger.store.rows import RowReads
 from thoughtledger.ledger.store.search import Searching
@@ -387,17 +390,13 @@ class EventStore(ClosedOnExit):
 
     @abstractmethod
     async def recent_heads(
-        self,
-        *,
-        owner: str | None = None,
-        before: tuple[datetime, str] | None = None,
-        limit: int = 100,
+        self, *, before: tuple[datetime, str] | None = None, limit: int = 100
     ) -> list[StreamHead]:
         """Return session heads newest first (by start time, then id), paging before a key.
 
+        One principal's sessions alone are :attr:`LedgerStore.owners`' to list.
+
         Args:
-            owner: Only the sessions this principal started (``session.started``'s ``owner``);
-                ``None``: every session.
             before: The ``(started_at, session_id)`` of the last head of the previous page.
             limit: The most heads to return.
 
@@ -458,6 +457,8 @@ class LedgerStore(EventStore):
     """Pages of the log's rows, undecoded (see :class:`RowReads`)."""
     loop_marks: LoopMarking
     """The loop marks, following the log with a position (see :class:`LoopMarking`)."""
+    owners: Owners
+    """The sessions one principal started, newest first (see :class:`Owners`)."""
 
 
 __all__ = [

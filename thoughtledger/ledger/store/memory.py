@@ -42,6 +42,7 @@ from thoughtledger.ledger.store.loop_marks import (
     LoopMarking,
     check_folded,
 )
+from thoughtledger.ledger.store.owners import Owners
 from thoughtledger.ledger.store.redaction import LogRedaction, Stripping
 from thoughtledger.ledger.store.rows import RecordsRows, to_recorded
 from thoughtledger.ledger.store.search import RecordsSearch
@@ -66,6 +67,7 @@ class MemoryEventStore(LedgerStore):
         self.tree = StoredTree(_MemoryTree(self._log, self._check_open))
         self.search = RecordsSearch(self._streams, self._check_open)
         self.stats = StreamsStats(self._streams, self._check_open)
+        self.owners = _MemoryOwners(self._streams, self._check_open)
         self.redaction = LogRedaction(self.read_stream, self._strip)
         self.rows = RecordsRows(self.read_all)
         self.loop_marks = _MemoryLoopMarks(self._log, self.stats, self._check_open)
@@ -152,24 +154,12 @@ class MemoryEventStore(LedgerStore):
         return [_head(name, self._streams[name]) for name in names[:limit]]
 
     async def recent_heads(
-        self,
-        *,
-        owner: str | None = None,
-        before: tuple[datetime, str] | None = None,
-        limit: int = 100,
+        self, *, before: tuple[datetime, str] | None = None, limit: int = 100
     ) -> list[StreamHead]:
         """See :meth:`.EventStore.recent_heads`."""
         check_page(0, limit)
         self._check_open()
-        heads = [
-            _head(name, stream)
-            for name, stream in self._streams.items()
-            if owner is None or _owner(stream) == owner
-        ]
-        heads.sort(key=lambda head: (head.started_at, head.session_id), reverse=True)
-        if before is not None:
-            heads = [head for head in heads if (head.started_at, head.session_id) < before]
-        return heads[:limit]
+        return _newest(self._streams, None, before, limit)
 
     async def fork_heads(self, session_id: str) -> list[StreamHead]:
         """See :meth:`.EventStore.fork_heads`."""
@@ -334,6 +324,46 @@ class _MemoryTree:
             self._nodes[node.level, node.index] = (bytes.fromhex(node.hash), span)
         self._tip = new
         return True
+
+
+class _MemoryOwners(Owners):
+    """One principal's sessions among those held in memory (the in-memory store's ``owners``)."""
+
+    def __init__(
+        self, streams: dict[str, list[RecordedEvent]], check_open: Callable[[], None]
+    ) -> None:
+        self._streams = streams
+        self._check_open = check_open
+
+    async def owned_heads(
+        self,
+        owner: str,
+        *,
+        before: tuple[datetime, str] | None = None,
+        limit: int = 100,
+    ) -> list[StreamHead]:
+        """See :meth:`Owners.owned_heads` (the sessions held, filtered)."""
+        check_page(0, limit)
+        self._check_open()
+        return _newest(self._streams, owner, before, limit)
+
+
+def _newest(
+    streams: dict[str, list[RecordedEvent]],
+    owner: str | None,
+    before: tuple[datetime, str] | None,
+    limit: int,
+) -> list[StreamHead]:
+    # Heads newest first, before a key, of one owner's sessions (None: every session's).
+    heads = [
+        _head(name, stream)
+        for name, stream in streams.items()
+        if owner is None or _owner(stream) == owner
+    ]
+    heads.sort(key=lambda head: (head.started_at, head.session_id), reverse=True)
+    if before is not None:
+        heads = [head for head in heads if (head.started_at, head.session_id) < before]
+    return heads[:limit]
 
 
 def _owner(stream: list[RecordedEvent]) -> str | None:

@@ -30,11 +30,18 @@ from thoughtledger.ledger.store.redaction import LogRedaction, Redacted, Strippi
 from thoughtledger.ledger.store.rows import (
     RowReads,
     decode_rows,
-    head_time,
     stored_row,
 )
 from thoughtledger.ledger.store.search import Searching
-from thoughtledger.ledger.store.sql_parts import SqlLoopMarks, SqlRows, SqlSearch, SqlStats
+from thoughtledger.ledger.store.sql_parts import (
+    SqlLoopMarks,
+    SqlOwners,
+    SqlRows,
+    SqlSearch,
+    SqlStats,
+    head_of_row,
+    recent_heads_query,
+)
 from thoughtledger.ledger.store.stored_tree import StoredTree
 
 _ID_CHUNK = 1000
@@ -89,6 +96,7 @@ class SqlEventStore(LedgerStore):
             self._fetch, self._stats_dialect, self._search_dialect(), where_text=where
         )
         self.stats = SqlStats(self._fetch, self._stats_dialect)
+        self.owners = SqlOwners(self._fetch, self._stats_dialect)
         self.redaction = LogRedaction(self.read_stream, self._strip, self._redactions)
         self.rows: RowReads = SqlRows(self._fetch, self._visible_below)
         self.loop_marks = SqlLoopMarks(
@@ -163,7 +171,7 @@ class SqlEventStore(LedgerStore):
 
         check_id(session_id)
         rows = await self._fetch(sa.select(SESSIONS).where(SESSIONS.c.session_id == session_id))
-        return _head(rows[0]) if rows else None
+        return head_of_row(rows[0]) if rows else None
 
     async def version_at(self, session_id: str, position: int) -> int:
         """See :meth:`.EventStore.version_at` (the session's index on version, bounded)."""
@@ -188,41 +196,15 @@ class SqlEventStore(LedgerStore):
         query = sa.select(SESSIONS).order_by(SESSIONS.c.session_id).limit(limit)
         if after_session_id is not None:
             query = query.where(SESSIONS.c.session_id > after_session_id)
-        return [_head(row) for row in await self._fetch(query)]
+        return [head_of_row(row) for row in await self._fetch(query)]
 
     async def recent_heads(
-        self,
-        *,
-        owner: str | None = None,
-        before: tuple[datetime, str] | None = None,
-        limit: int = 100,
+        self, *, before: tuple[datetime, str] | None = None, limit: int = 100
     ) -> list[StreamHead]:
         """See :meth:`.EventStore.recent_heads`."""
-        import sqlalchemy as sa
-
-        from thoughtledger.ledger.store.schema import events as EVENTS
-        from thoughtledger.ledger.store.schema import sessions as SESSIONS
-
         check_page(0, limit)
-        dialect = self._stats_dialect()
-        query = sa.select(SESSIONS)
-        if owner is not None:
-            # The owner is a fact of the session's start event (indexed: see the schema).
-            started = sa.select(EVENTS.c.session_id).where(
-                EVENTS.c.event_type == "session.started",
-                dialect.json(EVENTS.c.payload, "owner") == owner,
-            )
-            query = query.where(SESSIONS.c.session_id.in_(started))
-        if before is not None:
-            moment, session_id = dialect.started_bound(before[0]), before[1]
-            query = query.where(
-                sa.or_(
-                    SESSIONS.c.started_at < moment,
-                    sa.and_(SESSIONS.c.started_at == moment, SESSIONS.c.session_id < session_id),
-                )
-            )
-        query = query.order_by(SESSIONS.c.started_at.desc(), SESSIONS.c.session_id.desc())
-        return [_head(row) for row in await self._fetch(query.limit(limit))]
+        query = recent_heads_query(self._stats_dialect(), owner=None, before=before, limit=limit)
+        return [head_of_row(row) for row in await self._fetch(query)]
 
     async def fork_heads(self, session_id: str) -> list[StreamHead]:
         """See :meth:`.EventStore.fork_heads`."""
@@ -243,7 +225,7 @@ class SqlEventStore(LedgerStore):
             .where(SESSIONS.c.session_id.in_(forks))
             .order_by(SESSIONS.c.started_at, SESSIONS.c.session_id)
         )
-        return [_head(row) for row in await self._fetch(query)]
+        return [head_of_row(row) for row in await self._fetch(query)]
 
     async def verify(self, session_id: str) -> VerifyReport:
         """See :meth:`.EventStore.verify`."""
@@ -351,16 +333,6 @@ class SqlEventStore(LedgerStore):
             raise StoreError(f"read from {self._where} failed: {exc.orig}") from exc
         except OSError as exc:
             raise StoreError(f"read from {self._where} failed: {exc}") from exc
-
-
-def _head(row: "sa.Row[Any]") -> StreamHead:
-    return StreamHead(
-        session_id=row.session_id,
-        version=row.version,
-        hash=row.hash,
-        started_at=head_time(row.started_at),
-        updated_at=head_time(row.updated_at),
-    )
 
 
 __all__ = ["SqlEventStore"]

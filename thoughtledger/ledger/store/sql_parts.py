@@ -6,11 +6,13 @@ serves its hot path without it.
 """
 
 from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from thoughtledger.ledger.envelope import EventRow, LogRow
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.search_query import SearchQuery
+from thoughtledger.ledger.store.base import StreamHead
 from thoughtledger.ledger.store.checks import check_page
 from thoughtledger.ledger.store.loop_marks import (
     FoldedMarks,
@@ -19,7 +21,8 @@ from thoughtledger.ledger.store.loop_marks import (
     LoopMarking,
     check_folded,
 )
-from thoughtledger.ledger.store.rows import RowReads, event_row, log_row, types_in
+from thoughtledger.ledger.store.owners import Owners
+from thoughtledger.ledger.store.rows import RowReads, event_row, head_time, log_row, types_in
 from thoughtledger.ledger.store.search import SearchFilter, SearchHit, Searching, check_search_page
 from thoughtledger.ledger.store.stats_rows import Statistics, StatsFilter, StatsRows
 
@@ -223,4 +226,85 @@ class SqlLoopMarks(LoopMarking):
         return await self._fold(through, to, checked)
 
 
-__all__ = ["SqlLoopMarks", "SqlRows", "SqlSearch", "SqlStats"]
+class SqlOwners(Owners):
+    """One principal's sessions in the SQL backends, from the owner's index (``owners``).
+
+    Args:
+        fetch: Runs one statement on a reading connection of the store.
+        dialect: Returns the backend's SQL for reading a payload's field.
+    """
+
+    def __init__(self, fetch: "Fetch", dialect: "Callable[[], StatsDialect]") -> None:
+        self._fetch = fetch
+        self._dialect = dialect
+
+    async def owned_heads(
+        self,
+        owner: str,
+        *,
+        before: tuple[datetime, str] | None = None,
+        limit: int = 100,
+    ) -> list[StreamHead]:
+        """See :meth:`Owners.owned_heads` (the index on each start event's owner)."""
+        check_page(0, limit)
+        query = recent_heads_query(self._dialect(), owner=owner, before=before, limit=limit)
+        return [head_of_row(row) for row in await self._fetch(query)]
+
+
+def recent_heads_query(
+    dialect: "StatsDialect",
+    *,
+    owner: str | None,
+    before: tuple[datetime, str] | None,
+    limit: int,
+) -> "sa.Select[Any]":
+    """Session heads newest first (by start time, then id), before a key; of one owner's only.
+
+    ``owner`` ``None``: every session. The owner is read from the session's start event, which
+    ``tl_events_owner`` indexes on exactly this expression, so one owner's page is an index
+    lookup, never a scan of every head.
+    """
+    import sqlalchemy as sa
+
+    from thoughtledger.ledger.store.schema import events as EVENTS
+    from thoughtledger.ledger.store.schema import sessions as SESSIONS
+
+    query = sa.select(SESSIONS)
+    if owner is not None:
+        started = sa.select(EVENTS.c.session_id).where(
+            EVENTS.c.event_type == "session.started",
+            dialect.json(EVENTS.c.payload, "owner") == owner,
+        )
+        query = query.where(SESSIONS.c.session_id.in_(started))
+    if before is not None:
+        moment, session_id = dialect.started_bound(before[0]), before[1]
+        query = query.where(
+            sa.or_(
+                SESSIONS.c.started_at < moment,
+                sa.and_(SESSIONS.c.started_at == moment, SESSIONS.c.session_id < session_id),
+            )
+        )
+    order = (SESSIONS.c.started_at.desc(), SESSIONS.c.session_id.desc())
+    return query.order_by(*order).limit(limit)
+
+
+def head_of_row(row: "sa.Row[Any]") -> StreamHead:
+    """The head a row of ``tl_sessions`` holds."""
+    return StreamHead(
+        session_id=row.session_id,
+        version=row.version,
+        hash=row.hash,
+        started_at=head_time(row.started_at),
+        updated_at=head_time(row.updated_at),
+    )
+
+
+__all__ = [
+    "SqlLoopMarks",
+    "SqlOwners",
+    "SqlRows",
+    "SqlSearch",
+    "SqlStats",
+    "head_of_row",
+    "recent_heads_query",
+]
