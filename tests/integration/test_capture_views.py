@@ -2,13 +2,14 @@
 
 import json
 
+import httpx
 import pytest
 
 from tests.support.backends import Backend
 from tests.support.genai_senders import THINKING
 from tests.support.views import as_dicts, view_rows
+from tests.support.web import app_on_loopback
 from thoughtledger import Ledger
-from thoughtledger.adapters.ui.payload import event_json
 from thoughtledger.api import CapturedAction, CapturedReasoning, CapturedSpan
 from thoughtledger.ledger.events import MAX_ACTION_ARGUMENTS_CHARS, ActionTaken
 from thoughtledger.ledger.store.base import LedgerStore
@@ -35,7 +36,11 @@ async def test_the_page_draws_a_captured_thought_marked_and_its_action_in_line(
         ),
     )
     await ledger.as_principal(None).capture([span])
-    started, thought, action, opaque = [event_json(r) for r in await ledger.events("page")]
+    # What the session page is sent, through its own route.
+    async with app_on_loopback(ledger) as base, httpx.AsyncClient(base_url=base) as http:
+        answer = await http.get("api/sessions/page")
+    assert answer.status_code == 200
+    started, thought, action, opaque = answer.json()["events"]
     assert started["md"]["conversation"] == "page"
     assert (thought["k"], thought["cap"], thought["x"], thought["n"]) == (
         "thought.recorded",
@@ -47,7 +52,7 @@ async def test_the_page_draws_a_captured_thought_marked_and_its_action_in_line(
     assert (action["k"], action["act"], action["n"]) == ("action.taken", "get_weather", 1)
     assert action["args"] == '{"city": "Oslo"}'
     assert (opaque["cap"], opaque["x"]) == ("opaque", "[opaque reasoning]")
-    assert "ciphertext" not in str(opaque)
+    assert "ciphertext" not in answer.text
 
 
 @pytest.mark.parametrize("backend", SQL_BACKENDS, indirect=True)
