@@ -1,7 +1,8 @@
 """Captured reasoning counted per model: thoughts, and each call's reasoning tokens once.
 
 Sessions are built by the capture path (``Scope.capture``, what the receiver calls) on every
-backend; the figures are read through the ledger's statistics, ``stats --json`` and its table.
+backend; the figures are read through the ledger's statistics, the browser view's ``/api/stats``,
+``stats --json`` and its table.
 """
 
 import asyncio
@@ -9,10 +10,12 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.support.cli import cli, sqlite_url
 from tests.support.factories import GENERATION
+from tests.support.web import app_on_loopback
 from thoughtledger import Ledger, open_ledger
 from thoughtledger.api import CapturedAction, CapturedReasoning, CapturedSpan
 from thoughtledger.ledger.decide import Generated
@@ -87,6 +90,15 @@ async def test_captured_thoughts_count_per_model_with_each_calls_reasoning_token
     written = usage[GENERATION.model]
     assert (written.thoughts, written.captured, written.reasoning_tokens) == (1, 0, None)
     assert (written.prompt_tokens, written.latency_ms_p50) == (9, GENERATION.latency_ms)
+    # The browser view's analytics are sent the same figures, through their route.
+    async with app_on_loopback(ledger) as base, httpx.AsyncClient(base_url=base) as http:
+        answer = await http.get("api/stats")
+    assert answer.status_code == 200
+    sent = {
+        m["model"]: (m["thoughts"], m["captured"], m["reasoningTokens"])
+        for m in answer.json()["byModel"]
+    }
+    assert sent == {u.model: (u.thoughts, u.captured, u.reasoning_tokens) for u in usage.values()}
 
 
 def test_stats_shows_captured_reasoning_by_model(
