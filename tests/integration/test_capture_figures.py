@@ -7,6 +7,7 @@ backend; the figures are read through the ledger's statistics, the browser view'
 
 import asyncio
 from collections import Counter, defaultdict
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,7 @@ async def test_captured_thoughts_count_per_model_with_each_calls_reasoning_token
     store: LedgerStore,
 ) -> None:
     ledger = Ledger(store)
+    before = datetime.now(UTC)
     await capture(ledger)
     # And a thought a model wrote through the ledger: its own figures beside the captured ones.
     generation = GENERATION.model_copy(update={"prompt_tokens": 9, "completion_tokens": 4})
@@ -80,6 +82,9 @@ async def test_captured_thoughts_count_per_model_with_each_calls_reasoning_token
     await ledger.think("written", written_call, generated=Generated("p", generation))
 
     usage = {u.model: u for u in await ledger.stats.model_usage()}
+
+    assert await ledger.stats.model_usage(until=before) == []
+    assert {u.model: u for u in await ledger.stats.model_usage(since=before)} == usage
 
     assert {
         model: (u.thoughts, u.reasoning_tokens) for model, u in usage.items() if u.captured
