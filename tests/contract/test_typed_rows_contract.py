@@ -1,7 +1,8 @@
 """Reading only some event types on every backend: the same rows a filtered read of the log gives.
 
 The ledger-wide figures (``stats``' model usage and annotation labels) read only model-written
-thoughts and annotations; the SQL backends read them through an index that holds only those.
+and captured thoughts and annotations; the SQL backends read them through an index that holds
+only those.
 """
 
 import sqlite3
@@ -11,7 +12,13 @@ import pytest
 from tests.support.backends import Backend
 from tests.support.factories import GENERATION, started, thought
 from thoughtledger.ledger.errors import InvalidInputError
-from thoughtledger.ledger.events import LedgerEvent, ThoughtAnnotated, ThoughtGenerated
+from thoughtledger.ledger.events import (
+    Capture,
+    LedgerEvent,
+    ThoughtAnnotated,
+    ThoughtCaptured,
+    ThoughtGenerated,
+)
 from thoughtledger.ledger.store.rows import COUNTED_TYPES, types_in
 
 pytestmark = pytest.mark.anyio
@@ -29,6 +36,18 @@ def generated(number: int) -> ThoughtGenerated:
     )
 
 
+def captured(number: int) -> ThoughtCaptured:
+    return ThoughtCaptured(
+        thought=f"captured {number}",
+        thought_number=number,
+        total_thoughts=number,
+        next_thought_needed=True,
+        capture=Capture(
+            form="full", dialect="semconv", trace_id="a" * 32, span_id="b" * 16, part=number
+        ),
+    )
+
+
 async def test_a_typed_read_pages_through_exactly_the_events_of_those_types(
     backend: Backend,
 ) -> None:
@@ -43,6 +62,8 @@ async def test_a_typed_read_pages_through_exactly_the_events_of_those_types(
                 event: LedgerEvent = generated(number)
             elif number % 5 == 0:
                 event = ThoughtAnnotated(thought_number=1, label="checked")
+            elif number % 4 == 0:
+                event = captured(number)
             else:
                 event = thought(number)
             await store.append(session, [event], expected_version=version[session])

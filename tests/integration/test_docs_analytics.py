@@ -1,11 +1,13 @@
 """The analytics page's three analyses of the demo ledger run as written: the SQL, the pandas and
-the chart (``docs/analytics.md``: its one ```` ```sql ```` block and two ```` ```py ```` blocks).
+the chart (``docs/analytics.md``: its ```` ```sql ```` blocks and two ```` ```py ```` blocks), and
+its query of what captured reasoning led to, over a ledger the capture path wrote.
 
 Each is checked against the log itself (the ``tl_events`` rows) or the ``stats`` command, never
 against the views it reads. The chart the test draws is left in ``build/readme/`` (git-ignored);
 ``docs/demo-thinking.png``, shown on that page, is a copy of it.
 """
 
+import asyncio
 import shutil
 import sqlite3
 from collections import Counter
@@ -20,6 +22,8 @@ from matplotlib.figure import Figure
 
 from tests.support.cli import cli, demo, sqlite_url
 from tests.support.docs import ROOT, fenced_blocks, links, page
+from thoughtledger import open_ledger
+from thoughtledger.api import CapturedAction, CapturedReasoning, CapturedSpan
 
 ANALYTICS = page("analytics.md")
 DRAWN = ROOT / "build" / "readme" / "demo-thinking.png"
@@ -63,8 +67,14 @@ def run(block: str) -> dict[str, Any]:
     return namespace
 
 
+def sql(naming: str) -> str:
+    """The page's one SQL block that names ``naming``."""
+    (query,) = [block for block in blocks("sql") if naming in block]
+    return query
+
+
 def test_the_analytics_page_shows_three_analyses_and_the_chart() -> None:
-    assert len(blocks("sql")) == 1
+    assert len(blocks("sql")) == 2  # the revision rate; what captured reasoning led to
     assert len(blocks("py")) == 2
     assert SHOWN in [(ANALYTICS.parent / target).resolve() for target in links(ANALYTICS)]
 
@@ -72,9 +82,8 @@ def test_the_analytics_page_shows_three_analyses_and_the_chart() -> None:
 def test_the_sql_analysis_gives_the_revision_rate_stats_reports(
     capsys: pytest.CaptureFixture[str], demo_db: Path
 ) -> None:
-    (query,) = blocks("sql")
     with sqlite3.connect(demo_db) as connection:
-        rows = connection.execute(query).fetchall()
+        rows = connection.execute(sql("revision_rate")).fetchall()
     figures = cli(capsys, "stats", "--db", sqlite_url(demo_db), "--json").json()
     expected = [(item["agent"], item["revisionRate"]) for item in figures["byAgent"]]
     assert [(agent, round(rate, 4)) for agent, rate in rows] == expected
@@ -125,3 +134,41 @@ def test_the_chart_plots_every_thought_against_the_estimate(demo_db: Path) -> No
     assert len(picture) < 100_000
     DRAWN.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile("thinking.png", DRAWN)
+
+
+def test_the_actions_query_gives_each_action_beside_the_reasoning_before_it(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "captured.db"
+    span = CapturedSpan(
+        trace_id="ab" * 16,
+        span_id="cd" * 8,
+        dialect="gen_ai",
+        conversation="fixing",
+        parts=(
+            CapturedReasoning("The cache misses on every cold start; read its key."),
+            CapturedAction("read_file", "call_1", '{"path": "cache.py"}'),
+            CapturedAction("grep", "call_2", '{"q": "key"}'),
+            CapturedReasoning("The key holds the time: that is the miss."),
+            CapturedAction("edit_file", "call_3", '{"path": "cache.py"}'),
+        ),
+    )
+
+    async def capture() -> None:
+        async with open_ledger(sqlite_url(db)) as ledger:
+            await ledger.as_principal(None).capture([span])
+
+    asyncio.run(capture())
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute(sql("tl_actions")).fetchall()
+    connection.close()
+    # From the spans themselves: each call, after the reasoning part before it.
+    expected: list[tuple[int, str, str, str]] = []
+    thoughts = 0
+    reasoning = ""
+    for part in span.parts:
+        if isinstance(part, CapturedReasoning):
+            thoughts, reasoning = thoughts + 1, part.text
+        else:
+            expected.append((thoughts, reasoning, part.name, part.arguments))
+    assert rows == expected

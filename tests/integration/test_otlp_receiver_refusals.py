@@ -135,7 +135,30 @@ async def test_spans_without_genai_reasoning_are_accepted_ignored_and_counted(
     assert thought.thought == "Check the cache first."
 
 
-async def test_the_details_event_sent_as_a_log_record_is_captured(tmp_path: Path) -> None:
+# Events as Claude Code's telemetry sends them (its monitoring documentation's names): what
+# an API request cost and which tool ran, never the model's output or its thinking.
+CLAUDE_CODE_EVENTS: list[dict[str, Any]] = [
+    {
+        "event.name": "api_request",
+        "session.id": "cc-session",
+        "model": "claude-sonnet-4-5",
+        "input_tokens": 1200,
+        "output_tokens": 300,
+        "cost_usd": 0.01,
+    },
+    {
+        "event.name": "tool_result",
+        "session.id": "cc-session",
+        "tool_name": "Read",
+        "success": "true",
+        "duration_ms": 12,
+    },
+]
+
+
+async def test_the_details_event_sent_as_a_log_record_is_captured_and_other_events_ignored(
+    tmp_path: Path,
+) -> None:
     db = sqlite_in(tmp_path)
     async with serving_http(db) as url:
         logs = LoggerProvider(resource=Resource.create({"service.name": "events"}))
@@ -154,11 +177,17 @@ async def test_the_details_event_sent_as_a_log_record_is_captured(tmp_path: Path
                         "gen_ai.conversation.id": "from-logs",
                     },
                 )
+            for event in CLAUDE_CODE_EVENTS:
+                name = "claude_code." + event["event.name"]
+                logs.get_logger("com.anthropic.claude_code.events").emit(
+                    event_name=name, body=name, attributes=event
+                )
             logs.shutdown()
 
         await anyio.to_thread.run_sync(emit)
         async with open_ledger(db, read_only=True) as ledger:
             events = [r.event for r in await ledger.events("from-logs")]
+        assert await _event_count(db) == 2  # the details event's session: its start, its thought
     [thought] = [e for e in events if isinstance(e, ThoughtCaptured)]
     assert thought.thought == "Check the cache first."
 

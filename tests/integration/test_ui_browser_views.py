@@ -157,7 +157,7 @@ async def main() -> None:
         trace_id="ab" * 16, span_id="cd" * 8, dialect="gen_ai", conversation="captured",
         model="model-x",
         parts=(CapturedReasoning("The weather decides the route."),
-               CapturedAction("get_weather", "call_1", '{"city": "Oslo"}')),
+               CapturedAction("get_weather", "call_1", '{"city": "<b>Oslo</b>"}')),
     )
     async with open_ledger(sys.argv[1], ttl=None) as ledger:
         await ledger.as_principal(None).capture([span])
@@ -167,7 +167,7 @@ asyncio.run(main())
 
 
 @pytest.mark.slow
-def test_captured_reasoning_and_its_actions_have_their_lanes_on_the_timeline(
+def test_captured_reasoning_and_its_actions_show_in_the_tree_and_have_their_lanes_on_the_timeline(
     browser: "Browser", tmp_path: Path
 ) -> None:
     url = sqlite_url(tmp_path / "ledger.db")
@@ -178,6 +178,15 @@ def test_captured_reasoning_and_its_actions_have_their_lanes_on_the_timeline(
         page = watched.page
         page.goto(f"{app.base}sessions/captured")
         page.wait_for_selector("#acts")
+        # The tree: the captured thought marked, its action in line right under it, the
+        # sender's arguments shown as text (no element made of them).
+        thought = page.locator("#tree li.thought")
+        assert "[captured full]" in (thought.get_attribute("data-n") or "")
+        action = page.locator("#tree li.thought + li.event.action")
+        assert (action.text_content() or "").startswith(
+            '↳ called get_weather({"city": "<b>Oslo</b>"}) after #1 · v3'
+        )
+        assert page.locator("#tree b").count() == 0
         page.locator("#tab-timeline").click()
         lanes = page.locator("#timeline text.lane").all_text_contents()
         assert lanes == ["main line", "actions", "other events"]

@@ -9,6 +9,8 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from tests.support.backends import Backend, pg_url
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.store.columns import (
+    ACTION_COLUMNS,
+    ACTIONS_VIEW,
     ANNOTATION_COLUMNS,
     ANNOTATIONS_VIEW,
     SESSION_COLUMNS,
@@ -23,6 +25,7 @@ _COLUMNS = {
     THOUGHTS_VIEW: THOUGHT_COLUMNS,
     SESSIONS_VIEW: SESSION_COLUMNS,
     ANNOTATIONS_VIEW: ANNOTATION_COLUMNS,
+    ACTIONS_VIEW: ACTION_COLUMNS,
     SESSION_LOOPS_VIEW: SESSION_LOOP_COLUMNS,
     "tl_loops": ("session_id", "version", "repeats_version", "similarity"),
 }
@@ -34,6 +37,7 @@ _BOOLEANS = {
     "completed",
     "redacted",
     "marks_current",
+    "arguments_cut",
 }
 
 
@@ -67,7 +71,7 @@ async def _select(backend: Backend, query: str) -> tuple[list[str], list[tuple[A
 
 
 async def view_rows(backend: Backend, view: str, order: str) -> list[dict[str, Any]]:
-    """Every row of ``view`` (``tl_thoughts``, ``tl_session_stats``, ``tl_annotations``)."""
+    """Every row of ``view`` (``tl_thoughts``, ``tl_session_stats``, ``tl_annotations``, ...)."""
     query = f"SELECT * FROM {view} ORDER BY {order}"  # noqa: S608  # names from the tests
     names, rows = await _select(backend, query)
     assert tuple(names) == _COLUMNS[view]

@@ -11,8 +11,8 @@ from datetime import datetime
 from thoughtledger.api.lookup import all_heads
 from thoughtledger.api.loop_follow import Loops
 from thoughtledger.api.session_figures import FIGURES_WINDOW, SessionFigures, session_figures
-from thoughtledger.ledger.envelope import EventRow, RecordedEvent, parse_time
-from thoughtledger.ledger.events import THOUGHT_TYPES
+from thoughtledger.ledger.envelope import EventRow, RecordedEvent, format_time, parse_time
+from thoughtledger.ledger.events import THOUGHT_TYPES, ThoughtGenerated
 from thoughtledger.ledger.store.base import EventStore
 from thoughtledger.ledger.store.loop_marks import LoopMarking
 from thoughtledger.ledger.store.rows import COUNTED_TYPES, RowReads, decode_rows, event_rows_of
@@ -22,7 +22,7 @@ from thoughtledger.projections.analytics import GroupStats, LedgerStats, summari
 from thoughtledger.projections.annotations import LabelStats, label_stats
 from thoughtledger.projections.event_fields import event_fields
 from thoughtledger.projections.loop_counts import LoopCounter, LoopStats
-from thoughtledger.projections.usage import ModelUsage, generations, usage_by_model
+from thoughtledger.projections.usage import ModelUsage, UsageTally
 
 
 async def ledger_stats(source: StatsSource, where: StatsFilter | None = None) -> LedgerStats:
@@ -94,7 +94,7 @@ class Statistics:
         until: datetime | None = None,
         page: int = 1000,
     ) -> list[ModelUsage]:
-        """Tokens, latency and cost per model over every thought a model wrote in the ledger.
+        """Per model: the thoughts it wrote (tokens, latency, cost) or thought (captured).
 
         Reads the whole log in pages (the store's statistics are worked out in SQL; this is the
         plain definition, for ``thoughtledger stats`` and for checking faster versions against).
@@ -132,25 +132,35 @@ class Statistics:
         Raises:
             StoreError: The store failed.
         """
-        found = []
+        tally = UsageTally()
         marked: list[RecordedEvent] = []
         after = 0
-        # Only model-written thoughts and annotations count here: just their rows are read
-        # (through an index that holds only those) and decoded.
+        # Times are canonical text, which sorts as the times do: rows are chosen before any is
+        # parsed.
+        low = format_time(since) if since is not None else None
+        high = format_time(until) if until is not None else None
+        # Only model-written and captured thoughts and annotations count here: just their rows
+        # are read (through an index that holds only those). Captured thoughts, as many as
+        # a receiver takes in, are parsed without their models; the rare others decoded.
         while rows := await self._rows.read_event_rows_of_types(
             COUNTED_TYPES, after_position=after, limit=page
         ):
             after = rows[-1].position
-            records = decode_rows(rows)
             chosen = [
-                r
-                for r in records
-                if (since is None or r.recorded_at >= since)
-                and (until is None or r.recorded_at < until)
+                row
+                for row in rows
+                if (low is None or row.recorded_at >= low)
+                and (high is None or row.recorded_at < high)
             ]
-            found += generations(chosen)
-            marked += (r for r in chosen if r.event_type == "thought.annotated")
-        return usage_by_model(found), label_stats(marked)
+            for row in chosen:
+                if row.event_type == "thought.captured":
+                    tally.captured_fields(row.session_id, event_fields(row)["capture"])
+            for record in decode_rows(r for r in chosen if r.event_type != "thought.captured"):
+                if isinstance(record.event, ThoughtGenerated):
+                    tally.generated(record.event.generation)
+                elif record.event_type == "thought.annotated":
+                    marked.append(record)
+        return tally.result(), label_stats(marked)
 
     async def session_figures(
         self, session_id: str, *, to_version: int, window: int = FIGURES_WINDOW

@@ -109,9 +109,14 @@ class ThoughtRowFold:
                 payload["thought"] = None if redacted else content.get("thought")
             generation = payload.get("generation")
             kind = payload.get("kind") if event_type == "thought.generated" else event_type
-            usage = (
-                _NO_USAGE if generation is None else tuple(generation.get(name) for name in _USAGE)
-            )
+            if generation is not None:
+                usage = tuple(generation.get(name) for name in _USAGE)
+            elif event_type == "thought.captured":
+                # Captured reasoning names its model and provider (no tokens of its own).
+                capture = payload.get("capture") or {}
+                usage = (capture.get("model"), capture.get("provider"), *_NO_USAGE[2:])
+            else:
+                usage = _NO_USAGE
             cost = usage[4]
             out.append(
                 (

@@ -6,6 +6,8 @@ import sys
 from dataclasses import asdict, fields
 from typing import TYPE_CHECKING
 
+from rich.text import Text
+
 from thoughtledger.adapters.cli.common import (
     EXIT_OK,
     JSON_HELP,
@@ -131,25 +133,34 @@ def _loops(ui: Ui, loops: LoopStats) -> None:
 
 
 def _models(ui: Ui, models: list[ModelUsage]) -> None:
-    """Tokens and latency per model, when models wrote any thoughts."""
+    """Per model: thoughts it wrote (tokens, latency, cost) or thought (captured reasoning)."""
     if not models:
         return
     table = ui.table(
         "model",
         "provider",
         "thoughts",
+        "captured",
+        "reasoning tokens",
         "tokens in/out",
         "latency p50/p95",
         "cost",
-        title="\nby model (thoughts written by sequential_thinking_external)",
+        title="\nby model (thoughts written by sequential_thinking_external, and captured "
+        "reasoning)",
     )
     for usage in models:
+        written = usage.thoughts - usage.captured
         table.add_row(
-            usage.model,
-            usage.provider,
+            # A captured model's name is whatever its sender wrote: text, never markup.
+            Text(visible(usage.model, one_line=True)),
+            Text(visible(usage.provider, one_line=True)),
             f"{usage.thoughts:,}",
-            f"{usage.prompt_tokens:,}/{usage.completion_tokens:,}",
-            f"{usage.latency_ms_p50}/{usage.latency_ms_p95} ms",
+            f"{usage.captured:,}",
+            "-" if usage.reasoning_tokens is None else f"{usage.reasoning_tokens:,}",
+            f"{usage.prompt_tokens:,}/{usage.completion_tokens:,}" if written else "-",
+            "-"
+            if usage.latency_ms_p50 is None
+            else f"{usage.latency_ms_p50}/{usage.latency_ms_p95} ms",
             "-" if usage.cost is None else f"${usage.cost:.4f}",
         )
     ui.show(table)

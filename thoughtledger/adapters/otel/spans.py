@@ -7,7 +7,10 @@ conventions followed are those of OpenTelemetry semantic conventions **v1.37.0**
 ``gen_ai.usage.*`` for a thought a model wrote. Revisions and branches have no convention: they
 are ``thoughtledger.*`` attributes, with span links to the revised thought or the branch origin.
 A reviewer's annotation is an event ``thoughtledger.thought.annotated`` of the root span (its
-label, score, author and the annotated thought's span; its note only with content capture).
+label, score, author and the annotated thought's span; its note only with content capture). An
+action an agent took (a tool call captured from its telemetry) is an ``execute_tool {tool}`` span
+of the root, as the conventions name a tool's execution, linked to the thought it followed (its
+arguments only with content capture).
 
 ``OTEL_SEMCONV_STABILITY_OPT_IN`` is honoured as the conventions ask of GenAI instrumentations:
 with ``gen_ai_latest_experimental`` in it, only the v1.37.0 names are sent; without it, the
@@ -39,6 +42,9 @@ SEMCONV_VERSION = "1.37.0"
 SEMCONV_SCHEMA_URL = f"https://opentelemetry.io/schemas/{SEMCONV_VERSION}"
 TOOL_NAME = "sequentialthinking"
 """The tool each thought is a call of, as MCP clients name it."""
+
+_ACTION = "action.taken"
+"""The event of an action an agent took: a span of its own, ``execute_tool {tool}``."""
 
 CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 OPT_IN_ENV = "OTEL_SEMCONV_STABILITY_OPT_IN"
@@ -247,12 +253,56 @@ class SessionTrace:
         if event_type not in THOUGHT_TYPES:
             self._last, self._last_ns, self._ended = row, at, False
             self._events += 1
+            if event_type == _ACTION:
+                return [self._action_span(row, fields, previous_ns, at)]
             return []
         spans = self._thought_spans(row, fields, previous_ns, at)
         self._last, self._last_ns = row, at
         self._ended = not fields["next_thought_needed"]
         self._events += 1
         return spans
+
+    def _action_span(self, row: EventRow, fields: Fields, previous_ns: int, end: int) -> SpanData:
+        """The ``execute_tool {tool}`` span of an action, linked to the thought it followed."""
+        tool = fields["name"]
+        attributes: Attributes = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": tool,
+            "gen_ai.tool.type": "function",
+            **self._shared,
+            "thoughtledger.kind": _ACTION,
+            "thoughtledger.event.version": row.version,
+            "thoughtledger.event.hash": row.hash,
+            "thoughtledger.event.prev_hash": row.prev_hash,
+            # The span the agent's telemetry carried the call in (not one of this trace's).
+            "thoughtledger.action.trace_id": fields["trace_id"],
+            "thoughtledger.action.span_id": fields["span_id"],
+        }
+        if fields.get("call_id") is not None:
+            attributes["gen_ai.tool.call.id"] = fields["call_id"]
+        links = []
+        after = fields.get("after_thought")
+        if after is not None:
+            attributes["thoughtledger.action.after_thought"] = after
+            target = self._by_number.get((None, after))
+            if target is not None:
+                links.append(SpanLink(target, {"thoughtledger.link": "follows"}))
+        if self.conventions.capture_content:
+            # Arguments are content, as a thought's text is (the conventions make them opt-in).
+            attributes["gen_ai.tool.call.arguments"] = fields.get("arguments", "")
+            if fields.get("arguments_cut"):
+                attributes["thoughtledger.action.arguments_cut"] = True
+        return SpanData(
+            trace_id=self.trace_id,
+            span_id=_id(row.hash, 64),
+            parent_span_id=self.root_id,
+            name=f"execute_tool {tool}",
+            kind="internal",
+            start_ns=min(previous_ns, end),
+            end_ns=end,
+            attributes=attributes,
+            links=links,
+        )
 
     def _annotation(self, row: EventRow, fields: Fields) -> Attributes:
         number = fields["thought_number"]

@@ -14,6 +14,8 @@ SESSIONS_VIEW = "tl_session_stats"
 """The name of the view with one row per session."""
 ANNOTATIONS_VIEW = "tl_annotations"
 """The name of the view with one row per annotation of a thought."""
+ACTIONS_VIEW = "tl_actions"
+"""The name of the view with one row per action an agent took (a captured tool call)."""
 
 VIEW_CORE_ORDER = ("thought_number", "total_thoughts", "next_thought_needed", "thought")
 """Where the view puts the core fields of a thought (its marks follow them)."""
@@ -102,6 +104,28 @@ ANNOTATION_COLUMNS: tuple[str, ...] = tuple(ANNOTATION_COLUMN_TYPES)
 when none was given or it was redacted (``redacted`` says which); ``annotated_by`` is who
 annotated (``NULL``: the ledger's own user, unnamed)."""
 
+ACTION_COLUMN_TYPES: dict[str, ColumnType | str] = {
+    "position": "int64",
+    "session_id": "string",
+    "version": "int64",
+    "recorded_at": "timestamp",
+    "agent": "string",
+    "client": "string",
+    "after_thought": "int64",
+    "name": "string",
+    "call_id": "string",
+    "arguments": "string",
+    "arguments_cut": "bool",
+    "trace_id": "string",
+    "span_id": "string",
+}
+"""Each column of ``tl_actions`` and its type (Parquet's names), in order."""
+
+ACTION_COLUMNS: tuple[str, ...] = tuple(ACTION_COLUMN_TYPES)
+"""The columns of ``tl_actions``, in order (see docs/analytics.md). ``after_thought`` is the
+number of the thought the action followed (``NULL`` when none came before it); ``arguments``
+the call's arguments as sent (JSON text, cut at the ledger's bound when ``arguments_cut``)."""
+
 
 LARGEST_COUNT = 10**18 - 1
 """The largest count the views show (larger ones read as ``NULL``)."""
@@ -130,6 +154,9 @@ def views_current(thought_columns: Sequence[str]) -> bool:
 
 
 __all__ = [
+    "ACTIONS_VIEW",
+    "ACTION_COLUMNS",
+    "ACTION_COLUMN_TYPES",
     "ANNOTATIONS_VIEW",
     "ANNOTATION_COLUMNS",
     "ANNOTATION_COLUMN_TYPES",

@@ -26,10 +26,10 @@ from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent, forma
 
 Row = Sequence[Any]
 
-COUNTED_TYPES = ("thought.annotated", "thought.generated")
-"""The event types the ledger-wide figures read from the whole log (rare among its events):
-the SQL backends index their positions apart (schema step 14), so a read of them does not scan
-every row."""
+COUNTED_TYPES = ("thought.annotated", "thought.captured", "thought.generated")
+"""The event types the ledger-wide figures read from the whole log (per model and per label):
+the SQL backends index their positions apart (schema step 14; captured thoughts since step 16),
+so a read of them does not scan every row."""
 
 
 def types_in(event_types: Sequence[str]) -> str:

@@ -13,7 +13,12 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from thoughtledger.ledger.store.columns import ANNOTATIONS_VIEW, SESSION_LOOPS_VIEW, THOUGHTS_VIEW
+from thoughtledger.ledger.store.columns import (
+    ACTIONS_VIEW,
+    ANNOTATIONS_VIEW,
+    SESSION_LOOPS_VIEW,
+    THOUGHTS_VIEW,
+)
 from thoughtledger.ledger.store.sql_views import (
     VIEWS,
     CreateView,
@@ -22,7 +27,7 @@ from thoughtledger.ledger.store.sql_views import (
     session_loops_select,
 )
 
-DATABASE_SCHEMA_VERSION = 15
+DATABASE_SCHEMA_VERSION = 16
 """The version of the database's tables this code creates and reads."""
 READABLE_FROM = 1
 """The oldest schema this code reads without upgrading it. The steps since add indexes (a
@@ -356,6 +361,30 @@ def _stripped_types(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     return list(SEARCH_STRIPPED_TYPES)
 
 
+def _captured_downstream(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # Step 16: what agents did and thought where their telemetry was captured. The tl_actions
+    # view (one row per action.taken); tl_thoughts made again, reading a captured thought's
+    # model and provider; and the counted events' index made again with captured thoughts
+    # among its types (stats counts them per model): an index's condition cannot be changed
+    # in place.
+    from thoughtledger.ledger.store.rows import COUNTED_TYPES, types_in
+    from thoughtledger.ledger.store.search_index import DialectDDL
+
+    drop = "DROP INDEX IF EXISTS tl_events_counted"
+    create = (
+        "CREATE INDEX tl_events_counted ON tl_events (position) "
+        f"WHERE event_type IN {types_in(COUNTED_TYPES)}"
+    )
+    return [
+        DropView(ACTIONS_VIEW),
+        CreateView(ACTIONS_VIEW, VIEWS[ACTIONS_VIEW](json, events)),
+        DropView(THOUGHTS_VIEW),
+        CreateView(THOUGHTS_VIEW, VIEWS[THOUGHTS_VIEW](json, events)),
+        DialectDDL(drop, drop),
+        DialectDDL(create, create),
+    ]
+
+
 MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
     1: _tables,
     2: _listing_indexes,
@@ -371,6 +400,7 @@ MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]
     13: _postgres_search_follows,
     14: _counted_events,
     15: _stripped_types,
+    16: _captured_downstream,
 }
 """Schema step N brings a database from its previous step to N: given the backend's JSON
 expression, the DDL statements it runs, in one transaction."""

@@ -4,7 +4,9 @@ Two views are part of the schema (step 3, see :mod:`thoughtledger.ledger.store.s
 backend:
 
 * ``tl_thoughts``: one row per thought (:data:`THOUGHT_COLUMNS`);
-* ``tl_session_stats``: one row per session (:data:`SESSION_COLUMNS`).
+* ``tl_session_stats``: one row per session (:data:`SESSION_COLUMNS`);
+* ``tl_annotations`` (step 7): one row per annotation (:data:`ANNOTATION_COLUMNS`);
+* ``tl_actions`` (step 16): one row per action an agent took (:data:`ACTION_COLUMNS`).
 
 Their definitions are SQLAlchemy selects over the log (``tl_events``) alone, compiled for each
 backend with its JSON expression; what else differs between backends is in constructs compiled
@@ -24,6 +26,8 @@ from sqlalchemy.sql.compiler import DDLCompiler, SQLCompiler
 
 from thoughtledger.ledger.events import ANNOTATION_TYPE, REDACTABLE_FROM, THOUGHT_TYPES
 from thoughtledger.ledger.store.columns import (
+    ACTION_COLUMNS,
+    ACTIONS_VIEW,
     ANNOTATION_COLUMNS,
     ANNOTATIONS_VIEW,
     LARGEST_COUNT,
@@ -226,8 +230,11 @@ def thoughts_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
         "client": text(start, "metadata", "client"),
         "kind": kind,
         **{field.name: read(field) for field in THOUGHT_FIELD_COLUMNS},
-        "model": text(e, "generation", "model"),
-        "provider": text(e, "generation", "provider"),
+        # A captured thought names its model where the capture keeps it.
+        "model": sa.func.coalesce(text(e, "generation", "model"), text(e, "capture", "model")),
+        "provider": sa.func.coalesce(
+            text(e, "generation", "provider"), text(e, "capture", "provider")
+        ),
         "prompt_tokens": integer("generation", "prompt_tokens"),
         "completion_tokens": integer("generation", "completion_tokens"),
         "cost": sa.cast(json(_any(e.c.payload), "generation", "cost"), sa.Float),
@@ -387,6 +394,48 @@ def annotations_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
     )
 
 
+def actions_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
+    """Return the select behind ``tl_actions``: one row per action, in log order."""
+    e, start = events.alias("e"), events.alias("s")
+
+    def text(alias: Any, *path: str) -> Any:
+        return json(_clean(alias.c.payload), *path)
+
+    columns: dict[str, Any] = {
+        "position": e.c.position,
+        "session_id": e.c.session_id,
+        "version": e.c.version,
+        "recorded_at": e.c.recorded_at,
+        "agent": text(start, "metadata", "agent"),
+        "client": text(start, "metadata", "client"),
+        "after_thought": JsonCount(json(_any(e.c.payload), "after_thought")),
+        "name": text(e, "name"),
+        "call_id": text(e, "call_id"),
+        "arguments": text(e, "arguments"),
+        # Left out of the payload when false (the ledger stores no default it need not).
+        "arguments_cut": sa.case(
+            (sa.cast(json(_any(e.c.payload), "arguments_cut"), sa.Boolean), sa.true()),
+            else_=sa.false(),
+        ),
+        "trace_id": text(e, "trace_id"),
+        "span_id": text(e, "span_id"),
+    }
+    assert tuple(columns) == ACTION_COLUMNS  # noqa: S101  # the documented order
+    return (
+        sa.select(*(value.label(name) for name, value in columns.items()))
+        .select_from(e)
+        .outerjoin(
+            start,
+            sa.and_(
+                start.c.session_id == e.c.session_id,
+                start.c.version == 1,
+                start.c.event_type == "session.started",
+            ),
+        )
+        .where(e.c.event_type == "action.taken")
+    )
+
+
 def session_loops_select(
     sessions: sa.Table, loops: sa.Table, events: sa.Table, through: sa.Table
 ) -> sa.Select[Any]:
@@ -423,6 +472,7 @@ VIEWS: dict[str, Callable[[JsonPath, sa.Table], sa.Select[Any]]] = {
     THOUGHTS_VIEW: thoughts_select,
     SESSIONS_VIEW: sessions_select,
     ANNOTATIONS_VIEW: annotations_select,
+    ACTIONS_VIEW: actions_select,
 }
 """Each view's name and the function building its select."""
 
@@ -434,6 +484,7 @@ __all__ = [
     "JsonCount",
     "JsonPath",
     "MillisBetween",
+    "actions_select",
     "annotations_select",
     "session_loops_select",
     "sessions_select",

@@ -177,11 +177,14 @@
       const perModel = el("table", "list card");
       perModel.id = "by-model";
       const top = el("tr");
-      for (const name of ["model", "thoughts", "cost"]) top.append(el("th", null, name));
+      // Captured: reasoning read from an agent's telemetry; its tokens, each call's once.
+      for (const name of ["model", "thoughts", "captured", "reasoning tokens", "cost"]) top.append(el("th", null, name));
       perModel.append(top);
       for (const m of stats.byModel) {
         const tr = el("tr");
-        tr.append(el("td", null, m.model), el("td", "num", num(m.thoughts)), el("td", "num", m.cost === null ? "-" : "$" + m.cost.toFixed(4)));
+        const reasoning = m.reasoningTokens === null || m.reasoningTokens === undefined ? "-" : num(m.reasoningTokens);
+        tr.append(el("td", null, m.model), el("td", "num", num(m.thoughts)), el("td", "num", num(m.captured || 0)),
+          el("td", "num", reasoning), el("td", "num", m.cost === null ? "-" : "$" + m.cost.toFixed(4)));
         perModel.append(tr);
       }
       main.append(el("h2", null, "By model"), perModel);

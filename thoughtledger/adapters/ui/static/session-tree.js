@@ -1,5 +1,6 @@
 // The session view's tree: one row per event (thoughts, branches under the thought they fork
-// from, other events), and which rows a version shows. Methods of SessionView (session.js).
+// from, an agent's actions under the thought before them, other events), and which rows a
+// version shows. Methods of SessionView (session.js).
 "use strict";
 (function (global) {
   const parts = global.ThoughtLedgerParts;
@@ -8,6 +9,8 @@
   // skips laying out chunks off screen (content-visibility), so a jump across 10,000
   // versions redraws a screenful, not the session.
   const CHUNK = 64;
+  // An action's arguments shown in its row (up to 8,192 characters are kept).
+  const ACTION_ARGS_SHOWN = 200;
 
   // An annotation in words: its label, score, author and note.
   function annotation(e) {
@@ -50,7 +53,8 @@
         this.who.textContent = who;
         if (e.fork) this.showForkOf(e.fork);
       }
-      const row = isThought(e) ? this.thoughtRow(e) : this.eventRow(e);
+      const row = isThought(e) ? this.thoughtRow(e)
+        : e.k === "action.taken" ? this.actionRow(e) : this.eventRow(e);
       this.rows.set(e.v, row);
       if (isThought(e) && BRANCH_KINDS.has(e.k)) {
         this.placeInBranch(e, row);
@@ -105,6 +109,21 @@
       text.className = e.rd ? "thought-text redacted" : "thought-text";
       text.textContent = e.x;
       row.append(text);
+      return row;
+    }
+
+    // An action the agent took (a captured tool call), in line under the thought it followed
+    // (the row before it: the capture appends each call after its reasoning), as the timeline
+    // names it. Its name and arguments are the sender's text, set as text, never as markup;
+    // long arguments are cut here and shown whole on hover.
+    actionRow(e) {
+      const args = e.args || "";
+      const shown = args.length > ACTION_ARGS_SHOWN ? args.slice(0, ACTION_ARGS_SHOWN) + "…" : args;
+      const after = e.n !== undefined && e.n !== null ? " after #" + e.n : "";
+      const row = el("li", "event action", "↳ called " + e.act + "(" + shown + ")" + after +
+        " · v" + e.v + " · " + shortTime(e.at));
+      if (shown !== args) row.title = args;
+      row.tlv = e.v;
       return row;
     }
 
