@@ -176,6 +176,16 @@ class Ledger(ClosedOnExit):
     all_heads = _PartMethod("_lookup", Lookup.all_heads)
     find_session = _PartMethod("_lookup", Lookup.find_session)
 
+    @property
+    def stored_schema_version(self) -> int | None:
+        """The database schema version the ledger holds, as opened.
+
+        This release's (:func:`~thoughtledger.api.schema_version`) once opened for writing,
+        which upgrades it; an older one that a read-only opening leaves as it is; ``None`` in
+        memory, which has no schema.
+        """
+        return self._store.stored_schema_version
+
     async def verify(self, session_id: str) -> VerifyReport:
         """Walk a session's hash chain (see :meth:`.EventStore.verify`), and a fork's link.
 

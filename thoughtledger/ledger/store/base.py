@@ -458,6 +458,10 @@ class LedgerStore(EventStore):
     """Pages of the log's rows, undecoded (see :class:`RowReads`)."""
     loop_marks: LoopMarking
     """The loop marks, following the log with a position (see :class:`LoopMarking`)."""
+    stored_schema_version: int | None = None
+    """The database schema version the ledger holds, as opened: this release's once opened for
+    writing (opening upgrades it), an older one a read-only opening left as it was; ``None``
+    for a store with no database (memory)."""
 
 
 __all__ = [
