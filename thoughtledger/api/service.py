@@ -130,7 +130,7 @@ class Ledger(ClosedOnExit):
         self._reads = Reads(store, store.rows, self._held)
         self._listing = Listing(store, self._held)
         self._lookup = Lookup(store)
-        self._paging = Paging(store, store.redaction, self._held.known_branches)
+        self._paging = Paging(store, store.rows, store.redaction, self._held.known_branches)
         self._forking = Forking(store, self._held, self._recorder)
         self.proofs = Proofs(store, store.tree)
         """Signed checkpoints, inclusion and consistency proofs."""
