@@ -39,6 +39,8 @@ def test_annotate_show_stats_and_redact_in_a_real_process(
     assert url is not None
     try:
         session_id = demo(capsys, url)  # in this process: only annotate's own path is timed
+        paged = ("show", session_id, "--limit", "2", "--db", url)  # counted by a page
+        thoughts = cli(capsys, *paged, "--json").json()["thoughtHistoryLength"]
 
         made = thoughtledger(
             "annotate", session_id[:8], "3", "--label", "wrong", "--note", NOTE,
@@ -68,6 +70,9 @@ def test_annotate_show_stats_and_redact_in_a_real_process(
             ("wrong", 3),
             ("good", 2),
         ]
+        # Annotations are not thoughts: a page counts what it did before them.
+        assert cli(capsys, *paged, "--json").json()["thoughtHistoryLength"] == thoughts
+        assert f" · {thoughts} thoughts" in cli(capsys, *paged).out
 
         stats = json.loads(thoughtledger("stats", "--db", url, "--json").stdout)
         assert [(s["label"], s["annotations"], s["scoreMean"]) for s in stats["byLabel"]] == [

@@ -2,7 +2,9 @@
 
 Each command's help is read from a real process. The options commands share (``--db``,
 ``--read-url``, ``--json``) come last, in one group, in that order, each with the same words
-everywhere (``demo``'s ``--db`` says where it records, which is its own meaning); the session
+everywhere (``demo``'s ``--db`` says where it records, which is its own meaning); an OAuth
+issuer's options (``--auth-issuer`` and those that go with it) come together, in one order,
+with the same words in every command that takes them (``serve``, ``ui``, ``receive``); the session
 filters (``--since``, ``--until``, ``--agent``, ``--client``) come in that order wherever they
 are; ``--agent`` picks sessions where a command reads and names who records where it writes.
 """
@@ -22,6 +24,7 @@ from thoughtledger.adapters.cli.common import (
     READ_URL_HELP,
     SHARED_TITLE,
 )
+from thoughtledger.adapters.common.options import ISSUER_OPTIONS
 
 SHARED = ["--db", "--read-url", "--json", "--csv"]
 """The shared options, in the order every help lists them (``--csv`` goes with ``--json``)."""
@@ -30,6 +33,8 @@ WRITE_ONLY = {"record", "import"}
 """Commands that only write: no standby to read from."""
 RECORDING = {"record", "fork"}
 """Commands whose ``--agent`` names who records."""
+ISSUER_COMMANDS = {"receive", "ui", "serve"}
+"""Commands that accept an OAuth issuer's tokens."""
 
 
 @cache
@@ -113,6 +118,22 @@ def test_every_commands_shared_options_come_last_in_one_order_and_the_same_words
         assert "--read-url" not in text
     elif "--db" in shared and command != "demo":
         assert "--read-url" in shared, command
+    issuer_options_alike(command, parts)
+
+
+def issuer_options_alike(command: str, parts: dict[str, dict[str, str]]) -> None:
+    """The issuer's options: all or none, together, in one order, with the same words."""
+    issuer = list(ISSUER_OPTIONS)
+    for options in parts.values():
+        names = list(options)
+        if not set(issuer) & set(names):
+            continue
+        at = names.index(issuer[0])
+        assert names[at : at + len(issuer)] == issuer, command
+        assert {name: options[name] for name in issuer} == ISSUER_OPTIONS, command
+        assert command in ISSUER_COMMANDS, command
+        return
+    assert command not in ISSUER_COMMANDS, command
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -137,5 +158,6 @@ def test_the_session_filters_come_in_one_order_and_agent_says_what_it_does(comma
 
 
 def test_serve_lists_the_ledger_options_first_in_the_same_order() -> None:
-    options = list(sections(help_of("serve"))["options"])
-    assert options[:3] == ["--help", "--db", "--read-url"]
+    parts = sections(help_of("serve"))
+    assert list(parts["options"])[:3] == ["--help", "--db", "--read-url"]
+    issuer_options_alike("serve", parts)

@@ -106,7 +106,8 @@ def test_doctor_says_which_ledger_the_commands_use_at_each_step(tmp_path: Path) 
     own = json.loads(thoughtledger(home, "doctor", "--json").stdout)["ledger"]
     assert (own["file"], own["sessions"], own["events"]) == (str(ledger), 1, 2)
     assert own["bytes"] > 0
-    assert own["schema"].endswith("this release's")
+    assert own["schema"] == own["releaseSchema"]
+    assert own["schemaNote"].endswith("this release's; nothing to upgrade")
     shown = thoughtledger(home, "doctor")
     assert "chosen by the default file (no --db, no $THOUGHTLEDGER_URL)" in shown.stdout
     assert len(shown.stdout.splitlines()) <= 24  # one screen

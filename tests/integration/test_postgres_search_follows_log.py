@@ -210,7 +210,7 @@ async def test_opening_a_ledger_indexed_by_its_insert_trigger_drops_the_trigger(
     assert await indexed(pg, "victor") == [1]
     connection = await connect(pg)
     try:
-        assert await connection.fetchval("SELECT max(version) FROM tl_schema") == 16
+        assert await connection.fetchval("SELECT max(version) FROM tl_schema") == 17
         assert await connection.fetchval("SELECT to_regproc('tl_search_added')") is None
     finally:
         await connection.close()

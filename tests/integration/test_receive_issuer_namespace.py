@@ -17,7 +17,7 @@ import pytest
 
 from tests.support.auth import bearer
 from tests.support.issuer import issuing
-from tests.support.processes import ROOT, WAIT, child_env, sqlite_in
+from tests.support.processes import ROOT, WAIT, child_env, sqlite_in, thoughtledger
 from thoughtledger.adapters.auth.tokens import load_tokens_or_empty, save_tokens
 from thoughtledger.api import Principal, open_ledger
 from thoughtledger.ledger.events import ThoughtCaptured
@@ -98,3 +98,20 @@ async def test_a_jwt_named_like_a_token_file_principal_sends_into_a_session_of_i
         as_alice = await ledger.as_principal(Principal("alice")).events("shared")
     alices = [e.event.thought for e in as_alice if isinstance(e.event, ThoughtCaptured)]
     assert alices == ["Alice thinks."]
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (["--audience", "http://x/"], "--audience goes with --auth-issuer URL"),
+        (["--map-subject", "a=alice"], "--map-subject goes with --auth FILE and --auth-issuer URL"),
+    ],
+    ids=["audience", "map-subject"],
+)
+def test_issuer_options_without_what_they_go_with_are_refused_and_make_no_ledger(
+    tmp_path: Path, given: list[str], said: str
+) -> None:
+    db = tmp_path / "ledger.db"
+    done = thoughtledger("receive", "--port", "0", "--db", f"sqlite:///{db}", *given)
+    assert (done.returncode, done.stderr) == (2, f"thoughtledger: error: {said}\n")
+    assert not db.exists()  # refused before the ledger is made

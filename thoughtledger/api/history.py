@@ -3,8 +3,8 @@
 A private part of :class:`thoughtledger.api.Ledger`, which pages through it. A page is read from
 the log by keyset on version (:meth:`.EventStore.read_stream` with a limit) and built by
 :class:`thoughtledger.projections.paging.PageBuilder`; nothing folds the whole session. What a page
-says about the session besides its items is read with two indexed point reads, not a fold (see
-:meth:`Paging.history`).
+says about the session besides its items is read with two indexed point reads and the versions
+of its events that are not thoughts, not a fold (see :meth:`Paging.history`).
 
 A thought reads redacted on a page once a ``thought.redacted`` event of its session names it, as
 the fold shows it, even where a redaction cut short left its text stored. That holds for a page
@@ -14,17 +14,24 @@ back. A session's redaction events, each with the version it names, come from an
 (``EventStore.redactions``), without decoding an event.
 """
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime
 
 from thoughtledger.api.errors import not_found
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
-from thoughtledger.ledger.events import SessionCleared, SessionExpired, SessionStarted
+from thoughtledger.ledger.events import (
+    EVENT_TYPES,
+    THOUGHT_TYPES,
+    SessionCleared,
+    SessionExpired,
+    SessionStarted,
+)
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import EventStore
 from thoughtledger.ledger.store.redaction import Redacting
+from thoughtledger.ledger.store.rows import RowReads
 from thoughtledger.projections.answers import JsonDict
 from thoughtledger.projections.asof import check_time, check_version
 from thoughtledger.projections.entries import thought_entry
@@ -39,6 +46,12 @@ with ``more`` set, rather than one call reading a whole long session."""
 
 _BRANCH_CHUNK = 256
 """Events read at a time when a branch filter skips most of them."""
+
+_BOUNDS = frozenset({"session.started", "session.cleared", "session.expired"})
+ASIDE_TYPES = tuple(sorted(set(EVENT_TYPES) - THOUGHT_TYPES - _BOUNDS))
+"""The types of a session's events that are neither a thought nor its start or end (annotations,
+actions, redactions): a session's thought count leaves them out. Derived, so that a new type
+that is not a thought is left out too."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +88,8 @@ class Paging:
 
     Args:
         store: The log.
+        rows: The versions of a session's events that are not thoughts (the count leaves them
+            out).
         redactions: Which thoughts were redacted (a page says so).
         known_branches: A session's branch ids at a version when known without reading (the
             ledger's held heads), else ``None``: a mistyped branch of a long session the ledger
@@ -84,10 +99,12 @@ class Paging:
     def __init__(
         self,
         store: EventStore,
+        rows: RowReads,
         redactions: Redacting,
         known_branches: Callable[[str, int], Collection[str] | None],
     ) -> None:
         self._store = store
+        self._rows = rows
         self._redactions = redactions
         self._known_branches = known_branches
 
@@ -107,11 +124,13 @@ class Paging:
 
         Memory and time depend on the page, not on the session: the page's events are read by
         version range, and the session's status and thought count come from two point reads (its
-        first event and the last one read up to). The count relies on what every session the
-        ledger records keeps: ``session.started`` only ever first, a clear or expiry only ever
-        last but for redactions, every other event a thought or a redaction (counted from the
-        state the facade holds). A fork's count holds the thoughts it inherits, as its state's
-        does (its source's count at the fork's version: one more point read a fork).
+        first event and the last thought read up to) and the versions of its events that are
+        neither thoughts nor its start or end (annotations, actions, redactions: see
+        :data:`ASIDE_TYPES`). The count relies on what every session the ledger records keeps:
+        ``session.started`` only ever first, a clear or expiry only ever last but for those,
+        every other event a thought or one of those (counted as the state the facade holds
+        counts it). A fork's count holds the thoughts it inherits, as its state's does (its
+        source's count at the fork's version: one more point read a fork).
 
         A thought a ``thought.redacted`` event names reads ``[redacted]`` with ``"redacted":
         true``, as the fold shows it, whether or not its text was stripped yet, and on a read
@@ -191,7 +210,6 @@ class Paging:
         # A page reads at most SCAN_BUDGET events after ``start``: no other thought can be on it.
         upto = min(to, start + SCAN_BUDGET)
         named = frozenset(mark.names for mark in marks if start < mark.names <= upto)
-        redactions = [mark.version for mark in marks if mark.version <= to]
         builder = PageBuilder(limit, branch, max_bytes, size_of, start, named)
         chunk = limit + 2 if branch is None else max(limit + 2, _BRANCH_CHUNK)
         scanned = 0
@@ -211,7 +229,7 @@ class Paging:
         if branch is not None and not seen and not more:
             at = f" at version {to}" if pinned is not None else ""
             raise InvalidInputError(f"session {session_id!r} has no branch {branch!r}{at}")
-        status, count = await self._summary(session_id, to, redactions)
+        status, count = await self._summary(session_id, to)
         next_cursor = (
             HistoryCursor(session_id, builder.after_version, pinned, branch, seen).encode()
             if more
@@ -256,18 +274,20 @@ class Paging:
             )
         return low
 
-    async def _summary(
-        self, session_id: str, version: int, redactions: Sequence[int]
-    ) -> tuple[str, int]:
-        """The status and the number of thoughts after the first ``version`` events.
+    async def _summary(self, session_id: str, version: int) -> tuple[str, int]:
+        """The status and the number of thoughts among the first ``version`` events.
 
-        A redaction (rare) is the one event besides the start and a retirement that is not a
-        thought: trailing ones are stepped over for the status, and all are counted out.
-        ``redactions`` are the versions of the session's redaction events up to ``version``.
+        Besides the start and a retirement, the events that are not thoughts (annotations,
+        actions and redactions, each rare beside the thoughts) are read by their versions
+        (:data:`ASIDE_TYPES`): trailing ones are stepped over for the status, and all are
+        counted out.
         """
-        # Step over trailing redactions by their versions: one read, however many there are.
-        at, index = version, len(redactions) - 1
-        while index >= 0 and redactions[index] == at and at > 1:
+        aside = await self._rows.session_versions_of_types(
+            session_id, ASIDE_TYPES, to_version=version
+        )
+        # Step over trailing ones by their versions: one read, however many there are.
+        at, index = version, len(aside) - 1
+        while index >= 0 and aside[index] == at and at > 1:
             at, index = at - 1, index - 1
         last = await self._event(session_id, at)
         first = last if at == 1 else await self._event(session_id, 1)
@@ -280,10 +300,7 @@ class Paging:
         else:
             status = entry.status if entry is not None else "empty"
         count = (
-            version
-            - isinstance(first.event, SessionStarted)
-            - (retired and at > 1)
-            - len(redactions)
+            version - isinstance(first.event, SessionStarted) - (retired and at > 1) - len(aside)
         )
         # A fork holds its source's thoughts as of its fork version before its own, as its
         # state counts them: one count of a session's thoughts, paged or whole.
@@ -294,13 +311,7 @@ class Paging:
         started = first.event
         if not isinstance(started, SessionStarted) or started.fork_of is None:
             return 0
-        at = started.fork_version or 0
-        redactions = [
-            mark.version
-            for mark in await self._redactions.redactions(started.fork_of)
-            if mark.version <= at
-        ]
-        _status, count = await self._summary(started.fork_of, at, redactions)
+        _status, count = await self._summary(started.fork_of, started.fork_version or 0)
         return count
 
     async def _event(self, session_id: str, version: int) -> RecordedEvent:

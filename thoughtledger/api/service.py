@@ -100,7 +100,7 @@ class Ledger(ClosedOnExit):
         self._reads = Reads(store, store.rows, self._held)
         self._listing = Listing(store, store.owners, self._held)
         self._lookup = Lookup(store)
-        self._paging = Paging(store, store.redaction, self._held.known_branches)
+        self._paging = Paging(store, store.rows, store.redaction, self._held.known_branches)
         self._forking = Forking(store, self._held, self._recorder)
         self.proofs = Proofs(store, store.tree)
         """Signed checkpoints, inclusion and consistency proofs."""
@@ -145,6 +145,16 @@ class Ledger(ClosedOnExit):
     heads = PartMethod("_lookup", Lookup.heads)
     all_heads = PartMethod("_lookup", Lookup.all_heads)
     find_session = PartMethod("_lookup", Lookup.find_session)
+
+    @property
+    def stored_schema_version(self) -> int | None:
+        """The database schema version the ledger holds, as opened.
+
+        This release's (:func:`~thoughtledger.api.schema_version`) once opened for writing,
+        which upgrades it; an older one that a read-only opening leaves as it is; ``None`` in
+        memory, which has no schema.
+        """
+        return self._store.stored_schema_version
 
     async def verify(self, session_id: str) -> VerifyReport:
         """Walk a session's hash chain (see :meth:`.EventStore.verify`), and a fork's link.

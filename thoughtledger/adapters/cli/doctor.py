@@ -78,7 +78,8 @@ class Found:
     file: Path | None
     exists: bool
     problem: str | None = None
-    schema: str | None = None
+    schema: int | None = None
+    schema_note: str | None = None
     sessions: int | None = None
     events: int | None = None
     last_activity: str | None = None
@@ -124,17 +125,18 @@ async def _ledger(given: str | None) -> Found:
         async with open_ledger(url, ttl=None, read_only=True) as ledger:
             heads = await ledger.all_heads()
             found.loops_behind = await ledger.loops.behind(cap=BEHIND_CAP)
+            found.schema = ledger.stored_schema_version
     except LedgerNotFoundError:
         found.exists = False
         return found
     except SchemaVersionError as exc:
-        found.schema = str(exc)
+        found.schema_note = str(exc)
         return found
     except LedgerError as exc:
         found.problem = mask_url(str(exc))
         return found
     found.exists = True
-    found.schema = f"{schema_version()}, this release's"
+    found.schema_note = _schema_note(found.schema)
     found.sessions = len(heads)
     found.events = sum(head.version for head in heads)
     latest = max((head.updated_at for head in heads), default=None)
@@ -150,7 +152,10 @@ def _ledger_json(found: Found) -> dict[str, Any]:
         "file": None if found.file is None else str(found.file),
         "exists": found.exists,
         "bytes": size,
+        # The version the ledger holds, beside this release's: what a read-only opening saw.
         "schema": found.schema,
+        "releaseSchema": schema_version(),
+        "schemaNote": found.schema_note,
         "sessions": found.sessions,
         "events": found.events,
         "lastActivity": found.last_activity,
@@ -219,14 +224,14 @@ def _print(ui: Ui, report: dict[str, Any]) -> None:
             "(thoughtledger serve), as do record and import"
         )
     elif ledger["sessions"] is None:
-        lines.append(f"          {ledger['schema']}")
+        lines.append(f"          {ledger['schemaNote']}")
     else:
         size = f"{_megabytes(ledger['bytes'])} · " if ledger["bytes"] is not None else ""
         lines.append(
             f"          {size}{plural(ledger['sessions'], 'session')} · "
             f"{plural(ledger['events'], 'event')} · last activity {ledger['lastActivity'] or '-'}"
         )
-        lines.append(f"schema    {ledger['schema']}; nothing to upgrade")
+        lines.append(f"schema    {ledger['schemaNote']}")
         lines.append(f"derived   {_behind(ledger['loopMarksBehind'])}")
     if report["demo"] is not None:
         lines.append(f"demo      {report['demo']['file']} (thoughtledger demo records there)")
@@ -242,6 +247,19 @@ def _print(ui: Ui, report: dict[str, Any]) -> None:
     lines.append("servers   " + "\n          ".join(f"{k:<13} {v}" for k, v in servers.items()))
     for line in lines:
         ui.out.print(line, highlight=False, soft_wrap=True)
+
+
+def _schema_note(stored: int | None) -> str:
+    """The stored schema beside this release's, in words (what the next writable opening does)."""
+    release = schema_version()
+    if stored is None:
+        return "none: kept in memory"
+    if stored < release:
+        return (
+            f"{stored}, behind this release's {release}: read as it is; the next writable "
+            "opening (serve, record) upgrades it"
+        )
+    return f"{stored}, this release's; nothing to upgrade"
 
 
 def _behind(count: int | None) -> str:

@@ -6,17 +6,22 @@ loopback port of their own (4318, OTLP/HTTP's, by default).
 """
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from thoughtledger.adapters.cli.common import EXIT_OK, CliError, Commands, Ui, command, ledger_from
-from thoughtledger.adapters.common.options import loopback_host, port_number
+from thoughtledger.adapters.common.options import add_issuer_options, loopback_host, port_number
 from thoughtledger.adapters.common.origins import LOOPBACK_HOSTS
 from thoughtledger.ledger.errors import InvalidInputError
 
 if TYPE_CHECKING:
+    import socket
+
     from mcp.server.auth.provider import TokenVerifier
+
+    from thoughtledger.api import Ledger
 
 SUMMARY = "take in agents' reasoning from OpenTelemetry GenAI spans (an OTLP/HTTP receiver)"
 DEFAULT_PORT = 4318
@@ -46,22 +51,7 @@ def register(commands: Commands) -> None:
         help="accept only the tokens in this token file (as serve --http does); each "
         "principal owns the sessions its spans start",
     )
-    parser.add_argument(
-        "--auth-issuer", metavar="URL", help="accept JWT access tokens of this OAuth issuer too"
-    )
-    parser.add_argument(
-        "--audience",
-        metavar="AUD",
-        help="with --auth-issuer: the audience tokens must carry (default: http://HOST:PORT/)",
-    )
-    parser.add_argument(
-        "--jwks-url", metavar="URL", help="with --auth-issuer: the issuer's key set (JWKS)"
-    )
-    parser.add_argument(
-        "--role-claim",
-        metavar="NAME",
-        help="with --auth-issuer: the claim naming the role (default: thoughtledger_role)",
-    )
+    add_issuer_options(parser)
     parser.add_argument(
         "--allow-origin",
         action="append",
@@ -82,55 +72,67 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             may not be fetched from.
         CliError: The port is taken or cannot be bound.
     """
-    from starlette.applications import Starlette
-
-    from thoughtledger.adapters.common.hardened import bind, hardened_server
-    from thoughtledger.adapters.common.stopping import signals_handled
-    from thoughtledger.adapters.mcp.http.serving import SINGLE_PRINCIPAL_WARNING
-    from thoughtledger.adapters.otel.receiver import receiver_routes
+    from thoughtledger.adapters.common.hardened import bind
 
     file_verifier = None
     if args.auth is not None:
         from thoughtledger.adapters.auth.verifier import FileTokenVerifier
 
         file_verifier = FileTokenVerifier(args.auth)  # a bad file stops before the ledger opens
-    if args.auth_issuer is None:
-        for option in ("audience", "jwks_url", "role_claim"):
-            if getattr(args, option) is not None:
-                flag = "--" + option.replace("_", "-")
-                raise InvalidInputError(f"{flag} goes with --auth-issuer URL")
-    async with ledger_from(args, read_only=False) as ledger:
-        try:
-            listener = bind(args.host, args.port)
-        except OSError as exc:
-            message = f"{exc.strerror or exc} (--port P for another, 0 for any free one)"
-            raise CliError(message) from None
+    # Bound before the ledger opens, as serve --http does: the port is in the default
+    # audience, and the issuer's options are checked (and its keys fetched) before a missing
+    # ledger is made.
+    try:
+        listener = bind(args.host, args.port)
+    except OSError as exc:
+        message = f"{exc.strerror or exc} (--port P for another, 0 for any free one)"
+        raise CliError(message) from None
+    with contextlib.closing(listener):
         port = listener.getsockname()[1]
         verifier = await _verifier(args, file_verifier, port)
-        app = Starlette(routes=receiver_routes(ledger, verifier, args.allow_origin))
-        http = hardened_server(app, lifespan="off")
-
-        interrupted: list[bool] = []
-
-        def stop_now() -> None:
-            interrupted.append(True)
-            http.should_exit = http.force_exit = True
-
-        def stop() -> None:
-            http.should_exit = True
-
-        async with signals_handled(stop_now, on_term=stop):
-            host = f"[{args.host}]" if ":" in args.host else args.host
-            if verifier is None:
-                sys.stderr.write(f"thoughtledger receive: warning: {SINGLE_PRINCIPAL_WARNING}\n")
-            sys.stdout.write(
-                f"thoughtledger receive: url=http://{host}:{port}/v1/traces (Ctrl-C stops)\n"
-            )
-            sys.stdout.flush()
-            await http.serve(sockets=[listener])
+        async with ledger_from(args, read_only=False) as ledger:
+            interrupted = await _serve(ledger, verifier, args, listener, port)
     if interrupted:  # its normal stop, said as serve and ui say it
         sys.stderr.write("thoughtledger: stopped (Ctrl-C)\n")
     return EXIT_OK
+
+
+async def _serve(
+    ledger: "Ledger",
+    verifier: "TokenVerifier | None",
+    args: argparse.Namespace,
+    listener: "socket.socket",
+    port: int,
+) -> bool:
+    """Serve the receiver on ``listener`` until a signal stops it; whether Ctrl-C did."""
+    from starlette.applications import Starlette
+
+    from thoughtledger.adapters.common.hardened import hardened_server
+    from thoughtledger.adapters.common.stopping import signals_handled
+    from thoughtledger.adapters.mcp.http.serving import SINGLE_PRINCIPAL_WARNING
+    from thoughtledger.adapters.otel.receiver import receiver_routes
+
+    app = Starlette(routes=receiver_routes(ledger, verifier, args.allow_origin))
+    http = hardened_server(app, lifespan="off")
+    interrupted: list[bool] = []
+
+    def stop_now() -> None:
+        interrupted.append(True)
+        http.should_exit = http.force_exit = True
+
+    def stop() -> None:
+        http.should_exit = True
+
+    async with signals_handled(stop_now, on_term=stop):
+        host = f"[{args.host}]" if ":" in args.host else args.host
+        if verifier is None:
+            sys.stderr.write(f"thoughtledger receive: warning: {SINGLE_PRINCIPAL_WARNING}\n")
+        sys.stdout.write(
+            f"thoughtledger receive: url=http://{host}:{port}/v1/traces (Ctrl-C stops)\n"
+        )
+        sys.stdout.flush()
+        await http.serve(sockets=[listener])
+    return bool(interrupted)
 
 
 async def _verifier(

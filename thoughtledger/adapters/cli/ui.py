@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING
 
 from thoughtledger.adapters.cli.common import EXIT_OK, CliError, Commands, Ui, command, ledger_from
 from thoughtledger.adapters.common.options import (
+    add_issuer_options,
     bounded,
+    check_issuer_options,
     loopback_host,
     port_number,
-    subject_mapping,
 )
 from thoughtledger.adapters.common.origins import LOOPBACK_HOSTS
 from thoughtledger.adapters.common.shares import (
@@ -63,26 +64,7 @@ def register(commands: Commands) -> None:
         "one): a browser signs in with one, a reader or writer sees its own sessions, an "
         "auditor every session",
     )
-    parser.add_argument(
-        "--auth-issuer",
-        metavar="URL",
-        help="accept JWT access tokens of this OAuth issuer too (as serve --http does); each "
-        "token's sub is its principal",
-    )
-    parser.add_argument(
-        "--audience",
-        metavar="AUD",
-        help="with --auth-issuer: the audience (aud) tokens must carry (default: the app's own "
-        "address, http://HOST:PORT/)",
-    )
-    parser.add_argument(
-        "--jwks-url", metavar="URL", help="with --auth-issuer: the issuer's key set (JWKS)"
-    )
-    parser.add_argument(
-        "--role-claim",
-        metavar="NAME",
-        help="with --auth-issuer: the claim naming the role (default: thoughtledger_role)",
-    )
+    add_issuer_options(parser)
     parser.add_argument(
         "--max-live",
         type=_count,
@@ -104,15 +86,6 @@ def register(commands: Commands) -> None:
         metavar="N",
         help=f"with --auth: sign-ins (browsers) each principal may hold; one more ends its own "
         f"oldest (default: {SIGN_INS_PER_PRINCIPAL})",
-    )
-    parser.add_argument(
-        "--map-subject",
-        action="append",
-        type=subject_mapping,
-        metavar="SUB=NAME",
-        help="with --auth and --auth-issuer: the issuer's tokens whose sub is SUB stand for the "
-        "token file's principal NAME (again for more); other subjects are ISSUER#sub, never a "
-        "token file's principal",
     )
     parser.add_argument(
         "--read-only",
@@ -150,7 +123,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
 
         # The token file first: a bad one stops the app before the ledger is touched.
         file_verifier = FileTokenVerifier(args.auth)
-    _check_issuer_options(args)
+    check_issuer_options(args)  # before the ledger is touched
     async with ledger_from(args, read_only=True):
         pass  # a missing ledger (or not a ledger) is refused, never made, before it is opened
     async with ledger_from(args, read_only=args.read_only) as ledger:
@@ -196,16 +169,6 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     if interrupted:  # its normal stop, said as serve says it
         sys.stderr.write("thoughtledger: stopped (Ctrl-C)\n")
     return EXIT_OK
-
-
-def _check_issuer_options(args: argparse.Namespace) -> None:
-    if args.map_subject and (args.auth is None or args.auth_issuer is None):
-        raise InvalidInputError("--map-subject goes with --auth FILE and --auth-issuer URL")
-    if args.auth_issuer is None:
-        for option in ("audience", "jwks_url", "role_claim"):
-            if getattr(args, option) is not None:
-                flag = "--" + option.replace("_", "-")
-                raise InvalidInputError(f"{flag} goes with --auth-issuer URL")
 
 
 async def _verifier(

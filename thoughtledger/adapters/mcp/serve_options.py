@@ -10,10 +10,10 @@ from pathlib import Path
 
 from thoughtledger.adapters.common.hardened import BODY_TIMEOUT, HEADER_TIMEOUT
 from thoughtledger.adapters.common.options import (
+    add_issuer_options,
     bounded,
     loopback_host,
     port_number,
-    subject_mapping,
 )
 from thoughtledger.adapters.common.origins import LOOPBACK_HOSTS, parse_origin
 from thoughtledger.adapters.common.shares import LIVE_PER_PRINCIPAL
@@ -52,8 +52,8 @@ HTTP_ONLY_OPTIONS = {
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the serve options to ``parser``.
 
-    ``--db``, ``--read-url``, ``--http``, the HTTP server's authentication (``--auth``,
-    ``--auth-issuer`` and its ``--audience``, ``--jwks-url``, ``--role-claim``), ``--allow-origin``,
+    ``--db``, ``--read-url``, ``--http``, the HTTP server's authentication (``--auth``, and
+    the issuer's options: see :func:`.add_issuer_options`), ``--allow-origin``,
     ``--max-http-sessions``, ``--header-timeout``, ``--body-timeout``, ``--host``, ``--port``,
     ``--agent``, ``--profile``, ``--tools``, ``--descriptions``, ``--ttl-minutes`` and the
     checkpoint and OTLP options; :func:`.run_serve` reads them back.
@@ -85,7 +85,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --http: accept only bearer tokens in this token file (thoughtledger token "
         "add NAME makes one); each token's principal sees only its own sessions",
     )
-    _add_issuer_arguments(parser)
+    add_issuer_options(parser)
     parser.add_argument(
         "--allow-origin",
         action="append",
@@ -215,43 +215,6 @@ def _agent(value: str) -> str:
         return check_agent(value)
     except InvalidInputError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
-
-
-def _add_issuer_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--auth-issuer",
-        metavar="URL",
-        help="with --http: accept JWT access tokens of this OAuth issuer (its metadata names "
-        "its keys); each token's sub is its principal. With --auth too, either kind of token",
-    )
-    parser.add_argument(
-        "--audience",
-        metavar="AUD",
-        help="with --auth-issuer: the audience (aud) tokens must carry, as the issuer sets it "
-        "for this server (RFC 8707; default: the served /mcp URL)",
-    )
-    parser.add_argument(
-        "--jwks-url",
-        metavar="URL",
-        help="with --auth-issuer: the issuer's key set (JWKS), instead of the one its metadata "
-        "names",
-    )
-    parser.add_argument(
-        "--role-claim",
-        metavar="NAME",
-        help="with --auth-issuer: the claim naming the role (writer, reader or auditor; default: "
-        "thoughtledger_role); without it in a token, its thoughtledger:ROLE scopes decide "
-        "(none: writer)",
-    )
-    parser.add_argument(
-        "--map-subject",
-        action="append",
-        type=subject_mapping,
-        metavar="SUB=NAME",
-        help="with --auth and --auth-issuer: the issuer's tokens whose sub is SUB stand for the "
-        "token file's principal NAME (again for more); other subjects are ISSUER#sub, never a "
-        "token file's principal",
-    )
 
 
 def _sessions(value: str) -> int:

@@ -459,6 +459,10 @@ class LedgerStore(EventStore):
     """The loop marks, following the log with a position (see :class:`LoopMarking`)."""
     owners: Owners
     """The sessions one principal started, newest first (see :class:`Owners`)."""
+    stored_schema_version: int | None = None
+    """The database schema version the ledger holds, as opened: this release's once opened for
+    writing (opening upgrades it), an older one a read-only opening left as it was; ``None``
+    for a store with no database (memory)."""
 
 
 __all__ = [

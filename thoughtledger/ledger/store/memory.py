@@ -69,7 +69,7 @@ class MemoryEventStore(LedgerStore):
         self.stats = StreamsStats(self._streams, self._check_open)
         self.owners = _MemoryOwners(self._streams, self._check_open)
         self.redaction = LogRedaction(self.read_stream, self._strip)
-        self.rows = RecordsRows(self.read_all)
+        self.rows = RecordsRows(self.read_all, self.read_stream)
         self.loop_marks = _MemoryLoopMarks(self._log, self.stats, self._check_open)
         self.imports = StoreImports(
             self, self._import, self._recorded_event_ids, max_event_bytes=max_event_bytes

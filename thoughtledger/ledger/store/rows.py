@@ -50,6 +50,24 @@ def types_in(event_types: Sequence[str]) -> str:
     return "(" + ", ".join(f"'{kind}'" for kind in sorted(set(event_types))) + ")"
 
 
+def session_versions_sql(event_types: Sequence[str]) -> str:
+    """The SQL of :meth:`RowReads.session_versions_of_types` (``:session_id``, ``:to_version``).
+
+    One ``SELECT`` a type, each naming its type as a literal (so that a partial index of that
+    type is used, see :func:`types_in`), joined by ``UNION ALL``.
+
+    Raises:
+        InvalidInputError: No type, or a type that is not an event type.
+    """
+    types_in(event_types)  # only known types: a literal below is one of ours, never input
+    select = (
+        "SELECT version FROM tl_events WHERE session_id = :session_id "
+        "AND event_type = '{}' AND version <= :to_version"
+    )
+    parts = (select.format(kind) for kind in sorted(set(event_types)))
+    return " UNION ALL ".join(parts) + " ORDER BY version"
+
+
 @runtime_checkable
 class RowReads(Protocol):
     """Pages of the log's stored rows, undecoded, in position order (a store capability)."""
@@ -94,16 +112,37 @@ class RowReads(Protocol):
             StoreError: The backend failed.
         """
 
+    @abstractmethod
+    async def session_versions_of_types(
+        self, session_id: str, event_types: Sequence[str], *, to_version: int
+    ) -> list[int]:
+        """The versions of a session's events of the given types, up to ``to_version``, in order.
+
+        The SQL backends read each type apart, with the type a literal: a type with a partial
+        index of its own (annotations, actions, redactions) is read from it, any other from the
+        session's range of the log's key, never by decoding a payload.
+
+        Raises:
+            InvalidInputError: A malformed session id, or an unknown type.
+            StoreError: The backend failed.
+        """
+
 
 class RecordsRows(RowReads):
     """Pages of rows built from decoded events (the in-memory store's ``rows``).
 
     Args:
         read_all: The store's ``read_all``.
+        read_stream: The store's ``read_stream``.
     """
 
-    def __init__(self, read_all: Callable[..., Awaitable[list[RecordedEvent]]]) -> None:
+    def __init__(
+        self,
+        read_all: Callable[..., Awaitable[list[RecordedEvent]]],
+        read_stream: Callable[..., Awaitable[list[RecordedEvent]]],
+    ) -> None:
         self._read_all = read_all
+        self._read_stream = read_stream
 
     async def read_all_rows(self, *, after_position: int = 0, limit: int = 1000) -> list[LogRow]:
         """See :meth:`RowReads.read_all_rows` (built from the decoded events)."""
@@ -129,6 +168,15 @@ class RecordsRows(RowReads):
                 break
             after_position = page[-1].position
         return found[:limit]
+
+    async def session_versions_of_types(
+        self, session_id: str, event_types: Sequence[str], *, to_version: int
+    ) -> list[int]:
+        """See :meth:`RowReads.session_versions_of_types` (the session's events, filtered)."""
+        types_in(event_types)
+        wanted = set(event_types)
+        records = await self._read_stream(session_id, to_version=to_version)
+        return [r.version for r in records if r.event.type in wanted]
 
 
 def log_rows_of(records: Iterable[RecordedEvent]) -> list[LogRow]:
@@ -260,6 +308,7 @@ __all__ = [
     "head_time",
     "log_row",
     "log_rows_of",
+    "session_versions_sql",
     "stored_row",
     "to_recorded",
 ]

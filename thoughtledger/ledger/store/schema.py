@@ -27,7 +27,7 @@ from thoughtledger.ledger.store.sql_views import (
     session_loops_select,
 )
 
-DATABASE_SCHEMA_VERSION = 16
+DATABASE_SCHEMA_VERSION = 17
 """The version of the database's tables this code creates and reads."""
 READABLE_FROM = 1
 """The oldest schema this code reads without upgrading it. The steps since add indexes (a
@@ -385,6 +385,25 @@ def _captured_downstream(json: JsonText) -> list[sa.schema.ExecutableDDLElement]
     ]
 
 
+def _actions(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # Step 17: a session's actions, found without a scan, as its annotations and redactions are
+    # (a history page counts the events that are not thoughts out of its thought count).
+    # Partial: an append of any other event writes nothing to it.
+    acted = events.c.event_type == "action.taken"
+    return [
+        sa.schema.CreateIndex(
+            sa.Index(
+                "tl_events_actions",
+                events.c.session_id,
+                events.c.version,
+                sqlite_where=acted,
+                postgresql_where=acted,
+            ),
+            if_not_exists=True,
+        ),
+    ]
+
+
 MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
     1: _tables,
     2: _listing_indexes,
@@ -401,6 +420,7 @@ MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]
     14: _counted_events,
     15: _stripped_types,
     16: _captured_downstream,
+    17: _actions,
 }
 """Schema step N brings a database from its previous step to N: given the backend's JSON
 expression, the DDL statements it runs, in one transaction."""

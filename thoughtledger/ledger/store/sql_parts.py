@@ -22,7 +22,14 @@ from thoughtledger.ledger.store.loop_marks import (
     check_folded,
 )
 from thoughtledger.ledger.store.owners import Owners
-from thoughtledger.ledger.store.rows import RowReads, event_row, head_time, log_row, types_in
+from thoughtledger.ledger.store.rows import (
+    RowReads,
+    event_row,
+    head_time,
+    log_row,
+    session_versions_sql,
+    types_in,
+)
 from thoughtledger.ledger.store.search import SearchFilter, SearchHit, Searching, check_search_page
 from thoughtledger.ledger.store.stats_rows import Statistics, StatsFilter, StatsRows
 
@@ -138,6 +145,17 @@ class SqlRows(RowReads):
 
         typed = sa.text(f"tl_events.event_type IN {types_in(event_types)}")
         return [event_row(row) for row in await self._page(None, after_position, limit, typed)]
+
+    async def session_versions_of_types(
+        self, session_id: str, event_types: Sequence[str], *, to_version: int
+    ) -> list[int]:
+        """See :meth:`.RowReads.session_versions_of_types`."""
+        import sqlalchemy as sa
+
+        check_id(session_id)
+        statement = sa.text(session_versions_sql(event_types))
+        rows = await self._fetch(statement.bindparams(session_id=session_id, to_version=to_version))
+        return [version for (version,) in rows]
 
     async def _page(
         self,

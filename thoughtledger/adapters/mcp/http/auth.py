@@ -13,6 +13,7 @@ from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from pydantic import AnyHttpUrl
 
+from thoughtledger.adapters.common.options import check_issuer_options
 from thoughtledger.adapters.mcp.serve_parts import IssuerVerifierFactory
 from thoughtledger.ledger.errors import InvalidInputError
 
@@ -67,8 +68,7 @@ async def http_auth(
     """Put together the authentication ``args`` asks for (``None``: none asked).
 
     Args:
-        args: The serve options (``--auth-issuer``, ``--audience``, ``--jwks-url``,
-            ``--role-claim``).
+        args: The issuer's options (see :func:`.add_issuer_options`) and ``--auth``.
         file_verifier: The token file's verifier, already made (``--auth FILE``), or ``None``.
         issuer_verifier: Makes the issuer's verifier; ``None`` where this build has none.
         base: The server's origin (``http://127.0.0.1:8765``).
@@ -79,21 +79,9 @@ async def http_auth(
             fetched from.
         LedgerError: The issuer's metadata or keys cannot be fetched (``IssuerError``).
     """
+    check_issuer_options(args)
     issuer: str | None = args.auth_issuer
     if issuer is None:
-        stray = [
-            option
-            for option, value in (
-                ("--audience", args.audience),
-                ("--jwks-url", args.jwks_url),
-                ("--role-claim", args.role_claim),
-            )
-            if value is not None
-        ]
-        if getattr(args, "map_subject", None):
-            stray.append("--map-subject")
-        if stray:
-            raise InvalidInputError(f"{stray[0]} goes with --auth-issuer URL")
         if file_verifier is None:
             return None
         return HttpAuth(file_verifier, _settings(base, url), (), str(args.auth))
@@ -102,9 +90,7 @@ async def http_auth(
     options: dict[str, str] = {} if args.role_claim is None else {"role_claim": args.role_claim}
     # With a token file too, two sources of principals: the issuer's live apart (ISSUER#sub)
     # unless the operator maps a subject to a token file's name on purpose.
-    subjects = None if file_verifier is None else dict(getattr(args, "map_subject", None) or ())
-    if subjects is None and getattr(args, "map_subject", None):
-        raise InvalidInputError("--map-subject goes with --auth FILE and --auth-issuer URL")
+    subjects = None if file_verifier is None else dict(args.map_subject or ())
     verifying = issuer_verifier(
         issuer, args.audience or url, jwks_url=args.jwks_url, subjects=subjects, **options
     )

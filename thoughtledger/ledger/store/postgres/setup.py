@@ -144,8 +144,12 @@ async def _refuse_foreign(connection: AsyncConnection, where: str, pg_schema: st
     )
 
 
-async def check_ledger(engine: AsyncEngine, where: str, pg_schema: str | None) -> None:
+async def check_ledger(engine: AsyncEngine, where: str, pg_schema: str | None) -> int:
     """Check, creating and changing nothing, that a ledger this code reads is there.
+
+    Returns:
+        The schema version the ledger holds (older than this release's when no writer has
+        upgraded it yet).
 
     Raises:
         LedgerNotFoundError: The database (or schema) has no ledger tables.
@@ -182,6 +186,7 @@ async def check_ledger(engine: AsyncEngine, where: str, pg_schema: str | None) -
             f"({schema.READABLE_FROM}), and reading never upgrades it; open it once for "
             "writing (for example with thoughtledger serve) to upgrade it"
         )
+    return int(current)
 
 
 def translate(exc: sa.exc.DBAPIError, where: str, *, doing: str = "") -> StoreError:

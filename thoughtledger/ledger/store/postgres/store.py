@@ -70,6 +70,7 @@ from thoughtledger.ledger.store.postgres.standby import (
 from thoughtledger.ledger.store.postgres.stats_dialect import POSTGRES_STATS, PostgresStats
 from thoughtledger.ledger.store.postgres.writers import HeldWriters
 from thoughtledger.ledger.store.redaction import Stripping
+from thoughtledger.ledger.store.schema import DATABASE_SCHEMA_VERSION
 from thoughtledger.ledger.store.sql import SqlEventStore
 
 
@@ -231,9 +232,10 @@ class PostgresEventStore(SqlEventStore):
         try:
             if read_only:
                 checked = primary if standby is None else standby
-                await check_ledger(checked.engine, checked.where, pg_schema)
+                stored = await check_ledger(checked.engine, checked.where, pg_schema)
             else:
                 await migrate(primary.engine, primary.where, pg_schema, progress)
+                stored = DATABASE_SCHEMA_VERSION  # migrate() brought it there
                 if standby is not None:
                     # Nothing else reads before the first answer: a standby that cannot be
                     # reached is said at opening, in one line, not at the first read.
@@ -246,6 +248,7 @@ class PostgresEventStore(SqlEventStore):
             if standby is not None:
                 await standby.engine.dispose()
             raise
+        store.stored_schema_version = stored
         return store
 
     async def _append(

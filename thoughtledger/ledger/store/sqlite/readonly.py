@@ -45,12 +45,13 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 _TABLES = "SELECT name FROM sqlite_master WHERE type = 'table'"
 
 
-def connect_read_only(path: Path) -> tuple[Path, sqlite3.Connection, str]:
+def connect_read_only(path: Path) -> tuple[Path, sqlite3.Connection, str, int]:
     """Open the ledger at ``path`` for reading only.
 
     Returns:
-        The file, a connection that refuses writes, and the URI it was opened with (for more
-        connections like it).
+        The file, a connection that refuses writes, the URI it was opened with (for more
+        connections like it), and the schema version the ledger holds (older than this
+        release's when no writer has upgraded it yet).
 
     Raises:
         LedgerNotFoundError: Nothing exists at ``path``.
@@ -85,11 +86,11 @@ def connect_read_only(path: Path) -> tuple[Path, sqlite3.Connection, str]:
         connection = _connect(uri, file)
         found = _tables(connection, file)
     try:
-        _check_schema(connection, found, file)
+        version = _check_schema(connection, found, file)
     except BaseException:
         connection.close()
         raise
-    return file, connection, uri
+    return file, connection, uri, version
 
 
 def _check_header(file: Path) -> None:
@@ -141,7 +142,14 @@ def _tables(connection: sqlite3.Connection, file: Path) -> set[str]:
         raise NotALedgerError(f"{file} is not a readable SQLite database: {exc}") from exc
 
 
-def _check_schema(connection: sqlite3.Connection, found: set[str], file: Path) -> None:
+def _check_schema(connection: sqlite3.Connection, found: set[str], file: Path) -> int:
+    """Return the schema version the ledger holds, if this code reads it.
+
+    Raises:
+        NotALedgerError: The database has no ledger tables.
+        SchemaVersionError: The schema is newer than this code, or older than it reads.
+        StoreUnavailableError: The version cannot be read.
+    """
     if "tl_schema" not in found:
         raise NotALedgerError(f"{file} is an SQLite database but not a thoughtledger ledger")
     try:
@@ -159,6 +167,7 @@ def _check_schema(connection: sqlite3.Connection, found: set[str], file: Path) -
             f"({READABLE_FROM}), and reading never upgrades it; open it once for writing "
             "(for example with thoughtledger serve) to upgrade it"
         )
+    return int(current)
 
 
 def _size(file: Path) -> int:

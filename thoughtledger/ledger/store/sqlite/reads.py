@@ -20,7 +20,7 @@ from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import StreamHead
 from thoughtledger.ledger.store.checks import check_page, check_window
 from thoughtledger.ledger.store.redaction import Redacted
-from thoughtledger.ledger.store.rows import decode_rows, head_time, types_in
+from thoughtledger.ledger.store.rows import decode_rows, head_time, session_versions_sql, types_in
 from thoughtledger.ledger.store.sqlite.statements import STATEMENTS
 
 _NO_BOUND = 2**63 - 1
@@ -146,6 +146,15 @@ class SqliteReader:
         """See :meth:`.Redacting.redactions` (from the partial index of redaction events)."""
         check_id(session_id)
         return tuple(map(Redacted._make, self.read(_REDACTIONS, (session_id,))))
+
+    async def session_versions_of_types(
+        self, session_id: str, event_types: Sequence[str], *, to_version: int
+    ) -> list[int]:
+        """See :meth:`.RowReads.session_versions_of_types` (each type's partial index, if any)."""
+        check_id(session_id)
+        statement = session_versions_sql(event_types)
+        found = self.read(statement, {"session_id": session_id, "to_version": to_version})
+        return [version for (version,) in found]
 
     def data_version(self) -> int:
         """Return SQLite's count of commits by other connections, the writer's included.

@@ -63,6 +63,7 @@ from thoughtledger.ledger.store.sqlite.setup import (
     reader_engine,
     refuse_foreign,
 )
+from thoughtledger.ledger.store.sqlite.statements import DATABASE_SCHEMA_VERSION
 from thoughtledger.ledger.store.sqlite.writer import Busy, SqliteWriter
 from thoughtledger.ledger.store.subscribe import PollingWatch
 
@@ -190,8 +191,8 @@ class SqliteEventStore(SqlEventStore):
         if durability not in ("normal", "full"):
             raise InvalidInputError(f"durability must be 'normal' or 'full', got {durability!r}")
         if read_only:
-            file, reader, uri = connect_read_only(Path(path))
-            return cls(
+            file, reader, uri, version = connect_read_only(Path(path))
+            reading = cls(
                 file,
                 reader,
                 reader,
@@ -201,6 +202,8 @@ class SqliteEventStore(SqlEventStore):
                 clock=clock,
                 max_event_bytes=max_event_bytes,
             )
+            reading.stored_schema_version = version
+            return reading
         file, writer = connect_writer(Path(path))
         try:
             refuse_foreign(writer, file)
@@ -222,6 +225,7 @@ class SqliteEventStore(SqlEventStore):
             clock=clock,
             max_event_bytes=max_event_bytes,
         )
+        store.stored_schema_version = DATABASE_SCHEMA_VERSION  # migrate() brought it there
         assert store._follow is not None  # noqa: S101  # a writable store always has one
         store._follow.catch_up_soon()
         return store
