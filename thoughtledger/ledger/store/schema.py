@@ -22,7 +22,7 @@ from thoughtledger.ledger.store.sql_views import (
     session_loops_select,
 )
 
-DATABASE_SCHEMA_VERSION = 15
+DATABASE_SCHEMA_VERSION = 16
 """The version of the database's tables this code creates and reads."""
 READABLE_FROM = 1
 """The oldest schema this code reads without upgrading it. The steps since add indexes (a
@@ -43,6 +43,10 @@ _Time = sa.DateTime(timezone=True).with_variant(sa.String(32), "sqlite")
 # SQLite keeps times as fixed-width ISO text (see thoughtledger.ledger.envelope.format_time): text
 # order is time order, and the stored text is exactly what the hash chain covers.
 
+_EventId = sa.String(36).with_variant(sa.Uuid(as_uuid=True), "postgresql")
+_Hash = sa.String(64).with_variant(sa.LargeBinary(), "postgresql")
+# Binary since step 16 (see ledger.store.stored_forms); SQLite's text columns hold BLOBs as is.
+
 events = sa.Table(
     "tl_events",
     metadata,
@@ -54,13 +58,13 @@ events = sa.Table(
     ),
     sa.Column("session_id", sa.String(128), nullable=False),
     sa.Column("version", sa.Integer, nullable=False),
-    sa.Column("event_id", sa.String(36), nullable=False),
+    sa.Column("event_id", _EventId, nullable=False),
     sa.Column("recorded_at", _Time, nullable=False),
     sa.Column("schema_version", sa.SmallInteger, nullable=False),
     sa.Column("event_type", sa.String(64), nullable=False),
     sa.Column("payload", sa.Text, nullable=False),
-    sa.Column("prev_hash", sa.String(64), nullable=False),
-    sa.Column("hash", sa.String(64), nullable=False),
+    sa.Column("prev_hash", _Hash, nullable=False),
+    sa.Column("hash", _Hash, nullable=False),
     sa.UniqueConstraint("session_id", "version", name="tl_events_stream_key"),
     sa.UniqueConstraint("event_id", name="tl_events_event_id_key"),
 )
@@ -356,6 +360,15 @@ def _stripped_types(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     return list(SEARCH_STRIPPED_TYPES)
 
 
+def _binary_hashes(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # Step 16: hashes and event ids in binary. PostgreSQL changes the columns' types in one
+    # statement; on SQLite the step's fill writes the rows again in batches (FILLS).
+    from thoughtledger.ledger.store.search_index import DialectDDL
+    from thoughtledger.ledger.store.stored_forms import BINARY_COLUMNS_POSTGRES
+
+    return [DialectDDL("SELECT 1", BINARY_COLUMNS_POSTGRES)]
+
+
 MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
     1: _tables,
     2: _listing_indexes,
@@ -371,6 +384,7 @@ MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]
     13: _postgres_search_follows,
     14: _counted_events,
     15: _stripped_types,
+    16: _binary_hashes,
 }
 """Schema step N brings a database from its previous step to N: given the backend's JSON
 expression, the DDL statements it runs, in one transaction."""
@@ -393,11 +407,13 @@ class Fill:
         description: What the step is doing, as a person reads it.
         statement: The batch's statement (bound parameters ``low`` and ``high``).
         then: DDL to run once the rows are written (an index is built faster over them all).
+        backends: The backends whose upgrade runs the fill (another does the step in its DDL).
     """
 
     description: str
     statement: sa.schema.ExecutableDDLElement
     then: list[sa.schema.ExecutableDDLElement]
+    backends: tuple[str, ...] = ("sqlite", "postgresql")
 
 
 FILL_STEPS = 100
@@ -428,7 +444,15 @@ def _search_fill() -> Fill:
     return Fill("Indexing thoughts for search", SEARCH_FILL, SEARCH_AFTER_FILL)
 
 
-FILLS: dict[int, Callable[[], Fill]] = {9: _search_fill}
+def _binary_fill() -> Fill:
+    from thoughtledger.ledger.store.search_index import DialectDDL
+    from thoughtledger.ledger.store.stored_forms import BINARY_FILL_SQLITE
+
+    text = "Storing hashes and event ids in binary"
+    return Fill(text, DialectDDL(BINARY_FILL_SQLITE, ""), [], backends=("sqlite",))
+
+
+FILLS: dict[int, Callable[[], Fill]] = {9: _search_fill, 16: _binary_fill}
 """The steps that also write rows derived from the log (after their DDL, in batches)."""
 
 
