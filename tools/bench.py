@@ -25,8 +25,9 @@ Usage (each bench by name, or ``all``; options a bench does not read are ignored
     tools/bench search [--search-thoughts N] [--events N] [--pg URL]
                                      ranked search vs the bare index, and the index's append cost
     tools/bench search-append [--events N] [--pg URL]   the search index's append cost only
-    tools/bench storage [--storage-thoughts N]   SQLite bytes per thought recorded vs its input
-                                     line (which tables hold them), WAL pages per commit
+    tools/bench storage [--storage-thoughts N] [--pg URL]   bytes per thought recorded vs its
+                                     input line (SQLite: which tables hold them; PostgreSQL),
+                                     SQLite's WAL pages per commit
     tools/bench peers                eventsourcing's SQLite recorder; the official
                                      sequential-thinking server when THOUGHTLEDGER_OFFICIAL_SERVER
                                      names its dist/index.js (tools/bench installs 2026.8.31)
@@ -352,7 +353,8 @@ async def _search_append(args: argparse.Namespace) -> AsyncGenerator[Result, Non
 async def _storage(args: argparse.Namespace) -> list[Result]:
     from bench_storage import bench_storage
 
-    return await bench_storage(args.storage_thoughts)
+    pg = args.pg if await pg_available(args.pg) else None
+    return await bench_storage(args.storage_thoughts, pg=pg)
 
 
 async def _peers(_args: argparse.Namespace) -> AsyncGenerator[Result, None]:

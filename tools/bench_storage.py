@@ -1,6 +1,6 @@
 """What a thought costs on disk: SQLite bytes per thought against its input, and WAL pages a commit.
 
-Usage: tools/bench storage [--storage-thoughts N] [--storage-run R]
+Usage: tools/bench storage [--storage-thoughts N] [--pg URL]
        (or: .venv/bin/python tools/bench_storage.py [N] [R])
 
 Builds a ledger the way users write one: ``N`` thoughts (default 20,000) in sessions of ``R``
@@ -11,6 +11,8 @@ Builds a ledger the way users write one: ``N`` thoughts (default 20,000) in sess
   search index and loop marks included (both taken in, the WAL checkpointed first); target
   <= 1.6. The row also names the tables and indexes holding the bytes (SQLite's ``dbstat``),
   per thought;
+* with ``--pg URL`` (``tools/bench storage``), the same for PostgreSQL: its tables' bytes
+  (indexes and TOAST included, after ``VACUUM``) per thought against the input line, a figure;
 * WAL pages written per single-event commit at durability=full, one writer appending one event
   a call to one session (as the peers row does), beside eventsourcing's SQLite recorder appending
   the same payloads (its table and statement through sqlite3 when the library is not installed);
@@ -133,8 +135,50 @@ def _their_pages(db: Path, commits: int) -> tuple[float, str]:
     return frames / (commits - 1), "SQLiteAggregateRecorder.insert_events, one per call"
 
 
-async def bench_storage(thoughts: int = 20_000, run: int = 10) -> list[Result]:
-    """Build the ledger with ``record`` and measure its bytes and its commits' WAL pages."""
+_PG_SIZES = (
+    "SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c "
+    "JOIN pg_namespace n ON n.oid = c.relnamespace "
+    "WHERE n.nspname = $1 AND c.relkind = 'r' ORDER BY 2 DESC"
+)
+
+
+async def _postgres_row(pg: str, thoughts: int, run: int) -> Result:
+    """The same ledger recorded into a fresh PostgreSQL schema: its tables' bytes per thought."""
+    import uuid
+
+    import asyncpg
+    from bench_tenfold import build
+
+    schema = f"bench_storage_{uuid.uuid4().hex[:8]}"
+    _big, _seconds, written = await asyncio.to_thread(
+        build, f"{pg}?schema={schema}", thoughts, thoughts // run + 1, 0
+    )
+    connection = await asyncpg.connect(pg.replace("postgresql+asyncpg://", "postgresql://"))
+    try:
+        await connection.execute(f"VACUUM ANALYZE {schema}.tl_events")
+        sizes = {name: size for name, size in await connection.fetch(_PG_SIZES, schema)}
+    finally:
+        await connection.execute(f"DROP SCHEMA {schema} CASCADE")
+        await connection.close()
+    per_thought = sum(sizes.values()) / thoughts
+    return {
+        "name": f"storage: PostgreSQL bytes per thought vs its input line ({thoughts:,} thoughts "
+        f"recorded, sessions of {run}; tables with their indexes and TOAST, after VACUUM)",
+        "bytes_per_thought": round(per_thought),
+        "input_line_bytes": round(written / thoughts),
+        "baseline": "the thought's JSON line with its session id, as `record` reads it",
+        "largest": ", ".join(f"{name} {size / thoughts:.1f}" for name, size in sizes.items()),
+        "ratio": round(per_thought / (written / thoughts), 2),
+    }
+
+
+async def bench_storage(
+    thoughts: int = 20_000, run: int = 10, pg: str | None = None
+) -> list[Result]:
+    """Build the ledger with ``record`` and measure its bytes and its commits' WAL pages.
+
+    With ``pg`` (a PostgreSQL URL) the same ledger is also recorded there and measured.
+    """
     from bench_tenfold import build
 
     sessions = thoughts // run
@@ -173,12 +217,14 @@ async def bench_storage(thoughts: int = 20_000, run: int = 10) -> list[Result]:
                 "lower_is_better": True,
             }
         )
+    if pg is not None:
+        rows.append(await _postgres_row(pg, thoughts, run))
     return rows
 
 
 async def _main() -> None:
-    args = [int(arg) for arg in sys.argv[1:3]]
-    for row in await bench_storage(*args):
+    thoughts, run = [int(arg) for arg in sys.argv[1:3]] + [20_000, 10][len(sys.argv[1:3]) :]
+    for row in await bench_storage(thoughts, run):
         print(row)
 
 
