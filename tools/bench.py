@@ -25,6 +25,9 @@ Usage (each bench by name, or ``all``; options a bench does not read are ignored
     tools/bench search [--search-thoughts N] [--events N] [--pg URL]
                                      ranked search vs the bare index, and the index's append cost
     tools/bench search-append [--events N] [--pg URL]   the search index's append cost only
+    tools/bench storage [--storage-thoughts N] [--pg URL]   bytes per thought recorded vs its
+                                     input line (SQLite: which tables hold them; PostgreSQL),
+                                     SQLite's WAL pages per commit
     tools/bench peers                eventsourcing's SQLite recorder; the official
                                      sequential-thinking server when THOUGHTLEDGER_OFFICIAL_SERVER
                                      names its dist/index.js (tools/bench installs 2026.8.31)
@@ -347,6 +350,13 @@ async def _search_append(args: argparse.Namespace) -> AsyncGenerator[Result, Non
     yield await bench_index_cost(args.events, pg)
 
 
+async def _storage(args: argparse.Namespace) -> list[Result]:
+    from bench_storage import bench_storage
+
+    pg = args.pg if await pg_available(args.pg) else None
+    return await bench_storage(args.storage_thoughts, pg=pg)
+
+
 async def _peers(_args: argparse.Namespace) -> AsyncGenerator[Result, None]:
     from bench_peers import bench_peers, official_server
 
@@ -435,6 +445,7 @@ BENCHES: dict[str, Bench] = {
     "redaction": listed(_redaction),
     "search": listed(_search),
     "search-append": _search_append,
+    "storage": listed(_storage),
     "peers": _peers,
     "history": listed(_history),
     "touch": listed(_touch),
@@ -471,6 +482,7 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument("--redaction-events", type=int, default=200_000)
     parse.add_argument("--loop-thoughts", type=int, default=100_000)
     parse.add_argument("--search-thoughts", type=int, default=1_000_000)
+    parse.add_argument("--storage-thoughts", type=int, default=20_000)
     parse.add_argument("--fork-thoughts", type=int, default=20_000)
     parse.add_argument("--derived-thoughts", type=int, default=2_000_000)
     parse.add_argument("--fairness-thoughts", type=int, default=200_000)

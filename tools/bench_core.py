@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from bench_stats import chained_rows
+from bench_stats import chained_rows, stored
 
 from thoughtledger.ledger.codec import encode_payload
 from thoughtledger.ledger.envelope import format_time
@@ -35,14 +35,19 @@ def _event(n: int) -> ThoughtRecorded:
     )
 
 
-def _raw_rows(count: int, session_id: str) -> list[tuple[Any, ...]]:
-    """Rows with real payloads and hashes, computed before the clock starts."""
+def _raw_rows(count: int, session_id: str, *, binary: bool = False) -> list[tuple[Any, ...]]:
+    """Rows with real payloads and hashes, computed before the clock starts.
+
+    ``binary``: the event id and hashes as the SQLite log keeps them (PostgreSQL's statement
+    converts the text itself, as the store's does).
+    """
     now = format_time(utc_now())
     events = [
         (str(uuid.uuid4()), now, "thought.recorded", encode_payload(_event(n)))
         for n in range(1, count + 1)
     ]
-    return [(row[1], *row) for row in chained_rows(session_id, events)]
+    rows = chained_rows(session_id, events)
+    return [(row[1], *row) for row in (map(stored, rows) if binary else rows)]
 
 
 _SQLITE_INSERT = (
@@ -52,7 +57,7 @@ _SQLITE_INSERT = (
 _PG_INSERT = (
     "INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, "
     "schema_version, event_type, payload, prev_hash, hash) "
-    "VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)"
+    "VALUES ($1,$2,$3,$4::uuid,$5,$6,$7,$8,decode($9, 'hex'),decode($10, 'hex'))"
 )
 
 
@@ -67,7 +72,7 @@ def _raw_sqlite_connection(path: Path) -> tuple[sqlite3.Connection, int]:
 
 def _raw_sqlite(path: Path, count: int) -> float:
     """Raw sqlite3: one event per transaction, same schema and PRAGMAs as the store."""
-    rows = _raw_rows(count, "raw")
+    rows = _raw_rows(count, "raw", binary=True)
     db, base = _raw_sqlite_connection(path)
     insert = _SQLITE_INSERT
     start = time.perf_counter()
@@ -194,7 +199,7 @@ async def bench_asof(thoughts: int = 10_000, at: int = 9_000) -> Result:
 
 def _raw_sqlite_batched(path: Path, count: int, per_tx: int = 100) -> float:
     """Raw sqlite3 committing ``per_tx`` rows per transaction, same schema and PRAGMAs."""
-    rows = _raw_rows(count, "raw-batched")
+    rows = _raw_rows(count, "raw-batched", binary=True)
     db, base = _raw_sqlite_connection(path)
     insert = _SQLITE_INSERT
     start = time.perf_counter()

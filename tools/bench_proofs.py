@@ -68,7 +68,7 @@ async def _proofs(path: Path, events: int, samples: int) -> list[Result]:
             begun = time.perf_counter()
             proof = await store.tree.inclusion_proof(position, head.size)
             times.append((time.perf_counter() - begun) * 1000)
-            leaf = leaf_hash(bytes.fromhex(digest))
+            leaf = leaf_hash(digest if isinstance(digest, bytes) else bytes.fromhex(digest))
             assert verify_inclusion(leaf, proof.index, head.size, proof.path, head.root)
         # Alternated with the raw scan, best of two each: both read a warm page cache, and a
         # drift of the machine shows in both.

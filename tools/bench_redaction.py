@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench_stats import chained_rows, generate_rows
+from bench_stats import chained_rows, generate_rows, stored
 
 from thoughtledger.ledger.content import seal_content
 from thoughtledger.ledger.events import THOUGHT_TYPES
@@ -62,7 +62,7 @@ async def _ledger(path: Path, events: int, schema: int) -> list[str]:
                 "INSERT INTO tl_events (session_id, version, event_id, recorded_at, "
                 "schema_version, event_type, payload, prev_hash, hash) "
                 "VALUES (?,?,?,?,?,?,?,?,?)",
-                rows,
+                map(stored, rows),
             )
             db.execute("INSERT INTO tl_sessions VALUES (?,?,?,?,?)", head)
             sessions.append(head[0])

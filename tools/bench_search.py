@@ -191,7 +191,8 @@ async def bench_search_postgres(url: str, thoughts: int) -> Result:
         started = time.perf_counter()
         await connection.execute("CREATE TEMP TABLE staged (LIKE tl_events INCLUDING DEFAULTS)")
         rows = [
-            (p, s, v, e, _pg_time(), k, t, payload, a, b)
+            # The log's uuid and bytea columns (schema step 18).
+            (p, s, v, uuid.UUID(e), _pg_time(), k, t, payload, bytes.fromhex(a), bytes.fromhex(b))
             for p, s, v, e, _at, k, t, payload, a, b in _rows(thoughts + thoughts // PER_SESSION)
         ]
         await connection.copy_records_to_table("staged", records=rows)

@@ -15,6 +15,7 @@ import sqlite3
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -105,6 +106,22 @@ def generate_rows(
         yield rows, (session_id, len(rows), rows[-1][8], rows[0][3], rows[-1][3])
 
 
+def stored(row: Row) -> Row:
+    """A :func:`chained_rows` row as the SQLite log keeps it: event id and hashes in binary."""
+    session_id, version, event_id, at, schema_version, kind, payload, prev, digest = row
+    return (
+        session_id,
+        version,
+        uuid.UUID(event_id).bytes,
+        at,
+        schema_version,
+        kind,
+        payload,
+        bytes.fromhex(prev),
+        bytes.fromhex(digest),
+    )
+
+
 def chained_rows(
     session_id: str, events: Iterable[tuple[str, str, str, str]], *, schema_version: int = 1
 ) -> list[Row]:
@@ -151,7 +168,7 @@ async def generate_ledger(
                 "INSERT INTO tl_events (session_id, version, event_id, recorded_at, "
                 "schema_version, event_type, payload, prev_hash, hash) "
                 "VALUES (?,?,?,?,?,?,?,?,?)",
-                rows,
+                map(stored, rows),
             )
             db.execute("INSERT INTO tl_sessions VALUES (?,?,?,?,?)", head)
         db.execute("COMMIT")

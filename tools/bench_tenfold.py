@@ -251,7 +251,8 @@ def raw(kind: str, db: str, out: str | None = None) -> None:
         decoded = [json.loads(row[1]) for row in rows]
         if kind == "verify":
             for row in rows:
-                hashlib.sha256((row[2] + row[1]).encode()).hexdigest()
+                prev = row[2].hex() if isinstance(row[2], bytes) else row[2]  # binary: step 18
+                hashlib.sha256((prev + row[1]).encode()).hexdigest()
         if writer is not None:
             import pyarrow as pa
 

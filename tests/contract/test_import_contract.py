@@ -268,7 +268,8 @@ async def test_an_event_edited_in_place_is_a_conflict_not_already_imported(
         await store.imports.import_records(records)
     finally:
         await store.aclose()
-    await backend.execute(EDITS[edit], **({"forged": "e" * 64} if edit == "hash-column" else {}))
+    forged = {"forged": bytes.fromhex("e" * 64)}  # as the log keeps a hash
+    await backend.execute(EDITS[edit], **(forged if edit == "hash-column" else {}))
     store = await backend.open()
     try:
         before = await store.rows.read_all_rows()

@@ -322,10 +322,11 @@ def multiplied(original: Path, path: Path, copies: int) -> None:
             db.execute(
                 "INSERT INTO tl_events (session_id, version, event_id, recorded_at,"
                 " schema_version, event_type, payload, prev_hash, hash)"
-                " SELECT session_id || ?1, version, printf('%08x', ?2) || substr(event_id, 9),"
+                # A fresh id, in the binary form the log keeps ids in (schema step 18).
+                " SELECT session_id || ?1, version, randomblob(16),"
                 " recorded_at, schema_version, event_type, payload, prev_hash, hash"
-                " FROM tl_events WHERE position <= ?3 ORDER BY position",
-                (f"-{copy}", copy, events),
+                " FROM tl_events WHERE position <= ?2 ORDER BY position",
+                (f"-{copy}", events),
             )
             db.execute(
                 "INSERT INTO tl_sessions (session_id, version, hash, started_at, updated_at)"

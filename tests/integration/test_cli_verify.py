@@ -2,6 +2,7 @@
 
 import asyncio
 import sqlite3
+import uuid
 from pathlib import Path
 
 import pytest
@@ -30,8 +31,7 @@ def event_id(path: Path, session_id: str, version: int) -> str:
         ).fetchone()
     finally:
         db.close()
-    found: str = row[0]
-    return found
+    return str(uuid.UUID(bytes=row[0]))  # kept as its 16 bytes (schema step 18)
 
 
 @pytest.fixture

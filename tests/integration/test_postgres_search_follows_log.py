@@ -18,6 +18,7 @@ from tests.support.backends import Backend, backend_for, base_url, dsn
 from tests.support.raw_store import raw_store
 from tests.support.search_index import record_texts
 from thoughtledger import open_ledger
+from thoughtledger.ledger.store.schema import DATABASE_SCHEMA_VERSION
 from thoughtledger.ledger.store.search_index import SEARCH_INDEX, DialectDDL
 
 pytestmark = [pytest.mark.anyio, pytest.mark.postgres]
@@ -210,7 +211,8 @@ async def test_opening_a_ledger_indexed_by_its_insert_trigger_drops_the_trigger(
     assert await indexed(pg, "victor") == [1]
     connection = await connect(pg)
     try:
-        assert await connection.fetchval("SELECT max(version) FROM tl_schema") == 17
+        version = await connection.fetchval("SELECT max(version) FROM tl_schema")
+        assert version == DATABASE_SCHEMA_VERSION
         assert await connection.fetchval("SELECT to_regproc('tl_search_added')") is None
     finally:
         await connection.close()

@@ -49,9 +49,10 @@ async def test_opening_an_older_ledger_indexes_its_thoughts_and_reports_progress
 
     await found_all(ledger_url, thoughts)
     events = thoughts + 1
-    assert {description for description, _, _ in reports} == {DESCRIPTION}
-    assert {total for _, _, total in reports} == {events}
-    done = [count for _, count, _ in reports]
+    # A ledger this old takes the later steps too; on SQLite step 18 goes through the log as well.
+    indexing = [report for report in reports if report[0] == DESCRIPTION]
+    assert {total for _, _, total in indexing} == {events}
+    done = [count for _, count, _ in indexing]
     assert done[0] == 0
     assert done[-1] == events
     assert done == sorted(done)

@@ -67,8 +67,8 @@ async def insert_late_event(connection: asyncpg.Connection, session_id: str) -> 
     position: int = await connection.fetchval(
         "INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, "
         "schema_version, event_type, payload, prev_hash, hash) "
-        "VALUES ((pg_current_xact_id()::text::bigint << 16) + 1, $1, 1, $2, $3, 1, "
-        "'thought.recorded', $4, $5, $6) RETURNING position",
+        "VALUES ((pg_current_xact_id()::text::bigint << 16) + 1, $1, 1, $2::uuid, $3, 1, "
+        "'thought.recorded', $4, decode($5, 'hex'), decode($6, 'hex')) RETURNING position",
         session_id,
         event_id,
         moment,

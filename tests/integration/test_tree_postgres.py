@@ -18,7 +18,8 @@ pytestmark = [pytest.mark.anyio, pytest.mark.postgres]
 INSERT = """
 INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, schema_version,
                        event_type, payload, prev_hash, hash)
-VALUES ((pg_current_xact_id()::text::bigint << 16) + 1, $1, 1, $2, $3, $4, $5, $6, $7, $8)
+VALUES ((pg_current_xact_id()::text::bigint << 16) + 1, $1, 1, $2::uuid, $3, $4, $5, $6,
+        decode($7, 'hex'), decode($8, 'hex'))
 """
 
 

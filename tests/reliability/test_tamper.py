@@ -16,9 +16,8 @@ TAMPERS = {
     "WHERE session_id = 's' AND version = :v",
     "edit type": "UPDATE tl_events SET event_type = 'thought.revised' "
     "WHERE session_id = 's' AND version = :v",
-    "edit hash": "UPDATE tl_events SET hash = replace(hash, substr(hash, 1, 1), "
-    "CASE WHEN substr(hash, 1, 1) = 'a' THEN 'b' ELSE 'a' END) "
-    "WHERE session_id = 's' AND version = :v",
+    # Another event's hash, in the form the log keeps hashes (binary since schema step 18).
+    "edit hash": "UPDATE tl_events SET hash = prev_hash WHERE session_id = 's' AND version = :v",
     "edit event id": "UPDATE tl_events SET event_id = '00000000-0000-7000-8000-000000000000' "
     "WHERE session_id = 's' AND version = :v",
     "delete": "DELETE FROM tl_events WHERE session_id = 's' AND version = :v",

@@ -26,8 +26,8 @@ async def rewrite_consistently(backend: Backend, store: LedgerStore, session_id:
             "UPDATE tl_events SET payload = :payload, prev_hash = :prev, hash = :hash "
             "WHERE position = :position",
             payload=payload,
-            prev=prev,
-            hash=digest,
+            prev=bytes.fromhex(prev),  # as the log keeps hashes (schema step 18)
+            hash=bytes.fromhex(digest),
             position=record.position,
         )
         prev = digest

@@ -18,11 +18,11 @@ from abc import abstractmethod
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
-from uuid import UUID, SafeUUID
 
 from thoughtledger.ledger.chain import SealedEvent, StoredRow
 from thoughtledger.ledger.codec import decode_payload
 from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent, format_time, parse_time
+from thoughtledger.ledger.store.stored_forms import hash_text, id_text, id_uuid
 
 Row = Sequence[Any]
 
@@ -200,15 +200,6 @@ def event_rows_of(records: Iterable[RecordedEvent]) -> list[EventRow]:
     return [EventRow.of(record) for record in records]
 
 
-def _uuid(text: str) -> UUID:
-    # UUID(text) validates and normalises at ~4 us a call; stored ids are canonical text written by
-    # this code, so building the object from its integer is enough (and 4x cheaper).
-    value = object.__new__(UUID)
-    object.__setattr__(value, "int", int(text.replace("-", ""), 16))
-    object.__setattr__(value, "is_safe", SafeUUID.unknown)
-    return value
-
-
 def decode_rows(rows: Iterable[Row]) -> list[RecordedEvent]:
     """Decode ``tl_events`` rows (tuples in column order) into recorded events.
 
@@ -242,13 +233,13 @@ def decode_rows(rows: Iterable[Row]) -> list[RecordedEvent]:
                 position=position,
                 session_id=session_id,
                 version=version,
-                event_id=_uuid(event_id),
+                event_id=id_uuid(event_id),
                 recorded_at=last_moment,
                 schema_version=schema,
                 event_type=kind,
                 payload=payload,
-                prev_hash=prev,
-                hash=digest,
+                prev_hash=hash_text(prev),
+                hash=hash_text(digest),
                 event=decode_payload(kind, schema, payload),
             )
         )
@@ -262,13 +253,13 @@ def stored_row(row: Row) -> StoredRow:
         position=position,
         session_id=session_id,
         version=version,
-        event_id=event_id,
+        event_id=id_text(event_id),
         recorded_at=format_time(recorded_at) if isinstance(recorded_at, datetime) else recorded_at,
         schema_version=schema,
         event_type=kind,
         payload=payload,
-        prev_hash=prev,
-        hash=digest,
+        prev_hash=hash_text(prev),
+        hash=hash_text(digest),
     )
 
 
@@ -278,7 +269,16 @@ def event_row(row: Row) -> EventRow:
     if isinstance(recorded_at, datetime):
         recorded_at = format_time(recorded_at)
     return EventRow(
-        position, session_id, version, event_id, recorded_at, schema, kind, payload, prev, digest
+        position,
+        session_id,
+        version,
+        id_text(event_id),
+        recorded_at,
+        schema,
+        kind,
+        payload,
+        hash_text(prev),
+        hash_text(digest),
     )
 
 

@@ -27,7 +27,7 @@ from thoughtledger.ledger.store.sql_views import (
     session_loops_select,
 )
 
-DATABASE_SCHEMA_VERSION = 17
+DATABASE_SCHEMA_VERSION = 18
 """The version of the database's tables this code creates and reads."""
 READABLE_FROM = 1
 """The oldest schema this code reads without upgrading it. The steps since add indexes (a
@@ -48,6 +48,10 @@ _Time = sa.DateTime(timezone=True).with_variant(sa.String(32), "sqlite")
 # SQLite keeps times as fixed-width ISO text (see thoughtledger.ledger.envelope.format_time): text
 # order is time order, and the stored text is exactly what the hash chain covers.
 
+_EventId = sa.String(36).with_variant(sa.Uuid(as_uuid=True), "postgresql")
+_Hash = sa.String(64).with_variant(sa.LargeBinary(), "postgresql")
+# Binary since step 18 (see ledger.store.stored_forms); SQLite's text columns hold BLOBs as is.
+
 events = sa.Table(
     "tl_events",
     metadata,
@@ -59,13 +63,13 @@ events = sa.Table(
     ),
     sa.Column("session_id", sa.String(128), nullable=False),
     sa.Column("version", sa.Integer, nullable=False),
-    sa.Column("event_id", sa.String(36), nullable=False),
+    sa.Column("event_id", _EventId, nullable=False),
     sa.Column("recorded_at", _Time, nullable=False),
     sa.Column("schema_version", sa.SmallInteger, nullable=False),
     sa.Column("event_type", sa.String(64), nullable=False),
     sa.Column("payload", sa.Text, nullable=False),
-    sa.Column("prev_hash", sa.String(64), nullable=False),
-    sa.Column("hash", sa.String(64), nullable=False),
+    sa.Column("prev_hash", _Hash, nullable=False),
+    sa.Column("hash", _Hash, nullable=False),
     sa.UniqueConstraint("session_id", "version", name="tl_events_stream_key"),
     sa.UniqueConstraint("event_id", name="tl_events_event_id_key"),
 )
@@ -404,6 +408,15 @@ def _actions(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     ]
 
 
+def _binary_hashes(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # Step 18: hashes and event ids in binary. PostgreSQL changes the columns' types in one
+    # statement; on SQLite the step's fill writes the rows again in batches (FILLS).
+    from thoughtledger.ledger.store.search_index import DialectDDL
+    from thoughtledger.ledger.store.stored_forms import BINARY_COLUMNS_POSTGRES
+
+    return [DialectDDL("SELECT 1", BINARY_COLUMNS_POSTGRES)]
+
+
 MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
     1: _tables,
     2: _listing_indexes,
@@ -421,6 +434,7 @@ MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]
     15: _stripped_types,
     16: _captured_downstream,
     17: _actions,
+    18: _binary_hashes,
 }
 """Schema step N brings a database from its previous step to N: given the backend's JSON
 expression, the DDL statements it runs, in one transaction."""
@@ -443,11 +457,13 @@ class Fill:
         description: What the step is doing, as a person reads it.
         statement: The batch's statement (bound parameters ``low`` and ``high``).
         then: DDL to run once the rows are written (an index is built faster over them all).
+        backends: The backends whose upgrade runs the fill (another does the step in its DDL).
     """
 
     description: str
     statement: sa.schema.ExecutableDDLElement
     then: list[sa.schema.ExecutableDDLElement]
+    backends: tuple[str, ...] = ("sqlite", "postgresql")
 
 
 FILL_STEPS = 100
@@ -478,7 +494,15 @@ def _search_fill() -> Fill:
     return Fill("Indexing thoughts for search", SEARCH_FILL, SEARCH_AFTER_FILL)
 
 
-FILLS: dict[int, Callable[[], Fill]] = {9: _search_fill}
+def _binary_fill() -> Fill:
+    from thoughtledger.ledger.store.search_index import DialectDDL
+    from thoughtledger.ledger.store.stored_forms import BINARY_FILL_SQLITE
+
+    text = "Storing hashes and event ids in binary"
+    return Fill(text, DialectDDL(BINARY_FILL_SQLITE, ""), [], backends=("sqlite",))
+
+
+FILLS: dict[int, Callable[[], Fill]] = {9: _search_fill, 18: _binary_fill}
 """The steps that also write rows derived from the log (after their DDL, in batches)."""
 
 

@@ -42,6 +42,7 @@ from thoughtledger.ledger.store.sql_parts import (
     head_of_row,
     recent_heads_query,
 )
+from thoughtledger.ledger.store.stored_forms import id_uuid
 from thoughtledger.ledger.store.stored_tree import StoredTree
 
 _ID_CHUNK = 1000
@@ -265,12 +266,18 @@ class SqlEventStore(LedgerStore):
         wanted = sorted({str(event_id) for event_id in event_ids})
         found: set[UUID] = set()
         for start in range(0, len(wanted), _ID_CHUNK):
-            chunk = wanted[start : start + _ID_CHUNK]
-            rows = await self._fetch(
-                sa.select(EVENTS.c.event_id).where(EVENTS.c.event_id.in_(chunk))
-            )
-            found.update(UUID(row[0]) for row in rows)
+            chunk = [
+                form for text in wanted[start : start + _ID_CHUNK] for form in self._id_forms(text)
+            ]
+            # Untyped: the driver takes each form as it is (SQLite holds two in one column).
+            ids = sa.bindparam("ids", chunk, expanding=True, type_=sa.types.NullType())
+            rows = await self._fetch(sa.select(EVENTS.c.event_id).where(EVENTS.c.event_id.in_(ids)))
+            found.update(id_uuid(row[0]) for row in rows)
         return found
+
+    def _id_forms(self, text: str) -> tuple[object, ...]:
+        """The values an event id may be stored as (PostgreSQL: a ``uuid``; SQLite overrides)."""
+        return (UUID(text),)
 
     def _search_dialect(self) -> str:
         """The backend's name in :func:`.search_index.search_statement` (SQLite overrides)."""

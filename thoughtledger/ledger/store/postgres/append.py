@@ -51,8 +51,8 @@ WITH head AS (
 _EVENTS = """
 INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, schema_version,
                        event_type, payload, prev_hash, hash)
-SELECT (pg_current_xact_id()::text::bigint << 16) + e.ord, $1, e.version, e.event_id, $4, $7,
-       e.event_type, e.payload, e.prev_hash, e.hash
+SELECT (pg_current_xact_id()::text::bigint << 16) + e.ord, $1, e.version, e.event_id::uuid, $4,
+       $7, e.event_type, e.payload, decode(e.prev_hash, 'hex'), decode(e.hash, 'hex')
 FROM head,
      unnest($8::int[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
          WITH ORDINALITY AS e(version, event_id, event_type, payload, prev_hash, hash, ord)

@@ -88,13 +88,13 @@ async def _import_in(connection: AsyncConnection, streams: dict[str, list[Record
                     "position": (xid << POSITION_SHIFT) + written + offset,
                     "session_id": session_id,
                     "version": r.version,
-                    "event_id": str(r.event_id),
+                    "event_id": r.event_id,
                     "recorded_at": r.recorded_at,
                     "schema_version": r.schema_version,
                     "event_type": r.event_type,
                     "payload": r.payload,
-                    "prev_hash": r.prev_hash,
-                    "hash": r.hash,
+                    "prev_hash": bytes.fromhex(r.prev_hash),
+                    "hash": bytes.fromhex(r.hash),
                 }
                 for offset, r in enumerate(plan.new, start=1)
             ],

@@ -18,6 +18,7 @@ from thoughtledger.ledger.store.postgres.positions import visible_below
 from thoughtledger.ledger.store.schema import events as EVENTS
 from thoughtledger.ledger.store.schema import tree_nodes as NODES
 from thoughtledger.ledger.store.schema import tree_tip as TIP
+from thoughtledger.ledger.store.stored_forms import hash_text
 
 _ID_CHUNK = 1000
 """Nodes looked up per query (well within the driver's limit on bound parameters)."""
@@ -118,7 +119,7 @@ class PostgresTree:
         if through is not None:
             query = query.where(EVENTS.c.position <= through)
         rows = await self._fetch(query.order_by(EVENTS.c.position).limit(limit))
-        return [(row.position, row.hash) for row in rows]
+        return [(row.position, hash_text(row.hash)) for row in rows]
 
     async def grow(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
         """See :meth:`.TreeRows.grow` (one statement on a held writer connection)."""

@@ -69,8 +69,9 @@ async def migrate(
             for step in schema.pending_steps(current):
                 for ddl in schema.MIGRATIONS[step](PostgresStats().json):
                     await connection.execute(ddl)
-                if step in schema.FILLS:
-                    await _fill(connection, schema.FILLS[step](), progress)
+                fill = schema.FILLS[step]() if step in schema.FILLS else None
+                if fill is not None and "postgresql" in fill.backends:
+                    await _fill(connection, fill, progress)
                 await connection.execute(
                     sa.insert(versions).values(version=step, applied_at=format_time(utc_now()))
                 )

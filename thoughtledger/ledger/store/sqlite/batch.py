@@ -19,6 +19,7 @@ from thoughtledger.ledger.envelope import RecordedEvent, format_time, parse_time
 from thoughtledger.ledger.errors import ConcurrencyError, InvalidInputError, LedgerError
 from thoughtledger.ledger.store.rows import to_recorded
 from thoughtledger.ledger.store.sqlite.statements import STATEMENTS
+from thoughtledger.ledger.store.stored_forms import hash_bytes
 
 INSERT_EVENT = STATEMENTS["insert_event"]
 INSERT_FIRST = STATEMENTS["insert_first"]
@@ -259,13 +260,13 @@ def _columns(item: SealedEvent) -> tuple[object, ...]:
     return (
         item.session_id,
         item.version,
-        item.event_id_text,
+        item.event_id.bytes,  # canonical: the bytes read back as event_id_text
         item.recorded_at_text,
         item.schema_version,
         item.event_type,
         item.payload,
-        item.prev_hash,
-        item.hash,
+        hash_bytes(item.prev_hash),
+        hash_bytes(item.hash),
     )
 
 

@@ -18,6 +18,7 @@ from thoughtledger.ledger.store.sqlite.batch import (
 from thoughtledger.ledger.store.sqlite.search_follow import index_waiting
 from thoughtledger.ledger.store.sqlite.statements import STATEMENTS
 from thoughtledger.ledger.store.sqlite.writer import SqliteWriter
+from thoughtledger.ledger.store.stored_forms import hash_bytes
 
 _IMPORT_HEAD = STATEMENTS["import_head"]
 _READ_WINDOW = STATEMENTS["read_stream_to"]
@@ -74,13 +75,13 @@ def _import_now(
                     (
                         session_id,
                         r.version,
-                        str(r.event_id),
+                        r.event_id.bytes,
                         format_time(r.recorded_at),
                         r.schema_version,
                         r.event_type,
                         r.payload,
-                        r.prev_hash,
-                        r.hash,
+                        hash_bytes(r.prev_hash),
+                        hash_bytes(r.hash),
                     )
                     for r in plan.new
                 ],

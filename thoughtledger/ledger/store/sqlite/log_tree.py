@@ -15,6 +15,7 @@ from thoughtledger.ledger.merkle import NodeId
 from thoughtledger.ledger.store.log_tree import BLOCK_LEVEL, PAGE, StoredNode, TreeTip
 from thoughtledger.ledger.store.sqlite.reads import SqliteReader
 from thoughtledger.ledger.store.sqlite.writer import SqliteWriter
+from thoughtledger.ledger.store.stored_forms import hash_text
 
 TIP = "SELECT size, position FROM tl_tree WHERE id = 1"
 NODE = "SELECT hash FROM tl_tree_nodes WHERE level = ? AND idx = ?"
@@ -80,8 +81,10 @@ class SqliteTree:
     ) -> list[tuple[int, str]]:
         """See :meth:`.TreeRows.hashes` (every committed event: SQLite has one writer at a time)."""
         if through is None:
-            return self._read(HASHES, (after, limit))
-        return self._read(HASHES_THROUGH, (after, through, limit))
+            rows = self._read(HASHES, (after, limit))
+        else:
+            rows = self._read(HASHES_THROUGH, (after, through, limit))
+        return [(position, hash_text(digest)) for position, digest in rows]
 
     async def grow(self, old: TreeTip, new: TreeTip, nodes: Sequence[StoredNode]) -> bool:
         """See :meth:`.TreeRows.grow`.

@@ -20,7 +20,13 @@ from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import StreamHead
 from thoughtledger.ledger.store.checks import check_page, check_window
 from thoughtledger.ledger.store.redaction import Redacted
-from thoughtledger.ledger.store.rows import decode_rows, head_time, session_versions_sql, types_in
+from thoughtledger.ledger.store.rows import (
+    decode_rows,
+    event_row,
+    head_time,
+    session_versions_sql,
+    types_in,
+)
 from thoughtledger.ledger.store.sqlite.statements import STATEMENTS
 
 _NO_BOUND = 2**63 - 1
@@ -93,7 +99,7 @@ class SqliteReader:
         """
         check_page(after_position, limit)
         page: dict[str, object] = {"after": after_position, "limit": limit, "offset": 0}
-        return list(map(EventRow._make, self.read(STATEMENTS["read_all"], page)))
+        return list(map(event_row, self.read(STATEMENTS["read_all"], page)))
 
     async def read_event_rows_of_types(
         self, event_types: Sequence[str], *, after_position: int = 0, limit: int = 1000
@@ -113,7 +119,7 @@ class SqliteReader:
             "ORDER BY position LIMIT :limit"
         )
         page: dict[str, object] = {"after": after_position, "limit": limit}
-        return list(map(EventRow._make, self.read(statement, page)))
+        return list(map(event_row, self.read(statement, page)))
 
     async def list_heads(
         self, *, after_session_id: str | None = None, limit: int = 1000

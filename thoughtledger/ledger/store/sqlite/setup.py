@@ -230,11 +230,12 @@ def _apply_schema_steps(
             f"{file} has schema version {current}, newer than this thoughtledger "
             f"understands ({schema.DATABASE_SCHEMA_VERSION}); upgrade thoughtledger"
         )
+    _upgrade_functions(writer)
     for step in schema.pending_steps(current):
         for ddl in schema.MIGRATIONS[step](SqliteStats().json):
             writer.execute(sql(ddl))
-        if step in schema.FILLS:
-            _fill(writer, schema.FILLS[step](), sql, progress)
+        if step in schema.FILLS and "sqlite" in (fill := schema.FILLS[step]()).backends:
+            _fill(writer, fill, sql, progress)
         writer.execute(
             sql(sa.insert(schema.schema_versions)),
             {"version": step, "applied_at": format_time(utc_now())},
@@ -242,6 +243,19 @@ def _apply_schema_steps(
     if not _views_current(writer):
         for ddl in schema.refreshed_views(SqliteStats().json):
             writer.execute(sql(ddl))
+
+
+def _upgrade_functions(writer: sqlite3.Connection) -> None:
+    """Give the connection what step 18's fill calls (SQLite before 3.41 has no ``unhex``)."""
+    from thoughtledger.ledger.store.stored_forms import hash_bytes, id_bytes
+
+    Stored = str | bytes | int | float | None
+
+    def binary(encode: Callable[[str], bytes | str]) -> Callable[[Stored], Stored]:
+        return lambda value: encode(value) if isinstance(value, str) else value
+
+    writer.create_function("tl_hash_bytes", 1, binary(hash_bytes), deterministic=True)
+    writer.create_function("tl_id_bytes", 1, binary(id_bytes), deterministic=True)
 
 
 def _fill(

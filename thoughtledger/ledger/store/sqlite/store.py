@@ -65,6 +65,7 @@ from thoughtledger.ledger.store.sqlite.setup import (
 )
 from thoughtledger.ledger.store.sqlite.statements import DATABASE_SCHEMA_VERSION
 from thoughtledger.ledger.store.sqlite.writer import Busy, SqliteWriter
+from thoughtledger.ledger.store.stored_forms import id_bytes
 from thoughtledger.ledger.store.subscribe import PollingWatch
 
 if TYPE_CHECKING:
@@ -416,6 +417,10 @@ class SqliteEventStore(SqlEventStore):
         return PollingWatch(
             self._committed, poll_interval or POLL_INTERVAL, self._reader.data_version
         )
+
+    def _id_forms(self, text: str) -> tuple[object, ...]:
+        """An event id is stored as its bytes (schema step 18), or as text written before it."""
+        return (id_bytes(text), text)
 
     def _search_dialect(self) -> str:
         return "sqlite"
