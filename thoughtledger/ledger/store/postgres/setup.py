@@ -17,7 +17,7 @@ from thoughtledger.ledger.errors import (
     StoreError,
     StoreUnavailableError,
 )
-from thoughtledger.ledger.store import schema
+from thoughtledger.ledger.store import schema, schema_fills
 from thoughtledger.ledger.store.base import utc_now
 from thoughtledger.ledger.store.columns import views_current
 from thoughtledger.ledger.store.postgres.stats_dialect import PostgresStats
@@ -34,8 +34,8 @@ async def migrate(
 ) -> None:
     """Create the schema and tables, or bring them to this code's version.
 
-    A step that goes through the whole log (see :data:`schema.FILLS`) tells ``progress`` how it
-    goes (see :data:`schema.UpgradeProgress`); every step runs in the one transaction.
+    A step that goes through the whole log (see :data:`schema_fills.FILLS`) tells ``progress``
+    how it goes (see :data:`schema.UpgradeProgress`); every step runs in the one transaction.
 
     Raises:
         NotALedgerError: The database (or schema) holds another application's tables and no
@@ -69,7 +69,7 @@ async def migrate(
             for step in schema.pending_steps(current):
                 for ddl in schema.MIGRATIONS[step](PostgresStats().json):
                     await connection.execute(ddl)
-                fill = schema.FILLS[step]() if step in schema.FILLS else None
+                fill = schema_fills.FILLS[step]() if step in schema_fills.FILLS else None
                 if fill is not None and "postgresql" in fill.backends:
                     await _fill(connection, fill, progress)
                 await connection.execute(
@@ -93,13 +93,13 @@ async def migrate(
 
 async def _fill(
     connection: AsyncConnection,
-    fill: schema.Fill,
+    fill: schema_fills.Fill,
     progress: Callable[[str, int, int], None] | None,
 ) -> None:
     """Write a step's rows derived from the log, batch by batch, in the caller's transaction."""
-    total = (await connection.execute(sa.text(schema.FILL_COUNT))).scalar_one()
-    size = schema.fill_batch_size(total)
-    boundary = sa.text(schema.FILL_BOUNDARY)
+    total = (await connection.execute(sa.text(schema_fills.FILL_COUNT))).scalar_one()
+    size = schema_fills.fill_batch_size(total)
+    boundary = sa.text(schema_fills.FILL_BOUNDARY)
     statement = sa.text(str(fill.statement.compile(dialect=connection.dialect)))
     low, done = 0, 0
     if not total:
@@ -108,7 +108,7 @@ async def _fill(
         progress(fill.description, 0, total)
     while done < total:
         end = (await connection.execute(boundary, {"low": low, "skip": size - 1})).scalar()
-        high = schema.LAST_POSITION if end is None else end
+        high = schema_fills.LAST_POSITION if end is None else end
         await connection.execute(statement, {"low": low, "high": high})
         low, done = high, min(done + size, total)
         if progress is not None:

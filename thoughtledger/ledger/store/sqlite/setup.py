@@ -26,7 +26,7 @@ from thoughtledger.ledger.store.sqlite.statements import DATABASE_SCHEMA_VERSION
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
 
-    from thoughtledger.ledger.store import schema
+    from thoughtledger.ledger.store import schema_fills
 
 Durability = Literal["normal", "full"]
 
@@ -214,7 +214,7 @@ def _apply_schema_steps(
     import sqlalchemy as sa
     from sqlalchemy.dialects import sqlite as sqlite_dialect
 
-    from thoughtledger.ledger.store import schema
+    from thoughtledger.ledger.store import schema, schema_fills
     from thoughtledger.ledger.store.sqlite.stats_dialect import SqliteStats
 
     dialect = sqlite_dialect.dialect(paramstyle="named")
@@ -234,7 +234,7 @@ def _apply_schema_steps(
     for step in schema.pending_steps(current):
         for ddl in schema.MIGRATIONS[step](SqliteStats().json):
             writer.execute(sql(ddl))
-        if step in schema.FILLS and "sqlite" in (fill := schema.FILLS[step]()).backends:
+        if step in schema_fills.FILLS and "sqlite" in (fill := schema_fills.FILLS[step]()).backends:
             _fill(writer, fill, sql, progress)
         writer.execute(
             sql(sa.insert(schema.schema_versions)),
@@ -260,15 +260,15 @@ def _upgrade_functions(writer: sqlite3.Connection) -> None:
 
 def _fill(
     writer: sqlite3.Connection,
-    fill: "schema.Fill",
+    fill: "schema_fills.Fill",
     sql: Callable[[Any], str],
     progress: Callable[[str, int, int], None] | None,
 ) -> None:
     """Write a step's rows derived from the log, batch by batch, in the caller's transaction."""
-    from thoughtledger.ledger.store import schema
+    from thoughtledger.ledger.store import schema_fills
 
-    total = writer.execute(schema.FILL_COUNT).fetchone()[0]
-    size = schema.fill_batch_size(total)
+    total = writer.execute(schema_fills.FILL_COUNT).fetchone()[0]
+    size = schema_fills.fill_batch_size(total)
     statement = sql(fill.statement)
     low, done = 0, 0
     if not total:
@@ -276,8 +276,8 @@ def _fill(
     if progress is not None:
         progress(fill.description, 0, total)
     while done < total:
-        end = writer.execute(schema.FILL_BOUNDARY, {"low": low, "skip": size - 1}).fetchone()
-        high = schema.LAST_POSITION if end is None else end[0]
+        end = writer.execute(schema_fills.FILL_BOUNDARY, {"low": low, "skip": size - 1}).fetchone()
+        high = schema_fills.LAST_POSITION if end is None else end[0]
         writer.execute(statement, {"low": low, "high": high})
         low, done = high, min(done + size, total)
         if progress is not None:
