@@ -251,6 +251,14 @@ def thoughts_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
         ),
     }
     assert tuple(columns) == THOUGHT_COLUMNS  # noqa: S101  # the documented order
+    return _with_start(columns, e, start).where(e.c.event_type.in_(_thought_types()))
+
+
+def _with_start(columns: dict[str, Any], e: Any, start: Any) -> sa.Select[Any]:
+    """Select ``columns`` (named by their keys) from events ``e`` beside their session's start.
+
+    ``start`` is the session's ``session.started`` event (absent for a session without one).
+    """
     return (
         sa.select(*(value.label(name) for name, value in columns.items()))
         .select_from(e)
@@ -262,7 +270,6 @@ def thoughts_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
                 start.c.event_type == "session.started",
             ),
         )
-        .where(e.c.event_type.in_(_thought_types()))
     )
 
 
@@ -379,19 +386,7 @@ def annotations_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
         "redacted": sa.case((salt.is_(None), sa.true()), else_=sa.false()),
     }
     assert tuple(columns) == ANNOTATION_COLUMNS  # noqa: S101  # the documented order
-    return (
-        sa.select(*(value.label(name) for name, value in columns.items()))
-        .select_from(e)
-        .outerjoin(
-            start,
-            sa.and_(
-                start.c.session_id == e.c.session_id,
-                start.c.version == 1,
-                start.c.event_type == "session.started",
-            ),
-        )
-        .where(e.c.event_type == ANNOTATION_TYPE)
-    )
+    return _with_start(columns, e, start).where(e.c.event_type == ANNOTATION_TYPE)
 
 
 def actions_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
@@ -421,19 +416,7 @@ def actions_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
         "span_id": text(e, "span_id"),
     }
     assert tuple(columns) == ACTION_COLUMNS  # noqa: S101  # the documented order
-    return (
-        sa.select(*(value.label(name) for name, value in columns.items()))
-        .select_from(e)
-        .outerjoin(
-            start,
-            sa.and_(
-                start.c.session_id == e.c.session_id,
-                start.c.version == 1,
-                start.c.event_type == "session.started",
-            ),
-        )
-        .where(e.c.event_type == "action.taken")
-    )
+    return _with_start(columns, e, start).where(e.c.event_type == "action.taken")
 
 
 def session_loops_select(
