@@ -6,12 +6,13 @@ request of every principal for as long (a 49,000-event page stalled the app 1.2 
 asking for its own huge session again and again stalled it for good). So a page is built
 :data:`PAGE_SLICE` events at a time, the event loop free between slices to answer anyone else;
 each principal builds one page at a time (its other page requests wait their turn behind it,
-never another principal's); and a body once built is kept by its session's head (a reload, or a
-second reader, costs a look-up).
+never another principal's, and a chain walk takes the same turns); and a body once built is kept
+by its session's head (a reload, or a second reader, costs a look-up).
 """
 
 import asyncio
 from collections import OrderedDict
+from contextlib import AbstractAsyncContextManager
 
 from thoughtledger.adapters.ui.payload import PayloadEvents, json_bytes
 from thoughtledger.api import Ledger, StreamHead, Turns
@@ -34,6 +35,10 @@ class PageBuilds:
         self._ledger = ledger
         self._turns = Turns()
         self._kept = _Payloads(budget)
+
+    def turn(self, principal: str | None) -> AbstractAsyncContextManager[None]:
+        """One of ``principal``'s turns, for another whole-session read (a chain walk)."""
+        return self._turns.of(principal)
 
     async def body(self, principal: str | None, head: StreamHead) -> bytes:
         """The page of the session ``head`` names, up to that head, as JSON bytes.

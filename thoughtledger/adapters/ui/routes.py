@@ -277,7 +277,9 @@ def create_app(
                 f"session {session_id!r} has {head.version:,} events: this app walks chains "
                 f"of up to {SESSION_PAGE_MAX:,}; check it with thoughtledger verify {session_id}"
             )
-        return _Json(report_json(await scope.verify(session_id)))
+        async with pages.turn(scope.owner):  # a whole-session read: the page's turns
+            report = await scope.verify(session_id)
+        return _Json(report_json(report))
 
     async def forks(request: Request) -> Response:
         return _Json(await forks_json(await scope_of(request), _session_id(request)))
