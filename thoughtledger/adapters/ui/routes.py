@@ -206,8 +206,9 @@ def create_app(
         return Response(static_text(name), media_type=_STATIC[name])
 
     async def scope_of(request: Request) -> Scope:
-        # The one door: every route reads the ledger as the request's principal may.
-        return ledger.as_principal(await door.principal(request))
+        # The one door: every route reads the ledger as the request's principal may, at the
+        # principal's pace while others are served.
+        return ledger.as_principal(await door.paced_principal(request))
 
     def session_filter(request: Request) -> SessionFilter:
         return SessionFilter(
