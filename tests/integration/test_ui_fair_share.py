@@ -4,7 +4,8 @@ One principal opening sockets and event streams without end is refused with 429 
 (``--max-live``, sockets and streams together), while another follows its own session; one
 principal signing in again and again ends only its own oldest sign-ins (``--max-sign-ins``),
 never another's; one principal asking for the page of its own huge session does not hold up
-another's requests while the page is built. A real ``ui`` in a child process.
+another's requests while the page is built; one principal's flood of requests waits its own
+pace while another's are answered. A real ``ui`` in a child process.
 """
 
 import asyncio
@@ -21,6 +22,7 @@ from tests.support.live_socket import live_socket, receive, send
 from tests.support.processes import WAIT, sqlite_in
 from tests.support.ui_app import UiApp, record_owned, ui_app
 from thoughtledger import open_ledger
+from thoughtledger.adapters.common.pacing import BURST, RATE
 from thoughtledger.api import MAX_BATCH_THOUGHTS, Principal
 
 pytestmark = pytest.mark.anyio
@@ -190,3 +192,43 @@ async def test_another_principal_is_answered_while_a_huge_session_page_is_built(
 
 def _bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+async def test_a_principal_flooding_requests_waits_its_pace_while_another_is_answered(
+    tmp_path: Path, owned: tuple[str, dict[str, str]]
+) -> None:
+    db, ids = owned
+    flood = BURST + 50
+    with ui_app(db, tmp_path / "tokens.json") as app:
+        mallory, alice = app.mint("mallory", "reader"), app.mint("alice", "reader")
+        async with (
+            httpx.AsyncClient(base_url=app.base, timeout=WAIT, headers=_bearer(mallory)) as hers,
+            httpx.AsyncClient(base_url=app.base, timeout=WAIT, headers=_bearer(alice)) as own,
+        ):
+            waits: list[float] = []
+            flooding = True
+
+            async def alice_reads() -> None:
+                while flooding:  # alice is being served throughout mallory's flood
+                    asked = time.perf_counter()
+                    page = await own.get(f"api/sessions/{ids['alice-1']}")
+                    waits.append(time.perf_counter() - asked)
+                    assert page.status_code == 200, page.text
+                    await asyncio.sleep(0.05)
+
+            # What a first page costs once (modules loaded, connections opened) paid first.
+            assert (await own.get(f"api/sessions/{ids['alice-1']}")).status_code == 200
+            assert (await hers.get("api/total")).status_code == 200
+            reading = asyncio.create_task(alice_reads())
+            await asyncio.sleep(0)  # alice's first request goes first
+            started = time.perf_counter()
+            answers = await asyncio.gather(*(hers.get("api/total") for _ in range(flood)))
+            took = time.perf_counter() - started
+            flooding = False
+            await reading
+    assert [answer.status_code for answer in answers] == [200] * flood
+    # Past its burst, mallory's requests went at its pace: the last 50 no faster than 50 a
+    # second (a lower bound the pace sets, whatever the machine) ...
+    assert took >= 0.9 * (flood - BURST) / RATE, took
+    # ... while alice's, within hers, were answered as they came.
+    assert max(waits) < took / 3, (max(waits), took)
