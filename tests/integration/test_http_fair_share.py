@@ -5,22 +5,28 @@ principal, writers included, out of ``/mcp`` until it left. Now each principal h
 its share of live sockets (``--max-live``) and every principal together at most
 ``--max-live-total``: past its share a principal is refused with 429, and when the server is
 full the principal holding the most gives up its oldest (closed with 1013), never another.
-A real server in a child process, real sockets.
+And one principal sending requests as fast as its answers come waits its own pace while
+another principal is served. A real server in a child process, real sockets.
 """
 
+import asyncio
 import contextlib
 import json
+import time
 from pathlib import Path
 
 import anyio
+import anyio.lowlevel
+import httpx2
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from tests.support.auth import serving_with_auth
+from tests.support.auth import MCP_ACCEPT, open_session, serving_with_auth
 from tests.support.live_socket import receive, send
 from tests.support.mcp import call, thought
 from tests.support.processes import WAIT
+from thoughtledger.adapters.common.pacing import BURST, RATE
 
 pytestmark = pytest.mark.anyio
 
@@ -95,3 +101,51 @@ async def test_a_full_server_takes_room_from_the_heaviest_holder_never_another(
             for socket in [*heavy[1:], *light]:
                 await send(socket, {"op": "ping"})
                 assert await receive(socket) == {"type": "pong"}
+
+
+async def test_a_principal_flooding_initialize_waits_its_pace_while_another_is_answered(
+    tmp_path: Path,
+) -> None:
+    flood = BURST + 50
+    async with serving_with_auth(tmp_path, "--max-http-sessions", "1") as server:
+        mallory, alice = server.mint("mallory", "reader"), server.mint("alice", "writer")
+        async with (
+            httpx2.AsyncClient(timeout=WAIT, headers=_bearer(mallory)) as hers,
+            httpx2.AsyncClient(timeout=WAIT, headers=_bearer(alice)) as own,
+        ):
+            opened = await open_session(own, server.url)
+            assert opened.status_code == 200, opened.text
+            session = {**MCP_ACCEPT, "mcp-session-id": opened.headers["mcp-session-id"]}
+            waits: list[float] = []
+            flooding = True
+
+            async def alice_pings() -> None:
+                while flooding:  # alice is being served throughout mallory's flood
+                    asked = time.perf_counter()
+                    pong = await own.post(server.url, json=PING, headers=session)
+                    waits.append(time.perf_counter() - asked)
+                    assert pong.status_code == 200, pong.text
+                    await anyio.sleep(0.05)
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(alice_pings)
+                await anyio.lowlevel.checkpoint()  # alice's first request goes first
+                started = time.perf_counter()
+                answers = await asyncio.gather(
+                    *(open_session(hers, server.url) for _ in range(flood))
+                )
+                took = time.perf_counter() - started
+                flooding = False
+    # Its one session, then its cap's refusals: each past its burst at its pace, no faster
+    # than the pace lets (a lower bound, whatever the machine) ...
+    assert sorted(answer.status_code for answer in answers) == [200] + [429] * (flood - 1)
+    assert took >= 0.9 * (flood - BURST) / RATE, took
+    # ... while alice's calls, within hers, were answered as they came.
+    assert max(waits) < took / 3, (max(waits), took)
+
+
+PING = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}

@@ -112,6 +112,7 @@ from thoughtledger.api.transfer import (
 )
 from thoughtledger.api.transfer.jsonl import ManifestSession, manifest_line, to_line
 from thoughtledger.api.transfer.signed import check_checkpoint
+from thoughtledger.api.turns import Turns
 from thoughtledger.ledger.chain import VerifyReport
 from thoughtledger.ledger.checkpoint import Checkpoint, Signer, Verifier
 from thoughtledger.ledger.decide import (
@@ -218,6 +219,7 @@ __all__ = [
     "ThoughtPrompt",
     "ThoughtWriter",
     "Transfer",
+    "Turns",
     "Verifier",
     "VerifyReport",
     "WrittenThought",

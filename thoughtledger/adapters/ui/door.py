@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from starlette.requests import ClientDisconnect, HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
 
+from thoughtledger.adapters.common.pacing import Pacing
 from thoughtledger.adapters.common.shares import (
     REFUSED_STATUS,
     Held,
@@ -58,6 +59,8 @@ class Door:
         self.recheck = recheck
         self.live = limits.live_shares()
         """The live sockets and event streams each principal holds open."""
+        self.pacing = Pacing()
+        """Each principal's pace of requests while others are served."""
 
     @property
     def guarded(self) -> bool:
@@ -90,6 +93,20 @@ class Door:
         raise SignInRequiredError(
             "sign in first (a token from thoughtledger token add, or Authorization: Bearer)"
         )
+
+    async def paced_principal(self, request: HTTPConnection) -> Principal | None:
+        """The principal ``request`` comes from, once its requests are on pace.
+
+        Past its burst while another principal is served, a principal's requests wait their
+        turn (see :mod:`thoughtledger.adapters.common.pacing`).
+
+        Raises:
+            SignInRequiredError: The app needs a principal and the request carries none.
+            ShareRefusedError: The principal already has its most requests waiting.
+        """
+        found = await self.principal(request)
+        await self.pacing.wait(found.name if found is not None else None)
+        return found
 
     async def hold_live(self, request: HTTPConnection) -> tuple[Held, asyncio.Event]:
         """A slot of the live shares for ``request``'s principal, for an event stream.
@@ -177,6 +194,11 @@ class Door:
         if opened is None:
             return _error(401, "that token is not valid here (unknown, revoked or expired)")
         key, signed = opened
+        try:  # signing in again and again: its own sign-ins wait, never another's requests
+            await self.pacing.wait(signed.principal.name)
+        except ShareRefusedError as exc:
+            self.sign_ins.sign_out(key)
+            return _error(REFUSED_STATUS, str(exc))
         answer = JSONResponse({"name": signed.principal.name, "role": signed.principal.role})
         answer.set_cookie(
             cookie_name(request),

@@ -161,18 +161,36 @@ def session_payload(
     as it is on an intact chain: the page reads it from there, and a long session travels a
     fifth lighter. Where a link is broken the stored value is sent, and the page shows it.
     """
-    events: list[JsonDict] = []
-    before: str | None = None
-    repeats = {mark.version: mark.repeats_version for mark in marks}
-    numbers: dict[int, Any] = {}
-    for record in records:
-        item = event_json(record)
-        mark_repeat(item, repeats, numbers)
-        if item["ph"] == before:
-            del item["ph"]
-        before = item["h"]
-        events.append(item)
-    return {"sessionId": session_id, "events": events}
+    return {"sessionId": session_id, "events": PayloadEvents(marks).add(records)}
+
+
+class PayloadEvents:
+    """A session's events as :func:`session_payload` sends them, converted a slice at a time.
+
+    Each :meth:`add` takes the next events in version order; what links them (the previous
+    hash, the numbers of thoughts a repeat names) is carried from one slice to the next, so
+    that the slices together are exactly the payload's ``events``.
+
+    Args:
+        marks: The session's loop marks, as the ledger answers them.
+    """
+
+    def __init__(self, marks: Sequence[LoopMark] = ()) -> None:
+        self._repeats = {mark.version: mark.repeats_version for mark in marks}
+        self._numbers: dict[int, Any] = {}
+        self._before: str | None = None
+
+    def add(self, records: Iterable[RecordedEvent]) -> list[JsonDict]:
+        """The next events, as the page reads them (see :func:`event_json`)."""
+        events: list[JsonDict] = []
+        for record in records:
+            item = event_json(record)
+            mark_repeat(item, self._repeats, self._numbers)
+            if item["ph"] == self._before:
+                del item["ph"]
+            self._before = item["h"]
+            events.append(item)
+        return events
 
 
 def mark_repeat(item: JsonDict, repeats: Mapping[int, int], numbers: dict[int, Any]) -> None:
@@ -252,6 +270,7 @@ def script_json(data: Mapping[str, Any] | Sequence[Any]) -> str:
 
 __all__ = [
     "JsonDict",
+    "PayloadEvents",
     "event_json",
     "json_bytes",
     "mark_repeat",

@@ -14,7 +14,6 @@ only an auditor.
 """
 
 import importlib.resources
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -37,7 +36,8 @@ from thoughtledger.adapters.ui.listing import SessionFilter, sessions_page, sess
 from thoughtledger.adapters.ui.live_app import live_endpoint
 from thoughtledger.adapters.ui.live_messages import AFTER_MAX
 from thoughtledger.adapters.ui.live_socket import STALL_SECONDS
-from thoughtledger.adapters.ui.payload import json_bytes, report_json, session_payload
+from thoughtledger.adapters.ui.page_build import PageBuilds
+from thoughtledger.adapters.ui.payload import json_bytes, report_json
 from thoughtledger.adapters.ui.review import ReviewFilter, review_json
 from thoughtledger.adapters.ui.search import search_json
 from thoughtledger.adapters.ui.signin import RECHECK_SECONDS
@@ -181,7 +181,7 @@ def create_app(
             /api/sessions/{id}/annotate``, ``.../fork``, ``.../redact``); the live socket at
             ``/ws`` (as ``serve --http``'s; ``/api/ws`` too).
     """
-    payloads = _Payloads()
+    pages = PageBuilds(ledger)
     badges_of = Badges(ledger)
     door = Door(verifier, recheck=recheck, limits=limits)
 
@@ -206,8 +206,9 @@ def create_app(
         return Response(static_text(name), media_type=_STATIC[name])
 
     async def scope_of(request: Request) -> Scope:
-        # The one door: every route reads the ledger as the request's principal may.
-        return ledger.as_principal(await door.principal(request))
+        # The one door: every route reads the ledger as the request's principal may, at the
+        # principal's pace while others are served.
+        return ledger.as_principal(await door.paced_principal(request))
 
     def session_filter(request: Request) -> SessionFilter:
         return SessionFilter(
@@ -262,12 +263,9 @@ def create_app(
                 f"of up to {SESSION_PAGE_MAX:,}; read it page by page with "
                 f"thoughtledger show {session_id} --limit 100"
             )
-        body = payloads.get(session_id, head.version, head.hash)
-        if body is None:
-            records = [r for r in await scope.stream(session_id) if r.version <= head.version]
-            marks = await ledger.loops.marks(session_id, to_version=head.version)
-            body = json_bytes(session_payload(session_id, records, marks))
-            payloads.keep(session_id, head.version, head.hash, body)
+        # Built a slice at a time, one build per principal at a time: a principal asking for
+        # its huge sessions again and again waits on itself, never holds up another.
+        body = await pages.body(scope.owner, head)
         return Response(body, media_type="application/json")
 
     async def verify(request: Request) -> Response:
@@ -280,7 +278,9 @@ def create_app(
                 f"session {session_id!r} has {head.version:,} events: this app walks chains "
                 f"of up to {SESSION_PAGE_MAX:,}; check it with thoughtledger verify {session_id}"
             )
-        return _Json(report_json(await scope.verify(session_id)))
+        async with pages.turn(scope.owner):  # a whole-session read: the page's turns
+            report = await scope.verify(session_id)
+        return _Json(report_json(report))
 
     async def forks(request: Request) -> Response:
         return _Json(await forks_json(await scope_of(request), _session_id(request)))
@@ -418,33 +418,6 @@ def create_app(
 
     app = Starlette(routes=routes, exception_handlers={HTTPException: refused, Exception: failed})
     return SecurityHeaders(LoopbackOnly(SameOrigin(app, allow_origins)))
-
-
-class _Payloads:
-    """The session payloads last sent, by session and head.
-
-    A reload of a long session (or a second reader) costs one head look-up. A session only
-    grows, so a head names one payload.
-    """
-
-    def __init__(self, budget: int = 64 * 2**20) -> None:
-        self._budget = budget
-        self._held: OrderedDict[str, tuple[int, str, bytes]] = OrderedDict()
-
-    def get(self, session_id: str, version: int, hash_: str) -> bytes | None:
-        held = self._held.get(session_id)
-        if held is None or held[:2] != (version, hash_):
-            return None
-        self._held.move_to_end(session_id)
-        return held[2]
-
-    def keep(self, session_id: str, version: int, hash_: str, body: bytes) -> None:
-        self._held[session_id] = (version, hash_, body)
-        self._held.move_to_end(session_id)
-        while sum(len(item[2]) for item in self._held.values()) > self._budget:
-            if len(self._held) == 1:
-                break
-            self._held.popitem(last=False)
 
 
 __all__ = [

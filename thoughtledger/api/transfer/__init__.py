@@ -15,6 +15,7 @@ from thoughtledger.api.lookup import all_heads
 from thoughtledger.api.transfer.check import CheckedFile, NoProgress, Progress, check_file
 from thoughtledger.api.transfer.importing import PendingImport, pending_import, write_import
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent
+from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.store.base import EventStore
 from thoughtledger.ledger.store.imports import Importing
 from thoughtledger.ledger.store.redaction import Redacting
@@ -60,23 +61,27 @@ class Transfer:
         return self._store.holds_file(path)
 
     async def export(
-        self, session_ids: Iterable[str] | None = None
+        self, session_ids: Iterable[str] | None = None, *, slice_size: int = EXPORT_SLICE
     ) -> AsyncGenerator[list[RecordedEvent]]:
         """Yield each session's events as they were recorded, in slices of a session at a time.
 
-        A session comes whole in one list, unless it is longer than :data:`EXPORT_SLICE`
-        events: then in consecutive lists of that many (the last one shorter), so that memory
-        is bounded by the slice, not by the session. Each session is read up to the version its
+        A session comes whole in one list, unless it is longer than ``slice_size`` events:
+        then in consecutive lists of that many (the last one shorter), so that memory is
+        bounded by the slice, not by the session. Each session is read up to the version its
         head had when its first slice was read.
 
         Args:
             session_ids: The sessions, in the order to export them; ``None`` exports every
                 session, in id order.
+            slice_size: The most events one list holds (small slices let a server answer
+                other requests between them).
 
         Raises:
-            InvalidInputError: A malformed id.
+            InvalidInputError: A malformed id, or a slice size below 1.
             StoreError: The store failed.
         """
+        if isinstance(slice_size, bool) or not isinstance(slice_size, int) or slice_size < 1:
+            raise InvalidInputError(f"a slice holds at least 1 event, not {slice_size!r}")
         if session_ids is None:
             session_ids = [head.session_id for head in await all_heads(self._store)]
         for session_id in session_ids:
@@ -87,7 +92,7 @@ class Transfer:
             after = 0
             while after < head.version:
                 records = await self._store.read_stream(
-                    session_id, after_version=after, to_version=head.version, limit=EXPORT_SLICE
+                    session_id, after_version=after, to_version=head.version, limit=slice_size
                 )
                 if not records:
                     break

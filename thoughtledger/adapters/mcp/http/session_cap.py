@@ -12,7 +12,8 @@ the requests each session has in flight and when its last one ended; a ``DELETE`
 succeeded or a ``404`` (the SDK no longer knows it) forgets it, and so does idling past the
 SDK's idle timeout (a request in flight, an open ``GET`` stream included, is never idle: the
 SDK's rule too). It sits inside the SDK's bearer middleware, where ``scope["user"]`` already
-says who is calling.
+says who is calling; so every MCP request first waits for its principal's pace there (see
+:mod:`thoughtledger.adapters.common.pacing`), refused with 429 when too many already wait.
 """
 
 import json
@@ -26,6 +27,9 @@ from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from thoughtledger.adapters.common.pacing import Pacing
+from thoughtledger.adapters.common.shares import ShareRefusedError
 
 SESSION_HEADER = "mcp-session-id"
 VERSION_HEADER = "mcp-protocol-version"
@@ -57,6 +61,7 @@ class SessionCap:
         idle_timeout: float | None,
         path: str = "/mcp",
         clock: Callable[[], float] = time.monotonic,
+        pacing: Pacing | None = None,
     ) -> None:
         """Wrap ``app``.
 
@@ -66,6 +71,7 @@ class SessionCap:
             idle_timeout: The idle timeout given to the SDK, in seconds (``None``: never).
             path: The MCP endpoint; other paths pass through untouched.
             clock: Monotonic seconds (the SDK's idle clock is monotonic too).
+            pacing: Each principal's pace of requests (``None``: a pace of its own).
 
         Raises:
             ValueError: ``per_principal`` is below 1.
@@ -79,6 +85,7 @@ class SessionCap:
         self.clock = clock
         self._sessions: dict[str, _Live] = {}
         self._opening: dict[str | None, int] = {}
+        self.pacing = pacing if pacing is not None else Pacing()
 
     def live(self, principal: str | None) -> int:
         """Sessions ``principal`` holds now (``None``: the unauthenticated caller)."""
@@ -89,6 +96,11 @@ class SessionCap:
         """Serve one ASGI event: count sessions on the MCP path, pass everything through."""
         if scope["type"] != "http" or scope["path"].rstrip("/") != self.path.rstrip("/"):
             await self.app(scope, receive, send)
+            return
+        try:
+            await self.pacing.wait(_principal(scope))  # its own requests wait, never another's
+        except ShareRefusedError as exc:
+            await _refused(send, str(exc))
             return
         headers = Headers(scope=scope)
         session_id = headers.get(SESSION_HEADER)
@@ -203,17 +215,7 @@ class SessionCap:
                 else ""
             )
         )
-        body = json.dumps(
-            {"jsonrpc": "2.0", "id": None, "error": {"code": _SERVER_ERROR, "message": message}}
-        ).encode()
-        headers = [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-        ]
-        if wait is not None:
-            headers.append((b"retry-after", str(math.ceil(wait)).encode()))
-        await send({"type": "http.response.start", "status": REFUSED_STATUS, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        await _refused(send, message, math.ceil(wait) if wait is not None else None)
 
     def _next_idle_end(self, principal: str | None) -> float | None:
         if self.idle_timeout is None:
@@ -252,6 +254,20 @@ async def _body_first(receive: Receive) -> tuple[Receive, bool]:
 _HANDSHAKE = frozenset({None, *HANDSHAKE_PROTOCOL_VERSIONS})
 """``mcp-protocol-version`` values of requests the SDK may open a session for (none at all:
 an ``initialize``)."""
+
+
+async def _refused(send: Send, message: str, retry_after: int | None = None) -> None:
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": None, "error": {"code": _SERVER_ERROR, "message": message}}
+    ).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    if retry_after is not None:
+        headers.append((b"retry-after", str(retry_after).encode()))
+    await send({"type": "http.response.start", "status": REFUSED_STATUS, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def _principal(scope: Scope) -> str | None:
