@@ -62,8 +62,6 @@ def register(commands: Commands) -> None:
     parser = command(
         commands,
         "doctor",
-        "say which ledger the commands use, its size and schema, the extras installed and the "
-        "servers serve and ui would start",
         run,
     )
     add_json_option(parser)

@@ -7,10 +7,15 @@ client, the browser view's live socket), so the server imports none of them.
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from thoughtledger.adapters.cli.common import Commands, Parser, Ui, UsageError
+from thoughtledger.adapters.cli.catalogue import summary
+from thoughtledger.adapters.cli.parsing import Parser, UsageError
 
-SUMMARY = "run the MCP server for your agents (stdio; --http for streamable HTTP)"
+if TYPE_CHECKING:  # the consoles and the ledger's facade are no part of a server's start
+    from thoughtledger.adapters.cli.common import Commands, Ui
+
+SUMMARY = summary("serve")
 WAITING = (
     "thoughtledger serve: waiting for an MCP client's JSON-RPC on stdin (an MCP client starts "
     "this command itself; to look at sessions: thoughtledger sessions or thoughtledger ui; "
@@ -19,7 +24,7 @@ WAITING = (
 """The line ``serve`` on stdio says when started from a terminal."""
 
 
-def register(commands: Commands) -> None:
+def register(commands: "Commands") -> None:
     """List ``serve`` among the commands; :func:`serve` runs it (the entry point routes it)."""
     parser = commands.add_parser("serve", help=SUMMARY, description=SUMMARY, add_help=False)
     parser.add_argument("options", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
@@ -60,5 +65,5 @@ def serve(argv: list[str]) -> int:
     return run_serve(args, parts)
 
 
-async def _misplaced(args: argparse.Namespace, ui: Ui) -> int:
+async def _misplaced(args: argparse.Namespace, ui: "Ui") -> int:
     raise UsageError("serve must come first: thoughtledger serve [options]")
