@@ -38,8 +38,9 @@ def default_path() -> Path:
 
 def schema_version() -> int:
     """The version of the database schema this release writes (and reads without upgrading)."""
-    # Imported here: the schema module loads the database engine, which the surface must not.
-    from thoughtledger.ledger.store.schema import DATABASE_SCHEMA_VERSION
+    # The SQLite backend's plain copy (a unit test holds it equal to the schema's): the schema
+    # module loads the database engine, which neither the surface nor ``doctor`` needs.
+    from thoughtledger.ledger.store.sqlite.statements import DATABASE_SCHEMA_VERSION
 
     return DATABASE_SCHEMA_VERSION
 

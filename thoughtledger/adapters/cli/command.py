@@ -1,6 +1,5 @@
 """The ``thoughtledger`` command: parse, dispatch, and turn every failure into one line."""
 
-import asyncio
 import contextlib
 import logging
 import os
@@ -57,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
             raise UsageError(
                 f"unrecognized arguments: {' '.join(extra)} (see: {PROG} {named} --help)"
             )
+        import asyncio  # loaded for a command that runs, not for --help or a usage error
+
         from thoughtledger.adapters.cli.common import Ui
 
         ui = Ui.create()
