@@ -7,8 +7,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-import platformdirs
-
 from thoughtledger.api.service import DEFAULT_TTL, Ledger
 from thoughtledger.ledger.decide import DEFAULT_MAX_THOUGHT_BYTES
 from thoughtledger.ledger.errors import InvalidInputError
@@ -33,6 +31,8 @@ def default_path() -> Path:
     ``platformdirs`` releases honour ``XDG_DATA_HOME`` there too), on Windows
     ``%LOCALAPPDATA%\thoughtledger``.
     """
+    import platformdirs  # only when no URL is given: a server started with --db never asks
+
     return Path(platformdirs.user_data_dir("thoughtledger", appauthor=False)) / "ledger.db"
 
 

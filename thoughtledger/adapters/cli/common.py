@@ -9,20 +9,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import ExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from rich import box
 from rich.console import Console, RenderableType
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    SpinnerColumn,
-    TaskID,
-    TextColumn,
-)
 from rich.table import Table
 
 from thoughtledger.adapters.cli.catalogue import summary
@@ -43,6 +33,9 @@ from thoughtledger.adapters.common.options import bounded
 from thoughtledger.api import READ_URL_ENV, Ledger, open_ledger
 from thoughtledger.ledger.errors import InvalidInputError, LedgerNotFoundError
 from thoughtledger.ledger.printable import visible
+
+if TYPE_CHECKING:  # the bars load with the first one shown (most commands show none)
+    from rich.progress import Progress, TaskID
 
 _PLAIN_WIDTH = 4096
 """Width of piped output: wide enough that nothing wraps, so every line greps whole."""
@@ -117,6 +110,16 @@ class Ui:
         self, description: str, total: int | None = None, *, in_bytes: bool = False
     ) -> Iterator["Step"]:
         """Show a progress bar on stderr while the block runs (nothing when stderr is piped)."""
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            MofNCompleteColumn,
+            Progress,
+            ProgressColumn,
+            SpinnerColumn,
+            TextColumn,
+        )
+
         columns: list[ProgressColumn] = [
             SpinnerColumn(),
             TextColumn("{task.description}"),
@@ -135,8 +138,8 @@ class Ui:
 class Step:
     """Advances one progress bar."""
 
-    bar: Progress
-    task: TaskID
+    bar: "Progress"
+    task: "TaskID"
 
     def advance(self, amount: float = 1) -> None:
         """Move the bar on by ``amount``."""
