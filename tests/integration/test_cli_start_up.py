@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.lines import initialize
 from thoughtledger.adapters.cli import main
 from thoughtledger.adapters.cli.catalogue import CATALOGUE, module_of
 from thoughtledger.adapters.cli.parsing import Parser
@@ -46,11 +47,14 @@ NEVER_ON_START = (
 Parquet, the HTTP client, and on SQLite the SQL toolkit (the reads are plain statements)."""
 
 
-def loaded(tmp_path: Path, *argv: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+def loaded(
+    tmp_path: Path, *argv: str, stdin: str = ""
+) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     """Run ``thoughtledger ARGV`` in a process of its own; return it and the modules it loaded."""
     listing = tmp_path / "modules.json"
     done = subprocess.run(  # noqa: S603  # our own interpreter, a constant probe, no shell
         [sys.executable, "-c", _PROBE, str(listing), *argv],
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=60,
@@ -116,6 +120,21 @@ def test_a_mistyped_command_is_refused_before_any_command_loads(tmp_path: Path) 
     assert "invalid choice: 'shwo'" in done.stderr
     assert commands_loaded(modules) == set()
     assert under(modules, "thoughtledger.api") == []
+
+
+def test_serve_on_stdio_answers_without_loading_what_only_its_options_use(
+    tmp_path: Path, demo_ledger: tuple[Path, str]
+) -> None:
+    path, _session_id = demo_ledger
+    done, modules = loaded(
+        tmp_path, "serve", "--db", str(path), stdin=json.dumps(initialize("probe")) + "\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[0])["result"]["serverInfo"]["name"]
+    # Tokens, an OAuth issuer (PyJWT), OTLP, the live socket: loaded when an option asks.
+    assert under(modules, "thoughtledger.adapters.auth", "jwt", "sqlalchemy", "pyarrow") == []
+    assert under(modules, "thoughtledger.adapters.otel", "thoughtledger.adapters.ui") == []
+    assert commands_loaded(modules) == {module_of("serve")}
 
 
 @pytest.mark.parametrize("name", sorted(CATALOGUE))
