@@ -9,7 +9,9 @@ Usage (each bench by name, or ``all``; options a bench does not read are ignored
     tools/bench mcp                  MCP stdio round trip, response bytes, tools/list sizes
     tools/bench stats [--replay-events N]        stats over a generated ledger vs a raw scan
     tools/bench memory [--memory-thoughts N]     one server's RSS growth over N thoughts
-    tools/bench startup              start-up to the first answered call vs a bare MCP server
+    tools/bench startup              start-up to the first answered call and to the answered
+                                     initialize vs a bare MCP server (and the official one, see
+                                     peers); each reading command on the demo vs bare Python
     tools/bench http-sessions        serve --http's memory after many initialize calls, with and
                                      without the per-principal session cap
     tools/bench subscribe [--pg URL]  live subscription latency vs a bare poll or NOTIFY
@@ -287,9 +289,11 @@ async def _memory(args: argparse.Namespace) -> AsyncGenerator[Result, None]:
 
 
 async def _startup(_args: argparse.Namespace) -> AsyncGenerator[Result, None]:
-    from bench_scale import bench_startup
+    from bench_scale import bench_cli_startup, bench_initialize, bench_startup
 
     yield await bench_startup()
+    yield await bench_initialize()
+    yield await asyncio.to_thread(bench_cli_startup)
 
 
 async def _http_sessions(_args: argparse.Namespace) -> AsyncGenerator[Result, None]:

@@ -7,8 +7,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-import platformdirs
-
 from thoughtledger.api.service import DEFAULT_TTL, Ledger
 from thoughtledger.ledger.decide import DEFAULT_MAX_THOUGHT_BYTES
 from thoughtledger.ledger.errors import InvalidInputError
@@ -33,13 +31,16 @@ def default_path() -> Path:
     ``platformdirs`` releases honour ``XDG_DATA_HOME`` there too), on Windows
     ``%LOCALAPPDATA%\thoughtledger``.
     """
+    import platformdirs  # only when no URL is given: a server started with --db never asks
+
     return Path(platformdirs.user_data_dir("thoughtledger", appauthor=False)) / "ledger.db"
 
 
 def schema_version() -> int:
     """The version of the database schema this release writes (and reads without upgrading)."""
-    # Imported here: the schema module loads the database engine, which the surface must not.
-    from thoughtledger.ledger.store.schema import DATABASE_SCHEMA_VERSION
+    # The SQLite backend's plain copy (a unit test holds it equal to the schema's): the schema
+    # module loads the database engine, which neither the surface nor ``doctor`` needs.
+    from thoughtledger.ledger.store.sqlite.statements import DATABASE_SCHEMA_VERSION
 
     return DATABASE_SCHEMA_VERSION
 

@@ -26,8 +26,6 @@ def register(commands: Commands) -> None:
     parser = command(
         commands,
         "annotate",
-        "annotate a thought with a label, and optionally a score and a note "
-        "(a reviewer's finding, kept in the ledger)",
         run,
     )
     parser.add_argument("session", metavar="SESSION", help="session id (or a unique prefix)")

@@ -1,7 +1,5 @@
 """The ``thoughtledger`` command: parse, dispatch, and turn every failure into one line."""
 
-import argparse
-import asyncio
 import contextlib
 import logging
 import os
@@ -11,105 +9,22 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TextIO
 
-from thoughtledger.adapters.cli import (
-    annotate,
-    demo,
-    diff,
-    doctor,
-    export,
-    fork,
-    importing,
-    proofs,
-    receive,
-    record,
-    redact,
-    replay,
-    search,
-    serve,
-    sessions,
-    show,
-    stats,
-    token,
-    ui,
-    verify,
-)
-from thoughtledger.adapters.cli.common import (
+from thoughtledger.adapters.cli.parsing import (
     EXIT_FAILURE,
     EXIT_OK,
     EXIT_USAGE,
+    PROG,
     CliError,
-    Parser,
-    Ui,
     UsageError,
+    build_parser,
+    command_named,
 )
-from thoughtledger.adapters.cli.first_run import installed_version
 from thoughtledger.adapters.common.logs import logging_to_stderr
 from thoughtledger.ledger.errors import InvalidInputError, LedgerError, SessionNotFoundError
 from thoughtledger.ledger.printable import visible
 
-PROG = "thoughtledger"
 DEBUG_ENV = "THOUGHTLEDGER_DEBUG"
 """Set to 1 to let unexpected errors show their traceback."""
-
-_EPILOG = """\
-start here:
-  thoughtledger demo                 record a sample session and show it
-  thoughtledger sessions             what your agents thought, newest first
-  thoughtledger show SESSION         one session as a tree (--at / --as-of: time travel)
-  thoughtledger verify --all         check no recorded event was edited (what that proves: --help)
-  thoughtledger ui                   the same in your browser: tree, version slider, live, charts
-  thoughtledger doctor               which ledger the commands use, and what is installed
-
-times are UTC; every command reads $THOUGHTLEDGER_URL (else the local file) or --db URL:
-a URL with a password belongs in the variable, since ps shows every user a command line
-"""
-
-
-COMMANDS = (
-    annotate,
-    demo,
-    diff,
-    doctor,
-    export,
-    fork,
-    importing,
-    proofs,
-    receive,
-    record,
-    redact,
-    replay,
-    search,
-    serve,
-    sessions,
-    show,
-    stats,
-    token,
-    ui,
-    verify,
-)
-"""Every command module, one a line, by name: each adds its commands with ``register``."""
-
-
-def build_parser() -> Parser:
-    """Return the parser of every command (``serve`` takes its options from the MCP server)."""
-    parser = Parser(
-        prog=PROG,
-        description="Audit, replay and analyse the reasoning your agents recorded.",
-        epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "--version",
-        action="version",
-        version=f"{PROG} {installed_version()}",
-        help="print the installed version and exit",
-    )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in COMMANDS:
-        module.register(commands)
-    # Listed by name (the modules register in file order, one a line, for easy merging).
-    commands._choices_actions.sort(key=lambda action: action.dest)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -126,19 +41,26 @@ def main(argv: list[str] | None = None) -> int:
     if arguments[:1] == ["serve"]:
         # Kept apart so the MCP server's imports load only when serving, and so nothing but
         # its JSON-RPC ever reaches stdout.
-        return _guarded(lambda: serve.serve(arguments[1:]))
-    ui = Ui.create()
+        from thoughtledger.adapters.cli.serve import serve
+
+        return _guarded(lambda: serve(arguments[1:]))
     if not arguments:  # the first thing a newcomer types: where to start, not an error
         build_parser().print_help()
         return EXIT_OK
 
     def run() -> int:
-        args, extra = build_parser().parse_known_args(arguments)
+        # Only the command typed is loaded (see ``parsing``), and only once it is known.
+        args, extra = build_parser(command_named(arguments)).parse_known_args(arguments)
         if extra:  # named with the command's own help, not the program's
             named = " ".join(filter(None, (args.command, getattr(args, "action", None))))
             raise UsageError(
                 f"unrecognized arguments: {' '.join(extra)} (see: {PROG} {named} --help)"
             )
+        import asyncio  # loaded for a command that runs, not for --help or a usage error
+
+        from thoughtledger.adapters.cli.common import Ui
+
+        ui = Ui.create()
         with _interrupting():
             code: int = asyncio.run(args.handler(args, ui))
         return code

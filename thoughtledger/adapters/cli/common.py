@@ -9,25 +9,24 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import ExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, NoReturn, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from rich import box
 from rich.console import Console, RenderableType
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    SpinnerColumn,
-    TaskID,
-    TextColumn,
-)
 from rich.table import Table
 
+from thoughtledger.adapters.cli.catalogue import summary
 from thoughtledger.adapters.cli.first_run import (
     demo_until_there_is_a_ledger,
     where_ledgers_come_from,
+)
+from thoughtledger.adapters.cli.parsing import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    EXIT_USAGE,
+    CliError,
+    Parser,
+    UsageError,
 )
 from thoughtledger.adapters.cli.safe_console import SafeConsole
 from thoughtledger.adapters.common.options import bounded
@@ -35,34 +34,11 @@ from thoughtledger.api import READ_URL_ENV, Ledger, open_ledger
 from thoughtledger.ledger.errors import InvalidInputError, LedgerNotFoundError
 from thoughtledger.ledger.printable import visible
 
-EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+if TYPE_CHECKING:  # the bars load with the first one shown (most commands show none)
+    from rich.progress import Progress, TaskID
 
 _PLAIN_WIDTH = 4096
 """Width of piped output: wide enough that nothing wraps, so every line greps whole."""
-
-
-class CliError(Exception):
-    """A problem to report as one line on stderr, with an exit code (1: it failed)."""
-
-    code = EXIT_FAILURE
-
-
-class UsageError(CliError):
-    """What was typed is wrong: a bad option, a malformed time, an unknown session (exit 2)."""
-
-    code = EXIT_USAGE
-
-
-class Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line on stderr (exit 2), not usage dumps."""
-
-    def error(self, message: str) -> NoReturn:
-        """Raise the error instead of printing usage and exiting.
-
-        Raises:
-            UsageError: Always.
-        """
-        raise UsageError(f"{message} (see: {self.prog} --help)")
 
 
 _UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -134,6 +110,16 @@ class Ui:
         self, description: str, total: int | None = None, *, in_bytes: bool = False
     ) -> Iterator["Step"]:
         """Show a progress bar on stderr while the block runs (nothing when stderr is piped)."""
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            MofNCompleteColumn,
+            Progress,
+            ProgressColumn,
+            SpinnerColumn,
+            TextColumn,
+        )
+
         columns: list[ProgressColumn] = [
             SpinnerColumn(),
             TextColumn("{task.description}"),
@@ -152,8 +138,8 @@ class Ui:
 class Step:
     """Advances one progress bar."""
 
-    bar: Progress
-    task: TaskID
+    bar: "Progress"
+    task: "TaskID"
 
     def advance(self, amount: float = 1) -> None:
         """Move the bar on by ``amount``."""
@@ -178,20 +164,18 @@ READ_URL_HELP = f"a hot standby of the PostgreSQL ledger to read from (default: 
 JSON_HELP = "print JSON instead of text"
 
 
-def command(
-    commands: Commands, name: str, summary: str, handler: Handler, *, reads: bool = True
-) -> Parser:
+def command(commands: Commands, name: str, handler: Handler, *, reads: bool = True) -> Parser:
     """Add command ``name`` that ``handler`` runs, with the ledger options; return its parser.
 
     Args:
         commands: Where the command is added.
         name: The command's name.
-        summary: One line, shown in the command list and atop its help.
         handler: What runs it.
         reads: Whether it reads the ledger (it then takes ``--read-url``, a standby to read
             from); a command that only writes (``record``, ``import``) takes ``--db`` alone.
     """
-    parser: Parser = commands.add_parser(name, help=summary, description=summary)
+    said = summary(name)  # the command list's words (the catalogue)
+    parser: Parser = commands.add_parser(name, help=said, description=said)
     add_db_option(parser, reads=reads)
     parser.set_defaults(handler=handler)
     return parser

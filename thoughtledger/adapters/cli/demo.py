@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from thoughtledger.adapters.cli.catalogue import summary
 from thoughtledger.adapters.cli.common import (
     EXIT_OK,
     Commands,
@@ -98,10 +99,9 @@ THOUGHTS: list[dict[str, Any]] = [
 
 def register(commands: Commands) -> None:
     """Add the ``demo`` command."""
-    summary = "record a sample session and show it"
     parser = commands.add_parser(
         "demo",
-        help=summary,
+        help=summary("demo"),
         description=(
             "Record a sample session (a revision, two branches, a raised estimate), show it, and "
             "print the commands to look at it further. It goes into --db FILE when given "

@@ -26,7 +26,7 @@ from thoughtledger.projections.state import SessionState, empty, replay
 
 def register(commands: Commands) -> None:
     """Add the ``diff`` command."""
-    parser = command(commands, "diff", "show what changed in a session between two versions", run)
+    parser = command(commands, "diff", run)
     parser.add_argument("session", metavar="SESSION", help="session id (or a unique prefix)")
     parser.add_argument("start", metavar="A", type=whole(0), help="the earlier version (0: empty)")
     parser.add_argument("end", metavar="B", type=whole(1), help="the later version")

@@ -62,8 +62,6 @@ def register(commands: Commands) -> None:
     parser = command(
         commands,
         "doctor",
-        "say which ledger the commands use, its size and schema, the extras installed and the "
-        "servers serve and ui would start",
         run,
     )
     add_json_option(parser)
@@ -202,11 +200,11 @@ def _installed(modules: tuple[str, ...]) -> bool:
 def _servers() -> dict[str, Any]:
     """What ``serve`` and ``ui`` would start with their defaults."""
     from thoughtledger.adapters.cli.ui import DEFAULT_PORT as UI_PORT
-    from thoughtledger.adapters.mcp.serve_options import DEFAULT_HOST, DEFAULT_PORT
+    from thoughtledger.adapters.common.options import DEFAULT_HOST, DEFAULT_MCP_PORT
 
     return {
         "serve": "MCP on stdio, for the client that starts it",
-        "serve --http": f"MCP at http://{DEFAULT_HOST}:{DEFAULT_PORT}/mcp (loopback only)",
+        "serve --http": f"MCP at http://{DEFAULT_HOST}:{DEFAULT_MCP_PORT}/mcp (loopback only)",
         "ui": f"the browser view at http://{DEFAULT_HOST}:{UI_PORT}/ (read-only, loopback only)",
     }
 

@@ -33,9 +33,7 @@ from thoughtledger.api import Ledger, ManifestSession, manifest_line, to_line
 
 def register(commands: Commands) -> None:
     """Add the ``export`` command."""
-    parser = command(
-        commands, "export", "write sessions to a JSON Lines file, hashes included", run
-    )
+    parser = command(commands, "export", run)
     parser.add_argument("sessions", metavar="SESSION", nargs="*", help="sessions to export")
     parser.add_argument("--all", action="store_true", help="export every session")
     parser.add_argument(

@@ -6,23 +6,24 @@ commands that only read read the demo's, and say so. The installed version is he
 ``--version`` and ``doctor`` print.
 """
 
-import importlib.metadata
 import os
 from collections.abc import Callable
 from pathlib import Path
-
-import platformdirs
 
 from thoughtledger.api import URL_ENV, default_path
 
 
 def demo_path() -> Path:
     """Where a demo without ``--db`` records: ``demo.db`` in the user's cache folder."""
+    import platformdirs  # loaded when asked: most commands never look for the demo
+
     return platformdirs.user_cache_path("thoughtledger", appauthor=False) / "demo.db"
 
 
 def installed_version() -> str:
     """Return the version of the installed package, as its metadata says."""
+    import importlib.metadata  # reading metadata loads the email parser: only when asked
+
     try:
         return importlib.metadata.version("thoughtledger")
     except importlib.metadata.PackageNotFoundError:  # run from a source tree never installed

@@ -24,8 +24,6 @@ def register(commands: Commands) -> None:
     parser = command(
         commands,
         "fork",
-        "start a new session that continues another as it was at a version "
-        "(the source is untouched)",
         run,
     )
     parser.add_argument("session", metavar="SESSION", help="source session id (or a unique prefix)")

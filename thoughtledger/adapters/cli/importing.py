@@ -32,7 +32,6 @@ def register(commands: Commands) -> None:
     parser = command(
         commands,
         "import",
-        "load an export file; a tampered, cut-short or conflicting one changes nothing",
         run,
         reads=False,
     )

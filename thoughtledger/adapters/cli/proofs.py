@@ -13,6 +13,7 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from thoughtledger.adapters.cli.catalogue import summary
 from thoughtledger.adapters.cli.common import (
     EXIT_OK,
     Commands,
@@ -38,8 +39,8 @@ def register(commands: Commands) -> None:
     """Add the proof commands."""
     keygen = commands.add_parser(
         "keygen",
-        help="make an Ed25519 key pair that signs checkpoints",
-        description="make an Ed25519 key pair that signs checkpoints: FILE (private, 0600) and "
+        help=summary("keygen"),
+        description=f"{summary('keygen')}: FILE (private, 0600) and "
         "FILE.pub (public, to give to whoever verifies)",
     )
     keygen.add_argument("-o", "--output", metavar="FILE", required=True, help="the private key")
@@ -51,7 +52,6 @@ def register(commands: Commands) -> None:
     checkpoint = command(
         commands,
         "checkpoint",
-        "sign a checkpoint of the ledger (keep it outside the database)",
         run_checkpoint,
     )
     checkpoint.add_argument("--key", metavar="FILE", required=True, help="the private key")
@@ -63,7 +63,6 @@ def register(commands: Commands) -> None:
     consistency = command(
         commands,
         "consistency",
-        "prove the log only grew between two checkpoints (nothing before the older rewritten)",
         run_consistency,
     )
     consistency.add_argument("old", metavar="OLD", help="the older checkpoint file")
@@ -71,9 +70,7 @@ def register(commands: Commands) -> None:
     consistency.add_argument("--pubkey", metavar="FILE", required=True, help="the public key")
     add_json_option(consistency)
 
-    prove = command(
-        commands, "prove", "write a proof that a thought is in a signed checkpoint", run_prove
-    )
+    prove = command(commands, "prove", run_prove)
     prove.add_argument("session", metavar="SESSION", help="the session (or a unique prefix)")
     prove.add_argument("thought", metavar="THOUGHT", type=whole(1), help="the thought number")
     prove.add_argument("-o", "--output", metavar="FILE", required=True, help="the bundle (JSON)")
@@ -85,8 +82,8 @@ def register(commands: Commands) -> None:
 
     verify_proof = commands.add_parser(
         "verify-proof",
-        help="check a proof bundle with the public key alone (no ledger needed)",
-        description="check a proof bundle with the public key alone (no ledger needed)",
+        help=summary("verify-proof"),
+        description=summary("verify-proof"),
     )
     verify_proof.add_argument("bundle", metavar="BUNDLE", help="a file written by prove")
     verify_proof.add_argument("--pubkey", metavar="FILE", required=True, help="the public key")

@@ -23,14 +23,13 @@ if TYPE_CHECKING:
 
     from thoughtledger.api import Ledger
 
-SUMMARY = "take in agents' reasoning from OpenTelemetry GenAI spans (an OTLP/HTTP receiver)"
 DEFAULT_PORT = 4318
 """OTLP/HTTP's own port: senders' default endpoint is http://localhost:4318."""
 
 
 def register(commands: Commands) -> None:
     """Add the ``receive`` command."""
-    parser = command(commands, "receive", SUMMARY, run)
+    parser = command(commands, "receive", run)
     parser.add_argument(
         "--port",
         metavar="P",

@@ -43,7 +43,6 @@ def register(commands: Commands) -> None:
     parser = command(
         commands,
         "record",
-        "record thought calls from JSON Lines (- reads stdin), each session in one transaction",
         run,
         reads=False,
     )

@@ -28,8 +28,6 @@ def register(commands: Commands) -> None:
     parser = command(
         commands,
         "redact",
-        "remove a thought's text (a pasted secret, personal data), recording who and why; "
-        "every chain and proof still verifies",
         run,
     )
     parser.add_argument("session", metavar="SESSION", help="session id (or a unique prefix)")

@@ -50,7 +50,7 @@ KeyReader = Callable[[float | None], str]
 
 def register(commands: Commands) -> None:
     """Add the ``replay`` command."""
-    parser = command(commands, "replay", "step through a session event by event", run)
+    parser = command(commands, "replay", run)
     parser.add_argument("session", metavar="SESSION", help="session id (or a unique prefix)")
     parser.add_argument(
         "--speed",

@@ -26,7 +26,7 @@ _QUERY_HELP = (
 
 def register(commands: Commands) -> None:
     """Add the ``search`` command."""
-    parser = command(commands, "search", "find thoughts of every session by their words", run)
+    parser = command(commands, "search", run)
     parser.add_argument("query", metavar="QUERY", help=_QUERY_HELP)
     parser.add_argument("--session", metavar="SESSION", help="only this session's thoughts")
     add_session_filters(parser, times="recorded")

@@ -6,11 +6,18 @@ client, the browser view's live socket), so the server imports none of them.
 """
 
 import argparse
+import importlib
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from thoughtledger.adapters.cli.common import Commands, Parser, Ui, UsageError
+from thoughtledger.adapters.cli.catalogue import summary
+from thoughtledger.adapters.cli.parsing import Parser, UsageError
 
-SUMMARY = "run the MCP server for your agents (stdio; --http for streamable HTTP)"
+if TYPE_CHECKING:  # the consoles and the ledger's facade are no part of a server's start
+    from thoughtledger.adapters.cli.common import Commands, Ui
+
+SUMMARY = summary("serve")
 WAITING = (
     "thoughtledger serve: waiting for an MCP client's JSON-RPC on stdin (an MCP client starts "
     "this command itself; to look at sessions: thoughtledger sessions or thoughtledger ui; "
@@ -19,7 +26,7 @@ WAITING = (
 """The line ``serve`` on stdio says when started from a terminal."""
 
 
-def register(commands: Commands) -> None:
+def register(commands: "Commands") -> None:
     """List ``serve`` among the commands; :func:`serve` runs it (the entry point routes it)."""
     parser = commands.add_parser("serve", help=SUMMARY, description=SUMMARY, add_help=False)
     parser.add_argument("options", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
@@ -34,23 +41,18 @@ def serve(argv: list[str]) -> int:
     Raises:
         UsageError: Bad options.
     """
-    from thoughtledger.adapters.auth.issuer import IssuerTokenVerifier
-    from thoughtledger.adapters.auth.verifier import FileTokenVerifier
-    from thoughtledger.adapters.llm.client import LLMWriter
+    from thoughtledger.adapters.llm.client import LLMWriter  # opened by every lifespan
     from thoughtledger.adapters.mcp.serve import ServeParts, add_serve_arguments, run_serve
-    from thoughtledger.adapters.otel.live import live_traces
-    from thoughtledger.adapters.otel.receiver import receiver_routes
-    from thoughtledger.adapters.ui.live_app import live_socket_app
 
     parser = Parser(prog="thoughtledger serve", description=SUMMARY)
     add_serve_arguments(parser)  # --db included, with the server's own help
     parts = ServeParts(
-        token_verifier=FileTokenVerifier,
-        live_telemetry=live_traces,
+        token_verifier=_when_called("thoughtledger.adapters.auth.verifier", "FileTokenVerifier"),
+        live_telemetry=_when_called("thoughtledger.adapters.otel.live", "live_traces"),
         model_writer=LLMWriter,
-        issuer_verifier=IssuerTokenVerifier,
-        live_socket=live_socket_app,
-        otlp_receiver=receiver_routes,
+        issuer_verifier=_when_called("thoughtledger.adapters.auth.issuer", "IssuerTokenVerifier"),
+        live_socket=_when_called("thoughtledger.adapters.ui.live_app", "live_socket_app"),
+        otlp_receiver=_when_called("thoughtledger.adapters.otel.receiver", "receiver_routes"),
     )
     args = parser.parse_args(argv)
     if not args.http and sys.stdin.isatty():
@@ -60,5 +62,18 @@ def serve(argv: list[str]) -> int:
     return run_serve(args, parts)
 
 
-async def _misplaced(args: argparse.Namespace, ui: Ui) -> int:
+def _when_called(module: str, name: str) -> Callable[..., Any]:
+    """``name`` of ``module``, loaded at its first call.
+
+    A part serves one option (``--auth``, ``--otlp``, ``--http``...): a server on stdio, as an
+    MCP client starts one for every conversation, loads none of them before its first answer.
+    """
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    return call
+
+
+async def _misplaced(args: argparse.Namespace, ui: "Ui") -> int:
     raise UsageError("serve must come first: thoughtledger serve [options]")

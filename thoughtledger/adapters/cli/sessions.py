@@ -26,7 +26,7 @@ STATUSES = ("open", "recorded", "revision", "branch", "complete", "cleared", "ex
 
 def register(commands: Commands) -> None:
     """Add the ``sessions`` command."""
-    parser = command(commands, "sessions", "list sessions, most recently active first", run)
+    parser = command(commands, "sessions", run)
     add_session_filters(parser)
     parser.add_argument("--status", choices=STATUSES, help="only sessions in this status")
     parser.add_argument(

@@ -35,7 +35,7 @@ from thoughtledger.projections.usage import usage_by_model, usage_note
 
 def register(commands: Commands) -> None:
     """Add the ``show`` command."""
-    parser = command(commands, "show", "show a session as a tree of its thoughts", run)
+    parser = command(commands, "show", run)
     parser.add_argument("session", metavar="SESSION", help="session id (or a unique prefix)")
     when = parser.add_mutually_exclusive_group()
     when.add_argument(

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 def register(commands: Commands) -> None:
     """Add the ``stats`` command."""
-    parser = command(commands, "stats", "analytics over all sessions: rates, percentiles", run)
+    parser = command(commands, "stats", run)
     add_session_filters(parser)
     parser.add_argument(
         "--loops",

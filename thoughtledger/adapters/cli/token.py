@@ -22,6 +22,7 @@ from thoughtledger.adapters.auth.tokens import (
     load_tokens_or_empty,
     update_tokens,
 )
+from thoughtledger.adapters.cli.catalogue import summary
 from thoughtledger.adapters.cli.common import (
     EXIT_OK,
     CliError,
@@ -35,7 +36,7 @@ from thoughtledger.adapters.cli.common import (
 from thoughtledger.adapters.cli.outfile import atomic_file, exists, output_path
 from thoughtledger.api import DEFAULT_ROLE, ROLES
 
-SUMMARY = "manage the bearer tokens of serve --http --auth (add, list, revoke)"
+SUMMARY = summary("token")
 
 
 def register(commands: Commands) -> None:

@@ -24,7 +24,6 @@ from thoughtledger.ledger.errors import InvalidInputError
 if TYPE_CHECKING:
     from mcp.server.auth.provider import TokenVerifier
 
-SUMMARY = "sessions in your browser: tree, time travel, live, analytics; annotate, fork, redact"
 DEFAULT_PORT = 8766
 UNGUARDED_WARNING = (
     "serving without --auth: any process on this machine can read every session and annotate, "
@@ -42,7 +41,7 @@ _count = bounded(int, lambda count: count >= 1, "a whole number >= 1")
 
 def register(commands: Commands) -> None:
     """Add the ``ui`` command."""
-    parser = command(commands, "ui", SUMMARY, run)
+    parser = command(commands, "ui", run)
     parser.add_argument(
         "--port",
         metavar="P",

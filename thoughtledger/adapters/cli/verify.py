@@ -20,9 +20,7 @@ from thoughtledger.api import Ledger, VerifyReport
 
 def register(commands: Commands) -> None:
     """Add the ``verify`` command."""
-    parser = command(
-        commands, "verify", "check that no recorded event was edited, removed or reordered", run
-    )
+    parser = command(commands, "verify", run)
     parser.description = (
         "Walk every hash chain: an event edited, removed or reordered without recomputing the "
         "hashes fails it, naming the first bad event (exit 1). That catches accidents and "

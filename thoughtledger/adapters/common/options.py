@@ -14,6 +14,11 @@ from typing import TypeVar
 
 from thoughtledger.adapters.common.origins import LOOPBACK_HOSTS
 
+DEFAULT_HOST = "127.0.0.1"
+"""Where ``serve --http`` and ``ui`` listen unless told: loopback only."""
+DEFAULT_MCP_PORT = 8765
+"""The port of ``serve --http`` unless told (``doctor`` says it without loading the server)."""
+
 N = TypeVar("N", int, float)
 
 

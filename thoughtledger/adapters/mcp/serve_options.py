@@ -9,7 +9,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from thoughtledger.adapters.common.hardened import BODY_TIMEOUT, HEADER_TIMEOUT
+from thoughtledger.adapters.common.options import DEFAULT_HOST as SHARED_HOST
 from thoughtledger.adapters.common.options import (
+    DEFAULT_MCP_PORT,
     add_issuer_options,
     bounded,
     loopback_host,
@@ -26,8 +28,8 @@ from thoughtledger.adapters.mcp.server import (
 )
 from thoughtledger.api import DEFAULT_TTL, READ_URL_ENV, InvalidInputError, check_agent
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8765
+DEFAULT_HOST = SHARED_HOST
+DEFAULT_PORT = DEFAULT_MCP_PORT
 DEFAULT_MAX_HTTP_SESSIONS = 32
 """Live MCP HTTP sessions per principal: ample for a few agents and dashboards at once."""
 HTTP_ONLY_OPTIONS = {

@@ -216,19 +216,20 @@ class SqlLoopMarks(LoopMarking):
 
     async def loop_marks(self, session_id: str) -> list[LoopMark]:
         """See :meth:`LoopMarking.loop_marks`."""
-        from thoughtledger.ledger.store.loop_sql import read_marks
-
         check_id(session_id)
         if self._read_marks is not None:
             return await self._read_marks(session_id)
+        # Loaded here, past SQLite's inline read: building SQL loads SQLAlchemy's compiler.
+        from thoughtledger.ledger.store.loop_sql import read_marks
+
         return await read_marks(self._fetch, session_id)
 
     async def loops_through(self) -> int:
         """See :meth:`LoopMarking.loops_through`."""
-        from thoughtledger.ledger.store.loop_sql import read_through
-
         if self._read_through is not None:
             return await self._read_through()
+        from thoughtledger.ledger.store.loop_sql import read_through
+
         return await read_through(self._fetch)
 
     async def loop_counts(self, where: StatsFilter | None = None) -> LoopCounts | None:

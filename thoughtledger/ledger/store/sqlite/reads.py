@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from thoughtledger.ledger.chain import GENESIS_HASH, VerifyReport, verify_rows
 from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent
 from thoughtledger.ledger.errors import StoreError
 from thoughtledger.ledger.ids import check_id
@@ -25,6 +26,7 @@ from thoughtledger.ledger.store.rows import (
     event_row,
     head_time,
     session_versions_sql,
+    stored_row,
     types_in,
 )
 from thoughtledger.ledger.store.sqlite.statements import STATEMENTS
@@ -39,6 +41,12 @@ _REDACTIONS = (
     "SELECT version, json_extract(payload, '$.version') FROM tl_events "
     "WHERE session_id = ? AND event_type = 'thought.redacted' ORDER BY version"
 )
+_FORKS = (
+    "SELECT session_id, version, hash, started_at, updated_at FROM tl_sessions "
+    "WHERE session_id IN (SELECT session_id FROM tl_events WHERE event_type = 'session.started' "
+    "AND json_extract(payload, '$.fork_of') = ?) ORDER BY started_at, session_id"
+)
+"""The forks of a session, oldest first (``tl_events_fork_of``, the index of schema step 9)."""
 
 
 class SqliteReader:
@@ -147,6 +155,33 @@ class SqliteReader:
             return None
         session, version, digest, started_at, updated_at = rows[0]
         return StreamHead(session, version, digest, head_time(started_at), head_time(updated_at))
+
+    async def verify(self, session_id: str) -> VerifyReport:
+        """See :meth:`.EventStore.verify`: the session's rows, then its head.
+
+        Raises:
+            InvalidInputError: A malformed session id.
+            StoreError: The read failed.
+        """
+        check_id(session_id)
+        rows = self.read(STATEMENTS["read_stream"], {"session_id": session_id, "after": 0})
+        heads = self.read(STATEMENTS["session_head"], {"session_id": session_id})
+        # A head row is session_id, version, hash, started_at, updated_at.
+        head = (heads[0][1], heads[0][2]) if heads else (0, GENESIS_HASH)
+        return verify_rows(session_id, map(stored_row, rows), head)
+
+    async def fork_heads(self, session_id: str) -> list[StreamHead]:
+        """See :meth:`.EventStore.fork_heads` (from the index of forks, schema step 9).
+
+        Raises:
+            InvalidInputError: A malformed session id.
+            StoreError: The read failed.
+        """
+        check_id(session_id)
+        return [
+            StreamHead(session, version, digest, head_time(started), head_time(updated))
+            for session, version, digest, started, updated in self.read(_FORKS, (session_id,))
+        ]
 
     async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
         """See :meth:`.Redacting.redactions` (from the partial index of redaction events)."""

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from uuid import UUID
 
-from thoughtledger.ledger.chain import PreparedEvent
+from thoughtledger.ledger.chain import PreparedEvent, VerifyReport
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import (
     InvalidInputError,
@@ -75,6 +75,9 @@ if TYPE_CHECKING:
 _LOOP_MARKS = (
     "SELECT version, repeats_version, similarity FROM tl_loops WHERE session_id = ? "
     "ORDER BY version"
+)
+_VERSION_AT = (
+    "SELECT coalesce(max(version), 0) FROM tl_events WHERE session_id = ? AND position <= ?"
 )
 
 
@@ -393,6 +396,18 @@ class SqliteEventStore(SqlEventStore):
     ) -> list[StreamHead]:
         """See :meth:`EventStore.list_heads` (read inline: an indexed range of session ids)."""
         return await self._reader.list_heads(after_session_id=after_session_id, limit=limit)
+
+    async def version_at(self, session_id: str, position: int) -> int:
+        """See :meth:`EventStore.version_at` (read inline: the session's index, bounded)."""
+        return int(self._reader.read(_VERSION_AT, (session_id, position))[0][0])
+
+    async def verify(self, session_id: str) -> VerifyReport:
+        """See :meth:`EventStore.verify` (read inline: the session's rows, then its head)."""
+        return await self._reader.verify(session_id)
+
+    async def fork_heads(self, session_id: str) -> list[StreamHead]:
+        """See :meth:`EventStore.fork_heads` (read inline, from the index of forks)."""
+        return await self._reader.fork_heads(session_id)
 
     async def _loops_through_inline(self) -> int:
         """The marks' position for :attr:`loop_marks` (read inline: one row by key)."""
