@@ -43,9 +43,7 @@ SEMCONV_SCHEMA_URL = f"https://opentelemetry.io/schemas/{SEMCONV_VERSION}"
 TOOL_NAME = "sequentialthinking"
 """The tool each thought is a call of, as MCP clients name it."""
 
-_ACTION = "action.taken"
-"""The event of an action an agent took: a span of its own, ``execute_tool {tool}``."""
-
+_ACTION = "action.taken"  # an action an agent took: a span of its own, execute_tool {tool}
 CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 OPT_IN_ENV = "OTEL_SEMCONV_STABILITY_OPT_IN"
 
