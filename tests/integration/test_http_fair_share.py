@@ -141,7 +141,9 @@ async def test_a_principal_flooding_initialize_waits_its_pace_while_another_is_a
     assert sorted(answer.status_code for answer in answers) == [200] + [429] * (flood - 1)
     assert took >= 0.9 * (flood - BURST) / RATE, took
     # ... while alice's calls, within hers, were answered as they came.
-    assert max(waits) < took / 3, (max(waits), took)
+    # Unpaced, one of hers waits behind the whole flood (about ``took``); half leaves a loaded
+    # machine its noise.
+    assert max(waits) < took / 2, (max(waits), took)
 
 
 PING = {"jsonrpc": "2.0", "id": 2, "method": "ping"}

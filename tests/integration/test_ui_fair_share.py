@@ -231,4 +231,6 @@ async def test_a_principal_flooding_requests_waits_its_pace_while_another_is_ans
     # second (a lower bound the pace sets, whatever the machine) ...
     assert took >= 0.9 * (flood - BURST) / RATE, took
     # ... while alice's, within hers, were answered as they came.
-    assert max(waits) < took / 3, (max(waits), took)
+    # Unpaced, one of hers waits behind the whole flood (about ``took``); half leaves a loaded
+    # machine its noise.
+    assert max(waits) < took / 2, (max(waits), took)
