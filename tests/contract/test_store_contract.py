@@ -11,7 +11,13 @@ from tests.support.factories import started, thought
 from thoughtledger.ledger.chain import StoredRow
 from thoughtledger.ledger.envelope import EventRow, format_time
 from thoughtledger.ledger.errors import ConcurrencyError, InvalidInputError, LedgerError
-from thoughtledger.ledger.events import BranchOpened, LedgerEvent, SessionCleared, ThoughtRevised
+from thoughtledger.ledger.events import (
+    BranchOpened,
+    LedgerEvent,
+    SessionCleared,
+    ThoughtRecorded,
+    ThoughtRevised,
+)
 from thoughtledger.ledger.store.base import LedgerStore
 from thoughtledger.ledger.store.memory import MemoryEventStore
 
@@ -344,6 +350,39 @@ async def test_one_callers_reused_event_id_does_not_fail_a_concurrent_caller(
     assert [type(r) for r in results[1:]] == [list, list]
     assert await store.read_stream("s2") == []
     assert len(await store.read_stream("s4")) == 2
+
+
+async def test_appends_to_many_sessions_at_once_each_meet_their_own_outcome(
+    backend: Backend,
+) -> None:
+    # Another writer moved s1 after this one last wrote it: this one's appends to s1 (stale)
+    # and to s2 (a session that exists, taken for new) are refused; the others are written.
+    first, second = await backend.open(), await backend.open()
+    try:
+        await first.append("s1", [thought(1)], expected_version=0)
+        await first.append("s2", [thought(1)], expected_version=0)
+        await second.append("s1", [thought(2, "from the other writer")], expected_version=1)
+        results = await asyncio.gather(
+            first.append("s1", [thought(2)], expected_version=1),
+            first.append("s2", [thought(1)], expected_version=0),
+            *(
+                first.append(f"n{n}", [thought(1), thought(2)], expected_version=0)
+                for n in range(6)
+            ),
+            return_exceptions=True,
+        )
+        assert [type(r).__name__ for r in results[:2]] == ["ConcurrencyError"] * 2
+        assert all(isinstance(r, list) and len(r) == 2 for r in results[2:])
+        stored = [r.event for r in await second.read_stream("s1")]
+        texts = [event.thought for event in stored if isinstance(event, ThoughtRecorded)]
+        assert texts == ["thought 1", "from the other writer"]
+        for n in range(6):
+            assert [r.version for r in await second.read_stream(f"n{n}")] == [1, 2]
+        assert (await first.append("s1", [thought(3)], expected_version=2))[0].version == 3
+    finally:
+        await first.aclose()
+        if second is not first:
+            await second.aclose()
 
 
 async def test_log_rows_page_like_read_all_and_carry_the_stored_columns(store: LedgerStore) -> None:

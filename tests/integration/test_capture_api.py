@@ -73,6 +73,28 @@ async def test_a_part_is_recorded_once_however_often_and_concurrently_it_is_sent
     assert (await ledger.verify("conv-1")).ok
 
 
+async def test_a_batch_of_many_conversations_sent_again_appends_only_its_new_spans(
+    store: LedgerStore,
+) -> None:
+    ledger = Ledger(store)
+    scope = ledger.as_principal(None)
+    first = [span(n, f"conv-{n % 3}") for n in range(1, 10)]
+    await scope.capture(first)
+    # An exporter's retry of the whole batch, with two spans it had not sent yet: one to a
+    # conversation it wrote before, one to a new one.
+    later = [*first, span(10, "conv-1"), span(11, "conv-new")]
+    report = await scope.capture(later)
+    assert (report.thoughts, report.actions, report.duplicates) == (4, 2, 27)
+    thoughts = [
+        e.thought
+        for r in await ledger.events("conv-1")
+        if isinstance(e := r.event, ThoughtCaptured)
+    ]
+    assert thoughts[-2:] == ["reasoning 10, before the tool", "reasoning 10, after the tool"]
+    assert len(thoughts) == 8  # spans 1, 4, 7 and 10
+    assert (await ledger.verify("conv-new")).ok
+
+
 async def test_a_principals_conversation_is_its_own_and_a_reader_records_nothing(
     store: LedgerStore,
 ) -> None:

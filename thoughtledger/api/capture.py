@@ -328,9 +328,9 @@ class Capturing:
         The sessions are appended to concurrently (a store that commits concurrent appends
         together, as SQLite's writer does, makes few transactions of many sessions' parts).
         Each append carries the parts' derived ids, and the store records an id once: an
-        append holding a part already recorded is refused whole, and only then are the
-        session's parts looked up and the others appended (a retry costs a look-up; a new
-        span costs none).
+        append holding a part already recorded is refused whole, and only then are the parts
+        looked up (all the request's in one indexed query, whichever session is refused first)
+        and the others appended (a retry costs a look-up; a new span costs none).
 
         Args:
             sessions: The spans of each session (ids a :class:`~thoughtledger.api.Scope` gave),
@@ -350,13 +350,22 @@ class Capturing:
         planned = {check_id(sid): _parts(sid, spans) for sid, spans in sessions.items()}
         may_change = owner_guard(owner, "write")
         gate = asyncio.Semaphore(_CONCURRENT)
+        # A span sent again usually comes back whole (an exporter retrying its batch): every
+        # session is refused at once, and one look-up of all the request's ids answers them.
+        ids = [part.event_id for parts in planned.values() for part in parts]
+        looked_up: list[asyncio.Future[set[UUID]]] = []
+
+        async def recorded() -> set[UUID]:
+            if not looked_up:
+                looked_up.append(asyncio.ensure_future(self._recorded(ids)))
+            return await asyncio.shield(looked_up[0])  # a cancelled session leaves it to others
 
         async def one(session_id: str, parts: list[_Part]) -> CaptureReport:
             async with gate, self._session(session_id):
                 report = CaptureReport(sessions=[session_id])
                 for start in range(0, len(parts), _CHUNK):
                     chunk = parts[start : start + _CHUNK]
-                    report.add(await self._append(session_id, chunk, owner, may_change))
+                    report.add(await self._append(session_id, chunk, owner, may_change, recorded))
                 return report
 
         done = await asyncio.gather(
@@ -387,19 +396,29 @@ class Capturing:
                 del self._waiting[session_id], self._locks[session_id]
 
     async def _append(
-        self, session_id: str, parts: Sequence[_Part], owner: str | None, may_change: Guard
+        self,
+        session_id: str,
+        parts: Sequence[_Part],
+        owner: str | None,
+        may_change: Guard,
+        recorded: Callable[[], Awaitable[set[UUID]]],
     ) -> CaptureReport:
         started_id = _event_id(session_id, "session.started")
         known: set[UUID] = set()
         fresh = look = False
+        shared = True  # the first look-up is the request's own, one for all its sessions
         conflict: ConcurrencyError | None = None
         for attempt in range(_ATTEMPTS):
             state = await self._held.load(session_id, fresh=fresh)
             if state.version and not may_change(state.owner):
                 raise not_found(session_id)
-            looked = look
+            looked = False  # whether the parts were looked up for this session, just now
             if look:  # a part may be recorded already: which ones
-                known, look = await self._recorded([part.event_id for part in parts]), False
+                if shared:
+                    known, shared = await recorded(), False
+                else:
+                    known, looked = await self._recorded([part.event_id for part in parts]), True
+                look = False
             new = [part for part in parts if part.event_id not in known]
             report = CaptureReport(duplicates=len(parts) - len(new))
             if not new:
@@ -425,7 +444,9 @@ class Capturing:
                 continue
             except InvalidInputError:
                 # A part already recorded (a span sent again): look which, and append the
-                # others; refused again after looking, it is the events' own fault.
+                # others; refused again after looking for this session alone, it is the
+                # events' own fault (after the request's look-up, which may have come before
+                # another writer's append, it looks again).
                 if looked:
                     raise
                 fresh = look = True

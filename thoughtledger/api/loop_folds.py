@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, cast
 
-from thoughtledger.ledger.envelope import EventRow, RecordedEvent
+from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent
 from thoughtledger.ledger.events import THOUGHT_TYPES, ThoughtEvent, ThoughtRedacted
 from thoughtledger.ledger.store.base import EventStore
 from thoughtledger.ledger.store.loop_marks import FoldedMarks, LoopMark
@@ -50,7 +50,7 @@ class Step(NamedTuple):
     names: int
 
 
-def steps_of_rows(rows: Iterable[EventRow]) -> list[Step]:
+def steps_of_rows(rows: Iterable[LogRow | EventRow]) -> list[Step]:
     """The fold's view of stored rows (parsed, not decoded into models).
 
     Raises:

@@ -28,7 +28,7 @@ import asyncio
 from collections.abc import Iterable, Sequence
 
 from thoughtledger.api.loop_folds import SessionFolds, steps_of_records, steps_of_rows
-from thoughtledger.ledger.envelope import EventRow, RecordedEvent
+from thoughtledger.ledger.envelope import LogRow, RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, StoreError
 from thoughtledger.ledger.store.base import EventStore
 from thoughtledger.ledger.store.loop_marks import FoldedMarks, LoopMark, LoopMarking
@@ -154,7 +154,8 @@ class LoopFollower:
         """
         async with self._one:
             through = await self._marks.loops_through()
-            rows = await self._rows.read_all_event_rows(after_position=through, limit=limit)
+            # The fold's columns only: a mark needs no event's id or hashes.
+            rows = await self._rows.read_all_rows(after_position=through, limit=limit)
             if not rows:
                 return 0
             folded = await self._fold(rows)
@@ -163,8 +164,8 @@ class LoopFollower:
                     self._folds.settled(item.session_id, last)
             return len(rows)
 
-    async def _fold(self, rows: Sequence[EventRow]) -> list[FoldedMarks]:
-        by_session: dict[str, list[EventRow]] = {}
+    async def _fold(self, rows: Sequence[LogRow]) -> list[FoldedMarks]:
+        by_session: dict[str, list[LogRow]] = {}
         for row in rows:
             by_session.setdefault(row.session_id, []).append(row)
         folded, since = [], 0
@@ -198,7 +199,7 @@ class LoopFollower:
                 _log("loop_marks_behind", error=str(exc))
 
 
-def _last_versions(rows: Iterable[EventRow]) -> list[int]:
+def _last_versions(rows: Iterable[LogRow]) -> list[int]:
     """Each session's last version among ``rows``, in the order sessions first appear."""
     last: dict[str, int] = {}
     for row in rows:

@@ -16,7 +16,7 @@ import orjson
 
 from thoughtledger.ledger.codec import decode_payload
 from thoughtledger.ledger.content import ContentError, model_json
-from thoughtledger.ledger.envelope import EventRow
+from thoughtledger.ledger.envelope import EventRow, LogRow
 from thoughtledger.ledger.events import (
     ANNOTATION_TYPE,
     EVENT_TYPES,
@@ -34,7 +34,7 @@ _FLOATS = ("temperature", "cost", "confidence")
 """A generation's float fields: its model reads a JSON ``1`` as ``1.0``, and so must a span."""
 
 
-def event_fields(row: EventRow) -> Fields:
+def event_fields(row: LogRow | EventRow) -> Fields:
     """Return the fields of the event ``row`` holds, as its model has them.
 
     An optional field left out of the payload (the ledger stores ``None`` so) is left out here
@@ -72,7 +72,7 @@ def event_fields(row: EventRow) -> Fields:
     return decoded_fields(row)
 
 
-def decoded_fields(row: EventRow) -> Fields:
+def decoded_fields(row: LogRow | EventRow) -> Fields:
     """Return the fields of ``row``'s event through its model (the slow, checked way).
 
     Raises:

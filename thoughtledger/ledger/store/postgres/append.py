@@ -165,11 +165,16 @@ class KnownHeads:
         Raises:
             StoreError: Reading the head failed.
         """
-        known = self._heads.get(session_id)
-        if known is not None and known[0] == expected_version:
+        known = self.known(session_id, expected_version)
+        if known is not None:
             return known
         head = await stream_head(session_id)
         return (head.version, head.hash, head.updated_at) if head else (0, GENESIS_HASH, None)
+
+    def known(self, session_id: str, expected_version: int) -> Head | None:
+        """The remembered head of the session, if it is at ``expected_version`` (nothing read)."""
+        known = self._heads.get(session_id)
+        return known if known is not None and known[0] == expected_version else None
 
     def remember(self, session_id: str, version: int, head_hash: str, moment: datetime) -> None:
         """Note the session's head as just written."""

@@ -2,7 +2,8 @@
 
 An append is one SQL statement, so it is atomic without an explicit transaction and costs one
 round trip (see :mod:`thoughtledger.ledger.store.postgres.append`), run on a connection the store
-holds for its writes (:mod:`thoughtledger.ledger.store.postgres.writers`).
+holds for its writes (:mod:`thoughtledger.ledger.store.postgres.writers`); appends to several
+sessions made at once share one (:mod:`thoughtledger.ledger.store.postgres.grouped`).
 
 Gap-safe positions without a table lock: a position is ``(transaction id << 16) + n``. Transaction
 ids only grow, and :meth:`~.EventStore.read_all` returns only positions below the oldest
@@ -47,6 +48,7 @@ from thoughtledger.ledger.store.loop_marks import FoldedMarks
 from thoughtledger.ledger.store.postgres.append import KnownHeads, append_error, insert_sealed
 from thoughtledger.ledger.store.postgres.connect import engine_for, read_rows
 from thoughtledger.ledger.store.postgres.failover import Reconnecting
+from thoughtledger.ledger.store.postgres.grouped import GroupedAppends
 from thoughtledger.ledger.store.postgres.imports import import_streams
 from thoughtledger.ledger.store.postgres.listen import (
     POLL_INTERVAL,
@@ -110,6 +112,14 @@ class PostgresEventStore(SqlEventStore):
         self._follower: ReplayFollower | None = None  # the listener's stand-in on a standby
         self._failover = 0.0  # seconds a lost connection is retried for (several hosts: > 0)
         self._search_follower = SearchFollower(self._index_writer, where)
+        self._grouped = GroupedAppends(
+            self._heads,
+            self._append_alone,
+            self._writer,
+            self._record_time,
+            self._already_stored,
+            self._group_written,
+        )
 
     @asynccontextmanager
     async def _writer(self) -> AsyncIterator[Any]:
@@ -258,6 +268,17 @@ class PostgresEventStore(SqlEventStore):
         expected_version: int,
         ids: Sequence[UUID],
     ) -> list[RecordedEvent]:
+        if self._closed or self.read_only:  # refused alone, as it always was
+            return await self._append_alone(session_id, prepared, expected_version, ids)
+        return await self._grouped.append(session_id, prepared, expected_version, ids)
+
+    async def _append_alone(
+        self,
+        session_id: str,
+        prepared: Sequence[PreparedEvent],
+        expected_version: int,
+        ids: Sequence[UUID],
+    ) -> list[RecordedEvent]:
         try:
             with reading_for_a_write():
                 return await self._append_here(session_id, prepared, expected_version, ids)
@@ -330,6 +351,10 @@ class PostgresEventStore(SqlEventStore):
         self._notifier.committed()
         self._search_follower.appended(len(sealed))
         return [item.at(position) for item, position in zip(sealed, positions, strict=True)]
+
+    def _group_written(self, count: int) -> None:
+        self._notifier.committed()
+        self._search_follower.appended(count)
 
     async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
         if self._closed:
