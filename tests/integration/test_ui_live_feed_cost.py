@@ -22,8 +22,9 @@ from tests.support.processes import WAIT, sqlite_in
 from tests.support.ui_app import UiApp, ui_app
 from thoughtledger import open_ledger
 
-LONG = 30_000
-"""Thoughts in the long session (the harm grew with it: 200,000 cost seconds an open)."""
+LONG = 10_000
+"""Thoughts in the long session (the harm grew with it: 200,000 cost seconds an open; at this
+length a fold of the whole session on open still takes many times a short one's arrival)."""
 TRIES = 3
 
 
