@@ -7,7 +7,6 @@ loopback port of their own (4318, OTLP/HTTP's, by default).
 
 import argparse
 import contextlib
-import gc
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -107,7 +106,7 @@ async def _serve(
     """Serve the receiver on ``listener`` until a signal stops it; whether Ctrl-C did."""
     from starlette.applications import Starlette
 
-    from thoughtledger.adapters.common.hardened import hardened_server
+    from thoughtledger.adapters.common.hardened import hardened_server, serve_on
     from thoughtledger.adapters.common.stopping import signals_handled
     from thoughtledger.adapters.mcp.http.serving import SINGLE_PRINCIPAL_WARNING
     from thoughtledger.adapters.otel.receiver import receiver_routes
@@ -131,12 +130,7 @@ async def _serve(
             f"thoughtledger receive: url=http://{host}:{port}/v1/traces (Ctrl-C stops)\n"
         )
         sys.stdout.flush()
-        # What the process built to get here (modules, classes, schemas, the open ledger)
-        # lives as long as it does: out of the collector's reach, a full collection walks
-        # only what requests made, not some 150,000 objects (a fifth of a busy receiver's
-        # time went to walking them).
-        gc.freeze()
-        await http.serve(sockets=[listener])
+        await serve_on(http, listener)
     return bool(interrupted)
 
 

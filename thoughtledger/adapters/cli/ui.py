@@ -112,7 +112,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             may not be fetched from.
         CliError: The port is taken or cannot be bound.
     """
-    from thoughtledger.adapters.common.hardened import bind, hardened_server
+    from thoughtledger.adapters.common.hardened import bind, hardened_server, serve_on
     from thoughtledger.adapters.common.stopping import signals_handled
     from thoughtledger.adapters.ui.routes import create_app
 
@@ -164,7 +164,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
                 sys.stderr.write(f"thoughtledger ui: warning: {said}\n")
             sys.stdout.write(f"thoughtledger ui: http://{host}:{port}/ (Ctrl-C stops)\n")
             sys.stdout.flush()
-            await http.serve(sockets=[listener])
+            await serve_on(http, listener)
     if interrupted:  # its normal stop, said as serve says it
         sys.stderr.write("thoughtledger: stopped (Ctrl-C)\n")
     return EXIT_OK

@@ -32,6 +32,7 @@ waits for the client to drain, so that its pending output stays bounded.
 
 import asyncio
 import contextlib
+import gc
 import os
 import socket
 import sys
@@ -136,6 +137,17 @@ def hardened_server(
         backlog=ACCEPT_BATCH,
     )
     return http_server(config, queue=LISTEN_QUEUE)
+
+
+async def serve_on(server: "uvicorn.Server", listener: socket.socket) -> None:
+    """Serve requests on ``listener`` until ``server`` stops; what was built before is frozen.
+
+    What the process built to get here (modules, classes, schemas, the open ledger) lives as
+    long as it does: frozen out of the collector's reach, a full collection walks only what
+    requests made, not some 150,000 objects (a fifth of a busy receiver's time went to them).
+    """
+    gc.freeze()
+    await server.serve(sockets=[listener])
 
 
 def _redact_uvicorn_lines() -> None:
@@ -299,4 +311,5 @@ __all__ = [
     "bind",
     "connection_limit",
     "hardened_server",
+    "serve_on",
 ]

@@ -118,6 +118,7 @@ async def _run_http(
         HEADER_TIMEOUT,
         Bounds,
         hardened_server,
+        serve_on,
     )
 
     port = listener.getsockname()[1]
@@ -198,7 +199,7 @@ async def _run_http(
             max_connections=bounds.max_connections,
             **serving_facts(args),
         )
-        await http.serve(sockets=[listener])
+        await serve_on(http, listener)
     if http.force_exit:
         # uvicorn skips the app's shutdown when forced; run it, so the MCP sessions end
         # before the ledger closes under them.
