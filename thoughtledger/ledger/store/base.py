@@ -28,7 +28,6 @@ every capability on each of them.
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -42,6 +41,7 @@ from thoughtledger.ledger.errors import ConcurrencyError, InvalidInputError, Sto
 from thoughtledger.ledger.events import Event, LedgerEvent
 from thoughtledger.ledger.ids import check_id, new_event_id
 from thoughtledger.ledger.store.checks import MAX_BATCH, check_ids
+from thoughtledger.ledger.store.heads import StreamHead
 from thoughtledger.ledger.store.imports import Importing
 from thoughtledger.ledger.store.log_tree import LogTree
 from thoughtledger.ledger.store.loop_marks import LoopMarking
@@ -90,25 +90,6 @@ class ClosedOnExit(ABC):
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
-
-
-@dataclass(frozen=True, slots=True)
-class StreamHead:
-    """The head of a session's stream: its last version and hash, and when it began and moved.
-
-    Attributes:
-        session_id: The session.
-        version: Its last version (the number of events).
-        hash: The hash of its last event.
-        started_at: When its first event was recorded.
-        updated_at: When its last event was recorded.
-    """
-
-    session_id: str
-    version: int
-    hash: str
-    started_at: datetime
-    updated_at: datetime
 
 
 class EventStore(ClosedOnExit):

@@ -10,10 +10,9 @@ every head; the in-memory store filters the sessions it holds.
 
 from abc import abstractmethod
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-if TYPE_CHECKING:
-    from thoughtledger.ledger.store.base import StreamHead
+from thoughtledger.ledger.store.heads import StreamHead
 
 
 @runtime_checkable
@@ -27,7 +26,7 @@ class Owners(Protocol):
         *,
         before: tuple[datetime, str] | None = None,
         limit: int = 100,
-    ) -> "list[StreamHead]":
+    ) -> list[StreamHead]:
         """Return the heads of the sessions ``owner`` started, newest first, paging before a key.
 
         The order and paging of :meth:`~thoughtledger.ledger.store.base.EventStore.recent_heads`
