@@ -71,6 +71,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             may not be fetched from.
         CliError: The port is taken or cannot be bound.
     """
+    from thoughtledger.adapters.cli.web_auth import web_verifier
     from thoughtledger.adapters.common.hardened import bind
 
     file_verifier = None
@@ -88,7 +89,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
         raise CliError(message) from None
     with contextlib.closing(listener):
         port = listener.getsockname()[1]
-        verifier = await _verifier(args, file_verifier, port)
+        verifier = await web_verifier(args, file_verifier, port)
         async with ledger_from(args, read_only=False) as ledger:
             interrupted = await _serve(ledger, verifier, args, listener, port)
     if interrupted:  # its normal stop, said as serve and ui say it
@@ -132,24 +133,6 @@ async def _serve(
         sys.stdout.flush()
         await serve_on(http, listener)
     return bool(interrupted)
-
-
-async def _verifier(
-    args: argparse.Namespace, file_verifier: "TokenVerifier | None", port: int
-) -> "TokenVerifier | None":
-    """The token file's verifier, the issuer's, both (either kind accepted), or none.
-
-    Put together by ``serve --http``'s own :func:`~thoughtledger.adapters.mcp.http.auth.http_auth`
-    (the issuer's principals apart from the token file's, the same checks), for the receiver's
-    address: the default audience is ``http://HOST:PORT/``.
-    """
-    from thoughtledger.adapters.auth.issuer import IssuerTokenVerifier
-    from thoughtledger.adapters.common.origins import own_origin
-    from thoughtledger.adapters.mcp.http.auth import http_auth
-
-    own = own_origin(args.host, port) + "/"
-    auth = await http_auth(args, file_verifier, IssuerTokenVerifier, base=own, url=own)
-    return None if auth is None else auth.verifier
 
 
 def _origin(value: str) -> str:

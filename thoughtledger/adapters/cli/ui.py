@@ -22,7 +22,7 @@ from thoughtledger.adapters.common.shares import (
 from thoughtledger.ledger.errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from mcp.server.auth.provider import TokenVerifier
+    pass
 
 DEFAULT_PORT = 8766
 UNGUARDED_WARNING = (
@@ -112,6 +112,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             may not be fetched from.
         CliError: The port is taken or cannot be bound.
     """
+    from thoughtledger.adapters.cli.web_auth import web_verifier
     from thoughtledger.adapters.common.hardened import bind, hardened_server, serve_on
     from thoughtledger.adapters.common.stopping import signals_handled
     from thoughtledger.adapters.ui.routes import create_app
@@ -132,7 +133,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
             message = f"{exc.strerror or exc} (--port P for another, 0 for any free one)"
             raise CliError(message) from None
         port = listener.getsockname()[1]
-        verifier = await _verifier(args, file_verifier, port)
+        verifier = await web_verifier(args, file_verifier, port)
         limits = Limits(
             live=args.max_live or LIVE_PER_PRINCIPAL,
             live_total=args.max_live_total,
@@ -168,28 +169,6 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     if interrupted:  # its normal stop, said as serve says it
         sys.stderr.write("thoughtledger: stopped (Ctrl-C)\n")
     return EXIT_OK
-
-
-async def _verifier(
-    args: argparse.Namespace, file_verifier: "TokenVerifier | None", port: int
-) -> "TokenVerifier | None":
-    """The token file's verifier, the issuer's, both (either kind accepted), or none."""
-    if args.auth_issuer is None:
-        return file_verifier
-    from thoughtledger.adapters.auth.issuer import DEFAULT_ROLE_CLAIM, IssuerTokenVerifier
-    from thoughtledger.adapters.common.origins import own_origin
-    from thoughtledger.adapters.mcp.http.auth import AnyOf
-
-    issuer = IssuerTokenVerifier(
-        args.auth_issuer,
-        args.audience or own_origin(args.host, port) + "/",
-        args.role_claim or DEFAULT_ROLE_CLAIM,
-        jwks_url=args.jwks_url,
-        # Two sources of principals: the issuer's live apart unless mapped on purpose.
-        subjects=None if file_verifier is None else dict(args.map_subject or ()),
-    )
-    await issuer.prepare()  # a wrong issuer stops the app now, not at the first sign-in
-    return issuer if file_verifier is None else AnyOf([file_verifier, issuer])
 
 
 def _origin(value: str) -> str:
