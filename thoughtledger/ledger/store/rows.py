@@ -22,6 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 from thoughtledger.ledger.chain import SealedEvent, StoredRow
 from thoughtledger.ledger.codec import decode_payload
 from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent, format_time, parse_time
+from thoughtledger.ledger.store.heads import StreamHead
 from thoughtledger.ledger.store.stored_forms import hash_text, id_text, id_uuid
 
 Row = Sequence[Any]
@@ -294,6 +295,12 @@ def head_time(value: Any) -> datetime:
     return value if isinstance(value, datetime) else parse_time(value)
 
 
+def head_of_row(row: Row) -> StreamHead:
+    """The head a row of ``tl_sessions`` holds (its columns in the table's order)."""
+    session_id, version, digest, started_at, updated_at = row
+    return StreamHead(session_id, version, digest, head_time(started_at), head_time(updated_at))
+
+
 def to_recorded(sealed: Sequence[SealedEvent], first_position: int) -> list[RecordedEvent]:
     """Give sealed events consecutive positions from ``first_position``."""
     return [item.at(first_position + index) for index, item in enumerate(sealed)]
@@ -305,6 +312,7 @@ __all__ = [
     "decode_rows",
     "event_row",
     "event_rows_of",
+    "head_of_row",
     "head_time",
     "log_row",
     "log_rows_of",

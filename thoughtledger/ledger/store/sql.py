@@ -30,6 +30,7 @@ from thoughtledger.ledger.store.redaction import LogRedaction, Redacted, Strippi
 from thoughtledger.ledger.store.rows import (
     RowReads,
     decode_rows,
+    head_of_row,
     stored_row,
 )
 from thoughtledger.ledger.store.search import Searching
@@ -39,7 +40,6 @@ from thoughtledger.ledger.store.sql_parts import (
     SqlRows,
     SqlSearch,
     SqlStats,
-    head_of_row,
     recent_heads_query,
 )
 from thoughtledger.ledger.store.stored_forms import id_uuid

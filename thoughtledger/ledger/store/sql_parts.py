@@ -25,7 +25,7 @@ from thoughtledger.ledger.store.owners import Owners
 from thoughtledger.ledger.store.rows import (
     RowReads,
     event_row,
-    head_time,
+    head_of_row,
     log_row,
     session_versions_sql,
     types_in,
@@ -307,23 +307,11 @@ def recent_heads_query(
     return query.order_by(*order).limit(limit)
 
 
-def head_of_row(row: "sa.Row[Any]") -> StreamHead:
-    """The head a row of ``tl_sessions`` holds."""
-    return StreamHead(
-        session_id=row.session_id,
-        version=row.version,
-        hash=row.hash,
-        started_at=head_time(row.started_at),
-        updated_at=head_time(row.updated_at),
-    )
-
-
 __all__ = [
     "SqlLoopMarks",
     "SqlOwners",
     "SqlRows",
     "SqlSearch",
     "SqlStats",
-    "head_of_row",
     "recent_heads_query",
 ]

@@ -24,7 +24,7 @@ from thoughtledger.ledger.store.redaction import Redacted
 from thoughtledger.ledger.store.rows import (
     decode_rows,
     event_row,
-    head_time,
+    head_of_row,
     session_versions_sql,
     stored_row,
     types_in,
@@ -140,12 +140,7 @@ class SqliteReader:
         """
         check_page(0, limit)
         page = {"after": after_session_id or "", "limit": limit, "offset": 0}
-        return [
-            StreamHead(session, version, digest, head_time(started), head_time(updated))
-            for session, version, digest, started, updated in self.read(
-                STATEMENTS["list_heads"], page
-            )
-        ]
+        return [head_of_row(row) for row in self.read(STATEMENTS["list_heads"], page)]
 
     async def stream_head(self, session_id: str) -> StreamHead | None:
         """See :meth:`.EventStore.stream_head` (one row by key)."""
@@ -153,8 +148,7 @@ class SqliteReader:
         rows = self.read(STATEMENTS["session_head"], {"session_id": session_id})
         if not rows:
             return None
-        session, version, digest, started_at, updated_at = rows[0]
-        return StreamHead(session, version, digest, head_time(started_at), head_time(updated_at))
+        return head_of_row(rows[0])
 
     async def verify(self, session_id: str) -> VerifyReport:
         """See :meth:`.EventStore.verify`: the session's rows, then its head.
@@ -178,10 +172,7 @@ class SqliteReader:
             StoreError: The read failed.
         """
         check_id(session_id)
-        return [
-            StreamHead(session, version, digest, head_time(started), head_time(updated))
-            for session, version, digest, started, updated in self.read(_FORKS, (session_id,))
-        ]
+        return [head_of_row(row) for row in self.read(_FORKS, (session_id,))]
 
     async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
         """See :meth:`.Redacting.redactions` (from the partial index of redaction events)."""
