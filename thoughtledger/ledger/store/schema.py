@@ -147,6 +147,25 @@ schema_versions = sa.Table(
 )
 
 
+def _session_events_index(name: str, event_type: str) -> sa.schema.ExecutableDDLElement:
+    """A partial index of one event type's versions in each session.
+
+    A session's events of that type are found without a scan, and an append of any other type
+    writes nothing to it.
+    """
+    of_type = events.c.event_type == event_type
+    return sa.schema.CreateIndex(
+        sa.Index(
+            name,
+            events.c.session_id,
+            events.c.version,
+            sqlite_where=of_type,
+            postgresql_where=of_type,
+        ),
+        if_not_exists=True,
+    )
+
+
 def _tables(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     return [
         sa.schema.CreateTable(events, if_not_exists=True),
@@ -204,41 +223,21 @@ def _merkle_tree(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
 def _redactable_views(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     # tl_thoughts reads a thought's text where payload schema 2 keeps it, and says whether it
     # was redacted (it is dropped and created: a view's columns cannot be changed in place).
-    redacted = events.c.event_type == "thought.redacted"
     return [
         DropView(THOUGHTS_VIEW),
         CreateView(THOUGHTS_VIEW, VIEWS[THOUGHTS_VIEW](json, events)),
         # A session's redactions, found without a scan (a history page counts them).
-        sa.schema.CreateIndex(
-            sa.Index(
-                "tl_events_redactions",
-                events.c.session_id,
-                events.c.version,
-                sqlite_where=redacted,
-                postgresql_where=redacted,
-            ),
-            if_not_exists=True,
-        ),
+        _session_events_index("tl_events_redactions", "thought.redacted"),
     ]
 
 
 def _annotations_view(json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     # Step 7 (annotations): the tl_annotations view, and an index that finds a session's
     # annotations without a scan. Self-contained: it touches nothing another step makes.
-    annotated = events.c.event_type == "thought.annotated"
     return [
         DropView(ANNOTATIONS_VIEW),
         CreateView(ANNOTATIONS_VIEW, VIEWS[ANNOTATIONS_VIEW](json, events)),
-        sa.schema.CreateIndex(
-            sa.Index(
-                "tl_events_annotations",
-                events.c.session_id,
-                events.c.version,
-                sqlite_where=annotated,
-                postgresql_where=annotated,
-            ),
-            if_not_exists=True,
-        ),
+        _session_events_index("tl_events_annotations", "thought.annotated"),
     ]
 
 
@@ -392,18 +391,8 @@ def _actions(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     # Step 17: a session's actions, found without a scan, as its annotations and redactions are
     # (a history page counts the events that are not thoughts out of its thought count).
     # Partial: an append of any other event writes nothing to it.
-    acted = events.c.event_type == "action.taken"
     return [
-        sa.schema.CreateIndex(
-            sa.Index(
-                "tl_events_actions",
-                events.c.session_id,
-                events.c.version,
-                sqlite_where=acted,
-                postgresql_where=acted,
-            ),
-            if_not_exists=True,
-        ),
+        _session_events_index("tl_events_actions", "action.taken"),
     ]
 
 
