@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.backends import Backend, backend_for, pg_url, settled
+from tests.support.backends import Backend, backend_for, settled
 from tests.support.raw_store import raw_store
 from thoughtledger import open_ledger
 from thoughtledger.api import Ledger, verify_bundle
@@ -59,23 +59,8 @@ async def exported(ledger: Ledger) -> list[str]:
 
 async def stored_forms(backend: Backend) -> set[str]:
     """How the log's rows hold their event ids and hashes (SQLite: per row; PostgreSQL: types)."""
-    import sqlalchemy as sa
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    if backend.name == "sqlite":
-        engine = create_async_engine(f"sqlite+aiosqlite:///{backend.sqlite_path}")
-    else:
-        url = pg_url()
-        assert url is not None
-        engine = create_async_engine(
-            url, connect_args={"server_settings": {"search_path": backend.schema}}
-        )
-    try:
-        async with engine.connect() as connection:
-            rows = await connection.execute(sa.text(STORED_FORMS[backend.name]))
-            return {row[0] for row in rows}
-    finally:
-        await engine.dispose()
+    _names, rows = await backend.select(STORED_FORMS[backend.name])
+    return {row[0] for row in rows}
 
 
 @pytest.mark.parametrize("name", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -6,10 +6,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from thoughtledger.ledger.store.base import Clock, LedgerStore, utc_now
 from thoughtledger.ledger.store.memory import MemoryEventStore
@@ -80,20 +81,33 @@ class Backend:
 
     async def execute(self, statement: str, **params: object) -> None:
         """Run raw SQL on the backing database (to tamper with it, as an attacker would)."""
-        assert self.name != "memory"
-        if self.name == "sqlite":
-            engine = create_async_engine(f"sqlite+aiosqlite:///{self.sqlite_path}")
-        else:
-            url = pg_url()
-            assert url is not None
-            engine = create_async_engine(
-                url, connect_args={"server_settings": {"search_path": self.schema}}
-            )
+        engine = self._engine()
         try:
             async with engine.begin() as connection:
                 await connection.execute(sa.text(statement), params)
         finally:
             await engine.dispose()
+
+    async def select(self, query: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """The column names and rows ``query`` reads from the backing database."""
+        engine = self._engine()
+        try:
+            async with engine.connect() as connection:
+                result = await connection.execute(sa.text(query))
+                return list(result.keys()), [tuple(row) for row in result.all()]
+        finally:
+            await engine.dispose()
+
+    def _engine(self) -> AsyncEngine:
+        """An engine on the backing database, in the ledger's own schema on PostgreSQL."""
+        assert self.name != "memory"
+        if self.name == "sqlite":
+            return create_async_engine(f"sqlite+aiosqlite:///{self.sqlite_path}")
+        url = pg_url()
+        assert url is not None
+        return create_async_engine(
+            url, connect_args={"server_settings": {"search_path": self.schema}}
+        )
 
     async def drop(self) -> None:
         if self.name != "postgres":

@@ -3,10 +3,7 @@
 from datetime import datetime
 from typing import Any
 
-import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import create_async_engine
-
-from tests.support.backends import Backend, pg_url
+from tests.support.backends import Backend
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.store.columns import (
     ACTION_COLUMNS,
@@ -52,28 +49,10 @@ def _plain(name: str, value: Any) -> Any:
     return value
 
 
-async def _select(backend: Backend, query: str) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """The column names and rows ``query`` reads from the backing database."""
-    if backend.name == "sqlite":
-        engine = create_async_engine(f"sqlite+aiosqlite:///{backend.sqlite_path}")
-    else:
-        url = pg_url()
-        assert url is not None
-        engine = create_async_engine(
-            url, connect_args={"server_settings": {"search_path": backend.schema}}
-        )
-    try:
-        async with engine.connect() as connection:
-            result = await connection.execute(sa.text(query))
-            return list(result.keys()), [tuple(row) for row in result.all()]
-    finally:
-        await engine.dispose()
-
-
 async def view_rows(backend: Backend, view: str, order: str) -> list[dict[str, Any]]:
     """Every row of ``view`` (``tl_thoughts``, ``tl_session_stats``, ``tl_annotations``, ...)."""
     query = f"SELECT * FROM {view} ORDER BY {order}"  # noqa: S608  # names from the tests
-    names, rows = await _select(backend, query)
+    names, rows = await backend.select(query)
     assert tuple(names) == _COLUMNS[view]
     return [{n: _plain(n, v) for n, v in zip(names, row, strict=True)} for row in rows]
 
@@ -81,7 +60,7 @@ async def view_rows(backend: Backend, view: str, order: str) -> list[dict[str, A
 async def view_column(backend: Backend, view: str, column: str, order: str) -> list[Any]:
     """One column of ``view`` as stored (SQLite's booleans 0/1), even one the tests do not list."""
     query = f"SELECT {column} FROM {view} ORDER BY {order}"  # noqa: S608  # names from the tests
-    return [value for (value,) in (await _select(backend, query))[1]]
+    return [value for (value,) in (await backend.select(query))[1]]
 
 
 def as_dicts(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
