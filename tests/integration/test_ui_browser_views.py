@@ -187,6 +187,7 @@ def test_captured_reasoning_and_its_actions_show_in_the_tree_and_have_their_lane
             '↳ called get_weather({"city": "<b>Oslo</b>"}) after #1 · v3'
         )
         assert page.locator("#tree b").count() == 0
+        screenshot(page, "session-captured")
         page.locator("#tab-timeline").click()
         lanes = page.locator("#timeline text.lane").all_text_contents()
         assert lanes == ["main line", "actions", "other events"]
