@@ -6,9 +6,10 @@ Usage: tools/bench scale [--scale-thoughts N] [--scale-sessions S] [--scale-big 
 Builds a ledger of ``N`` thoughts (default 10,000,000) in ``S`` sessions (default 100,000), one
 of them ``B`` thoughts long (default 100,000), the way users write one: JSON Lines piped into
 ``thoughtledger record`` (a file holds at most 100,000 thoughts and a session's run at most
-1,000, so the build is a sequence of ``record`` processes, the long session continued across
-them). ``--scale-db PATH`` keeps the SQLite file and reuses it when it already holds the
-ledger; ``--pg URL`` builds in a fresh PostgreSQL database instead (dropped at the end).
+1,000): two ``record`` processes write the other sessions side by side, as agents do, while the
+long session grows one run at a time beside them. ``--scale-db PATH`` keeps the SQLite file and
+reuses it when it already holds the ledger; ``--pg URL`` builds in a fresh PostgreSQL database
+instead (dropped at the end).
 
 Then, each as users meet it, in a process of its own, beside a raw baseline in the same run:
 
@@ -120,32 +121,26 @@ def _line(rng: random.Random, session: str, n: int, total: int) -> str:
     )
 
 
-def _chunks(thoughts: int, sessions: int, big: int, big_id: str) -> Iterator[list[str]]:
-    """The build's inputs, each at most one ``record`` file, each led by a run of the long session.
+def _runs(rng: random.Random, big_id: str, big: int) -> list[str]:
+    """The long session's runs, in order: ``record`` continues a session one run per input."""
+    return [
+        "\n".join(_line(rng, big_id, n, big) for n in range(start + 1, min(start + RUN, big) + 1))
+        for start in range(0, big, RUN)
+    ]
 
-    ``record`` takes one run of a session per input (at most :data:`RUN` thoughts) and continues
-    an existing session: so the long session grows by one run per file, in order.
-    """
-    rng = random.Random(38)
-    runs = [range(start + 1, min(start + RUN, big) + 1) for start in range(0, big, RUN)]
+
+def _files(rng: random.Random, thoughts: int, sessions: int) -> Iterator[str]:
+    """The other sessions' inputs, each at most :data:`FILE_THOUGHTS` thoughts, made as needed."""
     lines: list[str] = []
-
-    def opened() -> list[str]:
-        run = runs.pop(0) if runs else range(0)
-        return [_line(rng, big_id, n, big) for n in run]
-
-    lines = opened()
-    rest, others = thoughts - big, sessions - 1
-    for index in range(others):
-        length = rest // others + (1 if index < rest % others else 0)
+    for index in range(sessions):
+        length = thoughts // sessions + (1 if index < thoughts % sessions else 0)
         session = str(uuid.UUID(int=rng.getrandbits(128), version=4))
-        if len(lines) + length > FILE_THOUGHTS:
-            yield lines
-            lines = opened()
+        if lines and len(lines) + length > FILE_THOUGHTS:
+            yield "\n".join(lines)
+            lines = []
         lines.extend(_line(rng, session, n, length) for n in range(1, length + 1))
-    yield lines
-    while runs:
-        yield opened()
+    if lines:
+        yield "\n".join(lines)
 
 
 def _rss_mb(usage: resource.struct_rusage) -> float:
@@ -176,30 +171,59 @@ def _run_measured(command: list[str]) -> tuple[float, float, str]:
     return elapsed, _rss_mb(usage), out.decode()
 
 
+WRITERS = 2
+"""``record`` processes writing the other sessions at once (agents write side by side)."""
+
+
+def _record(db: str, body: str) -> int:
+    """Record one input with a ``record`` process; its bytes.
+
+    Raises:
+        RuntimeError: The process failed.
+    """
+    data = (body + "\n").encode()
+    process = subprocess.run(  # noqa: S603  # the bench's own command
+        [*_launcher(), "record", "-", "--db", db],
+        input=data,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        check=False,
+    )
+    if process.returncode != 0:
+        raise RuntimeError(f"record failed: {process.stderr.decode()[-400:]}")
+    return len(data)
+
+
 def build(db: str, thoughts: int, sessions: int, big: int) -> tuple[str, float, int]:
     """Record the ledger; the long session's id, the seconds it took, and the input's bytes.
+
+    The long session's runs go in order through one ``record`` at a time, beside
+    :data:`WRITERS` ``record`` processes taking the other sessions' files.
 
     Raises:
         RuntimeError: A ``record`` process failed.
     """
+    from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+
     big_id = str(uuid.UUID(int=random.Random(1).getrandbits(128), version=4))
+    rng = random.Random(38)
+    runs = _runs(rng, big_id, big)
     start = time.perf_counter()
-    written = done = 0
-    for lines in _chunks(thoughts, sessions, big, big_id):
-        body = ("\n".join(lines) + "\n").encode()
-        written += len(body)
-        process = subprocess.run(  # noqa: S603  # the bench's own command
-            [*_launcher(), "record", "-", "--db", db],
-            input=body,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            check=False,
-        )
-        if process.returncode != 0:
-            raise RuntimeError(f"record failed: {process.stderr.decode()[-400:]}")
-        done += len(lines)
-        rate = done / (time.perf_counter() - start)
-        print(f"  built {done:,} of {thoughts:,} thoughts ({rate:,.0f}/s)", file=sys.stderr)
+    written = _record(db, runs[0])  # the ledger is created once, before the writers open it
+    done = 0
+    with ThreadPoolExecutor(WRITERS + 1) as pool:
+        long_session = pool.submit(lambda: sum(_record(db, run) for run in runs[1:]))
+        pending: set[Future[int]] = set()
+        for body in _files(rng, thoughts - big, sessions - 1):
+            if len(pending) == WRITERS:  # the next file is made while these record
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                written += sum(future.result() for future in finished)
+            pending.add(pool.submit(_record, db, body))
+            done += body.count("\n") + 1
+            rate = done / (time.perf_counter() - start)
+            print(f"  recording {done:,} of {thoughts - big:,} ({rate:,.0f}/s)", file=sys.stderr)
+        written += sum(future.result() for future in pending)
+        written += long_session.result()
     return big_id, time.perf_counter() - start, written
 
 
