@@ -113,9 +113,7 @@ class ScopedReads:
             InvalidInputError: A malformed id, or a version out of range.
             StoreError: The store failed.
         """
-        return await self._ledger.actions(
-            await self._rules.find(name), as_of_version=as_of_version
-        )
+        return await self._ledger.actions(await self._rules.find(name), as_of_version=as_of_version)
 
     async def history(
         self,
