@@ -71,8 +71,9 @@ class HistoryPage:
         latest_version: The session's latest version.
         thought_count: How many thoughts the session holds up to :attr:`version`.
         branch: The branch filter, if any.
-        actions: The actions an agent took after the thoughts on this page, before the next
-            page's (the first page's may precede every thought); none with a branch filter.
+        actions: The actions an agent took among the events this page read, in version order
+            (each names the thought it followed, which an earlier page may hold); the pages of
+            a session carry each action once. None with a branch filter.
     """
 
     session_id: str

@@ -143,8 +143,8 @@ class PageBuilder:
         thoughts, or thoughts of another branch, are skipped even after the page is full, so a
         page that reaches the end says so); :attr:`after_version` moves to the last one
         consumed, which is where the next page starts. Without a branch filter, the actions
-        consumed are kept in :attr:`actions`: each followed a thought of the page (or, on a
-        first page, none).
+        consumed are kept in :attr:`actions` (each names the thought it followed, which an
+        earlier page may hold).
         """
         for record in records:
             entry = thought_entry(record)
