@@ -78,7 +78,8 @@ def session_tree(
         actions: The session's actions up to ``state``'s version (``ledger.actions``).
     """
     repeats = repeats_of(state, marks)
-    tree = Tree(headline(state, repeats=len(repeats)), guide_style="dim")
+    actions = list(actions)
+    tree = Tree(headline(state, repeats=len(repeats), actions=len(actions)), guide_style="dim")
     taken = placed(state.thoughts, actions)
     _act(tree, taken.pop(None, ()))
     revised_by: defaultdict[int, list[int]] = defaultdict(list)
@@ -173,13 +174,13 @@ def annotation_line(annotation: Annotation) -> Text:
     return line
 
 
-def headline(state: SessionState, *, repeats: int = 0) -> Text:
+def headline(state: SessionState, *, repeats: int = 0, actions: int = 0) -> Text:
     """One line about a session: id, size, loops, status and when it started and last moved."""
     loops = (f" · ⟳ {plural(repeats, 'repeat')}", "bold red") if repeats else ""
     return Text.assemble(
         ("session ", "bold"),
         (state.session_id, "bold cyan"),
-        f" · {counts(state)}",
+        f" · {counts(state, actions=actions)}",
         loops,
         " · ",
         (state.status, _status_style(state.status)),
@@ -187,8 +188,11 @@ def headline(state: SessionState, *, repeats: int = 0) -> Text:
     )
 
 
-def counts(state: SessionState) -> str:
-    """``N thoughts, R revisions, B branches`` of a session (and ``A annotations``, if any)."""
+def counts(state: SessionState, *, actions: int = 0) -> str:
+    """``N thoughts, R revisions, B branches`` of a session (and annotations and actions, if any).
+
+    ``actions``: how many actions the session holds (its state keeps none to count).
+    """
     inherited = sum(1 for entry in state.thoughts if entry.source is not None)
     parts = [
         plural(len(state.thoughts), "thought")
@@ -198,6 +202,8 @@ def counts(state: SessionState) -> str:
     ]
     if state.annotations:
         parts.append(plural(len(state.annotations), "annotation"))
+    if actions:
+        parts.append(plural(actions, "action"))
     return ", ".join(parts)
 
 
