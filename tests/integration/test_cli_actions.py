@@ -4,6 +4,7 @@
 import asyncio
 import csv
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
@@ -77,7 +78,8 @@ def test_a_page_of_show_lists_each_action_with_the_thought_it_followed(
 ) -> None:
     url = sqlite_url(tmp_path / "ledger.db")
     captured(url)
-    pages, after = [], []
+    pages: list[dict[str, Any]] = []
+    after: list[str] = []
     while True:
         ran = cli(capsys, "show", acting.SESSION, "--limit", "1", *after, "--db", url, "--json")
         assert ran.code == 0, ran.err
