@@ -240,6 +240,7 @@ def test_diff_lists_the_events_between_two_versions_and_what_moved(
         "thoughts": 0,
         "revisions": 0,
         "branches": 0,
+        "actions": 0,
         "totalThoughts": None,
         "status": "empty",
     }

@@ -32,6 +32,7 @@ from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import EventStore
 from thoughtledger.ledger.store.redaction import Redacting
 from thoughtledger.ledger.store.rows import RowReads
+from thoughtledger.projections.actions import ActionEntry
 from thoughtledger.projections.answers import JsonDict
 from thoughtledger.projections.asof import check_time, check_version
 from thoughtledger.projections.entries import thought_entry
@@ -70,6 +71,9 @@ class HistoryPage:
         latest_version: The session's latest version.
         thought_count: How many thoughts the session holds up to :attr:`version`.
         branch: The branch filter, if any.
+        actions: The actions an agent took among the events this page read, in version order
+            (each names the thought it followed, which an earlier page may hold); the pages of
+            a session carry each action once. None with a branch filter.
     """
 
     session_id: str
@@ -81,6 +85,7 @@ class HistoryPage:
     latest_version: int
     thought_count: int
     branch: str | None = None
+    actions: tuple[ActionEntry, ...] = ()
 
 
 class Paging:
@@ -245,6 +250,7 @@ class Paging:
             latest_version=head.version,
             thought_count=count,
             branch=branch,
+            actions=tuple(builder.actions),
         )
 
     async def _bound(

@@ -17,9 +17,11 @@ from thoughtledger.api.lookup import all_heads
 from thoughtledger.ledger.chain import GENESIS_HASH, ChainWalk, StoredRow, VerifyReport
 from thoughtledger.ledger.envelope import EventRow, RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, SessionNotFoundError
+from thoughtledger.ledger.events import ACTION_TYPE
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import EventStore
 from thoughtledger.ledger.store.rows import RowReads
+from thoughtledger.projections.actions import ActionEntry, actions_in
 from thoughtledger.projections.asof import as_of_version as as_of
 from thoughtledger.projections.asof import check_time, check_version, version_at
 from thoughtledger.projections.fastfold import fold_rows
@@ -28,6 +30,11 @@ from thoughtledger.projections.state import SessionState, empty, grafted, replay
 LAST_POSITION = 2**63 - 1
 """The largest position any backend stores (a signed 64-bit integer; importing the schema's
 constant would import SQLAlchemy on every ledger's first read)."""
+
+ACTIONS_GAP = 32
+"""Fewest events between two of a session's actions that :meth:`Reads.actions` reads apart: closer
+ones are read in one range, the events between them read and left (one query, not one each)."""
+_ACTIONS_SLICE = 1000
 
 
 class Reads:
@@ -119,6 +126,50 @@ class Reads:
         """
         state = await self.state(session_id, as_of_version=as_of_version, as_of_time=as_of_time)
         return await self._store.read_stream(session_id, to_version=state.version)
+
+    async def actions(
+        self, session_id: str, *, as_of_version: int | None = None
+    ) -> list[ActionEntry]:
+        """Return the actions an agent took in a session, all or up to a version, in order.
+
+        Found by their versions (the store's index of a session's actions), then read in
+        ranges: a session of many thoughts and few actions reads only those, one of many
+        actions reads each stretch of them at once (see :data:`ACTIONS_GAP`), in slices, so
+        memory holds a slice and the actions.
+
+        Args:
+            session_id: The session.
+            as_of_version: Only the actions among its first N events.
+
+        Raises:
+            SessionNotFoundError: The session has no events.
+            InvalidInputError: A malformed id, or a version out of range.
+            EventDecodingError: A stored event cannot be decoded.
+            StoreError: The store failed.
+        """
+        check_id(session_id)
+        head = await self._store.stream_head(session_id)
+        if head is None:
+            raise not_found(session_id)
+        to = head.version
+        if as_of_version is not None:
+            to = check_version(session_id, as_of_version, to)
+        versions = await self._rows.session_versions_of_types(
+            session_id, (ACTION_TYPE,), to_version=to
+        )
+        wanted = set(versions)
+        found: list[ActionEntry] = []
+        for first, last in _stretches(versions, ACTIONS_GAP):
+            after = first - 1
+            while after < last:
+                records = await self._store.read_stream(
+                    session_id, after_version=after, to_version=last, limit=_ACTIONS_SLICE
+                )
+                if not records:
+                    break
+                found += actions_in(r for r in records if r.version in wanted)
+                after = records[-1].version
+        return found
 
     async def replay(self, session_id: str) -> AsyncIterator[tuple[RecordedEvent, SessionState]]:
         """Yield each event of a session with the state just after it, for stepping through.
@@ -266,6 +317,17 @@ def _names_a_source(row: EventRow) -> bool:
         return True  # unreadable: the link check reads it and says why
 
 
+def _stretches(versions: list[int], gap: int) -> list[tuple[int, int]]:
+    """``versions`` (ascending) as ranges, first to last, where none is ``gap`` or more apart."""
+    ranges: list[tuple[int, int]] = []
+    for version in versions:
+        if ranges and version - ranges[-1][1] < gap:
+            ranges[-1] = (ranges[-1][0], version)
+        else:
+            ranges.append((version, version))
+    return ranges
+
+
 def _grafted_forks(states: dict[str, SessionState]) -> dict[str, SessionState]:
     """``states`` with each fork's source's thoughts put first, forks of forks in turn."""
     done: dict[str, SessionState] = {}
@@ -290,4 +352,4 @@ def _grafted_forks(states: dict[str, SessionState]) -> dict[str, SessionState]:
     return done
 
 
-__all__ = ["Reads", "cyclic_gc_paused"]
+__all__ = ["ACTIONS_GAP", "Reads", "cyclic_gc_paused"]

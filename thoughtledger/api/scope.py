@@ -73,6 +73,7 @@ class Scope:
     state = PartMethod("_reads", ScopedReads.state)
     facts = PartMethod("_reads", ScopedReads.facts)
     events = PartMethod("_reads", ScopedReads.events)
+    actions = PartMethod("_reads", ScopedReads.actions)
     history = PartMethod("_reads", ScopedReads.history)
     verify = PartMethod("_reads", ScopedReads.verify)
     stream = PartMethod("_reads", ScopedReads.stream)

@@ -19,6 +19,7 @@ from thoughtledger.api.search import DEFAULT_SEARCH_PAGE, SearchPage
 from thoughtledger.ledger.chain import VerifyReport
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.store.base import StreamHead
+from thoughtledger.projections.actions import ActionEntry
 from thoughtledger.projections.answers import JsonDict
 from thoughtledger.projections.paging import compact_size
 from thoughtledger.projections.state import SessionState
@@ -103,6 +104,16 @@ class ScopedReads:
         return await self._ledger.events(
             await self._rules.find(name), as_of_version=as_of_version, as_of_time=as_of_time
         )
+
+    async def actions(self, name: str, *, as_of_version: int | None = None) -> list[ActionEntry]:
+        """The actions an agent took in a session, all or up to a version (``Ledger.actions``).
+
+        Raises:
+            SessionNotFoundError: No such session this principal may read.
+            InvalidInputError: A malformed id, or a version out of range.
+            StoreError: The store failed.
+        """
+        return await self._ledger.actions(await self._rules.find(name), as_of_version=as_of_version)
 
     async def history(
         self,

@@ -132,6 +132,7 @@ class Ledger(ClosedOnExit):
     state = PartMethod("_reads", Reads.state)
     state_with_latest = PartMethod("_reads", Reads.state_with_latest)
     events = PartMethod("_reads", Reads.events)
+    actions = PartMethod("_reads", Reads.actions)
     replay = PartMethod("_reads", Reads.replay)
     subscribe = PartMethod("_reads", Reads.subscribe)
     rebuild = PartMethod("_reads", Reads.rebuild)

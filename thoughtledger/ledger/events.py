@@ -385,11 +385,15 @@ THOUGHT_TYPES = frozenset(
 ANNOTATION_TYPE = "thought.annotated"
 """The stored type of an annotation."""
 
+ACTION_TYPE = "action.taken"
+"""The stored type of an action an agent took."""
+
 REDACTABLE_TYPES = THOUGHT_TYPES | {ANNOTATION_TYPE}
 """Stored types whose payload (from schema 2) keeps a redactable text apart: thoughts and
 annotations' notes."""
 
 __all__ = [
+    "ACTION_TYPE",
     "ANNOTATION_TYPE",
     "EVENT_TYPES",
     "LABEL_PATTERN",

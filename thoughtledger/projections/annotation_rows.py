@@ -19,19 +19,11 @@ from thoughtledger.ledger.store.columns import (
     ANNOTATION_COLUMN_TYPES,
     ANNOTATION_COLUMNS,
     LARGEST_COUNT,
-    NUL_ESCAPE,
-    NUL_STANDIN,
 )
+from thoughtledger.projections.thought_rows import view_payload
 
 AnnotationRow = tuple[Any, ...]
 """One row of :data:`ANNOTATION_COLUMNS`."""
-
-
-def _loads(payload: str) -> Any:
-    """Parse a payload as the views read it: each NUL escape read as U+FFFD (see the views)."""
-    if NUL_ESCAPE in payload:
-        payload = payload.replace(NUL_ESCAPE, NUL_STANDIN)
-    return orjson.loads(payload)
 
 
 class AnnotationRowFold:
@@ -55,12 +47,12 @@ class AnnotationRowFold:
         out: list[AnnotationRow] = []
         for row in rows:
             if row.event_type == "session.started" and row.version == 1:
-                metadata = _loads(row.payload).get("metadata") or {}
+                metadata = view_payload(row.payload).get("metadata") or {}
                 self._openers[row.session_id] = (metadata.get("agent"), metadata.get("client"))
                 continue
             if row.event_type != ANNOTATION_TYPE:
                 continue
-            payload = _loads(row.payload)
+            payload = view_payload(row.payload)
             content = payload.get("content")  # gone once the note was redacted
             number = payload["thought_number"]
             score = payload.get("score")

@@ -22,6 +22,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 from thoughtledger.ledger.errors import InvalidInputError
+from thoughtledger.projections.actions import ActionEntry, action_of
 from thoughtledger.projections.answers import JsonDict, thought_record
 from thoughtledger.projections.entries import Folded, redacted, thought_entry
 
@@ -126,6 +127,7 @@ class PageBuilder:
     after_version: int = 0
     redacted_versions: Collection[int] = frozenset()
     items: list[JsonDict] = field(default_factory=list)
+    actions: list[ActionEntry] = field(default_factory=list)
     size: int = 0
     stopped: bool = False
 
@@ -140,7 +142,9 @@ class PageBuilder:
         Every event before the first thought that does not fit is consumed (events that are no
         thoughts, or thoughts of another branch, are skipped even after the page is full, so a
         page that reaches the end says so); :attr:`after_version` moves to the last one
-        consumed, which is where the next page starts.
+        consumed, which is where the next page starts. Without a branch filter, the actions
+        consumed are kept in :attr:`actions` (each names the thought it followed, which an
+        earlier page may hold).
         """
         for record in records:
             entry = thought_entry(record)
@@ -157,6 +161,10 @@ class PageBuilder:
                     break
                 self.items.append(item)
                 self.size += size
+            elif entry is None and self.branch is None:
+                action = action_of(record)
+                if action is not None:
+                    self.actions.append(action)
             self.after_version = record.version
         return self.full
 

@@ -45,8 +45,12 @@ def _count(value: Any) -> int | None:
     return value if type(value) is int and value <= LARGEST_COUNT else None
 
 
-def _loads(payload: str) -> Any:
-    """Parse a payload as the views read it: each NUL escape read as U+FFFD (see the views)."""
+def view_payload(payload: str) -> Any:
+    """Parse a payload as the views read it: each NUL escape read as U+FFFD (see the views).
+
+    Raises:
+        orjson.JSONDecodeError: Not JSON (a damaged ledger; each fold says so in its words).
+    """
     if NUL_ESCAPE in payload:
         payload = payload.replace(NUL_ESCAPE, NUL_STANDIN)
     return orjson.loads(payload)
@@ -95,12 +99,12 @@ class ThoughtRowFold:
             event_type = row.event_type
             if event_type == "session.started":
                 if row.version == 1:
-                    metadata = _loads(row.payload).get("metadata") or {}
+                    metadata = view_payload(row.payload).get("metadata") or {}
                     openers[row.session_id] = (metadata.get("agent"), metadata.get("client"))
                 continue
             if event_type not in THOUGHT_TYPES:
                 continue
-            payload = _loads(row.payload)
+            payload = view_payload(row.payload)
             redacted = False
             if row.schema_version >= REDACTABLE_FROM:
                 # Schema 2 keeps the text in the content member, gone once redacted.
@@ -136,4 +140,10 @@ class ThoughtRowFold:
         return out
 
 
-__all__ = ["THOUGHT_COLUMNS", "THOUGHT_COLUMN_TYPES", "ThoughtRow", "ThoughtRowFold"]
+__all__ = [
+    "THOUGHT_COLUMNS",
+    "THOUGHT_COLUMN_TYPES",
+    "ThoughtRow",
+    "ThoughtRowFold",
+    "view_payload",
+]

@@ -20,6 +20,7 @@ from thoughtledger.adapters.cli.common import (
     whole,
 )
 from thoughtledger.adapters.cli.replay import describe
+from thoughtledger.projections.actions import actions_in
 from thoughtledger.projections.answers import full_history
 from thoughtledger.projections.state import SessionState, empty, replay
 
@@ -50,6 +51,8 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     before = replay(records[: args.start], empty(session_id))
     after = replay(records[args.start :], before)
     changed = records[args.start :]
+    acted = len(actions_in(records[: args.start]))
+    old, new = _figures(before, acted), _figures(after, acted + len(actions_in(changed)))
     if args.json:
         ui.json(
             {
@@ -57,8 +60,8 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
                 "from": args.start,
                 "to": args.end,
                 "events": full_history(changed),
-                "before": _figures(before),
-                "after": _figures(after),
+                "before": old,
+                "after": new,
             }
         )
         return EXIT_OK
@@ -77,20 +80,20 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
                 clip(describe(record), 200),
             )
         )
-    old, new = _figures(before), _figures(after)
     table = ui.table("", f"at {args.start}", f"at {args.end}")
-    for key in ("thoughts", "revisions", "branches", "totalThoughts", "status"):
+    for key in ("thoughts", "revisions", "branches", "actions", "totalThoughts", "status"):
         mark = "" if old[key] == new[key] else " *"
         table.add_row(key, str(old[key]), f"{new[key]}{mark}")
     ui.show(table)
     return EXIT_OK
 
 
-def _figures(state: SessionState) -> dict[str, Any]:
+def _figures(state: SessionState, actions: int) -> dict[str, Any]:
     return {
         "thoughts": len(state.thoughts),
         "revisions": state.revisions,
         "branches": len(state.branches),
+        "actions": actions,
         "totalThoughts": state.last.total_thoughts if state.last else None,
         "status": state.status,
     }

@@ -55,14 +55,15 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
 
     Raises:
         UsageError: No sessions and no --all (or both), an unknown session, --html with -o or
-            --format, or an output path that is a directory, lies in no directory, or is the
-            ledger itself.
+            --format, --annotations or --actions without rows, or an output path that is a
+            directory, lies in no directory, or is the ledger itself.
         CliError: The file exists (without --force), or cannot be written (nothing is left
             behind).
         LedgerError: The ledger failed.
     """
     if bool(args.sessions) == args.all:
         raise UsageError("name the sessions to export, or give --all (not both)")
+    export_rows.check_options(args)
     if args.otlp is not None:
         return await export_otlp.run_otlp(args, ui)
     if args.format == "html" and args.html is None:

@@ -1,9 +1,10 @@
 """``thoughtledger export --format csv|parquet``: one flat row per thought, for dataframes.
 
-With ``--annotations``, one row per annotation instead (the ``tl_annotations`` view's columns).
+With ``--annotations``, one row per annotation instead (the ``tl_annotations`` view's columns);
+with ``--actions``, one row per action an agent took (the ``tl_actions`` view's).
 
-The rows are those of the ``tl_thoughts`` view (see :mod:`thoughtledger.ledger.store.sql_views`),
-folded from the log page by page (:meth:`.Transfer.thought_rows`), so the
+The rows are those of the views (see :mod:`thoughtledger.ledger.store.sql_views`), folded from
+the log page by page (:meth:`.Transfer.thought_rows` and its siblings), so the
 export runs in bounded memory on every backend, an older schema included. CSV needs only the
 standard library; Parquet needs the ``parquet`` extra
 (:mod:`thoughtledger.adapters.cli.parquet_out`).
@@ -25,11 +26,19 @@ from thoughtledger.adapters.cli.common import (
 )
 from thoughtledger.adapters.cli.outfile import atomic_file, exists, output_path, standard_output
 from thoughtledger.api import Ledger
+from thoughtledger.projections.action_rows import ACTION_COLUMN_TYPES
 from thoughtledger.projections.annotation_rows import ANNOTATION_COLUMN_TYPES
 from thoughtledger.projections.thought_rows import THOUGHT_COLUMN_TYPES
 
 ROW_FORMATS = ("csv", "parquet")
 """The formats of one row per thought (``jsonl``, the default, is the lossless export)."""
+
+_KINDS = {
+    # which rows: (the default file name, what a row is, its columns and their types)
+    "thoughts": ("thoughts.csv", "thought", THOUGHT_COLUMN_TYPES),
+    "annotations": ("annotations.csv", "annotation", ANNOTATION_COLUMN_TYPES),
+    "actions": ("actions.csv", "action", ACTION_COLUMN_TYPES),
+}
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -43,12 +52,34 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         "html: the sessions as one self-contained web page (tree, version slider; offline); "
         "mermaid: each session's graph of thoughts, revisions and branches (a flowchart)",
     )
-    parser.add_argument(
+    rows = parser.add_mutually_exclusive_group()
+    rows.add_argument(
         "--annotations",
         action="store_true",
         help="with --format csv or parquet: one row per annotation of a thought instead, "
         "the columns of the tl_annotations view",
     )
+    rows.add_argument(
+        "--actions",
+        action="store_true",
+        help="with --format csv or parquet: one row per action an agent took instead (a tool "
+        "call captured from its telemetry), the columns of the tl_actions view",
+    )
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Refuse ``--annotations`` or ``--actions`` with a format that has no rows.
+
+    Raises:
+        UsageError: One of them was given with another format.
+    """
+    for name in ("annotations", "actions"):
+        if getattr(args, name) and (args.format not in ROW_FORMATS or args.otlp is not None):
+            raise UsageError(f"--{name} lists rows: give it with --format csv or parquet")
+
+
+def _kind(args: argparse.Namespace) -> str:
+    return "annotations" if args.annotations else "actions" if args.actions else "thoughts"
 
 
 async def run_rows(args: argparse.Namespace, ui: Ui) -> int:
@@ -60,7 +91,7 @@ async def run_rows(args: argparse.Namespace, ui: Ui) -> int:
         CliError: The file exists (without --force), cannot be written, or pyarrow is missing.
         LedgerError: The ledger failed.
     """
-    default = "annotations.csv" if args.annotations else "thoughts.csv"
+    default, noun, _types = _KINDS[_kind(args)]
     target = None if args.output == "-" else output_path(args.output, default)
     if target is None and args.format == "parquet":
         raise UsageError("Parquet is a binary file: name one with -o FILE.parquet")
@@ -87,7 +118,6 @@ async def run_rows(args: argparse.Namespace, ui: Ui) -> int:
             ui.json(summary)
     else:
         console = ui.err if target is None else ui.out
-        noun = "annotation" if args.annotations else "thought"
         console.print(f"exported {plural(rows, noun)} as {args.format} to {where}")
     return EXIT_OK
 
@@ -102,7 +132,8 @@ async def _write(
 ) -> int:
     """Stream every page of rows to ``out``; return how many rows were written."""
     written = 0
-    types = ANNOTATION_COLUMN_TYPES if args.annotations else THOUGHT_COLUMN_TYPES
+    kind = _kind(args)
+    types = _KINDS[kind][2]
     if args.format == "parquet":
         from thoughtledger.adapters.cli.parquet_out import ParquetRows
 
@@ -110,9 +141,12 @@ async def _write(
         sink: Any = ParquetRows(out.buffer, types)  # the text file's own bytes
     else:
         sink = _CsvRows(out, tuple(types))
-    pages = (
-        ledger.transfer.annotation_rows() if args.annotations else ledger.transfer.thought_rows()
-    )
+    transfer = ledger.transfer
+    pages = {
+        "thoughts": transfer.thought_rows,
+        "annotations": transfer.annotation_rows,
+        "actions": transfer.action_rows,
+    }[kind]()
     try:
         with ui.progress("Exporting", total=total) as step:
             async for events, rows in pages:
@@ -142,4 +176,4 @@ class _CsvRows:
         """Nothing to finish: every row is written as it comes."""
 
 
-__all__ = ["ROW_FORMATS", "add_options", "run_rows"]
+__all__ = ["ROW_FORMATS", "add_options", "check_options", "run_rows"]

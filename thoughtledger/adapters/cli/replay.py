@@ -40,6 +40,7 @@ from thoughtledger.ledger.events import (
     ThoughtRedacted,
     ThoughtRevised,
 )
+from thoughtledger.projections.actions import ActionEntry, actions_in
 from thoughtledger.projections.answers import full_history, session_view
 from thoughtledger.projections.state import SessionState
 
@@ -141,12 +142,15 @@ def _step_line(number: int, total: int, record: RecordedEvent) -> Text:
 
 def _interactive(ui: Ui, steps: list[Step], speed: float | None, marks: Sequence[LoopMark]) -> None:
     timeout = 1 / speed if speed else None
+    # The tree hangs each action taken so far under its thought, as ``show`` does.
+    acted: list[ActionEntry] = []
     with _ctrl_c_interrupts(), _keys() as read_key:
         for number, (record, state) in enumerate(steps, start=1):
+            acted += actions_in([record])
             ui.out.clear()
             ui.out.print(_step_line(number, len(steps), record))
             ui.out.print()
-            ui.out.print(session_tree(state, current=record.version, marks=marks))
+            ui.out.print(session_tree(state, current=record.version, marks=marks, actions=acted))
             ui.out.print()
             hint = "playing: any key skips ahead, q stops" if timeout else "Enter/space: next"
             ui.out.print(f"{hint} · q: quit", style="dim")

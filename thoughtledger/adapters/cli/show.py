@@ -2,7 +2,8 @@
 
 A long session, or any session given ``--limit``/``--after``, is shown a page at a time (see
 :meth:`thoughtledger.api.Ledger.history`): memory and output are bounded by the page, not
-the session. A page carries the annotations of its thoughts, as of the page's version.
+the session. A page carries the annotations of its thoughts, as of the page's version, and the
+actions an agent took after them; a whole session, each action under the thought it followed.
 """
 
 import argparse
@@ -27,6 +28,7 @@ from thoughtledger.adapters.cli.lineage import lineage_json, lineage_lines
 from thoughtledger.adapters.cli.tree import page_lines, session_json, session_tree
 from thoughtledger.adapters.cli.verify import first_bad
 from thoughtledger.api import HistoryPage, Ledger
+from thoughtledger.projections.actions import action_json
 from thoughtledger.projections.annotations import annotation_json, on_page
 from thoughtledger.projections.entries import Annotation, ForkPoint
 from thoughtledger.projections.state import SessionState
@@ -105,6 +107,7 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
                 session_id, as_of_version=args.at, as_of_time=args.as_of
             )
             marks = await ledger.loops.marks(session_id, to_version=state.version)
+            actions = await ledger.actions(session_id, as_of_version=state.version)
             # What is shown is read from rows anyone with the file could have edited: said
             # before anything is shown, as verify and the browser view's badge say it.
             report = await ledger.verify(session_id)
@@ -120,9 +123,9 @@ async def run(args: argparse.Namespace, ui: Ui) -> int:
     if paged:
         return _print_page(args, ui, page, notes, point)
     if args.json:
-        ui.json({**session_json(state, marks), **lineage_json(state, forks)})
+        ui.json({**session_json(state, marks, actions), **lineage_json(state, forks)})
         return EXIT_OK
-    ui.show(session_tree(state, marks=marks))
+    ui.show(session_tree(state, marks=marks, actions=actions))
     for line in lineage_lines(state, forks):
         ui.out.print(line, style="dim", highlight=False)
     written = [entry.generation for entry in state.thoughts if entry.generation is not None]
@@ -170,6 +173,7 @@ def _print_page(
                     annotation_json(note)
                     for note in sorted(chain(*notes.values()), key=lambda note: note.version)
                 ],
+                "actions": [action_json(action) for action in page.actions],
                 "more": page.more,
                 "nextCursor": page.next_cursor,
                 "forkOf": None

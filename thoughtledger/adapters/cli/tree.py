@@ -12,6 +12,7 @@ from thoughtledger.api import HistoryPage, LoopMark
 from thoughtledger.ledger.envelope import format_time
 from thoughtledger.ledger.printable import visible
 from thoughtledger.ledger.thought import CAMEL_NAMES
+from thoughtledger.projections.actions import ActionEntry, action_json, placed
 from thoughtledger.projections.annotations import annotation_json, by_thought
 from thoughtledger.projections.answers import branch_sets, thought_history
 from thoughtledger.projections.entries import EXTRA_MARKS, Annotation, ThoughtEntry
@@ -21,6 +22,8 @@ from thoughtledger.projections.usage import cost_note
 _BRANCH_KINDS = ("branch.opened", "branch.extended")
 _MORE_KEYS = tuple(CAMEL_NAMES[name] for name in EXTRA_MARKS)
 """The camelCase keys of the marks a line notes after its thought (see :func:`_note_marks`)."""
+ACTION_ARGUMENTS_SHOWN = 200
+"""Characters of an action's arguments a line shows (``--json`` has them whole, as kept)."""
 
 
 class Repeat(NamedTuple):
@@ -54,22 +57,31 @@ def repeats_of(state: SessionState, marks: Iterable[LoopMark]) -> dict[int, Repe
 
 
 def session_tree(
-    state: SessionState, *, current: int | None = None, marks: Iterable[LoopMark] = ()
+    state: SessionState,
+    *,
+    current: int | None = None,
+    marks: Iterable[LoopMark] = (),
+    actions: Iterable[ActionEntry] = (),
 ) -> Tree:
     """Draw ``state`` as a tree.
 
     Main-line thoughts are the trunk, in the order they were recorded. A revision says which
     thought it revises, and that thought says which revisions it has. Each branch hangs under
     the latest main-line thought with its origin number recorded before the branch began (or
-    under the root when there is none).
+    under the root when there is none). Each action hangs under the thought it followed (one
+    taken before any thought, under the root, first), after the thought's annotations.
 
     Args:
         state: The session (now, or as of some version).
         current: The version to emphasise (the event just replayed), if any.
         marks: The session's loop marks (``ledger.loops.marks``): repeats are marked.
+        actions: The session's actions up to ``state``'s version (``ledger.actions``).
     """
     repeats = repeats_of(state, marks)
-    tree = Tree(headline(state, repeats=len(repeats)), guide_style="dim")
+    actions = list(actions)
+    tree = Tree(headline(state, repeats=len(repeats), actions=len(actions)), guide_style="dim")
+    taken = placed(state.thoughts, actions)
+    _act(tree, taken.pop(None, ()))
     revised_by: defaultdict[int, list[int]] = defaultdict(list)
     for entry in state.thoughts:
         if entry.revises_thought is not None and entry.kind not in _BRANCH_KINDS:
@@ -88,6 +100,7 @@ def session_tree(
                 _label(entry, revised_by.get(entry.thought_number, []), current, repeats)
             )
             _annotate(node, notes.pop(entry.thought_number, ()))
+            _act(node, taken.get(place, ()))
             trunk.append((place, entry, node))
     for branch in state.branches.values():
         branched = members.get(branch.branch_id, [])
@@ -106,11 +119,10 @@ def session_tree(
                 f" from #{branch.from_thought}{note}",
             )
         )
-        for _place, entry in branched:
-            _annotate(
-                node.add(_label(entry, [], current, repeats)),
-                notes.pop(entry.thought_number, ()),
-            )
+        for place, entry in branched:
+            leaf = node.add(_label(entry, [], current, repeats))
+            _annotate(leaf, notes.pop(entry.thought_number, ()))
+            _act(leaf, taken.get(place, ()))
     for left in notes.values():  # a thought not held here (as of an earlier version, say)
         _annotate(tree, left)
     return tree
@@ -119,6 +131,32 @@ def session_tree(
 def _annotate(node: Tree, annotations: tuple[Annotation, ...]) -> None:
     for annotation in annotations:
         node.add(annotation_line(annotation))
+
+
+def _act(node: Tree, actions: Iterable[ActionEntry]) -> None:
+    for action in actions:
+        node.add(action_line(action))
+
+
+def action_line(action: ActionEntry, *, after: bool = False) -> Text:
+    """One action in a line: ``↳ called tool(arguments)``, its sender's text made visible.
+
+    The tool's name and arguments are an agent's text: set as text (never read as markup) and
+    shown, never obeyed as a terminal sequence; arguments past
+    :data:`ACTION_ARGUMENTS_SHOWN` characters are cut here (``--json`` has them whole).
+    ``after``: say which thought it followed (a list shows no tree to hang it under).
+    """
+    arguments = action.arguments
+    if len(arguments) > ACTION_ARGUMENTS_SHOWN:
+        arguments = arguments[:ACTION_ARGUMENTS_SHOWN] + "…"
+    line = Text.assemble(("↳ called ", "magenta"), (visible(action.name, one_line=True), "bold"))
+    line.append("(" + visible(arguments, one_line=True) + ")")
+    if action.arguments_cut:
+        line.append(" (arguments cut when recorded)", style="dim")
+    if after and action.after_thought is not None:
+        line.append(f" after #{action.after_thought}", style="magenta")
+    line.append(f"  [v{action.version} · {when(action.recorded_at)}]", style="dim")
+    return line
 
 
 def annotation_line(annotation: Annotation) -> Text:
@@ -136,13 +174,13 @@ def annotation_line(annotation: Annotation) -> Text:
     return line
 
 
-def headline(state: SessionState, *, repeats: int = 0) -> Text:
+def headline(state: SessionState, *, repeats: int = 0, actions: int = 0) -> Text:
     """One line about a session: id, size, loops, status and when it started and last moved."""
     loops = (f" · ⟳ {plural(repeats, 'repeat')}", "bold red") if repeats else ""
     return Text.assemble(
         ("session ", "bold"),
         (state.session_id, "bold cyan"),
-        f" · {counts(state)}",
+        f" · {counts(state, actions=actions)}",
         loops,
         " · ",
         (state.status, _status_style(state.status)),
@@ -150,8 +188,11 @@ def headline(state: SessionState, *, repeats: int = 0) -> Text:
     )
 
 
-def counts(state: SessionState) -> str:
-    """``N thoughts, R revisions, B branches`` of a session (and ``A annotations``, if any)."""
+def counts(state: SessionState, *, actions: int = 0) -> str:
+    """``N thoughts, R revisions, B branches`` of a session (and annotations and actions, if any).
+
+    ``actions``: how many actions the session holds (its state keeps none to count).
+    """
     inherited = sum(1 for entry in state.thoughts if entry.source is not None)
     parts = [
         plural(len(state.thoughts), "thought")
@@ -161,6 +202,8 @@ def counts(state: SessionState) -> str:
     ]
     if state.annotations:
         parts.append(plural(len(state.annotations), "annotation"))
+    if actions:
+        parts.append(plural(actions, "action"))
     return ", ".join(parts)
 
 
@@ -171,10 +214,13 @@ def summary(state: SessionState) -> str:
     return f"{counts(state)} · {estimate} · {state.status}"
 
 
-def session_json(state: SessionState, marks: Iterable[LoopMark] = ()) -> dict[str, Any]:
+def session_json(
+    state: SessionState, marks: Iterable[LoopMark] = (), actions: Iterable[ActionEntry] = ()
+) -> dict[str, Any]:
     """The session as JSON: its facts, every thought with all its fields, and its branches.
 
-    ``marks``: the session's loop marks (``ledger.loops.marks``), listed as its repeats.
+    ``marks``: the session's loop marks (``ledger.loops.marks``), listed as its repeats;
+    ``actions``: its actions (``ledger.actions``), each as kept, naming the thought it followed.
     """
     return {
         "sessionId": state.session_id,
@@ -192,6 +238,7 @@ def session_json(state: SessionState, marks: Iterable[LoopMark] = ()) -> dict[st
         ],
         "branches": branch_sets(state),
         "annotations": [annotation_json(annotation) for annotation in state.annotations],
+        "actions": [action_json(action) for action in actions],
         "repeats": [_repeat_json(repeat) for repeat in repeats_of(state, marks).values()],
     }
 
@@ -217,7 +264,7 @@ def page_lines(
     A page is a slice of the session, so it is a list rather than a tree: each thought says what
     it revises and which branch it is on, which is what the tree's shape says. ``notes`` (by
     thought number) are printed under the first thought on the page with that number, as the
-    tree hangs them.
+    tree hangs them; the page's actions each after the thought it followed, which it names.
     """
     left = dict(notes or {})
     first = page.items[0]["version"] if page.items else None
@@ -233,7 +280,9 @@ def page_lines(
             (f" · {span} of {page.version}", "dim"),
         )
     ]
+    actions = list(page.actions)
     for item in page.items:
+        lines.extend(_acted(actions, before=item["version"]))
         number = item["thoughtNumber"]
         label = Text.assemble((f"#{number}", "bold"), " ")
         if "branchId" in item:
@@ -252,6 +301,17 @@ def page_lines(
         )
         lines.append(label)
         lines.extend(Text("    ") + line for line in map(annotation_line, left.pop(number, ())))
+    lines.extend(_acted(actions, before=None))
+    return lines
+
+
+def _acted(actions: list[ActionEntry], *, before: int | None) -> list[Text]:
+    """Take from ``actions`` those before version ``before`` (``None``: all) as list lines."""
+    taken = 0
+    while taken < len(actions) and (before is None or actions[taken].version < before):
+        taken += 1
+    lines = [Text("    ") + action_line(action, after=True) for action in actions[:taken]]
+    del actions[:taken]
     return lines
 
 
@@ -299,7 +359,9 @@ def _status_style(status: str) -> str:
 
 
 __all__ = [
+    "ACTION_ARGUMENTS_SHOWN",
     "Repeat",
+    "action_line",
     "annotation_line",
     "counts",
     "headline",

@@ -9,19 +9,23 @@ file.
 
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
 from pathlib import Path
+from typing import TypeVar
 
 from thoughtledger.api.errors import ImportRefusedError
 from thoughtledger.api.lookup import all_heads
 from thoughtledger.api.transfer.check import CheckedFile, NoProgress, Progress, check_file
 from thoughtledger.api.transfer.importing import PendingImport, pending_import, write_import
-from thoughtledger.ledger.envelope import EventRow, RecordedEvent
+from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.store.base import EventStore
 from thoughtledger.ledger.store.imports import Importing
 from thoughtledger.ledger.store.redaction import Redacting
 from thoughtledger.ledger.store.rows import RowReads
+from thoughtledger.projections.action_rows import ActionRow, ActionRowFold
 from thoughtledger.projections.annotation_rows import AnnotationRow, AnnotationRowFold
 from thoughtledger.projections.thought_rows import ThoughtRow, ThoughtRowFold
+
+_Row = TypeVar("_Row")
 
 EXPORT_SLICE = 10_000
 """Most events :meth:`Transfer.export` yields at once (a longer session comes in slices)."""
@@ -113,11 +117,8 @@ class Transfer:
         Raises:
             StoreError: The store failed.
         """
-        fold = ThoughtRowFold()
-        after = 0
-        while rows := await self._rows.read_all_rows(after_position=after, limit=page):
-            after = rows[-1].position
-            yield len(rows), fold.fold(rows)
+        async for read in self._folded(page, ThoughtRowFold().fold):
+            yield read
 
     async def annotation_rows(
         self, *, page: int = 20_000
@@ -130,11 +131,31 @@ class Transfer:
         Raises:
             StoreError: The store failed.
         """
-        fold = AnnotationRowFold()
+        async for read in self._folded(page, AnnotationRowFold().fold):
+            yield read
+
+    async def action_rows(
+        self, *, page: int = 20_000
+    ) -> AsyncGenerator[tuple[int, list[ActionRow]]]:
+        """Yield every action as one flat row (the ``tl_actions`` view's), a page at a time.
+
+        Yields:
+            How many events the page read, and the rows of its actions.
+
+        Raises:
+            StoreError: The store failed.
+        """
+        async for read in self._folded(page, ActionRowFold().fold):
+            yield read
+
+    async def _folded(
+        self, page: int, fold: Callable[[list[LogRow]], list[_Row]]
+    ) -> AsyncGenerator[tuple[int, list[_Row]]]:
+        """The whole log, ``page`` rows at a time, each page folded (a fold's state carries on)."""
         after = 0
         while rows := await self._rows.read_all_rows(after_position=after, limit=page):
             after = rows[-1].position
-            yield len(rows), fold.fold(rows)
+            yield len(rows), fold(rows)
 
     async def last_position(self) -> int:
         """Return the position of the log's last event (0: an empty log).

@@ -24,7 +24,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import DDLCompiler, SQLCompiler
 
-from thoughtledger.ledger.events import ANNOTATION_TYPE, REDACTABLE_FROM, THOUGHT_TYPES
+from thoughtledger.ledger.events import ACTION_TYPE, ANNOTATION_TYPE, REDACTABLE_FROM, THOUGHT_TYPES
 from thoughtledger.ledger.store.columns import (
     ACTION_COLUMNS,
     ACTIONS_VIEW,
@@ -416,7 +416,7 @@ def actions_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
         "span_id": text(e, "span_id"),
     }
     assert tuple(columns) == ACTION_COLUMNS  # noqa: S101  # the documented order
-    return _with_start(columns, e, start).where(e.c.event_type == "action.taken")
+    return _with_start(columns, e, start).where(e.c.event_type == ACTION_TYPE)
 
 
 def session_loops_select(
