@@ -48,7 +48,8 @@ Usage (each bench by name, or ``all``; options a bench does not read are ignored
     tools/bench fairness [--fairness-thoughts N]  another principal's p99 on serve --http and
                                      the ui while one principal does its worst within its rights
     tools/bench scale [--scale-thoughts N] [--scale-sessions S] [--scale-big B] [--scale-db PATH]
-                      [--scale-pg]   ten times the ledger: 10M thoughts recorded, then stats,
+                      [--scale-pg] [--scale-as-built]
+                                     ten times the ledger: 10M thoughts recorded, then stats,
                                      verify, Parquet, rebuild(), the sessions list, search, a
                                      100k-thought session's first page and the first initialize,
                                      each beside a raw baseline (not in ``all``: it builds for
@@ -264,7 +265,12 @@ async def _scale(args: argparse.Namespace) -> AsyncGenerator[Result, None]:
 
     pg = args.pg if args.scale_pg else None
     async for row in bench_tenfold(
-        args.scale_thoughts, args.scale_sessions, args.scale_big, pg=pg, keep=args.scale_db
+        args.scale_thoughts,
+        args.scale_sessions,
+        args.scale_big,
+        pg=pg,
+        keep=args.scale_db,
+        as_built=args.scale_as_built,
     ):
         yield row
 
@@ -340,6 +346,11 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument("--scale-big", type=int, default=100_000)
     parse.add_argument("--scale-db", type=Path, help="keep the scale ledger here and reuse it")
     parse.add_argument("--scale-pg", action="store_true", help="build the scale ledger on --pg")
+    parse.add_argument(
+        "--scale-as-built",
+        action="store_true",
+        help="measure the --scale-db ledger as it is (a build cut short), building nothing",
+    )
     parse.add_argument(
         "--quick",
         action="store_true",

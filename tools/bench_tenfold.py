@@ -549,6 +549,33 @@ def _built(db: str, keep: Path | None, thoughts: int, sessions: int, big: int) -
     return row
 
 
+def _as_built(db: str) -> tuple[Result, int, int]:
+    """The kept SQLite ledger as it is (a build cut short): its row, thoughts and long session.
+
+    Every figure after it is named by the thoughts the ledger really holds.
+    """
+    import sqlite3
+
+    big_id = str(uuid.UUID(int=random.Random(1).getrandbits(128), version=4))
+    path = db.removeprefix("sqlite:///")
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        thoughts, sessions = connection.execute(
+            "SELECT count(*), count(DISTINCT session_id) FROM tl_thoughts"
+        ).fetchone()
+        (big,) = connection.execute(
+            "SELECT count(*) FROM tl_thoughts WHERE session_id = ?", (big_id,)
+        ).fetchone()
+    finally:
+        connection.close()
+    row: Result = {
+        "name": f"scale: the kept ledger as built, {thoughts:,} thoughts in {sessions:,} sessions",
+        "bytes_per_thought": round(Path(path).stat().st_size / thoughts),
+        "baseline": "none: a build cut short, measured as it is",
+    }
+    return {**row, "big_id": big_id}, thoughts, big
+
+
 async def bench_tenfold(
     thoughts: int = 10_000_000,
     sessions: int = 100_000,
@@ -556,15 +583,22 @@ async def bench_tenfold(
     *,
     pg: str | None = None,
     keep: Path | None = None,
+    as_built: bool = False,
 ) -> AsyncIterator[Result]:
-    """Build the ledger, then yield each row as it is measured (the blocking work in threads)."""
+    """Build the ledger, then yield each row as it is measured (the blocking work in threads).
+
+    With ``as_built``, the kept SQLite ledger (``keep``) is measured as it is, unbuilt further.
+    """
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
         small = f"sqlite:///{tmp / 'small.db'}"
         await asyncio.to_thread(build, small, 2_000, 20, 100)
-        async with _maybe_pg(pg) as url:
+        async with _maybe_pg(None if as_built else pg) as url:
             db = url or f"sqlite:///{keep or tmp / 'scale.db'}"
-            row = await asyncio.to_thread(_built, db, keep, thoughts, sessions, big)
+            if as_built:
+                row, thoughts, big = await asyncio.to_thread(_as_built, db)
+            else:
+                row = await asyncio.to_thread(_built, db, keep, thoughts, sessions, big)
             big_id = row.pop("big_id")
             yield row
             for name, (ours, floor) in _whole_commands(db, tmp).items():
