@@ -52,8 +52,8 @@ Usage (each bench by name, or ``all``; options a bench does not read are ignored
                                      ten times the ledger: 10M thoughts recorded, then stats,
                                      verify, Parquet, rebuild(), the sessions list, search, a
                                      100k-thought session's first page and the first initialize,
-                                     each beside a raw baseline (not in ``all``: it builds for
-                                     about 15 minutes)
+                                     each beside a raw baseline (not in ``all``: it builds for half
+                                     an hour or more)
     tools/bench all [--quick] [--json FILE] [--row-timeout S]   every bench above but search-append
                                      (search runs it)
 
