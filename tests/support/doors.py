@@ -455,7 +455,13 @@ async def socket_sees(url: str, token: str | None, seeded: Seeded) -> frozenset[
                     pass
         await socket.send(json.dumps({"op": "subscribe", "id": "all", "sessions": "all"}))
         assert (await _next(socket))["type"] == "subscribed"
-        followed = set()
+        followed: set[str] = set()
+        # The sessions it may follow arrive first, each within WAIT however loaded the machine;
+        # then a quiet second shows any session it may not follow.
+        while not frozenset(named) <= seeded.labels(followed):
+            message = await _next(socket)
+            if message["type"] == "event":
+                followed.add(message["session"])
         with contextlib.suppress(TimeoutError):
             while True:
                 message = await _next(socket, wait=1.0)
