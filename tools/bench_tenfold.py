@@ -37,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -211,18 +212,29 @@ def build(db: str, thoughts: int, sessions: int, big: int) -> tuple[str, float, 
     start = time.perf_counter()
     written = _record(db, runs[0])  # the ledger is created once, before the writers open it
     done = 0
+    stop = threading.Event()  # a failed writer ends the build: the long session stops too
+
+    def grow() -> int:
+        return sum(_record(db, run) for run in runs[1:] if not stop.is_set())
+
     with ThreadPoolExecutor(WRITERS + 1) as pool:
-        long_session = pool.submit(lambda: sum(_record(db, run) for run in runs[1:]))
+        long_session = pool.submit(grow)
         pending: set[Future[int]] = set()
-        for body in _files(rng, thoughts - big, sessions - 1):
-            if len(pending) == WRITERS:  # the next file is made while these record
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                written += sum(future.result() for future in finished)
-            pending.add(pool.submit(_record, db, body))
-            done += body.count("\n") + 1
-            rate = done / (time.perf_counter() - start)
-            print(f"  recording {done:,} of {thoughts - big:,} ({rate:,.0f}/s)", file=sys.stderr)
-        written += sum(future.result() for future in pending)
+        try:
+            for body in _files(rng, thoughts - big, sessions - 1):
+                if len(pending) == WRITERS:  # the next file is made while these record
+                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    written += sum(future.result() for future in finished)
+                pending.add(pool.submit(_record, db, body))
+                done += body.count("\n") + 1
+                rate = done / (time.perf_counter() - start)
+                print(
+                    f"  recording {done:,} of {thoughts - big:,} ({rate:,.0f}/s)", file=sys.stderr
+                )
+            written += sum(future.result() for future in pending)
+        except BaseException:
+            stop.set()
+            raise
         written += long_session.result()
     return big_id, time.perf_counter() - start, written
 
