@@ -115,6 +115,26 @@ async def test_stored_marks_equal_the_fold_after_appends_forks_and_redactions(
     assert await ledger.stats.loops() == await ledger.stats.loops_folded()
 
 
+async def test_a_following_ledger_stores_the_folds_marks_for_what_it_appended_and_redacted(
+    store: LedgerStore,
+) -> None:
+    # The follower folds what this ledger appended from the events it kept, unless the row
+    # changed since (a redaction): either way its marks are the fold's, whenever it runs.
+    ledger = Ledger(store, follow_log=True)
+    try:
+        first = await record(ledger, TEXTS)
+        await ledger.redaction.redact(first, thought_number=1, reason="secret", by="me")
+        second = await record(ledger, [*TEXTS, TEXTS[0]])
+        await ledger.mark_loops()
+        for session_id in (first, second):
+            assert await store.loop_marks.loop_marks(session_id) == await expected_marks(
+                ledger, session_id
+            )
+        assert [mark.version for mark in await store.loop_marks.loop_marks(first)] == [7]
+    finally:
+        await ledger.loops.aclose()
+
+
 async def test_imported_sessions_are_taken_in_after_and_counted_meanwhile(
     store: LedgerStore,
 ) -> None:

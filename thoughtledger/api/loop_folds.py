@@ -17,7 +17,7 @@ alone, never on when it ran.
 """
 
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, cast
 
@@ -50,16 +50,56 @@ class Step(NamedTuple):
     names: int
 
 
-def steps_of_rows(rows: Iterable[LogRow | EventRow]) -> list[Step]:
+class KeptEvent(NamedTuple):
+    """What the fold needs of an event this process appended, kept until the fold takes it in.
+
+    Built of text and numbers only (no model), so that a few pages of them cost the cyclic
+    garbage collector nothing (it stops tracking such tuples at its first look).
+    """
+
+    session_id: str
+    version: int
+    event_type: str
+    payload: str
+    step: Step
+
+
+def kept_of(record: RecordedEvent) -> KeptEvent:
+    """What :func:`steps_of_rows` needs of an appended event to fold its row without parsing."""
+    return KeptEvent(
+        record.session_id, record.version, record.event_type, record.payload, _step_of(record)
+    )
+
+
+def steps_of_rows(
+    rows: Iterable[LogRow | EventRow], known: Mapping[int, KeptEvent] | None = None
+) -> list[Step]:
     """The fold's view of stored rows (parsed, not decoded into models).
+
+    Args:
+        rows: The rows.
+        known: Events this process appended, by position: a row whose stored columns are the
+            ones such an event was appended with (same session, version, type and payload)
+            is folded from the event, not parsed again (what the payload says is what the
+            event held; a payload changed since, by a redaction, is parsed).
 
     Raises:
         EventDecodingError: A stored event cannot be read.
     """
     steps = []
+    held = known or {}
     for row in rows:
         kind = row.event_type
-        if kind in THOUGHT_TYPES:
+        kept = held.get(row.position)
+        if (
+            kept is not None
+            and kept.payload == row.payload
+            and kept.session_id == row.session_id
+            and kept.version == row.version
+            and kept.event_type == kind
+        ):
+            steps.append(kept.step)
+        elif kind in THOUGHT_TYPES:
             fields = event_fields(row)
             steps.append(
                 Step(
@@ -79,19 +119,17 @@ def steps_of_rows(rows: Iterable[LogRow | EventRow]) -> list[Step]:
 
 def steps_of_records(records: Iterable[RecordedEvent]) -> list[Step]:
     """The fold's view of decoded events."""
-    steps = []
-    for record in records:
-        event = record.event
-        if record.event_type in THOUGHT_TYPES:
-            thought = cast(ThoughtEvent, event)
-            steps.append(
-                Step(record.version, thought.thought_number, thought.thought, thought.redacted, 0)
-            )
-        elif isinstance(event, ThoughtRedacted):
-            steps.append(Step(record.version, 0, None, False, event.version))
-        else:
-            steps.append(Step(record.version, 0, None, False, 0))
-    return steps
+    return [_step_of(record) for record in records]
+
+
+def _step_of(record: RecordedEvent) -> Step:
+    event = record.event
+    if record.event_type in THOUGHT_TYPES:
+        thought = cast(ThoughtEvent, event)
+        return Step(record.version, thought.thought_number, thought.thought, thought.redacted, 0)
+    if isinstance(event, ThoughtRedacted):
+        return Step(record.version, 0, None, False, event.version)
+    return Step(record.version, 0, None, False, 0)
 
 
 @dataclass(slots=True)
@@ -232,4 +270,4 @@ class SessionFolds:
         return fold
 
 
-__all__ = ["SessionFolds", "Step", "steps_of_records", "steps_of_rows"]
+__all__ = ["KeptEvent", "SessionFolds", "Step", "kept_of", "steps_of_records", "steps_of_rows"]

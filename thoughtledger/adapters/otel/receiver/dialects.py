@@ -21,6 +21,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import orjson
+
 from thoughtledger.api import CapturedAction, CapturedReasoning, CapturedSpan
 
 DETAILS_EVENT = "gen_ai.client.inference.operation.details"
@@ -35,6 +37,7 @@ _OI_TOOL = re.compile(
     r"^llm\.output_messages\.(\d+)\.message\.tool_calls\.(\d+)\.tool_call\.([\w.]+)$"
 )
 _MAX_RAW_RESPONSE = 1 << 20
+_LONG_NUMBER = re.compile(r"\d{19}")
 
 Part = CapturedReasoning | CapturedAction
 
@@ -54,9 +57,10 @@ def attributes(pairs: Iterable[Any]) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for kv in pairs:
         value = kv.value
-        kind = value.WhichOneof("value")
-        # Nearly every attribute is a string: read it without a call of its own.
-        found[kv.key] = value.string_value if kind == "string_value" else any_value(value)
+        # Nearly every attribute is a string: read it without asking its kind (a value of
+        # another kind, or none, reads as "", and so does an empty string, which any_value
+        # gives as it is).
+        found[kv.key] = value.string_value or any_value(value)
     return found
 
 
@@ -83,16 +87,31 @@ def _summary(part: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _loads(text: str) -> Any:
+    """``json.loads(text)`` (``None`` for text that is not JSON), four times faster.
+
+    orjson reads what Python's JSON reads, the same, except an integer past 64 bits (a float to
+    orjson) and what it refuses (NaN, an escaped lone surrogate): text with 19 digits in a row,
+    or refused, is read by Python's JSON.
+    """
+    if _LONG_NUMBER.search(text) is None:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
 def message_parts(messages: Any) -> list[Part]:
     """The reasoning parts and tool calls of semantic-convention output messages.
 
     ``messages`` is the attribute's value: a JSON string, or already a list of messages.
     """
     if isinstance(messages, str):
-        try:
-            messages = json.loads(messages)
-        except ValueError:
-            return []
+        messages = _loads(messages)
     if not isinstance(messages, list):
         return []
     found: list[Part] = []
