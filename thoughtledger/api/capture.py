@@ -23,7 +23,7 @@ from uuid import UUID
 from pydantic import ValidationError
 
 from thoughtledger.api.access import Guard, check_agent, owner_guard
-from thoughtledger.api.caches import Held, cyclic_gc_paused
+from thoughtledger.api.caches import Held
 from thoughtledger.api.errors import not_found
 from thoughtledger.api.recording import Recorder
 from thoughtledger.ledger.errors import ConcurrencyError, InvalidInputError
@@ -347,15 +347,6 @@ class Capturing:
                 part already recorded; nothing was appended to that session.
             StoreError: The store failed; nothing of the failed append was stored.
         """
-        # A request of many spans builds tens of thousands of objects that live until its
-        # appends answer and form no cycle; collected meanwhile, each is walked (and moved up a
-        # generation, walked again) for nothing: that was a fifth of the receiver's time.
-        with cyclic_gc_paused():
-            return await self._record(sessions, owner)
-
-    async def _record(
-        self, sessions: Mapping[str, Sequence[CapturedSpan]], owner: str | None
-    ) -> CaptureReport:
         planned = {check_id(sid): _parts(sid, spans) for sid, spans in sessions.items()}
         may_change = owner_guard(owner, "write")
         gate = asyncio.Semaphore(_CONCURRENT)
