@@ -127,7 +127,7 @@ class SqliteEventStore(SqlEventStore):
         )
         self.rows = self._reader  # pages of rows read inline: an indexed range of positions
         self.loop_marks = SqlLoopMarks(
-            self._fetch,
+            self._fetch_sql,
             self._stats_dialect,
             self._fold_loop_marks,
             self._check_writable,
