@@ -281,7 +281,7 @@ class SqlEventStore(LedgerStore):
         return (UUID(text),)
 
     def _search_dialect(self) -> str:
-        """The backend's name in :func:`.search_index.search_statement` (SQLite overrides)."""
+        """The backend's name in :func:`.search_text.search_statement` (SQLite overrides)."""
         return "postgresql"
 
     def _check_writable(self, undone: str) -> None:

@@ -53,7 +53,9 @@ class PostgresStats:
 
     def session_facts(self, rows: Iterable[Sequence[Any]]) -> list[SessionFacts]:
         """Return the facts' rows with the estimates as ``int`` (``numeric`` reads as Decimal)."""
-        return [SessionFacts(*row[:8], _whole(row[8]), _whole(row[9]), row[10]) for row in rows]
+        return [
+            SessionFacts._make((*row[:8], _whole(row[8]), _whole(row[9]), row[10])) for row in rows
+        ]
 
 
 def _whole(value: Any) -> int | None:

@@ -2,8 +2,8 @@
 
 Payloads are stored as text and read with ``json_extract``; times are kept as canonical UTC text
 (see :mod:`thoughtledger.ledger.envelope`), so a start time compares as text and its date is its
-first ten characters. The statements written as text never import SQLAlchemy: only :meth:`json`,
-for the reads built with it, loads it.
+first ten characters. The statements written as text never import SQLAlchemy: only
+:meth:`SqliteStats.json`, for the reads built with it, loads it.
 """
 
 from collections.abc import Iterable, Sequence
@@ -52,7 +52,10 @@ class SqliteStats:
 
     def session_facts(self, rows: Iterable[Sequence[Any]]) -> list[SessionFacts]:
         """Return the facts' rows with ``completed`` as a ``bool`` (SQLite gives 0 or 1)."""
-        return [SessionFacts(*row[:10], None if row[10] is None else bool(row[10])) for row in rows]
+        return [
+            SessionFacts._make((*row[:10], None if row[10] is None else bool(row[10])))
+            for row in rows
+        ]
 
 
 SQLITE_STATS = SqliteStats()
