@@ -114,6 +114,21 @@ def test_show_loads_show_and_the_facade_but_nothing_of_other_ways_in(
     assert under(modules, "thoughtledger.adapters.otel", "thoughtledger.adapters.llm") == []
 
 
+@pytest.mark.parametrize(
+    ("argv", "shown"), [(("stats",), "completion rate"), (("search", "latency"), "latency")]
+)
+def test_stats_and_search_on_sqlite_run_their_sql_without_the_sql_toolkit(
+    tmp_path: Path, demo_ledger: tuple[Path, str], argv: tuple[str, ...], shown: str
+) -> None:
+    path, _session_id = demo_ledger
+    done, modules = loaded(tmp_path, *argv, "--db", str(path))
+    assert done.returncode == 0, done.stderr
+    assert shown in done.stdout
+    assert commands_loaded(modules) == {module_of(argv[0])}
+    # Their statements are SQL text with the user's filters bound: no SQLAlchemy, no engine.
+    assert under(modules, *NEVER_ON_START, "aiosqlite") == []
+
+
 def test_a_mistyped_command_is_refused_before_any_command_loads(tmp_path: Path) -> None:
     done, modules = loaded(tmp_path, "shwo", "x")
     assert done.returncode == 2

@@ -7,23 +7,16 @@ before it (:data:`~thoughtledger.ledger.store.columns.SESSION_LOOP_COLUMNS`). Th
 each backend's: one transaction per fold, guarded by the position.
 """
 
-from collections.abc import Awaitable, Callable
-from typing import Any
-
-import sqlalchemy as sa
-
 from thoughtledger.ledger.errors import StoreError
-from thoughtledger.ledger.store import schema
 from thoughtledger.ledger.store.loop_marks import LoopCounts, LoopMark
-from thoughtledger.ledger.store.sql_stats import StatsDialect, selected_sessions
+from thoughtledger.ledger.store.sql_stats import FetchSql, StatsDialect, selected_sessions
 from thoughtledger.ledger.store.stats_rows import StatsFilter
 
-_L = schema.loops
-_T = schema.loops_through
-_E = schema.events
-_S = schema.sessions
-
-Fetch = Callable[["sa.Executable"], Awaitable[list[Any]]]
+_MARKS = (
+    "SELECT version, repeats_version, similarity FROM tl_loops WHERE session_id = :session_id "
+    "ORDER BY version"
+)
+_THROUGH = "SELECT position FROM tl_loops_through WHERE id = 1"
 
 
 def _missing(exc: StoreError) -> bool:
@@ -31,32 +24,24 @@ def _missing(exc: StoreError) -> bool:
     return "tl_loops" in str(exc)
 
 
-async def read_marks(fetch: Fetch, session_id: str) -> list[LoopMark]:
+async def read_marks(fetch: FetchSql, session_id: str) -> list[LoopMark]:
     """The stored marks of a session, in version order.
 
     Raises:
         StoreError: The backend failed, or the ledger predates marks (read-only).
     """
-    rows = await fetch(
-        sa.select(_L.c.version, _L.c.repeats_version, _L.c.similarity)
-        .where(_L.c.session_id == session_id)
-        .order_by(_L.c.version)
-    )
+    rows = await fetch(_MARKS, {"session_id": session_id})
     return [LoopMark(int(row[0]), int(row[1]), float(row[2])) for row in rows]
 
 
-def _through() -> "sa.ScalarSelect[Any]":
-    return sa.select(_T.c.position).where(_T.c.id == 1).scalar_subquery()
-
-
-async def read_through(fetch: Fetch) -> int:
+async def read_through(fetch: FetchSql) -> int:
     """The marks' position (0 when the ledger keeps none: an older one, opened read-only).
 
     Raises:
         StoreError: The backend failed.
     """
     try:
-        rows = await fetch(sa.select(_T.c.position).where(_T.c.id == 1))
+        rows = await fetch(_THROUGH, {})
     except StoreError as exc:
         if _missing(exc):
             return 0
@@ -64,7 +49,9 @@ async def read_through(fetch: Fetch) -> int:
     return int(rows[0][0]) if rows else 0
 
 
-async def count_marks(fetch: Fetch, dialect: StatsDialect, where: StatsFilter) -> LoopCounts | None:
+async def count_marks(
+    fetch: FetchSql, dialect: StatsDialect, where: StatsFilter
+) -> LoopCounts | None:
     """The stored marks counted over the sessions ``where`` selects (``None``: no marks kept).
 
     Three short statements: the sessions selected (counted from ``tl_sessions``), the selected
@@ -74,25 +61,29 @@ async def count_marks(fetch: Fetch, dialect: StatsDialect, where: StatsFilter) -
     Raises:
         StoreError: The backend failed.
     """
-    sessions = await fetch(
-        sa.select(sa.func.count())
-        .select_from(_S)
-        .where(*selected_sessions(dialect, where, _S.c.session_id))
+    params: dict[str, object] = {}
+
+    def chosen(column: str, *more: str) -> str:
+        conditions = [*more, *selected_sessions(dialect, where, column, params)]
+        return f" WHERE {' AND '.join(conditions)}" if conditions else ""
+
+    # Every statement's values are the filters', bound (see selected_sessions).
+    counted = f"SELECT count(*) FROM tl_sessions{chosen('tl_sessions.session_id')}"  # noqa: S608
+    late = f"tl_events.position > ({_THROUGH})"
+    behind_sql = (
+        f"SELECT session_id FROM tl_events{chosen('tl_events.session_id', late)} "  # noqa: S608
+        "GROUP BY session_id ORDER BY session_id"
     )
+    repeats_sql = (
+        "SELECT session_id, count(*) FROM tl_loops"  # noqa: S608
+        f"{chosen('tl_loops.session_id')} GROUP BY session_id"
+    )
+    sessions = await fetch(counted, params)
     try:
         # The sessions behind first: a fold that commits between the two reads only moves
         # sessions forward, so a session not behind then has every mark stored when counted.
-        behind = await fetch(
-            sa.select(_E.c.session_id)
-            .where(_E.c.position > _through(), *selected_sessions(dialect, where, _E.c.session_id))
-            .group_by(_E.c.session_id)
-            .order_by(_E.c.session_id)
-        )
-        repeats = await fetch(
-            sa.select(_L.c.session_id, sa.func.count())
-            .where(*selected_sessions(dialect, where, _L.c.session_id))
-            .group_by(_L.c.session_id)
-        )
+        behind = await fetch(behind_sql, params)
+        repeats = await fetch(repeats_sql, params)
     except StoreError as exc:
         if _missing(exc):
             return None

@@ -1,4 +1,6 @@
-"""The full-text index of the SQL backends (schema steps 9 and 11) and the statements reading it.
+"""The full-text index of the SQL backends (schema steps 9 and 11).
+
+The statements reading it are in :mod:`thoughtledger.ledger.store.search_text`.
 
 **SQLite**: ``tl_search``, an FTS5 table without content of its own (``content=''``: the text
 lives once, in the log), its rowid the event's position. Since schema step 11 the writer adds the
@@ -200,79 +202,6 @@ SEARCH_STRIPPED_TYPES: list[sa.schema.ExecutableDDLElement] = [
 """Schema step 15's statements: the redaction triggers of the search index, with every thought
 type (``SELECT 1`` where a backend has nothing to do)."""
 
-
-_COLUMNS = (
-    "e.position, e.session_id, e.version, e.event_id, e.recorded_at, e.schema_version, "
-    "e.event_type, e.payload, e.prev_hash, e.hash"
-)
-
-
-def _session_join(conditions: list[str]) -> str:
-    """The join to a session's first event (``s``), when a condition names it."""
-    if any("s." in condition for condition in conditions):
-        return " JOIN tl_events s ON s.session_id = e.session_id AND s.version = 1"
-    return ""
-
-
-def search_statement(dialect: str, conditions: list[str]) -> str:
-    """Return the search's ``SELECT`` for ``dialect`` (``sqlite`` or ``postgresql``).
-
-    Its bound parameters: ``query`` (the backend's query text), on PostgreSQL ``ranked`` (its
-    wanted terms only: ``ts_rank`` gives 0 to a query with a negation), ``limit``, ``offset``,
-    and those the ``conditions`` (on ``e``, the event, and ``s``, its session's first event) name.
-
-    Args:
-        dialect: The backend.
-        conditions: Extra conditions, ANDed.
-    """
-    extra = "".join(f" AND {condition}" for condition in conditions)
-    session = _session_join(conditions)
-    if dialect == "sqlite":
-        return (
-            f"SELECT {_COLUMNS}, -bm25(tl_search) AS score FROM tl_search "
-            f"JOIN tl_events e ON e.position = tl_search.rowid{session} "
-            f"WHERE tl_search MATCH :query{extra} "
-            "ORDER BY bm25(tl_search), e.position DESC LIMIT :limit OFFSET :offset"
-        )
-    return (
-        f"SELECT {_COLUMNS}, ts_rank(t.doc, to_tsquery('simple', :ranked)) AS score "
-        "FROM to_tsquery('simple', :query) AS q(q) JOIN tl_search t ON t.doc @@ q.q "
-        f"JOIN tl_events e ON e.position = t.position{session} "
-        f"WHERE TRUE{extra} "
-        "ORDER BY score DESC, e.position DESC LIMIT :limit OFFSET :offset"
-    )
-
-
-def waiting_statement(conditions: list[str], dialect: str = "sqlite") -> str:
-    """Return the ``SELECT`` of the thoughts the index has not taken in yet, in log order.
-
-    Each row is an event's columns, then on SQLite its text as the index would take it (``NULL``
-    once redacted, or when the payload is not JSON); on PostgreSQL ``NULL`` (the caller reads
-    the text from the payload: a cast to JSON in SQL would fail the whole read on a payload
-    damaged outside the ledger), and a thought an import indexed in its own transaction is not
-    among them.
-
-    Args:
-        conditions: Extra conditions, ANDed (as for :func:`search_statement`).
-        dialect: ``sqlite`` or ``postgresql``.
-    """
-    extra = "".join(f" AND {condition}" for condition in conditions)
-    session = _session_join(conditions)
-    if dialect == "sqlite":
-        text = sqlite_text("e.payload")
-        # A payload that is not JSON is skipped, as the index skips it.
-        kept = "json_valid(e.payload)"
-    else:
-        text = "NULL"
-        kept = "NOT EXISTS (SELECT 1 FROM tl_search x WHERE x.position = e.position)"
-    return (
-        f"SELECT {_COLUMNS}, {text} AS t FROM tl_events e{session} "
-        "WHERE e.position > (SELECT position FROM tl_search_through WHERE id = 1) "
-        f"AND e.event_type IN ({THOUGHT_TYPES_SQL}) AND {kept}{extra} "
-        "ORDER BY e.position"
-    )
-
-
 __all__ = [
     "SEARCH_AFTER_FILL",
     "SEARCH_FILL",
@@ -280,6 +209,4 @@ __all__ = [
     "SEARCH_FOLLOWS_POSTGRES",
     "SEARCH_INDEX",
     "DialectDDL",
-    "search_statement",
-    "waiting_statement",
 ]

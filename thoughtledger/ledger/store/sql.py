@@ -1,11 +1,12 @@
 """What the SQL backends share: reads, heads, verification, statistics and the capabilities' glue.
 
 SQLAlchemy is imported on first use, not with this module: the SQLite backend serves its hot path
-without it, and a server spawned per conversation should not pay a third of a second for it.
+and its reading commands without it, and a server spawned per conversation should not pay a third
+of a second for it.
 """
 
 from abc import abstractmethod
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -94,14 +95,14 @@ class SqlEventStore(LedgerStore):
         self._where = where
         self._closed = False
         self.search: Searching = SqlSearch(
-            self._fetch, self._stats_dialect, self._search_dialect(), where_text=where
+            self._fetch_sql, self._stats_dialect, self._search_dialect(), where_text=where
         )
-        self.stats = SqlStats(self._fetch, self._stats_dialect)
+        self.stats = SqlStats(self._fetch_sql, self._stats_dialect)
         self.owners = SqlOwners(self._fetch, self._stats_dialect)
         self.redaction = LogRedaction(self.read_stream, self._strip, self._redactions)
         self.rows: RowReads = SqlRows(self._fetch, self._visible_below)
         self.loop_marks = SqlLoopMarks(
-            self._fetch, self._stats_dialect, self._fold_loop_marks, self._check_writable
+            self._fetch_sql, self._stats_dialect, self._fold_loop_marks, self._check_writable
         )
         self.imports = StoreImports(
             self,
@@ -280,7 +281,7 @@ class SqlEventStore(LedgerStore):
         return (UUID(text),)
 
     def _search_dialect(self) -> str:
-        """The backend's name in :func:`.search_index.search_statement` (SQLite overrides)."""
+        """The backend's name in :func:`.search_text.search_statement` (SQLite overrides)."""
         return "postgresql"
 
     def _check_writable(self, undone: str) -> None:
@@ -326,6 +327,17 @@ class SqlEventStore(LedgerStore):
     @abstractmethod
     def _stats_dialect(self) -> "StatsDialect":
         """Return the backend's expressions in the statistics' statements."""
+
+    async def _fetch_sql(self, statement: str, params: Mapping[str, object]) -> list[Any]:
+        """Run one statement written as SQL text (values bound as ``:name``) through the engine.
+
+        Raises:
+            StoreError: The store is closed, or the read failed.
+        """
+        import sqlalchemy as sa
+
+        text = sa.text(statement)
+        return await self._fetch(text.bindparams(**params) if params else text)
 
     async def _fetch(self, query: "sa.Executable") -> "list[sa.Row[Any]]":
         import sqlalchemy as sa

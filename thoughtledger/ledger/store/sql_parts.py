@@ -1,8 +1,9 @@
 """The capabilities of the SQL backends as objects of their own, over a store's reads.
 
 Each takes what it runs on from its store (the reading connection's ``fetch``, the backend's SQL
-dialect, the backend's own write) and imports SQLAlchemy only when called: the SQLite backend
-serves its hot path without it.
+dialect, the backend's own write). Search, statistics and loop marks run statements written as
+SQL text (see :mod:`.ledger.store.sql_stats`), which import no SQLAlchemy; the rest import it only
+when called: the SQLite backend serves its hot path and its reading commands without it.
 """
 
 from collections.abc import Awaitable, Callable, Sequence
@@ -36,8 +37,9 @@ from thoughtledger.ledger.store.stats_rows import Statistics, StatsFilter, Stats
 if TYPE_CHECKING:
     import sqlalchemy as sa
 
-    from thoughtledger.ledger.store.sql_search import Fetch
-    from thoughtledger.ledger.store.sql_stats import StatsDialect
+    from thoughtledger.ledger.store.sql_stats import FetchSql, StatsDialect
+
+    Fetch = Callable[[sa.Executable], Awaitable[list[sa.Row[Any]]]]
 
 
 class SqlSearch(Searching):
@@ -48,15 +50,15 @@ class SqlSearch(Searching):
     :mod:`thoughtledger.ledger.store.sql_search`).
 
     Args:
-        fetch: Runs one statement on a reading connection of the store.
-        dialect: Returns the backend's SQL for the filters (imports SQLAlchemy when called).
-        backend: The backend's name in :func:`.search_index.search_statement`.
+        fetch: Runs one statement written as SQL text on a reading connection of the store.
+        dialect: Returns the backend's SQL for the filters.
+        backend: The backend's name in :func:`.search_text.search_statement`.
         where_text: How to name the database in error messages.
     """
 
     def __init__(
         self,
-        fetch: "Fetch",
+        fetch: "FetchSql",
         dialect: "Callable[[], StatsDialect]",
         backend: str,
         *,
@@ -76,7 +78,7 @@ class SqlSearch(Searching):
         offset: int = 0,
     ) -> list[SearchHit]:
         """See :meth:`Searching.search`."""
-        from thoughtledger.ledger.store.sql_search import search_hits  # imports SQLAlchemy
+        from thoughtledger.ledger.store.sql_search import search_hits
 
         check_search_page(limit, offset)
         return await search_hits(
@@ -95,11 +97,11 @@ class SqlStats(Statistics):
     """The statistics of the SQL backends, computed in the database (a store's ``stats``).
 
     Args:
-        fetch: Runs one statement on a reading connection of the store.
-        dialect: Returns the backend's SQL for the statements (imports SQLAlchemy when called).
+        fetch: Runs one statement written as SQL text on a reading connection of the store.
+        dialect: Returns the backend's SQL for the statements.
     """
 
-    def __init__(self, fetch: "Fetch", dialect: "Callable[[], StatsDialect]") -> None:
+    def __init__(self, fetch: "FetchSql", dialect: "Callable[[], StatsDialect]") -> None:
         self._fetch = fetch
         self._dialect = dialect
 
@@ -189,7 +191,7 @@ class SqlLoopMarks(LoopMarking):
     """The loop marks of the SQL backends: read with SQL, written by the backend (``loop_marks``).
 
     Args:
-        fetch: Runs one statement on a reading connection of the store.
+        fetch: Runs one statement written as SQL text on a reading connection of the store.
         dialect: Returns the backend's SQL for the statistics' filters.
         fold: The backend's write of a fold (one transaction, guarded by the position).
         check_writable: Raises unless the store is open and writable (given what was not done).
@@ -199,7 +201,7 @@ class SqlLoopMarks(LoopMarking):
 
     def __init__(
         self,
-        fetch: "Fetch",
+        fetch: "FetchSql",
         dialect: "Callable[[], StatsDialect]",
         fold: Callable[[int, int, Sequence[FoldedMarks]], Awaitable[bool]],
         check_writable: Callable[[str], None],
@@ -219,7 +221,6 @@ class SqlLoopMarks(LoopMarking):
         check_id(session_id)
         if self._read_marks is not None:
             return await self._read_marks(session_id)
-        # Loaded here, past SQLite's inline read: building SQL loads SQLAlchemy's compiler.
         from thoughtledger.ledger.store.loop_sql import read_marks
 
         return await read_marks(self._fetch, session_id)

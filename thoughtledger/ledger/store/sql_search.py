@@ -4,31 +4,25 @@ The thoughts the index has not taken in yet (see
 :mod:`thoughtledger.ledger.store.sqlite.search_follow` and
 :mod:`thoughtledger.ledger.store.postgres.search_follow`) are read from the log and matched here,
 before the index is read: a catch-up in between then shows a thought twice (kept once), never
-not at all. Imports SQLAlchemy: loaded by the first search, never by serving alone.
+not at all. The statements are SQL text with every value bound (see
+:mod:`thoughtledger.ledger.store.search_text`): no SQLAlchemy is imported to run them.
 """
 
 # the SQL joined below is this module's constants; values are bound
 
 import json
-from collections.abc import Awaitable, Callable
-from typing import Any
-
-import sqlalchemy as sa
 
 from thoughtledger.ledger.errors import StoreError
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.search_query import SearchQuery, fts5_query, tsquery
 from thoughtledger.ledger.store.rows import decode_rows
 from thoughtledger.ledger.store.search import SearchFilter, SearchHit, best_first, matching_hits
-from thoughtledger.ledger.store.search_index import search_statement, waiting_statement
-from thoughtledger.ledger.store.sql_stats import StatsDialect
-
-Fetch = Callable[[sa.Executable], Awaitable[list["sa.Row[Any]"]]]
-"""Runs one statement on a reading connection and returns its rows (the store's ``_fetch``)."""
+from thoughtledger.ledger.store.search_text import search_statement, waiting_statement
+from thoughtledger.ledger.store.sql_stats import FetchSql, StatsDialect
 
 
 async def search_hits(
-    fetch: Fetch,
+    fetch: FetchSql,
     dialect: StatsDialect,
     backend: str,
     query: SearchQuery,
@@ -42,7 +36,7 @@ async def search_hits(
 
     Args:
         fetch: Runs a statement.
-        dialect: The backend's SQL for times.
+        dialect: The backend's SQL for times and payloads' fields.
         backend: ``sqlite`` or ``postgresql`` (see :func:`search_statement`).
         query: The parsed query.
         where: Which thoughts to look at.
@@ -71,16 +65,15 @@ async def search_hits(
         ("client", where.client, ("metadata", "client")),
     ):
         if value is not None:
-            conditions.append(f"{_json_text(sqlite, path)} = :{name}")
+            conditions.append(f"{dialect.json_sql('s.payload', *path)} = :{name}")
             params[name] = value
     waiting = await _waiting_hits(fetch, backend, query, conditions, params)
     params["query"] = fts5_query(query) if sqlite else tsquery(query)
     params["limit"], params["offset"] = (offset + limit, 0) if waiting else (limit, offset)
     if not sqlite:
         params["ranked"] = tsquery(SearchQuery(query.text, query.wanted))
-    statement = sa.text(search_statement(backend, conditions))
     try:
-        rows = await fetch(statement.bindparams(**params))
+        rows = await fetch(search_statement(backend, conditions), params)
     except StoreError as exc:
         if "tl_search" in str(exc):
             raise StoreError(
@@ -95,7 +88,7 @@ async def search_hits(
 
 
 async def _waiting_hits(
-    fetch: Fetch,
+    fetch: FetchSql,
     backend: str,
     query: SearchQuery,
     conditions: list[str],
@@ -106,15 +99,15 @@ async def _waiting_hits(
     Raises:
         StoreError: The backend failed.
     """
-    statement = sa.text(waiting_statement(conditions, backend))
     try:
-        rows = await fetch(statement.bindparams(**params) if params else statement)
+        rows = await fetch(waiting_statement(conditions, backend), params)
     except StoreError as exc:
         if "tl_search_through" in str(exc):
             return []  # an older ledger read without upgrading: its trigger indexed all
         raise
     # The text as the index takes it (NULL once redacted): only the rows found are decoded.
-    texts = ((row, row[-1] if backend == "sqlite" else payload_text(row.payload)) for row in rows)
+    # (PostgreSQL reads it from the payload, e.payload, the row's eighth column.)
+    texts = ((row, row[-1] if backend == "sqlite" else payload_text(row[7])) for row in rows)
     found = matching_hits([(row, text) for row, text in texts if text is not None], query)
     records = decode_rows(row[:-1] for row, _ in found)
     return [SearchHit(record, score) for record, (_, score) in zip(records, found, strict=True)]
@@ -142,13 +135,6 @@ def payload_text(payload: str) -> str | None:
     if not isinstance(text, str):
         text = json.dumps(text)
     return text.replace("\x00", " ")
-
-
-def _json_text(sqlite: bool, path: tuple[str, ...]) -> str:
-    """The text at ``path`` in the payload of ``s`` (a session's first event), in SQL."""
-    if sqlite:
-        return f"json_extract(s.payload, '$.{'.'.join(path)}')"
-    return f"(s.payload::json #>> '{{{','.join(path)}}}')"
 
 
 __all__ = ["payload_text", "search_hits"]

@@ -7,59 +7,78 @@ of its session through the (session, version) key and returns a histogram of the
 in whole milliseconds, from which the percentiles are read exactly. Both run at once, on two
 connections: each database scan runs while the other does.
 
-The statements are the same on every SQL backend but for a few expressions (how JSON is read, how
+The statements are written as SQL text, the filters' values always bound (``:since``,
+``:agent``...), never written into it: a reading command on SQLite runs them without importing
+SQLAlchemy. They are the same on every SQL backend but for a few expressions (how JSON is read, how
 times are kept), which each backend supplies as a :class:`StatsDialect` in its own module. The
 definitions are those of :mod:`thoughtledger.ledger.store.stats_rows`.
 """
 
+# ruff: noqa: S608  # the SQL joined below is this module's and the dialects' constants; values are bound
+
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import sqlalchemy as sa
-
-from thoughtledger.ledger.events import THOUGHT_TYPES
-from thoughtledger.ledger.store import schema
+from thoughtledger.ledger.store.search_text import THOUGHT_TYPES_SQL
 from thoughtledger.ledger.store.stats_rows import SessionFacts, StatsFilter, StatsRows
 
-_E = schema.events
-_S = schema.sessions
-_THOUGHTS = sorted(THOUGHT_TYPES)
+if TYPE_CHECKING:
+    import sqlalchemy as sa
 
-Fetch = Callable[["sa.Select[Any]"], Awaitable[list["sa.Row[Any]"]]]
+FetchSql = Callable[[str, Mapping[str, object]], Awaitable[list[Any]]]
+"""Runs one statement written as SQL text, with its bound parameters (named ``:name`` in it), on
+a reading connection of the store, and returns its rows (the store's ``_fetch_sql``)."""
+
+_STARTED = "SELECT session_id FROM tl_events WHERE version = 1 AND event_type = 'session.started'"
+"""The start events, which a session's agent, client and owner are read from."""
 
 
 class StatsDialect(Protocol):
-    """The expressions of the statistics' statements that differ between SQL backends."""
+    """The expressions that differ between SQL backends, as SQL text and as SQLAlchemy Core.
 
-    not_needed: object
-    """What ``next_thought_needed`` reads as when it is false."""
+    The ``*_sql`` forms and :meth:`session_facts` serve the statements written as text (the
+    statistics, the loop counts, the search's filters); :meth:`json` serves the reads built with
+    SQLAlchemy (heads by owner, forks, redactions).
+    """
 
-    def json(self, payload: sa.ColumnElement[str], *path: str) -> Any:
-        """Return the text at ``path`` in a JSON payload stored as text."""
+    not_needed_sql: str
+    """What ``next_thought_needed`` reads as when it is false, as an SQL literal."""
+
+    def json(self, payload: "sa.ColumnElement[str]", *path: str) -> Any:
+        """Return the text at ``path`` in a JSON payload stored as text (SQLAlchemy Core)."""
+
+    def json_sql(self, payload: str, *path: str) -> str:
+        """Return the text at ``path`` (constants of ours) in the JSON payload ``payload``."""
 
     def started_bound(self, moment: datetime) -> object:
-        """Return ``moment`` as the sessions table keeps start times, to compare with."""
+        """Return ``moment`` as the tables keep times, to bind and compare with."""
 
-    def day(self, started_at: sa.ColumnElement[Any]) -> Any:
+    def day_sql(self, started_at: str) -> str:
         """Return the UTC date (``YYYY-MM-DD``) of a session's start time."""
 
-    def estimate(self, value: Any) -> Any:
-        """Return a ``total_thoughts`` read by :meth:`json` as an integer."""
+    def estimate_sql(self, value: str) -> str:
+        """Return a ``total_thoughts`` read by :meth:`json_sql` as a whole number."""
 
-    def gap_ms(self, earlier: sa.ColumnElement[Any], later: sa.ColumnElement[Any]) -> Any:
+    def gap_ms_sql(self, earlier: str, later: str) -> str:
         """Return the time between two recorded times in whole milliseconds."""
 
+    def session_facts(self, rows: Iterable[Sequence[Any]]) -> list[SessionFacts]:
+        """Return the facts' statement's rows as :class:`SessionFacts`, typed alike everywhere."""
 
-async def stats_rows(fetch: Fetch, dialect: StatsDialect, where: StatsFilter) -> StatsRows:
+
+async def stats_rows(fetch: FetchSql, dialect: StatsDialect, where: StatsFilter) -> StatsRows:
     """Run both statements at once and return their rows.
 
     Raises:
         StoreError: The backend failed (as ``fetch`` raises it).
     """
-    facts = asyncio.ensure_future(_facts(fetch, dialect, where))
-    gaps = asyncio.ensure_future(_gaps(fetch, dialect, where))
+    params: dict[str, object] = {}
+    facts_sql = _facts_sql(dialect, selected_sessions(dialect, where, "e.session_id", params))
+    gaps_sql = _gaps_sql(dialect, selected_sessions(dialect, where, "a.session_id", params))
+    facts = asyncio.ensure_future(fetch(facts_sql, params))
+    gaps = asyncio.ensure_future(fetch(gaps_sql, params))
     try:
         await asyncio.gather(facts, gaps)
     except BaseException:
@@ -67,109 +86,86 @@ async def stats_rows(fetch: Fetch, dialect: StatsDialect, where: StatsFilter) ->
             task.cancel()
         await asyncio.gather(facts, gaps, return_exceptions=True)
         raise
-    return StatsRows(facts.result(), gaps.result())
+    return StatsRows(dialect.session_facts(facts.result()), {ms: n for ms, n in gaps.result()})
 
 
 def selected_sessions(
-    dialect: StatsDialect, where: StatsFilter, session_id: sa.ColumnElement[str]
-) -> list[sa.ColumnElement[bool]]:
-    """The conditions on a ``session_id`` column that keep the sessions ``where`` selects."""
-    conditions: list[sa.ColumnElement[bool]] = []
-    bounds = [
-        bound(dialect.started_bound(moment))
-        for moment, bound in (
-            (where.since, _S.c.started_at.__ge__),
-            (where.until, _S.c.started_at.__lt__),
-        )
-        if moment is not None
-    ]
+    dialect: StatsDialect, where: StatsFilter, session_id: str, params: dict[str, object]
+) -> list[str]:
+    """The conditions on the column ``session_id`` (SQL) that keep the sessions ``where`` selects.
+
+    Each filter's value is added to ``params`` under its name (``since``, ``until``, ``agent``,
+    ``client``, ``owner``), and the conditions name it bound; a filter not set adds nothing.
+    """
+    conditions: list[str] = []
+    bounds = []
+    for name, moment, test in (("since", where.since, ">="), ("until", where.until, "<")):
+        if moment is not None:
+            bounds.append(f"started_at {test} :{name}")
+            params[name] = dialect.started_bound(moment)
     if bounds:
-        conditions.append(session_id.in_(sa.select(_S.c.session_id).where(*bounds)))
-    for path, wanted in (
-        (("metadata", "agent"), where.agent),
-        (("metadata", "client"), where.client),
-        (("owner",), where.owner),
+        within = " AND ".join(bounds)
+        conditions.append(f"{session_id} IN (SELECT session_id FROM tl_sessions WHERE {within})")
+    for name, wanted, path in (
+        ("agent", where.agent, ("metadata", "agent")),
+        ("client", where.client, ("metadata", "client")),
+        ("owner", where.owner, ("owner",)),
     ):
         if wanted is not None:
-            started = sa.select(_E.c.session_id).where(
-                _E.c.version == 1,
-                _E.c.event_type == "session.started",
-                dialect.json(_E.c.payload, *path) == wanted,
-            )
-            conditions.append(session_id.in_(started))
+            field = dialect.json_sql("payload", *path)
+            conditions.append(f"{session_id} IN ({_STARTED} AND {field} = :{name})")
+            params[name] = wanted
     return conditions
 
 
-async def _facts(fetch: Fetch, dialect: StatsDialect, where: StatsFilter) -> list[SessionFacts]:
-    thought = _E.c.event_type.in_(_THOUGHTS)
+def _facts_sql(dialect: StatsDialect, conditions: list[str]) -> str:
+    thought = f"event_type IN ({THOUGHT_TYPES_SQL})"
     # A thought a model wrote is classified by its payload's ``kind``; any other by its type.
-    kind = sa.case(
-        (_E.c.event_type == "thought.generated", dialect.json(_E.c.payload, "kind")),
-        else_=_E.c.event_type,
+    kind = (
+        "CASE WHEN event_type = 'thought.generated' THEN "
+        f"{dialect.json_sql('payload', 'kind')} ELSE event_type END"
     )
+    chosen = f" WHERE {' AND '.join(conditions)}" if conditions else ""
     per_session = (
-        sa.select(
-            _E.c.session_id,
-            sa.func.count().label("events"),
-            sa.func.count().filter(thought).label("thoughts"),
-            sa.func.count().filter(kind == "thought.revised").label("revisions"),
-            sa.func.count().filter(kind == "branch.opened").label("branches"),
-            sa.func.min(_E.c.version).filter(thought).label("first_v"),
-            sa.func.max(_E.c.version).filter(thought).label("last_v"),
-        )
-        .where(*selected_sessions(dialect, where, _E.c.session_id))
-        .group_by(_E.c.session_id)
-        .subquery("per_session")
+        "SELECT session_id, count(*) AS events, "
+        f"count(*) FILTER (WHERE {thought}) AS thoughts, "
+        f"count(*) FILTER (WHERE {kind} = 'thought.revised') AS revisions, "
+        f"count(*) FILTER (WHERE {kind} = 'branch.opened') AS branches, "
+        f"min(version) FILTER (WHERE {thought}) AS first_v, "
+        f"max(version) FILTER (WHERE {thought}) AS last_v "
+        f"FROM tl_events AS e{chosen} GROUP BY session_id"
     )
-    start, first, last = _E.alias("start"), _E.alias("first"), _E.alias("last")
-    is_done = dialect.json(last.c.payload, "next_thought_needed")
 
-    def estimate(row: Any) -> Any:
-        return dialect.estimate(dialect.json(row.c.payload, "total_thoughts"))
-
-    def at(alias: Any, version: Any, *more: sa.ColumnElement[bool]) -> sa.ColumnElement[bool]:
-        return sa.and_(
-            alias.c.session_id == per_session.c.session_id, alias.c.version == version, *more
+    def at(alias: str, version: str) -> str:
+        return (
+            f"LEFT OUTER JOIN tl_events AS {alias} ON {alias}.session_id = p.session_id "
+            f"AND {alias}.version = {version}"
         )
 
-    # The columns of SessionFacts, in order, so each row becomes one without any per-row code.
-    query = (
-        sa.select(
-            per_session.c.session_id,
-            dialect.day(_S.c.started_at),
-            dialect.json(start.c.payload, "metadata", "agent"),
-            dialect.json(start.c.payload, "metadata", "client"),
-            per_session.c.events,
-            per_session.c.thoughts,
-            per_session.c.revisions,
-            per_session.c.branches,
-            estimate(first),
-            estimate(last),
-            sa.type_coerce(is_done == dialect.not_needed, sa.Boolean),
-        )
-        .join(_S, _S.c.session_id == per_session.c.session_id)
-        .outerjoin(start, at(start, 1, start.c.event_type == "session.started"))
-        .outerjoin(first, at(first, per_session.c.first_v))
-        .outerjoin(last, at(last, per_session.c.last_v))
+    # The columns of SessionFacts, in order.
+    return (
+        f"SELECT p.session_id, {dialect.day_sql('s.started_at')}, "
+        f"{dialect.json_sql('start.payload', 'metadata', 'agent')}, "
+        f"{dialect.json_sql('start.payload', 'metadata', 'client')}, "
+        "p.events, p.thoughts, p.revisions, p.branches, "
+        f"{dialect.estimate_sql(dialect.json_sql('first.payload', 'total_thoughts'))}, "
+        f"{dialect.estimate_sql(dialect.json_sql('last.payload', 'total_thoughts'))}, "
+        f"{dialect.json_sql('last.payload', 'next_thought_needed')} = {dialect.not_needed_sql} "
+        f"FROM ({per_session}) AS p JOIN tl_sessions AS s ON s.session_id = p.session_id "
+        f"{at('start', '1')} AND start.event_type = 'session.started' "
+        f"{at('first', 'p.first_v')} {at('last', 'p.last_v')}"
     )
-    return list(map(SessionFacts._make, await fetch(query)))
 
 
-async def _gaps(fetch: Fetch, dialect: StatsDialect, where: StatsFilter) -> dict[int, int]:
-    a, b = _E.alias("a"), _E.alias("b")
-    gap = dialect.gap_ms(a.c.recorded_at, b.c.recorded_at)
-    query = (
-        sa.select(gap.label("ms"), sa.func.count().label("n"))
-        .select_from(a)
-        .join(b, sa.and_(b.c.session_id == a.c.session_id, b.c.version == a.c.version + 1))
-        .where(
-            a.c.event_type.in_(_THOUGHTS),
-            b.c.event_type.in_(_THOUGHTS),
-            *selected_sessions(dialect, where, a.c.session_id),
-        )
-        .group_by(gap)
+def _gaps_sql(dialect: StatsDialect, conditions: list[str]) -> str:
+    gap = dialect.gap_ms_sql("a.recorded_at", "b.recorded_at")
+    chosen = "".join(f" AND {condition}" for condition in conditions)
+    return (
+        f"SELECT {gap} AS ms, count(*) AS n FROM tl_events AS a JOIN tl_events AS b "
+        "ON b.session_id = a.session_id AND b.version = a.version + 1 "
+        f"WHERE a.event_type IN ({THOUGHT_TYPES_SQL}) AND b.event_type IN ({THOUGHT_TYPES_SQL})"
+        f"{chosen} GROUP BY {gap}"
     )
-    return {row.ms: row.n for row in await fetch(query)}
 
 
-__all__ = ["Fetch", "StatsDialect", "selected_sessions", "stats_rows"]
+__all__ = ["FetchSql", "StatsDialect", "selected_sessions", "stats_rows"]

@@ -12,19 +12,22 @@ With ``durability="full"`` every commit also waits for ``fsync``: on the loop wh
 under 2 ms, on a worker thread from the first commit that takes longer (a slow disk must not stall
 every other task).
 
-Reads go through SQLAlchemy's async engine on aiosqlite, in their own connections (WAL lets them
-run beside the writer). Opened read-only (see :mod:`thoughtledger.ledger.store.sqlite.readonly`),
-the store has no
-writer: one connection that refuses writes serves the short reads, and scans use more like it.
+Short reads run inline on a held reader connection (see
+:mod:`thoughtledger.ledger.store.sqlite.reads`); the statistics, searches and loop counts, written
+as SQL text, run in worker threads on connections of their own (see
+:mod:`thoughtledger.ledger.store.sqlite.scans`); the other reads go through SQLAlchemy's async
+engine on aiosqlite, made at their first use. WAL lets every reader run beside the writer. Opened
+read-only (see :mod:`thoughtledger.ledger.store.sqlite.readonly`), the store has no writer: one
+connection that refuses writes serves the short reads, and scans use more like it.
 """
 
 import asyncio
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from thoughtledger.ledger.chain import PreparedEvent, VerifyReport
@@ -53,6 +56,7 @@ from thoughtledger.ledger.store.sqlite.loop_writes import fold_loop_marks
 from thoughtledger.ledger.store.sqlite.readonly import connect_read_only
 from thoughtledger.ledger.store.sqlite.reads import POLL_INTERVAL, SqliteReader
 from thoughtledger.ledger.store.sqlite.redact import strip
+from thoughtledger.ledger.store.sqlite.scans import SqliteScans
 from thoughtledger.ledger.store.sqlite.search_follow import SearchFollower
 from thoughtledger.ledger.store.sqlite.setup import (
     BUSY_BUDGET_SECONDS,
@@ -117,6 +121,7 @@ class SqliteEventStore(SqlEventStore):
         # a hop to a driver thread, like the writer's commits. Scans go through the engine.
         self._reader = SqliteReader(reader, path)
         self._writer = SqliteWriter(writer, path, read_only=read_only)
+        self._scans = SqliteScans(uri, path)
         super().__init__(
             lambda: reader_engine(uri),
             str(path),
@@ -127,7 +132,7 @@ class SqliteEventStore(SqlEventStore):
         )
         self.rows = self._reader  # pages of rows read inline: an indexed range of positions
         self.loop_marks = SqlLoopMarks(
-            self._fetch,
+            self._fetch_sql,
             self._stats_dialect,
             self._fold_loop_marks,
             self._check_writable,
@@ -441,11 +446,19 @@ class SqliteEventStore(SqlEventStore):
         return "sqlite"
 
     def _stats_dialect(self) -> "StatsDialect":
-        from thoughtledger.ledger.store.sqlite.stats_dialect import (
-            SQLITE_STATS,
-        )  # imports SQLAlchemy: not on serving
+        from thoughtledger.ledger.store.sqlite.stats_dialect import SQLITE_STATS
 
         return SQLITE_STATS
+
+    async def _fetch_sql(self, statement: str, params: Mapping[str, object]) -> list[Any]:
+        """Run a statement written as SQL text in a worker thread (see :class:`SqliteScans`).
+
+        Raises:
+            StoreError: The store is closed, or the read failed.
+        """
+        if self._closed:
+            raise StoreError("the store is closed")
+        return await self._scans.fetch(statement, params)
 
     async def aclose(self) -> None:
         """Wait for queued appends to commit, then close the writer and every reader."""
@@ -458,6 +471,7 @@ class SqliteEventStore(SqlEventStore):
         self._committed.notify()  # subscribers wake, see the store closed, and end
         self._writer.close()
         self._reader.close()
+        self._scans.close()
         await self._dispose_engine()
 
 
