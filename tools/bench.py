@@ -48,7 +48,7 @@ Usage (each bench by name, or ``all``; options a bench does not read are ignored
     tools/bench fairness [--fairness-thoughts N]  another principal's p99 on serve --http and
                                      the ui while one principal does its worst within its rights
     tools/bench scale [--scale-thoughts N] [--scale-sessions S] [--scale-big B] [--scale-db PATH]
-                      [--scale-pg] [--scale-as-built]
+                      [--scale-pg] [--scale-as-built] [--scale-resume]
                                      ten times the ledger: 10M thoughts recorded, then stats,
                                      verify, Parquet, rebuild(), the sessions list, search, a
                                      100k-thought session's first page and the first initialize,
@@ -271,6 +271,7 @@ async def _scale(args: argparse.Namespace) -> AsyncGenerator[Result, None]:
         pg=pg,
         keep=args.scale_db,
         as_built=args.scale_as_built,
+        resume=args.scale_resume,
     ):
         yield row
 
@@ -350,6 +351,11 @@ def parser() -> argparse.ArgumentParser:
         "--scale-as-built",
         action="store_true",
         help="measure the --scale-db ledger as it is (a build cut short), building nothing",
+    )
+    parse.add_argument(
+        "--scale-resume",
+        action="store_true",
+        help="record a --scale-db ledger cut short on to the asked size, then measure it",
     )
     parse.add_argument(
         "--quick",

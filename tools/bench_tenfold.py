@@ -195,11 +195,15 @@ def _record(db: str, body: str) -> int:
     return len(data)
 
 
-def build(db: str, thoughts: int, sessions: int, big: int) -> tuple[str, float, int]:
+def build(
+    db: str, thoughts: int, sessions: int, big: int, *, held: tuple[int, int, int] | None = None
+) -> tuple[str, float, int]:
     """Record the ledger; the long session's id, the seconds it took, and the input's bytes.
 
     The long session's runs go in order through one ``record`` at a time, beside
-    :data:`WRITERS` ``record`` processes taking the other sessions' files.
+    :data:`WRITERS` ``record`` processes taking the other sessions' files. ``held`` (thoughts,
+    sessions, the long session's thoughts) continues a ledger cut short: only what it lacks is
+    recorded (other sessions drawn afresh), and the figures are those of that part.
 
     Raises:
         RuntimeError: A ``record`` process failed.
@@ -207,15 +211,18 @@ def build(db: str, thoughts: int, sessions: int, big: int) -> tuple[str, float, 
     from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
     big_id = str(uuid.UUID(int=random.Random(1).getrandbits(128), version=4))
-    rng = random.Random(38)
-    runs = _runs(rng, big_id, big)
+    have, have_sessions, have_big = held or (0, 0, 0)
+    rng = random.Random(38 if held is None else 39)
+    runs = _runs(rng, big_id, big)[have_big // RUN :]
+    thoughts -= have - have_big  # the other sessions still to record, and how many of them
+    sessions -= have_sessions - (1 if have_big else 0)
     start = time.perf_counter()
-    written = _record(db, runs[0])  # the ledger is created once, before the writers open it
+    written = 0 if held else _record(db, runs.pop(0))  # created once, before the writers open it
     done = 0
     stop = threading.Event()  # a failed writer ends the build: the long session stops too
 
     def grow() -> int:
-        return sum(_record(db, run) for run in runs[1:] if not stop.is_set())
+        return sum(_record(db, run) for run in runs if not stop.is_set())
 
     with ThreadPoolExecutor(WRITERS + 1) as pool:
         long_session = pool.submit(grow)
@@ -533,44 +540,12 @@ async def _pg_database(url: str) -> AsyncIterator[str]:
         await connection.close()
 
 
-def _built(db: str, keep: Path | None, thoughts: int, sessions: int, big: int) -> Result:
-    """Build the ledger (or reuse the kept one): the build's row, with the long session's id."""
-    marker = Path(str(keep) + ".built") if keep else None
-    if marker is not None and marker.exists():
-        big_id, built_s, written = json.loads(marker.read_text())
-    else:
-        if keep is not None:
-            keep.unlink(missing_ok=True)
-        big_id, built_s, written = build(db, thoughts, sessions, big)
-        if marker is not None:
-            marker.write_text(json.dumps([big_id, built_s, written]))
-    row: Result = {
-        "name": f"scale: record {thoughts:,} thoughts in {sessions:,} sessions",
-        "big_id": big_id,
-        "thoughts_per_s": round(thoughts / built_s),
-        "build_s": round(built_s),
-        "input_bytes_per_thought": round(written / thoughts),
-    }
-    if db.startswith("sqlite"):
-        size = Path(db.removeprefix("sqlite:///")).stat().st_size
-        row["bytes_per_thought"] = round(size / thoughts)
-        row["ratio"] = round(size / written, 2)
-        row["target"] = 1.6
-        row["lower_is_better"] = True
-        row["baseline"] = "the thoughts as record input lines (file bytes / input bytes)"
-    return row
-
-
-def _as_built(db: str) -> tuple[Result, int, int]:
-    """The kept SQLite ledger as it is (a build cut short): its row, thoughts and long session.
-
-    Every figure after it is named by the thoughts the ledger really holds.
-    """
+def _held(db: str) -> tuple[int, int, int]:
+    """What a kept SQLite ledger holds: thoughts, sessions, and the long session's thoughts."""
     import sqlite3
 
     big_id = str(uuid.UUID(int=random.Random(1).getrandbits(128), version=4))
-    path = db.removeprefix("sqlite:///")
-    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    connection = sqlite3.connect(f"file:{db.removeprefix('sqlite:///')}?mode=ro", uri=True)
     try:
         thoughts, sessions = connection.execute(
             "SELECT count(*), count(DISTINCT session_id) FROM tl_thoughts"
@@ -580,12 +555,78 @@ def _as_built(db: str) -> tuple[Result, int, int]:
         ).fetchone()
     finally:
         connection.close()
+    return int(thoughts), int(sessions), int(big)
+
+
+def _built(
+    db: str, keep: Path | None, thoughts: int, sessions: int, big: int, *, resume: bool = False
+) -> Result:
+    """Build the ledger (or reuse the kept one): the build's row, with the long session's id.
+
+    With ``resume``, a kept ledger cut short is recorded on to the asked size, and the row
+    gives the figures of the part recorded now.
+    """
+    marker = Path(str(keep) + ".built") if keep else None
+    held = _held(db) if resume and keep is not None and keep.exists() else None
+    if marker is not None and marker.exists():
+        big_id, built_s, written = json.loads(marker.read_text())
+    else:
+        if keep is not None and held is None:
+            keep.unlink(missing_ok=True)
+        big_id, built_s, written = build(db, thoughts, sessions, big, held=held)
+        if marker is not None:
+            marker.write_text(json.dumps([big_id, built_s, written]))
+    recorded = thoughts - (held[0] if held else 0)
+    row: Result = {
+        "name": f"scale: record {thoughts:,} thoughts in {sessions:,} sessions",
+        "big_id": big_id,
+        "thoughts_per_s": round(recorded / built_s),
+        "build_s": round(built_s),
+        "input_bytes_per_thought": round(written / recorded),
+    }
+    if held is not None:
+        row["name"] += f" ({recorded:,} of them recorded onto a kept ledger of {held[0]:,})"
+    if db.startswith("sqlite"):
+        size = Path(db.removeprefix("sqlite:///")).stat().st_size
+        row["bytes_per_thought"] = round(size / thoughts)
+        row["ratio"] = round(size / (written / recorded * thoughts), 2)
+        row["target"] = 1.6
+        row["lower_is_better"] = True
+        row["baseline"] = "the thoughts as record input lines (file bytes / input bytes)"
+    return row
+
+
+def _held(db: str) -> tuple[int, int, int]:
+    """What a kept SQLite ledger holds: thoughts, sessions, and the long session's thoughts."""
+    import sqlite3
+
+    big_id = str(uuid.UUID(int=random.Random(1).getrandbits(128), version=4))
+    connection = sqlite3.connect(f"file:{db.removeprefix('sqlite:///')}?mode=ro", uri=True)
+    try:
+        thoughts, sessions = connection.execute(
+            "SELECT count(*), count(DISTINCT session_id) FROM tl_thoughts"
+        ).fetchone()
+        (big,) = connection.execute(
+            "SELECT count(*) FROM tl_thoughts WHERE session_id = ?", (big_id,)
+        ).fetchone()
+    finally:
+        connection.close()
+    return int(thoughts), int(sessions), int(big)
+
+
+def _as_built(db: str) -> tuple[Result, int, int]:
+    """The kept SQLite ledger as it is (a build cut short): its row, thoughts and long session.
+
+    Every figure after it is named by the thoughts the ledger really holds.
+    """
+    thoughts, sessions, big = _held(db)
     row: Result = {
         "name": f"scale: the kept ledger as built, {thoughts:,} thoughts in {sessions:,} sessions",
-        "bytes_per_thought": round(Path(path).stat().st_size / thoughts),
+        "bytes_per_thought": round(Path(db.removeprefix("sqlite:///")).stat().st_size / thoughts),
         "baseline": "none: a build cut short, measured as it is",
+        "big_id": str(uuid.UUID(int=random.Random(1).getrandbits(128), version=4)),
     }
-    return {**row, "big_id": big_id}, thoughts, big
+    return row, thoughts, big
 
 
 async def bench_tenfold(
@@ -596,10 +637,12 @@ async def bench_tenfold(
     pg: str | None = None,
     keep: Path | None = None,
     as_built: bool = False,
+    resume: bool = False,
 ) -> AsyncIterator[Result]:
     """Build the ledger, then yield each row as it is measured (the blocking work in threads).
 
-    With ``as_built``, the kept SQLite ledger (``keep``) is measured as it is, unbuilt further.
+    With ``as_built``, the kept SQLite ledger (``keep``) is measured as it is, unbuilt further;
+    with ``resume``, a kept ledger cut short is recorded on to the asked size first.
     """
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
@@ -610,7 +653,9 @@ async def bench_tenfold(
             if as_built:
                 row, thoughts, big = await asyncio.to_thread(_as_built, db)
             else:
-                row = await asyncio.to_thread(_built, db, keep, thoughts, sessions, big)
+                row = await asyncio.to_thread(
+                    _built, db, keep, thoughts, sessions, big, resume=resume
+                )
             big_id = row.pop("big_id")
             yield row
             for name, (ours, floor) in _whole_commands(db, tmp).items():
