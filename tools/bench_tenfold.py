@@ -544,24 +544,6 @@ async def _pg_database(url: str) -> AsyncIterator[str]:
         await connection.close()
 
 
-def _held(db: str) -> tuple[int, int, int]:
-    """What a kept SQLite ledger holds: thoughts, sessions, and the long session's thoughts."""
-    import sqlite3
-
-    big_id = str(uuid.UUID(int=random.Random(1).getrandbits(128), version=4))
-    connection = sqlite3.connect(f"file:{db.removeprefix('sqlite:///')}?mode=ro", uri=True)
-    try:
-        thoughts, sessions = connection.execute(
-            "SELECT count(*), count(DISTINCT session_id) FROM tl_thoughts"
-        ).fetchone()
-        (big,) = connection.execute(
-            "SELECT count(*) FROM tl_thoughts WHERE session_id = ?", (big_id,)
-        ).fetchone()
-    finally:
-        connection.close()
-    return int(thoughts), int(sessions), int(big)
-
-
 def _built(
     db: str, keep: Path | None, thoughts: int, sessions: int, big: int, *, resume: bool = False
 ) -> Result:
