@@ -484,7 +484,10 @@ async def serve_rows(db: str, big_id: str, big: int) -> list[Result]:
     from bench_mcp import echo_server, spawned
 
     command = [*_launcher(), "serve", "--db", db, "--tools", "all"]
-    firsts, bare, cold, warm = [], [], [], []
+    firsts: list[float] = []
+    bare: list[float] = []
+    cold: list[float] = []
+    warm: list[float] = []
     for _run in range(5):
         start = time.perf_counter()
         async with spawned(command, wait=120) as client:
