@@ -31,7 +31,6 @@ import asyncio
 import json
 import os
 import random
-import resource
 import socket
 import statistics
 import subprocess
@@ -144,32 +143,39 @@ def _files(rng: random.Random, thoughts: int, sessions: int) -> Iterator[str]:
         yield "\n".join(lines)
 
 
-def _rss_mb(usage: resource.struct_rusage) -> float:
-    return round(usage.ru_maxrss / 1024, 1)  # Linux reports KiB
-
-
 def _run_measured(command: list[str]) -> tuple[float, float, str]:
-    """Run a command in a fresh process and read its own peak RSS (wait4, not the children's max).
+    """Run a command in a fresh process: its wall time, its own peak RSS and its output.
+
+    The command is started by a small process of its own (``rss`` below), whose child it is:
+    Linux counts into a child's peak RSS the size of the process it was forked from (exec keeps
+    the old memory's high-water mark), and this bench's process is hundreds of MB.
 
     Raises:
         RuntimeError: The command failed.
     """
-    start = time.perf_counter()
-    process = subprocess.Popen(  # noqa: S603  # the bench's own commands
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
-    assert process.stdout is not None
-    assert process.stderr is not None
-    out = process.stdout.read()
-    err = process.stderr.read()
-    _pid, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
-        raise RuntimeError(
-            f"{' '.join(command[1:4])}… exited {process.returncode}: {err.decode()[-400:]}"
+    with tempfile.NamedTemporaryFile("r", suffix=".rss") as peak:
+        start = time.perf_counter()
+        process = subprocess.run(  # noqa: S603  # the bench's own commands
+            [sys.executable, str(Path(__file__).resolve()), "rss", peak.name, *command],
+            capture_output=True,
+            check=False,
         )
-    return elapsed, _rss_mb(usage), out.decode()
+        elapsed = time.perf_counter() - start
+        if process.returncode != 0:
+            raise RuntimeError(
+                f"{' '.join(command[1:4])}… exited {process.returncode}: "
+                f"{process.stderr.decode()[-400:]}"
+            )
+        kib = int(peak.read())
+    return elapsed, round(kib / 1024, 1), process.stdout.decode()
+
+
+def _rss(out: str, command: list[str]) -> int:
+    """Run ``command`` as this small process's child; write its peak RSS (KiB) to ``out``."""
+    process = subprocess.Popen(command)  # noqa: S603  # the bench's own commands
+    _pid, status, usage = os.wait4(process.pid, 0)
+    Path(out).write_text(str(usage.ru_maxrss))  # Linux reports KiB
+    return os.waitstatus_to_exitcode(status)
 
 
 WRITERS = 2
@@ -673,6 +679,8 @@ async def _print_all(args: list[str]) -> None:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "rss":
+        sys.exit(_rss(sys.argv[2], sys.argv[3:]))
     if len(sys.argv) > 1 and sys.argv[1] == "raw":
         kind, db = sys.argv[2], sys.argv[3]
         raw(kind, db, sys.argv[4] if len(sys.argv) > 4 else None)
