@@ -564,14 +564,14 @@ def _built(
     marker = Path(str(keep) + ".built") if keep else None
     held = _held(db) if resume and keep is not None and keep.exists() else None
     if marker is not None and marker.exists():
-        big_id, built_s, written = json.loads(marker.read_text())
+        big_id, built_s, written, recorded = json.loads(marker.read_text())
     else:
         if keep is not None and held is None:
             keep.unlink(missing_ok=True)
         big_id, built_s, written = build(db, thoughts, sessions, big, held=held)
+        recorded = thoughts - (held[0] if held else 0)  # the figures are of what was recorded
         if marker is not None:
-            marker.write_text(json.dumps([big_id, built_s, written]))
-    recorded = thoughts - (held[0] if held else 0)
+            marker.write_text(json.dumps([big_id, built_s, written, recorded]))
     row: Result = {
         "name": f"scale: record {thoughts:,} thoughts in {sessions:,} sessions",
         "big_id": big_id,
@@ -579,8 +579,8 @@ def _built(
         "build_s": round(built_s),
         "input_bytes_per_thought": round(written / recorded),
     }
-    if held is not None:
-        row["name"] += f" ({recorded:,} of them recorded onto a kept ledger of {held[0]:,})"
+    if recorded != thoughts:
+        row["name"] += f" ({recorded:,} of them recorded onto a ledger cut short)"
     if db.startswith("sqlite"):
         size = Path(db.removeprefix("sqlite:///")).stat().st_size
         row["bytes_per_thought"] = round(size / thoughts)
