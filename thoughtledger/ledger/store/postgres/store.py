@@ -316,6 +316,7 @@ class PostgresEventStore(SqlEventStore):
         )
         last = sealed[-1]
         reconnecting = Reconnecting(self._failover)
+        refused: Exception | None = None
         while True:
             try:
                 async with self._writer() as driver:
@@ -329,14 +330,15 @@ class PostgresEventStore(SqlEventStore):
             except Exception as exc:  # the driver's errors are translated right here
                 self._heads.forget(session_id)
                 if not await reconnecting.again(exc):
-                    raise await append_error(
-                        exc, self._where, session_id, expected_version, self.stream_head
-                    ) from exc
+                    refused = exc
+                    positions = []
+                    break
                 await self._forget_connections()
         if not positions:
             self._heads.forget(session_id)
             if reconnecting.retried:
-                # The lost answer may have been this very append's: then its events are stored.
+                # The lost answer may have been this very append's: then its events are stored
+                # (and the retry met them on the stream key, or found the head moved past them).
                 stored = await self._already_stored(session_id, prepared, expected_version, ids)
                 if stored is not None:
                     last_stored = stored[-1]
@@ -345,6 +347,10 @@ class PostgresEventStore(SqlEventStore):
                     )
                     self._notifier.committed()
                     return stored
+            if refused is not None:
+                raise await append_error(
+                    refused, self._where, session_id, expected_version, self.stream_head
+                ) from refused
             head = await self.stream_head(session_id)
             raise ConcurrencyError(session_id, expected_version, head.version if head else 0)
         self._heads.remember(session_id, last.version, last.hash, now)
