@@ -11,11 +11,12 @@ wakes on this store's commits and, for other processes' commits, polls the reade
 
 import sqlite3
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from thoughtledger.ledger.chain import VerifyReport, verify_rows
-from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent
+from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent, format_time
 from thoughtledger.ledger.errors import StoreError
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import StreamHead
@@ -135,6 +136,23 @@ class SqliteReader:
         check_page(0, limit)
         page = {"after": after_session_id or "", "limit": limit, "offset": 0}
         return [head_of_row(row) for row in self.read(STATEMENTS["list_heads"], page)]
+
+    async def recent_heads(
+        self, *, before: tuple[datetime, str] | None = None, limit: int = 100
+    ) -> list[StreamHead]:
+        """See :meth:`.EventStore.recent_heads` (the first events by start: one index range).
+
+        Raises:
+            InvalidInputError: A limit below 1.
+            StoreError: The read failed.
+        """
+        check_page(0, limit)
+        page: dict[str, object] = {"limit": limit, "offset": 0}
+        statement = STATEMENTS["recent_heads"]
+        if before is not None:
+            page["moment"], page["before"] = format_time(before[0]), before[1]
+            statement = STATEMENTS["recent_heads_before"]
+        return [head_of_row(row) for row in self.read(statement, page)]
 
     async def stream_head(self, session_id: str) -> StreamHead | None:
         """See :meth:`.EventStore.stream_head` (one row by key)."""

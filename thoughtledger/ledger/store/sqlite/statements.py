@@ -72,6 +72,23 @@ STATEMENTS: dict[str, str] = {
         " f.version = 1 AND f.session_id > :after ORDER BY f.session_id\n LIMIT "
         ":limit OFFSET :offset"
     ),
+    "recent_heads": (
+        "SELECT f.session_id, l.version, l.hash, f.recorded_at AS started_at, l"
+        ".recorded_at AS updated_at \nFROM tl_events AS f JOIN tl_events AS l ON"
+        " l.session_id = f.session_id AND l.version = (SELECT max(m.version) AS"
+        " max_1 \nFROM tl_events AS m \nWHERE m.session_id = f.session_id) \nWHERE"
+        " f.version = 1 ORDER BY f.recorded_at DESC, f.session_id DESC\n LIMIT :"
+        "limit OFFSET :offset"
+    ),
+    "recent_heads_before": (
+        "SELECT f.session_id, l.version, l.hash, f.recorded_at AS started_at, l"
+        ".recorded_at AS updated_at \nFROM tl_events AS f JOIN tl_events AS l ON"
+        " l.session_id = f.session_id AND l.version = (SELECT max(m.version) AS"
+        " max_1 \nFROM tl_events AS m \nWHERE m.session_id = f.session_id) \nWHERE"
+        " f.version = 1 AND (f.recorded_at < :moment OR f.recorded_at = :moment"
+        " AND f.session_id < :before) ORDER BY f.recorded_at DESC, f.session_id"
+        " DESC\n LIMIT :limit OFFSET :offset"
+    ),
     "fork_heads": (
         "SELECT f.session_id, l.version, l.hash, f.recorded_at AS started_at, l"
         ".recorded_at AS updated_at \nFROM tl_events AS f JOIN tl_events AS l ON"
@@ -170,6 +187,27 @@ def compile_statements() -> dict[str, str]:
         "list_heads": sql(
             heads.where(first.c.session_id > sa.bindparam("after"))
             .order_by(first.c.session_id)
+            .limit(sa.bindparam("limit"))
+            .offset(sa.bindparam("offset"))
+        ),
+        # A page of heads newest first (by start, then id: tl_events_started), and the page
+        # after a cursor's (start, id).
+        "recent_heads": sql(
+            heads.order_by(first.c.recorded_at.desc(), first.c.session_id.desc())
+            .limit(sa.bindparam("limit"))
+            .offset(sa.bindparam("offset"))
+        ),
+        "recent_heads_before": sql(
+            heads.where(
+                sa.or_(
+                    first.c.recorded_at < sa.bindparam("moment"),
+                    sa.and_(
+                        first.c.recorded_at == sa.bindparam("moment"),
+                        first.c.session_id < sa.bindparam("before"),
+                    ),
+                )
+            )
+            .order_by(first.c.recorded_at.desc(), first.c.session_id.desc())
             .limit(sa.bindparam("limit"))
             .offset(sa.bindparam("offset"))
         ),

@@ -27,6 +27,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
@@ -411,6 +412,12 @@ class SqliteEventStore(SqlEventStore):
     async def recorded_heads(self) -> dict[str, tuple[int, str]]:
         """See :meth:`EventStore.recorded_heads` (read inline: normally no row)."""
         return await self._reader.recorded_heads()
+
+    async def recent_heads(
+        self, *, before: tuple[datetime, str] | None = None, limit: int = 100
+    ) -> list[StreamHead]:
+        """See :meth:`EventStore.recent_heads` (read inline: the first events by start)."""
+        return await self._reader.recent_heads(before=before, limit=limit)
 
     async def fork_heads(self, session_id: str) -> list[StreamHead]:
         """See :meth:`EventStore.fork_heads` (read inline, from the index of forks)."""
