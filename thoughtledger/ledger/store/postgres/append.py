@@ -23,7 +23,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from thoughtledger.ledger.chain import GENESIS_HASH, SealedEvent
+from thoughtledger.ledger.chain import SealedEvent
 from thoughtledger.ledger.errors import (
     ConcurrencyError,
     InvalidInputError,
@@ -159,9 +159,14 @@ class KnownHeads:
         self,
         session_id: str,
         expected_version: int,
-        stream_head: Callable[[str], Awaitable[StreamHead | None]],
+        last_event: Callable[[str], Awaitable[Head]],
     ) -> Head:
         """The head an append expecting ``expected_version`` is sealed onto: remembered, or read.
+
+        Args:
+            session_id: The session appended to.
+            expected_version: The version the append expects.
+            last_event: Reads the session's last event (its version, hash and time).
 
         Raises:
             StoreError: Reading the head failed.
@@ -169,8 +174,7 @@ class KnownHeads:
         known = self.known(session_id, expected_version)
         if known is not None:
             return known
-        head = await stream_head(session_id)
-        return (head.version, head.hash, head.updated_at) if head else (0, GENESIS_HASH, None)
+        return await last_event(session_id)
 
     def known(self, session_id: str, expected_version: int) -> Head | None:
         """The remembered head of the session, if it is at ``expected_version`` (nothing read)."""
