@@ -64,7 +64,6 @@ async def _ledger(path: Path, events: int, schema: int) -> list[str]:
                 "VALUES (?,?,?,?,?,?,?,?,?)",
                 map(stored, rows),
             )
-            db.execute("INSERT INTO tl_sessions VALUES (?,?,?,?,?)", head)
             sessions.append(head[0])
         db.execute("COMMIT")
     finally:

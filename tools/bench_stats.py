@@ -85,7 +85,8 @@ _DAYS: dict[int, str] = {}
 def generate_rows(
     events: int, *, seed: int = 7, lengths: tuple[int, int] = (4, 16)
 ) -> Iterator[tuple[list[Row], Row]]:
-    """Yield each generated session as (its ``tl_events`` rows, its ``tl_sessions`` row).
+    """Yield each generated session as (its ``tl_events`` rows, its head: id, version, hash,
+    first and last times).
 
     Sessions hold between ``lengths[0]`` and ``lengths[1]`` thoughts (plus their start).
     """
@@ -163,14 +164,13 @@ async def generate_ledger(
     db = sqlite3.connect(path, isolation_level=None)
     try:
         db.execute("BEGIN")
-        for rows, head in generate_rows(events, seed=seed, lengths=lengths):
+        for rows, _head in generate_rows(events, seed=seed, lengths=lengths):
             db.executemany(
                 "INSERT INTO tl_events (session_id, version, event_id, recorded_at, "
                 "schema_version, event_type, payload, prev_hash, hash) "
                 "VALUES (?,?,?,?,?,?,?,?,?)",
                 map(stored, rows),
             )
-            db.execute("INSERT INTO tl_sessions VALUES (?,?,?,?,?)", head)
         db.execute("COMMIT")
     finally:
         db.close()

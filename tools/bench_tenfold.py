@@ -458,6 +458,15 @@ def _interactive(name: str, ours: float, raw_ms: float | None, baseline: str) ->
     }
 
 
+NEWEST_HEADS = (
+    "SELECT f.session_id, l.version, l.hash, f.recorded_at, l.recorded_at FROM tl_events f "
+    "JOIN tl_events l ON l.session_id = f.session_id AND l.version = (SELECT max(m.version) "
+    "FROM tl_events m WHERE m.session_id = f.session_id) WHERE f.version = 1 "
+    "ORDER BY f.recorded_at DESC, f.session_id DESC LIMIT 50"
+)
+"""The newest 50 sessions' heads as a hand-written query reads them from the log (schema 19)."""
+
+
 def ui_rows(db: str) -> list[Result]:
     """The browser view's sessions list and a two-word search, over HTTP to a running ``ui``."""
     with _ui(db) as base:
@@ -467,10 +476,8 @@ def ui_rows(db: str) -> list[Result]:
         _interactive(
             "the browser view's sessions list, first page of 50",
             listing,
-            _raw_sql_p50(
-                db, "SELECT * FROM tl_sessions ORDER BY started_at DESC, session_id LIMIT 50", ()
-            ),
-            "raw SQL on SQLite (none on PostgreSQL): the newest 50 rows of tl_sessions",
+            _raw_sql_p50(db, NEWEST_HEADS, ()),
+            "raw SQL on SQLite (none on PostgreSQL): the newest 50 sessions' first and last events",
         ),
         _interactive(
             f"search '{SEARCH}' in the browser view, first 20 hits",

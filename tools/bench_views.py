@@ -123,14 +123,12 @@ async def bench_views_postgres(url: str, events: int) -> list[dict[str, Any]]:
 
     try:
         position = 0
-        events_rows, heads = [], []
-        for rows, head in generate_rows(events):
+        events_rows = []
+        for rows, _head in generate_rows(events):
             for row in rows:
                 position += 1
                 events_rows.append((position, row[0], row[1], row[2], moment(row[3]), *row[4:]))
-            heads.append((head[0], head[1], head[2], moment(head[3]), moment(head[4])))
         await connection.copy_records_to_table("tl_events", records=events_rows)
-        await connection.copy_records_to_table("tl_sessions", records=heads)
         await connection.execute("ANALYZE")
         ours: list[float] = []
         hand: list[float] = []

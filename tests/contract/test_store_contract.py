@@ -310,16 +310,23 @@ async def test_a_tampered_payload_is_detected_and_named(backend: Backend) -> Non
         await store.aclose()
 
 
-async def test_a_truncated_tail_is_detected(backend: Backend) -> None:
+async def test_a_truncated_tail_passes_the_chain_and_fails_the_log_root_taken_before(
+    backend: Backend,
+) -> None:
+    # A session's head is its last event: the chain left after a cut is whole, and only a root
+    # over the log taken before (what a signed checkpoint vouches for) tells the events gone.
     if not backend.durable:
         pytest.skip("tampering needs stored rows")
     store = await backend.open()
     try:
         await store.append("s1", [thought(n) for n in (1, 2, 3)], expected_version=0)
+        before = await store.tree.log_root(3)
         await backend.execute("DELETE FROM tl_events WHERE session_id = 's1' AND version = 3")
         report = await store.verify("s1")
-        assert not report.ok
-        assert report.first_bad_version == 3
+        after = await store.tree.log_root(3)
+        assert (report.ok, report.checked) == (True, 2)
+        assert (after.size, before.size) == (2, 3)
+        assert after.root != before.root
     finally:
         await store.aclose()
 

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests.support.backends import Backend, backend_for, settled
+from tests.support.head_rows import take_back_heads
 from tests.support.raw_store import raw_store
 from thoughtledger import open_ledger
 from thoughtledger.api import Ledger, verify_bundle
@@ -18,6 +19,7 @@ from thoughtledger.ledger.checkpoint import Signer
 pytestmark = pytest.mark.anyio
 
 TEXT_FORM_SQLITE = [
+    *take_back_heads("sqlite"),
     # Step 15's text: lowercase hex hashes, canonical UUID text (hex() is uppercase).
     "UPDATE tl_events SET prev_hash = lower(hex(prev_hash)), hash = lower(hex(hash)), "
     "event_id = lower(substr(hex(event_id), 1, 8) || '-' || substr(hex(event_id), 9, 4) || '-' "
@@ -26,6 +28,7 @@ TEXT_FORM_SQLITE = [
     "DELETE FROM tl_schema WHERE version > 15",
 ]
 TEXT_FORM_POSTGRES = [
+    *take_back_heads("postgres"),
     "ALTER TABLE tl_events ALTER COLUMN event_id TYPE varchar(36) USING event_id::text, "
     "ALTER COLUMN prev_hash TYPE varchar(64) USING encode(prev_hash, 'hex'), "
     "ALTER COLUMN hash TYPE varchar(64) USING encode(hash, 'hex')",
@@ -97,9 +100,9 @@ async def test_a_schema_15_ledger_keeps_its_exports_checkpoints_and_proofs_throu
             later = await ledger.verify(first)
     assert after == before
     if name == "sqlite":  # the rows are written again in batches, as the upgrade says
-        assert {report[0] for report in reports} == {"Storing hashes and event ids in binary"}
-        assert reports[0][1] == 0
-        assert reports[-1][1] == reports[-1][2] == len(before)
+        binary = [report for report in reports if report[0].startswith("Storing hashes")]
+        assert binary[0][1] == 0
+        assert binary[-1][1] == binary[-1][2] == len(before)
     assert held.ok
     assert proved == bundle
     assert [chain.ok for chain in chains] == [True, True]

@@ -314,7 +314,6 @@ def multiplied(original: Path, path: Path, copies: int) -> None:
         db.execute("PRAGMA journal_mode = OFF")
         db.execute("PRAGMA synchronous = OFF")
         ((events,),) = db.execute("SELECT max(position) FROM tl_events")
-        ((sessions,),) = db.execute("SELECT max(rowid) FROM tl_sessions")
         ((through,),) = db.execute("SELECT position FROM tl_loops_through")
         db.execute("CREATE TEMP TABLE original_loops AS SELECT * FROM tl_loops")
         db.execute("BEGIN")
@@ -327,12 +326,6 @@ def multiplied(original: Path, path: Path, copies: int) -> None:
                 " recorded_at, schema_version, event_type, payload, prev_hash, hash"
                 " FROM tl_events WHERE position <= ?2 ORDER BY position",
                 (f"-{copy}", events),
-            )
-            db.execute(
-                "INSERT INTO tl_sessions (session_id, version, hash, started_at, updated_at)"
-                " SELECT session_id || ?1, version, hash, started_at, updated_at"
-                " FROM tl_sessions WHERE rowid <= ?2",
-                (f"-{copy}", sessions),
             )
             db.execute(
                 "INSERT INTO tl_loops (session_id, version, repeats_version, similarity)"

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import snapshot, sqlite_url
+from tests.support.head_rows import take_back_heads
 from thoughtledger import open_ledger
 from thoughtledger.ledger.checkpoint import Checkpoint, Signer
 from thoughtledger.ledger.errors import StoreError
@@ -25,7 +26,9 @@ FIRST = {
 
 
 def take_back_loops_follow(db: sqlite3.Connection) -> None:
-    """Undo schema step 12 (the loop marks following the log) in an open, caught-up database."""
+    """Undo schema steps 19 and 12 (the loop marks following the log) in a caught-up database."""
+    for statement in take_back_heads("sqlite"):
+        db.execute(statement)
     db.execute("DROP VIEW tl_session_loops")
     db.execute("DROP TABLE tl_loops_through")
     db.execute("CREATE TABLE tl_loops_behind (session_id VARCHAR(128) NOT NULL PRIMARY KEY)")
@@ -66,7 +69,6 @@ async def schema_1_ledger(path: Path) -> str:
     with sqlite3.connect(path) as db:
         db.execute("DROP VIEW tl_thoughts")
         db.execute("DROP VIEW tl_session_stats")
-        db.execute("DROP INDEX tl_sessions_started")
         db.execute("DROP INDEX tl_events_owner")
         db.execute("DROP INDEX tl_events_redactions")
         db.execute("DROP VIEW tl_annotations")
@@ -78,6 +80,7 @@ async def schema_1_ledger(path: Path) -> str:
         db.execute("DROP TABLE tl_tree_nodes")  # its index goes with it
         db.execute("DROP TABLE tl_tree")
         take_back_loop_marks(db)
+        db.execute("DROP INDEX tl_sessions_started")
         db.execute("DROP TRIGGER tl_search_added")
         db.execute("DROP TRIGGER tl_search_stripped")
         db.execute("DROP TABLE tl_search")
@@ -132,9 +135,10 @@ async def test_a_schema_1_ledger_is_upgraded_when_opened_for_writing(tmp_path: P
     assert Checkpoint.open(note, signer.verifier()).size == 2
     assert [state.session_id for state in page.sessions] == [session]
     assert indexes(path) == {
-        "schema 18",
+        "schema 19",
         "tl_session_loops",
-        "tl_sessions_started",
+        "tl_events_first",
+        "tl_events_started",
         "tl_events_owner",
         "tl_thoughts",
         "tl_session_stats",
@@ -193,7 +197,7 @@ async def test_a_schema_9_ledger_gets_its_loop_marks_in_the_background_once_open
         # Answered at once (the opening waits for no marks): counted by folding meanwhile.
         counted = await ledger.stats.loops()
         assert (counted.sessions_with_loops, counted.repeats) == (1, 2)
-        assert "schema 18" in indexes(path)
+        assert "schema 19" in indexes(path)
         # The marks are taken in in the background, soon after the opening.
         for _ in range(600):  # a bounded wait: 30 s at most
             if session_loops(path) == [(session, 2, 1)]:
@@ -222,7 +226,7 @@ async def test_a_schema_10_ledger_searches_read_only_untouched_then_follows_once
         second = {**FIRST, "thought": "another word", "thought_number": 2, "total_thoughts": 2}
         await ledger.think(session, second)
         assert len((await ledger.search("word")).results) == 2
-    assert "schema 18" in indexes(path)
+    assert "schema 19" in indexes(path)
     with sqlite3.connect(path) as db:
         triggers = {
             row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")

@@ -29,12 +29,18 @@ def reads(cluster: pg_cluster.Cluster, name: str) -> list[str]:
     """The reads of the log ``name``'s connections ran on ``cluster``.
 
     The search index's catch-ups are not among them: they write what they read, so they run on
-    the primary (each of their statements names the index's tables).
+    the primary (each of their statements names the index's tables). Nor are the appends, which
+    look up the event they go on from in their own statement, and the read of that event before
+    a session's first append here (a session's head is its last event): a write's, on the
+    primary.
     """
     return [
         line
         for line in pg_cluster.statements(cluster, name)
-        if "FROM tl_events" in line and "tl_search" not in line
+        if "FROM tl_events" in line
+        and "tl_search" not in line
+        and "INSERT INTO tl_events" not in line
+        and "ORDER BY tl_events.version DESC" not in line
     ]
 
 

@@ -8,7 +8,7 @@ from thoughtledger.ledger.store.base import LedgerStore
 
 
 async def rewrite_consistently(backend: Backend, store: LedgerStore, session_id: str) -> None:
-    """Edit a session's first thought and recompute every hash after it, and the head."""
+    """Edit a session's first thought and recompute every hash after it (its head is its last)."""
     prev = GENESIS_HASH
     for record in await store.read_stream(session_id):
         payload = redigested(record.payload.replace("thought 1", "a forged thought"))
@@ -31,30 +31,17 @@ async def rewrite_consistently(backend: Backend, store: LedgerStore, session_id:
             position=record.position,
         )
         prev = digest
-    await backend.execute(
-        "UPDATE tl_sessions SET hash = :hash WHERE session_id = :session",
-        hash=prev,
-        session=session_id,
-    )
 
 
 async def delete_session(backend: Backend, session_id: str) -> None:
-    """Remove a session, its head included."""
+    """Remove a session's events (its head is its last event: nothing else to remove)."""
     await backend.execute("DELETE FROM tl_events WHERE session_id = :s", s=session_id)
-    await backend.execute("DELETE FROM tl_sessions WHERE session_id = :s", s=session_id)
 
 
 async def cut_tail(backend: Backend, store: LedgerStore) -> None:
-    """Remove the log's last event and move its session's head back onto the event before."""
+    """Remove the log's last event (its session's head is then the event before)."""
     last = (await store.read_all(limit=100_000))[-1]
-    previous = (await store.read_stream(last.session_id))[-2]
     await backend.execute("DELETE FROM tl_events WHERE position = :p", p=last.position)
-    await backend.execute(
-        "UPDATE tl_sessions SET version = :v, hash = :h WHERE session_id = :s",
-        v=previous.version,
-        h=previous.hash,
-        s=last.session_id,
-    )
 
 
 async def swap_positions(backend: Backend, store: LedgerStore) -> None:

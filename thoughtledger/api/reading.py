@@ -290,9 +290,10 @@ class Reads:
         if progress is not None and not walked:
             progress(0, total)
         heads = {head.session_id: head for head in await all_heads(self._store)}
+        recorded = await self._store.recorded_heads()
         reports = []
         unsettled: set[str] = set()
-        for session_id in dict.fromkeys([*heads, *walks]):
+        for session_id in dict.fromkeys([*heads, *walks, *recorded]):
             head = heads.get(session_id)
             walk = walks.get(session_id) or ChainWalk(session_id)
             if before.get(session_id) != head or (
@@ -302,8 +303,13 @@ class Reads:
                 # PostgreSQL a read of the whole log stops before a transaction in flight
                 # anywhere on the server): its own walk settles it.
                 unsettled.add(session_id)
-            # No head: what a session's own walk compares with when the store has none.
-            reports.append(walk.end((head.version, head.hash) if head else (0, GENESIS_HASH)))
+            # A head kept beside the log is what the session's own walk compares with (a tail
+            # cut before schema step 19); else the head read from the log, which a session
+            # whose first event is gone lacks.
+            kept = recorded.get(session_id)
+            if kept is None:
+                kept = (head.version, head.hash) if head else (0, GENESIS_HASH)
+            reports.append(walk.end(kept))
         return reports, forks, unsettled
 
 

@@ -398,9 +398,26 @@ class EventStore(ClosedOnExit):
             StoreError: The backend failed.
         """
 
+    async def recorded_heads(self) -> dict[str, tuple[int, str]]:
+        """The heads kept beside the log that verification compares it with: version and hash.
+
+        A session's head is its last event. The SQL backends kept a head row per session until
+        schema step 19, which kept only the rows that disagreed with the log (a tail cut before
+        the upgrade: the only evidence of it); an older ledger opened read-only still has one
+        per session. Normally empty; the memory store keeps none.
+
+        Raises:
+            StoreError: The backend failed.
+        """
+        return {}
+
     @abstractmethod
     async def verify(self, session_id: str) -> VerifyReport:
         """Walk the hash chain of ``session_id`` from its stored columns, trusting nothing decoded.
+
+        The walk's end is compared with the session's head kept beside the log, if there is
+        one (see :meth:`recorded_heads`); a session's head is otherwise its last event, so a
+        cut tail leaves a chain that verifies (a signed checkpoint catches it).
 
         Returns:
             A report that is ``ok`` or names the first bad event.

@@ -54,7 +54,7 @@ async def count_marks(
 ) -> LoopCounts | None:
     """The stored marks counted over the sessions ``where`` selects (``None``: no marks kept).
 
-    Three short statements: the sessions selected (counted from ``tl_sessions``), the selected
+    Three short statements: the sessions selected (their first events counted), the selected
     sessions with events after the marks' position (a range of the log's key: as short as the
     fold's lag), and the repeats per selected session (``tl_loops`` by its key).
 
@@ -68,7 +68,8 @@ async def count_marks(
         return f" WHERE {' AND '.join(conditions)}" if conditions else ""
 
     # Every statement's values are the filters', bound (see selected_sessions).
-    counted = f"SELECT count(*) FROM tl_sessions{chosen('tl_sessions.session_id')}"  # noqa: S608
+    first = "tl_events.version = 1"  # a session is counted by its first event
+    counted = f"SELECT count(*) FROM tl_events{chosen('tl_events.session_id', first)}"  # noqa: S608
     late = f"tl_events.position > ({_THROUGH})"
     behind_sql = (
         f"SELECT session_id FROM tl_events{chosen('tl_events.session_id', late)} "  # noqa: S608

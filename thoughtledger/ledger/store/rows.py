@@ -296,9 +296,11 @@ def head_time(value: Any) -> datetime:
 
 
 def head_of_row(row: Row) -> StreamHead:
-    """The head a row of ``tl_sessions`` holds (its columns in the table's order)."""
+    """The head a row of heads holds (see :data:`.heads_sql.HEAD_COLUMNS`, the log's hash form)."""
     session_id, version, digest, started_at, updated_at = row
-    return StreamHead(session_id, version, digest, head_time(started_at), head_time(updated_at))
+    return StreamHead(
+        session_id, version, hash_text(digest), head_time(started_at), head_time(updated_at)
+    )
 
 
 def to_recorded(sealed: Sequence[SealedEvent], first_position: int) -> list[RecordedEvent]:

@@ -26,7 +26,7 @@ from thoughtledger.ledger.store.sql_views import (
     session_loops_select,
 )
 
-DATABASE_SCHEMA_VERSION = 18
+DATABASE_SCHEMA_VERSION = 19
 """The version of the database's tables this code creates and reads."""
 READABLE_FROM = 1
 """The oldest schema this code reads without upgrading it. The steps since add indexes (a
@@ -83,8 +83,11 @@ sessions = sa.Table(
     sa.Column("started_at", _Time, nullable=False),
     sa.Column("updated_at", _Time, nullable=False),
 )
-"""One row per session: its head (last version and hash). An index beside the log, kept in the
-same transaction as every append; it makes listing cheap and a truncated tail detectable."""
+"""Until schema step 19, one row per session: its head (last version and hash), moved in every
+append's transaction. Since step 19 a session's head is read from the log itself (see
+:mod:`thoughtledger.ledger.store.heads_sql`) and nothing is written here; the step kept only
+the rows that disagreed with the log then (a tail cut before the upgrade), which ``verify``
+still reports. Normally empty."""
 
 tree_nodes = sa.Table(
     "tl_tree_nodes",
@@ -326,10 +329,30 @@ def _loops_follow(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
         DialectDDL(start, start),
         DropView(SESSION_LOOPS_VIEW),
         DialectDDL("DROP TABLE tl_loops_behind", "DROP TABLE tl_loops_behind"),
-        CreateView(
-            SESSION_LOOPS_VIEW, session_loops_select(sessions, loops, events, loops_through)
-        ),
+        CreateView(SESSION_LOOPS_VIEW, _headed_loops_select()),
     ]
+
+
+def _headed_loops_select() -> sa.Select[Any]:
+    """Step 12's ``tl_session_loops`` (one row per head of ``tl_sessions``), replaced by step 19."""
+    repeats = (
+        sa.select(sa.func.count())
+        .where(loops.c.session_id == sessions.c.session_id)
+        .correlate(sessions)
+        .scalar_subquery()
+    )
+    head_position = (
+        sa.select(events.c.position)
+        .where(events.c.session_id == sessions.c.session_id, events.c.version == sessions.c.version)
+        .correlate(sessions)
+        .scalar_subquery()
+    )
+    position = sa.select(loops_through.c.position).where(loops_through.c.id == 1).scalar_subquery()
+    return sa.select(
+        sessions.c.session_id.label("session_id"),
+        repeats.label("repeats"),
+        sa.case((head_position <= position, sa.true()), else_=sa.false()).label("marks_current"),
+    )
 
 
 def _postgres_search_follows(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
@@ -405,6 +428,39 @@ def _binary_hashes(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     return [DialectDDL("SELECT 1", BINARY_COLUMNS_POSTGRES)]
 
 
+def _heads_from_log(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # Step 19: a session's head is read from the log (its last event, by the stream key), and
+    # no append writes a head row any more. Its first event, written once per session, is what
+    # listing reads: by id, and newest first. tl_session_loops is made again over those first
+    # events; the step's fill then deletes every head row that agrees with the log, keeping
+    # only the evidence of a tail cut before the upgrade (see FILLS), and drops the heads'
+    # index by start.
+    first = events.c.version == 1
+    return [
+        sa.schema.CreateIndex(
+            sa.Index(
+                "tl_events_first",
+                events.c.session_id,
+                sqlite_where=first,
+                postgresql_where=first,
+            ),
+            if_not_exists=True,
+        ),
+        sa.schema.CreateIndex(
+            sa.Index(
+                "tl_events_started",
+                events.c.recorded_at,
+                events.c.session_id,
+                sqlite_where=first,
+                postgresql_where=first,
+            ),
+            if_not_exists=True,
+        ),
+        DropView(SESSION_LOOPS_VIEW),
+        CreateView(SESSION_LOOPS_VIEW, session_loops_select(loops, events, loops_through)),
+    ]
+
+
 MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
     1: _tables,
     2: _listing_indexes,
@@ -423,6 +479,7 @@ MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]
     16: _captured_downstream,
     17: _actions,
     18: _binary_hashes,
+    19: _heads_from_log,
 }
 """Schema step N brings a database from its previous step to N: given the backend's JSON
 expression, the DDL statements it runs, in one transaction."""

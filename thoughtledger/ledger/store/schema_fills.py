@@ -68,7 +68,39 @@ def _binary_fill() -> Fill:
     return Fill(text, DialectDDL(BINARY_FILL_SQLITE, ""), [], backends=("sqlite",))
 
 
-FILLS: dict[int, Callable[[], Fill]] = {9: _search_fill, 18: _binary_fill}
+HEADS_AGREEING_SQLITE = (
+    "DELETE FROM tl_sessions WHERE session_id IN (SELECT e.session_id FROM tl_events e "
+    "JOIN tl_sessions s ON s.session_id = e.session_id AND s.version = e.version "
+    "WHERE s.hash = CASE WHEN typeof(e.hash) = 'blob' THEN lower(hex(e.hash)) ELSE e.hash END "
+    "AND e.position > :low AND e.position <= :high AND NOT EXISTS (SELECT 1 FROM tl_events n "
+    "WHERE n.session_id = e.session_id AND n.version > e.version))"
+)
+"""Step 19's batch on SQLite: the head rows of the sessions whose last event lies in the batch
+and is the event the row names (its version and hash) are deleted."""
+HEADS_AGREEING_POSTGRES = (
+    "DELETE FROM tl_sessions s USING tl_events e WHERE s.session_id = e.session_id "
+    "AND s.version = e.version AND s.hash = encode(e.hash, 'hex') "
+    "AND e.position > :low AND e.position <= :high AND NOT EXISTS (SELECT 1 FROM tl_events n "
+    "WHERE n.session_id = e.session_id AND n.version > e.version)"
+)
+"""Step 19's batch on PostgreSQL (the same, its hashes in ``bytea``)."""
+
+
+def _heads_fill() -> Fill:
+    from thoughtledger.ledger.store.search_index import DialectDDL
+
+    # What a head row said is read from the log since step 19; a row that disagrees with the
+    # log (the session's tail was cut, or its head rewritten) is kept: verify reports it.
+    drop = "DROP INDEX IF EXISTS tl_sessions_started"
+    text = "Checking each session's head against its log"
+    return Fill(
+        text,
+        DialectDDL(HEADS_AGREEING_SQLITE, HEADS_AGREEING_POSTGRES),
+        [DialectDDL(drop, drop)],
+    )
+
+
+FILLS: dict[int, Callable[[], Fill]] = {9: _search_fill, 18: _binary_fill, 19: _heads_fill}
 """The steps that also write rows derived from the log (after their DDL, in batches)."""
 
 
@@ -78,6 +110,8 @@ __all__ = [
     "FILL_BOUNDARY",
     "FILL_COUNT",
     "FILL_STEPS",
+    "HEADS_AGREEING_POSTGRES",
+    "HEADS_AGREEING_SQLITE",
     "LAST_POSITION",
     "Fill",
     "fill_batch_size",

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from thoughtledger.ledger.chain import GENESIS_HASH, VerifyReport, verify_rows
+from thoughtledger.ledger.chain import VerifyReport, verify_rows
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import StoreError
 from thoughtledger.ledger.ids import check_id
@@ -166,13 +166,12 @@ class SqlEventStore(LedgerStore):
         return decode_rows(await self._fetch(query.order_by(EVENTS.c.position).limit(limit)))
 
     async def stream_head(self, session_id: str) -> StreamHead | None:
-        """See :meth:`.EventStore.stream_head`."""
-        import sqlalchemy as sa
-
-        from thoughtledger.ledger.store.schema import sessions as SESSIONS
+        """See :meth:`.EventStore.stream_head` (the session's first and last events, by key)."""
+        from thoughtledger.ledger.store.heads_sql import heads_select
 
         check_id(session_id)
-        rows = await self._fetch(sa.select(SESSIONS).where(SESSIONS.c.session_id == session_id))
+        query, first = heads_select()
+        rows = await self._fetch(query.where(first.c.session_id == session_id))
         return head_of_row(rows[0]) if rows else None
 
     async def version_at(self, session_id: str, position: int) -> int:
@@ -189,15 +188,14 @@ class SqlEventStore(LedgerStore):
     async def list_heads(
         self, *, after_session_id: str | None = None, limit: int = 1000
     ) -> list[StreamHead]:
-        """See :meth:`.EventStore.list_heads`."""
-        import sqlalchemy as sa
-
-        from thoughtledger.ledger.store.schema import sessions as SESSIONS
+        """See :meth:`.EventStore.list_heads` (first events by id: ``tl_events_first``)."""
+        from thoughtledger.ledger.store.heads_sql import heads_select
 
         check_page(0, limit)
-        query = sa.select(SESSIONS).order_by(SESSIONS.c.session_id).limit(limit)
+        query, first = heads_select()
+        query = query.order_by(first.c.session_id).limit(limit)
         if after_session_id is not None:
-            query = query.where(SESSIONS.c.session_id > after_session_id)
+            query = query.where(first.c.session_id > after_session_id)
         return [head_of_row(row) for row in await self._fetch(query)]
 
     async def recent_heads(
@@ -212,8 +210,8 @@ class SqlEventStore(LedgerStore):
         """See :meth:`.EventStore.fork_heads`."""
         import sqlalchemy as sa
 
+        from thoughtledger.ledger.store.heads_sql import heads_select
         from thoughtledger.ledger.store.schema import events as EVENTS
-        from thoughtledger.ledger.store.schema import sessions as SESSIONS
 
         check_id(session_id)
         dialect = self._stats_dialect()
@@ -222,12 +220,22 @@ class SqlEventStore(LedgerStore):
             EVENTS.c.event_type == "session.started",
             dialect.json(EVENTS.c.payload, "fork_of") == session_id,
         )
-        query = (
-            sa.select(SESSIONS)
-            .where(SESSIONS.c.session_id.in_(forks))
-            .order_by(SESSIONS.c.started_at, SESSIONS.c.session_id)
+        query, first = heads_select()
+        query = query.where(first.c.session_id.in_(forks)).order_by(
+            first.c.recorded_at, first.c.session_id
         )
         return [head_of_row(row) for row in await self._fetch(query)]
+
+    async def recorded_heads(self) -> dict[str, tuple[int, str]]:
+        """See :meth:`.EventStore.recorded_heads` (the rows of ``tl_sessions``)."""
+        import sqlalchemy as sa
+
+        from thoughtledger.ledger.store.schema import sessions as SESSIONS
+
+        rows = await self._fetch(
+            sa.select(SESSIONS.c.session_id, SESSIONS.c.version, SESSIONS.c.hash)
+        )
+        return {row.session_id: (row.version, row.hash) for row in rows}
 
     async def verify(self, session_id: str) -> VerifyReport:
         """See :meth:`.EventStore.verify`."""
@@ -240,8 +248,14 @@ class SqlEventStore(LedgerStore):
         rows = await self._fetch(
             sa.select(EVENTS).where(EVENTS.c.session_id == session_id).order_by(EVENTS.c.version)
         )
-        heads = await self._fetch(sa.select(SESSIONS).where(SESSIONS.c.session_id == session_id))
-        head = (heads[0].version, heads[0].hash) if heads else (0, GENESIS_HASH)
+        # Since schema step 19 only a head row that disagreed with the log at the upgrade is
+        # left (a tail cut before it); before it, every session has one.
+        heads = await self._fetch(
+            sa.select(SESSIONS.c.version, SESSIONS.c.hash).where(
+                SESSIONS.c.session_id == session_id
+            )
+        )
+        head = (heads[0].version, heads[0].hash) if heads else None
         return verify_rows(session_id, (stored_row(row) for row in rows), head)
 
     # -- capabilities: imports, loop marks, and what `redaction` runs on ----------------------

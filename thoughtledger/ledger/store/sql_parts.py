@@ -280,32 +280,28 @@ def recent_heads_query(
 ) -> "sa.Select[Any]":
     """Session heads newest first (by start time, then id), before a key; of one owner's only.
 
-    ``owner`` ``None``: every session. The owner is read from the session's start event, which
-    ``tl_events_owner`` indexes on exactly this expression, so one owner's page is an index
-    lookup, never a scan of every head.
+    ``owner`` ``None``: every session, from ``tl_events_started`` (the first events by time).
+    The owner is read from the session's start event, which ``tl_events_owner`` indexes on
+    exactly this expression, so one owner's page is an index lookup, never a scan of every head.
     """
     import sqlalchemy as sa
 
-    from thoughtledger.ledger.store.schema import events as EVENTS
-    from thoughtledger.ledger.store.schema import sessions as SESSIONS
+    from thoughtledger.ledger.store.heads_sql import heads_select
 
-    query = sa.select(SESSIONS)
+    query, first = heads_select()
     if owner is not None:
-        started = sa.select(EVENTS.c.session_id).where(
-            EVENTS.c.event_type == "session.started",
-            dialect.json(EVENTS.c.payload, "owner") == owner,
+        # The owner's index: its condition and expression, on the first events themselves.
+        query = query.where(
+            first.c.event_type == "session.started",
+            dialect.json(first.c.payload, "owner") == owner,
         )
-        query = query.where(SESSIONS.c.session_id.in_(started))
+    started_at, session = first.c.recorded_at, first.c.session_id
     if before is not None:
         moment, session_id = dialect.started_bound(before[0]), before[1]
         query = query.where(
-            sa.or_(
-                SESSIONS.c.started_at < moment,
-                sa.and_(SESSIONS.c.started_at == moment, SESSIONS.c.session_id < session_id),
-            )
+            sa.or_(started_at < moment, sa.and_(started_at == moment, session < session_id))
         )
-    order = (SESSIONS.c.started_at.desc(), SESSIONS.c.session_id.desc())
-    return query.order_by(*order).limit(limit)
+    return query.order_by(started_at.desc(), session.desc()).limit(limit)
 
 
 __all__ = [

@@ -101,11 +101,13 @@ def selected_sessions(
     bounds = []
     for name, moment, test in (("since", where.since, ">="), ("until", where.until, "<")):
         if moment is not None:
-            bounds.append(f"started_at {test} :{name}")
+            bounds.append(f"recorded_at {test} :{name}")
             params[name] = dialect.started_bound(moment)
     if bounds:
         within = " AND ".join(bounds)
-        conditions.append(f"{session_id} IN (SELECT session_id FROM tl_sessions WHERE {within})")
+        # A session starts with its first event (tl_events_started: the first events by time).
+        first = f"SELECT session_id FROM tl_events WHERE version = 1 AND {within}"
+        conditions.append(f"{session_id} IN ({first})")
     for name, wanted, path in (
         ("agent", where.agent, ("metadata", "agent")),
         ("client", where.client, ("metadata", "client")),
@@ -144,14 +146,16 @@ def _facts_sql(dialect: StatsDialect, conditions: list[str]) -> str:
 
     # The columns of SessionFacts, in order.
     return (
-        f"SELECT p.session_id, {dialect.day_sql('s.started_at')}, "
+        f"SELECT p.session_id, {dialect.day_sql('s.recorded_at')}, "
         f"{dialect.json_sql('start.payload', 'metadata', 'agent')}, "
         f"{dialect.json_sql('start.payload', 'metadata', 'client')}, "
         "p.events, p.thoughts, p.revisions, p.branches, "
         f"{dialect.estimate_sql(dialect.json_sql('first.payload', 'total_thoughts'))}, "
         f"{dialect.estimate_sql(dialect.json_sql('last.payload', 'total_thoughts'))}, "
         f"{dialect.json_sql('last.payload', 'next_thought_needed')} = {dialect.not_needed_sql} "
-        f"FROM ({per_session}) AS p JOIN tl_sessions AS s ON s.session_id = p.session_id "
+        # s: the session's first event, whatever its type (its start).
+        f"FROM ({per_session}) AS p JOIN tl_events AS s ON s.session_id = p.session_id "
+        "AND s.version = 1 "
         f"{at('start', '1')} AND start.event_type = 'session.started' "
         f"{at('first', 'p.first_v')} {at('last', 'p.last_v')}"
     )

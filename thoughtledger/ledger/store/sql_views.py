@@ -419,36 +419,45 @@ def actions_select(json: JsonPath, events: sa.Table) -> sa.Select[Any]:
     return _with_start(columns, e, start).where(e.c.event_type == ACTION_TYPE)
 
 
-def session_loops_select(
-    sessions: sa.Table, loops: sa.Table, events: sa.Table, through: sa.Table
-) -> sa.Select[Any]:
-    """Return the select behind ``tl_session_loops``: one row per session of ``tl_sessions``.
+def session_loops_select(loops: sa.Table, events: sa.Table, through: sa.Table) -> sa.Select[Any]:
+    """Return the select behind ``tl_session_loops``: one row per session (its first event).
 
     Not one of :data:`VIEWS` (which read the log alone): it reads the loop marks' table and
     their position (schema step 12). A session's marks are current when its last event lies at
-    or before the position (one look-up of its head event by key); else the stored repeats
-    cover only its thoughts before the position, and ``marks_current`` is false.
+    or before the position (two look-ups by key: its last version, then that event); else the
+    stored repeats cover only its thoughts before the position, and ``marks_current`` is false.
+    Since schema step 19 the sessions are their first events (``tl_events_first``), not the
+    rows of ``tl_sessions``.
     """
+    first, last, any_ = events.alias("f"), events.alias("l"), events.alias("m")
     repeats = (
         sa.select(sa.func.count())
-        .where(loops.c.session_id == sessions.c.session_id)
-        .correlate(sessions)
+        .where(loops.c.session_id == first.c.session_id)
+        .correlate(first)
+        .scalar_subquery()
+    )
+    last_version = (
+        sa.select(sa.func.max(any_.c.version))
+        .where(any_.c.session_id == first.c.session_id)
+        .correlate(first)
         .scalar_subquery()
     )
     head_position = (
-        sa.select(events.c.position)
-        .where(events.c.session_id == sessions.c.session_id, events.c.version == sessions.c.version)
-        .correlate(sessions)
+        sa.select(last.c.position)
+        .where(last.c.session_id == first.c.session_id, last.c.version == last_version)
+        .correlate(first)
         .scalar_subquery()
     )
     position = sa.select(through.c.position).where(through.c.id == 1).scalar_subquery()
     columns: dict[str, Any] = {
-        "session_id": sessions.c.session_id,
+        "session_id": first.c.session_id,
         "repeats": repeats,
         "marks_current": sa.case((head_position <= position, sa.true()), else_=sa.false()),
     }
     assert tuple(columns) == SESSION_LOOP_COLUMNS  # noqa: S101  # the documented order
-    return sa.select(*(value.label(name) for name, value in columns.items()))
+    return sa.select(*(value.label(name) for name, value in columns.items())).where(
+        first.c.version == 1
+    )
 
 
 VIEWS: dict[str, Callable[[JsonPath, sa.Table], sa.Select[Any]]] = {

@@ -1,9 +1,11 @@
 """Appends to PostgreSQL: the one statement that writes them, and the heads this process wrote.
 
 An append is one SQL statement, so it is atomic without an explicit transaction and costs one
-round trip: a data-modifying CTE moves the session head only if it is still at the expected version
-(and hash), and inserts the events only if the head moved. Two appends racing on one version are
-serialised by the head row's lock; the loser's statement finds the head moved and inserts nothing.
+round trip: it inserts the events only if the session's event at the expected version has the
+expected hash (a new session: none), and the (session, version) key refuses the first version if
+another append took it. Two appends racing on one version are serialised by that key: the loser
+waits for the winner's commit and fails on the key, writing nothing. No head row is written
+(schema step 19): a session's head is its last event.
 The events' positions are numbered from the statement's transaction id
 (:mod:`thoughtledger.ledger.store.postgres.positions`). Nothing derived from the log is written
 here: the loop marks and the Merkle tree follow the log on their own.
@@ -21,7 +23,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from thoughtledger.ledger.chain import GENESIS_HASH, SealedEvent
+from thoughtledger.ledger.chain import SealedEvent
 from thoughtledger.ledger.errors import (
     ConcurrencyError,
     InvalidInputError,
@@ -39,22 +41,22 @@ Head = tuple[int, str, datetime | None]
 """A session head: its version, hash, and its last event's recorded time (``None``: new)."""
 
 # Hand-written because it must be one statement (see the module docstring); every value is bound.
+# The events go on only from the event the append was sealed onto ($3, $4; 0: a new session):
+# the stream key refuses a version another append took, and a rewritten head matches no hash.
 _HEAD = """
 WITH head AS (
-    INSERT INTO tl_sessions AS s (session_id, version, hash, started_at, updated_at)
-    VALUES ($1, $2, $3, $4, $4)
-    ON CONFLICT (session_id) DO UPDATE
-        SET version = EXCLUDED.version, hash = EXCLUDED.hash, updated_at = EXCLUDED.updated_at
-        WHERE s.version = $5 AND s.hash = $6
-    RETURNING 1
+    SELECT 1 WHERE $3::int = 0 OR EXISTS (
+        SELECT 1 FROM tl_events
+        WHERE session_id = $1 AND version = $3 AND hash = decode($4, 'hex')
+    )
 )"""
 _EVENTS = """
 INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, schema_version,
                        event_type, payload, prev_hash, hash)
-SELECT (pg_current_xact_id()::text::bigint << 16) + e.ord, $1, e.version, e.event_id::uuid, $4,
-       $7, e.event_type, e.payload, decode(e.prev_hash, 'hex'), decode(e.hash, 'hex')
+SELECT (pg_current_xact_id()::text::bigint << 16) + e.ord, $1, e.version, e.event_id::uuid, $2,
+       $5, e.event_type, e.payload, decode(e.prev_hash, 'hex'), decode(e.hash, 'hex')
 FROM head,
-     unnest($8::int[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
+     unnest($6::int[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
          WITH ORDINALITY AS e(version, event_id, event_type, payload, prev_hash, hash, ord)
 ORDER BY e.ord
 RETURNING position
@@ -78,7 +80,8 @@ async def insert_sealed(
         head_hash: The head's hash the append was sealed onto.
 
     Returns:
-        The events' positions, in order; none when the head had moved (nothing was written).
+        The events' positions, in order; none when the event at ``expected_version`` is not the
+        one sealed onto (nothing was written).
 
     Raises:
         Exception: The driver's errors, for the caller to translate (:func:`append_error`).
@@ -87,8 +90,6 @@ async def insert_sealed(
     rows = await driver.fetch(
         _APPEND,
         last.session_id,
-        last.version,
-        last.hash,
         last.recorded_at,
         expected_version,
         head_hash,
@@ -158,9 +159,14 @@ class KnownHeads:
         self,
         session_id: str,
         expected_version: int,
-        stream_head: Callable[[str], Awaitable[StreamHead | None]],
+        last_event: Callable[[str], Awaitable[Head]],
     ) -> Head:
         """The head an append expecting ``expected_version`` is sealed onto: remembered, or read.
+
+        Args:
+            session_id: The session appended to.
+            expected_version: The version the append expects.
+            last_event: Reads the session's last event (its version, hash and time).
 
         Raises:
             StoreError: Reading the head failed.
@@ -168,8 +174,7 @@ class KnownHeads:
         known = self.known(session_id, expected_version)
         if known is not None:
             return known
-        head = await stream_head(session_id)
-        return (head.version, head.hash, head.updated_at) if head else (0, GENESIS_HASH, None)
+        return await last_event(session_id)
 
     def known(self, session_id: str, expected_version: int) -> Head | None:
         """The remembered head of the session, if it is at ``expected_version`` (nothing read)."""

@@ -9,14 +9,14 @@ time. Written together they cost one of each.
 How. The appends made in one turn of the event loop are queued; the first plans a flush, as
 SQLite's writer does (:mod:`thoughtledger.ledger.store.sqlite.batch`). A flush writes together
 the appends to distinct sessions whose heads this process knows (it wrote them last, or an
-append starts a session), up to :data:`GROUP_EVENTS` events, with one data-modifying statement:
-each session's head moves only from the version and hash its append expects, and a session's
-events are inserted only if its head moved, all in the statement's one transaction (positions
-come from its transaction id, as a lone append's do). Everything else goes the lone append's
-way, with its checks, retries and errors unchanged: an append alone in its turn, one whose head
-is not known, a second append to a session, one whose head had moved, and every append of a
-group whose statement failed (a reused event id fails the whole statement; each append is then
-tried alone, and only the offender is refused).
+append starts a session), up to :data:`GROUP_EVENTS` events, with one statement: a session's
+events are inserted only if its event at the version its append expects has the hash it expects,
+all in the statement's one transaction (positions come from its transaction id, as a lone
+append's do). Everything else goes the lone append's way, with its checks, retries and errors
+unchanged: an append alone in its turn, one whose head is not known, a second append to a
+session, one whose head was not the one expected, and every append of a group whose statement
+failed (a reused event id, or a version another append took, fails the whole statement on the
+log's key; each append is then tried alone, and only the offender is refused).
 """
 
 import asyncio
@@ -33,38 +33,41 @@ from thoughtledger.ledger.errors import ConcurrencyError, StoreError
 from thoughtledger.ledger.events import PAYLOAD_SCHEMA_VERSION
 from thoughtledger.ledger.store.postgres.append import Head, KnownHeads
 
+_KEYS = ("tl_events_event_id_key", "tl_events_stream_key")
+"""The log's unique keys: a statement refused on one wrote nothing."""
+
 GROUP_EVENTS = 32_768
 """The most events one statement writes (a transaction numbers at most 65,536 positions)."""
 
-# Hand-written: one statement (see the module docstring); every value is bound.
+# Hand-written: one statement (see the module docstring); every value is bound. A session's
+# events go in only from the event its append was sealed onto (0: a new session); the stream
+# key refuses the whole statement if another append took one of their versions. They go in by
+# session id (their positions still follow the input), so that two statements over the same
+# sessions wait on each other's keys in one order, never in a cycle.
 _GROUP = """
 WITH input AS (
-    SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::int[],
-                         $6::text[])
-        AS i(session_id, version, hash, recorded_at, expected, expected_hash)
+    SELECT * FROM unnest($1::text[], $2::int[], $3::text[])
+        AS i(session_id, expected, expected_hash)
 ),
 head AS (
-    INSERT INTO tl_sessions AS s (session_id, version, hash, started_at, updated_at)
-    SELECT session_id, version, hash, recorded_at, recorded_at FROM input ORDER BY session_id
-    ON CONFLICT (session_id) DO UPDATE
-        SET version = EXCLUDED.version, hash = EXCLUDED.hash, updated_at = EXCLUDED.updated_at
-        WHERE (s.version, s.hash) = (
-            SELECT i.expected, i.expected_hash FROM input AS i
-            WHERE i.session_id = EXCLUDED.session_id
-        )
-    RETURNING s.session_id
+    SELECT i.session_id FROM input AS i
+    WHERE i.expected = 0 OR EXISTS (
+        SELECT 1 FROM tl_events AS h
+        WHERE h.session_id = i.session_id AND h.version = i.expected
+          AND h.hash = decode(i.expected_hash, 'hex')
+    )
 )
 INSERT INTO tl_events (position, session_id, version, event_id, recorded_at, schema_version,
                        event_type, payload, prev_hash, hash)
 SELECT (pg_current_xact_id()::text::bigint << 16) + e.ord, e.session_id, e.version,
-       e.event_id::uuid, e.recorded_at, $7, e.event_type, e.payload, decode(e.prev_hash, 'hex'),
+       e.event_id::uuid, e.recorded_at, $4, e.event_type, e.payload, decode(e.prev_hash, 'hex'),
        decode(e.hash, 'hex')
-FROM unnest($8::text[], $9::int[], $10::text[], $11::text[], $12::text[], $13::text[],
-            $14::text[], $15::timestamptz[])
+FROM unnest($5::text[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[],
+            $11::text[], $12::timestamptz[])
          WITH ORDINALITY AS e(session_id, version, event_id, event_type, payload, prev_hash, hash,
                               recorded_at, ord)
 JOIN head ON head.session_id = e.session_id
-ORDER BY e.ord
+ORDER BY e.session_id, e.version
 RETURNING session_id, position
 """
 
@@ -201,9 +204,6 @@ class GroupedAppends:
                 found = await driver.fetch(
                     _GROUP,
                     [events[-1].session_id for events in sealed],
-                    [events[-1].version for events in sealed],
-                    [events[-1].hash for events in sealed],
-                    [events[-1].recorded_at for events in sealed],
                     [item.expected_version for item, _head in group],
                     [head[1] for _item, head in group],
                     PAYLOAD_SCHEMA_VERSION,
@@ -219,8 +219,9 @@ class GroupedAppends:
         except Exception as exc:  # each append, alone, meets the error its own way
             for item, _head in group:
                 self._heads.forget(item.session_id)
-            reused = getattr(exc, "constraint_name", None) == "tl_events_event_id_key"
-            return [item for item, _head in group], not reused
+            # Refused on a key, the statement wrote nothing; else its answer may have been lost.
+            refused = getattr(exc, "constraint_name", None) in _KEYS
+            return [item for item, _head in group], not refused
         positions: dict[str, list[int]] = {}
         for row in found:
             positions.setdefault(row[0], []).append(row[1])

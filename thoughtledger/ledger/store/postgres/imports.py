@@ -1,24 +1,25 @@
 """Imports into PostgreSQL: checked records written in one transaction, sessions locked.
 
 Positions are numbered from the import's transaction id, as an append's are
-(:mod:`thoughtledger.ledger.store.postgres.positions`), and each session's head is moved by the same
-guarded upsert, so an import racing an append or another import of a session loses cleanly.
+(:mod:`thoughtledger.ledger.store.postgres.positions`), and each session goes on from its last
+event: the log's (session, version) key makes an import racing an append or another import of a
+session lose cleanly.
 """
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from thoughtledger.ledger.chain import GENESIS_HASH
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import InvalidInputError, StoreError, StoreUnavailableError
-from thoughtledger.ledger.store.imports import import_conflict, plan_import
+from thoughtledger.ledger.store.heads_sql import last_event_select
+from thoughtledger.ledger.store.imports import plan_import
 from thoughtledger.ledger.store.postgres.positions import POSITION_SHIFT
 from thoughtledger.ledger.store.postgres.search_follow import IMPORTED
 from thoughtledger.ledger.store.postgres.setup import translate as _translate
 from thoughtledger.ledger.store.rows import stored_row
 from thoughtledger.ledger.store.schema import events as EVENTS
-from thoughtledger.ledger.store.schema import sessions as SESSIONS
+from thoughtledger.ledger.store.stored_forms import hash_text
 
 
 async def import_streams(
@@ -60,14 +61,8 @@ async def _import_in(connection: AsyncConnection, streams: dict[str, list[Record
     ).scalar_one()
     written = 0
     for session_id, records in streams.items():
-        head = (
-            await connection.execute(
-                sa.select(SESSIONS.c.version, SESSIONS.c.hash)
-                .where(SESSIONS.c.session_id == session_id)
-                .with_for_update()
-            )
-        ).first()
-        version, head_hash = (head.version, head.hash) if head else (0, GENESIS_HASH)
+        head = (await connection.execute(last_event_select(session_id))).first()
+        version, head_hash = (head.version, hash_text(head.hash)) if head else (0, GENESIS_HASH)
         plan = plan_import(session_id, records, version, head_hash)
         if plan.stored_from:
             window = await connection.execute(
@@ -99,31 +94,6 @@ async def _import_in(connection: AsyncConnection, streams: dict[str, list[Record
                 for offset, r in enumerate(plan.new, start=1)
             ],
         )
-        last = plan.new[-1]
-        # A new session's head row did not exist to be locked: the guarded upsert (as in an
-        # append) makes a racing creator lose cleanly instead of forking the session.
-        moved = await connection.execute(
-            postgresql.insert(SESSIONS)
-            .values(
-                session_id=session_id,
-                version=last.version,
-                hash=last.hash,
-                started_at=records[0].recorded_at,
-                updated_at=last.recorded_at,
-            )
-            .on_conflict_do_update(
-                index_elements=[SESSIONS.c.session_id],
-                set_={
-                    "version": last.version,
-                    "hash": last.hash,
-                    "updated_at": last.recorded_at,
-                },
-                where=sa.and_(SESSIONS.c.version == version, SESSIONS.c.hash == head_hash),
-            )
-            .returning(SESSIONS.c.version)
-        )
-        if moved.first() is None:
-            raise import_conflict(session_id, version)
         written += len(plan.new)
     if written:
         # Indexed here rather than by the catch-up after it: a search right after a large

@@ -31,7 +31,7 @@ from uuid import UUID
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from thoughtledger.ledger.chain import PreparedEvent, seal
+from thoughtledger.ledger.chain import GENESIS_HASH, PreparedEvent, seal
 from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.errors import (
     ConcurrencyError,
@@ -44,8 +44,9 @@ from thoughtledger.ledger.store.base import (
     Clock,
     utc_now,
 )
+from thoughtledger.ledger.store.heads_sql import last_event_select
 from thoughtledger.ledger.store.loop_marks import FoldedMarks
-from thoughtledger.ledger.store.postgres.append import KnownHeads, append_error, insert_sealed
+from thoughtledger.ledger.store.postgres.append import Head, KnownHeads, append_error, insert_sealed
 from thoughtledger.ledger.store.postgres.connect import engine_for, read_rows
 from thoughtledger.ledger.store.postgres.failover import Reconnecting
 from thoughtledger.ledger.store.postgres.grouped import GroupedAppends
@@ -74,6 +75,7 @@ from thoughtledger.ledger.store.postgres.writers import HeldWriters
 from thoughtledger.ledger.store.redaction import Stripping
 from thoughtledger.ledger.store.schema import DATABASE_SCHEMA_VERSION
 from thoughtledger.ledger.store.sql import SqlEventStore
+from thoughtledger.ledger.store.stored_forms import hash_text
 
 
 class PostgresEventStore(SqlEventStore):
@@ -301,7 +303,7 @@ class PostgresEventStore(SqlEventStore):
         if self.read_only:
             raise StoreError(f"{self._where} was opened read-only; nothing was written")
         version, head_hash, head_time = await self._heads.head_for(
-            session_id, expected_version, self.stream_head
+            session_id, expected_version, self._last_event
         )
         if version != expected_version:
             raise ConcurrencyError(session_id, expected_version, version)
@@ -316,6 +318,7 @@ class PostgresEventStore(SqlEventStore):
         )
         last = sealed[-1]
         reconnecting = Reconnecting(self._failover)
+        refused: Exception | None = None
         while True:
             try:
                 async with self._writer() as driver:
@@ -329,14 +332,15 @@ class PostgresEventStore(SqlEventStore):
             except Exception as exc:  # the driver's errors are translated right here
                 self._heads.forget(session_id)
                 if not await reconnecting.again(exc):
-                    raise await append_error(
-                        exc, self._where, session_id, expected_version, self.stream_head
-                    ) from exc
+                    refused = exc
+                    positions = []
+                    break
                 await self._forget_connections()
         if not positions:
             self._heads.forget(session_id)
             if reconnecting.retried:
-                # The lost answer may have been this very append's: then its events are stored.
+                # The lost answer may have been this very append's: then its events are stored
+                # (and the retry met them on the stream key, or found the head moved past them).
                 stored = await self._already_stored(session_id, prepared, expected_version, ids)
                 if stored is not None:
                     last_stored = stored[-1]
@@ -345,12 +349,28 @@ class PostgresEventStore(SqlEventStore):
                     )
                     self._notifier.committed()
                     return stored
+            if refused is not None:
+                raise await append_error(
+                    refused, self._where, session_id, expected_version, self.stream_head
+                ) from refused
             head = await self.stream_head(session_id)
             raise ConcurrencyError(session_id, expected_version, head.version if head else 0)
         self._heads.remember(session_id, last.version, last.hash, now)
         self._notifier.committed()
         self._search_follower.appended(len(sealed))
         return [item.at(position) for item, position in zip(sealed, positions, strict=True)]
+
+    async def _last_event(self, session_id: str) -> Head:
+        """The head an append goes on from: its session's last event (a new session: none).
+
+        Raises:
+            StoreError: The read failed.
+        """
+        rows = await self._fetch(last_event_select(session_id))
+        if not rows:
+            return (0, GENESIS_HASH, None)
+        last = rows[0]
+        return (last.version, hash_text(last.hash), last.recorded_at)
 
     def _group_written(self, count: int) -> None:
         self._notifier.committed()

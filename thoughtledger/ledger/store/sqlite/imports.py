@@ -1,8 +1,7 @@
 """Imports into SQLite: checked records written in one transaction on the writer connection.
 
 An import runs between group commits (see :mod:`thoughtledger.ledger.store.sqlite.store`), retried
-while another process holds the write lock, and forgets the heads the batch writer knew of the
-sessions it writes.
+while another process holds the write lock. A session's head is its last event in the log.
 """
 
 from thoughtledger.ledger.chain import GENESIS_HASH
@@ -10,23 +9,16 @@ from thoughtledger.ledger.envelope import RecordedEvent, format_time
 from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.store.imports import plan_import
 from thoughtledger.ledger.store.rows import stored_row
-from thoughtledger.ledger.store.sqlite.batch import (
-    INSERT_FIRST,
-    SELECT_HEAD,
-    BatchWriter,
-)
+from thoughtledger.ledger.store.sqlite.batch import INSERT_FIRST, SELECT_HEAD
 from thoughtledger.ledger.store.sqlite.search_follow import index_waiting
 from thoughtledger.ledger.store.sqlite.statements import STATEMENTS
 from thoughtledger.ledger.store.sqlite.writer import SqliteWriter
-from thoughtledger.ledger.store.stored_forms import hash_bytes
+from thoughtledger.ledger.store.stored_forms import hash_bytes, hash_text
 
-_IMPORT_HEAD = STATEMENTS["import_head"]
 _READ_WINDOW = STATEMENTS["read_stream_to"]
 
 
-async def import_streams(
-    writer: SqliteWriter, batch: BatchWriter, streams: dict[str, list[RecordedEvent]]
-) -> int:
+async def import_streams(writer: SqliteWriter, streams: dict[str, list[RecordedEvent]]) -> int:
     """Write checked records in one transaction, between group commits, retried while busy.
 
     Returns:
@@ -38,13 +30,11 @@ async def import_streams(
         StoreUnavailableError: Another writer kept the lock; nothing was written.
     """
     return await writer.between_commits(
-        lambda: _import_now(writer, batch, streams), "nothing was imported, try again"
+        lambda: _import_now(writer, streams), "nothing was imported, try again"
     )
 
 
-def _import_now(
-    writer: SqliteWriter, batch: BatchWriter, streams: dict[str, list[RecordedEvent]]
-) -> int:
+def _import_now(writer: SqliteWriter, streams: dict[str, list[RecordedEvent]]) -> int:
     """Write checked records in one transaction on the writer connection.
 
     Raises:
@@ -56,9 +46,8 @@ def _import_now(
     written = 0
     try:
         for session_id, records in streams.items():
-            batch.forget(session_id)
             row = db.execute(SELECT_HEAD, {"session_id": session_id}).fetchone()
-            version, head_hash = (row[0], row[1]) if row else (0, GENESIS_HASH)
+            version, head_hash = (row[0], hash_text(row[1])) if row else (0, GENESIS_HASH)
             plan = plan_import(session_id, records, version, head_hash)
             if plan.stored_from:
                 window = {
@@ -85,16 +74,6 @@ def _import_now(
                     )
                     for r in plan.new
                 ],
-            )
-            db.execute(
-                _IMPORT_HEAD,
-                {
-                    "session_id": session_id,
-                    "version": plan.new[-1].version,
-                    "hash": plan.new[-1].hash,
-                    "started_at": format_time(records[0].recorded_at),
-                    "updated_at": format_time(plan.new[-1].recorded_at),
-                },
             )
             written += len(plan.new)
         index_waiting(db)  # imported thoughts are searchable through the index at once

@@ -11,11 +11,12 @@ wakes on this store's commits and, for other processes' commits, polls the reade
 
 import sqlite3
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from thoughtledger.ledger.chain import GENESIS_HASH, VerifyReport, verify_rows
-from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent
+from thoughtledger.ledger.chain import VerifyReport, verify_rows
+from thoughtledger.ledger.envelope import EventRow, LogRow, RecordedEvent, format_time
 from thoughtledger.ledger.errors import StoreError
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import StreamHead
@@ -41,12 +42,6 @@ _REDACTIONS = (
     "SELECT version, json_extract(payload, '$.version') FROM tl_events "
     "WHERE session_id = ? AND event_type = 'thought.redacted' ORDER BY version"
 )
-_FORKS = (
-    "SELECT session_id, version, hash, started_at, updated_at FROM tl_sessions "
-    "WHERE session_id IN (SELECT session_id FROM tl_events WHERE event_type = 'session.started' "
-    "AND json_extract(payload, '$.fork_of') = ?) ORDER BY started_at, session_id"
-)
-"""The forks of a session, oldest first (``tl_events_fork_of``, the index of schema step 9)."""
 
 
 class SqliteReader:
@@ -142,6 +137,23 @@ class SqliteReader:
         page = {"after": after_session_id or "", "limit": limit, "offset": 0}
         return [head_of_row(row) for row in self.read(STATEMENTS["list_heads"], page)]
 
+    async def recent_heads(
+        self, *, before: tuple[datetime, str] | None = None, limit: int = 100
+    ) -> list[StreamHead]:
+        """See :meth:`.EventStore.recent_heads` (the first events by start: one index range).
+
+        Raises:
+            InvalidInputError: A limit below 1.
+            StoreError: The read failed.
+        """
+        check_page(0, limit)
+        page: dict[str, object] = {"limit": limit, "offset": 0}
+        statement = STATEMENTS["recent_heads"]
+        if before is not None:
+            page["moment"], page["before"] = format_time(before[0]), before[1]
+            statement = STATEMENTS["recent_heads_before"]
+        return [head_of_row(row) for row in self.read(statement, page)]
+
     async def stream_head(self, session_id: str) -> StreamHead | None:
         """See :meth:`.EventStore.stream_head` (one row by key)."""
         check_id(session_id)
@@ -151,7 +163,7 @@ class SqliteReader:
         return head_of_row(rows[0])
 
     async def verify(self, session_id: str) -> VerifyReport:
-        """See :meth:`.EventStore.verify`: the session's rows, then its head.
+        """See :meth:`.EventStore.verify`: the session's rows, then a head row left, if any.
 
         Raises:
             InvalidInputError: A malformed session id.
@@ -159,10 +171,20 @@ class SqliteReader:
         """
         check_id(session_id)
         rows = self.read(STATEMENTS["read_stream"], {"session_id": session_id, "after": 0})
-        heads = self.read(STATEMENTS["session_head"], {"session_id": session_id})
-        # A head row is session_id, version, hash, started_at, updated_at.
-        head = (heads[0][1], heads[0][2]) if heads else (0, GENESIS_HASH)
+        # Since schema step 19 only a head row that disagreed with the log at the upgrade is
+        # left (a tail cut before it); before it, every session has one.
+        heads = self.read(STATEMENTS["disputed_head"], {"session_id": session_id})
+        head = (heads[0][0], heads[0][1]) if heads else None
         return verify_rows(session_id, map(stored_row, rows), head)
+
+    async def recorded_heads(self) -> dict[str, tuple[int, str]]:
+        """See :meth:`.EventStore.recorded_heads` (the rows of ``tl_sessions``, normally none).
+
+        Raises:
+            StoreError: The read failed.
+        """
+        rows = self.read(STATEMENTS["recorded_heads"], {})
+        return {session_id: (version, digest) for session_id, version, digest in rows}
 
     async def fork_heads(self, session_id: str) -> list[StreamHead]:
         """See :meth:`.EventStore.fork_heads` (from the index of forks, schema step 9).
@@ -172,7 +194,10 @@ class SqliteReader:
             StoreError: The read failed.
         """
         check_id(session_id)
-        return [head_of_row(row) for row in self.read(_FORKS, (session_id,))]
+        return [
+            head_of_row(row)
+            for row in self.read(STATEMENTS["fork_heads"], {"session_id": session_id})
+        ]
 
     async def redactions(self, session_id: str) -> tuple[Redacted, ...]:
         """See :meth:`.Redacting.redactions` (from the partial index of redaction events)."""

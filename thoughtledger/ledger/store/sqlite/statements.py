@@ -8,26 +8,13 @@ tables stay the one source of truth and no SQL is assembled at run time.
 
 from typing import Any
 
-DATABASE_SCHEMA_VERSION = 18
+DATABASE_SCHEMA_VERSION = 19
 """The database schema version the statements are for (``schema.DATABASE_SCHEMA_VERSION``)."""
 READABLE_FROM = 1
 """``schema.READABLE_FROM``: the oldest schema read without upgrading (later steps add indexes
 and the analytics views, which reading never needs)."""
 
 STATEMENTS: dict[str, str] = {
-    "read_all": (
-        "SELECT tl_events.position, tl_events.session_id, tl_events.version, tl"
-        "_events.event_id, tl_events.recorded_at, tl_events.schema_version, tl_"
-        "events.event_type, tl_events.payload, tl_events.prev_hash, tl_events.h"
-        "ash \nFROM tl_events \nWHERE tl_events.position > :after ORDER BY tl_eve"
-        "nts.position\n LIMIT :limit OFFSET :offset"
-    ),
-    "read_log_rows": (
-        "SELECT tl_events.position, tl_events.session_id, tl_events.version, tl"
-        "_events.recorded_at, tl_events.schema_version, tl_events.event_type, t"
-        "l_events.payload \nFROM tl_events \nWHERE tl_events.position > :after O"
-        "RDER BY tl_events.position\n LIMIT :limit OFFSET :offset"
-    ),
     "insert_event": (
         "INSERT INTO tl_events (position, session_id, version, event_id, record"
         "ed_at, schema_version, event_type, payload, prev_hash, hash) VALUES (?"
@@ -39,21 +26,9 @@ STATEMENTS: dict[str, str] = {
         "ULL, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING position"
     ),
     "select_head": (
-        "SELECT tl_sessions.version, tl_sessions.hash, tl_sessions.updated_at \nFROM tl_session"
-        "s \nWHERE tl_sessions.session_id = :session_id"
-    ),
-    "move_head": (
-        "INSERT INTO tl_sessions (session_id, version, hash, started_at, update"
-        "d_at) VALUES (:session_id, :version, :hash, :now, :now) ON CONFLICT (s"
-        "ession_id) DO UPDATE SET version = :version, hash = :hash, updated_at "
-        "= :now WHERE tl_sessions.version = :expected AND tl_sessions.hash = :p"
-        "rev"
-    ),
-    "import_head": (
-        "INSERT INTO tl_sessions (session_id, version, hash, started_at, update"
-        "d_at) VALUES (:session_id, :version, :hash, :started_at, :updated_at) "
-        "ON CONFLICT (session_id) DO UPDATE SET version = :version, hash = :has"
-        "h, updated_at = :updated_at"
+        "SELECT tl_events.version, tl_events.hash, tl_events.recorded_at \nFROM "
+        "tl_events \nWHERE tl_events.session_id = :session_id ORDER BY tl_events"
+        ".version DESC\n LIMIT 1 OFFSET 0"
     ),
     "select_hash": (
         "SELECT tl_events.hash \nFROM tl_events \nWHERE tl_events.session_id = :s"
@@ -83,21 +58,72 @@ STATEMENTS: dict[str, str] = {
         ".version\n LIMIT :limit OFFSET :offset"
     ),
     "session_head": (
-        "SELECT tl_sessions.session_id, tl_sessions.version, tl_sessions.hash, "
-        "tl_sessions.started_at, tl_sessions.updated_at \nFROM tl_sessions \nWHER"
-        "E tl_sessions.session_id = :session_id"
+        "SELECT f.session_id, l.version, l.hash, f.recorded_at AS started_at, l"
+        ".recorded_at AS updated_at \nFROM tl_events AS f JOIN tl_events AS l ON"
+        " l.session_id = f.session_id AND l.version = (SELECT max(m.version) AS"
+        " max_1 \nFROM tl_events AS m \nWHERE m.session_id = f.session_id) \nWHERE"
+        " f.version = 1 AND f.session_id = :session_id"
     ),
     "list_heads": (
-        "SELECT tl_sessions.session_id, tl_sessions.version, tl_sessions.hash, "
-        "tl_sessions.started_at, tl_sessions.updated_at \nFROM tl_sessions \nWHER"
-        "E tl_sessions.session_id > :after ORDER BY tl_sessions.session_id\n LIMIT :l"
-        "imit OFFSET :offset"
+        "SELECT f.session_id, l.version, l.hash, f.recorded_at AS started_at, l"
+        ".recorded_at AS updated_at \nFROM tl_events AS f JOIN tl_events AS l ON"
+        " l.session_id = f.session_id AND l.version = (SELECT max(m.version) AS"
+        " max_1 \nFROM tl_events AS m \nWHERE m.session_id = f.session_id) \nWHERE"
+        " f.version = 1 AND f.session_id > :after ORDER BY f.session_id\n LIMIT "
+        ":limit OFFSET :offset"
+    ),
+    "recent_heads": (
+        "SELECT f.session_id, l.version, l.hash, f.recorded_at AS started_at, l"
+        ".recorded_at AS updated_at \nFROM tl_events AS f JOIN tl_events AS l ON"
+        " l.session_id = f.session_id AND l.version = (SELECT max(m.version) AS"
+        " max_1 \nFROM tl_events AS m \nWHERE m.session_id = f.session_id) \nWHERE"
+        " f.version = 1 ORDER BY f.recorded_at DESC, f.session_id DESC\n LIMIT :"
+        "limit OFFSET :offset"
+    ),
+    "recent_heads_before": (
+        "SELECT f.session_id, l.version, l.hash, f.recorded_at AS started_at, l"
+        ".recorded_at AS updated_at \nFROM tl_events AS f JOIN tl_events AS l ON"
+        " l.session_id = f.session_id AND l.version = (SELECT max(m.version) AS"
+        " max_1 \nFROM tl_events AS m \nWHERE m.session_id = f.session_id) \nWHERE"
+        " f.version = 1 AND (f.recorded_at < :moment OR f.recorded_at = :moment"
+        " AND f.session_id < :before) ORDER BY f.recorded_at DESC, f.session_id"
+        " DESC\n LIMIT :limit OFFSET :offset"
+    ),
+    "fork_heads": (
+        "SELECT f.session_id, l.version, l.hash, f.recorded_at AS started_at, l"
+        ".recorded_at AS updated_at \nFROM tl_events AS f JOIN tl_events AS l ON"
+        " l.session_id = f.session_id AND l.version = (SELECT max(m.version) AS"
+        " max_1 \nFROM tl_events AS m \nWHERE m.session_id = f.session_id) \nWHERE"
+        " f.version = 1 AND f.session_id IN (SELECT tl_events.session_id \nFROM "
+        "tl_events \nWHERE tl_events.event_type = 'session.started' AND json_ext"
+        "ract(tl_events.payload, '$.fork_of') = :session_id) ORDER BY f.recorde"
+        "d_at, f.session_id"
+    ),
+    "recorded_heads": (
+        "SELECT tl_sessions.session_id, tl_sessions.version, tl_sessions.hash \nFROM tl_sessions"
+    ),
+    "disputed_head": (
+        "SELECT tl_sessions.version, tl_sessions.hash \nFROM tl_sessions \nWHERE "
+        "tl_sessions.session_id = :session_id"
+    ),
+    "read_log_rows": (
+        "SELECT tl_events.position, tl_events.session_id, tl_events.version, tl"
+        "_events.recorded_at, tl_events.schema_version, tl_events.event_type, t"
+        "l_events.payload \nFROM tl_events \nWHERE tl_events.position > :after OR"
+        "DER BY tl_events.position\n LIMIT :limit OFFSET :offset"
+    ),
+    "read_all": (
+        "SELECT tl_events.position, tl_events.session_id, tl_events.version, tl"
+        "_events.event_id, tl_events.recorded_at, tl_events.schema_version, tl_"
+        "events.event_type, tl_events.payload, tl_events.prev_hash, tl_events.h"
+        "ash \nFROM tl_events \nWHERE tl_events.position > :after ORDER BY tl_eve"
+        "nts.position\n LIMIT :limit OFFSET :offset"
     ),
     "schema_version": ("SELECT coalesce(max(tl_schema.version), 0) AS coalesce_1 \nFROM tl_schema"),
-    "last_position": "SELECT coalesce(max(tl_events.position), 0) AS coalesce_1 \nFROM tl_events",
+    "last_position": ("SELECT coalesce(max(tl_events.position), 0) AS coalesce_1 \nFROM tl_events"),
     "insert_loop": (
-        "INSERT INTO tl_loops (session_id, version, repeats_version, similarity) VALUES (?, ?, "
-        "?, ?)"
+        "INSERT INTO tl_loops (session_id, version, repeats_version, similarity"
+        ") VALUES (?, ?, ?, ?)"
     ),
 }
 
@@ -115,28 +141,10 @@ def compile_statements() -> dict[str, str]:
     def sql(statement: Any, dialect: Any = named) -> str:
         return str(statement.compile(dialect=dialect))
 
-    t, s = schema.events, schema.sessions
+    from thoughtledger.ledger.store.heads_sql import heads_select, last_event_select
 
-    def upsert_head(started: str, updated: str, where: Any = None) -> Any:
-        return (
-            sqlite_dialect.insert(s)
-            .values(
-                session_id=sa.bindparam("session_id"),
-                version=sa.bindparam("version"),
-                hash=sa.bindparam("hash"),
-                started_at=sa.bindparam(started),
-                updated_at=sa.bindparam(updated),
-            )
-            .on_conflict_do_update(
-                index_elements=[s.c.session_id],
-                set_={
-                    "version": sa.bindparam("version"),
-                    "hash": sa.bindparam("hash"),
-                    "updated_at": sa.bindparam(updated),
-                },
-                where=where,
-            )
-        )
+    t, s = schema.events, schema.sessions
+    heads, first = heads_select()
 
     stream = sa.select(t).where(
         t.c.session_id == sa.bindparam("session_id"), t.c.version > sa.bindparam("after")
@@ -153,22 +161,9 @@ def compile_statements() -> dict[str, str]:
             ),
             qmark,
         ),
-        # The head's time too: an append never records a time before its session's last one.
-        "select_head": sql(
-            sa.select(s.c.version, s.c.hash, s.c.updated_at).where(
-                s.c.session_id == sa.bindparam("session_id")
-            )
-        ),
-        # Moves the head only if it is still where the writer believes; rowcount 0 if it was not.
-        "move_head": sql(
-            upsert_head(
-                "now",
-                "now",
-                sa.and_(s.c.version == sa.bindparam("expected"), s.c.hash == sa.bindparam("prev")),
-            )
-        ),
-        # Imports keep the times they were recorded at.
-        "import_head": sql(upsert_head("started_at", "updated_at")),
+        # The session's last event: the head an append goes on from (its time too: an append
+        # never records a time before its session's last one).
+        "select_head": sql(last_event_select(sa.bindparam("session_id"))),
         "select_hash": sql(
             sa.select(t.c.hash).where(
                 t.c.session_id == sa.bindparam("session_id"),
@@ -187,14 +182,52 @@ def compile_statements() -> dict[str, str]:
             .limit(sa.bindparam("limit"))
             .offset(sa.bindparam("offset"))
         ),
-        "session_head": sql(sa.select(s).where(s.c.session_id == sa.bindparam("session_id"))),
+        "session_head": sql(heads.where(first.c.session_id == sa.bindparam("session_id"))),
         # A page of heads in id order, after a given id ('' before the first: ids are not empty).
         "list_heads": sql(
-            sa.select(s)
-            .where(s.c.session_id > sa.bindparam("after"))
-            .order_by(s.c.session_id)
+            heads.where(first.c.session_id > sa.bindparam("after"))
+            .order_by(first.c.session_id)
             .limit(sa.bindparam("limit"))
             .offset(sa.bindparam("offset"))
+        ),
+        # A page of heads newest first (by start, then id: tl_events_started), and the page
+        # after a cursor's (start, id).
+        "recent_heads": sql(
+            heads.order_by(first.c.recorded_at.desc(), first.c.session_id.desc())
+            .limit(sa.bindparam("limit"))
+            .offset(sa.bindparam("offset"))
+        ),
+        "recent_heads_before": sql(
+            heads.where(
+                sa.or_(
+                    first.c.recorded_at < sa.bindparam("moment"),
+                    sa.and_(
+                        first.c.recorded_at == sa.bindparam("moment"),
+                        first.c.session_id < sa.bindparam("before"),
+                    ),
+                )
+            )
+            .order_by(first.c.recorded_at.desc(), first.c.session_id.desc())
+            .limit(sa.bindparam("limit"))
+            .offset(sa.bindparam("offset"))
+        ),
+        # The forks of a session, oldest first (tl_events_fork_of, the index of schema step 9).
+        "fork_heads": sql(
+            heads.where(
+                first.c.session_id.in_(
+                    sa.select(t.c.session_id).where(
+                        t.c.event_type == sa.literal_column("'session.started'"),
+                        sa.func.json_extract(t.c.payload, sa.literal_column("'$.fork_of'"))
+                        == sa.bindparam("session_id"),
+                    )
+                )
+            ).order_by(first.c.recorded_at, first.c.session_id)
+        ),
+        # Every head row left (see disputed_head).
+        "recorded_heads": sql(sa.select(s.c.session_id, s.c.version, s.c.hash)),
+        # A head row kept by schema step 19 because it disagreed with the log (normally none).
+        "disputed_head": sql(
+            sa.select(s.c.version, s.c.hash).where(s.c.session_id == sa.bindparam("session_id"))
         ),
         "read_log_rows": sql(
             sa.select(

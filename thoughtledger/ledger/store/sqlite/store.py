@@ -4,10 +4,11 @@ Writes bypass the async driver on purpose. In WAL mode with ``synchronous=NORMAL
 few ``write()`` calls and no ``fsync``, cheaper (tens of microseconds) than a single hop to a driver
 thread and back; so appends are queued, and one callback on the event loop commits every queued
 append in one transaction (group commit) on a held connection with pre-compiled statements. Each
-caller learns its own outcome: a batch of appends to sessions whose heads this process knows is
-written with two ``executemany`` calls, anything else one append at a time, and a reused event id
-sends the batch back through with a savepoint per append. When the database is busy (another
-process writing) the commit is retried with a growing, bounded delay that never blocks the loop.
+caller learns its own outcome: a batch of appends to distinct sessions, each at the version it
+expects, is written with one ``executemany`` call, anything else one append at a time, and a
+reused event id sends the batch back through with a savepoint per append. When the database is
+busy (another process writing) the commit is retried with a growing, bounded delay that never
+blocks the loop.
 With ``durability="full"`` every commit also waits for ``fsync``: on the loop while that takes
 under 2 ms, on a worker thread from the first commit that takes longer (a slow disk must not stall
 every other task).
@@ -26,6 +27,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
@@ -353,19 +355,16 @@ class SqliteEventStore(SqlEventStore):
             db.execute("COMMIT")
         except Rejected as rejected:
             db.execute("ROLLBACK")
-            self._batch.rolled_back()
             if len(requests) > 1:
                 return self._transact(requests, isolate=True)
             return [Outcome(error=rejected.error)]
         except BaseException as exc:
-            self._batch.rolled_back()
             self._writer.roll_back_after(exc, "write to")
             raise
-        self._batch.committed()
         return outcomes
 
     async def _import(self, streams: dict[str, list[RecordedEvent]]) -> int:
-        written = await import_streams(self._writer, self._batch, streams)
+        written = await import_streams(self._writer, streams)
         if written:
             self._committed.notify()
         return written
@@ -409,6 +408,16 @@ class SqliteEventStore(SqlEventStore):
     async def verify(self, session_id: str) -> VerifyReport:
         """See :meth:`EventStore.verify` (read inline: the session's rows, then its head)."""
         return await self._reader.verify(session_id)
+
+    async def recorded_heads(self) -> dict[str, tuple[int, str]]:
+        """See :meth:`EventStore.recorded_heads` (read inline: normally no row)."""
+        return await self._reader.recorded_heads()
+
+    async def recent_heads(
+        self, *, before: tuple[datetime, str] | None = None, limit: int = 100
+    ) -> list[StreamHead]:
+        """See :meth:`EventStore.recent_heads` (read inline: the first events by start)."""
+        return await self._reader.recent_heads(before=before, limit=limit)
 
     async def fork_heads(self, session_id: str) -> list[StreamHead]:
         """See :meth:`EventStore.fork_heads` (read inline, from the index of forks)."""
