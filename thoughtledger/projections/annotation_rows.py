@@ -26,14 +26,21 @@ AnnotationRow = tuple[Any, ...]
 """One row of :data:`ANNOTATION_COLUMNS`."""
 
 
-class AnnotationRowFold:
-    """Turns pages of log rows (in position order) into annotation rows, one page at a time."""
+class EventRowFold:
+    """Turns pages of log rows (in position order) into one flat row per event of one type.
+
+    It remembers each session's agent and client (from its opening event); a subclass names the
+    type and builds the row of one such event.
+    """
+
+    event_type: str = ""
+    """The event type whose events become rows."""
 
     def __init__(self) -> None:
         self._openers: dict[str, tuple[str | None, str | None]] = {}
 
-    def fold(self, rows: Iterable[LogRow]) -> list[AnnotationRow]:
-        """Return the annotation rows of ``rows``, which continue the pages folded before.
+    def fold(self, rows: Iterable[LogRow]) -> list[tuple[Any, ...]]:
+        """Return the rows of ``rows``' events of the type, which continue the pages folded before.
 
         Raises:
             EventDecodingError: A stored payload is not a JSON object (a damaged ledger).
@@ -43,37 +50,55 @@ class AnnotationRowFold:
         except (orjson.JSONDecodeError, AttributeError, KeyError) as exc:
             raise EventDecodingError(f"a stored payload is malformed: {exc}") from exc
 
-    def _fold(self, rows: Iterable[LogRow]) -> list[AnnotationRow]:
-        out: list[AnnotationRow] = []
+    def _fold(self, rows: Iterable[LogRow]) -> list[tuple[Any, ...]]:
+        out: list[tuple[Any, ...]] = []
         for row in rows:
             if row.event_type == "session.started" and row.version == 1:
                 metadata = view_payload(row.payload).get("metadata") or {}
                 self._openers[row.session_id] = (metadata.get("agent"), metadata.get("client"))
-                continue
-            if row.event_type != ANNOTATION_TYPE:
-                continue
-            payload = view_payload(row.payload)
-            content = payload.get("content")  # gone once the note was redacted
-            number = payload["thought_number"]
-            score = payload.get("score")
-            out.append(
-                (
-                    row.position,
-                    row.session_id,
-                    row.version,
-                    row.recorded_at,
-                    *self._openers.get(row.session_id, (None, None)),
-                    number if type(number) is int and number <= LARGEST_COUNT else None,
-                    payload["label"],
-                    None if score is None else float(score),
-                    (content.get("note") or None) if content is not None else None,
-                    payload.get("by"),
-                    content is None,
-                )
-            )
+            elif row.event_type == self.event_type:
+                opener = self._openers.get(row.session_id, (None, None))
+                out.append(self._row(row, view_payload(row.payload), opener))
         return out
+
+    def _row(
+        self, row: LogRow, payload: Any, opener: tuple[str | None, str | None]
+    ) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+
+class AnnotationRowFold(EventRowFold):
+    """Turns pages of log rows (in position order) into annotation rows, one page at a time."""
+
+    event_type = ANNOTATION_TYPE
+
+    def _row(
+        self, row: LogRow, payload: Any, opener: tuple[str | None, str | None]
+    ) -> AnnotationRow:
+        content = payload.get("content")  # gone once the note was redacted
+        number = payload["thought_number"]
+        score = payload.get("score")
+        return (
+            row.position,
+            row.session_id,
+            row.version,
+            row.recorded_at,
+            *opener,
+            number if type(number) is int and number <= LARGEST_COUNT else None,
+            payload["label"],
+            None if score is None else float(score),
+            (content.get("note") or None) if content is not None else None,
+            payload.get("by"),
+            content is None,
+        )
 
 
 assert len(ANNOTATION_COLUMN_TYPES) == len(ANNOTATION_COLUMNS) == 12  # noqa: S101  # the row above
 
-__all__ = ["ANNOTATION_COLUMNS", "ANNOTATION_COLUMN_TYPES", "AnnotationRow", "AnnotationRowFold"]
+__all__ = [
+    "ANNOTATION_COLUMNS",
+    "ANNOTATION_COLUMN_TYPES",
+    "AnnotationRow",
+    "AnnotationRowFold",
+    "EventRowFold",
+]
