@@ -16,6 +16,7 @@ from thoughtledger import open_ledger
 from thoughtledger.api import Ledger, verify_bundle
 from thoughtledger.api.transfer.jsonl import to_line
 from thoughtledger.ledger.checkpoint import Signer
+from thoughtledger.ledger.store.schema import DATABASE_SCHEMA_VERSION
 
 pytestmark = pytest.mark.anyio
 
@@ -102,7 +103,7 @@ async def test_a_schema_18_ledger_reads_the_same_through_the_upgrade_and_keeps_a
     assert broken.reason == "session head records version 3 but the log ends at version 2"
     # Only the head row that disagreed with the log is left; nothing else is written per append.
     assert kept == [(cut, 3)]
-    assert versions == [(19,)]
+    assert versions == [(DATABASE_SCHEMA_VERSION,)]
     checkpoint, columns = verify_bundle(bundle, signer.verifier())
     assert checkpoint.size == EVENTS
     assert [line for line in before["export"] if json.loads(line)["hash"] == columns["hash"]]

@@ -216,3 +216,45 @@ async def test_opening_a_ledger_indexed_by_its_insert_trigger_drops_the_trigger(
         assert await connection.fetchval("SELECT to_regproc('tl_search_added')") is None
     finally:
         await connection.close()
+
+
+async def test_a_payload_changed_by_hand_while_a_catch_up_indexes_it_keeps_its_new_words(
+    pg: Backend,
+) -> None:
+    """An update that does not take the index's turn meets a catch-up indexing the same thought.
+
+    The catch-up's row commits between the trigger's delete and its insert: the update replaces
+    it (schema step 20) instead of failing on the index's key.
+    """
+    await left_waiting(pg, "{} hidden note", 1)
+    catch_up, by_hand = await connect(pg), await connect(pg)
+    try:
+        position = await catch_up.fetchval("SELECT max(position) FROM tl_events")
+        indexing = catch_up.transaction()
+        await indexing.start()
+        await catch_up.execute(
+            "INSERT INTO tl_search (position, doc) "
+            "VALUES ($1, to_tsvector('simple', 'foxtrot hidden note'))",
+            position,
+        )
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(
+                by_hand.execute,
+                "UPDATE tl_events SET payload = replace(payload, 'foxtrot', 'zulu') "
+                "WHERE position = $1",
+                position,
+            )
+            with anyio.fail_after(30):  # the update's insert waits on the catch-up's row
+                while True:  # polls the server: no event of ours to wait on
+                    if await catch_up.fetchval(
+                        "SELECT count(*) FROM pg_locks WHERE pid = $1 AND NOT granted",
+                        by_hand.get_server_pid(),
+                    ):
+                        break
+                    await anyio.sleep(0.02)
+            await indexing.commit()
+    finally:
+        await catch_up.close()
+        await by_hand.close()
+    assert await indexed(pg, "zulu") == [6]
+    assert await indexed(pg, "foxtrot") == []

@@ -135,7 +135,7 @@ async def test_a_schema_1_ledger_is_upgraded_when_opened_for_writing(tmp_path: P
     assert Checkpoint.open(note, signer.verifier()).size == 2
     assert [state.session_id for state in page.sessions] == [session]
     assert indexes(path) == {
-        "schema 19",
+        "schema 20",
         "tl_session_loops",
         "tl_events_first",
         "tl_events_started",
@@ -197,7 +197,7 @@ async def test_a_schema_9_ledger_gets_its_loop_marks_in_the_background_once_open
         # Answered at once (the opening waits for no marks): counted by folding meanwhile.
         counted = await ledger.stats.loops()
         assert (counted.sessions_with_loops, counted.repeats) == (1, 2)
-        assert "schema 19" in indexes(path)
+        assert "schema 20" in indexes(path)
         # The marks are taken in in the background, soon after the opening.
         for _ in range(600):  # a bounded wait: 30 s at most
             if session_loops(path) == [(session, 2, 1)]:
@@ -226,7 +226,7 @@ async def test_a_schema_10_ledger_searches_read_only_untouched_then_follows_once
         second = {**FIRST, "thought": "another word", "thought_number": 2, "total_thoughts": 2}
         await ledger.think(session, second)
         assert len((await ledger.search("word")).results) == 2
-    assert "schema 19" in indexes(path)
+    assert "schema 20" in indexes(path)
     with sqlite3.connect(path) as db:
         triggers = {
             row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")

@@ -26,7 +26,7 @@ from thoughtledger.ledger.store.sql_views import (
     session_loops_select,
 )
 
-DATABASE_SCHEMA_VERSION = 19
+DATABASE_SCHEMA_VERSION = 20
 """The version of the database's tables this code creates and reads."""
 READABLE_FROM = 1
 """The oldest schema this code reads without upgrading it. The steps since add indexes (a
@@ -461,6 +461,14 @@ def _heads_from_log(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
     ]
 
 
+def _stripped_upsert(_json: JsonText) -> list[sa.schema.ExecutableDDLElement]:
+    # Step 20: PostgreSQL's redaction trigger upserts the thought's new words (see
+    # thoughtledger.ledger.store.search_index).
+    from thoughtledger.ledger.store.search_index import SEARCH_STRIPPED_UPSERT
+
+    return list(SEARCH_STRIPPED_UPSERT)
+
+
 MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]] = {
     1: _tables,
     2: _listing_indexes,
@@ -480,6 +488,7 @@ MIGRATIONS: dict[int, Callable[[JsonText], list[sa.schema.ExecutableDDLElement]]
     17: _actions,
     18: _binary_hashes,
     19: _heads_from_log,
+    20: _stripped_upsert,
 }
 """Schema step N brings a database from its previous step to N: given the backend's JSON
 expression, the DDL statements it runs, in one transaction."""

@@ -79,6 +79,23 @@ def _sqlite_stripped(guard: str = "") -> str:
     )
 
 
+_PG_STRIPPED = (
+    "CREATE OR REPLACE FUNCTION tl_search_stripped() RETURNS trigger LANGUAGE plpgsql AS $$ "
+    "BEGIN DELETE FROM tl_search WHERE position = OLD.position; "
+    "INSERT INTO tl_search (position, doc) SELECT NEW.position, "
+    + PG_DOC.format(text="t")
+    + " FROM (SELECT "
+    + PG_TEXT.format(payload="NEW.payload")
+    # An update that does not take the index's turn (a payload changed by hand, outside the
+    # ledger) can meet a catch-up indexing the same thought: the catch-up's row, committed
+    # between this DELETE and INSERT, is replaced rather than failing the update.
+    + " AS t) AS texts WHERE t IS NOT NULL "
+    "ON CONFLICT (position) DO UPDATE SET doc = EXCLUDED.doc; RETURN NULL; END $$"
+)
+"""PostgreSQL's function behind the redaction trigger: the thought's words replaced by those of
+its new payload (none once its text is stripped)."""
+
+
 SEARCH_INDEX: list[sa.schema.ExecutableDDLElement] = [
     DialectDDL(
         "CREATE VIRTUAL TABLE IF NOT EXISTS tl_search USING fts5("
@@ -93,16 +110,7 @@ SEARCH_INDEX: list[sa.schema.ExecutableDDLElement] = [
         "CREATE OR REPLACE FUNCTION tl_search_added() RETURNS trigger LANGUAGE plpgsql AS $$ "
         "BEGIN " + pg_rows("added") + "; RETURN NULL; END $$",
     ),
-    DialectDDL(
-        _sqlite_stripped(),
-        "CREATE OR REPLACE FUNCTION tl_search_stripped() RETURNS trigger LANGUAGE plpgsql AS $$ "
-        "BEGIN DELETE FROM tl_search WHERE position = OLD.position; "
-        "INSERT INTO tl_search (position, doc) SELECT NEW.position, "
-        + PG_DOC.format(text="t")
-        + " FROM (SELECT "
-        + PG_TEXT.format(payload="NEW.payload")
-        + " AS t) AS texts WHERE t IS NOT NULL; RETURN NULL; END $$",
-    ),
+    DialectDDL(_sqlite_stripped(), _PG_STRIPPED),
     DialectDDL(
         "SELECT 1",
         "DROP TRIGGER IF EXISTS tl_search_added ON tl_events",
@@ -202,11 +210,18 @@ SEARCH_STRIPPED_TYPES: list[sa.schema.ExecutableDDLElement] = [
 """Schema step 15's statements: the redaction triggers of the search index, with every thought
 type (``SELECT 1`` where a backend has nothing to do)."""
 
+SEARCH_STRIPPED_UPSERT: list[sa.schema.ExecutableDDLElement] = [
+    DialectDDL("SELECT 1", _PG_STRIPPED),
+]
+"""Schema step 20's statements: PostgreSQL's redaction trigger replaces a row a catch-up wrote
+meanwhile instead of failing on it (SQLite's writer is alone: nothing to do)."""
+
 __all__ = [
     "SEARCH_AFTER_FILL",
     "SEARCH_FILL",
     "SEARCH_FOLLOWS",
     "SEARCH_FOLLOWS_POSTGRES",
     "SEARCH_INDEX",
+    "SEARCH_STRIPPED_UPSERT",
     "DialectDDL",
 ]

@@ -8,7 +8,7 @@ tables stay the one source of truth and no SQL is assembled at run time.
 
 from typing import Any
 
-DATABASE_SCHEMA_VERSION = 19
+DATABASE_SCHEMA_VERSION = 20
 """The database schema version the statements are for (``schema.DATABASE_SCHEMA_VERSION``)."""
 READABLE_FROM = 1
 """``schema.READABLE_FROM``: the oldest schema read without upgrading (later steps add indexes
