@@ -8,8 +8,9 @@ of them ``B`` thoughts long (default 100,000), the way users write one: JSON Lin
 ``thoughtledger record`` (a file holds at most 100,000 thoughts and a session's run at most
 1,000): two ``record`` processes write the other sessions side by side, as agents do, while the
 long session grows one run at a time beside them. ``--scale-db PATH`` keeps the SQLite file and
-reuses it when it already holds the ledger; ``--pg URL`` builds in a fresh PostgreSQL database
-instead (dropped at the end).
+reuses it when it already holds the ledger; ``--scale-pg`` builds on ``--pg URL``'s server
+instead, in a fresh database dropped at the end, or with ``--scale-db PATH`` in one named by the
+path (``tl_scale_<stem>``), kept and reused as the file is.
 
 Then, each as users meet it, in a process of its own, beside a raw baseline in the same run:
 
@@ -431,22 +432,38 @@ def _http_p50(base: str, path: str, params: dict[str, str], runs: int = 15) -> f
     return _p50(times)
 
 
-def _raw_sql_p50(db: str, sql: str, args: tuple[Any, ...], runs: int = 15) -> float | None:
+def _raw_sql_p50(db: str, sql: str, args: tuple[Any, ...], runs: int = 15) -> float:
+    """The bare query's p50, in ms: SQLite's sqlite3, or asyncpg (``$n`` parameters)."""
     if db.startswith("postgresql"):
-        return None
+        return asyncio.run(_raw_pg_p50(db, sql, args, runs))
     import sqlite3
 
     connection = sqlite3.connect(f"file:{db.removeprefix('sqlite:///')}?mode=ro", uri=True)
     times = []
     for _run in range(runs):
         start = time.perf_counter()
-        connection.execute(sql, args).fetchall()
+        connection.execute(sql.replace("$1", "?"), args).fetchall()
         times.append((time.perf_counter() - start) * 1000)
     connection.close()
     return _p50(times)
 
 
-def _interactive(name: str, ours: float, raw_ms: float | None, baseline: str) -> Result:
+async def _raw_pg_p50(db: str, sql: str, args: tuple[Any, ...], runs: int) -> float:
+    import asyncpg
+
+    connection = await asyncpg.connect(db.replace("postgresql+asyncpg://", "postgresql://"))
+    try:
+        times = []
+        for _run in range(runs):
+            start = time.perf_counter()
+            await connection.fetch(sql, *args)
+            times.append((time.perf_counter() - start) * 1000)
+    finally:
+        await connection.close()
+    return _p50(times)
+
+
+def _interactive(name: str, ours: float, raw_ms: float, baseline: str) -> Result:
     return {
         "name": f"scale: {name} (ms p50)",
         "ours_ms_p50": ours,
@@ -472,22 +489,25 @@ def ui_rows(db: str) -> list[Result]:
     with _ui(db) as base:
         listing = _http_p50(base, "api/sessions", {"limit": "50"})
         found = _http_p50(base, "api/search", {"q": SEARCH, "limit": "20"})
+    search = (
+        "SELECT rowid FROM tl_search WHERE tl_search MATCH $1 ORDER BY rank LIMIT 20"
+        if db.startswith("sqlite")
+        else "SELECT t.position FROM plainto_tsquery('simple', $1) AS q(q) JOIN tl_search t "
+        "ON t.doc @@ q.q ORDER BY ts_rank(t.doc, q.q) DESC LIMIT 20"
+    )
     return [
         _interactive(
             "the browser view's sessions list, first page of 50",
             listing,
             _raw_sql_p50(db, NEWEST_HEADS, ()),
-            "raw SQL on SQLite (none on PostgreSQL): the newest 50 sessions' first and last events",
+            "raw SQL: the newest 50 sessions' first and last events",
         ),
         _interactive(
             f"search '{SEARCH}' in the browser view, first 20 hits",
             found,
-            _raw_sql_p50(
-                db,
-                "SELECT rowid FROM tl_search WHERE tl_search MATCH ? ORDER BY rank LIMIT 20",
-                (SEARCH,),
-            ),
-            "raw SQL on SQLite (none on PostgreSQL): the FTS5 MATCH, best 20 by bm25",
+            _raw_sql_p50(db, search, (SEARCH,)),
+            "raw SQL: the index's match, best 20 (SQLite: FTS5 by bm25; PostgreSQL: the GIN "
+            "match by ts_rank)",
         ),
     ]
 
@@ -531,12 +551,14 @@ async def serve_rows(db: str, big_id: str, big: int) -> list[Result]:
                 f"first page (100 thoughts) of a {big:,}-thought session, thinking_history, "
                 "the server's first read of it",
                 _p50(cold),
-                _raw_sql_p50(
+                await asyncio.to_thread(
+                    _raw_sql_p50,
                     db,
-                    "SELECT payload FROM tl_events WHERE session_id = ? ORDER BY version LIMIT 100",
+                    "SELECT payload FROM tl_events WHERE session_id = $1 "
+                    "ORDER BY version LIMIT 100",
                     (big_id,),
                 ),
-                "raw SQL on SQLite (none on PostgreSQL): the session's first 100 rows",
+                "raw SQL: the session's first 100 rows",
             ),
             "again_ms_p50": _p50(warm),
         },
@@ -544,20 +566,26 @@ async def serve_rows(db: str, big_id: str, big: int) -> list[Result]:
 
 
 @asynccontextmanager
-async def _pg_database(url: str) -> AsyncIterator[str]:
+async def _pg_database(url: str, keep: Path | None = None) -> AsyncIterator[str]:
+    """A database for the scale ledger: a fresh one dropped at the end, or, with ``keep``
+    (the path of the build's marker file), ``tl_scale_<its stem>``, kept for the next run."""
     import asyncpg
 
-    name = f"tl_scale_{uuid.uuid4().hex[:8]}"
+    name = f"tl_scale_{keep.stem if keep else uuid.uuid4().hex[:8]}"
     admin = url.replace("postgresql+asyncpg://", "postgresql://")
     connection = await asyncpg.connect(admin)
-    await connection.execute(f'CREATE DATABASE "{name}"')
+    if not await connection.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name):
+        await connection.execute(f'CREATE DATABASE "{name}"')
+        if keep is not None:  # a marker left by a database dropped since describes nothing
+            await asyncio.to_thread(Path(str(keep) + ".built").unlink, missing_ok=True)
     await connection.close()
     try:
         yield url.rsplit("/", 1)[0] + "/" + name
     finally:
-        connection = await asyncpg.connect(admin)
-        await connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await connection.close()
+        if keep is None:
+            connection = await asyncpg.connect(admin)
+            await connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            await connection.close()
 
 
 def _built(
@@ -573,7 +601,7 @@ def _built(
     if marker is not None and marker.exists():
         big_id, built_s, written, recorded = json.loads(marker.read_text())
     else:
-        if keep is not None and held is None:
+        if keep is not None and held is None and db.startswith("sqlite"):
             keep.unlink(missing_ok=True)
         big_id, built_s, written = build(db, thoughts, sessions, big, held=held)
         recorded = thoughts - (held[0] if held else 0)  # the figures are of what was recorded
@@ -650,7 +678,7 @@ async def bench_tenfold(
         tmp = Path(folder)
         small = f"sqlite:///{tmp / 'small.db'}"
         await asyncio.to_thread(build, small, 2_000, 20, 100)
-        async with _maybe_pg(None if as_built else pg) as url:
+        async with _maybe_pg(None if as_built else pg, keep) as url:
             db = url or f"sqlite:///{keep or tmp / 'scale.db'}"
             if as_built:
                 row, thoughts, big = await asyncio.to_thread(_as_built, db)
@@ -671,11 +699,11 @@ async def bench_tenfold(
 
 
 @asynccontextmanager
-async def _maybe_pg(pg: str | None) -> AsyncIterator[str | None]:
+async def _maybe_pg(pg: str | None, keep: Path | None) -> AsyncIterator[str | None]:
     if pg is None:
         yield None
         return
-    async with _pg_database(pg) as url:
+    async with _pg_database(pg, keep) as url:
         yield url
 
 
