@@ -17,7 +17,7 @@ from thoughtledger.ledger.errors import (
 )
 from thoughtledger.ledger.store.memory import MemoryEventStore
 from thoughtledger.ledger.store.postgres import PostgresEventStore
-from thoughtledger.ledger.store.schema import MIGRATIONS
+from thoughtledger.ledger.store.schema_steps import MIGRATIONS
 from thoughtledger.ledger.store.sqlite import SqliteEventStore
 
 pytestmark = pytest.mark.anyio

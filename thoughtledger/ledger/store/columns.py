@@ -146,8 +146,8 @@ def views_current(thought_columns: Sequence[str]) -> bool:
     A new field of a thought is a new column of the view, with no schema step of its own: a
     writable opening compares the view's columns with :data:`THOUGHT_COLUMNS` and, where they
     differ (or the view is missing), re-creates the views
-    (:func:`~thoughtledger.ledger.store.schema.refreshed_views`). Views hold no rows, so this is
-    instant on any ledger. Here, not beside the views' SQL, because the check runs on every
+    (:func:`~thoughtledger.ledger.store.schema_steps.refreshed_views`). Views hold no rows, so
+    this is instant on any ledger. Here, not beside the views' SQL, because the check runs on every
     opening's fast path, which imports no SQLAlchemy.
     """
     return tuple(thought_columns) == THOUGHT_COLUMNS

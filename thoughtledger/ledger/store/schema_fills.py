@@ -1,8 +1,9 @@
 """Schema steps that also write rows derived from the log already there, in batches.
 
-A step's DDL runs first (:data:`thoughtledger.ledger.store.schema.MIGRATIONS`); a step named in
-:data:`FILLS` then goes through the whole log a batch at a time, reporting its progress, so that
-upgrading a ledger of millions of events says how far it is (each backend's setup runs it).
+A step's DDL runs first (:data:`thoughtledger.ledger.store.schema_steps.MIGRATIONS`); a step
+named in :data:`FILLS` then goes through the whole log a batch at a time, reporting its
+progress, so that upgrading a ledger of millions of events says how far it is (each backend's
+setup runs it).
 """
 
 from collections.abc import Callable

@@ -17,7 +17,7 @@ from thoughtledger.ledger.errors import (
     StoreError,
     StoreUnavailableError,
 )
-from thoughtledger.ledger.store import schema, schema_fills
+from thoughtledger.ledger.store import schema, schema_fills, schema_steps
 from thoughtledger.ledger.store.base import utc_now
 from thoughtledger.ledger.store.columns import views_current
 from thoughtledger.ledger.store.postgres.stats_dialect import PostgresStats
@@ -35,7 +35,7 @@ async def migrate(
     """Create the schema and tables, or bring them to this code's version.
 
     A step that goes through the whole log (see :data:`schema_fills.FILLS`) tells ``progress``
-    how it goes (see :data:`schema.UpgradeProgress`); every step runs in the one transaction.
+    how it goes (see :data:`schema_steps.UpgradeProgress`); every step runs in the one transaction.
 
     Raises:
         NotALedgerError: The database (or schema) holds another application's tables and no
@@ -66,8 +66,8 @@ async def migrate(
                     f"thoughtledger understands ({schema.DATABASE_SCHEMA_VERSION}); "
                     "upgrade thoughtledger"
                 )
-            for step in schema.pending_steps(current):
-                for ddl in schema.MIGRATIONS[step](PostgresStats().json):
+            for step in schema_steps.pending_steps(current):
+                for ddl in schema_steps.MIGRATIONS[step](PostgresStats().json):
                     await connection.execute(ddl)
                 fill = schema_fills.FILLS[step]() if step in schema_fills.FILLS else None
                 if fill is not None and "postgresql" in fill.backends:
@@ -83,7 +83,7 @@ async def migrate(
                 )
             )
             if not views_current([name for (name,) in columns]):
-                for ddl in schema.refreshed_views(PostgresStats().json):
+                for ddl in schema_steps.refreshed_views(PostgresStats().json):
                     await connection.execute(ddl)
     except sa.exc.DBAPIError as exc:
         raise translate(exc, where) from exc

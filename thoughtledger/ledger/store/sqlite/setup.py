@@ -164,7 +164,7 @@ async def migrate(
         writer: The writer connection.
         file: The database file, for messages.
         progress: Told how a step that goes through the whole log goes (see
-            :data:`thoughtledger.ledger.store.schema.UpgradeProgress`).
+            :data:`thoughtledger.ledger.store.schema_steps.UpgradeProgress`).
 
     Raises:
         SchemaVersionError: The database was written by a newer thoughtledger.
@@ -214,7 +214,7 @@ def _apply_schema_steps(
     import sqlalchemy as sa
     from sqlalchemy.dialects import sqlite as sqlite_dialect
 
-    from thoughtledger.ledger.store import schema, schema_fills
+    from thoughtledger.ledger.store import schema, schema_fills, schema_steps
     from thoughtledger.ledger.store.sqlite.stats_dialect import SqliteStats
 
     dialect = sqlite_dialect.dialect(paramstyle="named")
@@ -231,8 +231,8 @@ def _apply_schema_steps(
             f"understands ({schema.DATABASE_SCHEMA_VERSION}); upgrade thoughtledger"
         )
     _upgrade_functions(writer)
-    for step in schema.pending_steps(current):
-        for ddl in schema.MIGRATIONS[step](SqliteStats().json):
+    for step in schema_steps.pending_steps(current):
+        for ddl in schema_steps.MIGRATIONS[step](SqliteStats().json):
             writer.execute(sql(ddl))
         if step in schema_fills.FILLS and "sqlite" in (fill := schema_fills.FILLS[step]()).backends:
             _fill(writer, fill, sql, progress)
@@ -241,7 +241,7 @@ def _apply_schema_steps(
             {"version": step, "applied_at": format_time(utc_now())},
         )
     if not _views_current(writer):
-        for ddl in schema.refreshed_views(SqliteStats().json):
+        for ddl in schema_steps.refreshed_views(SqliteStats().json):
             writer.execute(sql(ddl))
 
 
