@@ -147,7 +147,7 @@ async def _postgres_row(pg: str, thoughts: int, run: int) -> Result:
     import uuid
 
     import asyncpg
-    from bench_tenfold import build
+    from bench_tenfold_build import build
 
     schema = f"bench_storage_{uuid.uuid4().hex[:8]}"
     _big, _seconds, written = await asyncio.to_thread(
@@ -179,7 +179,7 @@ async def bench_storage(
 
     With ``pg`` (a PostgreSQL URL) the same ledger is also recorded there and measured.
     """
-    from bench_tenfold import build
+    from bench_tenfold_build import build
 
     sessions = thoughts // run
     with tempfile.TemporaryDirectory() as tmp:
