@@ -4,13 +4,12 @@ line, a signed checkpoint, an inclusion proof, every chain; and its next thought
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.support.backends import Backend, backend_for, settled
+from tests.support.backends import Backend, backend_for
 from tests.support.head_rows import take_back_heads
-from tests.support.raw_store import raw_store
+from tests.support.upgrade_ledger import proved_ledger, step
 from thoughtledger import open_ledger
 from thoughtledger.api import Ledger, verify_bundle
 from thoughtledger.api.transfer.jsonl import to_line
@@ -47,15 +46,6 @@ EVENTS = 6
 BINARY = {"sqlite": {"blob blob"}, "postgres": {"uuid bytea bytea"}}
 
 
-def step(n: int) -> dict[str, Any]:
-    return {
-        "thought": f"weigh option {n} against the cache budget",
-        "thought_number": n,
-        "total_thoughts": 4,
-        "next_thought_needed": True,
-    }
-
-
 async def exported(ledger: Ledger) -> list[str]:
     return [to_line(record) async for part in ledger.transfer.export() for record in part]
 
@@ -74,13 +64,8 @@ async def test_a_schema_15_ledger_keeps_its_exports_checkpoints_and_proofs_throu
     async with backend_for(name, tmp_path) as backend:
         assert backend.url is not None
         async with open_ledger(backend.url) as ledger:
-            first = (await ledger.think(None, step(1))).session_id
-            for n in (2, 3):
-                await ledger.think(first, step(n))
-            await ledger.think(None, step(1))
-            await settled(raw_store(ledger), EVENTS)  # PostgreSQL: the tree sees them all
-            note = await ledger.proofs.checkpoint(signer)
-            bundle = json.loads(json.dumps(await ledger.proofs.prove(first, 2, note)))
+            signed = await proved_ledger(ledger, signer, events=EVENTS, fork=False)
+        first, note, bundle = signed.first, signed.note, signed.bundle
         # The ledger as schema 15 kept it: the checkpoint and the proof are of it.
         for statement in TEXT_FORM_SQLITE if name == "sqlite" else TEXT_FORM_POSTGRES:
             await backend.execute(statement)

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from tests.support.backends import backend_for, settled
+from tests.support.backends import backend_for
 from tests.support.head_rows import take_back_heads
-from tests.support.raw_store import raw_store
+from tests.support.upgrade_ledger import proved_ledger, step
 from thoughtledger import open_ledger
 from thoughtledger.api import Ledger, verify_bundle
 from thoughtledger.api.transfer.jsonl import to_line
@@ -23,15 +23,6 @@ pytestmark = pytest.mark.anyio
 CHECKED = "Checking each session's head against its log"
 EVENTS = 7
 """Before the checkpoint: a start and three thoughts, a start and one, a fork's start."""
-
-
-def step(n: int, total: int = 4) -> dict[str, Any]:
-    return {
-        "thought": f"weigh option {n} against the cache budget",
-        "thought_number": n,
-        "total_thoughts": total,
-        "next_thought_needed": True,
-    }
 
 
 async def seen(ledger: Ledger) -> dict[str, Any]:
@@ -60,14 +51,9 @@ async def test_a_schema_18_ledger_reads_the_same_through_the_upgrade_and_keeps_a
     async with backend_for(name, tmp_path) as backend:
         assert backend.url is not None
         async with open_ledger(backend.url) as ledger:
-            first = (await ledger.think(None, step(1))).session_id
-            for n in (2, 3):
-                await ledger.think(first, step(n))
-            other = (await ledger.think(None, step(1))).session_id
-            fork = (await ledger.fork(first, at_version=2)).id
-            await settled(raw_store(ledger), EVENTS)  # PostgreSQL: the tree sees them all
-            note = await ledger.proofs.checkpoint(signer)
-            bundle = json.loads(json.dumps(await ledger.proofs.prove(first, 2, note)))
+            signed = await proved_ledger(ledger, signer, events=EVENTS, fork=True)
+            first, other, fork = signed.first, signed.other, signed.fork
+            note, bundle = signed.note, signed.bundle
             # Recorded after the checkpoint, then its tail cut (its head row left as it was).
             cut = (await ledger.think(None, step(1, 3))).session_id
             await ledger.think(cut, step(2, 3))
