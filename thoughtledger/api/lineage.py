@@ -120,6 +120,30 @@ class Lineage:
                 break
         return found
 
+    async def fork_point(self, session_id: str) -> ForkPoint | None:
+        """Where the fork ``session_id`` starts from (``None`` for a session that is no fork).
+
+        One read of the session's first event, which names its source: a long session is not
+        folded to learn it (a page of its history reads this beside the page).
+
+        Raises:
+            InvalidInputError: The id is malformed.
+            SessionNotFoundError: The session has no events.
+            StoreError: The store failed.
+        """
+        records = await self._store.read_stream(check_id(session_id), after_version=0, to_version=1)
+        if not records:
+            raise not_found(session_id)
+        started = records[0].event
+        if (
+            isinstance(started, SessionStarted)
+            and started.fork_of is not None
+            and started.fork_version
+            and started.fork_hash
+        ):
+            return ForkPoint(started.fork_of, started.fork_version, started.fork_hash)
+        return None
+
     async def compare(
         self,
         fork_id: str,

@@ -80,6 +80,7 @@ class Scope:
     sessions = PartMethod("_reads", ScopedReads.sessions)
     search = PartMethod("_reads", ScopedReads.search)
     forks = PartMethod("_reads", ScopedReads.forks)
+    fork_point = PartMethod("_reads", ScopedReads.fork_point)
     compare = PartMethod("_reads", ScopedReads.compare)
     subscribe = PartMethod("_reads", ScopedReads.subscribe)
 

@@ -21,6 +21,7 @@ from thoughtledger.ledger.envelope import RecordedEvent
 from thoughtledger.ledger.store.base import StreamHead
 from thoughtledger.projections.actions import ActionEntry
 from thoughtledger.projections.answers import JsonDict
+from thoughtledger.projections.entries import ForkPoint
 from thoughtledger.projections.paging import compact_size
 from thoughtledger.projections.state import SessionState
 
@@ -224,6 +225,16 @@ class ScopedReads:
         return await self._ledger.lineage.forks(
             session_id, principal=self._rules.principal, limit=limit
         )
+
+    async def fork_point(self, name: str) -> ForkPoint | None:
+        """Where a fork starts from, ``None`` for a session that is no fork (one point read).
+
+        Raises:
+            SessionNotFoundError: No such session this principal may read.
+            InvalidInputError: A malformed id.
+            StoreError: The store failed.
+        """
+        return await self._ledger.lineage.fork_point(await self._rules.find(name))
 
     async def compare(self, name: str, *, limit: int = COMPARE_THOUGHTS_MAX) -> ForkComparison:
         """A fork beside its source, as this principal may see them.

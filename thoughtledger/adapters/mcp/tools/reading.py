@@ -209,9 +209,8 @@ async def _lineage(scope: Scope, target: str) -> JsonDict:
         LedgerError: The ledger failed.
     """
     lineage: JsonDict = {}
-    facts = await scope.facts(target)
-    if facts.fork is not None:
-        point = facts.fork
+    point = await scope.fork_point(target)
+    if point is not None:
         lineage["forkOf"] = {
             "sessionId": point.session_id,
             "version": point.version,
