@@ -45,13 +45,10 @@ _venv_ensure() {
     echo "$note" >&2
     rm -f "$STAMP"
     # pip's and the build backend's chatter stays in the log, shown only if the install fails.
-    # --no-compile: the frameworks and tools .venv holds are mostly never imported; what is
-    # imported is compiled on first use (a third of the install's time saved).
     log="$(mktemp)"
     if ! {
         .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip \
-            && .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-compile \
-                -e "$target"
+            && .venv/bin/python -m pip install --quiet --disable-pip-version-check -e "$target"
     } >"$log" 2>&1; then
         cat "$log" >&2
         rm -f "$log"
