@@ -147,9 +147,9 @@ async def bench_append_postgres(url: str, count: int) -> Result:
         raw = count / (time.perf_counter() - start)
         ours = max(ours, await _store_loop(append, count))
     finally:
+        await store.aclose()  # first: closing, it indexes what its appends left waiting
         await raw_conn.execute("DROP SCHEMA " + schema + " CASCADE")
         await raw_conn.close()
-        await store.aclose()
     return {
         "name": "append postgres (1 event/append)",
         "ours_per_s": round(ours),
@@ -339,6 +339,7 @@ async def bench_pg_concurrent(url: str, connections: int = 16, per_task: int = 1
         start = time.perf_counter()
         await asyncio.gather(*(raw_task(n) for n in range(connections)))
         raw = connections * per_task / (time.perf_counter() - start)
+        await store.aclose()  # first: closing, it indexes what its appends left waiting
         async with pool.acquire() as connection:
             await connection.execute("DROP SCHEMA " + schema + " CASCADE")
     finally:

@@ -29,14 +29,7 @@ async def ledger(tmp_path: Path) -> AsyncIterator[Ledger]:
 async def _peak(read: Callable[[], Awaitable[object]]) -> int:
     """The most memory Python held at once during ``read``, above what it held before."""
     await read()  # once first, so that imports and statement caches are not counted
-    tracemalloc.start()
-    try:
-        before, _ = tracemalloc.get_traced_memory()
-        await read()
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return peak - before
+    return await _first_peak(read)
 
 
 async def test_a_page_of_a_50k_session_takes_the_memory_of_a_page_of_a_1k_session(
