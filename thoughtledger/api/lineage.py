@@ -20,7 +20,7 @@ from thoughtledger.ledger.errors import InvalidInputError
 from thoughtledger.ledger.events import SessionStarted
 from thoughtledger.ledger.ids import check_id
 from thoughtledger.ledger.store.base import EventStore, StreamHead
-from thoughtledger.projections.entries import ForkPoint, ThoughtEntry
+from thoughtledger.projections.entries import ForkPoint, ThoughtEntry, fork_point_of
 from thoughtledger.projections.state import SessionState
 
 COMPARE_THOUGHTS_MAX = 200
@@ -135,14 +135,7 @@ class Lineage:
         if not records:
             raise not_found(session_id)
         started = records[0].event
-        if (
-            isinstance(started, SessionStarted)
-            and started.fork_of is not None
-            and started.fork_version
-            and started.fork_hash
-        ):
-            return ForkPoint(started.fork_of, started.fork_version, started.fork_hash)
-        return None
+        return fork_point_of(started) if isinstance(started, SessionStarted) else None
 
     async def compare(
         self,

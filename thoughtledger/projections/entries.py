@@ -16,6 +16,7 @@ from thoughtledger.ledger.events import (
     BranchOpened,
     Generation,
     LedgerEvent,
+    SessionStarted,
     ThoughtAnnotated,
     ThoughtCaptured,
     ThoughtGenerated,
@@ -185,6 +186,13 @@ class ForkPoint(NamedTuple):
     hash: str
 
 
+def fork_point_of(started: SessionStarted) -> ForkPoint | None:
+    """Where the session a ``session.started`` event opens was forked from (``None``: no fork)."""
+    if started.fork_of is not None and started.fork_version and started.fork_hash:
+        return ForkPoint(started.fork_of, started.fork_version, started.fork_hash)
+    return None
+
+
 BRANCH_KINDS = frozenset({"branch.opened", "branch.extended"})
 """The kinds of the thoughts that open or extend a branch."""
 
@@ -297,6 +305,7 @@ __all__ = [
     "ThoughtEntry",
     "annotation_of",
     "entry_of",
+    "fork_point_of",
     "join_branch",
     "more_marks",
     "redacted",

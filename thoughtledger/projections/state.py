@@ -32,6 +32,7 @@ from thoughtledger.projections.entries import (
     ThoughtEntry,
     annotation_of,
     entry_of,
+    fork_point_of,
     join_branch,
     redacted,
 )
@@ -205,8 +206,8 @@ def replay(records: Iterable[Folded], state: SessionState) -> SessionState:
                 predecessor = event.predecessor_id
                 owner = event.owner
                 started_version = record.version
-                if event.fork_of is not None and event.fork_version and event.fork_hash:
-                    fork = ForkPoint(event.fork_of, event.fork_version, event.fork_hash)
+                if (point := fork_point_of(event)) is not None:
+                    fork = point
             case (
                 ThoughtRecorded()
                 | ThoughtRevised()
