@@ -9,10 +9,10 @@ remembers only each session's agent and client.
 
 from typing import Any
 
-from thoughtledger.ledger.envelope import LogRow
 from thoughtledger.ledger.events import ACTION_TYPE
-from thoughtledger.ledger.store.columns import ACTION_COLUMN_TYPES, ACTION_COLUMNS, LARGEST_COUNT
+from thoughtledger.ledger.store.columns import ACTION_COLUMN_TYPES, ACTION_COLUMNS
 from thoughtledger.projections.annotation_rows import EventRowFold
+from thoughtledger.projections.thought_rows import view_count
 
 ActionRow = tuple[Any, ...]
 """One row of :data:`ACTION_COLUMNS`."""
@@ -23,15 +23,9 @@ class ActionRowFold(EventRowFold):
 
     event_type = ACTION_TYPE
 
-    def _row(self, row: LogRow, payload: Any, opener: tuple[str | None, str | None]) -> ActionRow:
-        after = payload.get("after_thought")
+    def _columns(self, payload: Any) -> tuple[Any, ...]:
         return (
-            row.position,
-            row.session_id,
-            row.version,
-            row.recorded_at,
-            *opener,
-            after if type(after) is int and after <= LARGEST_COUNT else None,
+            view_count(payload.get("after_thought")),
             payload["name"],
             payload.get("call_id"),
             payload.get("arguments"),
@@ -41,6 +35,6 @@ class ActionRowFold(EventRowFold):
         )
 
 
-assert len(ACTION_COLUMN_TYPES) == len(ACTION_COLUMNS) == 13  # noqa: S101  # the row above
+assert len(ACTION_COLUMN_TYPES) == len(ACTION_COLUMNS) == 13  # noqa: S101  # 6 opening columns, 7 above
 
 __all__ = ["ACTION_COLUMNS", "ACTION_COLUMN_TYPES", "ActionRow", "ActionRowFold"]

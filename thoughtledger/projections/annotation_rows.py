@@ -18,9 +18,8 @@ from thoughtledger.ledger.events import ANNOTATION_TYPE
 from thoughtledger.ledger.store.columns import (
     ANNOTATION_COLUMN_TYPES,
     ANNOTATION_COLUMNS,
-    LARGEST_COUNT,
 )
-from thoughtledger.projections.thought_rows import view_payload
+from thoughtledger.projections.thought_rows import view_count, view_payload
 
 AnnotationRow = tuple[Any, ...]
 """One row of :data:`ANNOTATION_COLUMNS`."""
@@ -29,8 +28,10 @@ AnnotationRow = tuple[Any, ...]
 class EventRowFold:
     """Turns pages of log rows (in position order) into one flat row per event of one type.
 
-    It remembers each session's agent and client (from its opening event); a subclass names the
-    type and builds the row of one such event.
+    It remembers each session's agent and client (from its opening event) and begins each row
+    with the columns every such view begins with: the event's position, session, version and
+    time, then the session's agent and client. A subclass names the type and gives the rest of
+    the row, from the event's payload.
     """
 
     event_type: str = ""
@@ -57,13 +58,23 @@ class EventRowFold:
                 metadata = view_payload(row.payload).get("metadata") or {}
                 self._openers[row.session_id] = (metadata.get("agent"), metadata.get("client"))
             elif row.event_type == self.event_type:
-                opener = self._openers.get(row.session_id, (None, None))
-                out.append(self._row(row, view_payload(row.payload), opener))
+                agent, client = self._openers.get(row.session_id, (None, None))
+                own = self._columns(view_payload(row.payload))
+                out.append(
+                    (
+                        row.position,
+                        row.session_id,
+                        row.version,
+                        row.recorded_at,
+                        agent,
+                        client,
+                        *own,
+                    )
+                )
         return out
 
-    def _row(
-        self, row: LogRow, payload: Any, opener: tuple[str | None, str | None]
-    ) -> tuple[Any, ...]:
+    def _columns(self, payload: Any) -> tuple[Any, ...]:
+        """The row's columns after the agent and client, from the event's payload."""
         raise NotImplementedError
 
 
@@ -72,19 +83,11 @@ class AnnotationRowFold(EventRowFold):
 
     event_type = ANNOTATION_TYPE
 
-    def _row(
-        self, row: LogRow, payload: Any, opener: tuple[str | None, str | None]
-    ) -> AnnotationRow:
+    def _columns(self, payload: Any) -> tuple[Any, ...]:
         content = payload.get("content")  # gone once the note was redacted
-        number = payload["thought_number"]
         score = payload.get("score")
         return (
-            row.position,
-            row.session_id,
-            row.version,
-            row.recorded_at,
-            *opener,
-            number if type(number) is int and number <= LARGEST_COUNT else None,
+            view_count(payload["thought_number"]),
             payload["label"],
             None if score is None else float(score),
             (content.get("note") or None) if content is not None else None,
@@ -93,7 +96,7 @@ class AnnotationRowFold(EventRowFold):
         )
 
 
-assert len(ANNOTATION_COLUMN_TYPES) == len(ANNOTATION_COLUMNS) == 12  # noqa: S101  # the row above
+assert len(ANNOTATION_COLUMN_TYPES) == len(ANNOTATION_COLUMNS) == 12  # noqa: S101  # 6 opening columns, 6 above
 
 __all__ = [
     "ANNOTATION_COLUMNS",

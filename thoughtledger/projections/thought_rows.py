@@ -40,7 +40,7 @@ _COUNTS = frozenset(
 ) | {"prompt_tokens", "completion_tokens", "latency_ms"}
 
 
-def _count(value: Any) -> int | None:
+def view_count(value: Any) -> int | None:
     """A count as the views show it: unknown from 10**18 on (orjson reads past 64 bits as float)."""
     return value if type(value) is int and value <= LARGEST_COUNT else None
 
@@ -58,7 +58,7 @@ def view_payload(payload: str) -> Any:
 
 def _field(payload: dict[str, Any], name: str) -> Any:
     value = payload.get(name)
-    return _count(value) if name in _COUNTS else value
+    return view_count(value) if name in _COUNTS else value
 
 
 assert (  # noqa: S101  # the fold builds the documented columns, in order
@@ -145,5 +145,6 @@ __all__ = [
     "THOUGHT_COLUMN_TYPES",
     "ThoughtRow",
     "ThoughtRowFold",
+    "view_count",
     "view_payload",
 ]
